@@ -1,0 +1,131 @@
+# mod_travel. The two commands: `make run` (the demo stack) and `make test`
+# (everything). Both install what is missing first.
+SHELL := /bin/bash
+APXS ?= apxs
+B := build
+
+CORE_SRC    := $(wildcard mod_travel/core/*.c)
+DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/gateway/*.c)
+GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
+MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c
+SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c)
+CLI_SRC     := $(wildcard mod_travel/cli/*.c)
+LIB_SRC     := $(CORE_SRC) $(DOMAIN_SRC)
+MIGRATIONS  := $(sort $(wildcard sql/*.sql))
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+DB_TESTS   := $(patsubst tests/db/%.c,$(B)/tests/db/%,$(wildcard tests/db/test_*.c))
+E2E_TESTS  := $(patsubst tests/e2e/%.c,$(B)/tests/e2e/%,$(wildcard tests/e2e/test_*.c))
+
+# Evaluated only when compiling, after the install step has run.
+DEP_CFLAGS = $(shell apr-1-config --cppflags --includes) $(shell apu-1-config --includes) \
+             -I$(shell $(APXS) -q INCLUDEDIR) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+DEP_LIBS   = $(shell apr-1-config --link-ld --libs) $(shell apu-1-config --link-ld --libs)
+WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS     := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -pthread $(WARN) -Imod_travel -I$(B)/gen
+SANITIZE   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
+
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl
+
+modules: $(B)/mod_travel.so $(B)/mod_travel_sandbox.so
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC-ASAN $<"
+	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/gen/migrations.c: tools/embed-sql.sh $(MIGRATIONS)
+	@mkdir -p $(dir $@)
+	@tools/embed-sql.sh $@ $(MIGRATIONS)
+
+$(B)/obj/gen/migrations.o: $(B)/gen/migrations.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+
+$(B)/libtravel.a: $(call obj,$(LIB_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+# apxs links the shared objects (libtool warns that the objects are not
+# libtool objects: they are position independent, which is all it needs).
+$(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC))
+	@echo "  APXS    $@"
+	@$(APXS) -c -o $(B)/mod_travel.la $^ $(LIBS) >$(B)/apxs-travel.log 2>&1 || { cat $(B)/apxs-travel.log; exit 1; }
+	@cp $(B)/.libs/mod_travel.so $@
+
+$(B)/mod_travel_sandbox.so: $(call obj,$(CORE_SRC) $(GLUE_SRC) $(SANDBOX_SRC))
+	@echo "  APXS    $@"
+	@$(APXS) -c -o $(B)/mod_travel_sandbox.la $^ $(LIBS) >$(B)/apxs-sandbox.log 2>&1 || { cat $(B)/apxs-sandbox.log; exit 1; }
+	@cp $(B)/.libs/mod_travel_sandbox.so $@
+
+bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
+	@mkdir -p bin
+	@echo "  LINK    $@"
+	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
+
+# ---- tests ----
+TEST_LIBS = -lcmocka $(DEP_LIBS) $(LIBS)
+
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libtravel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
+
+$(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libtravel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libtravel.a $(TEST_LIBS)
+
+$(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o $(B)/libtravel.a $(TEST_LIBS)
+
+$(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(TEST_LIBS)
+
+test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS)
+
+# The unit tests alone, plain and under AddressSanitizer + UBSan.
+unit: deps
+	@$(MAKE) --no-print-directory -j2 test-binaries
+	@tests/run-unit.sh $(B)
+
+# Everything: unit, then db and e2e against a throwaway PostgreSQL cluster
+# and httpd on free ports (so it passes while `make run` is up).
+test: deps
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl test-binaries
+	@tests/run-unit.sh $(B)
+	@tests/run-stack-tests.sh $(B)
+
+# ---- the development stack (var/) ----
+run: build
+	@scripts/stack.sh run var
+
+start: build
+	@scripts/stack.sh start var
+
+stop:
+	@scripts/stack.sh stop var
+
+clean:
+	rm -rf $(B) bin
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

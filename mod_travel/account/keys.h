@@ -1,0 +1,39 @@
+/* Organizations, users and API keys: creation (travelctl) and the lookup
+ * every request makes. A key is shown once; only its SHA-256 is stored. */
+#ifndef TRV_ACCOUNT_KEYS_H
+#define TRV_ACCOUNT_KEYS_H
+
+#include "core/db.h"
+
+#include <apr_pools.h>
+
+typedef struct trv_principal {
+    const char *org_id;
+    const char *user_id;
+    const char *key_id;
+    const char *mode;      /* "live" or "test" */
+} trv_principal;
+
+/* Lowercase hex SHA-256 of s. */
+char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len);
+
+/* Shape check before any lookup: tk_live_ / tk_test_ and printable. */
+int trv_key_well_formed(const char *key);
+
+/* APR_SUCCESS and *who, APR_ENOENT for an unknown or revoked key, or
+ * APR_EGENERAL when the database failed (c->unavailable says if it is down). */
+apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
+                                  trv_principal *who);
+
+apr_status_t trv_org_create(trv_dbc *c, apr_pool_t *p, const char *name,
+                            const char **org_id);
+/* Creates the user if new; *key is the only copy of the key. */
+apr_status_t trv_key_create(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                            const char *user_name, int live, const char **key_id,
+                            const char **key);
+/* APR_ENOENT when no such key. */
+apr_status_t trv_key_revoke(trv_dbc *c, apr_pool_t *p, const char *key_id);
+apr_status_t trv_key_list(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                          trv_rows **rows);
+
+#endif

@@ -1,0 +1,76 @@
+#include "api.h"
+#include "json.h"
+
+#include <apr_strings.h>
+#include <stdarg.h>
+
+void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta)
+{
+    resp->status = status;
+    resp->data = trv_json_bind(req->pool, data);
+    resp->data_null = data == NULL;
+    resp->meta = trv_json_bind(req->pool, meta);
+}
+
+static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code,
+                      const char *message, json_t *details)
+{
+    resp->status = status;
+    resp->error_code = code;
+    resp->data = resp->meta = NULL;
+    resp->error = trv_json_bind(req->pool, trv_error_doc(code, message,
+                                                         req->request_id, details));
+}
+
+void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
+              const char *fmt, ...)
+{
+    va_list ap;
+    char *msg;
+    va_start(ap, fmt);
+    msg = apr_pvsprintf(req->pool, fmt, ap);
+    va_end(ap);
+    fail_with(req, resp, status, code, msg, NULL);
+}
+
+void trv_fail_invalid(trv_req *req, trv_resp *resp, const trv_errs *errs)
+{
+    size_t n = json_array_size(errs->details);
+    json_t *first = json_array_get(errs->details, 0);
+    const char *msg = apr_psprintf(req->pool, "%s: %s%s",
+        json_string_value(json_object_get(first, "field")),
+        json_string_value(json_object_get(first, "reason")),
+        n > 1 ? apr_psprintf(req->pool, " (and %" APR_SIZE_T_FMT " more)", n - 1) : "");
+    fail_with(req, resp, 422, "validation_failed", msg, errs->details);
+}
+
+void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
+                 const char *what)
+{
+    int down = !c || c->unavailable;
+    trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                "TRV%03d: %s: %s", logno, what,
+                c ? (c->error ? c->error : "failed") : "no database connection");
+    if (down) {
+        trv_fail(req, resp, 503, "unavailable",
+                 "The service is temporarily unavailable; retry shortly");
+    }
+    else {
+        trv_fail(req, resp, 500, "internal_error",
+                 "An internal error occurred; the request id identifies it");
+    }
+}
+
+json_t *trv_resp_document(const trv_resp *resp)
+{
+    json_t *doc;
+    if (resp->error) {
+        return json_incref(resp->error);
+    }
+    doc = json_object();
+    json_object_set(doc, "data", resp->data ? resp->data : json_null());
+    if (resp->meta) {
+        json_object_set(doc, "meta", resp->meta);
+    }
+    return doc;
+}

@@ -1,0 +1,60 @@
+/* The project's own request and response: what the httpd glue fills in from
+ * a request_rec and writes back out. Domain handlers see only these. */
+#ifndef TRV_API_H
+#define TRV_API_H
+
+#include "env.h"
+#include "errors.h"
+
+#include <apr_tables.h>
+#include <jansson.h>
+
+typedef struct trv_req {
+    apr_pool_t *pool;
+    const char *method;       /* GET for HEAD too */
+    const char *path;         /* decoded path, e.g. /v1/flight/bookings */
+    apr_table_t *query;       /* decoded query parameters */
+    const char *args;         /* the raw query string, NULL when none */
+    apr_table_t *headers;     /* request headers, case-insensitive */
+    apr_table_t *params;      /* path parameters, filled by the router */
+    const char *content_type; /* NULL when absent */
+    const char *body;         /* raw body, NUL-terminated; NULL when empty */
+    apr_size_t body_len;
+    int body_too_large;       /* the body exceeded the configured cap */
+    json_t *json;             /* parsed body (pool-bound), NULL when empty */
+    const char *request_id;
+    trv_log log;              /* logs with this request's context */
+    const char *org_id;       /* set by authentication */
+    const char *user_id;
+    const char *key_id;
+    trv_env *env;
+} trv_req;
+
+typedef struct trv_resp {
+    int status;               /* 0 until a handler answers */
+    json_t *data;             /* pool-bound; becomes "data" */
+    json_t *meta;             /* pool-bound; becomes "meta" when set */
+    json_t *error;            /* pool-bound error document, status >= 400 */
+    const char *error_code;
+    apr_table_t *headers;     /* extra response headers (Allow, Location) */
+    int data_null;            /* answer {"data": null} */
+} trv_resp;
+
+typedef void trv_handler_fn(trv_req *req, trv_resp *resp);
+
+/* Success: takes ownership of data and meta (new references, meta may be NULL). */
+void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta);
+/* Any failure: the envelope of CONTRACT.md with the request id. */
+void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* 422 validation_failed with the collected details. */
+void trv_fail_invalid(trv_req *req, trv_resp *resp, const trv_errs *errs);
+/* A database step failed: 503 when the database is unreachable, else 500;
+ * logs the cause with the request id. */
+void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
+                 const char *what);
+
+/* The document to send: {data, meta} or the error document. */
+json_t *trv_resp_document(const trv_resp *resp);
+
+#endif

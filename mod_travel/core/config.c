@@ -1,0 +1,165 @@
+#include "config.h"
+
+#include <apr_strings.h>
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+apr_array_header_t *trv_default_retry_schedule(apr_pool_t *p)
+{
+    static const int secs[] = {60, 300, 1800, 7200, 43200, 86400};
+    apr_array_header_t *a = apr_array_make(p, 6, sizeof(apr_interval_time_t));
+    size_t i;
+    for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+        APR_ARRAY_PUSH(a, apr_interval_time_t) = apr_time_from_sec(secs[i]);
+    }
+    return a;
+}
+
+const char *trv_parse_duration(const char *s, apr_interval_time_t *out)
+{
+    char *end;
+    long long v;
+    apr_interval_time_t unit;
+
+    if (!s || !isdigit((unsigned char)*s)) {
+        return "must be a number followed by an optional unit (ms, s, m, h, d)";
+    }
+    v = strtoll(s, &end, 10);
+    if (v < 0 || v > 100000000LL) {
+        return "is out of range";
+    }
+    if (!*end || strcmp(end, "s") == 0) {
+        unit = APR_USEC_PER_SEC;
+    }
+    else if (strcmp(end, "ms") == 0) {
+        unit = 1000;
+    }
+    else if (strcmp(end, "m") == 0) {
+        unit = 60 * APR_USEC_PER_SEC;
+    }
+    else if (strcmp(end, "h") == 0) {
+        unit = 3600 * APR_USEC_PER_SEC;
+    }
+    else if (strcmp(end, "d") == 0) {
+        unit = 86400 * APR_USEC_PER_SEC;
+    }
+    else {
+        return "has an unknown unit (use ms, s, m, h or d)";
+    }
+    *out = (apr_interval_time_t)v * unit;
+    return NULL;
+}
+
+const char *trv_parse_size(const char *s, apr_off_t *out)
+{
+    char *end;
+    long long v;
+    if (!s || !isdigit((unsigned char)*s)) {
+        return "must be a number of bytes, optionally with K or M";
+    }
+    v = strtoll(s, &end, 10);
+    if (*end == 'K' || *end == 'k') {
+        v *= 1024;
+        end++;
+    }
+    else if (*end == 'M' || *end == 'm') {
+        v *= 1024 * 1024;
+        end++;
+    }
+    if (*end || v <= 0 || v > 1024LL * 1024 * 1024) {
+        return "must be between 1 byte and 1G";
+    }
+    *out = (apr_off_t)v;
+    return NULL;
+}
+
+const char *trv_parse_cidr(apr_pool_t *p, const char *s, trv_cidr *out)
+{
+    char *addr = apr_pstrdup(p, s), *slash = strchr(addr, '/');
+    int max;
+    memset(out, 0, sizeof(*out));
+    if (slash) {
+        *slash++ = '\0';
+    }
+    if (inet_pton(AF_INET, addr, out->addr) == 1) {
+        out->family = APR_INET;
+        max = 32;
+    }
+    else if (inet_pton(AF_INET6, addr, out->addr) == 1) {
+        out->family = APR_INET6;
+        max = 128;
+    }
+    else {
+        return "is not an IPv4 or IPv6 address";
+    }
+    out->bits = max;
+    if (slash) {
+        char *end;
+        long b = strtol(slash, &end, 10);
+        if (!*slash || *end || b < 0 || b > max) {
+            return "has an invalid prefix length";
+        }
+        out->bits = (int)b;
+    }
+    out->text = apr_pstrdup(p, s);
+    return NULL;
+}
+
+int trv_cidr_contains(const trv_cidr *net, int family, const unsigned char *addr)
+{
+    int full, rest;
+    if (family != net->family) {
+        return 0;
+    }
+    full = net->bits / 8;
+    rest = net->bits % 8;
+    if (memcmp(net->addr, addr, (size_t)full) != 0) {
+        return 0;
+    }
+    if (rest) {
+        unsigned char mask = (unsigned char)(0xff << (8 - rest));
+        return (net->addr[full] & mask) == (addr[full] & mask);
+    }
+    return 1;
+}
+
+const char *trv_check_base_url(const char *s)
+{
+    const char *host;
+    if (!s) {
+        return "is missing";
+    }
+    if (strncmp(s, "https://", 8) == 0) {
+        host = s + 8;
+    }
+    else if (strncmp(s, "http://", 7) == 0) {
+        host = s + 7;
+    }
+    else {
+        return "must start with http:// or https://";
+    }
+    if (!*host || *host == '/' || *host == ':') {
+        return "has no host";
+    }
+    if (s[strlen(s) - 1] == '/') {
+        return "must not end with /";
+    }
+    return NULL;
+}
+
+const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name)
+{
+    int i;
+    if (!cfg || !cfg->upstreams || !name) {
+        return NULL;
+    }
+    for (i = 0; i < cfg->upstreams->nelts; i++) {
+        const trv_upstream *u = &APR_ARRAY_IDX(cfg->upstreams, i, trv_upstream);
+        if (strcmp(u->name, name) == 0) {
+            return u;
+        }
+    }
+    return NULL;
+}

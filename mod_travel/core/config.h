@@ -1,0 +1,69 @@
+/* What httpd.conf says, as a plain struct (filled by httpd/config.c), and
+ * the value parsers its directives use, so they are unit tested. */
+#ifndef TRV_CONFIG_H
+#define TRV_CONFIG_H
+
+#include <apr_network_io.h>
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_time.h>
+
+/* An upstream HTTP service: a supplier or the payment provider. */
+typedef struct trv_upstream {
+    const char *name;              /* SUPPLIER_A, ..., or "payment" */
+    const char *base_url;          /* no trailing slash */
+    const char *api_key;           /* sent as a bearer token; never logged */
+    apr_interval_time_t connect_timeout;
+    apr_interval_time_t timeout;
+} trv_upstream;
+
+/* A network the operator allows as a webhook target despite the SSRF rules;
+ * plain http:// is accepted only for targets inside one. */
+typedef struct trv_cidr {
+    int family;                    /* APR_INET or APR_INET6 */
+    unsigned char addr[16];
+    int bits;
+    const char *text;
+} trv_cidr;
+
+typedef struct trv_config {
+    apr_array_header_t *upstreams;     /* trv_upstream */
+    const trv_upstream *payment;       /* may be NULL */
+    int worker_threads;                /* background threads per child */
+    apr_array_header_t *retry_schedule;/* apr_interval_time_t, webhook retries */
+    apr_off_t max_body;                /* request body cap in bytes */
+    apr_array_header_t *webhook_allow; /* trv_cidr */
+    apr_interval_time_t job_lease;
+    apr_interval_time_t job_poll;
+    apr_size_t max_response;           /* upstream response cap in bytes */
+    const char *secret_key_file;
+    unsigned char secret_key[32];      /* AES-256 key for secrets at rest */
+    int have_secret_key;
+} trv_config;
+
+#define TRV_DEFAULT_MAX_BODY (1024 * 1024)
+#define TRV_DEFAULT_WORKERS 2
+#define TRV_DEFAULT_LEASE apr_time_from_sec(60)
+#define TRV_DEFAULT_POLL apr_time_from_msec(500)
+#define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
+#define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
+#define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)
+
+/* The production webhook retry schedule: 1m 5m 30m 2h 12h 24h. */
+apr_array_header_t *trv_default_retry_schedule(apr_pool_t *p);
+
+/* "90", "90s", "1500ms", "5m", "2h", "1d" -> interval; NULL on success or
+ * the reason. */
+const char *trv_parse_duration(const char *s, apr_interval_time_t *out);
+/* "1048576", "512K", "1M" -> bytes. */
+const char *trv_parse_size(const char *s, apr_off_t *out);
+/* "127.0.0.0/8", "::1", "10.0.0.0/8" -> network. */
+const char *trv_parse_cidr(apr_pool_t *p, const char *s, trv_cidr *out);
+/* 1 when the raw address (4 or 16 bytes of `family`) is inside the network. */
+int trv_cidr_contains(const trv_cidr *net, int family, const unsigned char *addr);
+/* http(s)://host[:port][/path] with no trailing slash, or the reason. */
+const char *trv_check_base_url(const char *s);
+
+const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name);
+
+#endif

@@ -1,0 +1,293 @@
+#include "db.h"
+
+#include <apr_strings.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Key under which the backend pid that owns the prepared statements is kept
+ * in the per-connection statement table. */
+#define BACKEND_KEY "#backend"
+
+static PGconn *pg(trv_dbc *c)
+{
+    return (PGconn *)apr_dbd_native_handle(c->driver, c->handle);
+}
+
+/* Drops the statement table when libpq has reset the session underneath. */
+static void check_backend(trv_dbc *c)
+{
+    apr_hash_t *h = *c->prepared;
+    int pid = PQbackendPID(pg(c));
+    int *known = h ? apr_hash_get(h, BACKEND_KEY, APR_HASH_KEY_STRING) : NULL;
+
+    if (!h) {
+        h = *c->prepared = apr_hash_make(c->conn_pool);
+    }
+    if (known && *known == pid) {
+        return;
+    }
+    if (known) {
+        apr_hash_clear(h);
+    }
+    known = apr_palloc(c->conn_pool, sizeof(*known));
+    *known = pid;
+    apr_hash_set(h, BACKEND_KEY, APR_HASH_KEY_STRING, known);
+}
+
+apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
+{
+    apr_status_t rv = src->open(src, p, out);
+    if (rv == APR_SUCCESS) {
+        (*out)->error = NULL;
+        (*out)->unavailable = 0;
+        check_backend(*out);
+    }
+    return rv;
+}
+
+void trv_db_close(trv_dbsrc *src, trv_dbc *c)
+{
+    if (c) {
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        src->close(src, c);
+    }
+}
+
+static void note_error(trv_dbc *c, apr_pool_t *p, int rv)
+{
+    const char *msg = apr_dbd_error(c->driver, c->handle, rv);
+    c->error = apr_pstrdup(p, msg ? msg : "unknown database error");
+    if (c->in_txn) {
+        c->txn_failed = 1;
+    }
+    if (PQstatus(pg(c)) != CONNECTION_OK) {
+        c->unavailable = 1;
+    }
+}
+
+static apr_status_t prepared(trv_dbc *c, const trv_stmt *st,
+                             apr_dbd_prepared_t **out)
+{
+    apr_hash_t *h = *c->prepared;
+    apr_dbd_prepared_t *stmt = apr_hash_get(h, st->label, APR_HASH_KEY_STRING);
+    int rv;
+
+    if (!stmt) {
+        rv = apr_dbd_prepare(c->driver, c->conn_pool, c->handle, st->sql,
+                             st->label, &stmt);
+        if (rv != 0) {
+            note_error(c, c->conn_pool, rv);
+            c->error = apr_psprintf(c->conn_pool, "prepare %s: %s", st->label,
+                                    c->error);
+            return APR_EGENERAL;
+        }
+        apr_hash_set(h, st->label, APR_HASH_KEY_STRING, stmt);
+    }
+    *out = stmt;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_db_select(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                           trv_rows **out, int nargs, const char *const *args)
+{
+    apr_dbd_prepared_t *stmt;
+    apr_dbd_results_t *res = NULL;
+    apr_dbd_row_t *row = NULL;
+    trv_rows *r;
+    int rv, i, j;
+
+    if (prepared(c, st, &stmt) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    /* random = 1: a sequential result sleeps 100 ms when empty. */
+    rv = apr_dbd_pselect(c->driver, p, c->handle, &res, stmt, 1, nargs,
+                         (const char **)args);
+    if (rv != 0) {
+        note_error(c, p, rv);
+        c->error = apr_psprintf(p, "%s: %s", st->label, c->error);
+        return APR_EGENERAL;
+    }
+    r = apr_pcalloc(p, sizeof(*r));
+    r->n = apr_dbd_num_tuples(c->driver, res);
+    r->ncols = apr_dbd_num_cols(c->driver, res);
+    r->names = apr_palloc(p, sizeof(char *) * (r->ncols + 1));
+    for (j = 0; j < r->ncols; j++) {
+        r->names[j] = apr_dbd_get_name(c->driver, res, j);
+    }
+    r->cells = apr_pcalloc(p, sizeof(char *) * (r->n * r->ncols + 1));
+    for (i = 0; i < r->n; i++) {
+        if (apr_dbd_get_row(c->driver, p, res, &row, i + 1) != 0) {
+            break;
+        }
+        for (j = 0; j < r->ncols; j++) {
+            const char *v = NULL;
+            if (apr_dbd_datum_get(c->driver, row, j, APR_DBD_TYPE_STRING, &v)
+                == APR_ENOENT) {
+                v = NULL;
+            }
+            r->cells[i * r->ncols + j] = v;
+        }
+    }
+    *out = r;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_db_exec(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                         int *affected, int nargs, const char *const *args)
+{
+    apr_dbd_prepared_t *stmt;
+    int rv, n = 0;
+
+    if (prepared(c, st, &stmt) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    rv = apr_dbd_pquery(c->driver, p, c->handle, &n, stmt, nargs,
+                        (const char **)args);
+    if (rv != 0) {
+        note_error(c, p, rv);
+        c->error = apr_psprintf(p, "%s: %s", st->label, c->error);
+        return APR_EGENERAL;
+    }
+    if (affected) {
+        *affected = n;
+    }
+    return APR_SUCCESS;
+}
+
+const char *trv_rows_get(const trv_rows *r, int i, const char *col)
+{
+    int j;
+    if (!r || i < 0 || i >= r->n) {
+        return NULL;
+    }
+    for (j = 0; j < r->ncols; j++) {
+        if (strcmp(r->names[j], col) == 0) {
+            return r->cells[i * r->ncols + j];
+        }
+    }
+    return NULL;
+}
+
+int trv_rows_int(const trv_rows *r, int i, const char *col, int dflt)
+{
+    const char *v = trv_rows_get(r, i, col);
+    return v ? atoi(v) : dflt;
+}
+
+int trv_rows_bool(const trv_rows *r, int i, const char *col)
+{
+    const char *v = trv_rows_get(r, i, col);
+    return v && (v[0] == 't' || v[0] == '1');
+}
+
+static apr_status_t run_plain(trv_dbc *c, apr_pool_t *p, const char *sql)
+{
+    int n = 0, rv = apr_dbd_query(c->driver, c->handle, &n, sql);
+    if (rv != 0) {
+        note_error(c, p, rv);
+        return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_db_begin(trv_dbc *c, apr_pool_t *p)
+{
+    if (run_plain(c, p, "BEGIN") != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    c->in_txn = 1;
+    c->txn_failed = 0;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_db_commit(trv_dbc *c)
+{
+    apr_status_t rv;
+    if (!c->in_txn) {
+        return APR_EGENERAL;
+    }
+    if (c->txn_failed) {
+        trv_db_rollback(c);
+        return APR_EGENERAL;
+    }
+    c->in_txn = 0;
+    rv = run_plain(c, c->conn_pool, "COMMIT");
+    if (rv != APR_SUCCESS) {
+        /* A failed COMMIT leaves no transaction open in PostgreSQL. */
+        return rv;
+    }
+    return APR_SUCCESS;
+}
+
+void trv_db_rollback(trv_dbc *c)
+{
+    if (!c->in_txn) {
+        return;
+    }
+    c->in_txn = 0;
+    c->txn_failed = 0;
+    run_plain(c, c->conn_pool, "ROLLBACK");
+}
+
+/* ---- standalone connections (travelctl, db tests) ---- */
+
+typedef struct single_conn {
+    trv_dbc dbc;
+    apr_hash_t *prepared;
+} single_conn;
+
+apr_status_t trv_db_connect(apr_pool_t *p, const char *conninfo, trv_dbc **out,
+                            const char **error)
+{
+    static int dbd_ready;
+    single_conn *s = apr_pcalloc(p, sizeof(*s));
+    const apr_dbd_driver_t *driver;
+    const char *err = NULL;
+    apr_status_t rv;
+
+    if (!dbd_ready) {
+        apr_dbd_init(p);
+        dbd_ready = 1;
+    }
+    rv = apr_dbd_get_driver(p, "pgsql", &driver);
+    if (rv != APR_SUCCESS) {
+        *error = "the apr_dbd pgsql driver is not installed (libaprutil1-dbd-pgsql)";
+        return rv;
+    }
+    rv = apr_dbd_open_ex(driver, p, conninfo, &s->dbc.handle, &err);
+    if (rv != APR_SUCCESS) {
+        *error = err ? apr_pstrdup(p, err) : "cannot connect to PostgreSQL";
+        return rv;
+    }
+    s->dbc.driver = driver;
+    s->dbc.conn_pool = p;
+    s->dbc.prepared = &s->prepared;
+    *out = &s->dbc;
+    check_backend(&s->dbc);
+    return APR_SUCCESS;
+}
+
+static apr_status_t single_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
+{
+    (void)p;
+    *out = src->baton;
+    return APR_SUCCESS;
+}
+
+static void single_close(trv_dbsrc *src, trv_dbc *c)
+{
+    (void)src;
+    (void)c;
+}
+
+trv_dbsrc *trv_dbsrc_single(apr_pool_t *p, trv_dbc *c)
+{
+    trv_dbsrc *src = apr_pcalloc(p, sizeof(*src));
+    src->open = single_open;
+    src->close = single_close;
+    src->baton = c;
+    return src;
+}

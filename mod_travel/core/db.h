@@ -1,0 +1,84 @@
+/* PostgreSQL through apr_dbd: borrowed connections, prepared statements
+ * registered by label and prepared lazily on each connection, rows read into
+ * a flat table, transactions.
+ *
+ * Statements are prepared on first use per connection rather than through
+ * ap_dbd_prepare: a connection that libpq reset (after PostgreSQL restarted)
+ * has lost its server-side statements, and this layer notices the new backend
+ * and prepares them again, where mod_dbd's table would go stale. */
+#ifndef TRV_DB_H
+#define TRV_DB_H
+
+#include <apr_dbd.h>
+#include <apr_hash.h>
+#include <apr_pools.h>
+
+typedef struct trv_dbc {
+    const apr_dbd_driver_t *driver;
+    apr_dbd_t *handle;
+    apr_hash_t **prepared;     /* label -> apr_dbd_prepared_t*, per connection */
+    apr_pool_t *conn_pool;     /* lives as long as the connection */
+    int in_txn;                /* BEGIN issued, COMMIT/ROLLBACK pending */
+    int txn_failed;            /* a statement of the open transaction failed */
+    const char *error;         /* last error text, for the log */
+    int unavailable;           /* the connection is down: answer 503 */
+    void *token;               /* the source's own handle */
+} trv_dbc;
+
+typedef struct trv_dbsrc trv_dbsrc;
+struct trv_dbsrc {
+    /* Borrows a connection for a short step; never hold one across HTTP. */
+    apr_status_t (*open)(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out);
+    void (*close)(trv_dbsrc *src, trv_dbc *c);
+    void *baton;
+};
+
+typedef struct trv_stmt {
+    const char *label; /* lower-case SQL identifier, unique per statement */
+    const char *sql;   /* apr_dbd syntax: %s placeholders, cast explicitly */
+} trv_stmt;
+
+typedef struct trv_rows {
+    int n;
+    int ncols;
+    const char **names;
+    const char **cells; /* n * ncols; NULL for SQL NULL */
+} trv_rows;
+
+apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out);
+void trv_db_close(trv_dbsrc *src, trv_dbc *c);
+
+/* Runs a statement returning rows (SELECT, INSERT ... RETURNING). A NULL
+ * argument binds SQL NULL. */
+apr_status_t trv_db_select(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                           trv_rows **out, int nargs, const char *const *args);
+/* Runs a statement without rows; *affected may be NULL. */
+apr_status_t trv_db_exec(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                         int *affected, int nargs, const char *const *args);
+
+#define TRV_DB_ARGS(...) \
+    (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)), \
+    (const char *const[]){__VA_ARGS__}
+
+/* Value of column `col` in row i; NULL for SQL NULL or unknown column. */
+const char *trv_rows_get(const trv_rows *r, int i, const char *col);
+int trv_rows_int(const trv_rows *r, int i, const char *col, int dflt);
+int trv_rows_bool(const trv_rows *r, int i, const char *col);
+
+/* Transactions are plain BEGIN/COMMIT/ROLLBACK on the borrowed connection:
+ * apr_dbd_transaction_start would register a second COMMIT as a cleanup of
+ * whatever pool it is given, which could land on a connection already back
+ * in mod_dbd's pool and in use by another thread. */
+apr_status_t trv_db_begin(trv_dbc *c, apr_pool_t *p);
+/* Commits; if any statement of the transaction failed, rolls back and
+ * returns an error. */
+apr_status_t trv_db_commit(trv_dbc *c);
+void trv_db_rollback(trv_dbc *c);
+
+/* Opens a standalone connection (travelctl, tests): conninfo is libpq's. */
+apr_status_t trv_db_connect(apr_pool_t *p, const char *conninfo, trv_dbc **out,
+                            const char **error);
+/* A source that hands out one standalone connection. */
+trv_dbsrc *trv_dbsrc_single(apr_pool_t *p, trv_dbc *c);
+
+#endif

@@ -1,0 +1,101 @@
+#include "dispatch.h"
+#include "json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+#include <strings.h>
+
+static int is_json_type(const char *ct)
+{
+    size_t n = strlen("application/json");
+    if (!ct) {
+        return 0;
+    }
+    while (*ct == ' ') {
+        ct++;
+    }
+    return strncasecmp(ct, "application/json", n) == 0
+        && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static int takes_body(const char *method)
+{
+    return strcmp(method, "POST") == 0 || strcmp(method, "PATCH") == 0
+        || strcmp(method, "PUT") == 0;
+}
+
+int trv_read_json_body(trv_req *req, trv_resp *resp, apr_off_t max_body)
+{
+    const char *err = NULL;
+    if (!takes_body(req->method)) {
+        return 1;
+    }
+    if (req->body_too_large) {
+        trv_fail(req, resp, 413, "payload_too_large",
+                 "The request body exceeds %" APR_OFF_T_FMT " bytes", max_body);
+        return 0;
+    }
+    if (!req->body || req->body_len == 0) {
+        return 1;
+    }
+    if (!is_json_type(req->content_type)) {
+        trv_fail(req, resp, 415, "unsupported_media_type",
+                 "The request body must be sent as Content-Type: application/json");
+        return 0;
+    }
+    req->json = trv_json_parse(req->pool, req->body, req->body_len, &err);
+    if (!req->json) {
+        trv_fail(req, resp, 400, "invalid_json", "The request body is not valid JSON: %s",
+                 err);
+        return 0;
+    }
+    if (!json_is_object(req->json)) {
+        trv_errs *errs = trv_errs_new(req->pool);
+        trv_errs_add(errs, "body", "must be a JSON object");
+        trv_fail_invalid(req, resp, errs);
+        return 0;
+    }
+    return 1;
+}
+
+void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
+                  trv_resp *resp)
+{
+    const trv_route *route = NULL;
+    const char *allow = NULL;
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_route_result m;
+
+    req->params = apr_table_make(req->pool, 4);
+    m = trv_router_match(rt, req->pool, req->method, req->path, &route, req->params,
+                         &allow, errs);
+    /* Who is asking comes first, even for unknown paths: nothing about the
+     * API, its routes or its parsing is answered to an anonymous caller. */
+    if (auth && !(route && (route->flags & TRV_ROUTE_PUBLIC)) && !auth(req, resp)) {
+        return;
+    }
+    if (!trv_read_json_body(req, resp, req->env->cfg ? req->env->cfg->max_body : 0)) {
+        return;
+    }
+    if (m == TRV_ROUTE_NOT_FOUND) {
+        trv_fail(req, resp, 404, "not_found", "No such endpoint: %s %s", req->method,
+                 req->path);
+        return;
+    }
+    if (m == TRV_ROUTE_BAD_METHOD) {
+        apr_table_setn(resp->headers, "Allow", allow);
+        trv_fail(req, resp, 405, "method_not_allowed", "%s is not allowed here; use %s",
+                 req->method, allow);
+        return;
+    }
+    if (m == TRV_ROUTE_BAD_PARAM) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    route->handler(req, resp);
+    if (resp->status == 0) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(203) "%s %s answered nothing", req->method, req->path);
+        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+    }
+}

@@ -1,0 +1,33 @@
+/* The services a request or a background job works with. Built once per
+ * child by the httpd glue, by travelctl, or by a test. */
+#ifndef TRV_ENV_H
+#define TRV_ENV_H
+
+#include "config.h"
+#include "db.h"
+#include "http.h"
+#include "log.h"
+
+#include <apr_atomic.h>
+
+typedef struct trv_env {
+    trv_log log;
+    trv_dbsrc *db;
+    trv_http *http;
+    const trv_config *cfg;
+    volatile apr_uint32_t *stopping; /* non-zero once the process is stopping */
+    /* Wakes this process's background workers (work was just committed). */
+    void (*wake)(void *baton);
+    void *wake_baton;
+} trv_env;
+
+static inline void trv_env_wake(const trv_env *env)
+{
+    if (env->wake) {
+        env->wake(env->wake_baton);
+    }
+}
+
+#define TRV_STOPPING(env) ((env)->stopping && apr_atomic_read32((env)->stopping))
+
+#endif

@@ -1,0 +1,27 @@
+/* The error envelope of CONTRACT.md:
+ * {"error": {"code", "message", "request_id", "details": [{field, reason}]}} */
+#ifndef TRV_ERRORS_H
+#define TRV_ERRORS_H
+
+#include <apr_pools.h>
+#include <jansson.h>
+
+/* Validation problems collected while checking one request. */
+typedef struct trv_errs {
+    apr_pool_t *pool;
+    json_t *details; /* pool-bound array of {field, reason} */
+} trv_errs;
+
+trv_errs *trv_errs_new(apr_pool_t *p);
+void trv_errs_add(trv_errs *e, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int trv_errs_any(const trv_errs *e);
+
+/* The reason phrase httpd would use; used for messages of generic errors. */
+const char *trv_status_code(int status); /* default error code for a status */
+
+/* Builds the whole error document (a new reference). details may be NULL. */
+json_t *trv_error_doc(const char *code, const char *message,
+                      const char *request_id, json_t *details);
+
+#endif

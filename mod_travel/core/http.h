@@ -1,0 +1,60 @@
+/* Upstream HTTP: the one interface suppliers, the payment provider and the
+ * webhook senders call. libcurl sits behind it in http_curl.c alone. */
+#ifndef TRV_HTTP_H
+#define TRV_HTTP_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <apr_time.h>
+
+typedef struct trv_http_req {
+    const char *method;              /* GET, POST, ... */
+    const char *url;
+    apr_table_t *headers;            /* extra request headers, may be NULL */
+    const char *body;                /* may be NULL */
+    apr_size_t body_len;
+    apr_interval_time_t connect_timeout; /* 0: the client's default */
+    apr_interval_time_t timeout;         /* whole exchange; 0: default */
+    apr_size_t max_response;         /* 0: the client's default */
+    int keep_truncated;              /* over max_response: keep the head, not fail */
+    const char *request_id;          /* sent as x-request-id */
+    /* Asked before each connect with the resolved address (4 or 16 bytes);
+     * answering 0 refuses it. Checked at connect time, so a name that
+     * resolves differently later (DNS rebinding) is still caught. */
+    int (*allow_address)(void *baton, int family, const unsigned char *addr);
+    void *allow_baton;
+} trv_http_req;
+
+typedef struct trv_http_resp {
+    int status;                      /* 0 when no HTTP response arrived */
+    apr_table_t *headers;
+    char *body;                      /* NUL-terminated */
+    apr_size_t body_len;
+    int truncated;                   /* the body was cut at max_response */
+    int timed_out;
+    int refused_address;             /* allow_address said no */
+    int aborted;                     /* the process is stopping */
+    const char *error;               /* transport failure, NULL on success */
+    apr_interval_time_t elapsed;
+} trv_http_resp;
+
+typedef struct trv_http trv_http;
+struct trv_http {
+    /* APR_SUCCESS when an HTTP response arrived (any status). */
+    apr_status_t (*perform)(trv_http *h, apr_pool_t *p, const trv_http_req *req,
+                            trv_http_resp *resp);
+    void *impl;
+};
+
+apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,
+                              const trv_http_req *req, trv_http_resp *resp);
+
+/* Once per process, before threads: curl_global_init. */
+apr_status_t trv_http_global_init(void);
+/* A client whose connections are pooled and shared by the threads of this
+ * process; transfers abort when *stopping becomes non-zero. Lives as long as
+ * pool. */
+trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping,
+                               apr_size_t default_max_response);
+
+#endif

@@ -1,0 +1,293 @@
+/* The only libcurl user. */
+#include "http.h"
+
+#include <apr_atomic.h>
+#include <apr_network_io.h>
+#include <apr_strings.h>
+#include <apr_thread_mutex.h>
+#include <ctype.h>
+#include <curl/curl.h>
+#include <string.h>
+#include <netinet/in.h>
+
+typedef struct curl_client {
+    CURLSH *share;
+    apr_thread_mutex_t *locks[CURL_LOCK_DATA_LAST];
+    volatile apr_uint32_t *stopping;
+    apr_size_t max_response;
+} curl_client;
+
+typedef struct transfer {
+    apr_pool_t *pool;
+    const trv_http_req *req;
+    trv_http_resp *resp;
+    curl_client *client;
+    char *buf;
+    apr_size_t len, cap, max;
+    int overflow;
+} transfer;
+
+apr_status_t trv_http_global_init(void)
+{
+    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? APR_SUCCESS
+                                                              : APR_EGENERAL;
+}
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access a, void *u)
+{
+    curl_client *c = u;
+    (void)h;
+    (void)a;
+    if (data < CURL_LOCK_DATA_LAST && c->locks[data]) {
+        apr_thread_mutex_lock(c->locks[data]);
+    }
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *u)
+{
+    curl_client *c = u;
+    (void)h;
+    if (data < CURL_LOCK_DATA_LAST && c->locks[data]) {
+        apr_thread_mutex_unlock(c->locks[data]);
+    }
+}
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *u)
+{
+    transfer *t = u;
+    size_t n = size * nmemb, take = n;
+    if (t->len + n > t->max) {
+        t->overflow = 1;
+        if (!t->req->keep_truncated) {
+            return 0; /* aborts the transfer */
+        }
+        take = t->max - t->len;
+    }
+    if (t->len + take + 1 > t->cap) {
+        apr_size_t cap = t->cap ? t->cap * 2 : 4096;
+        char *nb;
+        while (cap < t->len + take + 1) {
+            cap *= 2;
+        }
+        nb = apr_palloc(t->pool, cap);
+        if (t->len) {
+            memcpy(nb, t->buf, t->len);
+        }
+        t->buf = nb;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, ptr, take);
+    t->len += take;
+    return n;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *u)
+{
+    transfer *t = u;
+    size_t n = size * nmemb;
+    char *line, *colon, *v, *end;
+
+    if (n >= 5 && strncmp(ptr, "HTTP/", 5) == 0) {
+        apr_table_clear(t->resp->headers); /* a new response (after 100) */
+        return n;
+    }
+    line = apr_pstrmemdup(t->pool, ptr, n);
+    colon = strchr(line, ':');
+    if (!colon) {
+        return n;
+    }
+    *colon = '\0';
+    for (v = colon + 1; *v == ' ' || *v == '\t'; v++) {
+    }
+    for (end = v + strlen(v); end > v && isspace((unsigned char)end[-1]); end--) {
+    }
+    *end = '\0';
+    apr_table_addn(t->resp->headers, line, v);
+    return n;
+}
+
+static int on_progress(void *u, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+                       curl_off_t un)
+{
+    transfer *t = u;
+    (void)dt;
+    (void)dn;
+    (void)ut;
+    (void)un;
+    if (t->client->stopping && apr_atomic_read32(t->client->stopping)) {
+        t->resp->aborted = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static curl_socket_t on_open_socket(void *u, curlsocktype purpose,
+                                    struct curl_sockaddr *a)
+{
+    transfer *t = u;
+    const unsigned char *raw = NULL;
+    int family = 0;
+    (void)purpose;
+
+    if (a->family == AF_INET) {
+        raw = (const unsigned char *)&((struct sockaddr_in *)&a->addr)->sin_addr;
+        family = APR_INET;
+    }
+    else if (a->family == AF_INET6) {
+        raw = (const unsigned char *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr;
+        family = APR_INET6;
+    }
+    if (!raw || !t->req->allow_address(t->req->allow_baton, family, raw)) {
+        t->resp->refused_address = 1;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}
+
+static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
+                                 const trv_http_req *req, trv_http_resp *resp)
+{
+    curl_client *c = h->impl;
+    transfer t;
+    CURL *e;
+    CURLcode rc;
+    struct curl_slist *hl = NULL;
+    char errbuf[CURL_ERROR_SIZE] = "";
+    long code = 0;
+    apr_time_t start = apr_time_now();
+    apr_interval_time_t to = req->timeout ? req->timeout : apr_time_from_sec(30);
+    apr_interval_time_t cto = req->connect_timeout ? req->connect_timeout
+                                                   : apr_time_from_sec(5);
+
+    memset(resp, 0, sizeof(*resp));
+    resp->headers = apr_table_make(p, 8);
+    memset(&t, 0, sizeof(t));
+    t.pool = p;
+    t.req = req;
+    t.resp = resp;
+    t.client = c;
+    t.max = req->max_response ? req->max_response : c->max_response;
+
+    e = curl_easy_init();
+    if (!e) {
+        resp->error = "cannot create a transfer";
+        return APR_ENOMEM;
+    }
+    curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+    curl_easy_setopt(e, CURLOPT_URL, req->url);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(cto / 1000));
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(to / 1000));
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, &t);
+    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "mod_travel/1");
+    if (req->allow_address) {
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
+    }
+    if (strcmp(req->method, "GET") != 0) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
+    }
+    if (req->body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
+    hl = curl_slist_append(hl, "Expect:");
+    if (req->request_id) {
+        hl = curl_slist_append(hl, apr_pstrcat(p, "x-request-id: ", req->request_id,
+                                               NULL));
+    }
+    if (req->headers) {
+        const apr_array_header_t *arr = apr_table_elts(req->headers);
+        const apr_table_entry_t *ent = (const apr_table_entry_t *)arr->elts;
+        int i;
+        for (i = 0; i < arr->nelts; i++) {
+            hl = curl_slist_append(hl, apr_pstrcat(p, ent[i].key, ": ", ent[i].val,
+                                                   NULL));
+        }
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
+
+    rc = curl_easy_perform(e);
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(e);
+    curl_slist_free_all(hl);
+
+    resp->elapsed = apr_time_now() - start;
+    resp->body = t.buf ? t.buf : apr_pstrdup(p, "");
+    if (t.buf) {
+        t.buf[t.len] = '\0';
+    }
+    resp->body_len = t.len;
+    resp->truncated = t.overflow;
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.overflow
+                            && req->keep_truncated)) {
+        resp->timed_out = (rc == CURLE_OPERATION_TIMEDOUT);
+        if (rc == CURLE_WRITE_ERROR && t.overflow) {
+            resp->error = apr_psprintf(p, "response larger than %" APR_SIZE_T_FMT
+                                       " bytes", t.max);
+        }
+        else if (resp->refused_address) {
+            resp->error = "the target address is not allowed";
+        }
+        else if (resp->aborted) {
+            resp->error = "aborted: the process is stopping";
+        }
+        else {
+            resp->error = apr_pstrdup(p, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        }
+        resp->status = 0;
+        return APR_EGENERAL;
+    }
+    resp->status = (int)code;
+    return APR_SUCCESS;
+}
+
+static apr_status_t client_cleanup(void *u)
+{
+    curl_client *c = u;
+    if (c->share) {
+        curl_share_cleanup(c->share);
+        c->share = NULL;
+    }
+    return APR_SUCCESS;
+}
+
+trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping,
+                               apr_size_t default_max_response)
+{
+    trv_http *h = apr_pcalloc(pool, sizeof(*h));
+    curl_client *c = apr_pcalloc(pool, sizeof(*c));
+    int i;
+
+    for (i = 0; i < CURL_LOCK_DATA_LAST; i++) {
+        apr_thread_mutex_create(&c->locks[i], APR_THREAD_MUTEX_DEFAULT, pool);
+    }
+    c->stopping = stopping;
+    c->max_response = default_max_response ? default_max_response : 8 * 1024 * 1024;
+    c->share = curl_share_init();
+    curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
+    curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+    curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    apr_pool_cleanup_register(pool, c, client_cleanup, apr_pool_cleanup_null);
+    h->perform = curl_perform;
+    h->impl = c;
+    return h;
+}
+
+apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,
+                              const trv_http_req *req, trv_http_resp *resp)
+{
+    return h->perform(h, p, req, resp);
+}

@@ -1,0 +1,62 @@
+/* The background job queue in PostgreSQL. Workers claim due jobs with
+ * FOR UPDATE SKIP LOCKED and a lease; a job whose worker died becomes due
+ * again when its lease runs out, so every httpd child on every machine
+ * shares one queue. */
+#ifndef TRV_JOBS_H
+#define TRV_JOBS_H
+
+#include "env.h"
+
+#include <jansson.h>
+
+typedef struct trv_job {
+    const char *id;
+    const char *kind;
+    json_t *payload;       /* pool-bound object */
+    int attempt;           /* 1 on the first run */
+    int max_attempts;
+    const char *worker;
+} trv_job;
+
+typedef enum {
+    TRV_JOB_DONE,          /* finished: the job is removed */
+    TRV_JOB_RETRY,         /* transient failure: run again after a backoff */
+    TRV_JOB_DEAD,          /* permanent failure: kept with its error */
+    TRV_JOB_RELEASE        /* not run (stopping): due again at once */
+} trv_job_outcome;
+
+typedef struct trv_job_result {
+    trv_job_outcome outcome;
+    apr_interval_time_t retry_in; /* RETRY: 0 picks the exponential backoff */
+    const char *error;
+} trv_job_result;
+
+typedef void trv_job_fn(trv_env *env, apr_pool_t *p, const trv_job *job,
+                        trv_job_result *res);
+
+typedef struct trv_job_kind {
+    const char *kind;
+    trv_job_fn *run;
+    int max_attempts;
+} trv_job_kind;
+
+/* Enqueues inside the caller's transaction (the outbox rule): the job exists
+ * only if the change that caused it commits. A non-NULL dedupe_key makes
+ * the enqueue a no-op while a job with that key is queued or running. */
+apr_status_t trv_job_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind,
+                             const json_t *payload, apr_interval_time_t delay,
+                             int max_attempts, const char *dedupe_key,
+                             const char **job_id);
+
+/* Claims one due job, runs it and records the outcome. Returns 1 when a job
+ * ran, 0 when none was due, -1 when the database was unreachable. */
+int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
+                    const char *worker_id);
+
+/* Pushes the lease of a long job forward. */
+apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job);
+
+/* Backoff for attempt n (1-based): 2^(n-1) s, capped at 5 min, jittered. */
+apr_interval_time_t trv_job_backoff(int attempt);
+
+#endif

@@ -1,0 +1,23 @@
+/* Pool-bound Jansson: a JSON value handed to trv_json_bind() lives until its
+ * pool is cleared, so request and job code never calls json_decref itself. */
+#ifndef TRV_JSON_H
+#define TRV_JSON_H
+
+#include <apr_pools.h>
+#include <jansson.h>
+
+/* Flags every serialization uses: compact, and 15 significant digits so a
+ * double made from an exact decimal prints back as that decimal. */
+#define TRV_JSON_DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
+json_t *trv_json_bind(apr_pool_t *p, json_t *v);
+char *trv_json_dump(apr_pool_t *p, const json_t *v);
+/* Parses buf into a pool-bound value; on failure returns NULL and a message. */
+json_t *trv_json_parse(apr_pool_t *p, const char *buf, apr_size_t len,
+                       const char **error);
+
+/* Field readers that return NULL / default for absent or mistyped fields. */
+const char *trv_json_str(const json_t *obj, const char *key);
+json_t *trv_json_strn(const char *s); /* json_string, or json_null for NULL */
+
+#endif

@@ -1,0 +1,253 @@
+#include "money.h"
+
+#include <apr_strings.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Active ISO 4217 codes and their exponents (minor units). */
+static const struct { const char code[4]; int exponent; } currencies[] = {
+    {"AED", 2}, {"AFN", 2}, {"ALL", 2}, {"AMD", 2}, {"ANG", 2}, {"AOA", 2},
+    {"ARS", 2}, {"AUD", 2}, {"AWG", 2}, {"AZN", 2}, {"BAM", 2}, {"BBD", 2},
+    {"BDT", 2}, {"BGN", 2}, {"BHD", 3}, {"BIF", 0}, {"BMD", 2}, {"BND", 2},
+    {"BOB", 2}, {"BRL", 2}, {"BSD", 2}, {"BTN", 2}, {"BWP", 2}, {"BYN", 2},
+    {"BZD", 2}, {"CAD", 2}, {"CDF", 2}, {"CHF", 2}, {"CLF", 4}, {"CLP", 0},
+    {"CNY", 2}, {"COP", 2}, {"CRC", 2}, {"CUP", 2}, {"CVE", 2}, {"CZK", 2},
+    {"DJF", 0}, {"DKK", 2}, {"DOP", 2}, {"DZD", 2}, {"EGP", 2}, {"ERN", 2},
+    {"ETB", 2}, {"EUR", 2}, {"FJD", 2}, {"FKP", 2}, {"GBP", 2}, {"GEL", 2},
+    {"GHS", 2}, {"GIP", 2}, {"GMD", 2}, {"GNF", 0}, {"GTQ", 2}, {"GYD", 2},
+    {"HKD", 2}, {"HNL", 2}, {"HTG", 2}, {"HUF", 2}, {"IDR", 2}, {"ILS", 2},
+    {"INR", 2}, {"IQD", 3}, {"IRR", 2}, {"ISK", 0}, {"JMD", 2}, {"JOD", 3},
+    {"JPY", 0}, {"KES", 2}, {"KGS", 2}, {"KHR", 2}, {"KMF", 0}, {"KPW", 2},
+    {"KRW", 0}, {"KWD", 3}, {"KYD", 2}, {"KZT", 2}, {"LAK", 2}, {"LBP", 2},
+    {"LKR", 2}, {"LRD", 2}, {"LSL", 2}, {"LYD", 3}, {"MAD", 2}, {"MDL", 2},
+    {"MGA", 2}, {"MKD", 2}, {"MMK", 2}, {"MNT", 2}, {"MOP", 2}, {"MRU", 2},
+    {"MUR", 2}, {"MVR", 2}, {"MWK", 2}, {"MXN", 2}, {"MYR", 2}, {"MZN", 2},
+    {"NAD", 2}, {"NGN", 2}, {"NIO", 2}, {"NOK", 2}, {"NPR", 2}, {"NZD", 2},
+    {"OMR", 3}, {"PAB", 2}, {"PEN", 2}, {"PGK", 2}, {"PHP", 2}, {"PKR", 2},
+    {"PLN", 2}, {"PYG", 0}, {"QAR", 2}, {"RON", 2}, {"RSD", 2}, {"RUB", 2},
+    {"RWF", 0}, {"SAR", 2}, {"SBD", 2}, {"SCR", 2}, {"SDG", 2}, {"SEK", 2},
+    {"SGD", 2}, {"SHP", 2}, {"SLE", 2}, {"SOS", 2}, {"SRD", 2}, {"SSP", 2},
+    {"STN", 2}, {"SVC", 2}, {"SYP", 2}, {"SZL", 2}, {"THB", 2}, {"TJS", 2},
+    {"TMT", 2}, {"TND", 3}, {"TOP", 2}, {"TRY", 2}, {"TTD", 2}, {"TWD", 2},
+    {"TZS", 2}, {"UAH", 2}, {"UGX", 0}, {"USD", 2}, {"UYI", 0}, {"UYU", 2},
+    {"UYW", 4}, {"UZS", 2}, {"VED", 2}, {"VES", 2}, {"VND", 0}, {"VUV", 0},
+    {"WST", 2}, {"XAF", 0}, {"XCD", 2}, {"XOF", 0}, {"XPF", 0}, {"YER", 2},
+    {"ZAR", 2}, {"ZMW", 2}, {"ZWG", 2},
+};
+
+int trv_currency_exponent(const char *code)
+{
+    size_t lo = 0, hi = sizeof(currencies) / sizeof(currencies[0]);
+    if (!code || strlen(code) != 3) {
+        return -1;
+    }
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(code, currencies[mid].code);
+        if (c == 0) {
+            return currencies[mid].exponent;
+        }
+        if (c < 0) {
+            hi = mid;
+        }
+        else {
+            lo = mid + 1;
+        }
+    }
+    return -1;
+}
+
+static apr_int64_t pow10i(int e)
+{
+    apr_int64_t v = 1;
+    while (e-- > 0) {
+        v *= 10;
+    }
+    return v;
+}
+
+/* Shortest exact decimal of minor / 10^exponent into buf (>= 48 bytes). */
+static void format_decimal(char *buf, apr_size_t size, apr_int64_t minor, int exponent)
+{
+    apr_uint64_t mag = minor < 0 ? (apr_uint64_t)0 - (apr_uint64_t)minor
+                                 : (apr_uint64_t)minor;
+    apr_uint64_t scale = (apr_uint64_t)pow10i(exponent);
+    apr_uint64_t whole = mag / scale, frac = mag % scale;
+    int len = snprintf(buf, size, "%s%" APR_UINT64_T_FMT, minor < 0 ? "-" : "", whole);
+    if (frac && exponent > 0 && exponent <= 4) {
+        char f[8];
+        int flen = exponent, k;
+        for (k = exponent - 1; k >= 0; k--) {
+            f[k] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        while (flen > 0 && f[flen - 1] == '0') {
+            flen--;
+        }
+        snprintf(buf + len, size - (apr_size_t)len, ".%.*s", flen, f);
+    }
+}
+
+char *trv_money_decimal(apr_pool_t *p, apr_int64_t minor, int exponent)
+{
+    char buf[48];
+    format_decimal(buf, sizeof(buf), minor, exponent);
+    return apr_pstrdup(p, buf);
+}
+
+apr_status_t trv_money_parse_decimal(const char *s, int exponent,
+                                     apr_int64_t *minor)
+{
+    int neg = 0, digits = 0, frac_digits = 0, seen_point = 0;
+    apr_int64_t v = 0;
+
+    if (!s || exponent < 0) {
+        return APR_EINVAL;
+    }
+    if (*s == '-' || *s == '+') {
+        neg = (*s == '-');
+        s++;
+    }
+    for (; *s; s++) {
+        if (*s == '.') {
+            if (seen_point) {
+                return APR_EINVAL;
+            }
+            seen_point = 1;
+            continue;
+        }
+        if (!isdigit((unsigned char)*s)) {
+            return APR_EINVAL;
+        }
+        if (seen_point) {
+            if (++frac_digits > exponent) {
+                /* Trailing zeros beyond the exponent are harmless ("1.50" JPY is not). */
+                if (*s != '0') {
+                    return APR_EINVAL;
+                }
+                continue;
+            }
+        }
+        digits++;
+        if (v > TRV_MONEY_MAX_MINOR / 10) {
+            return APR_EINVAL;
+        }
+        v = v * 10 + (*s - '0');
+    }
+    if (digits == 0) {
+        return APR_EINVAL;
+    }
+    if (frac_digits < exponent) {
+        apr_int64_t scale = pow10i(exponent - frac_digits);
+        if (v > TRV_MONEY_MAX_MINOR / scale) {
+            return APR_EINVAL;
+        }
+        v *= scale;
+    }
+    if (v > TRV_MONEY_MAX_MINOR) {
+        return APR_EINVAL;
+    }
+    *minor = neg ? -v : v;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
+                                        trv_money *out)
+{
+    int exponent = trv_currency_exponent(currency);
+    char buf[64];
+
+    if (exponent < 0 || !json_is_number(num)) {
+        return APR_EINVAL;
+    }
+    if (json_is_integer(num)) {
+        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(num));
+    }
+    else {
+        /* %.15g recovers the decimal the client wrote (up to 15 digits);
+         * from here on the amount is an integer. */
+        snprintf(buf, sizeof(buf), "%.15g", json_real_value(num));
+        if (strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) {
+            return APR_EINVAL;
+        }
+    }
+    if (trv_money_parse_decimal(buf, exponent, &out->minor) != APR_SUCCESS) {
+        return APR_EINVAL;
+    }
+    memcpy(out->currency, currency, 4);
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
+                                 const char **reason)
+{
+    const json_t *amount = json_object_get(obj, "amount");
+    const json_t *cur = json_object_get(obj, "currency");
+    if (!json_is_object(obj)) {
+        *reason = "must be an object {amount, currency}";
+        return APR_EINVAL;
+    }
+    if (!json_is_string(cur) || trv_currency_exponent(json_string_value(cur)) < 0) {
+        *reason = "currency must be an ISO 4217 code";
+        return APR_EINVAL;
+    }
+    if (!json_is_number(amount)) {
+        *reason = "amount must be a number";
+        return APR_EINVAL;
+    }
+    if (trv_money_from_json_number(amount, json_string_value(cur), out)
+        != APR_SUCCESS) {
+        *reason = "amount has more decimals than the currency allows or is out of range";
+        return APR_EINVAL;
+    }
+    return APR_SUCCESS;
+}
+
+json_t *trv_money_amount_json(apr_int64_t minor, int exponent)
+{
+    char buf[48];
+    if (minor % pow10i(exponent) == 0) {
+        return json_integer((json_int_t)(minor / pow10i(exponent)));
+    }
+    /* The double nearest the exact decimal; the dumper's 15-digit precision
+     * prints that decimal back exactly. */
+    format_decimal(buf, sizeof(buf), minor, exponent);
+    return json_real(strtod(buf, NULL));
+}
+
+json_t *trv_money_json(const trv_money *m)
+{
+    int exponent = trv_currency_exponent(m->currency);
+    if (exponent < 0) {
+        exponent = 2;
+    }
+    return json_pack("{s:o,s:s}", "amount", trv_money_amount_json(m->minor, exponent),
+                     "currency", m->currency);
+}
+
+apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency)
+{
+    if (trv_currency_exponent(currency) < 0 || minor > TRV_MONEY_MAX_MINOR
+        || minor < -TRV_MONEY_MAX_MINOR) {
+        return APR_EINVAL;
+    }
+    out->minor = minor;
+    memcpy(out->currency, currency, 4);
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_money_add(trv_money *acc, const trv_money *m)
+{
+    apr_int64_t sum;
+    if (strcmp(acc->currency, m->currency) != 0) {
+        return APR_EINVAL;
+    }
+    sum = acc->minor + m->minor;
+    if (sum > TRV_MONEY_MAX_MINOR || sum < -TRV_MONEY_MAX_MINOR) {
+        return APR_EINVAL;
+    }
+    acc->minor = sum;
+    return APR_SUCCESS;
+}

@@ -1,0 +1,49 @@
+/* Money as integer minor units of an ISO 4217 currency. Amounts are never
+ * added or compared in floating point; a double appears only at the JSON edge,
+ * made from an exact decimal so it prints back as that decimal. */
+#ifndef TRV_MONEY_H
+#define TRV_MONEY_H
+
+#include <apr_pools.h>
+#include <jansson.h>
+
+typedef struct trv_money {
+    apr_int64_t minor;   /* amount in minor units (cents, yen, fils) */
+    char currency[4];    /* ISO 4217 alphabetic code, NUL-terminated */
+} trv_money;
+
+/* Largest magnitude accepted: keeps every amount within 15 significant
+ * digits, which is what the JSON printer reproduces exactly. */
+#define TRV_MONEY_MAX_MINOR 999999999999999LL
+
+/* ISO 4217 minor-unit exponent (JPY 0, EUR 2, KWD 3), or -1 if the code is
+ * not an active ISO 4217 currency. */
+int trv_currency_exponent(const char *code);
+
+/* "12.3" for minor 1230 with exponent 2: shortest exact decimal. */
+char *trv_money_decimal(apr_pool_t *p, apr_int64_t minor, int exponent);
+
+/* Parses an exact decimal ("12.30", "-4", "0.001") into minor units.
+ * Fails (APR_EINVAL) on more fraction digits than the exponent allows,
+ * on syntax errors and beyond TRV_MONEY_MAX_MINOR. */
+apr_status_t trv_money_parse_decimal(const char *s, int exponent,
+                                     apr_int64_t *minor);
+
+/* Reads a JSON number (integer or real) as an amount of `currency`. */
+apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
+                                        trv_money *out);
+
+/* Reads {"amount": number, "currency": "EUR"}; *reason says what is wrong. */
+apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
+                                 const char **reason);
+
+/* {"amount": 12.3, "currency": "EUR"} as a new reference. */
+json_t *trv_money_json(const trv_money *m);
+/* The amount alone as a JSON number (integer when whole). */
+json_t *trv_money_amount_json(apr_int64_t minor, int exponent);
+
+apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency);
+/* Sums into *acc; currencies must match and the sum must stay in range. */
+apr_status_t trv_money_add(trv_money *acc, const trv_money *m);
+
+#endif

@@ -1,0 +1,42 @@
+/* Method + path pattern -> handler, with path parameters checked against the
+ * service document's patterns. Patterns are "/v1/flight/bookings/{id:bkg}":
+ * a parameter's kind is an id prefix (^bkg_[a-zA-Z0-9-]+$, at most 128
+ * characters), "iata" (two letters or digits) or absent (1..512 characters). */
+#ifndef TRV_ROUTER_H
+#define TRV_ROUTER_H
+
+#include "api.h"
+#include "errors.h"
+
+#define TRV_ROUTE_PUBLIC 0x1 /* no x-api-key needed */
+#define TRV_ROUTE_INTERNAL 0x2 /* reachable only through an internal redirect */
+
+typedef struct trv_route {
+    const char *method;
+    const char *pattern;
+    trv_handler_fn *handler;
+    unsigned flags;
+} trv_route;
+
+typedef enum {
+    TRV_ROUTE_FOUND,
+    TRV_ROUTE_NOT_FOUND,
+    TRV_ROUTE_BAD_METHOD,  /* *allow lists the methods the path takes */
+    TRV_ROUTE_BAD_PARAM    /* errs holds the failing path parameters */
+} trv_route_result;
+
+typedef struct trv_router trv_router;
+
+trv_router *trv_router_make(apr_pool_t *p);
+/* Adds routes up to the first entry whose method is NULL. */
+void trv_router_add(trv_router *rt, const trv_route *routes);
+trv_route_result trv_router_match(const trv_router *rt, apr_pool_t *p,
+                                  const char *method, const char *path,
+                                  const trv_route **route, apr_table_t *params,
+                                  const char **allow, trv_errs *errs);
+
+/* The path-parameter rule for a kind, as a sentence for error details. */
+const char *trv_param_rule(apr_pool_t *p, const char *kind);
+int trv_param_valid(const char *kind, const char *value);
+
+#endif

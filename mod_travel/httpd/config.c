@@ -1,0 +1,360 @@
+/* The directives. Each field starts unset and a virtual host inherits what
+ * it leaves unset from the main server (the only merge rule). */
+#include "travel.h"
+
+#include "http_config.h"
+
+#include <apr_file_io.h>
+#include <apr_strings.h>
+#include <ctype.h>
+#include <stdlib.h>
+
+#define UNSET -1
+
+void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
+{
+    trv_srv_conf *c = apr_pcalloc(p, sizeof(*c));
+    (void)s;
+    c->cfg.upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
+    c->cfg.worker_threads = UNSET;
+    c->cfg.max_body = UNSET;
+    c->cfg.job_lease = UNSET;
+    c->cfg.job_poll = UNSET;
+    c->cfg.max_response = 0;
+    return c;
+}
+
+#define MERGE(f) n->cfg.f = (add->cfg.f != UNSET ? add->cfg.f : base->cfg.f)
+#define MERGE_PTR(f) n->cfg.f = (add->cfg.f ? add->cfg.f : base->cfg.f)
+
+void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
+{
+    trv_srv_conf *base = basev, *add = addv;
+    trv_srv_conf *n = apr_pcalloc(p, sizeof(*n));
+    n->cfg.upstreams = add->upstreams_set ? add->cfg.upstreams : base->cfg.upstreams;
+    n->upstreams_set = add->upstreams_set || base->upstreams_set;
+    MERGE_PTR(payment);
+    MERGE(worker_threads);
+    MERGE_PTR(retry_schedule);
+    MERGE(max_body);
+    MERGE_PTR(webhook_allow);
+    MERGE(job_lease);
+    MERGE(job_poll);
+    n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
+                                                : base->cfg.max_response;
+    MERGE_PTR(secret_key_file);
+    return n;
+}
+
+static trv_srv_conf *conf_of(cmd_parms *cmd)
+{
+    return ap_get_module_config(cmd->server->module_config, &travel_module);
+}
+
+static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char *args)
+{
+    const char *word;
+    u->connect_timeout = TRV_DEFAULT_CONNECT_TIMEOUT;
+    u->timeout = TRV_DEFAULT_TIMEOUT;
+    while (*(word = ap_getword_conf(cmd->temp_pool, &args))) {
+        char *eq = strchr(word, '=');
+        const char *key, *val, *err = NULL;
+        if (!eq) {
+            return apr_psprintf(cmd->pool, "%s: option '%s' must be key=value",
+                                cmd->cmd->name, word);
+        }
+        key = apr_pstrndup(cmd->temp_pool, word, (apr_size_t)(eq - word));
+        val = apr_pstrdup(cmd->pool, eq + 1);
+        if (strcmp(key, "api_key") == 0) {
+            u->api_key = val;
+        }
+        else if (strcmp(key, "api_key_file") == 0) {
+            char *buf;
+            apr_size_t len;
+            apr_file_t *f;
+            apr_finfo_t fi;
+            const char *path = ap_server_root_relative(cmd->temp_pool, val);
+            if (!path || apr_file_open(&f, path, APR_READ, 0, cmd->temp_pool) != APR_SUCCESS
+                || apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS
+                || fi.size > 4096) {
+                return apr_psprintf(cmd->pool, "%s: cannot read api_key_file %s",
+                                    cmd->cmd->name, val);
+            }
+            len = (apr_size_t)fi.size;
+            buf = apr_palloc(cmd->pool, len + 1);
+            apr_file_read_full(f, buf, len, &len);
+            apr_file_close(f);
+            while (len && isspace((unsigned char)buf[len - 1])) {
+                len--;
+            }
+            buf[len] = '\0';
+            u->api_key = buf;
+        }
+        else if (strcmp(key, "connect_timeout") == 0) {
+            err = trv_parse_duration(val, &u->connect_timeout);
+        }
+        else if (strcmp(key, "timeout") == 0) {
+            err = trv_parse_duration(val, &u->timeout);
+        }
+        else {
+            return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: api_key, "
+                                "api_key_file, connect_timeout, timeout)",
+                                cmd->cmd->name, key);
+        }
+        if (err) {
+            return apr_psprintf(cmd->pool, "%s: %s %s", cmd->cmd->name, key, err);
+        }
+    }
+    if (u->connect_timeout <= 0 || u->timeout <= 0) {
+        return apr_psprintf(cmd->pool, "%s: timeouts must be positive", cmd->cmd->name);
+    }
+    return NULL;
+}
+
+static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
+{
+    trv_srv_conf *c = conf_of(cmd);
+    trv_upstream u;
+    const char *err;
+    const char *s;
+    (void)d;
+    memset(&u, 0, sizeof(u));
+    u.name = ap_getword_conf(cmd->pool, &args);
+    u.base_url = ap_getword_conf(cmd->pool, &args);
+    if (!*u.name || !*u.base_url) {
+        return "TravelSupplier takes a name, a base URL and options: "
+               "TravelSupplier SUPPLIER_A https://... api_key=... timeout=30s";
+    }
+    for (s = u.name; *s; s++) {
+        if (!(isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) {
+            return apr_psprintf(cmd->pool, "TravelSupplier: name '%s' must be upper-case "
+                                "letters, digits and _ (e.g. SUPPLIER_A)", u.name);
+        }
+    }
+    if ((err = trv_check_base_url(u.base_url))) {
+        return apr_psprintf(cmd->pool, "TravelSupplier %s: base URL %s", u.name, err);
+    }
+    if (trv_config_upstream(&c->cfg, u.name)) {
+        return apr_psprintf(cmd->pool, "TravelSupplier %s is configured twice", u.name);
+    }
+    if ((err = upstream_options(cmd, &u, args))) {
+        return err;
+    }
+    APR_ARRAY_PUSH(c->cfg.upstreams, trv_upstream) = u;
+    c->upstreams_set = 1;
+    return NULL;
+}
+
+static const char *set_payment(cmd_parms *cmd, void *d, const char *args)
+{
+    trv_srv_conf *c = conf_of(cmd);
+    trv_upstream *u = apr_pcalloc(cmd->pool, sizeof(*u));
+    const char *err;
+    (void)d;
+    u->name = "PAYMENT";
+    u->base_url = ap_getword_conf(cmd->pool, &args);
+    if ((err = trv_check_base_url(u->base_url))) {
+        return apr_psprintf(cmd->pool, "TravelPaymentProvider: base URL %s", err);
+    }
+    if ((err = upstream_options(cmd, u, args))) {
+        return err;
+    }
+    c->cfg.payment = u;
+    return NULL;
+}
+
+static const char *set_workers(cmd_parms *cmd, void *d, const char *arg)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    (void)d;
+    if (*end || n < 0 || n > 64) {
+        return "TravelWorkerThreads must be a number from 0 to 64";
+    }
+    conf_of(cmd)->cfg.worker_threads = (int)n;
+    return NULL;
+}
+
+static const char *set_retry(cmd_parms *cmd, void *d, const char *args)
+{
+    trv_srv_conf *c = conf_of(cmd);
+    apr_array_header_t *a = apr_array_make(cmd->pool, 8, sizeof(apr_interval_time_t));
+    const char *word;
+    (void)d;
+    while (*(word = ap_getword_conf(cmd->temp_pool, &args))) {
+        apr_interval_time_t t;
+        const char *err = trv_parse_duration(word, &t);
+        if (err) {
+            return apr_psprintf(cmd->pool, "TravelWebhookRetrySchedule: '%s' %s", word, err);
+        }
+        if (t <= 0) {
+            return "TravelWebhookRetrySchedule: delays must be positive";
+        }
+        APR_ARRAY_PUSH(a, apr_interval_time_t) = t;
+    }
+    if (a->nelts == 0 || a->nelts > 20) {
+        return "TravelWebhookRetrySchedule takes 1 to 20 delays, e.g. 1m 5m 30m 2h 12h 24h";
+    }
+    c->cfg.retry_schedule = a;
+    return NULL;
+}
+
+static const char *set_size(cmd_parms *cmd, const char *arg, apr_off_t *out)
+{
+    const char *err = trv_parse_size(arg, out);
+    return err ? apr_psprintf(cmd->pool, "%s %s", cmd->cmd->name, err) : NULL;
+}
+
+static const char *set_max_body(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_size(cmd, arg, &conf_of(cmd)->cfg.max_body);
+}
+
+static const char *set_max_response(cmd_parms *cmd, void *d, const char *arg)
+{
+    apr_off_t n;
+    const char *err = set_size(cmd, arg, &n);
+    (void)d;
+    if (!err) {
+        conf_of(cmd)->cfg.max_response = (apr_size_t)n;
+    }
+    return err;
+}
+
+static const char *set_allow(cmd_parms *cmd, void *d, const char *arg)
+{
+    trv_srv_conf *c = conf_of(cmd);
+    trv_cidr net;
+    const char *err = trv_parse_cidr(cmd->pool, arg, &net);
+    (void)d;
+    if (err) {
+        return apr_psprintf(cmd->pool, "TravelWebhookAllowNetwork: '%s' %s", arg, err);
+    }
+    if (!c->cfg.webhook_allow) {
+        c->cfg.webhook_allow = apr_array_make(cmd->pool, 4, sizeof(trv_cidr));
+    }
+    APR_ARRAY_PUSH(c->cfg.webhook_allow, trv_cidr) = net;
+    return NULL;
+}
+
+static const char *set_duration(cmd_parms *cmd, const char *arg,
+                                apr_interval_time_t *out)
+{
+    const char *err = trv_parse_duration(arg, out);
+    if (err) {
+        return apr_psprintf(cmd->pool, "%s %s", cmd->cmd->name, err);
+    }
+    if (*out <= 0) {
+        return apr_psprintf(cmd->pool, "%s must be positive", cmd->cmd->name);
+    }
+    return NULL;
+}
+
+static const char *set_lease(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_lease);
+}
+
+static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_poll);
+}
+
+static const char *set_secret_file(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    conf_of(cmd)->cfg.secret_key_file = ap_server_root_relative(cmd->pool, arg);
+    return NULL;
+}
+
+const command_rec trv_directives[] = {
+    AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
+        "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_RAW_ARGS("TravelPaymentProvider", set_payment, NULL, RSRC_CONF,
+        "BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_TAKE1("TravelWorkerThreads", set_workers, NULL, RSRC_CONF,
+        "background worker threads per child (0-64, default 2)"),
+    AP_INIT_RAW_ARGS("TravelWebhookRetrySchedule", set_retry, NULL, RSRC_CONF,
+        "delays between webhook attempts (default 1m 5m 30m 2h 12h 24h)"),
+    AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
+        "largest accepted request body (default 1M)"),
+    AP_INIT_TAKE1("TravelUpstreamMaxResponse", set_max_response, NULL, RSRC_CONF,
+        "largest accepted supplier response (default 8M)"),
+    AP_INIT_ITERATE("TravelWebhookAllowNetwork", set_allow, NULL, RSRC_CONF,
+        "networks (CIDR) allowed as webhook targets despite the SSRF rules; "
+        "http:// is accepted only inside them"),
+    AP_INIT_TAKE1("TravelJobLease", set_lease, NULL, RSRC_CONF,
+        "how long a claimed background job is reserved (default 60s)"),
+    AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
+        "how often idle workers look for due jobs (default 500ms)"),
+    AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
+        "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
+    {NULL}
+};
+
+static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
+{
+    apr_file_t *f;
+    char buf[130];
+    apr_size_t len = sizeof(buf) - 1;
+    int i;
+    if (apr_file_open(&f, cfg->secret_key_file, APR_READ, 0, p) != APR_SUCCESS) {
+        return apr_psprintf(p, "TravelSecretKeyFile %s cannot be read",
+                            cfg->secret_key_file);
+    }
+    apr_file_read(f, buf, &len);
+    apr_file_close(f);
+    while (len && isspace((unsigned char)buf[len - 1])) {
+        len--;
+    }
+    if (len != 64) {
+        return apr_psprintf(p, "TravelSecretKeyFile %s must hold 64 hex digits "
+                            "(e.g. from: openssl rand -hex 32)", cfg->secret_key_file);
+    }
+    for (i = 0; i < 32; i++) {
+        char hx[3] = {buf[2 * i], buf[2 * i + 1], 0};
+        char *end;
+        long v = strtol(hx, &end, 16);
+        if (*end || !isxdigit((unsigned char)hx[0])) {
+            return apr_psprintf(p, "TravelSecretKeyFile %s must hold 64 hex digits",
+                                cfg->secret_key_file);
+        }
+        cfg->secret_key[i] = (unsigned char)v;
+    }
+    cfg->have_secret_key = 1;
+    return NULL;
+}
+
+const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
+{
+    trv_config *cfg = &c->cfg;
+    (void)s;
+    if (cfg->worker_threads == UNSET) {
+        cfg->worker_threads = TRV_DEFAULT_WORKERS;
+    }
+    if (cfg->max_body == UNSET) {
+        cfg->max_body = TRV_DEFAULT_MAX_BODY;
+    }
+    if (cfg->job_lease == UNSET) {
+        cfg->job_lease = TRV_DEFAULT_LEASE;
+    }
+    if (cfg->job_poll == UNSET) {
+        cfg->job_poll = TRV_DEFAULT_POLL;
+    }
+    if (!cfg->max_response) {
+        cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;
+    }
+    if (!cfg->retry_schedule) {
+        cfg->retry_schedule = trv_default_retry_schedule(p);
+    }
+    if (!cfg->webhook_allow) {
+        cfg->webhook_allow = apr_array_make(p, 1, sizeof(trv_cidr));
+    }
+    if (cfg->secret_key_file && !cfg->have_secret_key) {
+        return read_secret_key(p, cfg);
+    }
+    return NULL;
+}

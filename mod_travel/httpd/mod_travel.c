@@ -1,0 +1,164 @@
+/* mod_travel: the module record and its hooks. */
+#include "travel.h"
+
+#include "ap_mpm.h"
+#include "http_core.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "mpm_common.h"
+
+#include <apr_strings.h>
+
+static trv_gateway *gateway;      /* routes; built in post_config */
+static trv_workers *workers;      /* this child's background threads */
+static apr_uint32_t stopping;     /* this child is stopping */
+static trv_http *http_client;     /* this child's upstream client */
+
+/* Errors httpd raises itself (before or around the handler) are answered
+ * by an internal redirect to this path, which the handler renders as the
+ * JSON error envelope: no HTML error page ever leaves /v1. */
+#define ERROR_URI "/v1/.error"
+
+static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                       server_rec *s)
+{
+    static int curl_ready;
+    const char *err;
+    server_rec *sv;
+    (void)plog;
+    (void)ptemp;
+
+    if ((err = trv_httpd_dbd_check())) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(501) "%s [request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    for (sv = s; sv; sv = sv->next) {
+        trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        if ((err = trv_finish_srv_conf(pconf, sv, c))) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, TRVLOGNO(502) "%s [request_id -]",
+                         err);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+    }
+    if (!curl_ready) {
+        if (trv_http_global_init() != APR_SUCCESS) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                         TRVLOGNO(503) "libcurl failed to initialize [request_id -]");
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+        curl_ready = 1;
+    }
+    gateway = trv_gateway_create(pconf);
+    return OK;
+}
+
+static void child_init(apr_pool_t *pchild, server_rec *s)
+{
+    server_rec *sv;
+    trv_srv_conf *main_conf = ap_get_module_config(s->module_config, &travel_module);
+
+    apr_atomic_set32(&stopping, 0);
+    http_client = trv_http_curl_create(pchild, &stopping, main_conf->cfg.max_response);
+    for (sv = s; sv; sv = sv->next) {
+        trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        trv_env *env = apr_pcalloc(pchild, sizeof(*env));
+        env->log = trv_httpd_server_log(sv);
+        env->db = trv_httpd_dbsrc(pchild, sv);
+        env->http = http_client;
+        env->cfg = &c->cfg;
+        env->stopping = &stopping;
+        c->env = env;
+    }
+    if (main_conf->cfg.worker_threads > 0) {
+        workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(),
+                                    main_conf->cfg.worker_threads);
+        for (sv = s->next; sv; sv = sv->next) {
+            trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+            c->env->wake = main_conf->env->wake;
+            c->env->wake_baton = main_conf->env->wake_baton;
+        }
+    }
+}
+
+static void child_stopping(apr_pool_t *pchild, int graceful)
+{
+    (void)pchild;
+    (void)graceful;
+    apr_atomic_set32(&stopping, 1);
+    trv_workers_stop(workers);
+}
+
+static int handler(request_rec *r)
+{
+    trv_srv_conf *c;
+    trv_req req;
+    trv_resp resp;
+    int st, redirected;
+
+    if (!r->handler || strcmp(r->handler, "travel") != 0) {
+        return DECLINED;
+    }
+    c = ap_get_module_config(r->server->module_config, &travel_module);
+    memset(&resp, 0, sizeof(resp));
+    resp.headers = apr_table_make(r->pool, 2);
+    redirected = r->prev && strcmp(r->uri, ERROR_URI) == 0;
+    /* After an error redirect the body is the original request's business. */
+    st = trv_httpd_read_request(r, redirected ? -1 : c->cfg.max_body, &req);
+    req.env = c->env;
+    if (redirected) {
+        const char *status = apr_table_get(r->subprocess_env, "REDIRECT_STATUS");
+        trv_gateway_error(&req, &resp, status ? atoi(status) : r->prev->status);
+    }
+    else if (st) {
+        trv_gateway_error(&req, &resp, st);
+    }
+    else {
+        trv_gateway_handle(gateway, &req, &resp);
+    }
+    if (resp.status >= 500) {
+        /* Every failure answer is in the error log with its request id. */
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      TRVLOGNO(504) "%s %s answered %d %s [request_id %s]", r->method,
+                      r->uri, resp.status, resp.error_code ? resp.error_code : "",
+                      req.request_id);
+    }
+    return trv_httpd_write_response(r, &resp);
+}
+
+static int post_read_request(request_rec *r)
+{
+    static const int statuses[] = {400, 401, 403, 404, 405, 408, 411, 413, 414,
+                                   415, 431, 500, 501, 502, 503, 504};
+    size_t i;
+    if (strncmp(r->uri, "/v1/", 4) != 0 && strcmp(r->uri, "/v1") != 0) {
+        return DECLINED;
+    }
+    for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+        ap_custom_response(r, statuses[i], ERROR_URI);
+    }
+    return DECLINED;
+}
+
+static void register_hooks(apr_pool_t *p)
+{
+    static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    (void)p;
+    trv_httpd_glue_init(&travel_module);
+    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+__attribute__((visibility("default")))
+module AP_MODULE_DECLARE_DATA travel_module = {
+    STANDARD20_MODULE_STUFF,
+    NULL,
+    NULL,
+    trv_create_srv_conf,
+    trv_merge_srv_conf,
+    trv_directives,
+    register_hooks,
+    AP_MODULE_FLAG_ALWAYS_MERGE
+};

@@ -1,0 +1,32 @@
+/* mod_travel's private header: the server config record and the pieces of
+ * the module spread over config.c, workers.c and mod_travel.c. */
+#ifndef TRV_HTTPD_TRAVEL_H
+#define TRV_HTTPD_TRAVEL_H
+
+#include "glue.h"
+#include "gateway/gateway.h"
+
+APLOG_USE_MODULE(travel);
+
+typedef struct trv_workers trv_workers;
+
+typedef struct trv_srv_conf {
+    trv_config cfg;          /* unset fields are -1 / NULL until merged */
+    int upstreams_set;
+    trv_env *env;            /* per child, made in child_init */
+} trv_srv_conf;
+
+extern const command_rec trv_directives[];
+void *trv_create_srv_conf(apr_pool_t *p, server_rec *s);
+void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv);
+/* Fills defaults and reads the secret key file; NULL or the error. */
+const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c);
+
+/* Starts the configured number of worker threads in this child; they stop
+ * when *stopping becomes non-zero and are joined before pchild goes away. */
+trv_workers *trv_workers_start(apr_pool_t *pchild, server_rec *s, trv_env *env,
+                               const trv_job_kind *kinds, int n);
+void trv_workers_wake(void *workers);
+void trv_workers_stop(trv_workers *w);
+
+#endif

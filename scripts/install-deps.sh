@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mod_travel builds, runs and tests with.
+# As root it runs apt-get; otherwise it prints the one command to run.
+set -euo pipefail
+pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
+      libssl-dev postgresql libpq-dev libcmocka-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "mod_travel needs these Debian packages; install them with:" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Installing must not start the system's apache2 or PostgreSQL services.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod +x "$policy"; created_policy=1
+fi
+trap '[ $created_policy -eq 1 ] && rm -f "$policy"' EXIT
+if ! apt-get install -y -q "${missing[@]}" >/tmp/mod_travel-apt.log 2>&1; then
+  apt-get update -q >>/tmp/mod_travel-apt.log 2>&1
+  apt-get install -y -q "${missing[@]}" >>/tmp/mod_travel-apt.log 2>&1 || {
+    tail -20 /tmp/mod_travel-apt.log >&2; exit 1; }
+fi
