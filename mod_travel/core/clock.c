@@ -35,7 +35,7 @@ char *trv_time_format(apr_pool_t *p, apr_time_t t)
     long days;
     int y, mo, d;
     long sod;
-    if (ms < 0 && ms * 1000 != t) {
+    if (t < 0 && ms * 1000 != t) { /* floor, also for -999..-1 usec */
         ms--;
     }
     days = (long)(ms / 86400000);

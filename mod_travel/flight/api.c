@@ -112,7 +112,32 @@ static void list_bookings(trv_req *req, trv_resp *resp)
                      f.offset + rows->n < total, "total", (json_int_t)total));
 }
 
+static void get_booking(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    trv_rows *row;
+    trv_dbc *c;
+
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_fail_db(req, resp, NULL, 303, "reading a flight booking");
+        return;
+    }
+    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &row)
+        != APR_SUCCESS) {
+        trv_fail_db(req, resp, c, 304, "reading a flight booking");
+        trv_db_close(req->env->db, c);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (row->n == 0) {
+        trv_fail(req, resp, 404, "not_found", "No flight booking %s", id);
+        return;
+    }
+    trv_ok(req, resp, 200, booking_summary(req->pool, row, 0), NULL);
+}
+
 const trv_route trv_flight_routes[] = {
     {"GET", "/v1/flight/bookings", list_bookings, 0},
+    {"GET", "/v1/flight/bookings/{id:bkg}", get_booking, 0},
     {NULL, NULL, NULL, 0},
 };

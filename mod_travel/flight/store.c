@@ -5,6 +5,11 @@
 
 /* The filters are bound twice each ("value IS NULL OR column = value")
  * because apr_dbd numbers placeholders in order. */
+#define BOOKING_COLUMNS \
+    "id, supplier, status, currency, total_amount::text AS total_amount, " \
+    "supplier_reference, airline_pnr, trv_ts(created_at) AS created_at, " \
+    "trv_ts(updated_at) AS updated_at"
+
 #define LIST_SQL(ORDER) \
     "WITH f AS (SELECT * FROM flight_bookings WHERE org_id = %s AND user_id = %s " \
     "AND (%s::text IS NULL OR status = %s::text) " \
@@ -13,20 +18,18 @@
     "AND (%s::timestamptz IS NULL OR created_at >= %s::timestamptz) " \
     "AND (%s::timestamptz IS NULL OR created_at <= %s::timestamptz)), " \
     "t AS (SELECT count(*) AS total FROM f) " \
-    "SELECT t.total, p.id, p.supplier, p.status, p.currency, p.total_amount::text AS total_amount, " \
-    "p.supplier_reference, p.airline_pnr, trv_ts(p.created_at) AS created_at, " \
-    "trv_ts(p.updated_at) AS updated_at " \
-    "FROM t LEFT JOIN LATERAL (SELECT * FROM f ORDER BY " ORDER \
-    " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
+    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " BOOKING_COLUMNS \
+    " FROM f ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
 
-/* Unpriced bookings sort last in both directions. */
+/* Unpriced bookings sort last in both directions. Columns are qualified
+ * (f.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
 static const trv_stmt list_stmts[2][2] = {
-    {{"trv_flight_list_created_desc", LIST_SQL("created_at DESC, id DESC")},
-     {"trv_flight_list_created_asc", LIST_SQL("created_at ASC, id ASC")}},
+    {{"trv_flight_list_created_desc", LIST_SQL("f.created_at DESC, f.id DESC")},
+     {"trv_flight_list_created_asc", LIST_SQL("f.created_at ASC, f.id ASC")}},
     {{"trv_flight_list_total_desc",
-      LIST_SQL("total_amount DESC NULLS LAST, created_at DESC, id DESC")},
+      LIST_SQL("f.total_amount DESC NULLS LAST, f.created_at DESC, f.id DESC")},
      {"trv_flight_list_total_asc",
-      LIST_SQL("total_amount ASC NULLS LAST, created_at ASC, id ASC")}},
+      LIST_SQL("f.total_amount ASC NULLS LAST, f.created_at ASC, f.id ASC")}},
 };
 
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
@@ -52,4 +55,14 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
     }
     *page = rows;
     return APR_SUCCESS;
+}
+
+static const trv_stmt get_stmt = {"trv_flight_get",
+    "SELECT " BOOKING_COLUMNS " FROM flight_bookings "
+    "WHERE id = %s AND org_id = %s AND user_id = %s"};
+
+apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id, const char *id, trv_rows **row)
+{
+    return trv_db_select(c, p, &get_stmt, row, TRV_DB_ARGS(id, org_id, user_id));
 }

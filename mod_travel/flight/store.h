@@ -25,4 +25,8 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
                                    const trv_flight_filter *f, trv_rows **page,
                                    long *total);
 
+/* The booking if it belongs to this organization and user: 404 otherwise. */
+apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id, const char *id, trv_rows **row);
+
 #endif

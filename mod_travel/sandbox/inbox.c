@@ -220,8 +220,8 @@ static void put_behavior(trv_req *req, trv_resp *resp)
     }
     if (ra && !json_is_null(ra)) {
         if (json_is_integer(ra)) {
-            retry_after = apr_psprintf(req->pool, "%" JSON_INTEGER_FORMAT,
-                                       json_integer_value(ra));
+            retry_after = apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
+                                       (apr_int64_t)json_integer_value(ra));
         }
         else if (json_is_string(ra)) {
             retry_after = json_string_value(ra);
@@ -239,8 +239,8 @@ static void put_behavior(trv_req *req, trv_resp *resp)
             trv_errs_add(errs, "times", "must be a positive integer");
         }
         else {
-            remaining = apr_psprintf(req->pool, "%" JSON_INTEGER_FORMAT,
-                                     json_integer_value(times));
+            remaining = apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
+                                     (apr_int64_t)json_integer_value(times));
         }
     }
     if (trv_errs_any(errs)) {

@@ -1,0 +1,294 @@
+#include "e2e.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *e2e_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        fprintf(stderr, "e2e: %s is not set; run through tests/run-stack-tests.sh\n", name);
+        exit(2);
+    }
+    return v;
+}
+
+const char *e2e_url(void) { return e2e_env("TRAVEL_TEST_URL"); }
+const char *e2e_sandbox_url(void) { return e2e_env("TRAVEL_TEST_SANDBOX_URL"); }
+const char *e2e_conninfo(void) { return e2e_env("TRAVEL_TEST_DB"); }
+
+typedef struct buf {
+    char *p;
+    size_t n;
+} buf;
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *u)
+{
+    buf *b = u;
+    size_t n = size * nmemb;
+    b->p = realloc(b->p, b->n + n + 1);
+    memcpy(b->p + b->n, ptr, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return n;
+}
+
+e2e_resp *e2e_call(const char *base, const char *method, const char *path,
+                   const char *const *headers, const char *body)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *hl = NULL;
+    buf b = {calloc(1, 1), 0}, h = {calloc(1, 1), 0};
+    e2e_resp *r = calloc(1, sizeof(*r));
+    char url[4096];
+    CURLcode rc;
+
+    snprintf(url, sizeof(url), "%s%s", base, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "HEAD") == 0) {
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    }
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
+    hl = curl_slist_append(hl, "Expect:");
+    for (; headers && *headers; headers++) {
+        hl = curl_slist_append(hl, *headers);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    }
+    rc = curl_easy_perform(c);
+    if (rc != CURLE_OK) {
+        fail_msg("%s %s: %s", method, url, curl_easy_strerror(rc));
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(c);
+    r->body = b.p;
+    r->body_len = b.n;
+    r->headers = h.p;
+    r->json = json_loadb(b.p, b.n, 0, NULL);
+    return r;
+}
+
+static e2e_resp *keyed(const char *key, const char *method, const char *path,
+                       const char *body)
+{
+    char kh[512];
+    const char *hdrs[3] = {NULL, NULL, NULL};
+    int i = 0;
+    if (key) {
+        snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+        hdrs[i++] = kh;
+    }
+    if (body) {
+        hdrs[i++] = "Content-Type: application/json";
+    }
+    return e2e_call(e2e_url(), method, path, hdrs, body);
+}
+
+e2e_resp *e2e_get(const char *key, const char *path)
+{
+    return keyed(key, "GET", path, NULL);
+}
+
+e2e_resp *e2e_post(const char *key, const char *path, const char *json)
+{
+    return keyed(key, "POST", path, json);
+}
+
+void e2e_free(e2e_resp *r)
+{
+    if (r) {
+        json_decref(r->json);
+        free(r->body);
+        free(r->headers);
+        free(r);
+    }
+}
+
+char *e2e_header(const e2e_resp *r, const char *name)
+{
+    size_t n = strlen(name);
+    const char *line = r->headers;
+    while (line && *line) {
+        const char *end = strstr(line, "\r\n");
+        if (!end) {
+            end = line + strlen(line);
+        }
+        if ((size_t)(end - line) > n && strncasecmp(line, name, n) == 0 && line[n] == ':') {
+            const char *v = line + n + 1;
+            while (*v == ' ') {
+                v++;
+            }
+            return strndup(v, (size_t)(end - v));
+        }
+        line = *end ? end + 2 : end;
+    }
+    return NULL;
+}
+
+const char *e2e_error_code(const e2e_resp *r)
+{
+    const char *c = json_string_value(json_object_get(json_object_get(r->json, "error"),
+                                                      "code"));
+    return c ? c : "";
+}
+
+void e2e_assert_error(const e2e_resp *r, long status, const char *code)
+{
+    json_t *err = json_object_get(r->json, "error");
+    char *rid = e2e_header(r, "x-request-id");
+    char *ct = e2e_header(r, "content-type");
+    if (r->status != status || !err) {
+        fail_msg("expected %ld %s, got %ld: %s", status, code, r->status, r->body);
+    }
+    assert_string_equal(e2e_error_code(r), code);
+    assert_true(json_is_string(json_object_get(err, "message")));
+    assert_true(json_string_length(json_object_get(err, "message")) > 0);
+    assert_non_null(rid);
+    assert_string_equal(json_string_value(json_object_get(err, "request_id")), rid);
+    assert_non_null(ct);
+    assert_non_null(strstr(ct, "application/json"));
+    free(rid);
+    free(ct);
+}
+
+char *e2e_travelctl(const char *fmt, ...)
+{
+    char args[2048], cmd[4096], line[1024], *last = NULL;
+    va_list ap;
+    FILE *f;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof(cmd), "%s --db '%s' %s 2>/dev/null", e2e_env("TRAVEL_TEST_TRAVELCTL"),
+             e2e_conninfo(), args);
+    f = popen(cmd, "r");
+    if (!f) {
+        return NULL;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        free(last);
+        last = strdup(line);
+    }
+    if (pclose(f) != 0) {
+        free(last);
+        return NULL;
+    }
+    return last;
+}
+
+char *e2e_new_key(const char *org_id, const char *user)
+{
+    return e2e_travelctl("key create --org %s --user %s", org_id, user);
+}
+
+char *e2e_new_org_key(const char *user, char **org_id)
+{
+    char *org = e2e_travelctl("org create e2e-%ld-%d", e2e_now_ms(), (int)getpid());
+    char *key;
+    assert_non_null(org);
+    key = e2e_new_key(org, user);
+    assert_non_null(key);
+    if (org_id) {
+        *org_id = org;
+    }
+    else {
+        free(org);
+    }
+    return key;
+}
+
+static PGconn *db;
+
+PGconn *e2e_db(void)
+{
+    if (!db) {
+        db = PQconnectdb(e2e_conninfo());
+        if (PQstatus(db) != CONNECTION_OK) {
+            fail_msg("cannot connect to the test database: %s", PQerrorMessage(db));
+        }
+    }
+    return db;
+}
+
+static PGresult *query(const char *sql, int n, const char *const *params)
+{
+    PGresult *res = PQexecParams(e2e_db(), sql, n, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        fail_msg("SQL failed: %s: %s", sql, PQerrorMessage(e2e_db()));
+    }
+    return res;
+}
+
+long e2e_sql_long(const char *sql, int nparams, const char *const *params)
+{
+    PGresult *res = query(sql, nparams, params);
+    long v = (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) ? atol(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return v;
+}
+
+char *e2e_sql_text(const char *sql, int nparams, const char *const *params)
+{
+    PGresult *res = query(sql, nparams, params);
+    char *v = (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) ? strdup(PQgetvalue(res, 0, 0))
+                                                               : NULL;
+    PQclear(res);
+    return v;
+}
+
+void e2e_sql_exec(const char *sql, int nparams, const char *const *params)
+{
+    PQclear(query(sql, nparams, params));
+}
+
+void e2e_expect_log(const char *regex)
+{
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/expected-errors", e2e_env("TRAVEL_TEST_DIR"));
+    f = fopen(path, "a");
+    if (f) {
+        fprintf(f, "%s\n", regex);
+        fclose(f);
+    }
+}
+
+long e2e_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void e2e_sleep_ms(long ms)
+{
+    usleep((useconds_t)ms * 1000);
+}
+
+int e2e_run(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+    int rc;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    rc = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+    if (db) {
+        PQfinish(db);
+    }
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,68 @@
+/* The e2e harness: real HTTP (libcurl) to the httpd instances that
+ * tests/run-stack-tests.sh started, and direct SQL (libpq) to their
+ * database for setting up and checking state. */
+#ifndef TRV_E2E_H
+#define TRV_E2E_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+typedef struct e2e_resp {
+    long status;
+    char *body;
+    size_t body_len;
+    json_t *json;          /* parsed body, NULL if not JSON */
+    char *headers;         /* raw response headers */
+} e2e_resp;
+
+/* Environment set by the runner. */
+const char *e2e_env(const char *name);
+const char *e2e_url(void);         /* instance a (with the sandbox) */
+const char *e2e_sandbox_url(void);
+const char *e2e_conninfo(void);
+
+/* A request; headers is a NULL-terminated list of "Name: value" or NULL. */
+e2e_resp *e2e_call(const char *base, const char *method, const char *path,
+                   const char *const *headers, const char *body);
+/* GET/POST with the given API key (may be NULL: no x-api-key). */
+e2e_resp *e2e_get(const char *key, const char *path);
+e2e_resp *e2e_post(const char *key, const char *path, const char *json);
+void e2e_free(e2e_resp *r);
+/* The value of a response header (case-insensitive), malloc'd, or NULL. */
+char *e2e_header(const e2e_resp *r, const char *name);
+/* error.code of an error response, or "" */
+const char *e2e_error_code(const e2e_resp *r);
+/* Asserts the error envelope shape with this status and code. */
+void e2e_assert_error(const e2e_resp *r, long status, const char *code);
+
+/* Runs bin/travelctl against the test database; returns its last line of
+ * standard output (malloc'd) or NULL when it failed. */
+char *e2e_travelctl(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A new organization and a key for user `user` in it: returns the key. */
+char *e2e_new_org_key(const char *user, char **org_id);
+char *e2e_new_key(const char *org_id, const char *user);
+
+PGconn *e2e_db(void);
+/* Runs a query with text parameters; returns the first column of the first
+ * row as a long (0 when no row). Fails the test on a SQL error. */
+long e2e_sql_long(const char *sql, int nparams, const char *const *params);
+/* Same, as a malloc'd string (NULL when no row or NULL). */
+char *e2e_sql_text(const char *sql, int nparams, const char *const *params);
+void e2e_sql_exec(const char *sql, int nparams, const char *const *params);
+
+/* Tells the runner that error-log lines matching this extended regex are
+ * expected (a test that provokes failures on purpose). */
+void e2e_expect_log(const char *regex);
+
+/* Milliseconds since an arbitrary start. */
+long e2e_now_ms(void);
+void e2e_sleep_ms(long ms);
+
+int e2e_run(const char *name, const struct CMUnitTest *tests, size_t n);
+#define E2E_RUN(name, tests) e2e_run(name, tests, sizeof(tests) / sizeof(tests[0]))
+
+#endif

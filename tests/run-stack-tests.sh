@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Runs the db and e2e tests against a throwaway stack: its own PostgreSQL
+# cluster and httpd instances on free ports, in a temporary folder, so it
+# passes while `make run` is up. The stack:
+#   a     mod_travel + mod_travel_sandbox (the instance tests talk to)
+#   b     a second mod_travel on the same database (shared job queue)
+#   nodb  a mod_travel whose database is unreachable (503 answers)
+# A run fails on any test failure and on any unexpected [error], [crit],
+# [alert] or [emerg] line in the error logs of a and b.
+set -uo pipefail
+B=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$B" && pwd)
+dir=$(mktemp -d /tmp/mod_travel-test.XXXXXX)
+chmod 755 "$dir"
+
+used=" "
+free_port() {
+  local p
+  while :; do
+    p=$(( 20000 + RANDOM % 40000 ))
+    [[ $used == *" $p "* ]] && continue
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
+  done
+}
+
+export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+PORT_B=$(free_port)
+PORT_NODB=$(free_port)
+export TRAVEL_RETRY_SCHEDULE="1 1 1" TRAVEL_JOB_LEASE=3s TRAVEL_JOB_POLL=100ms STACK_PG_FAST=1
+stack="$root/scripts/stack.sh"
+failed=0
+
+cleanup() {
+  "$stack" stop "$dir" >/dev/null 2>&1
+  if [ $failed -eq 0 ]; then
+    rm -rf "$dir"
+  else
+    echo "The failed run's stack is kept in $dir (logs under httpd-*/)."
+  fi
+}
+trap cleanup EXIT
+
+"$stack" pg-start "$dir" || { failed=1; exit 1; }
+conninfo=$(cat "$dir/db.conninfo")
+export TRAVEL_TEST_DB="$conninfo" TRAVEL_TEST_DIR="$dir" TRAVEL_TEST_TRAVELCTL="$root/bin/travelctl"
+
+run_suite() {
+  local kind=$1 t name out
+  shopt -s nullglob
+  for t in "$B/tests/$kind"/test_*; do
+    name=${t##*/}
+    out="$dir/$kind-$name.log"
+    if "$t" >"$out" 2>&1; then
+      passed=$(grep -Eo 'PASSED +\] +[0-9]+' "$out" | grep -Eo '[0-9]+$' || echo 0)
+      total_passed=$((total_passed + passed))
+      printf '  %-4s %-28s ok (%s tests)\n' "$kind" "$name" "$passed"
+    else
+      failed=1
+      printf '  %-4s %-28s FAILED\n' "$kind" "$name"
+      sed 's/^/      /' "$out"
+    fi
+  done
+}
+
+total_passed=0
+echo "db and e2e tests (stack in $dir)"
+run_suite db
+
+"$stack" httpd-start "$dir" a || { failed=1; exit 1; }
+TRAVEL_PORT=$PORT_B STACK_NO_SANDBOX=1 "$stack" httpd-start "$dir" b || { failed=1; exit 1; }
+TRAVEL_PORT=$PORT_NODB STACK_NO_SANDBOX=1 TRAVEL_WORKERS=0 TRAVEL_DB_HOST="$dir/no-database-here" \
+  "$stack" httpd-start "$dir" nodb || { failed=1; exit 1; }
+export TRAVEL_TEST_URL="http://127.0.0.1:$TRAVEL_PORT"
+export TRAVEL_TEST_URL_B="http://127.0.0.1:$PORT_B"
+export TRAVEL_TEST_URL_NODB="http://127.0.0.1:$PORT_NODB"
+export TRAVEL_TEST_SANDBOX_URL="http://127.0.0.1:$TRAVEL_SANDBOX_PORT"
+touch "$dir/expected-errors"
+run_suite e2e
+
+# Stop first so lines logged while stopping are checked too.
+"$stack" stop "$dir" >/dev/null 2>&1
+for inst in a b; do
+  log="$dir/httpd-$inst/error.log"
+  bad=$(grep -E '\[[a-z_0-9]*:(error|crit|alert|emerg)\]' "$log" | grep -Ev -f <(grep -v '^$' "$dir/expected-errors"; echo '^$') || true)
+  if [ -n "$bad" ]; then
+    failed=1
+    echo "  unexpected error-log lines in httpd $inst:"
+    echo "$bad" | sed 's/^/      /'
+  fi
+  # Our own failure lines must carry a request id and a TRV tag.
+  untagged=$(grep -E '\[travel(_sandbox)?:(error|crit|alert|emerg)\]' "$log" | grep -Ev 'TRV[0-9]+: .*\[request_id ' || true)
+  if [ -n "$untagged" ]; then
+    failed=1
+    echo "  mod_travel error lines without a TRV tag or request id in httpd $inst:"
+    echo "$untagged" | sed 's/^/      /'
+  fi
+done
+echo "db + e2e: $total_passed tests passed"
+[ $failed -eq 0 ] && echo "all stack tests passed" || echo "STACK TESTS FAILED"
+exit $failed
