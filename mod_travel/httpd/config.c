@@ -8,6 +8,7 @@
 #include <apr_strings.h>
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define UNSET -1
 
@@ -42,7 +43,16 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_poll);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
-    MERGE_PTR(secret_key_file);
+    if (add->cfg.have_secret_key) {
+        n->cfg.secret_key_file = add->cfg.secret_key_file;
+        memcpy(n->cfg.secret_key, add->cfg.secret_key, sizeof(n->cfg.secret_key));
+        n->cfg.have_secret_key = 1;
+    }
+    else {
+        n->cfg.secret_key_file = base->cfg.secret_key_file;
+        memcpy(n->cfg.secret_key, base->cfg.secret_key, sizeof(n->cfg.secret_key));
+        n->cfg.have_secret_key = base->cfg.have_secret_key;
+    }
     return n;
 }
 
@@ -263,38 +273,6 @@ static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_poll);
 }
 
-static const char *set_secret_file(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    conf_of(cmd)->cfg.secret_key_file = ap_server_root_relative(cmd->pool, arg);
-    return NULL;
-}
-
-const command_rec trv_directives[] = {
-    AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
-        "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
-    AP_INIT_RAW_ARGS("TravelPaymentProvider", set_payment, NULL, RSRC_CONF,
-        "BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
-    AP_INIT_TAKE1("TravelWorkerThreads", set_workers, NULL, RSRC_CONF,
-        "background worker threads per child (0-64, default 2)"),
-    AP_INIT_RAW_ARGS("TravelWebhookRetrySchedule", set_retry, NULL, RSRC_CONF,
-        "delays between webhook attempts (default 1m 5m 30m 2h 12h 24h)"),
-    AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
-        "largest accepted request body (default 1M)"),
-    AP_INIT_TAKE1("TravelUpstreamMaxResponse", set_max_response, NULL, RSRC_CONF,
-        "largest accepted supplier response (default 8M)"),
-    AP_INIT_ITERATE("TravelWebhookAllowNetwork", set_allow, NULL, RSRC_CONF,
-        "networks (CIDR) allowed as webhook targets despite the SSRF rules; "
-        "http:// is accepted only inside them"),
-    AP_INIT_TAKE1("TravelJobLease", set_lease, NULL, RSRC_CONF,
-        "how long a claimed background job is reserved (default 60s)"),
-    AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
-        "how often idle workers look for due jobs (default 500ms)"),
-    AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
-        "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
-    {NULL}
-};
-
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -328,6 +306,44 @@ static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
     return NULL;
 }
 
+/* Read here, at configuration time, so `apachectl configtest` catches a
+ * missing or malformed key file. */
+static const char *set_secret_file(cmd_parms *cmd, void *d, const char *arg)
+{
+    trv_config *cfg = &conf_of(cmd)->cfg;
+    (void)d;
+    cfg->secret_key_file = ap_server_root_relative(cmd->pool, arg);
+    if (!cfg->secret_key_file) {
+        return apr_psprintf(cmd->pool, "TravelSecretKeyFile: invalid path %s", arg);
+    }
+    return read_secret_key(cmd->pool, cfg);
+}
+
+const command_rec trv_directives[] = {
+    AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
+        "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_RAW_ARGS("TravelPaymentProvider", set_payment, NULL, RSRC_CONF,
+        "BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_TAKE1("TravelWorkerThreads", set_workers, NULL, RSRC_CONF,
+        "background worker threads per child (0-64, default 2)"),
+    AP_INIT_RAW_ARGS("TravelWebhookRetrySchedule", set_retry, NULL, RSRC_CONF,
+        "delays between webhook attempts (default 1m 5m 30m 2h 12h 24h)"),
+    AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
+        "largest accepted request body (default 1M)"),
+    AP_INIT_TAKE1("TravelUpstreamMaxResponse", set_max_response, NULL, RSRC_CONF,
+        "largest accepted supplier response (default 8M)"),
+    AP_INIT_ITERATE("TravelWebhookAllowNetwork", set_allow, NULL, RSRC_CONF,
+        "networks (CIDR) allowed as webhook targets despite the SSRF rules; "
+        "http:// is accepted only inside them"),
+    AP_INIT_TAKE1("TravelJobLease", set_lease, NULL, RSRC_CONF,
+        "how long a claimed background job is reserved (default 60s)"),
+    AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
+        "how often idle workers look for due jobs (default 500ms)"),
+    AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
+        "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
+    {NULL}
+};
+
 const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
 {
     trv_config *cfg = &c->cfg;
@@ -352,9 +368,6 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (!cfg->webhook_allow) {
         cfg->webhook_allow = apr_array_make(p, 1, sizeof(trv_cidr));
-    }
-    if (cfg->secret_key_file && !cfg->have_secret_key) {
-        return read_secret_key(p, cfg);
     }
     return NULL;
 }

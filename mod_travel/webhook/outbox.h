@@ -1,0 +1,20 @@
+/* The events outbox. A domain calls trv_outbox_emit inside the transaction
+ * that makes the change; the event and the job that publishes it commit or
+ * roll back with it. */
+#ifndef TRV_WEBHOOK_OUTBOX_H
+#define TRV_WEBHOOK_OUTBOX_H
+
+#include "core/db.h"
+
+#include <jansson.h>
+
+#define TRV_EVENT_PUBLISH_JOB "event.publish"
+
+/* type is e.g. "flight.booking.confirmed"; its family is the part before
+ * the first dot. data becomes the event's "data" (for booking events
+ * {"booking": {...}}). *event_id may be NULL. */
+apr_status_t trv_outbox_emit(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                             const char *type, const json_t *data,
+                             const char **event_id);
+
+#endif

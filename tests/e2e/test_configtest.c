@@ -1,0 +1,85 @@
+/* A wrong mod_travel directive fails `apachectl configtest` with a message
+ * that names the directive and what is wrong. */
+#include "e2e.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs apache2 -t on the test instance's configuration plus `extra`;
+ * returns the exit status and fills out with what it printed. */
+static int configtest(const char *extra, char *out, size_t n)
+{
+    char base[4096], conf[4096], cmd[8300];
+    FILE *in, *f, *p;
+    size_t len = 0, r;
+    char buf[4096];
+    snprintf(base, sizeof(base), "%s/httpd-a/httpd.conf", e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(conf, sizeof(conf), "%s/configtest.conf", e2e_env("TRAVEL_TEST_DIR"));
+    in = fopen(base, "r");
+    f = fopen(conf, "w");
+    assert_non_null(in);
+    assert_non_null(f);
+    while ((r = fread(buf, 1, sizeof(buf), in)) > 0) {
+        fwrite(buf, 1, r, f);
+    }
+    fprintf(f, "\n%s\n", extra);
+    fclose(in);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -t -f %s 2>&1", conf);
+    p = popen(cmd, "r");
+    out[0] = '\0';
+    while (p && len < n - 1 && fgets(out + len, (int)(n - len), p)) {
+        len = strlen(out);
+    }
+    return pclose(p);
+}
+
+static void expect_refused(const char *directive, const char *message)
+{
+    char out[8192];
+    int rc = configtest(directive, out, sizeof(out));
+    if (rc == 0 || !strstr(out, message)) {
+        fail_msg("%s: expected a failure mentioning '%s', got (%d): %s", directive, message,
+                 rc, out);
+    }
+}
+
+static void the_test_configuration_is_valid(void **state)
+{
+    char out[8192];
+    (void)state;
+    assert_int_equal(configtest("", out, sizeof(out)), 0);
+    assert_non_null(strstr(out, "Syntax OK"));
+}
+
+static void wrong_directives_are_refused(void **state)
+{
+    (void)state;
+    expect_refused("TravelWorkerThreads 500", "TravelWorkerThreads must be a number from 0 to 64");
+    expect_refused("TravelWorkerThreads two", "TravelWorkerThreads must be a number");
+    expect_refused("TravelSupplier supplier_x http://127.0.0.1:1", "must be upper-case");
+    expect_refused("TravelSupplier SUPPLIER_A http://127.0.0.1:1", "SUPPLIER_A is configured twice");
+    expect_refused("TravelSupplier SUPPLIER_X ftp://host", "must start with http:// or https://");
+    expect_refused("TravelSupplier SUPPLIER_X https://host/ timeout=3s", "must not end with /");
+    expect_refused("TravelSupplier SUPPLIER_X https://host colour=blue", "unknown option 'colour'");
+    expect_refused("TravelSupplier SUPPLIER_X https://host timeout=soon", "timeout must be a number");
+    expect_refused("TravelPaymentProvider payments.example", "must start with http://");
+    expect_refused("TravelWebhookRetrySchedule 1m 5x", "'5x' has an unknown unit");
+    expect_refused("TravelWebhookRetrySchedule", "takes 1 to 20 delays");
+    expect_refused("TravelMaxBodySize lots", "TravelMaxBodySize must be a number of bytes");
+    expect_refused("TravelWebhookAllowNetwork 300.1.1.1/8", "is not an IPv4 or IPv6 address");
+    expect_refused("TravelWebhookAllowNetwork 10.0.0.0/40", "invalid prefix length");
+    expect_refused("TravelJobLease 0", "TravelJobLease must be positive");
+    expect_refused("TravelSecretKeyFile /nonexistent/key", "cannot be read");
+    expect_refused("TravelNoSuchDirective on", "Invalid command 'TravelNoSuchDirective'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_test_configuration_is_valid),
+        cmocka_unit_test(wrong_directives_are_refused),
+    };
+    return E2E_RUN("configtest", tests);
+}
