@@ -60,6 +60,9 @@ const char *trv_parse_size(const char *s, apr_off_t *out)
         return "must be a number of bytes, optionally with K or M";
     }
     v = strtoll(s, &end, 10);
+    if (v > 1024LL * 1024 * 1024) { /* before scaling, which could overflow */
+        return "must be between 1 byte and 1G";
+    }
     if (*end == 'K' || *end == 'k') {
         v *= 1024;
         end++;

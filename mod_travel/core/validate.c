@@ -2,10 +2,23 @@
 #include "clock.h"
 
 #include <apr_strings.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Length in characters (UTF-8 code points), as messages say "characters". */
+static size_t utf8_length(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) {
+        if (((unsigned char)*s & 0xC0) != 0x80) {
+            n++;
+        }
+    }
+    return n;
+}
 
 typedef struct count_ctx {
     const char *const *known;
@@ -55,8 +68,11 @@ long trv_query_int(apr_table_t *q, const char *name, long dflt, long min,
     }
     errno = 0;
     n = strtol(v, &end, 10);
+    /* Canonical decimal only: strtol would also take leading whitespace,
+     * '+' and leading zeros. */
     if (!*v || *end || errno || n < min || n > max
-        || (v[0] == '0' && v[1]) || v[0] == '+' || v[0] == ' ') {
+        || !(isdigit((unsigned char)v[0]) || v[0] == '-')
+        || (v[0] == '0' && v[1]) || (v[0] == '-' && v[1] == '0')) {
         if (max == LONG_MAX) {
             trv_errs_add(errs, name, "must be an integer >= %ld", min);
         }
@@ -96,7 +112,7 @@ const char *trv_query_str(apr_table_t *q, const char *name, size_t min,
     if (!v) {
         return NULL;
     }
-    len = strlen(v);
+    len = utf8_length(v);
     if (len < min || len > max) {
         if (max >= 100000) {
             trv_errs_add(errs, name, "must be at least %" APR_SIZE_T_FMT " characters", min);
@@ -162,7 +178,7 @@ const char *trv_json_req_str(const json_t *obj, const char *key,
         trv_errs_add(errs, field, "must be a string");
         return NULL;
     }
-    len = json_string_length(v);
+    len = utf8_length(json_string_value(v));
     if (len < min || len > max) {
         trv_errs_add(errs, field, "must be %" APR_SIZE_T_FMT " to %" APR_SIZE_T_FMT " characters", min, max);
         return NULL;

@@ -1,0 +1,98 @@
+#include "upstream.h"
+#include "json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+const char *trv_up_status_name(trv_up_status s)
+{
+    switch (s) {
+    case TRV_UP_OK: return "ok";
+    case TRV_UP_NOT_FOUND: return "not_found";
+    case TRV_UP_REJECTED: return "rejected";
+    case TRV_UP_DECLINED: return "declined";
+    case TRV_UP_UNAVAILABLE: return "unavailable";
+    case TRV_UP_TIMEOUT: return "timeout";
+    default: return "bad_response";
+    }
+}
+
+static trv_up_status classify(int status)
+{
+    if (status >= 200 && status < 300) {
+        return TRV_UP_OK;
+    }
+    if (status == 404) {
+        return TRV_UP_NOT_FOUND;
+    }
+    if (status == 402) {
+        return TRV_UP_DECLINED;
+    }
+    if (status == 429 || status >= 500) {
+        return TRV_UP_UNAVAILABLE;
+    }
+    return TRV_UP_REJECTED;
+}
+
+trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                const char *method, const char *path,
+                                const json_t *body, const char *request_id,
+                                const char *idempotency_key, trv_up_result *res)
+{
+    trv_http_req hr;
+    trv_http_resp hs;
+    const char *err = NULL;
+    json_t *e;
+
+    memset(res, 0, sizeof(*res));
+    memset(&hr, 0, sizeof(hr));
+    hr.method = method;
+    hr.url = apr_pstrcat(p, up->base_url, path, NULL);
+    hr.headers = apr_table_make(p, 4);
+    apr_table_setn(hr.headers, "Accept", "application/json");
+    if (up->api_key) {
+        apr_table_setn(hr.headers, "Authorization",
+                       apr_pstrcat(p, "Bearer ", up->api_key, NULL));
+    }
+    if (idempotency_key) {
+        apr_table_setn(hr.headers, "Idempotency-Key", idempotency_key);
+    }
+    if (body) {
+        hr.body = trv_json_dump(p, body);
+        hr.body_len = strlen(hr.body);
+        apr_table_setn(hr.headers, "Content-Type", "application/json");
+    }
+    hr.connect_timeout = up->connect_timeout;
+    hr.timeout = up->timeout;
+    hr.max_response = env->cfg ? env->cfg->max_response : 0;
+    hr.request_id = request_id;
+
+    if (trv_http_perform(env->http, p, &hr, &hs) != APR_SUCCESS) {
+        res->elapsed = hs.elapsed;
+        res->message = apr_psprintf(p, "%s %s: %s", method, hr.url, hs.error);
+        /* A request that may have reached the upstream and got no answer
+         * has an unknown outcome; a refused connection changed nothing. */
+        res->status = hs.timed_out ? TRV_UP_TIMEOUT : TRV_UP_UNAVAILABLE;
+        return res->status;
+    }
+    res->elapsed = hs.elapsed;
+    res->http_status = hs.status;
+    if (hs.body_len) {
+        res->body = trv_json_parse(p, hs.body, hs.body_len, &err);
+    }
+    res->status = classify(hs.status);
+    e = json_object_get(res->body, "error");
+    if (json_is_object(e)) {
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message");
+    }
+    if (!res->message && res->status != TRV_UP_OK) {
+        res->message = apr_psprintf(p, "%s %s answered %d", method, hr.url, hs.status);
+    }
+    if (res->status == TRV_UP_OK && hs.body_len && !res->body) {
+        res->status = TRV_UP_BAD_RESPONSE;
+        res->message = apr_psprintf(p, "%s %s: the answer is not JSON (%s)", method, hr.url,
+                                    err);
+    }
+    return res->status;
+}

@@ -1,0 +1,42 @@
+/* Calling an upstream JSON API (a supplier, the payment provider): bearer
+ * authentication, timeouts and the response cap from its configuration,
+ * x-request-id sent along, and the answer sorted into what the caller must
+ * do about it. Adapters build on this; none calls libcurl. */
+#ifndef TRV_UPSTREAM_H
+#define TRV_UPSTREAM_H
+
+#include "config.h"
+#include "env.h"
+
+#include <jansson.h>
+
+typedef enum {
+    TRV_UP_OK = 0,        /* 2xx */
+    TRV_UP_NOT_FOUND,     /* 404 */
+    TRV_UP_REJECTED,      /* 400, 409, 422: the upstream refused, for good */
+    TRV_UP_DECLINED,      /* 402: a payment was declined */
+    TRV_UP_UNAVAILABLE,   /* 5xx, 429, connection failure: nothing happened, try later */
+    TRV_UP_TIMEOUT,       /* no answer in time: the outcome is unknown */
+    TRV_UP_BAD_RESPONSE   /* an answer that is not the JSON expected */
+} trv_up_status;
+
+typedef struct trv_up_result {
+    trv_up_status status;
+    int http_status;        /* 0 without an HTTP answer */
+    json_t *body;           /* pool-bound parsed body (NULL if none / not JSON) */
+    const char *code;       /* the upstream's error code, when it gave one */
+    const char *message;    /* a sentence for logs and failure descriptions */
+    apr_interval_time_t elapsed;
+} trv_up_result;
+
+/* method + base_url + path; body (may be NULL) is sent as JSON. Returns the
+ * classification also stored in res->status. Error bodies of the form
+ * {"error": {"code", "message"}} fill res->code and res->message. */
+trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                const char *method, const char *path,
+                                const json_t *body, const char *request_id,
+                                const char *idempotency_key, trv_up_result *res);
+
+const char *trv_up_status_name(trv_up_status s);
+
+#endif

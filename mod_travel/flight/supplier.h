@@ -1,0 +1,106 @@
+/* The flight supplier interface: what every supplier adapter implements.
+ * Adapters translate one supplier's wire API (over core/upstream) into the
+ * shapes below, which are the service's own API shapes where one exists.
+ * All JSON handed back is pool-bound (trv_json_bind on ctx->pool).
+ *
+ * Results: TRV_UP_OK, or the trv_up_status that says what happened:
+ *   NOT_FOUND     the offer / order / airline does not exist (or expired)
+ *   REJECTED      the supplier refused for good (code + message say why)
+ *   UNAVAILABLE   nothing happened; safe to retry later
+ *   TIMEOUT       no answer in time: for book, the outcome is unknown
+ *   BAD_RESPONSE  the supplier answered nonsense
+ * with err->code / err->message filled for every non-OK result. */
+#ifndef TRV_FLIGHT_SUPPLIER_H
+#define TRV_FLIGHT_SUPPLIER_H
+
+#include "core/upstream.h"
+
+#include <jansson.h>
+
+typedef struct trv_flight_ctx {
+    trv_env *env;
+    apr_pool_t *pool;
+    const char *request_id;      /* sent upstream as x-request-id */
+    const trv_upstream *up;      /* this supplier's configuration */
+} trv_flight_ctx;
+
+typedef struct trv_sup_err {
+    const char *code;
+    const char *message;
+} trv_sup_err;
+
+typedef struct trv_flight_supplier {
+    const char *name;            /* SUPPLIER_A, SUPPLIER_B */
+
+    /* query: {journeys: [{origin, destination, date}], passengers: {adults,
+     *   children, infants}, cabin_class?, limit} (validated by the caller).
+     * *offers: array of API flight offers (offer_reference, total_amount,
+     *   expires_at, fare_family, refundable, fare_conditions,
+     *   documents_required, included_baggage, journeys[], total_duration_minutes).
+     * *truncated: more offers matched than returned. */
+    trv_up_status (*search)(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
+                            int *truncated, trv_sup_err *err);
+
+    /* *bags: array of CONTRACT.md bag entries {id: "bag_...", type:
+     * "BAGGAGE", baggage {type, max_weight_kg}, passenger_index,
+     * journey_index, unit_amount, max_quantity}; [] when none are sold. */
+    trv_up_status (*bags)(trv_flight_ctx *ctx, const char *offer_reference,
+                          json_t **bags, trv_sup_err *err);
+
+    /* Binds and re-prices the offer for these passengers and services.
+     * passengers: the prebook passengers (with loyalty_accounts, membership
+     * numbers in full); services: [{id, quantity}].
+     * *priced: {total_amount, fare_amount, fare_tax_amount, services_amount,
+     *   currency, expires_at, fare_brand, fare_conditions, cancellation_policy,
+     *   journeys[] (API booking journeys with segment ids; passengers in
+     *   segments use the passenger index as passenger_id until the caller
+     *   assigns psg_ ids), services[] {bag_id, passenger_index,
+     *   journey_index, quantity, unit_amount, total_amount, baggage},
+     *   member_price (bool), hold {held (bool), expires_at},
+     *   supplier_data (opaque object the adapter needs at book: keep as is)}.
+     * SUPPLIER_A reserves nothing; SUPPLIER_B creates a checkout (held). */
+    trv_up_status (*prebook)(trv_flight_ctx *ctx, const char *offer_reference,
+                             const json_t *passengers, const json_t *contact,
+                             const json_t *services, json_t **priced, trv_sup_err *err);
+
+    /* Issues the order. booking: {id, supplier_data, total_amount,
+     * passengers, contact, services}; payment: {authorization_id} when
+     * the service paid (SUPPLIER_A), NULL when the supplier collects payment.
+     * idempotency_key: the same for every attempt of one booking.
+     * *order: {order_id, status: "TICKETED"|"PENDING"|"FAILED",
+     *   airline_pnr?, failure? {code, description},
+     *   payment? {collected_by, amount, card? {brand,last4,funding,wallet}}}. */
+    trv_up_status (*book)(trv_flight_ctx *ctx, const json_t *booking,
+                          const json_t *payment, const char *idempotency_key,
+                          json_t **order, trv_sup_err *err);
+
+    /* The order as the supplier has it now: same shape as book's *order
+     * plus status "CANCELED" and airline_initiated_changes[]. */
+    trv_up_status (*read_order)(trv_flight_ctx *ctx, const char *order_id,
+                                json_t **order, trv_sup_err *err);
+
+    /* The airline's own quote: {fee, refundable_amount} (Money);
+     * NOT_FOUND / REJECTED when the airline cannot quote (the caller then
+     * estimates from the stored fare terms). */
+    trv_up_status (*cancellation_quote)(trv_flight_ctx *ctx, const char *order_id,
+                                        json_t **quote, trv_sup_err *err);
+
+    /* Cancels the order: *result {fee, refund_amount} (Money) on OK;
+     * REJECTED with code/message when the airline refuses. */
+    trv_up_status (*cancel)(trv_flight_ctx *ctx, const char *order_id,
+                            const char *idempotency_key, json_t **result,
+                            trv_sup_err *err);
+
+    /* {iata_code, icao_code, name, country, alliance, logo_url, is_active}. */
+    trv_up_status (*airline)(trv_flight_ctx *ctx, const char *iata_code,
+                             json_t **airline, trv_sup_err *err);
+} trv_flight_supplier;
+
+/* The adapters. */
+extern const trv_flight_supplier trv_supplier_a;
+extern const trv_flight_supplier trv_supplier_b;
+
+/* The adapter for a supplier name, or NULL. */
+const trv_flight_supplier *trv_flight_supplier_named(const char *name);
+
+#endif

@@ -1,0 +1,59 @@
+/* The payment provider interface (authorize, capture, refund, SDK tokens)
+ * and its one adapter. Results use core/upstream's trv_up_status; a
+ * declined card is TRV_UP_DECLINED with err->code (e.g. card_declined). */
+#ifndef TRV_PAYMENT_PROVIDER_H
+#define TRV_PAYMENT_PROVIDER_H
+
+#include "core/money.h"
+#include "core/upstream.h"
+
+#include <jansson.h>
+
+typedef struct trv_pay_ctx {
+    trv_env *env;
+    apr_pool_t *pool;
+    const char *request_id;
+    const trv_upstream *up;       /* the TravelPaymentProvider configuration */
+} trv_pay_ctx;
+
+typedef struct trv_pay_err {
+    const char *code;
+    const char *message;
+} trv_pay_err;
+
+/* What every call returns about an authorization (pool-bound fields):
+ * {id, status: "AUTHORIZED"|"CAPTURED"|"VOIDED", amount (Money),
+ *  card: {brand, last4, funding, wallet} or null when not readable yet}. */
+typedef struct trv_payment_provider {
+    const char *name;
+
+    /* Authorizes `amount` on a saved instrument. idempotency_key makes
+     * retries safe: the same key returns the same authorization. */
+    trv_up_status (*authorize)(trv_pay_ctx *ctx, const char *instrument_id,
+                               const trv_money *amount, const char *idempotency_key,
+                               json_t **auth, trv_pay_err *err);
+    trv_up_status (*capture)(trv_pay_ctx *ctx, const char *authorization_id,
+                             const trv_money *amount, const char *idempotency_key,
+                             json_t **auth, trv_pay_err *err);
+    trv_up_status (*void_auth)(trv_pay_ctx *ctx, const char *authorization_id,
+                               json_t **auth, trv_pay_err *err);
+    /* Reads it again (a card that was not readable at capture may be now). */
+    trv_up_status (*read)(trv_pay_ctx *ctx, const char *authorization_id,
+                          json_t **auth, trv_pay_err *err);
+    /* *refund: {id, status: "PENDING"|"SUCCEEDED", amount}. */
+    trv_up_status (*refund)(trv_pay_ctx *ctx, const char *authorization_id,
+                            const trv_money *amount, const char *idempotency_key,
+                            json_t **refund, trv_pay_err *err);
+    /* A client-side SDK session for `amount`: *token {provider, token}.
+     * The customer's device authorizes against the token; */
+    trv_up_status (*sdk_token)(trv_pay_ctx *ctx, const trv_money *amount,
+                               const char *idempotency_key, json_t **token,
+                               trv_pay_err *err);
+    /* ... and this finds the authorization it made (NOT_FOUND: not paid yet). */
+    trv_up_status (*sdk_authorization)(trv_pay_ctx *ctx, const char *token,
+                                       json_t **auth, trv_pay_err *err);
+} trv_payment_provider;
+
+extern const trv_payment_provider trv_payment_adapter;
+
+#endif

@@ -1,0 +1,372 @@
+/* Money: amounts are integer minor units of an ISO 4217 currency and reach
+ * JSON as the exact decimal the user expects (0.1 + 0.2 EUR prints 0.3,
+ * 1234 JPY prints 1234, 1.234 KWD prints 1.234); parsing refuses anything
+ * that is not an exact amount of the currency, and sums never mix
+ * currencies or leave the range the JSON printer reproduces exactly. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/money.h"
+
+static int pool_setup(void **state)
+{
+    apr_pool_t *p;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
+        return -1;
+    }
+    *state = p;
+    return 0;
+}
+
+static int pool_teardown(void **state)
+{
+    apr_pool_destroy(*state);
+    return 0;
+}
+
+/* The JSON text of {amount, currency} for minor units of currency. */
+static const char *money_text(apr_pool_t *p, apr_int64_t minor, const char *cur)
+{
+    trv_money m;
+    assert_int_equal(trv_money_make(&m, minor, cur), APR_SUCCESS);
+    return trv_json_dump(p, trv_json_bind(p, trv_money_json(&m)));
+}
+
+static apr_int64_t parse_ok(const char *s, int exponent)
+{
+    apr_int64_t minor = -424242;
+    assert_int_equal(trv_money_parse_decimal(s, exponent, &minor), APR_SUCCESS);
+    return minor;
+}
+
+static void parse_bad(const char *s, int exponent)
+{
+    apr_int64_t minor = -424242;
+    if (trv_money_parse_decimal(s, exponent, &minor) == APR_SUCCESS) {
+        fail_msg("\"%s\" (exponent %d) was accepted as %" APR_INT64_T_FMT,
+                 s, exponent, minor);
+    }
+    assert_true(minor == -424242); /* untouched on failure */
+}
+
+static void test_exponents(void **state)
+{
+    (void)state;
+    assert_int_equal(trv_currency_exponent("EUR"), 2);
+    assert_int_equal(trv_currency_exponent("USD"), 2);
+    assert_int_equal(trv_currency_exponent("JPY"), 0);
+    assert_int_equal(trv_currency_exponent("KWD"), 3);
+    assert_int_equal(trv_currency_exponent("CLF"), 4);
+    /* First and last of the table: the binary search reaches both ends. */
+    assert_int_equal(trv_currency_exponent("AED"), 2);
+    assert_int_equal(trv_currency_exponent("ZWG"), 2);
+}
+
+static void test_unknown_currency(void **state)
+{
+    trv_money m;
+    (void)state;
+    assert_int_equal(trv_currency_exponent("XXX"), -1);
+    assert_int_equal(trv_currency_exponent("eur"), -1);
+    assert_int_equal(trv_currency_exponent("EU"), -1);
+    assert_int_equal(trv_currency_exponent("EURO"), -1);
+    assert_int_equal(trv_currency_exponent(""), -1);
+    assert_int_equal(trv_currency_exponent(NULL), -1);
+    assert_int_not_equal(trv_money_make(&m, 100, "XXX"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_make(&m, 100, "eur"), APR_SUCCESS);
+}
+
+static void test_point_one_plus_point_two(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_money a, b;
+    assert_int_equal(trv_money_make(&a, 10, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&b, 20, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_add(&a, &b), APR_SUCCESS);
+    assert_true(a.minor == 30);
+    assert_string_equal(trv_json_dump(p, trv_json_bind(p, trv_money_json(&a))),
+                        "{\"amount\":0.3,\"currency\":\"EUR\"}");
+}
+
+static void test_json_decimals(void **state)
+{
+    apr_pool_t *p = *state;
+    assert_string_equal(money_text(p, 1234, "JPY"),
+                        "{\"amount\":1234,\"currency\":\"JPY\"}");
+    assert_string_equal(money_text(p, 1234, "KWD"),
+                        "{\"amount\":1.234,\"currency\":\"KWD\"}");
+    assert_string_equal(money_text(p, 1500, "KWD"),
+                        "{\"amount\":1.5,\"currency\":\"KWD\"}");
+    assert_string_equal(money_text(p, 1230, "EUR"),
+                        "{\"amount\":12.3,\"currency\":\"EUR\"}");
+    assert_string_equal(money_text(p, 1, "EUR"),
+                        "{\"amount\":0.01,\"currency\":\"EUR\"}");
+    /* The largest amount still prints back exactly. */
+    assert_string_equal(money_text(p, TRV_MONEY_MAX_MINOR, "EUR"),
+                        "{\"amount\":9999999999999.99,\"currency\":\"EUR\"}");
+}
+
+static void test_whole_amounts_are_integers(void **state)
+{
+    apr_pool_t *p = *state;
+    json_t *amount;
+    assert_string_equal(money_text(p, 120000, "EUR"),
+                        "{\"amount\":1200,\"currency\":\"EUR\"}");
+    assert_string_equal(money_text(p, 0, "EUR"),
+                        "{\"amount\":0,\"currency\":\"EUR\"}");
+    assert_string_equal(money_text(p, 5000, "KWD"),
+                        "{\"amount\":5,\"currency\":\"KWD\"}");
+    amount = trv_json_bind(p, trv_money_amount_json(120000, 2));
+    assert_true(json_is_integer(amount));
+    assert_true(json_integer_value(amount) == 1200);
+}
+
+static void test_negative_amounts(void **state)
+{
+    apr_pool_t *p = *state;
+    assert_string_equal(money_text(p, -405, "EUR"),
+                        "{\"amount\":-4.05,\"currency\":\"EUR\"}");
+    assert_string_equal(money_text(p, -5, "EUR"),
+                        "{\"amount\":-0.05,\"currency\":\"EUR\"}");
+    assert_string_equal(money_text(p, -120000, "EUR"),
+                        "{\"amount\":-1200,\"currency\":\"EUR\"}");
+    assert_string_equal(trv_money_decimal(p, -405, 2), "-4.05");
+    assert_string_equal(trv_money_decimal(p, -5, 2), "-0.05");
+}
+
+static void test_decimal_text(void **state)
+{
+    apr_pool_t *p = *state;
+    assert_string_equal(trv_money_decimal(p, 1230, 2), "12.3");
+    assert_string_equal(trv_money_decimal(p, 1200, 2), "12");
+    assert_string_equal(trv_money_decimal(p, 1234, 3), "1.234");
+    assert_string_equal(trv_money_decimal(p, 1234, 0), "1234");
+    assert_string_equal(trv_money_decimal(p, 7, 3), "0.007");
+}
+
+static void test_parse_accepts(void **state)
+{
+    (void)state;
+    assert_true(parse_ok("12", 2) == 1200);
+    assert_true(parse_ok("12.3", 2) == 1230);
+    assert_true(parse_ok("-4.05", 2) == -405);
+    assert_true(parse_ok("0.1", 2) == 10);
+    assert_true(parse_ok("1.50", 2) == 150);   /* exactly the exponent */
+    assert_true(parse_ok("1.500", 2) == 150);  /* trailing zeros are exact */
+    assert_true(parse_ok("1234", 0) == 1234);  /* JPY */
+    assert_true(parse_ok("1.234", 3) == 1234); /* KWD */
+    assert_true(parse_ok("1.5", 3) == 1500);
+    assert_true(parse_ok("0", 2) == 0);
+}
+
+static void test_parse_rejects(void **state)
+{
+    (void)state;
+    parse_bad("", 2);
+    parse_bad("1.2.3", 2);
+    parse_bad("abc", 2);
+    parse_bad("1e5", 2);
+    parse_bad("1.505", 2);   /* a fraction of a cent */
+    parse_bad("1.001", 2);
+    parse_bad("12.5", 0);    /* half a yen */
+    parse_bad("1.2345", 3);
+    parse_bad("-", 2);
+    parse_bad(".", 2);
+    parse_bad("1,5", 2);
+    parse_bad(" 1", 2);
+    parse_bad("1 ", 2);
+    parse_bad("--1", 2);
+    parse_bad("0x10", 2);
+    parse_bad(NULL, 2);
+}
+
+static void test_parse_range(void **state)
+{
+    (void)state;
+    /* TRV_MONEY_MAX_MINOR is 999999999999999: 15 digits of minor units. */
+    assert_true(parse_ok("9999999999999.99", 2) == TRV_MONEY_MAX_MINOR);
+    assert_true(parse_ok("-9999999999999.99", 2) == -TRV_MONEY_MAX_MINOR);
+    assert_true(parse_ok("999999999999999", 0) == TRV_MONEY_MAX_MINOR);
+    parse_bad("10000000000000", 2);          /* MAX + 1 cent, via scaling */
+    parse_bad("10000000000000.00", 2);
+    parse_bad("1000000000000000", 0);
+    parse_bad("99999999999999999999999999", 0); /* would overflow int64 */
+}
+
+static void test_make_range(void **state)
+{
+    trv_money m;
+    (void)state;
+    assert_int_equal(trv_money_make(&m, TRV_MONEY_MAX_MINOR, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, -TRV_MONEY_MAX_MINOR, "EUR"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_make(&m, TRV_MONEY_MAX_MINOR + 1, "EUR"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_make(&m, -TRV_MONEY_MAX_MINOR - 1, "EUR"), APR_SUCCESS);
+}
+
+static void test_from_json_number(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_money m;
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_real(12.34)),
+                                                "EUR", &m), APR_SUCCESS);
+    assert_true(m.minor == 1234);
+    assert_string_equal(m.currency, "EUR");
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_real(0.1)),
+                                                "EUR", &m), APR_SUCCESS);
+    assert_true(m.minor == 10);
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_real(0.3)),
+                                                "EUR", &m), APR_SUCCESS);
+    assert_true(m.minor == 30);
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_integer(1234)),
+                                                "JPY", &m), APR_SUCCESS);
+    assert_true(m.minor == 1234);
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_real(1.234)),
+                                                "KWD", &m), APR_SUCCESS);
+    assert_true(m.minor == 1234);
+
+    assert_int_equal(trv_money_from_json_number(trv_json_bind(p, json_real(-4.05)),
+                                                "EUR", &m), APR_SUCCESS);
+    assert_true(m.minor == -405);
+
+    /* A fraction the currency does not have. */
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_real(12.5)),
+                                                    "JPY", &m), APR_SUCCESS);
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_real(1.505)),
+                                                    "EUR", &m), APR_SUCCESS);
+    /* Out of range, not a number, unknown currency. */
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_real(1e20)),
+                                                    "EUR", &m), APR_SUCCESS);
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_integer(10000000000000LL)),
+                                                    "EUR", &m), APR_SUCCESS);
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_string("1.00")),
+                                                    "EUR", &m), APR_SUCCESS);
+    assert_int_not_equal(trv_money_from_json_number(trv_json_bind(p, json_integer(1)),
+                                                    "XXX", &m), APR_SUCCESS);
+}
+
+static void test_from_json_round_trip(void **state)
+{
+    apr_pool_t *p = *state;
+    const char *reason = NULL;
+    trv_money in, out;
+    const char *text;
+    json_t *doc;
+
+    assert_int_equal(trv_money_make(&in, 1999, "EUR"), APR_SUCCESS);
+    /* Through text, as a client would send it back. */
+    text = trv_json_dump(p, trv_json_bind(p, trv_money_json(&in)));
+    doc = trv_json_parse(p, text, strlen(text), NULL);
+    assert_non_null(doc);
+    assert_int_equal(trv_money_from_json(doc, &out, &reason), APR_SUCCESS);
+    assert_true(out.minor == 1999);
+    assert_string_equal(out.currency, "EUR");
+}
+
+static void from_json_fails(apr_pool_t *p, const char *text, const char *reason_has)
+{
+    const char *reason = NULL;
+    trv_money m;
+    json_t *doc = trv_json_parse(p, text, strlen(text), NULL);
+    assert_non_null(doc);
+    assert_int_equal(trv_money_from_json(doc, &m, &reason), APR_EINVAL);
+    assert_non_null(reason);
+    assert_non_null(strstr(reason, reason_has));
+}
+
+static void test_from_json_errors(void **state)
+{
+    apr_pool_t *p = *state;
+    from_json_fails(p, "{\"amount\":1,\"currency\":\"XXX\"}", "currency");
+    from_json_fails(p, "{\"amount\":1,\"currency\":\"eur\"}", "currency");
+    from_json_fails(p, "{\"amount\":1,\"currency\":7}", "currency");
+    from_json_fails(p, "{\"amount\":1}", "currency");
+    from_json_fails(p, "{\"currency\":\"EUR\"}", "amount");
+    from_json_fails(p, "{\"amount\":\"1.00\",\"currency\":\"EUR\"}", "amount");
+    from_json_fails(p, "{\"amount\":null,\"currency\":\"EUR\"}", "amount");
+    from_json_fails(p, "{\"amount\":12.5,\"currency\":\"JPY\"}", "decimals");
+    from_json_fails(p, "[1,\"EUR\"]", "object");
+}
+
+static void test_add(void **state)
+{
+    trv_money acc, m;
+    (void)state;
+    assert_int_equal(trv_money_make(&acc, 1000, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, -2500, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_true(acc.minor == -1500);
+}
+
+static void test_add_refuses_mixed_currencies(void **state)
+{
+    trv_money acc, m;
+    (void)state;
+    assert_int_equal(trv_money_make(&acc, 1000, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, 1000, "USD"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_true(acc.minor == 1000);
+    assert_string_equal(acc.currency, "EUR");
+}
+
+static void test_add_refuses_overflow(void **state)
+{
+    trv_money acc, m;
+    (void)state;
+    assert_int_equal(trv_money_make(&acc, TRV_MONEY_MAX_MINOR, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, 1, "EUR"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_true(acc.minor == TRV_MONEY_MAX_MINOR); /* unchanged */
+
+    assert_int_equal(trv_money_make(&acc, -TRV_MONEY_MAX_MINOR, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, -1, "EUR"), APR_SUCCESS);
+    assert_int_not_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_true(acc.minor == -TRV_MONEY_MAX_MINOR);
+
+    /* Exactly reaching the limit is fine. */
+    assert_int_equal(trv_money_make(&acc, TRV_MONEY_MAX_MINOR - 1, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_int_equal(trv_money_make(&m, 2, "EUR"), APR_SUCCESS);
+    assert_int_equal(trv_money_add(&acc, &m), APR_SUCCESS);
+    assert_true(acc.minor == TRV_MONEY_MAX_MINOR);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exponents),
+        cmocka_unit_test(test_unknown_currency),
+        cmocka_unit_test_setup_teardown(test_point_one_plus_point_two, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_json_decimals, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_whole_amounts_are_integers, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_negative_amounts, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_decimal_text, pool_setup, pool_teardown),
+        cmocka_unit_test(test_parse_accepts),
+        cmocka_unit_test(test_parse_rejects),
+        cmocka_unit_test(test_parse_range),
+        cmocka_unit_test(test_make_range),
+        cmocka_unit_test_setup_teardown(test_from_json_number, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_from_json_round_trip, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_from_json_errors, pool_setup, pool_teardown),
+        cmocka_unit_test(test_add),
+        cmocka_unit_test(test_add_refuses_mixed_currencies),
+        cmocka_unit_test(test_add_refuses_overflow),
+    };
+    int rc;
+    apr_initialize();
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_terminate();
+    return rc;
+}
