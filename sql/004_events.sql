@@ -11,3 +11,6 @@ CREATE TABLE events (
     created_at  timestamptz NOT NULL DEFAULT trv_now()
 );
 CREATE INDEX events_org_created ON events (org_id, created_at);
+
+-- When the event.publish job fanned the event out (NULL until then).
+ALTER TABLE events ADD COLUMN published_at timestamptz;

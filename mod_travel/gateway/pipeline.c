@@ -3,6 +3,8 @@
 #include "core/dispatch.h"
 #include "flight/api.h"
 #include "probe.h"
+#include "webhook/outbox.h"
+#include "webhook/publish.h"
 
 #include <apr_strings.h>
 
@@ -22,6 +24,7 @@ const trv_job_kind *trv_gateway_job_kinds(void)
 {
     static const trv_job_kind kinds[] = {
         {TRV_PROBE_JOB, trv_probe_run, 5},
+        {TRV_EVENT_PUBLISH_JOB, trv_event_publish_run, 20},
         {NULL, NULL, 0},
     };
     return kinds;
