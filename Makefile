@@ -89,19 +89,24 @@ TEST_LIBS = -lcmocka $(DEP_LIBS) $(LIBS)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libtravel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
 
 $(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libtravel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libtravel.a $(TEST_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libtravel.a $(TEST_LIBS)
 
 $(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o $(B)/libtravel.a $(TEST_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o $(B)/libtravel.a $(TEST_LIBS)
 
-$(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o
+# e2e tests may also call the library directly (the HTTP client, adapters).
+$(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(TEST_LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(TEST_LIBS)
 
 test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS)
 

@@ -35,6 +35,7 @@ typedef struct trv_http_resp {
     int refused_address;             /* allow_address said no */
     int aborted;                     /* the process is stopping */
     const char *error;               /* transport failure, NULL on success */
+    int new_connections;             /* connections opened (0: one was reused) */
     apr_interval_time_t elapsed;
 } trv_http_resp;
 

@@ -153,7 +153,7 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     CURLcode rc;
     struct curl_slist *hl = NULL;
     char errbuf[CURL_ERROR_SIZE] = "";
-    long code = 0;
+    long code = 0, connects = 0;
     apr_time_t start = apr_time_now();
     apr_interval_time_t to = req->timeout ? req->timeout : apr_time_from_sec(30);
     apr_interval_time_t cto = req->connect_timeout ? req->connect_timeout
@@ -218,10 +218,12 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
 
     rc = curl_easy_perform(e);
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
     curl_easy_cleanup(e);
     curl_slist_free_all(hl);
 
     resp->elapsed = apr_time_now() - start;
+    resp->new_connections = (int)connects;
     resp->body = t.buf ? t.buf : apr_pstrdup(p, "");
     if (t.buf) {
         t.buf[t.len] = '\0';

@@ -147,12 +147,59 @@ static void failing_job_kind_is_kept_dead_with_its_error(void **state)
     free(err);
 }
 
+static void graceful_restart_releases_and_finishes_jobs(void **state)
+{
+    char label[64], cmd[4200];
+    const char *p[1] = {label};
+    long start = e2e_now_ms(), running = 0;
+    const char *inst[] = {"a", "b"};
+    int i;
+    (void)state;
+    snprintf(label, sizeof(label), "graceful-%ld", start);
+    e2e_sql_exec("INSERT INTO jobs (kind, payload) SELECT 'system.probe', "
+                 "jsonb_build_object('label', $1::text, 'sleep_ms', 1500) "
+                 "FROM generate_series(1, 16)", 1, p);
+    while (e2e_now_ms() - start < 20000 && running < 4) {
+        running = e2e_sql_long("SELECT count(*) FROM jobs WHERE payload->>'label' = $1 "
+                               "AND status = 'running'", 1, p);
+        e2e_sleep_ms(20);
+    }
+    assert_true(running >= 4);
+    /* Both instances restart gracefully with jobs in flight: the stopping
+     * children's workers let go of their jobs and are joined; the new
+     * children pick the jobs up. */
+    for (i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f %s/httpd-%s/httpd.conf -k graceful",
+                 e2e_env("TRAVEL_TEST_DIR"), inst[i]);
+        assert_int_equal(system(cmd), 0);
+    }
+    start = e2e_now_ms();
+    while (e2e_now_ms() - start < 60000
+           && e2e_sql_long("SELECT count(*) FROM job_probe_runs WHERE label = $1", 1, p) < 16) {
+        e2e_sleep_ms(100);
+    }
+    e2e_sleep_ms(500);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM job_probe_runs WHERE label = $1",
+                                  1, p), 16);
+    assert_int_equal(e2e_sql_long("SELECT count(DISTINCT job_id) FROM job_probe_runs "
+                                  "WHERE label = $1", 1, p), 16);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM jobs WHERE payload->>'label' = $1",
+                                  1, p), 0);
+    /* And the restarted server answers. */
+    {
+        e2e_resp *r = e2e_call(e2e_url(), "GET", "/v1/flight/bookings", NULL, NULL);
+        assert_int_equal(r->status, 401);
+        e2e_free(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thousand_jobs_run_exactly_once_on_two_instances),
         cmocka_unit_test(killed_worker_job_runs_again_after_its_lease),
         cmocka_unit_test(failing_job_kind_is_kept_dead_with_its_error),
+        cmocka_unit_test(graceful_restart_releases_and_finishes_jobs),
     };
     return E2E_RUN("background workers", tests);
 }
