@@ -67,17 +67,19 @@ $(B)/libtravel.a: $(call obj,$(LIB_SRC))
 $(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC))
 	@rm -f $@; ar rcs $@ $^
 
+# The modules are replaced by rename, never rewritten in place: a running
+# httpd keeps the old file mapped (`make start` then reloads it gracefully).
 # apxs links the shared objects (libtool warns that the objects are not
 # libtool objects: they are position independent, which is all it needs).
 $(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC))
 	@echo "  APXS    $@"
 	@$(APXS) -c -o $(B)/mod_travel.la $^ $(LIBS) >$(B)/apxs-travel.log 2>&1 || { cat $(B)/apxs-travel.log; exit 1; }
-	@cp $(B)/.libs/mod_travel.so $@
+	@cp $(B)/.libs/mod_travel.so $@.tmp && mv -f $@.tmp $@
 
 $(B)/mod_travel_sandbox.so: $(call obj,$(CORE_SRC) $(GLUE_SRC) $(SANDBOX_SRC))
 	@echo "  APXS    $@"
 	@$(APXS) -c -o $(B)/mod_travel_sandbox.la $^ $(LIBS) >$(B)/apxs-sandbox.log 2>&1 || { cat $(B)/apxs-sandbox.log; exit 1; }
-	@cp $(B)/.libs/mod_travel_sandbox.so $@
+	@cp $(B)/.libs/mod_travel_sandbox.so $@.tmp && mv -f $@.tmp $@
 
 bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
 	@mkdir -p bin

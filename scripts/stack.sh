@@ -131,7 +131,10 @@ httpd_start() {
   local name=$1 inst="$dir/httpd-$1"
   httpd_conf "$name"
   if [ -f "$inst/httpd.pid" ] && kill -0 "$(cat "$inst/httpd.pid")" 2>/dev/null; then
-    log "httpd $name is already running"; return 0
+    log "httpd $name is already running: restarting it gracefully with the current build"
+    /usr/sbin/apache2 -f "$inst/httpd.conf" -k graceful
+    wait_http "http://127.0.0.1:$PORT/v1"
+    return 0
   fi
   /usr/sbin/apache2 -f "$inst/httpd.conf" -k start
   wait_http "http://127.0.0.1:$PORT/v1"
