@@ -2,35 +2,13 @@
  * fraction digits and Z (sub-millisecond parts truncated, also before 1970),
  * parse from RFC 3339 only with a zone (offsets shift to UTC), and dates are
  * real calendar dates. What is printed parses back to the same instant. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 
 #include "core/clock.h"
 
 /* 2026-11-22T22:08:46Z */
 #define T2026 ((apr_time_t)1795385326 * APR_USEC_PER_SEC)
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 static apr_time_t parse_ok(const char *s)
 {
@@ -279,9 +257,5 @@ int main(void)
         cmocka_unit_test(test_civil_known_days),
         cmocka_unit_test(test_civil_inverse),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

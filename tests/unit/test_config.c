@@ -3,35 +3,13 @@
  * networks match precisely their prefix, upstream base URLs are absolute
  * without a trailing slash, and the webhook retry schedule is 1m 5m 30m 2h
  * 12h 24h. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_tables.h>
 #include <arpa/inet.h>
 #include <string.h>
 
 #include "core/config.h"
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 static apr_interval_time_t duration_ok(const char *s)
 {
@@ -319,9 +297,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retry_schedule, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_config_upstream, pool_setup, pool_teardown),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

@@ -2,14 +2,8 @@
  * {"error": {code, message, request_id[, details]}} carrying the request's
  * id, validation failures are 422 with every collected {field, reason},
  * successes are {data[, meta]}, and each status has its documented code. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,22 +11,6 @@
 #include "core/api.h"
 #include "core/errors.h"
 #include "core/json.h"
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 static trv_req *make_req(apr_pool_t *p, const char *request_id)
 {
@@ -285,9 +263,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ok_null_data, pool_setup, pool_teardown),
         cmocka_unit_test(test_status_codes),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

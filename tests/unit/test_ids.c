@@ -2,35 +2,13 @@
  * time so ids sort the way they were made; the path check accepts exactly
  * ^prefix_[a-zA-Z0-9-]+$ up to 128 characters; random tokens carry the
  * entropy asked for over [A-Za-z0-9] and never repeat. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ids.h"
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 static int is_lower_hex(char c)
 {
@@ -231,9 +209,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_token_uses_whole_alphabet, pool_setup, pool_teardown),
         cmocka_unit_test(test_random_bytes),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

@@ -1,34 +1,12 @@
 /* API keys, the parts needing no database: a key is stored only as the
  * lowercase hex SHA-256 of its text, and only keys shaped tk_live_ /
  * tk_test_ + [A-Za-z0-9]+ (200 characters at most) are ever looked up. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <string.h>
 
 #include "account/keys.h"
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 static void test_sha256_known_digests(void **state)
 {
@@ -91,9 +69,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_well_formed, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_malformed, pool_setup, pool_teardown),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

@@ -3,34 +3,12 @@
  * 1234 JPY prints 1234, 1.234 KWD prints 1.234); parsing refuses anything
  * that is not an exact amount of the currency, and sums never mix
  * currencies or leave the range the JSON printer reproduces exactly. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <string.h>
 
 #include "core/json.h"
 #include "core/money.h"
-
-static int pool_setup(void **state)
-{
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS) {
-        return -1;
-    }
-    *state = p;
-    return 0;
-}
-
-static int pool_teardown(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
 
 /* The JSON text of {amount, currency} for minor units of currency. */
 static const char *money_text(apr_pool_t *p, apr_int64_t minor, const char *cur)
@@ -364,9 +342,5 @@ int main(void)
         cmocka_unit_test(test_add_refuses_mixed_currencies),
         cmocka_unit_test(test_add_refuses_overflow),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

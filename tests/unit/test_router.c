@@ -3,14 +3,8 @@
  * a known path with another method is 405 with the Allow list (HEAD where
  * GET is), a parameter breaking its kind's rule is a 422 detail on its name,
  * and a more literal pattern wins over a parameter in the same place. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <string.h>
 
@@ -320,9 +314,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_literal_beats_parameter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_param_rules, setup, teardown),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }

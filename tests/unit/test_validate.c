@@ -3,14 +3,8 @@
  * canonical decimal only, enums and booleans exact, dates mean the whole
  * UTC day, and unknown or repeated parameters and unknown JSON fields are
  * refused rather than silently ignored. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <apr_general.h>
-#include <apr_pools.h>
 #include <apr_strings.h>
 #include <apr_tables.h>
 #include <limits.h>
@@ -356,9 +350,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_known, setup, teardown),
         cmocka_unit_test(test_printable),
     };
-    int rc;
-    apr_initialize();
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return UNIT_RUN(tests);
 }
