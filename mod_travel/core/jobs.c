@@ -222,3 +222,11 @@ apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job)
     trv_db_close(env->db, c);
     return rv;
 }
+
+apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
+                          apr_interval_time_t for_)
+{
+    return trv_db_exec(c, p, &extend_stmt, NULL,
+                       TRV_DB_ARGS(i64(p, for_), job->id, job->worker,
+                                   apr_itoa(p, job->attempt)));
+}
