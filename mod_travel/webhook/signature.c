@@ -24,7 +24,7 @@ const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg
         return NULL;
     }
     /* The signed content: "<id>.<timestamp>.<raw body>". */
-    head = apr_psprintf(p, "%s.%lld.", msg_id, timestamp);
+    head = apr_psprintf(p, "%s.%" APR_INT64_T_FMT ".", msg_id, (apr_int64_t)timestamp);
     msg_len = strlen(head) + body_len;
     msg = apr_palloc(p, msg_len + 1);
     memcpy(msg, head, strlen(head));
