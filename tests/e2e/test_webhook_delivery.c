@@ -687,6 +687,95 @@ static void a_refused_address_is_caught_at_connect_time(void **state)
     json_decref(s);
 }
 
+/* The receiver's side with a Standard Webhooks library from npm
+ * (tests/e2e/webhook-verifier, installed by make test), so the signatures
+ * are checked by code that is not ours. */
+static void add_case(json_t *cases, const json_t *req, const char *secret, const char *body,
+                     int expect)
+{
+    json_array_append_new(cases, json_pack("{s:s,s:{s:s,s:s,s:s},s:s,s:b}",
+        "secret", secret, "headers",
+        "webhook-id", wh_header(req, "webhook-id"),
+        "webhook-timestamp", wh_header(req, "webhook-timestamp"),
+        "webhook-signature", wh_header(req, "webhook-signature"),
+        "body", body ? body : wh_str(req, "body"), "expect", expect));
+}
+
+static void a_standard_webhooks_library_accepts_every_delivery(void **state)
+{
+    char inbox[64], root[2048], script[4096], cmd[8192], file[] = "/tmp/swh-cases-XXXXXX";
+    const char *ctl = e2e_env("TRAVEL_TEST_TRAVELCTL");
+    json_t *s = subscribe_inbox("hotel", "[\"hotel.booking.confirmed\"]", inbox, sizeof(inbox));
+    const char *sid = wh_str(s, "id"), *s1 = wh_str(s, "signing_secret");
+    char *s2, *e1, *e2, *d1, *d2, *tampered, line[256];
+    json_t *d, *r1, *r2, *cases = json_array();
+    FILE *f;
+    int fd, rc;
+    (void)state;
+    /* The repository root is two levels above bin/travelctl. */
+    snprintf(root, sizeof(root), "%s", ctl);
+    *strrchr(root, '/') = '\0';
+    *strrchr(root, '/') = '\0';
+    snprintf(script, sizeof(script), "%s/tests/e2e/webhook-verifier", root);
+    snprintf(cmd, sizeof(cmd), "command -v node >/dev/null && test -d %s/node_modules/"
+             "standardwebhooks", script);
+    if (system(cmd) != 0) {
+        print_message("      node or the standardwebhooks package is missing "
+                      "(make test installs it): skipped\n");
+        json_decref(cases);
+        json_decref(s);
+        skip();
+    }
+    e1 = wh_emit(org, "hotel.booking.confirmed", "{\"booking\": {\"id\": \"bkg_n1\", "
+                 "\"total\": {\"amount\": 99.99, \"currency\": \"EUR\"}}}");
+    d1 = wh_delivery_of(sid, e1);
+    json_decref(wh_wait_delivery(key, "hotel", sid, d1, "DELIVERED", 1, 20000));
+    s2 = rotate("hotel", sid);
+    e2 = wh_emit(org, "hotel.booking.confirmed", "{\"booking\": {\"id\": \"bkg_n2\", "
+                 "\"note\": \"\u00e9t\u00e9 \u2708\"}}");
+    d2 = wh_delivery_of(sid, e2);
+    json_decref(wh_wait_delivery(key, "hotel", sid, d2, "DELIVERED", 1, 20000));
+    d = requests_for(inbox, e1);
+    r1 = json_incref(json_array_get(d, 0));
+    json_decref(d);
+    d = requests_for(inbox, e2);
+    r2 = json_incref(json_array_get(d, 0));
+    json_decref(d);
+    assert_non_null(r1);
+    assert_non_null(r2);
+    add_case(cases, r1, s1, NULL, 1);
+    add_case(cases, r1, s2, NULL, 0);   /* queued before the rotation */
+    add_case(cases, r2, s2, NULL, 1);   /* both secrets sign it */
+    add_case(cases, r2, s1, NULL, 1);
+    add_case(cases, r2, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", NULL, 0);
+    tampered = strdup(wh_str(r2, "body"));
+    tampered[10] = tampered[10] == 'x' ? 'y' : 'x';
+    add_case(cases, r2, s2, tampered, 0);
+    fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(json_dump_file(cases, file, 0), 0);
+    snprintf(cmd, sizeof(cmd), "node %s/verify.mjs %s 2>&1", script, file);
+    f = popen(cmd, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f)) {
+        print_message("      standardwebhooks: %s", line);
+    }
+    rc = pclose(f);
+    unlink(file);
+    assert_int_equal(rc, 0);
+    free(tampered);
+    free(s2);
+    free(e1);
+    free(e2);
+    free(d1);
+    free(d2);
+    json_decref(r1);
+    json_decref(r2);
+    json_decref(cases);
+    json_decref(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -700,6 +789,7 @@ int main(void)
         cmocka_unit_test_setup(replay_follows_the_documented_rules, setup),
         cmocka_unit_test_setup(deliveries_are_listed_newest_first_with_filters, setup),
         cmocka_unit_test_setup(a_refused_address_is_caught_at_connect_time, setup),
+        cmocka_unit_test_setup(a_standard_webhooks_library_accepts_every_delivery, setup),
     };
     return E2E_RUN("webhook deliveries", tests);
 }
