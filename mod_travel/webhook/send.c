@@ -105,6 +105,7 @@ static int claim(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dl
     trv_rows *rows;
     json_t *sealed;
     size_t i;
+    apr_status_t rv;
 
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         *err = "database unavailable";
@@ -112,7 +113,12 @@ static int claim(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dl
     }
     /* The receiver has TRV_WEBHOOK_TIMEOUT: keep the job ours past it, so
      * no other sender makes the same attempt while this one is waiting. */
-    if (trv_job_hold(c, p, job, TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5)) != APR_SUCCESS
+    rv = trv_job_hold(c, p, job, TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5));
+    if (rv == APR_NOTFOUND) {
+        trv_db_close(env->db, c);
+        return 0; /* another sender has this attempt now */
+    }
+    if (rv != APR_SUCCESS
         || trv_db_select(c, p, &claim_stmt, &rows,
                          TRV_DB_ARGS(dlv, apr_itoa(p, replay), apr_itoa(p, attempt)))
                != APR_SUCCESS) {
