@@ -117,12 +117,27 @@ unit: deps
 	@$(MAKE) --no-print-directory -j2 test-binaries
 	@tests/run-unit.sh $(B)
 
+# The receiver-side check of webhook signatures with the standardwebhooks
+# npm package (tests/e2e/webhook-verifier); skipped when npm is missing.
+WEBHOOK_VERIFIER := tests/e2e/webhook-verifier/node_modules/standardwebhooks/package.json
+$(WEBHOOK_VERIFIER): tests/e2e/webhook-verifier/package.json tests/e2e/webhook-verifier/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/e2e/webhook-verifier && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the standardwebhooks cross-check will be skipped"; \
+	else echo "npm not found: the standardwebhooks cross-check will be skipped"; fi
+
 # Everything: unit, then db and e2e against a throwaway PostgreSQL cluster
 # and httpd on free ports (so it passes while `make run` is up).
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl test-binaries
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER)
 	@tests/run-unit.sh $(B)
 	@tests/run-stack-tests.sh $(B)
+
+# Webhook deliveries per second to the local sandbox inbox (a throwaway
+# stack): `make bench`, or tests/bench/webhooks.sh EVENTS INSTANCES.
+bench: build
+	@tests/bench/webhooks.sh
 
 # ---- the development stack (var/) ----
 run: build

@@ -14,6 +14,9 @@ typedef struct trv_env {
     trv_log log;
     trv_dbsrc *db;
     trv_http *http;
+    /* Webhook sends only: connections to customers' URLs are never
+     * shared with supplier calls. NULL: use http. */
+    trv_http *webhook_http;
     const trv_config *cfg;
     volatile apr_uint32_t *stopping; /* non-zero once the process is stopping */
     /* Wakes this process's background workers (work was just committed). */

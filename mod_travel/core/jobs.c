@@ -222,3 +222,16 @@ apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job)
     trv_db_close(env->db, c);
     return rv;
 }
+
+apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
+                          apr_interval_time_t for_)
+{
+    int affected = 0;
+    apr_status_t rv = trv_db_exec(c, p, &extend_stmt, &affected,
+                                  TRV_DB_ARGS(i64(p, for_), job->id, job->worker,
+                                              apr_itoa(p, job->attempt)));
+    if (rv == APR_SUCCESS && affected == 0) {
+        return APR_NOTFOUND; /* the lease ran out and another worker took it */
+    }
+    return rv;
+}

@@ -56,6 +56,13 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
 /* Pushes the lease of a long job forward. */
 apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job);
 
+/* Pushes the lease of a running job to `for_` from now, on the caller's
+ * connection (a job about to wait longer than the configured lease).
+ * APR_NOTFOUND when the job is no longer this worker's (its lease ran out
+ * and another worker claimed it): the caller must not go on with it. */
+apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
+                          apr_interval_time_t for_);
+
 /* Backoff for attempt n (1-based): 2^(n-1) s, capped at 5 min, jittered. */
 apr_interval_time_t trv_job_backoff(int attempt);
 

@@ -3,8 +3,10 @@
 #include "core/dispatch.h"
 #include "flight/api.h"
 #include "probe.h"
+#include "webhook/api.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
+#include "webhook/send.h"
 
 #include <apr_strings.h>
 
@@ -17,6 +19,7 @@ trv_gateway *trv_gateway_create(apr_pool_t *p)
     trv_gateway *gw = apr_pcalloc(p, sizeof(*gw));
     gw->router = trv_router_make(p);
     trv_router_add(gw->router, trv_flight_routes);
+    trv_router_add(gw->router, trv_webhook_routes);
     return gw;
 }
 
@@ -25,6 +28,7 @@ const trv_job_kind *trv_gateway_job_kinds(void)
     static const trv_job_kind kinds[] = {
         {TRV_PROBE_JOB, trv_probe_run, 5},
         {TRV_EVENT_PUBLISH_JOB, trv_event_publish_run, 20},
+        {TRV_WEBHOOK_SEND_JOB, trv_webhook_send_run, TRV_WEBHOOK_SEND_MAX_RUNS},
         {NULL, NULL, 0},
     };
     return kinds;

@@ -13,6 +13,7 @@ static trv_gateway *gateway;      /* routes; built in post_config */
 static trv_workers *workers;      /* this child's background threads */
 static apr_uint32_t stopping;     /* this child is stopping */
 static trv_http *http_client;     /* this child's upstream client */
+static trv_http *webhook_client;  /* this child's webhook sender client */
 
 /* Errors httpd raises itself (before or around the handler) are answered
  * by an internal redirect to this path, which the handler renders as the
@@ -59,12 +60,14 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
 
     apr_atomic_set32(&stopping, 0);
     http_client = trv_http_curl_create(pchild, &stopping, main_conf->cfg.max_response);
+    webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
         trv_env *env = apr_pcalloc(pchild, sizeof(*env));
         env->log = trv_httpd_server_log(sv);
         env->db = trv_httpd_dbsrc(pchild, sv);
         env->http = http_client;
+        env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
         env->stopping = &stopping;
         c->env = env;

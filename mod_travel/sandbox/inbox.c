@@ -24,7 +24,7 @@ static const trv_stmt record_stmt = {"sbx_inbox_record",
 
 static const trv_stmt list_stmt = {"sbx_inbox_list",
     "SELECT id, method, path, query, headers::text AS headers, "
-    "encode(body, 'base64') AS body, status, trv_ts(received_at) AS received_at "
+    "translate(encode(body, 'base64'), E'\\n', '') AS body, status, trv_ts(received_at) AS received_at "
     "FROM sandbox.inbox_requests WHERE inbox = %s AND id > %s::bigint "
     "ORDER BY id LIMIT %s::int"};
 

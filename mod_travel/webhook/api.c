@@ -1,0 +1,672 @@
+/* The webhook subscription endpoints, for both families: the path says
+ * which (/v1/hotel/... or /v1/flight/...), and a subscription of one family
+ * is not found under the other. */
+#include "api.h"
+#include "events.h"
+#include "secret.h"
+#include "send.h"
+#include "store.h"
+#include "target.h"
+#include "core/ids.h"
+#include "core/jobs.h"
+#include "core/json.h"
+#include "core/validate.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#define MAX_SUBSCRIPTIONS 5
+#define MAX_EVENT_TYPES 20
+
+static const trv_stmt lock_org = {"trv_whs_lock_org",
+    "SELECT id FROM organizations WHERE id = %s FOR UPDATE"};
+
+static const trv_stmt count_stmt = {"trv_whs_count",
+    "SELECT count(*) AS n, count(*) FILTER (WHERE url = %s AND id <> %s) AS same_url "
+    "FROM webhook_subscriptions WHERE org_id = %s AND family = %s AND deleted_at IS NULL"};
+
+static const trv_stmt insert_stmt = {"trv_whs_insert",
+    "INSERT INTO webhook_subscriptions AS s (id, org_id, family, url, event_types, secret_enc) "
+    "VALUES (%s, %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s) "
+    "RETURNING " TRV_WHS_COLUMNS};
+
+static const trv_stmt list_stmt = {"trv_whs_list",
+    "SELECT " TRV_WHS_COLUMNS " FROM webhook_subscriptions s "
+    "WHERE s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
+    "ORDER BY s.created_at, s.id"};
+
+static const trv_stmt get_stmt = {"trv_whs_get",
+    "SELECT " TRV_WHS_COLUMNS " FROM webhook_subscriptions s "
+    "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL"};
+
+static const trv_stmt get_locked_stmt = {"trv_whs_get_locked",
+    "SELECT " TRV_WHS_COLUMNS " FROM webhook_subscriptions s "
+    "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
+    "FOR UPDATE"};
+
+static const trv_stmt update_stmt = {"trv_whs_update",
+    "UPDATE webhook_subscriptions s SET url = coalesce(%s, s.url), "
+    "event_types = CASE WHEN %s::jsonb IS NULL THEN s.event_types "
+    "ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
+    "status = coalesce(%s, s.status), updated_at = trv_now() "
+    "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
+    "RETURNING " TRV_WHS_COLUMNS};
+
+/* Rotating again replaces the previous secret: only the one being
+ * replaced stays live, for 24 hours. */
+static const trv_stmt rotate_stmt = {"trv_whs_rotate",
+    "UPDATE webhook_subscriptions s SET previous_secret_enc = s.secret_enc, "
+    "secret_enc = %s, previous_secret_expires_at = trv_now() + interval '24 hours', "
+    "updated_at = trv_now() "
+    "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
+    "RETURNING " TRV_WHS_COLUMNS};
+
+static const trv_stmt delete_stmt = {"trv_whs_delete",
+    "UPDATE webhook_subscriptions s SET deleted_at = trv_now(), updated_at = trv_now() "
+    "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
+    "RETURNING " TRV_WHS_COLUMNS};
+
+/* A deleted subscription's queued requests are not sent. */
+static const trv_stmt delete_deliveries_stmt = {"trv_whs_delete_deliveries",
+    "UPDATE webhook_deliveries SET status = 'FAILED', failure_reason = 'subscription_deleted', "
+    "failed_at = trv_now(), updated_at = trv_now() "
+    "WHERE subscription_id = %s AND status IN ('PENDING', 'PUBLISHED')"};
+
+static const trv_stmt dlv_list_stmt = {"trv_dlv_list",
+    "SELECT " TRV_DLV_COLUMNS " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
+    "WHERE d.subscription_id = %s AND d.org_id = %s "
+    "AND (%s::text IS NULL OR d.status = %s::text) "
+    "ORDER BY d.created_at DESC, d.id DESC LIMIT %s::int OFFSET %s::int"};
+
+static const trv_stmt dlv_get_stmt = {"trv_dlv_get",
+    "SELECT " TRV_DLV_COLUMNS " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
+    "WHERE d.id = %s AND d.subscription_id = %s AND d.org_id = %s"};
+
+/* The replay rule of the service document, judged by the database clock. */
+static const trv_stmt dlv_replayable_stmt = {"trv_dlv_replayable",
+    "SELECT d.status, (d.status IN ('DELIVERED', 'FAILED') "
+    "OR (d.status = 'PENDING' AND d.queued_at < now() - interval '1 minute') "
+    "OR (d.status = 'PUBLISHED' AND d.published_at < now() - interval '2 hours 15 minutes')) "
+    "AS replayable FROM webhook_deliveries d "
+    "WHERE d.id = %s AND d.subscription_id = %s AND d.org_id = %s FOR UPDATE"};
+
+/* A replay is a new send of the same event: the subscription's URL and
+ * live secrets now, a fresh attempt list. */
+static const trv_stmt dlv_replay_stmt = {"trv_dlv_replay",
+    "UPDATE webhook_deliveries d SET status = 'PENDING', replay_count = d.replay_count + 1, "
+    "failure_reason = NULL, url = s.url, secrets_enc = " TRV_WHS_LIVE_SECRETS ", "
+    "attempt_count = 0, queued_at = trv_now(), published_at = NULL, delivered_at = NULL, "
+    "failed_at = NULL, updated_at = trv_now() FROM webhook_subscriptions s "
+    "WHERE d.id = %s AND s.id = d.subscription_id RETURNING d.replay_count"};
+
+static const char *family_of(const trv_req *req)
+{
+    return strncmp(req->path, "/v1/hotel/", 10) == 0 ? "hotel" : "flight";
+}
+
+static void db_failed(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
+                      const char *what)
+{
+    trv_fail_db(req, resp, c, logno, what);
+    if (c) {
+        trv_db_close(req->env->db, c);
+    }
+}
+
+static void not_found(trv_req *req, trv_resp *resp)
+{
+    trv_fail(req, resp, 404, "not_found", "No webhook subscription %s",
+             apr_table_get(req->params, "id"));
+}
+
+/* event_types: a non-empty list of known types of this family, each once. */
+static json_t *check_event_types(trv_req *req, const json_t *v, trv_errs *errs)
+{
+    const char *family = family_of(req);
+    json_t *seen;
+    size_t i, j;
+    if (!json_is_array(v) || json_array_size(v) == 0
+        || json_array_size(v) > MAX_EVENT_TYPES) {
+        trv_errs_add(errs, "event_types", "must be a list of 1 to %d event types, e.g. "
+                     "[\"%s\"]", MAX_EVENT_TYPES, trv_webhook_event_types(family)[0]);
+        return NULL;
+    }
+    seen = json_array();
+    for (i = 0; i < json_array_size(v); i++) {
+        const json_t *t = json_array_get(v, i);
+        const char *field = apr_psprintf(req->pool, "event_types[%lu]", (unsigned long)i);
+        if (!json_is_string(t)) {
+            trv_errs_add(errs, field, "must be a string");
+            continue;
+        }
+        if (!trv_webhook_event_type_known(family, json_string_value(t))) {
+            const char *const *k = trv_webhook_event_types(family);
+            const char *list = *k;
+            for (k++; *k; k++) {
+                list = apr_pstrcat(req->pool, list, ", ", *k, NULL);
+            }
+            trv_errs_add(errs, field, "must be one of %s", list);
+            continue;
+        }
+        for (j = 0; j < json_array_size(seen); j++) {
+            if (json_equal(json_array_get(seen, j), t)) {
+                break;
+            }
+        }
+        if (j < json_array_size(seen)) {
+            trv_errs_add(errs, field, "is listed twice");
+            continue;
+        }
+        json_array_append(seen, (json_t *)t);
+    }
+    return trv_json_bind(req->pool, seen);
+}
+
+static const char *check_url(trv_req *req, const json_t *body, int required,
+                             trv_errs *errs)
+{
+    const char *url = trv_json_req_str(body, "url", "url", required, 1, 2048, errs);
+    const char *why;
+    if (!url) {
+        return NULL;
+    }
+    if ((why = trv_webhook_url_check(req->pool, req->env->cfg->webhook_allow, url))) {
+        trv_errs_add(errs, "url", "%s", why);
+        return NULL;
+    }
+    return url;
+}
+
+static int secret_key_ready(trv_req *req, trv_resp *resp)
+{
+    if (req->env->cfg->have_secret_key) {
+        return 1;
+    }
+    trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                TRVLOGNO(601) "TravelSecretKeyFile is not configured: signing secrets "
+                "cannot be stored");
+    trv_fail(req, resp, 500, "internal_error",
+             "The service cannot store signing secrets; the request id identifies it");
+    return 0;
+}
+
+/* Limits: at most five subscriptions per organization and family, one per
+ * URL. Called with the organization row locked. Returns 1 to go on. */
+static int within_limits(trv_req *req, trv_resp *resp, trv_dbc *c, const char *url,
+                         const char *self_id, int adding)
+{
+    trv_rows *rows;
+    if (trv_db_select(c, req->pool, &count_stmt, &rows,
+                      TRV_DB_ARGS(url ? url : "", self_id ? self_id : "", req->org_id,
+                                  family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 602, "counting webhook subscriptions");
+        return 0;
+    }
+    if (url && trv_rows_int(rows, 0, "same_url", 0) > 0) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 409, "url_already_subscribed",
+                 "Another %s webhook subscription of this organization already uses "
+                 "this URL", family_of(req));
+        return 0;
+    }
+    if (adding && trv_rows_int(rows, 0, "n", 0) >= MAX_SUBSCRIPTIONS) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 409, "subscription_limit_reached",
+                 "An organization can hold at most %d %s webhook subscriptions",
+                 MAX_SUBSCRIPTIONS, family_of(req));
+        return 0;
+    }
+    return 1;
+}
+
+static void create_subscription(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {"url", "event_types", NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    const char *id = trv_id_new(req->pool, "whs"), *url, *secret, *sealed;
+    json_t *types, *data;
+    trv_rows *rows;
+    trv_dbc *c;
+
+    if (!req->json) {
+        trv_errs_add(errs, "body", "is required: {\"url\": ..., \"event_types\": [...]}");
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    trv_json_known(req->json, NULL, known, errs);
+    url = check_url(req, req->json, 1, errs);
+    types = json_object_get(req->json, "event_types");
+    if (!types) {
+        trv_errs_add(errs, "event_types", "is required");
+    }
+    else {
+        types = check_event_types(req, types, errs);
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!secret_key_ready(req, resp)) {
+        return;
+    }
+    secret = trv_whsec_new(req->pool);
+    if (!secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, secret,
+                                   &sealed) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(603) "making a signing secret failed");
+        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 604, "creating a webhook subscription");
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &lock_org, &rows, TRV_DB_ARGS(req->org_id))
+               != APR_SUCCESS) {
+        db_failed(req, resp, c, 605, "creating a webhook subscription");
+        return;
+    }
+    if (!within_limits(req, resp, c, url, NULL, 1)) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &insert_stmt, &rows,
+                      TRV_DB_ARGS(id, req->org_id, family_of(req), url,
+                                  trv_json_dump(req->pool, types), sealed)) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        db_failed(req, resp, c, 606, "creating a webhook subscription");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    data = trv_whs_json(req->pool, rows, 0);
+    json_object_set_new(data, "signing_secret", json_string(secret));
+    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                TRVLOGNO(607) "webhook subscription %s created for %s", id, req->org_id);
+    trv_ok(req, resp, 201, data, NULL);
+}
+
+static void list_subscriptions(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_rows *rows;
+    trv_dbc *c;
+    json_t *data;
+    int i;
+
+    trv_query_known(req->query, known, errs);
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 608, "listing webhook subscriptions");
+        return;
+    }
+    if (trv_db_select(c, req->pool, &list_stmt, &rows,
+                      TRV_DB_ARGS(req->org_id, family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 609, "listing webhook subscriptions");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    data = json_array();
+    for (i = 0; i < rows->n; i++) {
+        json_array_append_new(data, trv_whs_json(req->pool, rows, i));
+    }
+    trv_ok(req, resp, 200, data, NULL);
+}
+
+static void get_subscription(trv_req *req, trv_resp *resp)
+{
+    trv_rows *rows;
+    trv_dbc *c;
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 610, "reading a webhook subscription");
+        return;
+    }
+    if (trv_db_select(c, req->pool, &get_stmt, &rows,
+                      TRV_DB_ARGS(apr_table_get(req->params, "id"), req->org_id,
+                                  family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 611, "reading a webhook subscription");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (rows->n == 0) {
+        not_found(req, resp);
+        return;
+    }
+    trv_ok(req, resp, 200, trv_whs_json(req->pool, rows, 0), NULL);
+}
+
+static void patch_subscription(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {"url", "event_types", "status", NULL};
+    static const char *const statuses[] = {"ACTIVE", "PAUSED", NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    const char *id = apr_table_get(req->params, "id");
+    const char *url = NULL, *status = NULL, *types_text = NULL;
+    json_t *types = NULL, *sv;
+    trv_rows *rows;
+    trv_dbc *c;
+
+    if (req->json) {
+        trv_json_known(req->json, NULL, known, errs);
+        url = check_url(req, req->json, 0, errs);
+        if ((types = json_object_get(req->json, "event_types"))) {
+            types = check_event_types(req, types, errs);
+            types_text = types ? trv_json_dump(req->pool, types) : NULL;
+        }
+        if ((sv = json_object_get(req->json, "status"))) {
+            const char *const *k;
+            status = json_string_value(sv);
+            for (k = statuses; status && *k && strcmp(*k, status) != 0; k++) {
+            }
+            if (!status || !*k) {
+                trv_errs_add(errs, "status", "must be ACTIVE or PAUSED");
+                status = NULL;
+            }
+        }
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!url && !types_text && !status) {
+        get_subscription(req, resp); /* nothing to change */
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 612, "changing a webhook subscription");
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &lock_org, &rows, TRV_DB_ARGS(req->org_id))
+               != APR_SUCCESS
+        || trv_db_select(c, req->pool, &get_locked_stmt, &rows,
+                         TRV_DB_ARGS(id, req->org_id, family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 613, "changing a webhook subscription");
+        return;
+    }
+    if (rows->n == 0) {
+        trv_db_close(req->env->db, c);
+        not_found(req, resp);
+        return;
+    }
+    if (url && !within_limits(req, resp, c, url, id, 0)) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &update_stmt, &rows,
+                      TRV_DB_ARGS(url, types_text, types_text, status, id, req->org_id,
+                                  family_of(req))) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        db_failed(req, resp, c, 614, "changing a webhook subscription");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (status) {
+        trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                    TRVLOGNO(615) "webhook subscription %s is now %s", id, status);
+    }
+    trv_ok(req, resp, 200, trv_whs_json(req->pool, rows, 0), NULL);
+}
+
+static void delete_subscription(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    trv_rows *rows;
+    trv_dbc *c;
+    json_t *data;
+
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 616, "deleting a webhook subscription");
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &delete_stmt, &rows,
+                         TRV_DB_ARGS(id, req->org_id, family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 617, "deleting a webhook subscription");
+        return;
+    }
+    if (rows->n == 0) {
+        trv_db_close(req->env->db, c);
+        not_found(req, resp);
+        return;
+    }
+    if (trv_db_exec(c, req->pool, &delete_deliveries_stmt, NULL, TRV_DB_ARGS(id))
+            != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        db_failed(req, resp, c, 618, "deleting a webhook subscription");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    data = trv_whs_json(req->pool, rows, 0);
+    json_object_set_new(data, "deleted", json_true());
+    trv_ok(req, resp, 200, data, NULL);
+}
+
+static void rotate_secret(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    const char *id = apr_table_get(req->params, "id"), *secret, *sealed;
+    trv_rows *rows;
+    trv_dbc *c;
+    json_t *data;
+
+    if (req->json) {
+        trv_json_known(req->json, NULL, known, errs); /* no body, or {} */
+        if (trv_errs_any(errs)) {
+            trv_fail_invalid(req, resp, errs);
+            return;
+        }
+    }
+    if (!secret_key_ready(req, resp)) {
+        return;
+    }
+    secret = trv_whsec_new(req->pool);
+    if (!secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, secret,
+                                   &sealed) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(619) "making a signing secret failed");
+        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 620, "rotating a signing secret");
+        return;
+    }
+    if (trv_db_select(c, req->pool, &rotate_stmt, &rows,
+                      TRV_DB_ARGS(sealed, id, req->org_id, family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 621, "rotating a signing secret");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (rows->n == 0) {
+        not_found(req, resp);
+        return;
+    }
+    data = trv_whs_json(req->pool, rows, 0);
+    json_object_set_new(data, "signing_secret", json_string(secret));
+    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                TRVLOGNO(622) "webhook subscription %s: signing secret rotated", id);
+    trv_ok(req, resp, 200, data, NULL);
+}
+
+/* Looks the subscription up (404 when it is not the caller's). Returns 1
+ * with the connection open. */
+static int subscription_visible(trv_req *req, trv_resp *resp, trv_dbc *c,
+                                const trv_stmt *st, trv_rows **rows)
+{
+    if (trv_db_select(c, req->pool, st, rows,
+                      TRV_DB_ARGS(apr_table_get(req->params, "id"), req->org_id,
+                                  family_of(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 623, "reading a webhook subscription");
+        return 0;
+    }
+    if ((*rows)->n == 0) {
+        trv_db_close(req->env->db, c);
+        not_found(req, resp);
+        return 0;
+    }
+    return 1;
+}
+
+static void list_deliveries(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {"limit", "offset", "status", NULL};
+    static const char *const statuses[] = {"PENDING", "PUBLISHED", "DELIVERED", "FAILED",
+                                           NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    long limit, offset;
+    const char *status;
+    trv_rows *rows;
+    trv_dbc *c;
+    json_t *data;
+    int i, n;
+
+    trv_query_known(req->query, known, errs);
+    limit = trv_query_int(req->query, "limit", 25, 1, 100, errs);
+    offset = trv_query_int(req->query, "offset", 0, 0, 100000, errs);
+    status = trv_query_enum(req->query, "status", statuses, NULL, errs);
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 624, "listing webhook deliveries");
+        return;
+    }
+    if (!subscription_visible(req, resp, c, &get_stmt, &rows)) {
+        return;
+    }
+    /* One more than asked tells whether another page follows. */
+    if (trv_db_select(c, req->pool, &dlv_list_stmt, &rows,
+                      TRV_DB_ARGS(apr_table_get(req->params, "id"), req->org_id, status,
+                                  status, apr_ltoa(req->pool, limit + 1),
+                                  apr_ltoa(req->pool, offset))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 625, "listing webhook deliveries");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    data = json_array();
+    n = rows->n > limit ? (int)limit : rows->n;
+    for (i = 0; i < n; i++) {
+        json_array_append_new(data, trv_dlv_json(req->pool, rows, i));
+    }
+    trv_ok(req, resp, 200, data,
+           json_pack("{s:I,s:I,s:{s:I,s:I,s:b}}", "limit", (json_int_t)limit, "offset",
+                     (json_int_t)offset, "pagination", "limit", (json_int_t)limit,
+                     "offset", (json_int_t)offset, "has_more", rows->n > limit));
+}
+
+static void get_delivery(trv_req *req, trv_resp *resp)
+{
+    trv_rows *rows;
+    trv_dbc *c;
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 626, "reading a webhook delivery");
+        return;
+    }
+    if (!subscription_visible(req, resp, c, &get_stmt, &rows)) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &dlv_get_stmt, &rows,
+                      TRV_DB_ARGS(apr_table_get(req->params, "delivery_id"),
+                                  apr_table_get(req->params, "id"), req->org_id))
+        != APR_SUCCESS) {
+        db_failed(req, resp, c, 627, "reading a webhook delivery");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (rows->n == 0) {
+        trv_fail(req, resp, 404, "not_found", "No delivery %s",
+                 apr_table_get(req->params, "delivery_id"));
+        return;
+    }
+    trv_ok(req, resp, 200, trv_dlv_json(req->pool, rows, 0), NULL);
+}
+
+static void replay_delivery(trv_req *req, trv_resp *resp)
+{
+    const char *sub_id = apr_table_get(req->params, "id");
+    const char *dlv_id = apr_table_get(req->params, "delivery_id");
+    trv_rows *rows, *st;
+    trv_dbc *c;
+    int replay;
+
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        db_failed(req, resp, NULL, 628, "replaying a webhook delivery");
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
+        db_failed(req, resp, c, 629, "replaying a webhook delivery");
+        return;
+    }
+    /* The subscription row is locked so a concurrent pause waits for us. */
+    if (!subscription_visible(req, resp, c, &get_locked_stmt, &rows)) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &dlv_replayable_stmt, &st,
+                      TRV_DB_ARGS(dlv_id, sub_id, req->org_id)) != APR_SUCCESS) {
+        db_failed(req, resp, c, 633, "replaying a webhook delivery");
+        return;
+    }
+    if (st->n == 0) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 404, "not_found", "No delivery %s", dlv_id);
+        return;
+    }
+    if (strcmp(trv_rows_get(rows, 0, "status"), "ACTIVE") != 0) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 409, "subscription_paused",
+                 "The subscription is paused; resume it (status ACTIVE) before replaying");
+        return;
+    }
+    if (!trv_rows_bool(st, 0, "replayable")) {
+        const char *s = trv_rows_get(st, 0, "status");
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 409, "not_replayable",
+                 "The delivery is %s: only a DELIVERED or FAILED delivery, one PENDING "
+                 "for over a minute, or one PUBLISHED over 2 hours 15 minutes ago without "
+                 "a result can be replayed", s);
+        return;
+    }
+    if (trv_db_select(c, req->pool, &dlv_replay_stmt, &st, TRV_DB_ARGS(dlv_id))
+            != APR_SUCCESS
+        || st->n != 1) {
+        db_failed(req, resp, c, 630, "replaying a webhook delivery");
+        return;
+    }
+    replay = trv_rows_int(st, 0, "replay_count", 0);
+    if (trv_webhook_send_enqueue(c, req->pool, dlv_id, replay, 1, 0) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &dlv_get_stmt, &rows,
+                         TRV_DB_ARGS(dlv_id, sub_id, req->org_id)) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        db_failed(req, resp, c, 631, "replaying a webhook delivery");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_env_wake(req->env);
+    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                TRVLOGNO(632) "webhook delivery %s replayed (replay %d)", dlv_id, replay);
+    trv_ok(req, resp, 200, trv_dlv_json(req->pool, rows, 0), NULL);
+}
+
+#define FAMILY_ROUTES(F) \
+    {"POST", "/v1/" F "/webhook-subscriptions", create_subscription, 0}, \
+    {"GET", "/v1/" F "/webhook-subscriptions", list_subscriptions, 0}, \
+    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}", get_subscription, 0}, \
+    {"PATCH", "/v1/" F "/webhook-subscriptions/{id:whs}", patch_subscription, 0}, \
+    {"DELETE", "/v1/" F "/webhook-subscriptions/{id:whs}", delete_subscription, 0}, \
+    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, 0}, \
+    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries", list_deliveries, 0}, \
+    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}", \
+     get_delivery, 0}, \
+    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}/replay", \
+     replay_delivery, 0}
+
+const trv_route trv_webhook_routes[] = {
+    FAMILY_ROUTES("hotel"),
+    FAMILY_ROUTES("flight"),
+    {NULL, NULL, NULL, 0},
+};

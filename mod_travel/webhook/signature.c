@@ -1,0 +1,59 @@
+#include "signature.h"
+#include "secret.h"
+
+#include <apr_base64.h>
+#include <apr_strings.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <string.h>
+
+const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg_id,
+                              long long timestamp, const char *body,
+                              apr_size_t body_len)
+{
+    const unsigned char *key;
+    apr_size_t key_len;
+    const char *head;
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mac_len = 0;
+    char *out;
+    unsigned char *msg;
+    apr_size_t msg_len;
+
+    if (trv_whsec_key(p, secret, &key, &key_len) != APR_SUCCESS) {
+        return NULL;
+    }
+    /* The signed content: "<id>.<timestamp>.<raw body>". */
+    head = apr_psprintf(p, "%s.%" APR_INT64_T_FMT ".", msg_id, (apr_int64_t)timestamp);
+    msg_len = strlen(head) + body_len;
+    msg = apr_palloc(p, msg_len + 1);
+    memcpy(msg, head, strlen(head));
+    memcpy(msg + strlen(head), body, body_len);
+    if (!HMAC(EVP_sha256(), key, (int)key_len, msg, msg_len, mac, &mac_len)) {
+        return NULL;
+    }
+    out = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)mac_len) + 3);
+    memcpy(out, "v1,", 3);
+    apr_base64_encode_binary(out + 3, mac, (int)mac_len);
+    return out;
+}
+
+const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secrets,
+                                  const char *msg_id, long long timestamp,
+                                  const char *body, apr_size_t body_len)
+{
+    const char *out = NULL;
+    int i;
+    if (!secrets || secrets->nelts == 0) {
+        return NULL;
+    }
+    for (i = 0; i < secrets->nelts; i++) {
+        const char *one = trv_webhook_sign1(p, APR_ARRAY_IDX(secrets, i, const char *),
+                                            msg_id, timestamp, body, body_len);
+        if (!one) {
+            return NULL;
+        }
+        out = out ? apr_pstrcat(p, out, " ", one, NULL) : one;
+    }
+    return out;
+}

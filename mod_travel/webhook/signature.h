@@ -1,0 +1,23 @@
+/* Standard Webhooks signatures (https://www.standardwebhooks.com/): for
+ * every live secret "v1,<base64 HMAC-SHA256(key, id.timestamp.body)>",
+ * space-separated, in the webhook-signature header; the key is the
+ * base64-decoded part of the whsec_ secret. */
+#ifndef TRV_WEBHOOK_SIGNATURE_H
+#define TRV_WEBHOOK_SIGNATURE_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+
+/* One "v1,<base64>" entry for one secret; NULL when the secret is not a
+ * valid whsec_ secret. */
+const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg_id,
+                              long long timestamp, const char *body,
+                              apr_size_t body_len);
+
+/* The webhook-signature header value for every secret of `secrets` (const
+ * char *), in order; NULL when any secret is invalid or there is none. */
+const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secrets,
+                                  const char *msg_id, long long timestamp,
+                                  const char *body, apr_size_t body_len);
+
+#endif

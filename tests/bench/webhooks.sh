@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Webhook delivery throughput to the local sandbox inbox.
+#
+#   tests/bench/webhooks.sh [EVENTS] [INSTANCES]     (make bench)
+#
+# Starts a throwaway stack (its own PostgreSQL cluster and 1 or 2 httpd
+# instances on free ports, TRAVEL_WORKERS sender threads per child, 2
+# children per instance), subscribes one endpoint at the sandbox inbox,
+# commits EVENTS events (default 5000) into the outbox in one transaction
+# and times how long until every delivery is DELIVERED. Reports:
+#   end to end   - commit of the events to the last delivery recorded
+#                  (fan-out, signing, POST, recording: everything)
+#   sending      - first to last attempt recorded (the senders alone)
+# The inbox itself writes each request to PostgreSQL, so the receiver
+# shares the 2 cores with the senders and the database.
+set -euo pipefail
+EVENTS=${1:-5000}
+INSTANCES=${2:-1}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
+chmod 755 "$dir"
+stack="$root/scripts/stack.sh"
+
+used=" "
+free_port() {
+  local p
+  while :; do
+    p=$(( 20000 + RANDOM % 40000 ))
+    [[ $used == *" $p "* ]] && continue
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
+  done
+}
+export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+PORT_B=$(free_port)
+export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
+export TRAVEL_WORKERS=${TRAVEL_WORKERS:-2}
+trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+
+"$stack" pg-start "$dir" >/dev/null
+"$stack" httpd-start "$dir" a >/dev/null
+if [ "$INSTANCES" -ge 2 ]; then
+  TRAVEL_PORT=$PORT_B STACK_NO_SANDBOX=1 "$stack" httpd-start "$dir" b >/dev/null
+fi
+db=$(cat "$dir/db.conninfo")
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX "$@"; }
+
+org=$("$root/bin/travelctl" --db "$db" org create bench | tail -n 1)
+key=$("$root/bin/travelctl" --db "$db" key create --org "$org" --user bench 2>/dev/null | tail -n 1)
+sub=$(curl -sf -H "x-api-key: $key" -H 'content-type: application/json' \
+  -d "{\"url\": \"http://127.0.0.1:$TRAVEL_SANDBOX_PORT/inbox/bench\", \"event_types\": [\"flight.booking.confirmed\"]}" \
+  "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions" | sed -E 's/.*"id":"(whs_[^"]+)".*/\1/')
+
+emit() {
+  psql -c "WITH e AS (INSERT INTO events (id, org_id, family, type, data)
+    SELECT 'evt_' || gen_random_uuid(), '$org', 'flight', 'flight.booking.confirmed',
+      jsonb_build_object('booking', jsonb_build_object('id', 'bkg_' || i, 'status', 'CONFIRMED',
+        'total_amount', jsonb_build_object('amount', 1234.5, 'currency', 'EUR')))
+    FROM generate_series(1, $1) i RETURNING id)
+    INSERT INTO jobs (kind, payload) SELECT 'event.publish', jsonb_build_object('event_id', id) FROM e"
+}
+wait_done() {
+  local want=$1 n=0 i
+  for i in $(seq 1 6000); do
+    n=$(psql -c "SELECT count(*) FROM webhook_deliveries WHERE subscription_id = '$sub' AND status = 'DELIVERED'")
+    [ "$n" -ge "$want" ] && return 0
+    sleep 0.05
+  done
+  echo "bench: only $n of $want delivered" >&2; return 1
+}
+
+# Warm up (connections, prepared statements), then measure.
+emit 200; wait_done 200
+t0=$(date +%s.%N)
+emit "$EVENTS"
+wait_done $((EVENTS + 200))
+t1=$(date +%s.%N)
+read -r first last attempts <<<"$(psql -F ' ' -c "SELECT extract(epoch FROM min(a.created_at)), extract(epoch FROM max(a.created_at)), count(*)
+  FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN events e ON e.id = d.event_id
+  WHERE d.subscription_id = '$sub' AND e.created_at >= to_timestamp($t0)")"
+dups=$(psql -c "SELECT count(*) - count(DISTINCT headers->>'webhook-id') FROM sandbox.inbox_requests WHERE inbox = 'bench'")
+awk -v n="$EVENTS" -v t0="$t0" -v t1="$t1" -v f="$first" -v l="$last" -v a="$attempts" -v i="$INSTANCES" \
+    -v w="$TRAVEL_WORKERS" -v d="$dups" 'BEGIN {
+  printf "webhook bench: %d events, %d instance(s) x 2 children x %d sender threads\n", n, i, w
+  printf "  end to end: %.2f s  -> %.0f deliveries/s\n", t1 - t0, n / (t1 - t0)
+  printf "  sending:    %.2f s  -> %.0f deliveries/s (%d attempts, %d duplicate requests)\n", l - f, a / (l - f), a, d
+}'
