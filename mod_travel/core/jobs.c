@@ -12,12 +12,14 @@ static const trv_stmt enqueue_stmt = {"trv_job_enqueue",
     "ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL "
     "AND status IN ('queued', 'running') DO NOTHING RETURNING id"};
 
+/* now(), not clock_timestamp(): a volatile function cannot bound the index
+ * scan, and every claim would walk past all future jobs and leases. */
 static const trv_stmt claim_stmt = {"trv_job_claim",
     "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = %s, "
     "available_at = clock_timestamp() + %s::bigint * interval '1 microsecond', "
     "updated_at = clock_timestamp() "
     "WHERE id = (SELECT id FROM jobs WHERE status IN ('queued', 'running') "
-    "AND available_at <= clock_timestamp() AND attempts < max_attempts "
+    "AND available_at <= now() AND attempts < max_attempts "
     "ORDER BY available_at LIMIT 1 FOR UPDATE SKIP LOCKED) "
     "RETURNING id, kind, payload::text AS payload, attempts, max_attempts"};
 
@@ -49,7 +51,7 @@ static const trv_stmt extend_stmt = {"trv_job_extend",
 static const trv_stmt reap_stmt = {"trv_job_reap",
     "UPDATE jobs SET status = 'dead', last_error = 'lease expired on the last "
     "attempt (the worker stopped)', locked_by = NULL, updated_at = clock_timestamp() "
-    "WHERE status = 'running' AND available_at <= clock_timestamp() "
+    "WHERE status = 'running' AND available_at <= now() "
     "AND attempts >= max_attempts"};
 
 static const char *i64(apr_pool_t *p, apr_int64_t v)
