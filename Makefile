@@ -109,7 +109,7 @@ $(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(B)/obj/mod_tr
 
 # Adapter contract tests call the adapters of libtravel.a directly against
 # the running sandbox.
-$(B)/tests/e2e/test_adapter_%: tests/e2e/test_adapter_%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a
+$(B)/tests/e2e/test_adapter_%: tests/e2e/test_adapter_%.c tests/e2e/e2e.h tests/e2e/adapter_env.h $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(TEST_LIBS)
 

@@ -75,7 +75,11 @@ typedef struct trv_flight_supplier {
                           json_t **order, trv_sup_err *err);
 
     /* The order as the supplier has it now: same shape as book's *order
-     * plus status "CANCELED" and airline_initiated_changes[]. */
+     * plus status "CANCELED" and airline_initiated_changes[], each
+     * {id, type: "SCHEDULE_CHANGE", created_at, journey_index, segment_id,
+     *  marketing_flight, origin, destination, previous_departure_time,
+     *  previous_arrival_time, departure_time, arrival_time} (local times),
+     * oldest first. */
     trv_up_status (*read_order)(trv_flight_ctx *ctx, const char *order_id,
                                 json_t **order, trv_sup_err *err);
 
@@ -102,5 +106,8 @@ extern const trv_flight_supplier trv_supplier_b;
 
 /* The adapter for a supplier name, or NULL. */
 const trv_flight_supplier *trv_flight_supplier_named(const char *name);
+/* The adapter whose search made an offer_reference (SUPPLIER_A's start
+ * "off_", SUPPLIER_B's "fk_"), or NULL: prebook and bags name no supplier. */
+const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference);
 
 #endif

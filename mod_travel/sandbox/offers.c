@@ -301,9 +301,9 @@ static void set_currency(const sbx_world *w, sbx_offer *o)
 
 static const char *payload(apr_pool_t *p, const sbx_offer *o)
 {
-    char *s = apr_psprintf(p, "1|%c|%" APR_INT64_T_FMT "|%d|%d|%d|%d|%d|%d", o->supplier,
-                           o->expires, o->q.cabin, o->brand, o->q.adults, o->q.children,
-                           o->q.infants, o->q.nj);
+    char *s = apr_psprintf(p, "1|%c|%x|%" APR_INT64_T_FMT "|%d|%d|%d|%d|%d|%d", o->supplier,
+                           (unsigned)o->nonce, o->expires, o->q.cabin, o->brand, o->q.adults,
+                           o->q.children, o->q.infants, o->q.nj);
     int j;
     for (j = 0; j < o->q.nj; j++) {
         s = apr_psprintf(p, "%s|%d-%d-%ld-%d", s, o->q.j[j].origin, o->q.j[j].dest,
@@ -364,6 +364,10 @@ int sbx_offer_decode(apr_pool_t *p, const sbx_world *w, const char *ref, char su
         return -1;
     }
     o->supplier = supplier;
+    if (!(f = apr_strtok(NULL, "|", &last))) {
+        return -1;
+    }
+    o->nonce = (apr_uint32_t)strtoul(f, NULL, 16);
     for (i = 0; i < 7; i++) {
         if (!(f = apr_strtok(NULL, "|", &last))) {
             return -1;
@@ -429,7 +433,7 @@ static int offer_cmp(const void *x, const void *y)
 
 int sbx_search_run(apr_pool_t *p, const sbx_world *w, const sbx_search *q, char supplier,
                    const char *key, apr_int64_t now, apr_int64_t ttl, int limit,
-                   sbx_offer **out, int *truncated)
+                   apr_uint32_t nonce, sbx_offer **out, int *truncated)
 {
     sbx_itin *its[SBX_MAX_JOURNEYS];
     int nits[SBX_MAX_JOURNEYS];
@@ -442,6 +446,7 @@ int sbx_search_run(apr_pool_t *p, const sbx_world *w, const sbx_search *q, char 
     proto.supplier = supplier;
     proto.q = *q;
     proto.expires = now + ttl;
+    proto.nonce = nonce;
     set_currency(w, &proto);
     for (j = 0; j < q->nj; j++) {
         its[j] = apr_palloc(p, sizeof(sbx_itin) * SBX_MAX_ITINS);

@@ -24,7 +24,7 @@ typedef struct sbx_search {
 
 typedef struct sbx_offer {
     char supplier;                    /* 'A' or 'B' */
-    apr_int64_t issued;               /* unix seconds */
+    apr_uint32_t nonce;               /* per search: each search's offers are new */
     apr_int64_t expires;
     sbx_search q;
     int brand;
@@ -45,10 +45,12 @@ const char *sbx_search_check(const sbx_world *w, const sbx_search *q, long today
                              const char **field);
 
 /* Prices the search: up to `limit` offers, cheapest first; *truncated
- * when more matched. The offers are allocated from p. */
+ * when more matched. The offers are allocated from p. nonce: a random
+ * number that makes this search's offer references its own (a supplier
+ * sells each offer once). */
 int sbx_search_run(apr_pool_t *p, const sbx_world *w, const sbx_search *q, char supplier,
                    const char *key, apr_int64_t now, apr_int64_t ttl, int limit,
-                   sbx_offer **out, int *truncated);
+                   apr_uint32_t nonce, sbx_offer **out, int *truncated);
 
 /* The reference of an offer, signed with key (base64url). */
 const char *sbx_offer_encode(apr_pool_t *p, const sbx_offer *o, const char *key);

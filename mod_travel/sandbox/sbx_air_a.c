@@ -343,7 +343,8 @@ static void offer_request(trv_req *req, trv_resp *resp)
         return;
     }
     n = sbx_search_run(req->pool, x->world, &q, 'A', x->set->key_a, now,
-                       apr_time_sec(x->set->offer_ttl_a), limit, &offers, &truncated);
+                       apr_time_sec(x->set->offer_ttl_a), limit,
+                       sbx_nonce(), &offers, &truncated);
     list = json_array();
     for (i = 0; i < n; i++) {
         json_array_append_new(list, render_offer(req->pool, x->world, &offers[i], 0));
@@ -583,18 +584,20 @@ static json_t *order_json(trv_req *req, trv_dbc *c, const trv_rows *r, int *ok)
         const json_t *ch = json_array_get(changes, i);
         const json_t *prev = json_object_get(ch, "previous"), *cur = json_object_get(ch, "current");
         json_array_append_new(aic, json_pack(
-            "{s:O,s:O,s:n,s:[s,s,s],s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O}]}],"
-            "s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O}]}],s:O}",
+            "{s:O,s:O,s:n,s:[s,s,s],s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O,s:O}]}],"
+            "s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O,s:O}]}],s:O}",
             "id", json_object_get(ch, "id"), "created_at", json_object_get(ch, "created_at"),
             "action_taken", "available_actions", "accept", "cancel", "change",
             "removed", "slice_index", json_integer_value(json_object_get(ch, "journey_index")),
             "segments", "id", json_object_get(ch, "segment_id"),
             "flight", json_object_get(ch, "flight"), "origin", json_object_get(ch, "origin"),
+            "destination", json_object_get(ch, "destination"),
             "departing_at", json_object_get(prev, "departure_time"),
             "arriving_at", json_object_get(prev, "arrival_time"),
             "added", "slice_index", json_integer_value(json_object_get(ch, "journey_index")),
             "segments", "id", json_object_get(ch, "segment_id"),
             "flight", json_object_get(ch, "flight"), "origin", json_object_get(ch, "origin"),
+            "destination", json_object_get(ch, "destination"),
             "departing_at", json_object_get(cur, "departure_time"),
             "arriving_at", json_object_get(cur, "arrival_time"),
             "delay_minutes", json_object_get(ch, "delay_minutes")));

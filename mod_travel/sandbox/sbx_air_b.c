@@ -208,7 +208,8 @@ static void search(trv_req *req, trv_resp *resp)
         return;
     }
     n = sbx_search_run(req->pool, x->world, &q, 'B', x->set->key_b, now,
-                       apr_time_sec(x->set->offer_ttl_b), limit, &offers, &truncated);
+                       apr_time_sec(x->set->offer_ttl_b), limit,
+                       sbx_nonce(), &offers, &truncated);
     results = json_array();
     carriers = json_object();
     airports = json_object();
@@ -303,7 +304,7 @@ static void create_checkout(trv_req *req, trv_resp *resp)
     sbx_offer o;
     sbx_bag bags[SBX_MAX_PAX * SBX_MAX_JOURNEYS * 2];
     int nb, count, used[SBX_MAX_PAX * SBX_MAX_JOURNEYS * 2] = {0}, held;
-    json_t *travelers, *priced, *doc, *out;
+    json_t *travelers, *priced, *doc, *out, *carriers, *airports;
     apr_int64_t anc_total = 0, now = sbx_now(), expires, dep;
     const char *id = trv_id_new(req->pool, "chk"), *trigger = NULL, *prefix;
     trv_dbc *c;
@@ -403,9 +404,12 @@ static void create_checkout(trv_req *req, trv_resp *resp)
     if (held && expires > dep - 24 * 3600) {
         expires = dep - 24 * 3600;
     }
+    carriers = json_object();
+    airports = json_object();
     doc = trv_json_bind(req->pool, json_pack(
-        "{s:o,s:O,s:O*,s:O,s:{s:s,s:s,s:s,s:s,s:s},s:s?}",
-        "fare", b_fare(req->pool, x->world, &o, NULL, NULL), "travelers", travelers,
+        "{s:o,s:{s:o,s:o},s:O,s:O*,s:O,s:{s:s,s:s,s:s,s:s,s:s},s:s?}",
+        "fare", b_fare(req->pool, x->world, &o, carriers, airports),
+        "dictionaries", "carriers", carriers, "airports", airports, "travelers", travelers,
         "contact", json_object_get(body, "contact"), "ancillaries", priced,
         "price", "currency", o.currency,
         "total", sbx_amount(req->pool, o.base + o.tax + anc_total, o.currency),
@@ -606,6 +610,7 @@ static void complete_checkout(trv_req *req, trv_resp *resp)
     meta = json_object_get(doc, "_sbx");
     segs = json_object_get(meta, "segments");
     trigger = trv_json_str(doc, "test_trigger");
+    trigger = trigger ? apr_pstrdup(req->pool, trigger) : NULL; /* doc loses the key below */
     tr = json_object_get(doc, "travelers");
     for (i = 0; i < json_array_size(tr); i++) {
         json_object_set_new(json_array_get(tr, i), "ticket_number",
@@ -618,7 +623,7 @@ static void complete_checkout(trv_req *req, trv_resp *resp)
     ord.checkout_id = id;
     ord.pnr = sbx_pnr(req->pool);
     ord.trigger = trigger;
-    ord.brand = trv_json_str(meta, "brand");
+    ord.brand = apr_pstrdup(req->pool, trv_json_str(meta, "brand"));
     ord.currency = trv_rows_get(rows, 0, "currency");
     ord.total = (apr_int64_t)json_integer_value(json_object_get(meta, "total"));
     ord.tax = (apr_int64_t)json_integer_value(json_object_get(meta, "tax"));

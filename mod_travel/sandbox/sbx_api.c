@@ -272,6 +272,13 @@ static void random_chars(char *out, int n, const char *alphabet)
     out[n] = '\0';
 }
 
+apr_uint32_t sbx_nonce(void)
+{
+    apr_uint32_t n = 0;
+    trv_random_bytes((unsigned char *)&n, sizeof(n));
+    return n;
+}
+
 char *sbx_pnr(apr_pool_t *p)
 {
     char *s = apr_palloc(p, 7);

@@ -52,6 +52,8 @@ char *sbx_amount(apr_pool_t *p, apr_int64_t minor, const char *currency);
 int sbx_amount_parse(const json_t *v, const char *currency, apr_int64_t *minor);
 /* ISO 8601 duration "PT7H30M". */
 char *sbx_duration(apr_pool_t *p, int minutes);
+/* A random number for a search's offer references. */
+apr_uint32_t sbx_nonce(void);
 /* A random airline record locator (six letters and digits). */
 char *sbx_pnr(apr_pool_t *p);
 /* A random e-ticket number "NNN-NNNNNNNNNN". */
