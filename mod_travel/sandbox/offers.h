@@ -75,7 +75,7 @@ apr_int64_t sbx_member_discount(const sbx_world *w, const sbx_offer *o, int i,
 /* Bags for sale: one entry per seat-holding passenger, journey and bag
  * type the fare sells. */
 typedef struct sbx_bag {
-    char suffix[16];                  /* "p0j1c": passenger, journey, type */
+    char suffix[32];                  /* "p0j1c": passenger, journey, type */
     int pax, journey, type;
     int weight_kg;
     int max_qty;
