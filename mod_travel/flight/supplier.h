@@ -54,8 +54,9 @@ typedef struct trv_flight_supplier {
      *   currency, expires_at, fare_brand, fare_conditions, cancellation_policy,
      *   journeys[] (API booking journeys with segment ids; passengers in
      *   segments use the passenger index as passenger_id until the caller
-     *   assigns psg_ ids), services[] {bag_id, passenger_index,
-     *   journey_index, quantity, unit_amount, total_amount, baggage},
+     *   assigns psg_ ids; checked_bags / carry_on_bags count included and
+     *   bought bags), services[] {bag_id, passenger_index, journey_index,
+     *   segment_ids, quantity, unit_amount, total_amount, baggage},
      *   member_price (bool), hold {held (bool), expires_at},
      *   supplier_data (opaque object the adapter needs at book: keep as is)}.
      * SUPPLIER_A reserves nothing; SUPPLIER_B creates a checkout (held). */
@@ -64,7 +65,8 @@ typedef struct trv_flight_supplier {
                              const json_t *services, json_t **priced, trv_sup_err *err);
 
     /* Issues the order. booking: {id, supplier_data, total_amount,
-     * passengers, contact, services}; payment: {authorization_id} when
+     * passengers, contact, services ([{id: "bag_...", quantity}], as given
+     * to prebook)}; payment: {authorization_id} when
      * the service paid (SUPPLIER_A), NULL when the supplier collects payment.
      * idempotency_key: the same for every attempt of one booking.
      * *order: {order_id, status: "TICKETED"|"PENDING"|"FAILED",
