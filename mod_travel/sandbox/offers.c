@@ -244,12 +244,12 @@ int sbx_bag_find(const sbx_bag *bags, int n, const char *suffix)
 /* ---- search ---- */
 
 const char *sbx_search_check(const sbx_world *w, const sbx_search *q, long today,
-                             const char **field)
+                             const char **field, int *journey)
 {
     int j;
-    static char fbuf[64];
     (void)w;
     *field = "passengers";
+    *journey = -1;
     if (q->adults < 1) {
         return "at least one adult travels";
     }
@@ -259,13 +259,12 @@ const char *sbx_search_check(const sbx_world *w, const sbx_search *q, long today
     if (q->infants > q->adults) {
         return "each infant travels on an adult's lap";
     }
+    *field = "journeys";
     if (q->nj < 1 || q->nj > SBX_MAX_JOURNEYS) {
-        *field = "slices";
         return "1 to 4 journeys";
     }
     for (j = 0; j < q->nj; j++) {
-        snprintf(fbuf, sizeof(fbuf), "journeys[%d]", j);
-        *field = fbuf;
+        *journey = j;
         if (q->j[j].origin == q->j[j].dest) {
             return "origin and destination are the same airport";
         }

@@ -39,10 +39,11 @@ typedef struct sbx_offer {
     const char *ref;                  /* the opaque reference, without prefix */
 } sbx_offer;
 
-/* Checks a search against the network and the calendar; NULL or the
- * reason, with *field naming what is wrong ("slices[0].origin"). */
+/* Checks a search against the calendar and the party; NULL or the
+ * reason, with *field "passengers" or "journeys" and *journey the index of
+ * the journey at fault (-1 for the party or the list). */
 const char *sbx_search_check(const sbx_world *w, const sbx_search *q, long today,
-                             const char **field);
+                             const char **field, int *journey);
 
 /* Prices the search: up to `limit` offers, cheapest first; *truncated
  * when more matched. The offers are allocated from p. nonce: a random

@@ -283,7 +283,7 @@ static void offer_request(trv_req *req, trv_resp *resp)
     sbx_search q;
     sbx_offer *offers;
     const char *reason, *field, *cabin;
-    int n, truncated, i, limit = 50;
+    int n, truncated, i, limit = 50, bad;
     json_t *list, *req_slices;
     apr_int64_t now = sbx_now();
 
@@ -338,8 +338,9 @@ static void offer_request(trv_req *req, trv_resp *resp)
         }
         limit = (int)json_integer_value(m);
     }
-    if ((reason = sbx_search_check(x->world, &q, (long)(now / 86400), &field))) {
-        sbx_invalid(req, resp, apr_pstrcat(req->pool, "data.", field, NULL), reason);
+    if ((reason = sbx_search_check(x->world, &q, (long)(now / 86400), &field, &bad))) {
+        sbx_invalid(req, resp, bad < 0 ? apr_pstrcat(req->pool, "data.", field, NULL)
+                                       : apr_psprintf(req->pool, "data.slices[%d]", bad), reason);
         return;
     }
     n = sbx_search_run(req->pool, x->world, &q, 'A', x->set->key_a, now,

@@ -150,7 +150,7 @@ static void search(trv_req *req, trv_resp *resp)
     sbx_offer *offers;
     const char *reason, *field;
     json_t *results, *carriers, *airports;
-    int n, truncated, i, limit = 50;
+    int n, truncated, i, limit = 50, bad;
     apr_int64_t now = sbx_now();
 
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))) {
@@ -202,9 +202,9 @@ static void search(trv_req *req, trv_resp *resp)
         }
         limit = (int)json_integer_value(mr);
     }
-    if ((reason = sbx_search_check(x->world, &q, (long)(now / 86400), &field))) {
-        sbx_invalid(req, resp, strncmp(field, "journeys", 8) == 0
-                    ? apr_pstrcat(req->pool, "legs", field + 8, NULL) : "pax", reason);
+    if ((reason = sbx_search_check(x->world, &q, (long)(now / 86400), &field, &bad))) {
+        sbx_invalid(req, resp, strcmp(field, "passengers") == 0 ? "pax"
+                    : bad < 0 ? "legs" : apr_psprintf(req->pool, "legs[%d]", bad), reason);
         return;
     }
     n = sbx_search_run(req->pool, x->world, &q, 'B', x->set->key_b, now,

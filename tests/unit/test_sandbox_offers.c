@@ -260,14 +260,18 @@ static void member_price_and_bags(void **state)
 static void searches_are_checked(void **state)
 {
     const char *field;
+    int j;
     sbx_search q = one_way("LHR", "JFK", 20500, SBX_ECONOMY);
     (void)state;
-    assert_null(sbx_search_check(w, &q, 20490, &field));
-    assert_non_null(sbx_search_check(w, &q, 20501, &field)); /* in the past */
-    assert_non_null(sbx_search_check(w, &q, 20500 - SBX_MAX_DAYS_AHEAD - 1, &field));
+    assert_null(sbx_search_check(w, &q, 20490, &field, &j));
+    assert_non_null(sbx_search_check(w, &q, 20501, &field, &j)); /* in the past */
+    assert_string_equal(field, "journeys");
+    assert_int_equal(j, 0);
+    assert_non_null(sbx_search_check(w, &q, 20500 - SBX_MAX_DAYS_AHEAD - 1, &field, &j));
     q.infants = 2;
-    assert_non_null(sbx_search_check(w, &q, 20490, &field));
+    assert_non_null(sbx_search_check(w, &q, 20490, &field, &j));
     assert_string_equal(field, "passengers");
+    assert_int_equal(j, -1);
 }
 
 int main(void)
