@@ -12,12 +12,20 @@ void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta
     resp->meta = trv_json_bind(req->pool, meta);
 }
 
+void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)
+{
+    resp->status = status;
+    resp->data = resp->meta = resp->error = NULL;
+    resp->error_code = NULL;
+    resp->document = trv_json_bind(req->pool, doc);
+}
+
 static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code,
                       const char *message, json_t *details)
 {
     resp->status = status;
     resp->error_code = code;
-    resp->data = resp->meta = NULL;
+    resp->data = resp->meta = resp->document = NULL;
     resp->error = trv_json_bind(req->pool, trv_error_doc(code, message,
                                                          req->request_id, details));
 }
@@ -64,6 +72,9 @@ void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
 json_t *trv_resp_document(const trv_resp *resp)
 {
     json_t *doc;
+    if (resp->document) {
+        return json_incref(resp->document);
+    }
     if (resp->error) {
         return json_incref(resp->error);
     }

@@ -35,6 +35,7 @@ typedef struct trv_resp {
     json_t *data;             /* pool-bound; becomes "data" */
     json_t *meta;             /* pool-bound; becomes "meta" when set */
     json_t *error;            /* pool-bound error document, status >= 400 */
+    json_t *document;         /* pool-bound; when set, sent as is (no envelope) */
     const char *error_code;
     apr_table_t *headers;     /* extra response headers (Allow, Location) */
     int data_null;            /* answer {"data": null} */
@@ -44,6 +45,9 @@ typedef void trv_handler_fn(trv_req *req, trv_resp *resp);
 
 /* Success: takes ownership of data and meta (new references, meta may be NULL). */
 void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta);
+/* Answers a whole document of another wire format as is, without the
+ * {data, meta} envelope (the sandbox speaks each simulated API's own). */
+void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc);
 /* Any failure: the envelope of CONTRACT.md with the request id. */
 void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
