@@ -12,8 +12,9 @@
 #include <ctype.h>
 #include <string.h>
 
-/* Logos of carriers whose record has none: one image per IATA code. */
-#define LOGO_URL_PATTERN "https://assets.mod-travel.dev/airlines/%s.svg"
+/* Logos of carriers whose record has none: a public CDN serving one image
+ * per IATA code (the one the sandbox suppliers use in offers too). */
+#define LOGO_URL_PATTERN "https://pics.avs.io/200/200/%s.png"
 
 #define AIRLINE_COLS "id, iata_code, icao_code, name, country, alliance, logo_url, is_active"
 
