@@ -11,6 +11,8 @@ DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_trave
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c)
+# The sandbox minus its httpd module file: linked into unit tests too.
+SBX_LIB_SRC := $(filter-out mod_travel/sandbox/mod_travel_sandbox.c,$(SANDBOX_SRC))
 CLI_SRC     := $(wildcard mod_travel/cli/*.c)
 LIB_SRC     := $(CORE_SRC) $(DOMAIN_SRC)
 MIGRATIONS  := $(sort $(wildcard sql/*.sql))
@@ -26,7 +28,7 @@ DEP_LIBS   = $(shell apr-1-config --link-ld --libs) $(shell apu-1-config --link-
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -pthread $(WARN) -Imod_travel -I$(B)/gen
 SANITIZE   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread
+LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
@@ -67,6 +69,12 @@ $(B)/libtravel.a: $(call obj,$(LIB_SRC))
 $(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC))
 	@rm -f $@; ar rcs $@ $^
 
+$(B)/libsandbox.a: $(call obj,$(SBX_LIB_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/asan/libsandbox.a: $(call aobj,$(SBX_LIB_SRC))
+	@rm -f $@; ar rcs $@ $^
+
 # apxs links the shared objects (libtool warns that the objects are not
 # libtool objects: they are position independent, which is all it needs).
 $(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC))
@@ -87,17 +95,23 @@ bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
 # ---- tests ----
 TEST_LIBS = -lcmocka $(DEP_LIBS) $(LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libtravel.a
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libsandbox.a $(B)/libtravel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libsandbox.a $(B)/libtravel.a $(TEST_LIBS)
 
-$(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libtravel.a
+$(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libsandbox.a $(B)/asan/libtravel.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libtravel.a $(TEST_LIBS)
+	$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libsandbox.a $(B)/asan/libtravel.a $(TEST_LIBS)
 
 $(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o $(B)/libtravel.a $(TEST_LIBS)
+
+# Adapter contract tests call the adapters of libtravel.a directly against
+# the running sandbox.
+$(B)/tests/e2e/test_adapter_%: tests/e2e/test_adapter_%.c tests/e2e/e2e.h tests/e2e/adapter_env.h $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(TEST_LIBS)
 
 $(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o
 	@mkdir -p $(dir $@)

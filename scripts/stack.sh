@@ -11,7 +11,9 @@
 # Environment: TRAVEL_PORT (8080), TRAVEL_SANDBOX_PORT (8081), TRAVEL_PG_PORT
 # (5432; a unix socket under DIR only), TRAVEL_RETRY_SCHEDULE (webhook retry
 # delays in seconds, e.g. "1 1 1"), TRAVEL_WORKERS (2), TRAVEL_JOB_LEASE (60s),
-# TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun), STACK_NO_SANDBOX.
+# TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun), STACK_NO_SANDBOX,
+# TRAVEL_SANDBOX_LATENCY (each sandbox API call, "50ms 150ms"),
+# TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,6 +99,12 @@ Group www-data"
     sb_listen="Listen 127.0.0.1:$SANDBOX_PORT"
     sb_load="LoadModule travel_sandbox_module $root/build/mod_travel_sandbox.so"
     sb_vhost="<VirtualHost 127.0.0.1:$SANDBOX_PORT>
+    TravelSandboxData \"$root/data/openflights\"
+    TravelSandboxApiKey supplier_a sandbox-key-a
+    TravelSandboxApiKey supplier_b sandbox-key-b
+    TravelSandboxApiKey payments sandbox-key-pay
+    TravelSandboxLatency ${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}
+    TravelSandboxHang ${TRAVEL_SANDBOX_HANG:-30s}
     <Location />
         SetHandler travel-sandbox
     </Location>

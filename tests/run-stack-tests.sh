@@ -28,6 +28,8 @@ export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=
 PORT_B=$(free_port)
 PORT_NODB=$(free_port)
 export TRAVEL_RETRY_SCHEDULE="1 1 1" TRAVEL_JOB_LEASE=3s TRAVEL_JOB_POLL=100ms STACK_PG_FAST=1
+# The sandbox answers fast in tests (its latency is realistic in `make run`).
+export TRAVEL_SANDBOX_LATENCY="1ms 5ms"
 stack="$root/scripts/stack.sh"
 failed=0
 

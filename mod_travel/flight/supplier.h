@@ -54,8 +54,9 @@ typedef struct trv_flight_supplier {
      *   currency, expires_at, fare_brand, fare_conditions, cancellation_policy,
      *   journeys[] (API booking journeys with segment ids; passengers in
      *   segments use the passenger index as passenger_id until the caller
-     *   assigns psg_ ids), services[] {bag_id, passenger_index,
-     *   journey_index, quantity, unit_amount, total_amount, baggage},
+     *   assigns psg_ ids; checked_bags / carry_on_bags count included and
+     *   bought bags), services[] {bag_id, passenger_index, journey_index,
+     *   segment_ids, quantity, unit_amount, total_amount, baggage},
      *   member_price (bool), hold {held (bool), expires_at},
      *   supplier_data (opaque object the adapter needs at book: keep as is)}.
      * SUPPLIER_A reserves nothing; SUPPLIER_B creates a checkout (held). */
@@ -64,7 +65,8 @@ typedef struct trv_flight_supplier {
                              const json_t *services, json_t **priced, trv_sup_err *err);
 
     /* Issues the order. booking: {id, supplier_data, total_amount,
-     * passengers, contact, services}; payment: {authorization_id} when
+     * passengers, contact, services ([{id: "bag_...", quantity}], as given
+     * to prebook)}; payment: {authorization_id} when
      * the service paid (SUPPLIER_A), NULL when the supplier collects payment.
      * idempotency_key: the same for every attempt of one booking.
      * *order: {order_id, status: "TICKETED"|"PENDING"|"FAILED",
@@ -75,7 +77,11 @@ typedef struct trv_flight_supplier {
                           json_t **order, trv_sup_err *err);
 
     /* The order as the supplier has it now: same shape as book's *order
-     * plus status "CANCELED" and airline_initiated_changes[]. */
+     * plus status "CANCELED" and airline_initiated_changes[], each
+     * {id, type: "SCHEDULE_CHANGE", created_at, journey_index, segment_id,
+     *  marketing_flight, origin, destination, previous_departure_time,
+     *  previous_arrival_time, departure_time, arrival_time} (local times),
+     * oldest first. */
     trv_up_status (*read_order)(trv_flight_ctx *ctx, const char *order_id,
                                 json_t **order, trv_sup_err *err);
 
@@ -102,5 +108,8 @@ extern const trv_flight_supplier trv_supplier_b;
 
 /* The adapter for a supplier name, or NULL. */
 const trv_flight_supplier *trv_flight_supplier_named(const char *name);
+/* The adapter whose search made an offer_reference (SUPPLIER_A's start
+ * "off_", SUPPLIER_B's "fk_"), or NULL: prebook and bags name no supplier. */
+const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference);
 
 #endif

@@ -1,12 +1,24 @@
 /* mod_travel_sandbox: test mode as a module of its own. Load it and give a
  * virtual host "SetHandler travel-sandbox" to get the sandbox suppliers,
- * payment provider and webhook inbox on that host's port. */
+ * payment provider and webhook inbox on that host's port.
+ *
+ * Directives (server config or virtual host):
+ *   TravelSandboxData DIR               the OpenFlights files (airports.dat, ...)
+ *   TravelSandboxZoneinfo DIR           TZif files (default /usr/share/zoneinfo)
+ *   TravelSandboxApiKey supplier_a|supplier_b|payments KEY
+ *   TravelSandboxLatency MIN [MAX]      added to every API call (50ms 150ms)
+ *   TravelSandboxHang DURATION          how long a book with Unknown hangs (30s)
+ *   TravelSandboxAsyncTicketing DURATION  ticketing time of Async (3s)
+ *   TravelSandboxSlowCard DURATION      pi_test_slowcard's card is readable after (2s)
+ *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
 #include "sandbox.h"
 #include "core/dispatch.h"
+#include "core/ids.h"
 #include "httpd/glue.h"
 
 #include "http_protocol.h"
 #include "http_request.h"
+#include "mpm_common.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -14,13 +26,17 @@
 extern module AP_MODULE_DECLARE_DATA travel_sandbox_module;
 APLOG_USE_MODULE(travel_sandbox);
 
+#define UNSET_TIME ((apr_interval_time_t)-1)
+
 typedef struct sbx_conf {
-    trv_env *env;
+    sbx_ctx *ctx;             /* per child, made in child_init */
     trv_config cfg;
+    sbx_settings set;         /* unset: NULL / UNSET_TIME until merged */
 } sbx_conf;
 
 static trv_router *router;
 static apr_uint32_t stopping;
+static const sbx_world *world;   /* loaded in post_config, shared read-only */
 
 static void health(trv_req *req, trv_resp *resp)
 {
@@ -52,22 +68,209 @@ static void *create_conf(apr_pool_t *p, server_rec *s)
     sbx_conf *c = apr_pcalloc(p, sizeof(*c));
     (void)s;
     c->cfg.max_body = TRV_DEFAULT_MAX_BODY;
+    c->set.latency_min = c->set.latency_max = UNSET_TIME;
+    c->set.hang = c->set.async_ticketing = c->set.slow_card = UNSET_TIME;
+    c->set.offer_ttl_a = c->set.offer_ttl_b = c->set.hold_ttl = UNSET_TIME;
     return c;
 }
+
+#define MERGE_PTR(f) n->set.f = add->set.f ? add->set.f : base->set.f
+#define MERGE_TIME(f) n->set.f = add->set.f != UNSET_TIME ? add->set.f : base->set.f
+
+static void *merge_conf(apr_pool_t *p, void *basev, void *addv)
+{
+    sbx_conf *base = basev, *add = addv, *n = apr_pcalloc(p, sizeof(*n));
+    n->cfg = add->cfg;
+    MERGE_PTR(data_dir);
+    MERGE_PTR(zoneinfo_dir);
+    MERGE_PTR(key_a);
+    MERGE_PTR(key_b);
+    MERGE_PTR(key_pay);
+    MERGE_TIME(latency_min);
+    MERGE_TIME(latency_max);
+    MERGE_TIME(hang);
+    MERGE_TIME(async_ticketing);
+    MERGE_TIME(slow_card);
+    MERGE_TIME(offer_ttl_a);
+    MERGE_TIME(offer_ttl_b);
+    MERGE_TIME(hold_ttl);
+    return n;
+}
+
+/* Defaults for whatever the configuration leaves unset. */
+static void finish_settings(sbx_settings *s)
+{
+#define DEFAULT_TIME(f, v) if (s->f == UNSET_TIME) s->f = (v)
+    DEFAULT_TIME(latency_min, apr_time_from_msec(50));
+    DEFAULT_TIME(latency_max, s->latency_min > apr_time_from_msec(150) ? s->latency_min
+                                                                        : apr_time_from_msec(150));
+    DEFAULT_TIME(hang, apr_time_from_sec(30));
+    DEFAULT_TIME(async_ticketing, apr_time_from_sec(3));
+    DEFAULT_TIME(slow_card, apr_time_from_sec(2));
+    DEFAULT_TIME(offer_ttl_a, apr_time_from_sec(30 * 60));
+    DEFAULT_TIME(offer_ttl_b, apr_time_from_sec(20 * 60));
+    DEFAULT_TIME(hold_ttl, apr_time_from_sec(2 * 3600));
+#undef DEFAULT_TIME
+    if (!s->zoneinfo_dir) {
+        s->zoneinfo_dir = "/usr/share/zoneinfo";
+    }
+}
+
+static sbx_conf *conf_of(cmd_parms *cmd)
+{
+    return ap_get_module_config(cmd->server->module_config, &travel_sandbox_module);
+}
+
+static const char *set_data(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    conf_of(cmd)->set.data_dir = ap_server_root_relative(cmd->pool, arg);
+    return NULL;
+}
+
+static const char *set_zoneinfo(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    conf_of(cmd)->set.zoneinfo_dir = ap_server_root_relative(cmd->pool, arg);
+    return NULL;
+}
+
+static const char *set_key(cmd_parms *cmd, void *d, const char *api, const char *key)
+{
+    sbx_settings *s = &conf_of(cmd)->set;
+    (void)d;
+    if (!*key) {
+        return "TravelSandboxApiKey: the key cannot be empty";
+    }
+    if (strcmp(api, "supplier_a") == 0) {
+        s->key_a = key;
+    }
+    else if (strcmp(api, "supplier_b") == 0) {
+        s->key_b = key;
+    }
+    else if (strcmp(api, "payments") == 0) {
+        s->key_pay = key;
+    }
+    else {
+        return "TravelSandboxApiKey: the API is supplier_a, supplier_b or payments";
+    }
+    return NULL;
+}
+
+static const char *set_latency(cmd_parms *cmd, void *d, const char *min, const char *max)
+{
+    sbx_settings *s = &conf_of(cmd)->set;
+    const char *err;
+    (void)d;
+    if ((err = trv_parse_duration(min, &s->latency_min))
+        || (max && (err = trv_parse_duration(max, &s->latency_max)))) {
+        return apr_psprintf(cmd->pool, "TravelSandboxLatency: %s", err);
+    }
+    if (!max) {
+        s->latency_max = s->latency_min;
+    }
+    if (s->latency_min < 0 || s->latency_max < s->latency_min) {
+        return "TravelSandboxLatency: MIN must be >= 0 and MAX >= MIN";
+    }
+    return NULL;
+}
+
+static const char *set_time(cmd_parms *cmd, void *d, const char *arg)
+{
+    sbx_settings *s = &conf_of(cmd)->set;
+    apr_interval_time_t t;
+    const char *err = trv_parse_duration(arg, &t);
+    const char *name = cmd->cmd->name;
+    (void)d;
+    if (err) {
+        return apr_psprintf(cmd->pool, "%s: %s", name, err);
+    }
+    if (t < 0) {
+        return apr_psprintf(cmd->pool, "%s cannot be negative", name);
+    }
+    if (strcasecmp(name, "TravelSandboxHang") == 0) {
+        s->hang = t;
+    }
+    else if (strcasecmp(name, "TravelSandboxAsyncTicketing") == 0) {
+        s->async_ticketing = t;
+    }
+    else if (strcasecmp(name, "TravelSandboxSlowCard") == 0) {
+        s->slow_card = t;
+    }
+    else {
+        s->hold_ttl = t;
+    }
+    return NULL;
+}
+
+static const command_rec directives[] = {
+    AP_INIT_TAKE1("TravelSandboxData", set_data, NULL, RSRC_CONF,
+                  "Folder of the OpenFlights files the sandbox airlines fly"),
+    AP_INIT_TAKE1("TravelSandboxZoneinfo", set_zoneinfo, NULL, RSRC_CONF,
+                  "Folder of the TZif time zone files (/usr/share/zoneinfo)"),
+    AP_INIT_TAKE2("TravelSandboxApiKey", set_key, NULL, RSRC_CONF,
+                  "supplier_a|supplier_b|payments and the bearer key it accepts"),
+    AP_INIT_TAKE12("TravelSandboxLatency", set_latency, NULL, RSRC_CONF,
+                   "Latency added to each API call: MIN [MAX], e.g. 50ms 150ms"),
+    AP_INIT_TAKE1("TravelSandboxHang", set_time, NULL, RSRC_CONF,
+                  "How long a book with the Unknown trigger hangs (30s)"),
+    AP_INIT_TAKE1("TravelSandboxAsyncTicketing", set_time, NULL, RSRC_CONF,
+                  "How long ticketing takes with the Async trigger (3s)"),
+    AP_INIT_TAKE1("TravelSandboxSlowCard", set_time, NULL, RSRC_CONF,
+                  "When pi_test_slowcard's card details become readable (2s)"),
+    AP_INIT_TAKE1("TravelSandboxHoldTime", set_time, NULL, RSRC_CONF,
+                  "How long SUPPLIER_B holds an itinerary (2h)"),
+    {NULL}
+};
 
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                        server_rec *s)
 {
-    const char *err;
+    const char *err, *loaded_from = NULL;
+    server_rec *sv;
     (void)plog;
     (void)ptemp;
     if ((err = trv_httpd_dbd_check())) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(901) "%s [request_id -]", err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    world = NULL;
+    for (sv = s; sv; sv = sv->next) {
+        sbx_conf *c = ap_get_module_config(sv->module_config, &travel_sandbox_module);
+        finish_settings(&c->set);
+        if (!c->set.data_dir) {
+            continue;
+        }
+        if (loaded_from && strcmp(loaded_from, c->set.data_dir) != 0) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(902)
+                         "TravelSandboxData names two folders (%s, %s); use one "
+                         "[request_id -]", loaded_from, c->set.data_dir);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+        if (!loaded_from) {
+            apr_time_t t0 = apr_time_now();
+            /* Once per configuration: every child inherits it by fork. */
+            world = sbx_world_load(pconf, c->set.data_dir, c->set.zoneinfo_dir, &err);
+            if (!world) {
+                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(903)
+                             "TravelSandboxData %s: %s [request_id -]", c->set.data_dir, err);
+                return HTTP_INTERNAL_SERVER_ERROR;
+            }
+            loaded_from = c->set.data_dir;
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s, TRVLOGNO(904)
+                         "sandbox: %d airports, %d airlines, %d routes, %d time zones "
+                         "loaded in %" APR_TIME_T_FMT " ms [request_id -]",
+                         world->n_airports, world->n_airlines, world->n_routes,
+                         world->n_zones, apr_time_as_msec(apr_time_now() - t0));
+        }
+    }
     router = trv_router_make(pconf);
     trv_router_add(router, base_routes);
     trv_router_add(router, trv_sandbox_inbox_routes);
+    trv_router_add(router, sbx_air_a_routes);
+    trv_router_add(router, sbx_air_b_routes);
+    trv_router_add(router, sbx_pay_routes);
+    trv_router_add(router, sbx_control_routes);
     return OK;
 }
 
@@ -76,12 +279,36 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     server_rec *sv;
     for (sv = s; sv; sv = sv->next) {
         sbx_conf *c = ap_get_module_config(sv->module_config, &travel_sandbox_module);
-        trv_env *env = apr_pcalloc(pchild, sizeof(*env));
-        env->log = trv_httpd_server_log(sv);
-        env->db = trv_httpd_dbsrc(pchild, sv);
-        env->cfg = &c->cfg;
-        env->stopping = &stopping;
-        c->env = env;
+        sbx_ctx *ctx = apr_pcalloc(pchild, sizeof(*ctx));
+        ctx->env.log = trv_httpd_server_log(sv);
+        ctx->env.db = trv_httpd_dbsrc(pchild, sv);
+        ctx->env.cfg = &c->cfg;
+        ctx->env.stopping = &stopping;
+        ctx->set = &c->set;
+        ctx->world = c->set.data_dir ? world : NULL;
+        c->ctx = ctx;
+    }
+}
+
+static void child_stopping(apr_pool_t *pchild, int graceful)
+{
+    (void)pchild;
+    (void)graceful;
+    /* Ends the waits of Unknown and of the latency early. */
+    apr_atomic_set32(&stopping, 1);
+}
+
+/* Uniform in [min, max]: each call of a real API takes its own time. */
+static void simulate_latency(const sbx_settings *set, const trv_req *req)
+{
+    apr_interval_time_t t = set->latency_min;
+    if (set->latency_max > set->latency_min) {
+        apr_uint32_t r = 0;
+        trv_random_bytes((unsigned char *)&r, sizeof(r));
+        t += (apr_interval_time_t)(r % (apr_uint32_t)(set->latency_max - set->latency_min + 1));
+    }
+    if (t > 0 && !TRV_STOPPING(req->env)) {
+        apr_sleep(t);
     }
 }
 
@@ -99,7 +326,7 @@ static int handler(request_rec *r)
     memset(&resp, 0, sizeof(resp));
     resp.headers = apr_table_make(r->pool, 2);
     st = trv_httpd_read_request(r, c->cfg.max_body, &req);
-    req.env = c->env;
+    req.env = &c->ctx->env;
     if (st) {
         trv_fail(&req, &resp, st, st == 413 ? "payload_too_large" : "bad_request",
                  "The request body could not be read");
@@ -113,7 +340,10 @@ static int handler(request_rec *r)
                                         : name);
     }
     else {
-        trv_dispatch(router, NULL, &req, &resp);
+        if (sbx_is_api_path(req.path)) {
+            simulate_latency(&c->set, &req);
+        }
+        trv_dispatch(router, sbx_authenticate, &req, &resp);
     }
     return trv_httpd_write_response(r, &resp);
 }
@@ -125,6 +355,7 @@ static void register_hooks(apr_pool_t *p)
     trv_httpd_glue_init(&travel_sandbox_module);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
@@ -134,8 +365,8 @@ module AP_MODULE_DECLARE_DATA travel_sandbox_module = {
     NULL,
     NULL,
     create_conf,
-    NULL,
-    NULL,
+    merge_conf,
+    directives,
     register_hooks,
     AP_MODULE_FLAG_ALWAYS_MERGE
 };

@@ -4,9 +4,43 @@
 #define TRV_SANDBOX_H
 
 #include "core/router.h"
+#include "world.h"
+
+/* What the sandbox directives say (TravelSandbox*). */
+typedef struct sbx_settings {
+    const char *data_dir;              /* OpenFlights files */
+    const char *zoneinfo_dir;          /* TZif files */
+    const char *key_a, *key_b, *key_pay; /* bearer keys of the three APIs */
+    apr_interval_time_t latency_min, latency_max;
+    apr_interval_time_t hang;          /* "Unknown": how long book hangs */
+    apr_interval_time_t async_ticketing; /* "Async": ticketing time */
+    apr_interval_time_t slow_card;     /* pi_test_slowcard: card readable after */
+    apr_interval_time_t offer_ttl_a, offer_ttl_b, hold_ttl;
+} sbx_settings;
+
+/* The per-server context handed to handlers as req->env: the environment
+ * first, so a handler finds the sandbox's part with SBX(req). */
+typedef struct sbx_ctx {
+    trv_env env;
+    const sbx_settings *set;
+    const sbx_world *world;            /* NULL when TravelSandboxData is unset */
+} sbx_ctx;
+
+#define SBX(req) ((const sbx_ctx *)(req)->env)
 
 extern const trv_route trv_sandbox_inbox_routes[];
+extern const trv_route sbx_air_a_routes[];
+extern const trv_route sbx_air_b_routes[];
+extern const trv_route sbx_pay_routes[];
+extern const trv_route sbx_control_routes[];
+
 /* Records a request to /inbox/<name>[/...] and answers as told. */
 void trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);
+
+/* The dispatcher's authentication step: the bearer key of the API a path
+ * belongs to (/suppliers/a, /suppliers/b, /payments). Other paths pass. */
+int sbx_authenticate(trv_req *req, trv_resp *resp);
+/* 1 when the path belongs to one of the three simulated APIs. */
+int sbx_is_api_path(const char *path);
 
 #endif

@@ -1,0 +1,191 @@
+/* The supplier adapter table and what the adapters share. */
+#include "supplier_wire.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+const trv_flight_supplier *trv_flight_supplier_named(const char *name)
+{
+    if (!name) {
+        return NULL;
+    }
+    if (strcmp(name, trv_supplier_a.name) == 0) {
+        return &trv_supplier_a;
+    }
+    if (strcmp(name, trv_supplier_b.name) == 0) {
+        return &trv_supplier_b;
+    }
+    return NULL;
+}
+
+const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)
+{
+    if (!offer_reference) {
+        return NULL;
+    }
+    if (strncmp(offer_reference, "off_", 4) == 0) {
+        return &trv_supplier_a;
+    }
+    if (strncmp(offer_reference, "fk_", 3) == 0) {
+        return &trv_supplier_b;
+    }
+    return NULL;
+}
+
+trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
+                           const char *path, const json_t *body, const char *idempotency_key,
+                           trv_up_result *res, trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_call(ctx->env, ctx->pool, ctx->up, method, path, body,
+                                         ctx->request_id, idempotency_key, res);
+    if (st != TRV_UP_OK) {
+        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
+                                                                       : TRV_LOG_WARNING;
+        err->code = res->code ? res->code : trv_up_status_name(st);
+        err->message = res->message ? res->message : "the supplier did not answer";
+        trv_log_msg(&ctx->env->log, level, ctx->request_id,
+                    TRVLOGNO(1101) "%s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
+                    adapter, method, path, trv_up_status_name(st), res->http_status,
+                    err->code, apr_time_as_msec(res->elapsed));
+    }
+    return st;
+}
+
+int trv_sup_minor(const json_t *amount, const char *currency, apr_int64_t *minor)
+{
+    int exp = currency ? trv_currency_exponent(currency) : -1;
+    trv_money m;
+    if (exp < 0) {
+        return -1;
+    }
+    if (json_is_string(amount)) {
+        return trv_money_parse_decimal(json_string_value(amount), exp, minor) == APR_SUCCESS
+                   ? 0 : -1;
+    }
+    if (json_is_number(amount) && trv_money_from_json_number(amount, currency, &m) == APR_SUCCESS) {
+        *minor = m.minor;
+        return 0;
+    }
+    return -1;
+}
+
+json_t *trv_sup_money(const json_t *amount, const char *currency)
+{
+    trv_money m;
+    if (trv_sup_minor(amount, currency, &m.minor) != 0
+        || trv_money_make(&m, m.minor, currency) != APR_SUCCESS) {
+        return NULL;
+    }
+    return trv_money_json(&m);
+}
+
+const char *trv_sup_decimal(apr_pool_t *p, const json_t *money, const char **currency)
+{
+    trv_money m;
+    const char *reason;
+    if (!money || trv_money_from_json(money, &m, &reason) != APR_SUCCESS) {
+        return NULL;
+    }
+    *currency = apr_pstrdup(p, m.currency);
+    return trv_money_decimal(p, m.minor, trv_currency_exponent(m.currency));
+}
+
+int trv_sup_iso_minutes(const char *s)
+{
+    long total = 0;
+    int in_time = 0, any = 0;
+    if (!s || *s != 'P') {
+        return -1;
+    }
+    for (s++; *s; s++) {
+        long v = 0;
+        if (*s == 'T') {
+            in_time = 1;
+            continue;
+        }
+        if (!isdigit((unsigned char)*s)) {
+            return -1;
+        }
+        while (isdigit((unsigned char)*s)) {
+            v = v * 10 + (*s - '0');
+            if (v > 100000) {
+                return -1;
+            }
+            s++;
+        }
+        if (*s == 'D' && !in_time) {
+            total += v * 1440;
+        }
+        else if (*s == 'H' && in_time) {
+            total += v * 60;
+        }
+        else if (*s == 'M' && in_time) {
+            total += v;
+        }
+        else if (*s == 'S' && in_time) {
+            total += v / 60;
+        }
+        else {
+            return -1;
+        }
+        any = 1;
+    }
+    return any ? (int)total : -1;
+}
+
+const char *trv_sup_local_time(apr_pool_t *p, const char *s)
+{
+    char *out;
+    if (!s || strlen(s) < 16) {
+        return s;
+    }
+    out = apr_pstrndup(p, s, 16);
+    out[10] = 'T';
+    return apr_pstrcat(p, out, ":00", NULL);
+}
+
+const char *trv_sup_path_escape(apr_pool_t *p, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            *o++ = (char)c;
+        }
+        else {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+const char *trv_sup_direction(const char *first_origin, const char *dest, size_t j, size_t n)
+{
+    if (n == 2 && j == 1 && first_origin && dest && strcasecmp(first_origin, dest) == 0) {
+        return "INBOUND";
+    }
+    return "OUTBOUND";
+}
+
+void trv_sup_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
+                       const char *bag_type, json_int_t quantity)
+{
+    json_t *segs = json_object_get(json_array_get(journeys, (size_t)journey), "segments");
+    const char *field = strcmp(bag_type, "CHECKED") == 0 ? "checked_bags" : "carry_on_bags";
+    size_t k;
+    for (k = 0; k < json_array_size(segs); k++) {
+        json_t *pax = json_object_get(json_array_get(segs, k), "passengers");
+        json_t *p = json_array_get(pax, (size_t)passenger);
+        if (p) {
+            json_object_set_new(p, field, json_integer(json_integer_value(
+                                              json_object_get(p, field)) + quantity));
+        }
+    }
+}

@@ -1,0 +1,732 @@
+/* SUPPLIER_A's adapter: a client of a Duffel-style API (offer requests,
+ * offers, orders, order cancellations, airlines; bodies wrapped in
+ * {"data": ...}, amounts as decimal strings beside their currency).
+ *
+ * Ids: A's offer ids (off_...) are the offer_reference; A's service ids
+ * (ase_X) are the service's bag ids bag_X. A reserves nothing before the
+ * order: prebook re-prices the offer for the passengers (a loyalty account
+ * at a carrier of the itinerary may lower the price) and the order is paid
+ * from the service's balance with A, the card being charged by the
+ * service's own payment provider. */
+#include "supplier_wire.h"
+#include "core/json.h"
+
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <string.h>
+
+#define NAME "SUPPLIER_A"
+
+static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
+                          const json_t *body, const char *key, trv_up_result *res,
+                          trv_sup_err *err)
+{
+    return trv_sup_call(ctx, NAME, method, path, body, key, res, err);
+}
+
+static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
+{
+    err->code = "bad_response";
+    err->message = apr_psprintf(ctx->pool, "SUPPLIER_A answered without %s", what);
+    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1102) "%s",
+                err->message);
+    return TRV_UP_BAD_RESPONSE;
+}
+
+static const char *upper(apr_pool_t *p, const char *s)
+{
+    char *o = apr_pstrdup(p, s ? s : ""), *c;
+    for (c = o; *c; c++) {
+        *c = (char)apr_toupper(*c);
+    }
+    return o;
+}
+
+static const char *lower(apr_pool_t *p, const char *s)
+{
+    char *o = apr_pstrdup(p, s ? s : ""), *c;
+    for (c = o; *c; c++) {
+        *c = (char)apr_tolower(*c);
+    }
+    return o;
+}
+
+/* "ase_X" <-> "bag_X": the same bag under the service's prefix. */
+static const char *bag_id(apr_pool_t *p, const char *ase)
+{
+    return ase && strncmp(ase, "ase_", 4) == 0 ? apr_pstrcat(p, "bag_", ase + 4, NULL) : ase;
+}
+
+static const char *ase_id(apr_pool_t *p, const char *bag)
+{
+    return bag && strncmp(bag, "bag_", 4) == 0 ? apr_pstrcat(p, "ase_", bag + 4, NULL) : bag;
+}
+
+static json_t *penalty_money(const json_t *cond)
+{
+    json_t *m = json_is_true(json_object_get(cond, "allowed"))
+        ? trv_sup_money(json_object_get(cond, "penalty_amount"),
+                        trv_json_str(cond, "penalty_currency"))
+        : NULL;
+    return m ? m : json_null();
+}
+
+static json_t *fare_conditions(const json_t *offer)
+{
+    const json_t *c = json_object_get(offer, "conditions");
+    const json_t *r = json_object_get(c, "refund_before_departure");
+    const json_t *ch = json_object_get(c, "change_before_departure");
+    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
+                     "refund", "allowed", json_is_true(json_object_get(r, "allowed")),
+                     "penalty", penalty_money(r),
+                     "change", "allowed", json_is_true(json_object_get(ch, "allowed")),
+                     "penalty", penalty_money(ch));
+}
+
+static int baggage_qty(const json_t *seg_pax, const char *type)
+{
+    const json_t *bags = json_object_get(seg_pax, "baggages");
+    size_t i;
+    for (i = 0; i < json_array_size(bags); i++) {
+        const json_t *b = json_array_get(bags, i);
+        const char *t = trv_json_str(b, "type");
+        if (t && strcmp(t, type) == 0) {
+            return (int)json_integer_value(json_object_get(b, "quantity"));
+        }
+    }
+    return 0;
+}
+
+static int pax_index(const json_t *offer, const char *pax_id)
+{
+    const json_t *pax = json_object_get(offer, "passengers");
+    size_t i;
+    for (i = 0; pax_id && i < json_array_size(pax); i++) {
+        const char *id = trv_json_str(json_array_get(pax, i), "id");
+        if (id && strcmp(id, pax_id) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* A's slices as API journeys. booking: the booking's shape (ids, fare
+ * brand, passengers per segment) rather than the offer's. */
+static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
+{
+    const json_t *slices = json_object_get(offer, "slices");
+    const char *first_origin = trv_json_str(json_object_get(json_array_get(slices, 0), "origin"),
+                                            "iata_code");
+    json_t *out = json_array();
+    size_t j, k, i, n = json_array_size(slices);
+    for (j = 0; j < n; j++) {
+        const json_t *sl = json_array_get(slices, j), *segs = json_object_get(sl, "segments");
+        json_t *jsegs = json_array(), *jn;
+        size_t ns = json_array_size(segs);
+        const char *dest = trv_json_str(json_object_get(sl, "destination"), "iata_code");
+        for (k = 0; k < ns; k++) {
+            const json_t *s = json_array_get(segs, k);
+            const json_t *mc = json_object_get(s, "marketing_carrier");
+            const json_t *oc = json_object_get(s, "operating_carrier");
+            const json_t *spax = json_object_get(s, "passengers");
+            const json_t *p0 = json_array_get(spax, 0);
+            json_t *seg = json_pack(
+                "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i}",
+                "origin", trv_json_str(json_object_get(s, "origin"), "iata_code"),
+                "destination", trv_json_str(json_object_get(s, "destination"), "iata_code"),
+                "departure_time", trv_json_str(s, "departing_at"),
+                "arrival_time", trv_json_str(s, "arriving_at"),
+                "marketing_flight", apr_pstrcat(ctx->pool, trv_json_str(mc, "iata_code"),
+                    trv_json_str(s, "marketing_carrier_flight_number"), NULL),
+                "marketing_carrier", trv_json_str(mc, "name"),
+                "marketing_carrier_code", trv_json_str(mc, "iata_code"),
+                "marketing_carrier_logo_url", trv_json_str(mc, "logo_symbol_url"),
+                "operating_carrier", trv_json_str(oc, "name"),
+                "operating_carrier_code", trv_json_str(oc, "iata_code"),
+                "operating_carrier_logo_url", trv_json_str(oc, "logo_symbol_url"),
+                "duration_minutes", trv_sup_iso_minutes(trv_json_str(s, "duration")));
+            if (booking) {
+                json_t *pax = json_array();
+                json_object_set_new(seg, "id", json_string(trv_json_str(s, "id")));
+                for (i = 0; i < json_array_size(spax); i++) {
+                    const json_t *sp = json_array_get(spax, i);
+                    int idx = pax_index(offer, trv_json_str(sp, "passenger_id"));
+                    json_array_append_new(pax, json_pack("{s:i,s:s,s:s?,s:i,s:i}",
+                        "passenger_id", idx < 0 ? (int)i : idx,
+                        "cabin_class", upper(ctx->pool, trv_json_str(sp, "cabin_class")),
+                        "cabin_name", trv_json_str(sp, "cabin_class_marketing_name"),
+                        "checked_bags", baggage_qty(sp, "checked"),
+                        "carry_on_bags", baggage_qty(sp, "carry_on")));
+                }
+                json_object_set_new(seg, "passengers", pax);
+            }
+            else {
+                json_object_set_new(seg, "cabin_class",
+                                    json_string(upper(ctx->pool, trv_json_str(p0, "cabin_class"))));
+            }
+            json_array_append_new(jsegs, seg);
+        }
+        jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
+            "origin", trv_json_str(json_object_get(sl, "origin"), "iata_code"),
+            "destination", dest,
+            "direction", trv_sup_direction(first_origin, dest, j, n),
+            "departure_time", trv_json_str(json_array_get(segs, 0), "departing_at"),
+            "arrival_time", trv_json_str(json_array_get(segs, ns ? ns - 1 : 0), "arriving_at"),
+            "duration_minutes", trv_sup_iso_minutes(trv_json_str(sl, "duration")),
+            "stops", ns ? (int)ns - 1 : 0, "segments", jsegs);
+        if (booking) {
+            json_object_set_new(jn, "id", json_string(trv_json_str(sl, "id")));
+            json_object_set_new(jn, "fare_brand", json_string(trv_json_str(sl, "fare_brand_name")));
+        }
+        json_array_append_new(out, jn);
+    }
+    return out;
+}
+
+static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
+{
+    const json_t *sl0 = json_array_get(json_object_get(o, "slices"), 0);
+    const json_t *p0 = json_array_get(json_object_get(json_array_get(
+        json_object_get(sl0, "segments"), 0), "passengers"), 0);
+    json_t *total = trv_sup_money(json_object_get(o, "total_amount"),
+                                  trv_json_str(o, "total_currency"));
+    json_t *js, *conds, *out;
+    size_t j;
+    int minutes = 0;
+    if (!total || !sl0) {
+        json_decref(total);
+        return NULL;
+    }
+    js = journeys(ctx, o, 0);
+    for (j = 0; j < json_array_size(js); j++) {
+        minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
+                                                           "duration_minutes"));
+    }
+    conds = fare_conditions(o);
+    out = json_pack("{s:s,s:o,s:s?,s:s?,s:O,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
+        "offer_reference", trv_json_str(o, "id"), "total_amount", total,
+        "expires_at", trv_json_str(o, "expires_at"),
+        "fare_family", trv_json_str(sl0, "fare_brand_name"),
+        "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
+        "fare_conditions", conds,
+        "documents_required",
+        json_is_true(json_object_get(o, "passenger_identity_documents_required")),
+        "included_baggage", "checked", baggage_qty(p0, "checked") > 0,
+        "carry_on", baggage_qty(p0, "carry_on") > 0,
+        "journeys", js, "total_duration_minutes", minutes);
+    return out;
+}
+
+/* ---- search and bags ---- */
+
+static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
+                              int *truncated, trv_sup_err *err)
+{
+    const json_t *js = json_object_get(query, "journeys");
+    const json_t *pax = json_object_get(query, "passengers");
+    json_t *slices = json_array(), *plist = json_array(), *body, *list, *out;
+    trv_up_result res;
+    trv_up_status st;
+    json_int_t i, n;
+    size_t k;
+    const char *cabin = trv_json_str(query, "cabin_class");
+
+    for (k = 0; k < json_array_size(js); k++) {
+        const json_t *j = json_array_get(js, k);
+        json_array_append_new(slices, json_pack("{s:s?,s:s?,s:s?}",
+            "origin", trv_json_str(j, "origin"), "destination", trv_json_str(j, "destination"),
+            "departure_date", trv_json_str(j, "date")));
+    }
+    {
+        static const char *const kinds[3][2] = {{"adults", "adult"}, {"children", "child"},
+                                                {"infants", "infant_without_seat"}};
+        int t;
+        for (t = 0; t < 3; t++) {
+            n = json_integer_value(json_object_get(pax, kinds[t][0]));
+            for (i = 0; i < n && i < 9; i++) {
+                json_array_append_new(plist, json_pack("{s:s}", "type", kinds[t][1]));
+            }
+        }
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:o,s:o,s:s}}", "data", "slices", slices,
+                                              "passengers", plist, "cabin_class",
+                                              lower(ctx->pool, cabin ? cabin : "economy")));
+    if (json_is_integer(json_object_get(query, "limit"))) {
+        json_object_set(json_object_get(body, "data"), "max_offers",
+                        json_object_get(query, "limit"));
+    }
+    st = call(ctx, "POST", "/air/offer_requests?return_offers=true", body, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(json_object_get(res.body, "data"), "offers");
+    if (!json_is_array(list)) {
+        return bad(ctx, err, "offers");
+    }
+    out = trv_json_bind(ctx->pool, json_array());
+    for (k = 0; k < json_array_size(list); k++) {
+        json_t *o = api_offer(ctx, json_array_get(list, k));
+        if (!o) {
+            return bad(ctx, err, "a readable offer");
+        }
+        json_array_append_new(out, o);
+    }
+    *offers = out;
+    *truncated = json_is_true(json_object_get(json_object_get(res.body, "meta"), "has_more"));
+    return TRV_UP_OK;
+}
+
+/* The offer with its services, as A has it now. */
+static trv_up_status get_offer(trv_flight_ctx *ctx, const char *ref, json_t **offer,
+                               trv_sup_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    if (!ref || strncmp(ref, "off_", 4) != 0) {
+        err->code = "offer_not_found";
+        err->message = "not a SUPPLIER_A offer reference";
+        return TRV_UP_NOT_FOUND;
+    }
+    st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/offers/",
+                                      trv_sup_path_escape(ctx->pool, ref),
+                                      "?return_available_services=true", NULL),
+              NULL, NULL, &res, err);
+    if (st == TRV_UP_REJECTED && err->code && strcmp(err->code, "offer_no_longer_available") == 0) {
+        return TRV_UP_NOT_FOUND; /* expired */
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    *offer = json_object_get(res.body, "data");
+    return json_is_object(*offer) ? TRV_UP_OK : bad(ctx, err, "the offer");
+}
+
+static int slice_of_segment(const json_t *offer, const char *seg_id)
+{
+    const json_t *slices = json_object_get(offer, "slices");
+    size_t j, k;
+    for (j = 0; seg_id && j < json_array_size(slices); j++) {
+        const json_t *segs = json_object_get(json_array_get(slices, j), "segments");
+        for (k = 0; k < json_array_size(segs); k++) {
+            const char *id = trv_json_str(json_array_get(segs, k), "id");
+            if (id && strcmp(id, seg_id) == 0) {
+                return (int)j;
+            }
+        }
+    }
+    return -1;
+}
+
+static trv_up_status a_bags(trv_flight_ctx *ctx, const char *offer_reference, json_t **bags,
+                            trv_sup_err *err)
+{
+    json_t *offer, *out, *svcs;
+    trv_up_status st = get_offer(ctx, offer_reference, &offer, err);
+    size_t i;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    svcs = json_object_get(offer, "available_services");
+    out = trv_json_bind(ctx->pool, json_array());
+    for (i = 0; i < json_array_size(svcs); i++) {
+        const json_t *s = json_array_get(svcs, i), *md = json_object_get(s, "metadata");
+        const char *type = trv_json_str(s, "type"), *btype = trv_json_str(md, "type");
+        json_t *unit;
+        if (!type || strcmp(type, "baggage") != 0) {
+            continue; /* seats and meals are not sold here */
+        }
+        unit = trv_sup_money(json_object_get(s, "total_amount"),
+                             trv_json_str(s, "total_currency"));
+        if (!unit) {
+            return bad(ctx, err, "a bag price");
+        }
+        json_array_append_new(out, json_pack("{s:s,s:s,s:{s:s,s:O},s:i,s:i,s:o,s:O}",
+            "id", bag_id(ctx->pool, trv_json_str(s, "id")), "type", "BAGGAGE",
+            "baggage", "type", btype && strcmp(btype, "carry_on") == 0 ? "CARRY_ON" : "CHECKED",
+            "max_weight_kg", json_object_get(md, "maximum_weight_kg"),
+            "passenger_index", pax_index(offer, json_string_value(
+                json_array_get(json_object_get(s, "passenger_ids"), 0))),
+            "journey_index", slice_of_segment(offer, json_string_value(
+                json_array_get(json_object_get(s, "segment_ids"), 0))),
+            "unit_amount", unit, "max_quantity", json_object_get(s, "maximum_quantity")));
+    }
+    *bags = out;
+    return TRV_UP_OK;
+}
+
+/* ---- prebook ---- */
+
+static json_t *services_req(apr_pool_t *p, const json_t *services)
+{
+    json_t *out = json_array();
+    size_t i;
+    for (i = 0; i < json_array_size(services); i++) {
+        const json_t *s = json_array_get(services, i);
+        const char *id = json_is_string(s) ? json_string_value(s) : trv_json_str(s, "id");
+        const json_t *q = json_object_get(s, "quantity");
+        if (!id) {
+            id = trv_json_str(s, "bag_id");
+        }
+        json_array_append_new(out, json_pack("{s:s?,s:I}", "id", ase_id(p, id), "quantity",
+                                             json_is_integer(q) ? json_integer_value(q) : 1));
+    }
+    return out;
+}
+
+static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
+                               const json_t *passengers, const json_t *contact,
+                               const json_t *services, json_t **priced, trv_sup_err *err)
+{
+    json_t *offer, *pax = json_array(), *ids = json_array(), *body, *o, *js, *svc_out, *conds;
+    const json_t *opax, *svcs;
+    const char *cur;
+    trv_up_result res;
+    trv_up_status st;
+    size_t i, k;
+    (void)contact;
+
+    st = get_offer(ctx, offer_reference, &offer, err);
+    if (st != TRV_UP_OK) {
+        json_decref(pax);
+        json_decref(ids);
+        return st;
+    }
+    opax = json_object_get(offer, "passengers");
+    for (i = 0; i < json_array_size(passengers); i++) {
+        const json_t *p = json_array_get(passengers, i);
+        const json_t *acc = json_object_get(p, "loyalty_accounts");
+        json_t *accounts = json_array();
+        const char *id = trv_json_str(json_array_get(opax, i), "id");
+        for (k = 0; k < json_array_size(acc); k++) {
+            const json_t *a = json_array_get(acc, k);
+            json_array_append_new(accounts, json_pack("{s:s?,s:s?}",
+                "airline_iata_code", trv_json_str(a, "airline_iata_code"),
+                "account_number", trv_json_str(a, "membership_number")));
+        }
+        json_array_append_new(pax, json_pack("{s:s?,s:o}", "id", id,
+                                             "loyalty_programme_accounts", accounts));
+        json_array_append_new(ids, id ? json_string(id) : json_null());
+    }
+    trv_json_bind(ctx->pool, ids);
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:o,s:o}}", "data", "passengers", pax,
+                                              "services", services_req(ctx->pool, services)));
+    st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/air/offers/",
+                                       trv_sup_path_escape(ctx->pool, offer_reference),
+                                       "/actions/price", NULL), body, NULL, &res, err);
+    if (st == TRV_UP_REJECTED && err->code && strcmp(err->code, "offer_no_longer_available") == 0) {
+        return TRV_UP_NOT_FOUND;
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    o = json_object_get(res.body, "data");
+    cur = trv_json_str(o, "total_currency");
+    if (!json_is_object(o) || !cur
+        || !trv_sup_money(json_object_get(o, "total_amount"), cur)) {
+        return bad(ctx, err, "a priced offer");
+    }
+    js = journeys(ctx, o, 1);
+    svc_out = json_array();
+    svcs = json_object_get(o, "services");
+    for (i = 0; i < json_array_size(svcs); i++) {
+        const json_t *s = json_array_get(svcs, i), *md = json_object_get(s, "metadata");
+        const char *bt = trv_json_str(md, "type");
+        const char *type = bt && strcmp(bt, "carry_on") == 0 ? "CARRY_ON" : "CHECKED";
+        json_int_t jn = json_integer_value(json_object_get(s, "slice_index"));
+        json_int_t pi = pax_index(o, trv_json_str(s, "passenger_id"));
+        json_int_t q = json_integer_value(json_object_get(s, "quantity"));
+        json_t *segids = json_array();
+        const json_t *segs = json_object_get(json_array_get(json_object_get(o, "slices"),
+                                                            (size_t)jn), "segments");
+        for (k = 0; k < json_array_size(segs); k++) {
+            json_array_append_new(segids, json_string(trv_json_str(json_array_get(segs, k), "id")));
+        }
+        json_array_append_new(svc_out, json_pack("{s:s,s:I,s:I,s:I,s:o*,s:o*,s:{s:s,s:O},s:o}",
+            "bag_id", bag_id(ctx->pool, trv_json_str(s, "id")), "passenger_index", pi,
+            "journey_index", jn, "quantity", q,
+            "unit_amount", trv_sup_money(json_object_get(s, "unit_amount"), cur),
+            "total_amount", trv_sup_money(json_object_get(s, "total_amount"), cur),
+            "baggage", "type", type, "max_weight_kg", json_object_get(md, "maximum_weight_kg"),
+            "segment_ids", segids));
+        trv_sup_count_bag(js, jn, pi, type, q);
+    }
+    conds = fare_conditions(o);
+    *priced = trv_json_bind(ctx->pool, json_pack(
+        "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
+        "s:{s:s?,s:O,s:s?,s:s}}",
+        "total_amount", trv_sup_money(json_object_get(o, "total_amount"), cur),
+        "fare_amount", trv_sup_money(json_object_get(o, "base_amount"), cur),
+        "fare_tax_amount", trv_sup_money(json_object_get(o, "tax_amount"), cur),
+        "services_amount", trv_sup_money(json_object_get(o, "services_amount"), cur),
+        "currency", cur, "expires_at", trv_json_str(o, "expires_at"),
+        "fare_brand", trv_json_str(o, "fare_brand_name"), "fare_conditions", conds,
+        "cancellation_policy", "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
+        "penalty", json_object_get(json_object_get(conds, "refund"), "penalty"),
+        "journeys", js, "services", svc_out,
+        "member_price", json_is_true(json_object_get(o, "member_pricing")),
+        "hold", "held", 0, "expires_at", trv_json_str(o, "expires_at"),
+        "supplier_data", "offer_id", offer_reference, "passenger_ids", ids,
+        "total", trv_json_str(o, "total_amount"), "currency", cur));
+    if (!*priced) {
+        return bad(ctx, err, "the amounts of a priced offer");
+    }
+    return TRV_UP_OK;
+}
+
+/* ---- orders ---- */
+
+static const char *status_of(const char *a)
+{
+    if (!a) {
+        return NULL;
+    }
+    if (strcmp(a, "ticketed") == 0) {
+        return "TICKETED";
+    }
+    if (strcmp(a, "pending_ticketing") == 0) {
+        return "PENDING";
+    }
+    if (strcmp(a, "cancelled") == 0) {
+        return "CANCELED";
+    }
+    if (strcmp(a, "failed") == 0) {
+        return "FAILED";
+    }
+    return NULL;
+}
+
+static json_t *changes_of(const json_t *order)
+{
+    const json_t *aic = json_object_get(order, "airline_initiated_changes");
+    json_t *out = json_array();
+    size_t i;
+    for (i = 0; i < json_array_size(aic); i++) {
+        const json_t *c = json_array_get(aic, i);
+        const json_t *rm = json_array_get(json_object_get(json_array_get(
+            json_object_get(c, "removed"), 0), "segments"), 0);
+        const json_t *ad = json_array_get(json_object_get(json_array_get(
+            json_object_get(c, "added"), 0), "segments"), 0);
+        json_array_append_new(out, json_pack(
+            "{s:O?,s:s,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?}",
+            "id", json_object_get(c, "id"), "type", "SCHEDULE_CHANGE",
+            "created_at", json_object_get(c, "created_at"),
+            "journey_index", json_object_get(json_array_get(json_object_get(c, "added"), 0),
+                                             "slice_index"),
+            "segment_id", json_object_get(ad, "id"),
+            "marketing_flight", json_object_get(ad, "flight"),
+            "origin", json_object_get(ad, "origin"),
+            "destination", json_object_get(ad, "destination"),
+            "previous_departure_time", json_object_get(rm, "departing_at"),
+            "previous_arrival_time", json_object_get(rm, "arriving_at"),
+            "departure_time", json_object_get(ad, "departing_at"),
+            "arrival_time", json_object_get(ad, "arriving_at")));
+    }
+    return out;
+}
+
+static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *o, json_t **order,
+                              trv_sup_err *err)
+{
+    const char *status = status_of(trv_json_str(o, "status"));
+    if (!json_is_object(o) || !trv_json_str(o, "id") || !status) {
+        return bad(ctx, err, "a readable order");
+    }
+    *order = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:s?,s:o}",
+        "order_id", trv_json_str(o, "id"), "status", status,
+        "airline_pnr", trv_json_str(o, "booking_reference"),
+        "airline_initiated_changes", changes_of(o)));
+    return TRV_UP_OK;
+}
+
+static const char *phone_of(apr_pool_t *p, const json_t *contact)
+{
+    const char *cc = trv_json_str(contact, "phone_country_code");
+    const char *n = trv_json_str(contact, "phone_number");
+    if (!n) {
+        return NULL;
+    }
+    return cc ? apr_pstrcat(p, "+", cc, n, NULL) : n;
+}
+
+static trv_up_status a_book(trv_flight_ctx *ctx, const json_t *booking, const json_t *payment,
+                            const char *idempotency_key, json_t **order, trv_sup_err *err)
+{
+    const json_t *sd = json_object_get(booking, "supplier_data");
+    const json_t *pax = json_object_get(booking, "passengers");
+    const json_t *contact = json_object_get(booking, "contact");
+    const json_t *ids = json_object_get(sd, "passenger_ids");
+    const char *offer_id = trv_json_str(sd, "offer_id"), *cur = NULL, *amount;
+    json_t *plist = json_array(), *body, *meta;
+    trv_up_result res;
+    trv_up_status st;
+    size_t i, k;
+
+    amount = trv_sup_decimal(ctx->pool, json_object_get(booking, "total_amount"), &cur);
+    if (!offer_id || !amount || json_array_size(ids) != json_array_size(pax)) {
+        json_decref(plist);
+        err->code = "invalid_booking";
+        err->message = "the booking lacks SUPPLIER_A's offer, passengers or total";
+        return TRV_UP_REJECTED;
+    }
+    for (i = 0; i < json_array_size(pax); i++) {
+        const json_t *p = json_array_get(pax, i), *acc = json_object_get(p, "loyalty_accounts");
+        json_t *accounts = json_array();
+        const char *g = trv_json_str(p, "gender");
+        for (k = 0; k < json_array_size(acc); k++) {
+            const json_t *a = json_array_get(acc, k);
+            json_array_append_new(accounts, json_pack("{s:s?,s:s?}",
+                "airline_iata_code", trv_json_str(a, "airline_iata_code"),
+                "account_number", trv_json_str(a, "membership_number")));
+        }
+        json_array_append_new(plist, json_pack("{s:O,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:o}",
+            "id", json_array_get(ids, i),
+            "given_name", trv_json_str(p, "first_name"),
+            "family_name", trv_json_str(p, "last_name"),
+            "born_on", trv_json_str(p, "birthday"),
+            "gender", g ? lower(ctx->pool, g) : NULL,
+            "email", trv_json_str(contact, "email"),
+            "phone_number", phone_of(ctx->pool, contact),
+            "loyalty_programme_accounts", accounts));
+    }
+    meta = json_pack("{s:s?}", "booking_id", trv_json_str(booking, "id"));
+    if (payment && trv_json_str(payment, "authorization_id")) {
+        json_object_set_new(meta, "authorization_id",
+                            json_string(trv_json_str(payment, "authorization_id")));
+    }
+    body = trv_json_bind(ctx->pool, json_pack(
+        "{s:{s:s,s:[s],s:o,s:o,s:[{s:s,s:s,s:s}],s:o}}", "data", "type", "instant",
+        "selected_offers", offer_id, "passengers", plist,
+        "services", services_req(ctx->pool, json_object_get(booking, "services")),
+        "payments", "type", "balance", "amount", amount, "currency", cur, "metadata", meta));
+    st = call(ctx, "POST", "/air/orders", body, idempotency_key, &res, err);
+    if (st == TRV_UP_REJECTED && err->code && strcmp(err->code, "ticketing_failed") == 0) {
+        /* The airline refused to issue: a definite failure, no order. */
+        *order = trv_json_bind(ctx->pool, json_pack("{s:n,s:s,s:{s:s,s:s}}", "order_id",
+            "status", "FAILED", "failure", "code", "book_failed", "description",
+            err->message ? err->message : "The airline could not issue the tickets"));
+        return TRV_UP_OK;
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return order_of(ctx, json_object_get(res.body, "data"), order, err);
+}
+
+static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, json_t **order,
+                                  trv_sup_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/orders/",
+                                                    trv_sup_path_escape(ctx->pool, order_id),
+                                                    NULL), NULL, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return order_of(ctx, json_object_get(res.body, "data"), order, err);
+}
+
+/* ---- cancellations ---- */
+
+/* A order cancellation is A's quote: it states the refund and the penalty
+ * and cancels nothing until confirmed. */
+static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char *key,
+                           json_t **cancellation, trv_sup_err *err)
+{
+    trv_up_result res;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:{s:s}}", "data", "order_id", order_id));
+    trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, key, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    *cancellation = json_object_get(res.body, "data");
+    if (!trv_json_str(*cancellation, "id")
+        || !trv_sup_money(json_object_get(*cancellation, "refund_amount"),
+                          trv_json_str(*cancellation, "refund_currency"))) {
+        return bad(ctx, err, "a readable order cancellation");
+    }
+    return TRV_UP_OK;
+}
+
+static json_t *terms(const json_t *k, const char *refund_key)
+{
+    const char *cur = trv_json_str(k, "refund_currency");
+    json_t *fee = trv_sup_money(json_object_get(k, "penalty_amount"), cur);
+    json_t *refund = trv_sup_money(json_object_get(k, "refund_amount"), cur);
+    return json_pack("{s:o,s:o}", "fee", fee ? fee : json_null(), refund_key,
+                     refund ? refund : json_null());
+}
+
+static trv_up_status a_cancellation_quote(trv_flight_ctx *ctx, const char *order_id,
+                                          json_t **out, trv_sup_err *err)
+{
+    json_t *k;
+    trv_up_status st = quote(ctx, order_id, NULL, &k, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    *out = trv_json_bind(ctx->pool, terms(k, "refundable_amount"));
+    return TRV_UP_OK;
+}
+
+static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
+                              const char *idempotency_key, json_t **result, trv_sup_err *err)
+{
+    json_t *k;
+    trv_up_result res;
+    trv_up_status st;
+    /* Both steps keyed, so a retry confirms the same cancellation. */
+    st = quote(ctx, order_id, idempotency_key
+                                  ? apr_pstrcat(ctx->pool, idempotency_key, ":quote", NULL)
+                                  : NULL, &k, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/air/order_cancellations/",
+                                       trv_sup_path_escape(ctx->pool, trv_json_str(k, "id")),
+                                       "/actions/confirm", NULL),
+              NULL, idempotency_key, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    k = json_object_get(res.body, "data");
+    if (!trv_json_str(k, "confirmed_at")) {
+        return bad(ctx, err, "a confirmed cancellation");
+    }
+    *result = trv_json_bind(ctx->pool, terms(k, "refund_amount"));
+    return TRV_UP_OK;
+}
+
+static trv_up_status a_airline(trv_flight_ctx *ctx, const char *iata_code, json_t **airline,
+                               trv_sup_err *err)
+{
+    trv_up_result res;
+    const json_t *a;
+    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/airlines/",
+                                                    trv_sup_path_escape(ctx->pool, iata_code),
+                                                    NULL), NULL, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    a = json_object_get(res.body, "data");
+    if (!trv_json_str(a, "iata_code") || !trv_json_str(a, "name")) {
+        return bad(ctx, err, "a readable airline");
+    }
+    *airline = trv_json_bind(ctx->pool, json_pack("{s:s,s:s?,s:s,s:s?,s:s?,s:s?,s:b}",
+        "iata_code", trv_json_str(a, "iata_code"), "icao_code", trv_json_str(a, "icao_code"),
+        "name", trv_json_str(a, "name"), "country", trv_json_str(a, "country"),
+        "alliance", trv_json_str(a, "alliance"), "logo_url", trv_json_str(a, "logo_symbol_url"),
+        "is_active", !json_is_false(json_object_get(a, "active"))));
+    return TRV_UP_OK;
+}
+
+const trv_flight_supplier trv_supplier_a = {
+    NAME,
+    a_search,
+    a_bags,
+    a_prebook,
+    a_book,
+    a_read_order,
+    a_cancellation_quote,
+    a_cancel,
+    a_airline,
+};

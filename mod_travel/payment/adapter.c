@@ -1,0 +1,253 @@
+/* The payment provider's adapter: a client of a Stripe-style API
+ * (authorizations with manual capture, refunds, SDK sessions; amounts as
+ * integers in minor units with lower-case currencies; Idempotency-Key on
+ * every call that changes something). */
+#include "provider.h"
+#include "core/json.h"
+
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <string.h>
+
+/* What meta.payment_sdk.provider names: the client SDK to load. */
+#define SDK_PROVIDER "sandbox_pay"
+
+static trv_up_status call(trv_pay_ctx *ctx, const char *method, const char *path,
+                          const json_t *body, const char *key, trv_up_result *res,
+                          trv_pay_err *err)
+{
+    trv_up_status st = trv_upstream_call(ctx->env, ctx->pool, ctx->up, method, path, body,
+                                         ctx->request_id, key, res);
+    if (st != TRV_UP_OK) {
+        int level = (st == TRV_UP_DECLINED || st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND)
+                        ? TRV_LOG_INFO : TRV_LOG_WARNING;
+        err->code = res->code ? res->code : trv_up_status_name(st);
+        err->message = res->message ? res->message : "the payment provider did not answer";
+        trv_log_msg(&ctx->env->log, level, ctx->request_id,
+                    TRVLOGNO(701) "payment %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
+                    method, path, trv_up_status_name(st), res->http_status, err->code,
+                    apr_time_as_msec(res->elapsed));
+    }
+    return st;
+}
+
+static trv_up_status bad(trv_pay_ctx *ctx, trv_pay_err *err, const char *what)
+{
+    err->code = "bad_response";
+    err->message = apr_psprintf(ctx->pool, "the payment provider answered without %s", what);
+    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(702) "%s",
+                err->message);
+    return TRV_UP_BAD_RESPONSE;
+}
+
+static const char *esc(apr_pool_t *p, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (apr_isalnum(c) || c == '-' || c == '_' || c == '.') {
+            *o++ = (char)c;
+        }
+        else {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static const char *lower(apr_pool_t *p, const char *s)
+{
+    char *o = apr_pstrdup(p, s), *c;
+    for (c = o; *c; c++) {
+        *c = (char)apr_tolower(*c);
+    }
+    return o;
+}
+
+static json_t *money_of(apr_pool_t *p, const json_t *amount, const char *currency)
+{
+    trv_money m;
+    char *cur;
+    int i;
+    if (!json_is_integer(amount) || !currency || strlen(currency) != 3) {
+        return NULL;
+    }
+    cur = apr_pstrdup(p, currency);
+    for (i = 0; i < 3; i++) {
+        cur[i] = (char)apr_toupper(cur[i]);
+    }
+    if (trv_money_make(&m, (apr_int64_t)json_integer_value(amount), cur) != APR_SUCCESS) {
+        return NULL;
+    }
+    return trv_money_json(&m);
+}
+
+/* The provider's authorization in the interface's shape. */
+static trv_up_status auth_of(trv_pay_ctx *ctx, const json_t *a, json_t **auth, trv_pay_err *err)
+{
+    const char *st = trv_json_str(a, "status"), *status;
+    const json_t *pmd = json_object_get(a, "payment_method_details");
+    const json_t *card = json_object_get(pmd, "card");
+    json_t *amount = money_of(ctx->pool, json_object_get(a, "amount"),
+                              trv_json_str(a, "currency"));
+    json_t *c = json_null();
+    if (!st || !trv_json_str(a, "id") || !amount) {
+        json_decref(amount);
+        return bad(ctx, err, "a readable authorization");
+    }
+    status = strcmp(st, "captured") == 0   ? "CAPTURED"
+           : strcmp(st, "canceled") == 0   ? "VOIDED"
+                                           : "AUTHORIZED";
+    if (json_is_object(card)) {
+        const json_t *w = json_object_get(card, "wallet");
+        c = json_pack("{s:s?,s:s?,s:s?,s:s?}", "brand", trv_json_str(card, "brand"),
+                      "last4", trv_json_str(card, "last4"), "funding",
+                      trv_json_str(card, "funding"), "wallet",
+                      json_is_object(w) ? trv_json_str(w, "type") : NULL);
+    }
+    *auth = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:o,s:o}", "id", trv_json_str(a, "id"),
+                                               "status", status, "amount", amount, "card", c));
+    return TRV_UP_OK;
+}
+
+static trv_up_status authorize(trv_pay_ctx *ctx, const char *instrument_id,
+                               const trv_money *amount, const char *idempotency_key,
+                               json_t **auth, trv_pay_err *err)
+{
+    trv_up_result res;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:I,s:s,s:s,s:s}",
+        "amount", (json_int_t)amount->minor, "currency", lower(ctx->pool, amount->currency),
+        "payment_method", instrument_id, "capture_method", "manual"));
+    trv_up_status st = call(ctx, "POST", "/v1/authorizations", body, idempotency_key, &res, err);
+    return st == TRV_UP_OK ? auth_of(ctx, res.body, auth, err) : st;
+}
+
+static trv_up_status capture(trv_pay_ctx *ctx, const char *authorization_id,
+                             const trv_money *amount, const char *idempotency_key,
+                             json_t **auth, trv_pay_err *err)
+{
+    trv_up_result res;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:I}", "amount_to_capture",
+                                                      (json_int_t)amount->minor));
+    trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v1/authorizations/",
+                                                     esc(ctx->pool, authorization_id),
+                                                     "/capture", NULL),
+                            body, idempotency_key, &res, err);
+    return st == TRV_UP_OK ? auth_of(ctx, res.body, auth, err) : st;
+}
+
+static trv_up_status void_auth(trv_pay_ctx *ctx, const char *authorization_id, json_t **auth,
+                               trv_pay_err *err)
+{
+    trv_up_result res;
+    /* Voiding twice is harmless, so the id itself is a fine key. */
+    trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v1/authorizations/",
+                                                     esc(ctx->pool, authorization_id),
+                                                     "/cancel", NULL),
+                            NULL, apr_pstrcat(ctx->pool, "void-", authorization_id, NULL),
+                            &res, err);
+    return st == TRV_UP_OK ? auth_of(ctx, res.body, auth, err) : st;
+}
+
+static trv_up_status read_auth(trv_pay_ctx *ctx, const char *authorization_id, json_t **auth,
+                               trv_pay_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v1/authorizations/",
+                                                    esc(ctx->pool, authorization_id), NULL),
+                            NULL, NULL, &res, err);
+    return st == TRV_UP_OK ? auth_of(ctx, res.body, auth, err) : st;
+}
+
+static trv_up_status refund(trv_pay_ctx *ctx, const char *authorization_id,
+                            const trv_money *amount, const char *idempotency_key,
+                            json_t **out, trv_pay_err *err)
+{
+    trv_up_result res;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s,s:I}", "authorization",
+                                                      authorization_id, "amount",
+                                                      (json_int_t)amount->minor));
+    trv_up_status st = call(ctx, "POST", "/v1/refunds", body, idempotency_key, &res, err);
+    const char *status;
+    json_t *m;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    status = trv_json_str(res.body, "status");
+    m = money_of(ctx->pool, json_object_get(res.body, "amount"),
+                 trv_json_str(res.body, "currency"));
+    if (!status || !trv_json_str(res.body, "id") || !m) {
+        json_decref(m);
+        return bad(ctx, err, "a readable refund");
+    }
+    *out = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:o}", "id",
+                                              trv_json_str(res.body, "id"), "status",
+                                              strcmp(status, "succeeded") == 0 ? "SUCCEEDED"
+                                              : strcmp(status, "failed") == 0  ? "FAILED"
+                                                                               : "PENDING",
+                                              "amount", m));
+    return TRV_UP_OK;
+}
+
+static trv_up_status sdk_token(trv_pay_ctx *ctx, const trv_money *amount,
+                               const char *idempotency_key, json_t **token, trv_pay_err *err)
+{
+    trv_up_result res;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:I,s:s}", "amount",
+                                                      (json_int_t)amount->minor, "currency",
+                                                      lower(ctx->pool, amount->currency)));
+    trv_up_status st = call(ctx, "POST", "/v1/sdk_sessions", body, idempotency_key, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if (!trv_json_str(res.body, "client_secret")) {
+        return bad(ctx, err, "a client secret");
+    }
+    *token = trv_json_bind(ctx->pool, json_pack("{s:s,s:s}", "provider", SDK_PROVIDER, "token",
+                                                trv_json_str(res.body, "client_secret")));
+    return TRV_UP_OK;
+}
+
+static trv_up_status sdk_authorization(trv_pay_ctx *ctx, const char *token, json_t **auth,
+                                       trv_pay_err *err)
+{
+    /* The client secret is "<session id>_secret_<random>", as Stripe's. */
+    const char *cut = token ? strstr(token, "_secret_") : NULL;
+    const json_t *a;
+    trv_up_result res;
+    trv_up_status st;
+    if (!cut || cut == token) {
+        err->code = "invalid_token";
+        err->message = "not an SDK session token";
+        return TRV_UP_NOT_FOUND;
+    }
+    st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v1/sdk_sessions/",
+                                      esc(ctx->pool, apr_pstrndup(ctx->pool, token,
+                                                                  (apr_size_t)(cut - token))),
+                                      NULL), NULL, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    a = json_object_get(res.body, "authorization");
+    if (!json_is_object(a)) {
+        err->code = "not_paid";
+        err->message = "the customer has not paid this session yet";
+        return TRV_UP_NOT_FOUND;
+    }
+    return auth_of(ctx, a, auth, err);
+}
+
+const trv_payment_provider trv_payment_adapter = {
+    "PAYMENT",
+    authorize,
+    capture,
+    void_auth,
+    read_auth,
+    refund,
+    sdk_token,
+    sdk_authorization,
+};

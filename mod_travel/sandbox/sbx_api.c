@@ -1,0 +1,404 @@
+/* Helpers of the simulated APIs; see sbx_api.h. */
+#include "sbx_api.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/money.h"
+#include "core/validate.h"
+
+#include <apr_strings.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const trv_stmt idem_claim = {"sbx_idem_claim",
+    "INSERT INTO sandbox.idempotency (scope, key, request_hash, status, response) "
+    "VALUES (%s, %s, %s, 0, 'null'::jsonb) ON CONFLICT DO NOTHING RETURNING 1 AS fresh"};
+static const trv_stmt idem_get = {"sbx_idem_get",
+    "SELECT request_hash, status, response::text AS response FROM sandbox.idempotency "
+    "WHERE scope = %s AND key = %s"};
+static const trv_stmt idem_save = {"sbx_idem_save",
+    "UPDATE sandbox.idempotency SET status = %s::int, response = %s::jsonb "
+    "WHERE scope = %s AND key = %s"};
+static const trv_stmt changes_stmt = {"sbx_order_changes",
+    "SELECT doc::text AS doc FROM sandbox.airline_changes WHERE order_id = %s "
+    "ORDER BY created_at, id"};
+static const trv_stmt settle_stmt = {"sbx_order_settle",
+    "UPDATE sandbox.flight_orders SET status = 'ticketed', updated_at = clock_timestamp() "
+    "WHERE id = %s AND status = 'pending' AND ticketing_due_at <= clock_timestamp()"};
+
+void sbx_send(trv_req *req, trv_resp *resp, int status, json_t *doc)
+{
+    /* trv_resp's error document is written as is: the sandbox uses it for
+     * every answer, success or not, to speak each API's own envelope. */
+    resp->status = status;
+    resp->data = resp->meta = NULL;
+    resp->error = trv_json_bind(req->pool, doc);
+    resp->error_code = NULL;
+}
+
+static json_t *error_doc_v(trv_req *req, const char *code, const char *fmt, va_list ap)
+{
+    return json_pack("{s:{s:s,s:s,s:s}}", "error", "code", code, "message",
+                     apr_pvsprintf(req->pool, fmt, ap), "request_id", req->request_id);
+}
+
+json_t *sbx_error_doc(trv_req *req, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    json_t *d;
+    va_start(ap, fmt);
+    d = error_doc_v(req, code, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+void sbx_error(trv_req *req, trv_resp *resp, int status, const char *code,
+               const char *fmt, ...)
+{
+    va_list ap;
+    json_t *d;
+    va_start(ap, fmt);
+    d = error_doc_v(req, code, fmt, ap);
+    va_end(ap);
+    sbx_send(req, resp, status, d);
+}
+
+void sbx_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
+{
+    trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id, "TRV%03d: sandbox %s: %s", logno,
+                what, c ? (c->error ? c->error : "failed") : "no database connection");
+    if (c) {
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        trv_db_close(req->env->db, c);
+    }
+    sbx_error(req, resp, 503, "service_unavailable",
+              "The sandbox could not reach its database; retry shortly");
+}
+
+void sbx_invalid(trv_req *req, trv_resp *resp, const char *field, const char *reason)
+{
+    sbx_send(req, resp, 422, json_pack("{s:{s:s,s:s,s:s,s:s}}", "error", "code",
+                                       "validation_error", "message",
+                                       apr_psprintf(req->pool, "%s: %s", field, reason),
+                                       "field", field, "request_id", req->request_id));
+}
+
+int sbx_need_world(trv_req *req, trv_resp *resp)
+{
+    if (SBX(req)->world) {
+        return 1;
+    }
+    sbx_error(req, resp, 503, "service_unavailable",
+              "The sandbox has no flight data: set TravelSandboxData");
+    return 0;
+}
+
+const json_t *sbx_body(trv_req *req, trv_resp *resp)
+{
+    if (!req->json) {
+        sbx_error(req, resp, 400, "invalid_request", "A JSON object body is required");
+        return NULL;
+    }
+    return req->json;
+}
+
+/* ---- idempotency ---- */
+
+static const char *request_hash(trv_req *req)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0, i;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    char *hex;
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestUpdate(ctx, req->method, strlen(req->method));
+    EVP_DigestUpdate(ctx, " ", 1);
+    EVP_DigestUpdate(ctx, req->path, strlen(req->path));
+    EVP_DigestUpdate(ctx, "\n", 1);
+    if (req->body) {
+        EVP_DigestUpdate(ctx, req->body, req->body_len);
+    }
+    EVP_DigestFinal_ex(ctx, md, &n);
+    EVP_MD_CTX_free(ctx);
+    hex = apr_palloc(req->pool, n * 2 + 1);
+    for (i = 0; i < n; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    }
+    return hex;
+}
+
+static const char *idem_key(trv_req *req)
+{
+    const char *k = apr_table_get(req->headers, "Idempotency-Key");
+    return (k && *k) ? k : NULL;
+}
+
+static const char *idem_scope(trv_req *req)
+{
+    return apr_pstrcat(req->pool, req->method, " ", req->path, NULL);
+}
+
+sbx_idem_result sbx_idem_claim(trv_req *req, trv_resp *resp, trv_dbc *c)
+{
+    const char *key = idem_key(req), *hash, *scope;
+    trv_rows *rows;
+    json_t *stored;
+
+    if (!key) {
+        return SBX_IDEM_FRESH;
+    }
+    if (!trv_printable(key, 1, 255)) {
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        sbx_error(req, resp, 400, "idempotency_key_invalid",
+                  "Idempotency-Key must be 1 to 255 printable characters");
+        return SBX_IDEM_FAILED;
+    }
+    hash = request_hash(req);
+    scope = idem_scope(req);
+    if (trv_db_select(c, req->pool, &idem_claim, &rows, TRV_DB_ARGS(scope, key, hash))
+        != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 911, "claiming an idempotency key");
+        return SBX_IDEM_FAILED;
+    }
+    if (rows->n == 1) {
+        return SBX_IDEM_FRESH;
+    }
+    if (trv_db_select(c, req->pool, &idem_get, &rows, TRV_DB_ARGS(scope, key))
+        != APR_SUCCESS || rows->n != 1) {
+        sbx_db_fail(req, resp, c, 912, "reading an idempotency key");
+        return SBX_IDEM_FAILED;
+    }
+    trv_db_rollback(c);
+    trv_db_close(req->env->db, c);
+    if (strcmp(trv_rows_get(rows, 0, "request_hash"), hash) != 0) {
+        sbx_error(req, resp, 422, "idempotency_key_reused",
+                  "This Idempotency-Key was used with a different request");
+        return SBX_IDEM_FAILED;
+    }
+    stored = trv_json_parse(req->pool, trv_rows_get(rows, 0, "response"),
+                            strlen(trv_rows_get(rows, 0, "response")), NULL);
+    if (!stored || json_is_null(stored) || trv_rows_int(rows, 0, "status", 0) == 0) {
+        sbx_error(req, resp, 409, "idempotency_key_in_use",
+                  "A request with this Idempotency-Key is still being processed");
+        return SBX_IDEM_FAILED;
+    }
+    apr_table_setn(resp->headers, "Idempotent-Replayed", "true");
+    sbx_send(req, resp, trv_rows_int(rows, 0, "status", 200), json_incref(stored));
+    return SBX_IDEM_REPLAY;
+}
+
+apr_status_t sbx_idem_save(trv_req *req, trv_dbc *c, int status, const json_t *doc)
+{
+    const char *key = idem_key(req);
+    if (!key) {
+        return APR_SUCCESS;
+    }
+    return trv_db_exec(c, req->pool, &idem_save, NULL,
+                       TRV_DB_ARGS(apr_itoa(req->pool, status), trv_json_dump(req->pool, doc),
+                                   idem_scope(req), key));
+}
+
+/* ---- values ---- */
+
+apr_int64_t sbx_now(void)
+{
+    return (apr_int64_t)apr_time_sec(apr_time_now());
+}
+
+char *sbx_instant(apr_pool_t *p, apr_int64_t unix_secs)
+{
+    return trv_time_format(p, apr_time_from_sec(unix_secs));
+}
+
+char *sbx_amount(apr_pool_t *p, apr_int64_t minor, const char *currency)
+{
+    int exp = trv_currency_exponent(currency);
+    char *s = trv_money_decimal(p, minor, exp < 0 ? 2 : exp);
+    /* Suppliers print fixed decimals ("410.00"), as airline systems do. */
+    if (exp > 0) {
+        const char *dot = strchr(s, '.');
+        int have = dot ? (int)strlen(dot + 1) : 0;
+        if (!dot) {
+            s = apr_pstrcat(p, s, ".", NULL);
+        }
+        while (have++ < exp) {
+            s = apr_pstrcat(p, s, "0", NULL);
+        }
+    }
+    return s;
+}
+
+int sbx_amount_parse(const json_t *v, const char *currency, apr_int64_t *minor)
+{
+    int exp = trv_currency_exponent(currency);
+    if (exp < 0) {
+        return -1;
+    }
+    if (json_is_string(v)) {
+        return trv_money_parse_decimal(json_string_value(v), exp, minor) == APR_SUCCESS ? 0
+                                                                                       : -1;
+    }
+    if (json_is_number(v)) {
+        trv_money m;
+        if (trv_money_from_json_number(v, currency, &m) != APR_SUCCESS) {
+            return -1;
+        }
+        *minor = m.minor;
+        return 0;
+    }
+    return -1;
+}
+
+char *sbx_duration(apr_pool_t *p, int minutes)
+{
+    int d = minutes / 1440, h = (minutes % 1440) / 60, m = minutes % 60;
+    return apr_psprintf(p, "P%sT%dH%dM", d ? apr_psprintf(p, "%dD", d) : "", h, m);
+}
+
+static void random_chars(char *out, int n, const char *alphabet)
+{
+    unsigned char b[32];
+    int i, len = (int)strlen(alphabet);
+    trv_random_bytes(b, (apr_size_t)n);
+    for (i = 0; i < n; i++) {
+        out[i] = alphabet[b[i] % len];
+    }
+    out[n] = '\0';
+}
+
+apr_uint32_t sbx_nonce(void)
+{
+    apr_uint32_t n = 0;
+    trv_random_bytes((unsigned char *)&n, sizeof(n));
+    return n;
+}
+
+char *sbx_pnr(apr_pool_t *p)
+{
+    char *s = apr_palloc(p, 7);
+    /* Record locators avoid letters that read as digits. */
+    random_chars(s, 6, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789");
+    return s;
+}
+
+char *sbx_ticket_number(apr_pool_t *p)
+{
+    char d[14];
+    random_chars(d, 13, "0123456789");
+    return apr_psprintf(p, "%.3s-%.10s", d, d + 3);
+}
+
+char *sbx_logo_url(apr_pool_t *p, const char *iata)
+{
+    return apr_psprintf(p, "https://pics.avs.io/200/200/%s.png", iata);
+}
+
+const char *sbx_trigger_of(const char *last_name)
+{
+    static const char *const triggers[] = {"async", "failticket", "unknown", "nocancel", NULL};
+    int i;
+    for (i = 0; last_name && triggers[i]; i++) {
+        if (strcasecmp(last_name, triggers[i]) == 0) {
+            return triggers[i];
+        }
+    }
+    return NULL;
+}
+
+void sbx_sleep(const trv_req *req, apr_interval_time_t t)
+{
+    apr_time_t end = apr_time_now() + t;
+    while (!TRV_STOPPING(req->env)) {
+        apr_time_t left = end - apr_time_now();
+        if (left <= 0) {
+            break;
+        }
+        apr_sleep(left < apr_time_from_msec(100) ? left : apr_time_from_msec(100));
+    }
+}
+
+void sbx_cancel_terms(int refund_allowed, apr_int64_t penalty, apr_int64_t total,
+                      apr_int64_t tax, apr_int64_t *fee, apr_int64_t *refund)
+{
+    if (refund_allowed) {
+        *fee = penalty < total ? penalty : total;
+    }
+    else {
+        *fee = total - tax;
+    }
+    *refund = total - *fee;
+}
+
+json_t *sbx_order_changes(trv_dbc *c, apr_pool_t *p, const char *order_id)
+{
+    trv_rows *rows;
+    json_t *out;
+    int i;
+    if (trv_db_select(c, p, &changes_stmt, &rows, TRV_DB_ARGS(order_id)) != APR_SUCCESS) {
+        return NULL;
+    }
+    out = trv_json_bind(p, json_array());
+    for (i = 0; i < rows->n; i++) {
+        const char *d = trv_rows_get(rows, i, "doc");
+        json_t *v = json_loads(d, 0, NULL);
+        if (v) {
+            json_array_append_new(out, v);
+        }
+    }
+    return out;
+}
+
+apr_status_t sbx_order_settle(trv_dbc *c, apr_pool_t *p, const char *order_id)
+{
+    return trv_db_exec(c, p, &settle_stmt, NULL, TRV_DB_ARGS(order_id));
+}
+
+/* ---- authentication ---- */
+
+static int under(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+int sbx_is_api_path(const char *path)
+{
+    return under(path, "/suppliers/a") || under(path, "/suppliers/b")
+        || under(path, "/payments");
+}
+
+int sbx_authenticate(trv_req *req, trv_resp *resp)
+{
+    const sbx_settings *set = SBX(req)->set;
+    const char *want, *auth = apr_table_get(req->headers, "Authorization");
+    size_t n;
+    if (under(req->path, "/suppliers/a")) {
+        want = set->key_a;
+    }
+    else if (under(req->path, "/suppliers/b")) {
+        want = set->key_b;
+    }
+    else if (under(req->path, "/payments")) {
+        want = set->key_pay;
+    }
+    else {
+        return 1;
+    }
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0 && want) {
+        auth += 7;
+        n = strlen(want);
+        if (strlen(auth) == n && CRYPTO_memcmp(auth, want, n) == 0) {
+            return 1;
+        }
+    }
+    apr_table_setn(resp->headers, "WWW-Authenticate", "Bearer");
+    sbx_error(req, resp, 401, "unauthorized",
+              "A valid API key is required: Authorization: Bearer <key>");
+    return 0;
+}

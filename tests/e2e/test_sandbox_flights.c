@@ -1,0 +1,728 @@
+/* The sandbox flight suppliers over real HTTP, judged against the
+ * OpenFlights files themselves (read here, independently of the
+ * sandbox's code): offers only on listed routes and carriers, local times
+ * that match the airports' zones across a daylight-saving change,
+ * fares that vary by date and cabin but not between equal searches,
+ * offer lifetimes, bearer keys, idempotency keys, one order per
+ * SUPPLIER_A offer, SUPPLIER_B's holds, and the test triggers. */
+#include "e2e.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <curl/curl.h>
+
+#define KEY_A "sandbox-key-a"
+#define KEY_B "sandbox-key-b"
+
+/* ---- routes.dat, read by the test ---- */
+
+static char **routes;
+static size_t nroutes;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void load_routes(void)
+{
+    const char *dir = getenv("TRAVEL_TEST_DATA");
+    char path[1024], line[512];
+    FILE *f;
+    size_t cap = 80000;
+    if (routes) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/routes.dat", dir ? dir : "data/openflights");
+    f = fopen(path, "r");
+    assert_non_null(f);
+    routes = malloc(cap * sizeof(char *));
+    while (fgets(line, sizeof(line), f) && nroutes < cap) {
+        char al[8], from[8], to[8];
+        /* airline,airline_id,from,from_id,to,to_id,codeshare,stops,equipment */
+        if (sscanf(line, "%7[^,],%*[^,],%7[^,],%*[^,],%7[^,],", al, from, to) == 3) {
+            char key[32];
+            snprintf(key, sizeof(key), "%s %s %s", al, from, to);
+            routes[nroutes++] = strdup(key);
+        }
+    }
+    fclose(f);
+    qsort(routes, nroutes, sizeof(char *), cmp_str);
+}
+
+static int listed(const char *airline, const char *from, const char *to)
+{
+    char key[32], *k = key;
+    snprintf(key, sizeof(key), "%s %s %s", airline, from, to);
+    return bsearch(&k, routes, nroutes, sizeof(char *), cmp_str) != NULL;
+}
+
+static int any_listed(const char *from, const char *to)
+{
+    size_t i;
+    for (i = 0; i < nroutes; i++) {
+        const char *sp = strchr(routes[i], ' ');
+        char key[16];
+        snprintf(key, sizeof(key), "%s %s", from, to);
+        if (sp && strcmp(sp + 1, key) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- calls ---- */
+
+static e2e_resp *call(const char *method, const char *path, const char *key,
+                      const char *idem, const char *body)
+{
+    char auth[128], ik[300];
+    const char *h[4] = {"Content-Type: application/json", NULL, NULL, NULL};
+    int n = 1;
+    if (key) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+        h[n++] = auth;
+    }
+    if (idem) {
+        snprintf(ik, sizeof(ik), "Idempotency-Key: %s", idem);
+        h[n++] = ik;
+    }
+    return e2e_call(e2e_sandbox_url(), method, path, h, body);
+}
+
+static const char *date_in(int days, char *buf)
+{
+    time_t t = time(NULL) + (time_t)days * 86400;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, 11, "%Y-%m-%d", &tm);
+    return buf;
+}
+
+static json_t *a_search(const char *from, const char *to, const char *date, const char *cabin,
+                        int adults, int max)
+{
+    char body[1024], path[] = "/suppliers/a/air/offer_requests";
+    e2e_resp *r;
+    json_t *offers;
+    int i, n = 0;
+    n += snprintf(body + n, sizeof(body) - (size_t)n,
+                  "{\"data\": {\"slices\": [{\"origin\": \"%s\", \"destination\": \"%s\", "
+                  "\"departure_date\": \"%s\"}], \"passengers\": [", from, to, date);
+    for (i = 0; i < adults; i++) {
+        n += snprintf(body + n, sizeof(body) - (size_t)n, "%s{\"type\": \"adult\"}", i ? "," : "");
+    }
+    snprintf(body + n, sizeof(body) - (size_t)n, "], \"cabin_class\": \"%s\", \"max_offers\": %d}}",
+             cabin, max);
+    r = call("POST", path, KEY_A, NULL, body);
+    if (r->status != 201) {
+        fail_msg("search %s-%s %s: %ld %s", from, to, date, r->status, r->body);
+    }
+    offers = json_incref(json_object_get(json_object_get(r->json, "data"), "offers"));
+    e2e_free(r);
+    return offers;
+}
+
+static const char *s(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static const char *code(const json_t *o, const char *k)
+{
+    return s(json_object_get(o, k), "iata_code");
+}
+
+/* ---- auth ---- */
+
+static void every_api_wants_its_own_key(void **state)
+{
+    static const char *const paths[] = {"/suppliers/a/air/airlines/BA",
+                                        "/suppliers/b/v2/carriers/BA",
+                                        "/payments/v1/authorizations/auth_x"};
+    static const char *const keys[] = {KEY_A, KEY_B, "sandbox-key-pay"};
+    int i;
+    (void)state;
+    for (i = 0; i < 3; i++) {
+        e2e_resp *r = call("GET", paths[i], NULL, NULL, NULL);
+        char *www = e2e_header(r, "WWW-Authenticate");
+        assert_int_equal(r->status, 401);
+        assert_string_equal(e2e_error_code(r), "unauthorized");
+        assert_non_null(www);
+        free(www);
+        e2e_free(r);
+        r = call("GET", paths[i], keys[(i + 1) % 3], NULL, NULL); /* another API's key */
+        assert_int_equal(r->status, 401);
+        e2e_free(r);
+        r = call("GET", paths[i], keys[i], NULL, NULL);
+        assert_true(r->status == 200 || r->status == 404);
+        assert_non_null(json_object_get(r->json, i == 0 ? "data" : i == 1 ? "carrier" : "error"));
+        e2e_free(r);
+    }
+}
+
+/* ---- realism ---- */
+
+static void offers_fly_listed_routes_and_carriers(void **state)
+{
+    static const char *const pairs[][2] = {{"LHR", "JFK"}, {"CDG", "FCO"}, {"SYD", "LAX"},
+                                           {"FRA", "SIN"}, {"GKA", "SYD"}};
+    char d[11];
+    size_t p, i, j, k;
+    (void)state;
+    load_routes();
+    for (p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+        json_t *offers = a_search(pairs[p][0], pairs[p][1], date_in(40, d), "economy", 1, 200);
+        int direct = any_listed(pairs[p][0], pairs[p][1]);
+        assert_true(json_array_size(offers) > 0);
+        for (i = 0; i < json_array_size(offers); i++) {
+            const json_t *sl = json_array_get(json_object_get(json_array_get(offers, i), "slices"), 0);
+            const json_t *segs = json_object_get(sl, "segments");
+            /* Direct when the route exists, otherwise one stop. */
+            assert_int_equal(json_array_size(segs), direct ? 1 : 2);
+            for (j = 0; j < json_array_size(segs); j++) {
+                const json_t *sg = json_array_get(segs, j);
+                const char *from = code(sg, "origin"), *to = code(sg, "destination");
+                const char *op = code(sg, "operating_carrier"), *mk = code(sg, "marketing_carrier");
+                if (!listed(op, from, to) || !listed(mk, from, to)) {
+                    fail_msg("%s%s %s-%s (operated by %s) is not in routes.dat", mk,
+                             s(sg, "marketing_carrier_flight_number"), from, to, op);
+                }
+                if (j > 0) {
+                    assert_string_equal(from, code(json_array_get(segs, j - 1), "destination"));
+                }
+            }
+            k = json_array_size(segs) - 1;
+            assert_string_equal(code(json_array_get(segs, 0), "origin"), pairs[p][0]);
+            assert_string_equal(code(json_array_get(segs, k), "destination"), pairs[p][1]);
+        }
+        json_decref(offers);
+    }
+}
+
+/* Wall-clock seconds of "YYYY-MM-DDTHH:MM:SS" as if it were UTC. */
+static long long wall(const char *t)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    assert_non_null(strptime(t, "%Y-%m-%dT%H:%M:%S", &tm));
+    return (long long)timegm(&tm);
+}
+
+/* The next switch of European summer time at least 3 days ahead: the
+ * last Sunday of March (to +1) or October (back to 0), at 01:00 UTC. */
+static long long next_eu_switch(int *to_summer)
+{
+    time_t now = time(NULL) + 3 * 86400;
+    struct tm tm;
+    int y, m;
+    gmtime_r(&now, &tm);
+    for (y = tm.tm_year + 1900; y < tm.tm_year + 1902; y++) {
+        for (m = 3; m <= 10; m += 7) {
+            struct tm last;
+            long long t;
+            memset(&last, 0, sizeof(last));
+            last.tm_year = y - 1900;
+            last.tm_mon = m - 1;
+            last.tm_mday = 31;
+            last.tm_hour = 1;
+            t = (long long)timegm(&last);
+            gmtime_r(&(time_t){(time_t)t}, &last);
+            t -= (long long)last.tm_wday * 86400; /* back to Sunday */
+            if (t > (long long)now) {
+                *to_summer = m == 3;
+                return t;
+            }
+        }
+    }
+    fail_msg("no switch found");
+    return 0;
+}
+
+static void local_times_follow_the_zones_across_a_dst_change(void **state)
+{
+    int to_summer = 0, crossing = 0;
+    long long sw = next_eu_switch(&to_summer);
+    char d[11];
+    time_t day_before = (time_t)(sw - 86400);
+    struct tm tm;
+    json_t *offers;
+    size_t i;
+    (void)state;
+    gmtime_r(&day_before, &tm);
+    strftime(d, sizeof(d), "%Y-%m-%d", &tm);
+    /* New York keeps daylight time across both European switch dates
+     * (the US changes two weeks before in March, a week after in
+     * October); London is one hour ahead of UTC in summer. */
+    offers = a_search("JFK", "LHR", d, "economy", 1, 200);
+    assert_true(json_array_size(offers) > 0);
+    for (i = 0; i < json_array_size(offers); i++) {
+        const json_t *sg = json_array_get(json_object_get(json_array_get(json_object_get(
+            json_array_get(offers, i), "slices"), 0), "segments"), 0);
+        long long dep_utc = wall(s(sg, "departing_at")) + 4 * 3600;
+        long long minutes = 0;
+        long long arr_utc, london;
+        char want[32];
+        time_t a;
+        int h = 0, m = 0;
+        sscanf(s(sg, "duration"), "PT%dH%dM", &h, &m);
+        minutes = h * 60 + m;
+        arr_utc = dep_utc + minutes * 60;
+        london = (arr_utc >= sw) == to_summer ? 3600 : 0;
+        a = (time_t)(arr_utc + london);
+        gmtime_r(&a, &tm);
+        strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
+        assert_string_equal(s(sg, "arriving_at"), want);
+        /* About 5,540 km at airliner speeds. */
+        assert_true(minutes > 6 * 60 && minutes < 9 * 60);
+        crossing |= dep_utc < sw && arr_utc >= sw;
+    }
+    assert_true(crossing); /* an overnight flight lands after the switch */
+    json_decref(offers);
+
+    /* Zones without daylight time: Singapore UTC+8, Tokyo UTC+9. */
+    offers = a_search("SIN", "NRT", date_in(50, d), "economy", 1, 50);
+    assert_true(json_array_size(offers) > 0);
+    for (i = 0; i < json_array_size(offers); i++) {
+        const json_t *sl = json_array_get(json_object_get(json_array_get(offers, i), "slices"), 0);
+        const json_t *sg = json_array_get(json_object_get(sl, "segments"), 0);
+        int h = 0, m = 0;
+        sscanf(s(sg, "duration"), "PT%dH%dM", &h, &m);
+        assert_int_equal(wall(s(sg, "arriving_at")) - 9 * 3600
+                         - (wall(s(sg, "departing_at")) - 8 * 3600), (h * 60 + m) * 60);
+    }
+    json_decref(offers);
+}
+
+static long long cheapest(const json_t *offers)
+{
+    long long best = -1;
+    size_t i;
+    for (i = 0; i < json_array_size(offers); i++) {
+        long long v = (long long)(atof(s(json_array_get(offers, i), "total_amount")) * 100 + 0.5);
+        if (best < 0 || v < best) {
+            best = v;
+        }
+    }
+    return best;
+}
+
+static void fares_vary_by_date_and_cabin_not_between_equal_searches(void **state)
+{
+    static const char *const cabins[] = {"economy", "premium_economy", "business", "first"};
+    char d[11];
+    json_t *a, *b;
+    long long prev = 0, dates[3];
+    size_t i;
+    int c, varied = 0;
+    (void)state;
+    a = a_search("ZRH", "SFO", date_in(60, d), "economy", 1, 200);
+    b = a_search("ZRH", "SFO", d, "economy", 1, 200);
+    assert_int_equal(json_array_size(a), json_array_size(b));
+    for (i = 0; i < json_array_size(a); i++) {
+        const json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
+        assert_string_equal(s(x, "total_amount"), s(y, "total_amount"));
+        assert_string_equal(s(x, "total_currency"), "CHF");
+        assert_string_equal(s(json_array_get(json_object_get(json_array_get(json_object_get(x,
+            "slices"), 0), "segments"), 0), "departing_at"),
+            s(json_array_get(json_object_get(json_array_get(json_object_get(y, "slices"), 0),
+                                             "segments"), 0), "departing_at"));
+    }
+    json_decref(a);
+    json_decref(b);
+    for (c = 0; c < 4; c++) {
+        json_t *o = a_search("ZRH", "SFO", date_in(60, d), cabins[c], 1, 200);
+        long long v = cheapest(o);
+        assert_true(v > prev);
+        prev = v;
+        json_decref(o);
+    }
+    for (c = 0; c < 3; c++) {
+        json_t *o = a_search("LHR", "JFK", date_in(c == 0 ? 2 : c == 1 ? 30 : 31, d), "economy", 1, 200);
+        dates[c] = cheapest(o);
+        json_decref(o);
+    }
+    varied = dates[0] > dates[1] && dates[1] != dates[2];
+    assert_true(varied);
+    /* Yen fares have no minor unit. */
+    a = a_search("NRT", "SIN", date_in(60, d), "economy", 1, 5);
+    assert_string_equal(s(json_array_get(a, 0), "total_currency"), "JPY");
+    assert_null(strchr(s(json_array_get(a, 0), "total_amount"), '.'));
+    json_decref(a);
+}
+
+static void offers_expire_and_unknown_airports_are_refused(void **state)
+{
+    char d[11], body[512];
+    json_t *o = a_search("CDG", "FCO", date_in(20, d), "economy", 1, 3);
+    e2e_resp *r;
+    struct tm tm;
+    long long exp;
+    (void)state;
+    memset(&tm, 0, sizeof(tm));
+    assert_non_null(strptime(s(json_array_get(o, 0), "expires_at"), "%Y-%m-%dT%H:%M:%S", &tm));
+    exp = (long long)timegm(&tm) - (long long)time(NULL);
+    assert_true(exp > 28 * 60 && exp <= 30 * 60);
+    json_decref(o);
+    r = call("POST", "/suppliers/a/air/offer_requests", KEY_A, NULL,
+             "{\"data\": {\"slices\": [{\"origin\": \"XQX\", \"destination\": \"FCO\", "
+             "\"departure_date\": \"2030-01-01\"}], \"passengers\": [{\"type\": \"adult\"}]}}");
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "validation_error");
+    e2e_free(r);
+    snprintf(body, sizeof(body), "{\"legs\": [{\"from\": \"CDG\", \"to\": \"FCO\", \"date\": \"%s\"}],"
+             " \"pax\": {\"adt\": 1}, \"cabin\": \"Y\"}", date_in(20, d));
+    r = call("POST", "/suppliers/b/v2/search", KEY_B, NULL, body);
+    assert_int_equal(r->status, 200);
+    assert_non_null(s(json_array_get(json_object_get(r->json, "results"), 0), "valid_until"));
+    assert_string_equal(s(r->json, "currency"), "EUR");
+    assert_non_null(json_object_get(json_object_get(json_object_get(r->json, "dictionaries"),
+                                                    "carriers"), "AZ"));
+    e2e_free(r);
+    r = call("GET", "/suppliers/a/air/offers/off_bm90IGFuIG9mZmVy", KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+}
+
+/* ---- orders ---- */
+
+/* An order body for the first offer of a search (one adult). */
+static char *order_body(const json_t *offer, const char *last_name)
+{
+    char *b = malloc(2048);
+    snprintf(b, 2048,
+             "{\"data\": {\"type\": \"instant\", \"selected_offers\": [\"%s\"], \"passengers\": "
+             "[{\"id\": \"%s\", \"given_name\": \"Ada\", \"family_name\": \"%s\", \"born_on\": "
+             "\"1985-04-12\", \"gender\": \"f\"}], \"payments\": [{\"type\": \"balance\", "
+             "\"amount\": \"%s\", \"currency\": \"%s\"}]}}",
+             s(offer, "id"), s(json_array_get(json_object_get(offer, "passengers"), 0), "id"),
+             last_name, s(offer, "total_amount"), s(offer, "total_currency"));
+    return b;
+}
+
+typedef struct racer {
+    const char *body, *key;
+    char id[128];
+    long status;
+} racer;
+
+static void *race(void *u)
+{
+    racer *r = u;
+    e2e_resp *resp = call("POST", "/suppliers/a/air/orders", KEY_A, r->key, r->body);
+    r->status = resp->status;
+    snprintf(r->id, sizeof(r->id), "%s",
+             s(json_object_get(resp->json, "data"), "id") ? s(json_object_get(resp->json, "data"),
+                                                              "id") : "");
+    e2e_free(resp);
+    return NULL;
+}
+
+static void idempotency_keys_and_one_order_per_offer(void **state)
+{
+    char d[11], key[64], *body, *other;
+    json_t *o = a_search("MAD", "LIS", date_in(25, d), "economy", 1, 5);
+    racer rs[6];
+    pthread_t th[6];
+    e2e_resp *r;
+    char *replayed;
+    int i;
+    (void)state;
+    snprintf(key, sizeof(key), "race-%ld", e2e_now_ms());
+    body = order_body(json_array_get(o, 0), "Smith");
+    /* Six at once with one key: one order, every answer the same. */
+    for (i = 0; i < 6; i++) {
+        rs[i].body = body;
+        rs[i].key = key;
+        pthread_create(&th[i], NULL, race, &rs[i]);
+    }
+    for (i = 0; i < 6; i++) {
+        pthread_join(th[i], NULL);
+    }
+    for (i = 0; i < 6; i++) {
+        assert_int_equal(rs[i].status, 201);
+        assert_string_equal(rs[i].id, rs[0].id);
+    }
+    r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
+    replayed = e2e_header(r, "Idempotent-Replayed");
+    assert_non_null(replayed);
+    assert_string_equal(replayed, "true");
+    free(replayed);
+    e2e_free(r);
+    /* The key with another request: refused. */
+    other = order_body(json_array_get(o, 0), "Other");
+    r = call("POST", "/suppliers/a/air/orders", KEY_A, key, other);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "idempotency_key_reused");
+    e2e_free(r);
+    /* A new key for the ordered offer: SUPPLIER_A sells it once. */
+    snprintf(key, sizeof(key), "second-%ld", e2e_now_ms());
+    r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "offer_no_longer_available");
+    e2e_free(r);
+    free(body);
+    free(other);
+    json_decref(o);
+}
+
+static json_t *order_a(const char *last_name, const char *key, long want)
+{
+    char d[11], *body;
+    json_t *o = a_search("MAD", "LIS", date_in(26, d), "economy", 1, 5), *out;
+    e2e_resp *r;
+    body = order_body(json_array_get(o, 0), last_name);
+    r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
+    assert_int_equal(r->status, want);
+    out = json_incref(r->json);
+    e2e_free(r);
+    free(body);
+    json_decref(o);
+    return out;
+}
+
+static const char *order_status(const char *id)
+{
+    static char st[64];
+    char path[256];
+    e2e_resp *r;
+    snprintf(path, sizeof(path), "/suppliers/a/air/orders/%s", id);
+    r = call("GET", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    snprintf(st, sizeof(st), "%s", s(json_object_get(r->json, "data"), "status"));
+    e2e_free(r);
+    return st;
+}
+
+static void triggers_async_failticket_nocancel(void **state)
+{
+    char key[64], path[256];
+    json_t *a, *f, *n;
+    e2e_resp *r;
+    const char *id;
+    (void)state;
+    snprintf(key, sizeof(key), "async-%ld", e2e_now_ms());
+    a = order_a("Async", key, 201);
+    id = s(json_object_get(a, "data"), "id");
+    assert_string_equal(s(json_object_get(a, "data"), "status"), "pending_ticketing");
+    assert_string_equal(order_status(id), "pending_ticketing");
+    e2e_sleep_ms(3300);
+    assert_string_equal(order_status(id), "ticketed");
+
+    f = order_a("Failticket", NULL, 422);
+    assert_string_equal(s(json_object_get(f, "error"), "code"), "ticketing_failed");
+
+    n = order_a("Nocancel", NULL, 201);
+    snprintf(path, sizeof(path), "{\"data\": {\"order_id\": \"%s\"}}",
+             s(json_object_get(n, "data"), "id"));
+    r = call("POST", "/suppliers/a/air/order_cancellations", KEY_A, NULL, path);
+    assert_int_equal(r->status, 201);
+    snprintf(path, sizeof(path), "/suppliers/a/air/order_cancellations/%s/actions/confirm",
+             s(json_object_get(r->json, "data"), "id"));
+    e2e_free(r);
+    r = call("POST", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "cancellation_rejected");
+    e2e_free(r);
+    assert_string_equal(order_status(s(json_object_get(n, "data"), "id")), "ticketed");
+    json_decref(a);
+    json_decref(f);
+    json_decref(n);
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *u)
+{
+    (void)p;
+    (void)u;
+    return size * n;
+}
+
+static void unknown_hangs_past_the_timeout_but_orders(void **state)
+{
+    char d[11], key[64], url[512], auth[64], ik[128], *body;
+    json_t *o = a_search("MAD", "LIS", date_in(27, d), "economy", 1, 5);
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = NULL;
+    CURLcode rc;
+    long t0;
+    (void)state;
+    snprintf(key, sizeof(key), "unknown-%ld", e2e_now_ms());
+    body = order_body(json_array_get(o, 0), "Unknown");
+    snprintf(url, sizeof(url), "%s/suppliers/a/air/orders", e2e_sandbox_url());
+    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", KEY_A);
+    snprintf(ik, sizeof(ik), "Idempotency-Key: %s", key);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    h = curl_slist_append(h, auth);
+    h = curl_slist_append(h, ik);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    t0 = e2e_now_ms();
+    rc = curl_easy_perform(c);
+    assert_int_equal(rc, CURLE_OPERATION_TIMEDOUT);
+    assert_true(e2e_now_ms() - t0 < 4000);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    /* The order was made: the same key now answers it at once. */
+    t0 = e2e_now_ms();
+    {
+        e2e_resp *r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
+        assert_int_equal(r->status, 201);
+        assert_string_equal(s(json_object_get(r->json, "data"), "status"), "ticketed");
+        assert_true(e2e_now_ms() - t0 < 2000);
+        e2e_free(r);
+    }
+    free(body);
+    json_decref(o);
+}
+
+/* ---- SUPPLIER_B ---- */
+
+static json_t *b_checkout(const char *date, const char *brand, const char *last_name)
+{
+    char body[2048];
+    e2e_resp *r;
+    json_t *res, *fare = NULL, *out;
+    size_t i;
+    snprintf(body, sizeof(body), "{\"legs\": [{\"from\": \"LHR\", \"to\": \"DUB\", \"date\": \"%s\"}],"
+             " \"pax\": {\"adt\": 1}, \"cabin\": \"Y\", \"max_results\": 100}", date);
+    r = call("POST", "/suppliers/b/v2/search", KEY_B, NULL, body);
+    assert_int_equal(r->status, 200);
+    res = json_object_get(r->json, "results");
+    for (i = 0; i < json_array_size(res) && !fare; i++) {
+        if (strcmp(s(json_array_get(res, i), "brand"), brand) == 0) {
+            fare = json_array_get(res, i);
+        }
+    }
+    assert_non_null(fare);
+    snprintf(body, sizeof(body), "{\"fare_key\": \"%s\", \"travelers\": [{\"type\": \"ADT\", "
+             "\"first_name\": \"Bo\", \"last_name\": \"%s\", \"birth_date\": \"1980-02-02\"}], "
+             "\"contact\": {\"email\": \"bo@example.com\"}}", s(fare, "fare_key"), last_name);
+    e2e_free(r);
+    r = call("POST", "/suppliers/b/v2/checkouts", KEY_B, NULL, body);
+    assert_int_equal(r->status, 201);
+    out = json_incref(r->json);
+    e2e_free(r);
+    return out;
+}
+
+static json_t *b_complete(const json_t *co, long want)
+{
+    char path[256];
+    e2e_resp *r;
+    json_t *out;
+    snprintf(path, sizeof(path), "/suppliers/b/v2/checkouts/%s/complete", s(co, "checkout_id"));
+    r = call("POST", path, KEY_B, NULL, "{}");
+    assert_int_equal(r->status, want);
+    out = json_incref(r->json);
+    e2e_free(r);
+    return out;
+}
+
+static void b_holds_and_collects(void **state)
+{
+    char d[11], path[256];
+    json_t *far = b_checkout(date_in(40, d), "Standard", "Smith");
+    json_t *near = b_checkout(date_in(1, d), "Standard", "Smith");
+    json_t *done, *fail, *basic, *noc;
+    const json_t *order;
+    e2e_resp *r;
+    (void)state;
+    assert_string_equal(s(far, "status"), "held");
+    assert_true(json_is_true(json_object_get(json_object_get(far, "hold"), "held")));
+    assert_string_equal(s(near, "status"), "open");
+    assert_false(json_is_true(json_object_get(json_object_get(near, "hold"), "held")));
+
+    done = b_complete(far, 200);
+    order = json_object_get(done, "order");
+    assert_string_equal(s(order, "status"), "ticketed");
+    assert_string_equal(s(json_object_get(order, "payment"), "collected_by"), "SUPPLIER_B");
+    assert_string_equal(s(json_object_get(order, "payment"), "amount"),
+                        s(json_object_get(far, "price"), "total"));
+    /* Completing again answers the same order. */
+    {
+        json_t *again = b_complete(far, 200);
+        assert_string_equal(s(json_object_get(again, "order"), "order_id"), s(order, "order_id"));
+        json_decref(again);
+    }
+    fail = b_complete(b_checkout(date_in(41, d), "Standard", "Failticket"), 200);
+    assert_string_equal(s(json_object_get(fail, "order"), "status"), "failed");
+    assert_string_equal(s(json_object_get(json_object_get(fail, "order"), "failure"), "code"),
+                        "ticketing_failed");
+    /* B cannot quote a Basic fare's refund. */
+    basic = b_complete(b_checkout(date_in(42, d), "Basic", "Smith"), 200);
+    snprintf(path, sizeof(path), "/suppliers/b/v2/orders/%s/refund-quote",
+             s(json_object_get(basic, "order"), "order_id"));
+    r = call("POST", path, KEY_B, NULL, NULL);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "quote_unavailable");
+    e2e_free(r);
+    noc = b_complete(b_checkout(date_in(43, d), "Flex", "Nocancel"), 200);
+    snprintf(path, sizeof(path), "/suppliers/b/v2/orders/%s/cancel",
+             s(json_object_get(noc, "order"), "order_id"));
+    r = call("POST", path, KEY_B, NULL, NULL);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(e2e_error_code(r), "cancellation_rejected");
+    e2e_free(r);
+    /* The control endpoint only retimes ticketed orders. */
+    snprintf(path, sizeof(path), "/sandbox/orders/%s/airline-initiated-changes",
+             s(json_object_get(fail, "order"), "order_id"));
+    r = call("POST", path, NULL, NULL, "{}");
+    assert_int_equal(r->status, 409);
+    e2e_free(r);
+    r = call("POST", "/sandbox/orders/bo_nope/airline-initiated-changes", NULL, NULL, "{}");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    json_decref(far);
+    json_decref(near);
+    json_decref(done);
+    json_decref(fail);
+    json_decref(basic);
+    json_decref(noc);
+}
+
+static void airlines_by_code(void **state)
+{
+    e2e_resp *r = call("GET", "/suppliers/a/air/airlines/BA", KEY_A, NULL, NULL);
+    (void)state;
+    assert_int_equal(r->status, 200);
+    assert_string_equal(s(json_object_get(r->json, "data"), "name"), "British Airways");
+    assert_string_equal(s(json_object_get(r->json, "data"), "alliance"), "oneworld");
+    e2e_free(r);
+    r = call("GET", "/suppliers/b/v2/carriers/DL", KEY_B, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(s(json_object_get(r->json, "carrier"), "name"), "Delta Air Lines");
+    assert_string_equal(s(json_object_get(r->json, "carrier"), "alliance"), "SkyTeam");
+    e2e_free(r);
+    /* A carrier of airlines.dat that flies no listed route still exists. */
+    r = call("GET", "/suppliers/b/v2/carriers/1T", KEY_B, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(s(json_object_get(r->json, "carrier"), "name"), "1Time Airline");
+    e2e_free(r);
+    r = call("GET", "/suppliers/a/air/airlines/9Z", KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_api_wants_its_own_key),
+        cmocka_unit_test(offers_fly_listed_routes_and_carriers),
+        cmocka_unit_test(local_times_follow_the_zones_across_a_dst_change),
+        cmocka_unit_test(fares_vary_by_date_and_cabin_not_between_equal_searches),
+        cmocka_unit_test(offers_expire_and_unknown_airports_are_refused),
+        cmocka_unit_test(idempotency_keys_and_one_order_per_offer),
+        cmocka_unit_test(triggers_async_failticket_nocancel),
+        cmocka_unit_test(unknown_hangs_past_the_timeout_but_orders),
+        cmocka_unit_test(b_holds_and_collects),
+        cmocka_unit_test(airlines_by_code),
+    };
+    return E2E_RUN("sandbox_flights", tests);
+}
