@@ -474,17 +474,47 @@ static trv_book_outcome order_result(trv_book_run *run, const json_t *order,
     return strcmp(from, "ticketing") == 0 ? TRV_BOOK_RETRY : to_unknown(run, from);
 }
 
+/* The services as prebook gave them to the supplier: [{id: bag id,
+ * quantity}], one entry per bag (the priced entries of one bag summed). */
+static json_t *requested_services(const json_t *services)
+{
+    json_t *out = json_array();
+    size_t i, j;
+    for (i = 0; i < json_array_size(services); i++) {
+        const json_t *s = json_array_get(services, i);
+        const char *bag = trv_json_str(s, "bag_id");
+        json_int_t q = json_integer_value(json_object_get(s, "quantity"));
+        json_t *seen = NULL;
+        if (!bag) {
+            continue;
+        }
+        for (j = 0; j < json_array_size(out); j++) {
+            if (strcmp(trv_json_str(json_array_get(out, j), "id"), bag) == 0) {
+                seen = json_array_get(out, j);
+            }
+        }
+        if (seen) {
+            json_object_set_new(seen, "quantity", json_integer(
+                json_integer_value(json_object_get(seen, "quantity")) + q));
+        }
+        else {
+            json_array_append_new(out, json_pack("{s:s,s:I}", "id", bag, "quantity", q));
+        }
+    }
+    return out;
+}
+
 static json_t *book_document(trv_book_run *run)
 {
     const trv_fbooking *b = run->b;
-    return trv_json_bind(run->p, json_pack("{s:s,s:O,s:o,s:O,s:O,s:O}",
+    return trv_json_bind(run->p, json_pack("{s:s,s:O,s:o,s:O,s:O,s:o}",
         "id", b->id,
         "supplier_data", b->supplier_data ? b->supplier_data : json_null(),
         "total_amount", json_pack("{s:s,s:s}", "amount", b->total_amount ? b->total_amount
                                   : "0", "currency", b->currency ? b->currency : ""),
         "passengers", b->passengers ? b->passengers : json_null(),
         "contact", b->contact ? b->contact : json_null(),
-        "services", b->services ? b->services : json_null()));
+        "services", requested_services(b->services)));
 }
 
 static trv_book_outcome step_order(trv_book_run *run)

@@ -204,8 +204,13 @@ static json_t *services_with_ids(apr_pool_t *p, const json_t *priced, const json
         const json_t *jn = json_is_integer(ji)
             ? json_array_get(journeys, (size_t)json_integer_value(ji)) : NULL;
         const json_t *segs = json_object_get(jn, "segments");
+        const json_t *given = json_object_get(s, "segment_ids");
         const char *psg = psg_id_at(pax, json_object_get(s, "passenger_index"));
-        for (k = 0; k < json_array_size(segs); k++) {
+        /* The supplier's segment ids, else every segment of the journey. */
+        if (json_is_array(given) && json_array_size(given) > 0) {
+            json_array_extend(segment_ids, (json_t *)given);
+        }
+        for (k = 0; json_array_size(segment_ids) == 0 && k < json_array_size(segs); k++) {
             const char *sid = trv_json_str(json_array_get(segs, k), "id");
             if (sid) {
                 json_array_append_new(segment_ids, json_string(sid));
