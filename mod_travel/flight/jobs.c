@@ -369,6 +369,13 @@ void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     st = sup->read_order(&sc, b->supplier_reference, &order, &err);
+    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED) {
+        /* Nothing to bring in; the next read of the booking asks again. */
+        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+                    TRVLOGNO(1003) "booking %s: %s does not know order %s (%s)", b->id,
+                    b->supplier, b->supplier_reference, trv_up_status_name(st));
+        return;
+    }
     if (st != TRV_UP_OK) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "read order: %s", trv_up_status_name(st));

@@ -121,8 +121,9 @@ static inline char *fe_prebook_body(const char *offer_ref, const char *last_name
 /* A fresh READY_FOR_COMPLETE booking (its data, a new reference): the
  * first offer of a search that no other test holds (SUPPLIER_A sells an
  * offer to one unfinished booking at a time). */
-static inline json_t *fe_ready(const char *key, const char *supplier, const char *last_name,
-                               const char *extra)
+static inline json_t *fe_ready_family(const char *key, const char *supplier,
+                                      const char *last_name, const char *extra,
+                                      const char *family, int want)
 {
     static int day;
     e2e_resp *s = fe_search(key, supplier, "LHR", "JFK", 200 + (day++ % 150), 1,
@@ -132,10 +133,16 @@ static inline json_t *fe_ready(const char *key, const char *supplier, const char
     fe_expect(s, 200, "searching offers");
     offers = fe_data(s);
     for (i = 0; i < json_array_size(offers) && !b; i++) {
-        char *body = fe_prebook_body(fe_s(json_array_get(offers, i), "offer_reference"),
-                                     last_name, extra);
-        char *idem = fe_new_key("ready");
-        e2e_resp *r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+        char *body, *idem;
+        e2e_resp *r;
+        const char *fam = fe_s(json_array_get(offers, i), "fare_family");
+        if (family && (fam && strcmp(fam, family) == 0) != want) {
+            continue;
+        }
+        body = fe_prebook_body(fe_s(json_array_get(offers, i), "offer_reference"),
+                               last_name, extra);
+        idem = fe_new_key("ready");
+        r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
         if (r->status == 201) {
             b = json_incref(fe_data(r));
             if (strcmp(fe_s(b, "status"), "READY_FOR_COMPLETE") != 0) {
@@ -154,6 +161,13 @@ static inline json_t *fe_ready(const char *key, const char *supplier, const char
     }
     e2e_free(s);
     return b;
+}
+
+/* A fresh READY_FOR_COMPLETE booking of any fare. */
+static inline json_t *fe_ready(const char *key, const char *supplier, const char *last_name,
+                               const char *extra)
+{
+    return fe_ready_family(key, supplier, last_name, extra, NULL, 0);
 }
 
 static inline e2e_resp *fe_book(const char *key, const char *id, const char *body)

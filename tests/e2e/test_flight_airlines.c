@@ -121,8 +121,8 @@ static void validation(void **state)
         assert_non_null(strstr(r->body, bad[i][1]));
         e2e_free(r);
     }
-    memset(q, 'a', 101);
     memcpy(q, "?q=", 3);
+    memset(q + 3, 'a', 101);
     q[104] = '\0';
     r = list(q);
     e2e_assert_error(r, 422, "validation_failed");

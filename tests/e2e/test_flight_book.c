@@ -323,6 +323,49 @@ static void expiry_job(void **state)
     fail_msg("booking %s was not expired by its job", p[0]);
 }
 
+static void paid_through_the_sdk(void **state)
+{
+    json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", ",\"use_payment_sdk\":true"), *card;
+    const char *id = fe_s(b, "id");
+    const char *p[1] = {id};
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    char *token, *session, *cut, path[512], body[1024];
+    e2e_resp *r;
+    (void)state;
+    /* The token was handed out once, at prebook; the test plays the
+     * customer's device with it. */
+    token = e2e_sql_text("SELECT sdk_token FROM flight_bookings WHERE id = $1", 1, p);
+    assert_non_null(token);
+    /* Not paid yet: nothing to book with. */
+    r = fe_book(key, id, "{}");
+    e2e_assert_error(r, 409, "invalid_state");
+    e2e_free(r);
+    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(r, 422, "validation_failed");
+    e2e_free(r);
+    session = strdup(token);
+    cut = strstr(session, "_secret_");
+    assert_non_null(cut);
+    *cut = '\0';
+    snprintf(path, sizeof(path), "/payments/v1/sdk_sessions/%s/confirm", session);
+    snprintf(body, sizeof(body), "{\"client_secret\":\"%s\",\"payment_method\":"
+             "\"pi_test_mastercard\"}", token);
+    r = e2e_call(e2e_sandbox_url(), "POST", path, hdrs, body);
+    fe_expect(r, 200, "the device pays");
+    e2e_free(r);
+    r = fe_book(key, id, "{}");
+    fe_expect(r, 200, "book after the SDK checkout");
+    assert_string_equal(fe_s(fe_data(r), "status"), "CONFIRMED");
+    assert_string_equal(fe_s(first_payment(fe_data(r)), "status"), "CAPTURED");
+    card = json_object_get(json_object_get(first_payment(fe_data(r)), "payment_method"), "card");
+    assert_string_equal(fe_s(card, "last4"), "4444");
+    assert_true(sandbox_captured(id) > 0);
+    e2e_free(r);
+    free(session);
+    free(token);
+    json_decref(b);
+}
+
 typedef struct racer {
     const char *id;
     long status;
@@ -386,6 +429,7 @@ int main(void)
         cmocka_unit_test(body_rules),
         cmocka_unit_test(expired_cannot_be_booked),
         cmocka_unit_test(expiry_job),
+        cmocka_unit_test(paid_through_the_sdk),
         cmocka_unit_test(concurrent_books_charge_once),
     };
     return E2E_RUN("flight book", tests);

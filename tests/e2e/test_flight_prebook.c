@@ -272,6 +272,46 @@ static void loyalty_numbers_are_masked(void **state)
     free(idem);
 }
 
+static void member_price_for_a_loyalty_account(void **state)
+{
+    e2e_resp *s = fe_search(key, "SUPPLIER_A", "LHR", "JFK", 49, 1, ",\"limit\":10");
+    json_t *o0, *o1;
+    const char *carrier;
+    char body[4096], *plain, *k1 = fe_new_key("member"), *k2 = fe_new_key("plain");
+    e2e_resp *r1, *r2;
+    (void)state;
+    fe_expect(s, 200, "search");
+    assert_true(json_array_size(fe_data(s)) >= 2);
+    o0 = json_array_get(fe_data(s), 0);
+    o1 = json_array_get(fe_data(s), 1);
+    carrier = fe_s(json_array_get(json_object_get(json_array_get(json_object_get(o0, "journeys"),
+                                                                 0), "segments"), 0),
+                   "marketing_carrier_code");
+    snprintf(body, sizeof(body),
+             "{\"offer_reference\":\"%s\",\"contact\":{\"first_name\":\"Ada\",\"last_name\":"
+             "\"Lovelace\",\"email\":\"ada@example.com\",\"phone_number\":\"2071234567\","
+             "\"phone_country_code\":\"44\"},\"passengers\":[{\"first_name\":\"Ada\","
+             "\"last_name\":\"Lovelace\",\"birthday\":\"1990-12-10\",\"type\":\"ADULT\","
+             "\"gender\":\"F\",\"loyalty_accounts\":[{\"airline_iata_code\":\"%s\","
+             "\"membership_number\":\"778899001\"}]}]}", fe_s(o0, "offer_reference"), carrier);
+    r1 = fe_post_idem(key, "/v1/flight/prebook", body, k1);
+    fe_expect(r1, 201, "prebook as a member");
+    /* The airline's member price lowers the total. */
+    assert_true(cents(json_object_get(fe_data(r1), "total_amount"))
+                < cents(json_object_get(o0, "total_amount")));
+    plain = fe_prebook_body(fe_s(o1, "offer_reference"), "Lovelace", NULL);
+    r2 = fe_post_idem(key, "/v1/flight/prebook", plain, k2);
+    fe_expect(r2, 201, "prebook without an account");
+    assert_true(cents(json_object_get(fe_data(r2), "total_amount"))
+                == cents(json_object_get(o1, "total_amount")));
+    e2e_free(s);
+    e2e_free(r1);
+    e2e_free(r2);
+    free(plain);
+    free(k1);
+    free(k2);
+}
+
 static void payment_sdk_token_once(void **state)
 {
     char *ref = fe_offer_ref(key, "SUPPLIER_A", 47);
@@ -346,6 +386,7 @@ int main(void)
         cmocka_unit_test(supplier_a_sells_an_offer_once),
         cmocka_unit_test(bags_are_priced_into_the_total),
         cmocka_unit_test(loyalty_numbers_are_masked),
+        cmocka_unit_test(member_price_for_a_loyalty_account),
         cmocka_unit_test(payment_sdk_token_once),
         cmocka_unit_test(validation),
     };
