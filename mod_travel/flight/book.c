@@ -552,8 +552,9 @@ static trv_book_outcome step_order(trv_book_run *run)
         return order_result(run, order, "ordering");
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
+        return finish_failed(run, failure_json("book_failed", err.message));
     case TRV_UP_DECLINED:
-        return finish_failed(run, failure_json(err.code, err.message));
+        return finish_failed(run, failure_json("payment_declined", err.message));
     case TRV_UP_UNAVAILABLE:
         trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
                     TRVLOGNO(359) "booking %s: %s book unavailable: %s", run->b->id,

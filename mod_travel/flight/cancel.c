@@ -297,7 +297,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
     case TRV_UP_DECLINED:
-        rejected(env, p, job, b, err.code && *err.code ? err.code : "cancellation_rejected",
+        rejected(env, p, job, b, "cancellation_rejected",
                  err.message && *err.message ? err.message
                                              : "The airline refused the cancellation", res);
         return;

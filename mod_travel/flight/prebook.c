@@ -263,8 +263,8 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
     trv_req *req = x->req;
     trv_dbc *c;
     trv_fbooking *b;
-    const char *code = st == TRV_UP_NOT_FOUND ? "offer_unavailable"
-                     : err->code && *err->code ? err->code : "prebook_failed";
+    /* Our codes, not the supplier's: the description carries its words. */
+    const char *code = st == TRV_UP_NOT_FOUND ? "offer_unavailable" : "prebook_failed";
     const char *desc = err->message && *err->message ? err->message
                      : st == TRV_UP_NOT_FOUND ? "The offer has expired or is sold out"
                                               : "The supplier refused the prebook";

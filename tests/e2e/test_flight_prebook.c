@@ -174,6 +174,122 @@ static void supplier_a_sells_an_offer_once(void **state)
     free(k2);
 }
 
+typedef struct offer_racer {
+    const char *body;
+    char *idem;
+    long status;
+} offer_racer;
+
+static void *race_offer(void *arg)
+{
+    offer_racer *x = arg;
+    e2e_resp *r = fe_post_idem(key, "/v1/flight/prebook", x->body, x->idem);
+    x->status = r->status;
+    e2e_free(r);
+    return NULL;
+}
+
+static void concurrent_keys_for_one_offer(void **state)
+{
+    enum { N = 6 };
+    char *ref = fe_offer_ref(key, "SUPPLIER_A", 51);
+    char *body = fe_prebook_body(ref, "Lovelace", NULL);
+    pthread_t t[N];
+    offer_racer x[N];
+    int i, created = 0, refused = 0;
+    (void)state;
+    for (i = 0; i < N; i++) {
+        x[i].body = body;
+        x[i].idem = fe_new_key("offer-race");
+        x[i].status = 0;
+        pthread_create(&t[i], NULL, race_offer, &x[i]);
+    }
+    for (i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        created += x[i].status == 201;
+        refused += x[i].status == 409;
+        free(x[i].idem);
+    }
+    /* One unfinished booking per SUPPLIER_A offer, whatever the race. */
+    assert_int_equal(created, 1);
+    assert_int_equal(refused, N - 1);
+    free(ref);
+    free(body);
+}
+
+static void sold_offer_fails_at_book(void **state)
+{
+    char *ref = fe_offer_ref(key, "SUPPLIER_A", 52);
+    char *body = fe_prebook_body(ref, "Lovelace", NULL);
+    char *k1 = fe_new_key("sold-1"), *k2 = fe_new_key("sold-2"), id[160];
+    e2e_resp *r;
+    (void)state;
+    r = fe_post_idem(key, "/v1/flight/prebook", body, k1);
+    fe_expect(r, 201, "prebook");
+    snprintf(id, sizeof(id), "%s", fe_s(fe_data(r), "id"));
+    e2e_free(r);
+    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    e2e_free(r);
+    /* That booking is finished, so a new key may prebook the offer (A
+     * reserves nothing before book); the airline has sold it, so book fails. */
+    r = fe_post_idem(key, "/v1/flight/prebook", body, k2);
+    fe_expect(r, 201, "prebook a sold offer");
+    snprintf(id, sizeof(id), "%s", fe_s(fe_data(r), "id"));
+    e2e_free(r);
+    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(r, 422, "book_failed");
+    e2e_free(r);
+    r = fe_post_idem(key, "/v1/flight/prebook", body, k2);
+    fe_expect(r, 200, "the key names the FAILED booking");
+    assert_string_equal(fe_s(fe_data(r), "status"), "FAILED");
+    assert_string_equal(fe_s(json_object_get(fe_data(r), "failure"), "code"), "book_failed");
+    assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
+    e2e_free(r);
+    free(ref);
+    free(body);
+    free(k1);
+    free(k2);
+}
+
+static void supplier_refuses_the_prebook(void **state)
+{
+    e2e_resp *s, *r;
+    char body[4096], *idem = fe_new_key("refused"), id[160];
+    (void)state;
+    /* SUPPLIER_B takes a party's travelers adults first: it refuses this. */
+    {
+        char sbody[512];
+        snprintf(sbody, sizeof(sbody), "{\"journeys\":[{\"origin\":\"LHR\",\"destination\":"
+                 "\"JFK\",\"date\":\"%s\"}],\"passengers\":{\"adults\":1,\"children\":1},"
+                 "\"supplier\":\"SUPPLIER_B\",\"limit\":1}", fe_date(53));
+        s = e2e_post(key, "/v1/flight/offers", sbody);
+    }
+    fe_expect(s, 200, "search for two");
+    snprintf(body, sizeof(body),
+             "{\"offer_reference\":\"%s\",\"contact\":{\"first_name\":\"Ada\",\"last_name\":"
+             "\"Lovelace\",\"email\":\"ada@example.com\",\"phone_number\":\"2071234567\","
+             "\"phone_country_code\":\"44\"},\"passengers\":[{\"first_name\":\"Bo\","
+             "\"last_name\":\"Lovelace\",\"birthday\":\"2018-05-01\",\"type\":\"CHILD\","
+             "\"gender\":\"M\"},{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\","
+             "\"birthday\":\"1990-12-10\",\"type\":\"ADULT\",\"gender\":\"F\"}]}",
+             fe_s(json_array_get(fe_data(s), 0), "offer_reference"));
+    e2e_free(s);
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    e2e_assert_error(r, 422, "prebook_failed");
+    e2e_free(r);
+    /* The attempt is a FAILED booking under its key, with its event. */
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    fe_expect(r, 200, "repeat");
+    assert_string_equal(fe_s(fe_data(r), "status"), "FAILED");
+    assert_string_equal(fe_s(json_object_get(fe_data(r), "failure"), "code"), "prebook_failed");
+    assert_true(strlen(fe_s(json_object_get(fe_data(r), "failure"), "description")) > 0);
+    snprintf(id, sizeof(id), "%s", fe_s(fe_data(r), "id"));
+    assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
+    e2e_free(r);
+    free(idem);
+}
+
 static long long cents(const json_t *money)
 {
     return (long long)(json_number_value(json_object_get(money, "amount")) * 100 + 0.5);
@@ -384,6 +500,9 @@ int main(void)
         cmocka_unit_test(key_header_rules),
         cmocka_unit_test(concurrent_prebooks_make_one_booking),
         cmocka_unit_test(supplier_a_sells_an_offer_once),
+        cmocka_unit_test(concurrent_keys_for_one_offer),
+        cmocka_unit_test(sold_offer_fails_at_book),
+        cmocka_unit_test(supplier_refuses_the_prebook),
         cmocka_unit_test(bags_are_priced_into_the_total),
         cmocka_unit_test(loyalty_numbers_are_masked),
         cmocka_unit_test(member_price_for_a_loyalty_account),
