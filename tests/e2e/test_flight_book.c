@@ -95,56 +95,74 @@ static void supplier_b_collects_payment(void **state)
     json_decref(b);
 }
 
+static const char *pay_body(const char *supplier)
+{
+    return strcmp(supplier, "SUPPLIER_A") == 0 ? "{\"payment_instrument_id\":\"pi_test_visa\"}"
+                                               : "{}";
+}
+
 static void ticketing_in_the_background(void **state)
 {
-    json_t *b = fe_ready(key, "SUPPLIER_A", "Async", NULL), *done;
-    const char *id = fe_s(b, "id");
-    e2e_resp *r, *again;
+    const char *suppliers[] = {"SUPPLIER_A", "SUPPLIER_B"};
+    int i;
     (void)state;
-    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    fe_expect(r, 202, "book while ticketing");
-    assert_string_equal(fe_s(fe_data(r), "status"), "COMPLETE_IN_PROGRESS");
-    /* Repeating book returns the same 202. */
-    again = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    fe_expect(again, 202, "repeat book while ticketing");
-    assert_string_equal(fe_s(fe_data(again), "status"), "COMPLETE_IN_PROGRESS");
-    assert_int_equal(fe_events(id, "flight.booking.confirmed"), 0);
-    done = fe_wait_status(key, id, "CONFIRMED", 30000);
-    assert_non_null(fe_s(done, "supplier_reference"));
-    assert_string_equal(fe_s(first_payment(done), "status"), "CAPTURED");
-    assert_int_equal(fe_events(id, "flight.booking.confirmed"), 1);
-    assert_int_equal(sandbox_authorizations(id), 1);
-    e2e_free(r);
-    e2e_free(again);
-    json_decref(done);
-    json_decref(b);
+    for (i = 0; i < 2; i++) {
+        json_t *b = fe_ready(key, suppliers[i], "Async", NULL), *done, *pay;
+        const char *id = fe_s(b, "id");
+        e2e_resp *r, *again;
+        r = fe_book(key, id, pay_body(suppliers[i]));
+        fe_expect(r, 202, "book while ticketing");
+        assert_string_equal(fe_s(fe_data(r), "status"), "COMPLETE_IN_PROGRESS");
+        /* Repeating book returns the same 202. */
+        again = fe_book(key, id, pay_body(suppliers[i]));
+        fe_expect(again, 202, "repeat book while ticketing");
+        assert_string_equal(fe_s(fe_data(again), "status"), "COMPLETE_IN_PROGRESS");
+        assert_int_equal(fe_events(id, "flight.booking.confirmed"), 0);
+        done = fe_wait_status(key, id, "CONFIRMED", 30000);
+        assert_non_null(fe_s(done, "supplier_reference"));
+        pay = first_payment(done);
+        assert_string_equal(fe_s(pay, "status"), "CAPTURED");
+        assert_string_equal(fe_s(pay, "collected_by"), i == 0 ? "SERVICE" : "SUPPLIER");
+        assert_int_equal(fe_events(id, "flight.booking.confirmed"), 1);
+        if (i == 0) {
+            assert_int_equal(sandbox_authorizations(id), 1);
+        }
+        e2e_free(r);
+        e2e_free(again);
+        json_decref(done);
+        json_decref(b);
+    }
 }
 
 static void ticketing_fails(void **state)
 {
-    json_t *b = fe_ready(key, "SUPPLIER_A", "Failticket", NULL), *f;
-    const char *id = fe_s(b, "id");
-    e2e_resp *r, *g;
+    const char *suppliers[] = {"SUPPLIER_A", "SUPPLIER_B"};
+    int i;
     (void)state;
-    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    e2e_assert_error(r, 422, "book_failed");
-    g = fe_get(key, id, NULL);
-    fe_expect(g, 200, "read the failed booking");
-    assert_string_equal(fe_s(fe_data(g), "status"), "FAILED");
-    f = json_object_get(fe_data(g), "failure");
-    assert_string_equal(fe_s(f, "code"), "book_failed");
-    assert_true(strlen(fe_s(f, "description")) > 0);
-    /* Nothing was taken: the authorization was voided. */
-    assert_int_equal(json_array_size(json_object_get(fe_data(g), "payments")), 0);
-    assert_int_equal(sandbox_captured(id), 0);
-    assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
-    e2e_free(r);
-    /* FAILED is final for book. */
-    r = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    e2e_assert_error(r, 409, "invalid_state");
-    e2e_free(r);
-    e2e_free(g);
-    json_decref(b);
+    for (i = 0; i < 2; i++) {
+        json_t *b = fe_ready(key, suppliers[i], "Failticket", NULL), *f;
+        const char *id = fe_s(b, "id");
+        e2e_resp *r, *g;
+        r = fe_book(key, id, pay_body(suppliers[i]));
+        e2e_assert_error(r, 422, "book_failed");
+        g = fe_get(key, id, NULL);
+        fe_expect(g, 200, "read the failed booking");
+        assert_string_equal(fe_s(fe_data(g), "status"), "FAILED");
+        f = json_object_get(fe_data(g), "failure");
+        assert_string_equal(fe_s(f, "code"), "book_failed");
+        assert_true(strlen(fe_s(f, "description")) > 0);
+        /* Nothing was taken: the authorization was voided (or B charged nothing). */
+        assert_int_equal(json_array_size(json_object_get(fe_data(g), "payments")), 0);
+        assert_int_equal(sandbox_captured(id), 0);
+        assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
+        e2e_free(r);
+        /* FAILED is final for book. */
+        r = fe_book(key, id, pay_body(suppliers[i]));
+        e2e_assert_error(r, 409, "invalid_state");
+        e2e_free(r);
+        e2e_free(g);
+        json_decref(b);
+    }
 }
 
 static void failed_booking_keeps_its_prebook_key(void **state)
