@@ -150,6 +150,13 @@ static void one_airline_and_import(void **state)
     source = e2e_sql_text("SELECT source FROM flight_airlines WHERE iata_code = $1", 1, p);
     assert_string_equal(source, "supplier");
     free(source);
+    /* A code no supplier knows: 404, and nothing stored. */
+    r = e2e_get(key, "/v1/flight/airlines/X0");
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    p[0] = "X0";
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM flight_airlines WHERE iata_code = $1",
+                                  1, p), 0);
     r = e2e_get(key, "/v1/flight/airlines/Q~");
     e2e_assert_error(r, 422, "validation_failed");
     e2e_free(r);
