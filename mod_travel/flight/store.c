@@ -1,15 +1,155 @@
 #include "store.h"
+#include "core/json.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Every column a trv_fbooking holds, from a booking aliased b. */
+#define FB_COLS \
+    "b.id, b.org_id, b.user_id, b.supplier, b.status, b.currency, " \
+    "b.total_amount::text AS total_amount, b.fare_amount::text AS fare_amount, " \
+    "b.fare_tax_amount::text AS fare_tax_amount, b.services_amount::text AS services_amount, " \
+    "trv_ts(b.expires_at) AS expires_at, " \
+    "(b.status = 'READY_FOR_COMPLETE' AND b.expires_at <= trv_now()) AS past_expiry, " \
+    "b.idempotency_key, b.request_hash, b.offer_reference, b.use_payment_sdk, b.sdk_token, " \
+    "b.contact::text AS contact, b.passengers::text AS passengers, " \
+    "b.journeys::text AS journeys, b.services::text AS services, " \
+    "b.fare_conditions::text AS fare_conditions, " \
+    "b.cancellation_policy::text AS cancellation_policy, " \
+    "b.supplier_data::text AS supplier_data, b.hold::text AS hold, " \
+    "b.failure::text AS failure, b.cancellation::text AS cancellation, " \
+    "b.airline_initiated_changes::text AS changes, b.supplier_reference, b.airline_pnr, " \
+    "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
+    "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, " \
+    "b.book_phase, b.phase_owner, (b.phase_deadline <= clock_timestamp()) AS phase_due, " \
+    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, " \
+    "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
+    "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
+
+#define PAY_COLS \
+    "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
+    "card::text AS card, trv_ts(created_at) AS created_at"
+
+static json_t *json_col(apr_pool_t *p, const trv_rows *r, int i, const char *col)
+{
+    const char *v = trv_rows_get(r, i, col);
+    json_t *j = v ? trv_json_parse(p, v, strlen(v), NULL) : NULL;
+    return j && !json_is_null(j) ? j : NULL;
+}
+
+static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+{
+    trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
+    b->id = trv_rows_get(r, i, "id");
+    b->org_id = trv_rows_get(r, i, "org_id");
+    b->user_id = trv_rows_get(r, i, "user_id");
+    b->supplier = trv_rows_get(r, i, "supplier");
+    b->status = trv_rows_get(r, i, "status");
+    b->currency = trv_rows_get(r, i, "currency");
+    b->total_amount = trv_rows_get(r, i, "total_amount");
+    b->fare_amount = trv_rows_get(r, i, "fare_amount");
+    b->fare_tax_amount = trv_rows_get(r, i, "fare_tax_amount");
+    b->services_amount = trv_rows_get(r, i, "services_amount");
+    b->expires_at = trv_rows_get(r, i, "expires_at");
+    b->past_expiry = trv_rows_bool(r, i, "past_expiry");
+    b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
+    b->request_hash = trv_rows_get(r, i, "request_hash");
+    b->offer_reference = trv_rows_get(r, i, "offer_reference");
+    b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
+    b->sdk_token = trv_rows_get(r, i, "sdk_token");
+    b->contact = json_col(p, r, i, "contact");
+    b->passengers = json_col(p, r, i, "passengers");
+    b->journeys = json_col(p, r, i, "journeys");
+    b->services = json_col(p, r, i, "services");
+    b->fare_conditions = json_col(p, r, i, "fare_conditions");
+    b->cancellation_policy = json_col(p, r, i, "cancellation_policy");
+    b->supplier_data = json_col(p, r, i, "supplier_data");
+    b->hold = json_col(p, r, i, "hold");
+    b->failure = json_col(p, r, i, "failure");
+    b->cancellation = json_col(p, r, i, "cancellation");
+    b->changes = json_col(p, r, i, "changes");
+    b->supplier_reference = trv_rows_get(r, i, "supplier_reference");
+    b->airline_pnr = trv_rows_get(r, i, "airline_pnr");
+    b->confirmed_at = trv_rows_get(r, i, "confirmed_at");
+    b->canceled_at = trv_rows_get(r, i, "canceled_at");
+    b->created_at = trv_rows_get(r, i, "created_at");
+    b->updated_at = trv_rows_get(r, i, "updated_at");
+    b->book_phase = trv_rows_get(r, i, "book_phase");
+    b->phase_owner = trv_rows_get(r, i, "phase_owner");
+    b->phase_due = trv_rows_bool(r, i, "phase_due");
+    b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
+    b->payment_instrument_id = trv_rows_get(r, i, "payment_instrument_id");
+    b->cancel_attempt = trv_rows_int(r, i, "cancel_attempt", 0);
+    b->sync_due = trv_rows_bool(r, i, "sync_due");
+    return b;
+}
+
+static trv_fpayment *payment_at(apr_pool_t *p, const trv_rows *r, int i)
+{
+    trv_fpayment *pay = apr_pcalloc(p, sizeof(*pay));
+    pay->id = trv_rows_get(r, i, "id");
+    pay->booking_id = trv_rows_get(r, i, "booking_id");
+    pay->status = trv_rows_get(r, i, "status");
+    pay->currency = trv_rows_get(r, i, "currency");
+    pay->amount = trv_rows_get(r, i, "amount");
+    pay->collected_by = trv_rows_get(r, i, "collected_by");
+    pay->provider_ref = trv_rows_get(r, i, "provider_ref");
+    pay->card = json_col(p, r, i, "card");
+    pay->created_at = trv_rows_get(r, i, "created_at");
+    return pay;
+}
+
+static const char *us(apr_pool_t *p, apr_interval_time_t t)
+{
+    return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)t);
+}
+
+/* Runs a statement returning booking rows; *out is the first or NULL. */
+static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                                trv_fbooking **out, int nargs, const char *const *args)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
+    *out = NULL;
+    if (rv == APR_SUCCESS && rows->n > 0) {
+        *out = booking_at(p, rows, 0);
+    }
+    return rv;
+}
+
+static const trv_stmt payments_stmt = {"trv_flight_payments_of",
+    "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = %s "
+    "ORDER BY created_at, id"};
+
+apr_status_t trv_fstore_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b)
+{
+    trv_rows *rows;
+    int i;
+    apr_status_t rv = trv_db_select(c, p, &payments_stmt, &rows, TRV_DB_ARGS(b->id));
+    b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    for (i = 0; i < rows->n; i++) {
+        APR_ARRAY_PUSH(b->payments, trv_fpayment) = *payment_at(p, rows, i);
+    }
+    return APR_SUCCESS;
+}
+
+static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
+                                  trv_fbooking *b)
+{
+    if (rv != APR_SUCCESS || !b) {
+        return rv;
+    }
+    return trv_fstore_load_payments(c, p, b);
+}
+
+/* ---- list ---- */
 
 /* The filters are bound twice each ("value IS NULL OR column = value")
  * because apr_dbd numbers placeholders in order. */
-#define BOOKING_COLUMNS \
-    "id, supplier, status, currency, total_amount::text AS total_amount, " \
-    "supplier_reference, airline_pnr, trv_ts(created_at) AS created_at, " \
-    "trv_ts(updated_at) AS updated_at"
-
 #define LIST_SQL(ORDER) \
     "WITH f AS (SELECT * FROM flight_bookings WHERE org_id = %s AND user_id = %s " \
     "AND (%s::text IS NULL OR status = %s::text) " \
@@ -18,28 +158,34 @@
     "AND (%s::timestamptz IS NULL OR created_at >= %s::timestamptz) " \
     "AND (%s::timestamptz IS NULL OR created_at <= %s::timestamptz)), " \
     "t AS (SELECT count(*) AS total FROM f) " \
-    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " BOOKING_COLUMNS \
-    " FROM f ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
+    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS \
+    " FROM f b ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
 
 /* Unpriced bookings sort last in both directions. Columns are qualified
- * (f.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
+ * (b.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
 static const trv_stmt list_stmts[2][2] = {
-    {{"trv_flight_list_created_desc", LIST_SQL("f.created_at DESC, f.id DESC")},
-     {"trv_flight_list_created_asc", LIST_SQL("f.created_at ASC, f.id ASC")}},
+    {{"trv_flight_list_created_desc", LIST_SQL("b.created_at DESC, b.id DESC")},
+     {"trv_flight_list_created_asc", LIST_SQL("b.created_at ASC, b.id ASC")}},
     {{"trv_flight_list_total_desc",
-      LIST_SQL("f.total_amount DESC NULLS LAST, f.created_at DESC, f.id DESC")},
+      LIST_SQL("b.total_amount DESC NULLS LAST, b.created_at DESC, b.id DESC")},
      {"trv_flight_list_total_asc",
-      LIST_SQL("f.total_amount ASC NULLS LAST, f.created_at ASC, f.id ASC")}},
+      LIST_SQL("b.total_amount ASC NULLS LAST, b.created_at ASC, b.id ASC")}},
 };
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
-                                   const trv_flight_filter *f, trv_rows **page,
-                                   long *total)
+static const trv_stmt page_payments_stmt = {"trv_flight_payments_of_page",
+    "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = ANY (%s::text[]) "
+    "ORDER BY created_at, id"};
+
+apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                   apr_array_header_t **page, long *total)
 {
     const trv_stmt *st = &list_stmts[f->sort_by_total ? 1 : 0][f->ascending ? 1 : 0];
-    trv_rows *rows;
-    const char *v;
-    apr_status_t rv = trv_db_select(c, p, st, &rows,
+    trv_rows *rows, *pays;
+    const char *v, *ids = "{";
+    apr_status_t rv;
+    int i, j;
+
+    rv = trv_db_select(c, p, st, &rows,
         TRV_DB_ARGS(f->org_id, f->user_id, f->status, f->status, f->supplier,
                     f->supplier, f->supplier_reference, f->supplier_reference,
                     f->created_from, f->created_from, f->created_to, f->created_to,
@@ -49,20 +195,446 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
     }
     v = trv_rows_get(rows, 0, "total");
     *total = v ? atol(v) : 0;
+    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_fbooking *));
     /* With an empty page the one row carries only the total. */
     if (rows->n == 1 && !trv_rows_get(rows, 0, "id")) {
-        rows->n = 0;
+        return APR_SUCCESS;
     }
-    *page = rows;
+    for (i = 0; i < rows->n; i++) {
+        trv_fbooking *b = booking_at(p, rows, i);
+        b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
+        APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
+        /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in an
+         * array literal. */
+        ids = apr_pstrcat(p, ids, i ? "," : "", b->id, NULL);
+    }
+    ids = apr_pstrcat(p, ids, "}", NULL);
+    rv = trv_db_select(c, p, &page_payments_stmt, &pays, TRV_DB_ARGS(ids));
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    for (j = 0; j < pays->n; j++) {
+        trv_fpayment *pay = payment_at(p, pays, j);
+        for (i = 0; i < (*page)->nelts; i++) {
+            trv_fbooking *b = APR_ARRAY_IDX(*page, i, trv_fbooking *);
+            if (strcmp(b->id, pay->booking_id) == 0) {
+                APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
+            }
+        }
+    }
     return APR_SUCCESS;
 }
 
+/* ---- reads ---- */
+
 static const trv_stmt get_stmt = {"trv_flight_get",
-    "SELECT " BOOKING_COLUMNS " FROM flight_bookings "
-    "WHERE id = %s AND org_id = %s AND user_id = %s"};
+    "SELECT " FB_COLS " FROM flight_bookings b "
+    "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
 
 apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, trv_rows **row)
+                                  const char *user_id, const char *id, trv_fbooking **out)
 {
-    return trv_db_select(c, p, &get_stmt, row, TRV_DB_ARGS(id, org_id, user_id));
+    apr_status_t rv = one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id, user_id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt get_any_stmt = {"trv_flight_get_any",
+    "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = %s"};
+
+apr_status_t trv_fstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt by_key_stmt = {"trv_flight_by_key",
+    "SELECT " FB_COLS " FROM flight_bookings b "
+    "WHERE b.org_id = %s AND b.user_id = %s AND b.idempotency_key = %s"};
+
+apr_status_t trv_fstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                               const char *user_id, const char *key, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, user_id, key));
+    return with_payments(c, p, rv, *out);
+}
+
+/* ---- prebook ---- */
+
+/* No conflict target: a taken key and a taken SUPPLIER_A offer both end in
+ * DO NOTHING, and the caller tells them apart by reading the key. */
+static const trv_stmt insert_stmt = {"trv_flight_prebook_insert",
+    "INSERT INTO flight_bookings (id, org_id, user_id, supplier, status, idempotency_key, "
+    "request_hash, offer_reference, use_payment_sdk, contact, passengers) "
+    "VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, %s, %s, %s::boolean, %s::jsonb, "
+    "%s::jsonb) ON CONFLICT DO NOTHING RETURNING id"};
+
+apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
+                                       int *inserted)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
+        TRV_DB_ARGS(r->id, r->org_id, r->user_id, r->supplier, r->idempotency_key,
+                    r->request_hash, r->offer_reference, r->use_payment_sdk ? "true" : "false",
+                    r->contact, r->passengers));
+    *inserted = rv == APR_SUCCESS && rows->n == 1;
+    return rv;
+}
+
+static const trv_stmt expire_offer_stmt = {"trv_flight_expire_offer",
+    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
+    "WHERE supplier = %s AND offer_reference = %s AND status = 'READY_FOR_COMPLETE' "
+    "AND expires_at <= trv_now()"};
+
+apr_status_t trv_fstore_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
+                                     const char *offer_reference)
+{
+    return trv_db_exec(c, p, &expire_offer_stmt, NULL, TRV_DB_ARGS(supplier, offer_reference));
+}
+
+static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",
+    "UPDATE flight_bookings b SET status = 'READY_FOR_COMPLETE', currency = %s, "
+    "total_amount = %s::numeric, fare_amount = %s::numeric, fare_tax_amount = %s::numeric, "
+    "services_amount = %s::numeric, expires_at = %s::timestamptz, "
+    "member_price = %s::boolean, hold = %s::jsonb, passengers = %s::jsonb, "
+    "journeys = %s::jsonb, services = %s::jsonb, fare_conditions = %s::jsonb, "
+    "cancellation_policy = %s::jsonb, supplier_data = %s::jsonb, sdk_token = %s, "
+    "updated_at = trv_now() WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const trv_fpriced *pr, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &prebook_done_stmt, out,
+        TRV_DB_ARGS(pr->currency, pr->total_amount, pr->fare_amount, pr->fare_tax_amount,
+                    pr->services_amount, pr->expires_at, pr->member_price ? "true" : "false",
+                    pr->hold, pr->passengers, pr->journeys, pr->services,
+                    pr->fare_conditions, pr->cancellation_policy, pr->supplier_data,
+                    pr->sdk_token, id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt prebook_failed_stmt = {"trv_flight_prebook_failed",
+    "UPDATE flight_bookings b SET status = 'FAILED', failure = %s::jsonb, "
+    "updated_at = trv_now() WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *failure_json, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &prebook_failed_stmt, out,
+                                  TRV_DB_ARGS(failure_json, id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt prebook_abandon_stmt = {"trv_flight_prebook_abandon",
+    "DELETE FROM flight_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
+
+apr_status_t trv_fstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        int *deleted)
+{
+    return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
+}
+
+/* ---- expiry ---- */
+
+static const trv_stmt expire_one_stmt = {"trv_flight_expire_one",
+    "UPDATE flight_bookings b SET status = 'EXPIRED', updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at <= trv_now() "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                   trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt expire_owner_stmt = {"trv_flight_expire_owner",
+    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
+    "WHERE org_id = %s AND user_id = %s AND status = 'READY_FOR_COMPLETE' "
+    "AND expires_at <= trv_now()"};
+
+apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id)
+{
+    return trv_db_exec(c, p, &expire_owner_stmt, NULL, TRV_DB_ARGS(org_id, user_id));
+}
+
+/* ---- book ---- */
+
+static const trv_stmt book_start_stmt = {"trv_flight_book_start",
+    "UPDATE flight_bookings b SET status = 'COMPLETE_IN_PROGRESS', book_phase = %s, "
+    "phase_owner = %s, phase_deadline = clock_timestamp() + %s::bigint * "
+    "interval '1 microsecond', payment_instrument_id = %s, "
+    "book_attempt = b.book_attempt + 1, failure = NULL, updated_at = trv_now() "
+    "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s "
+    "AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at > trv_now() "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                   const char *user_id, const char *id, const char *phase,
+                                   const char *owner, apr_interval_time_t deadline,
+                                   const char *instrument, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &book_start_stmt, out,
+        TRV_DB_ARGS(phase, owner, us(p, deadline), instrument, id, org_id, user_id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt phase_stmt = {"trv_flight_book_phase",
+    "UPDATE flight_bookings b SET book_phase = %s, phase_owner = %s, "
+    "phase_deadline = clock_timestamp() + %s::bigint * interval '1 microsecond', "
+    "supplier_reference = COALESCE(%s, b.supplier_reference), "
+    "airline_pnr = COALESCE(%s, b.airline_pnr), updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
+    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
+                              const char *owner_was, const char *to, const char *owner,
+                              apr_interval_time_t deadline, const char *supplier_reference,
+                              const char *airline_pnr, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &phase_stmt, out,
+        TRV_DB_ARGS(to, owner, us(p, deadline), supplier_reference, airline_pnr, id, from,
+                    owner_was));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt revert_stmt = {"trv_flight_book_revert",
+    "UPDATE flight_bookings b SET status = 'READY_FOR_COMPLETE', book_phase = NULL, "
+    "phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
+    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
+static const trv_stmt drop_voided_stmt = {"trv_flight_payment_drop_voided",
+    "DELETE FROM flight_payments WHERE booking_id = %s AND status = 'VOIDED'"};
+
+apr_status_t trv_fstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *owner, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, owner));
+    if (rv == APR_SUCCESS && *out) {
+        rv = trv_db_exec(c, p, &drop_voided_stmt, NULL, TRV_DB_ARGS(id));
+    }
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt confirm_stmt = {"trv_flight_confirm",
+    "UPDATE flight_bookings b SET status = 'CONFIRMED', "
+    "supplier_reference = COALESCE(%s, b.supplier_reference), "
+    "airline_pnr = COALESCE(%s, b.airline_pnr), confirmed_at = trv_now(), "
+    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL, failure = NULL, "
+    "synced_at = clock_timestamp(), updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                const char *supplier_reference, const char *airline_pnr,
+                                trv_fbooking **out)
+{
+    return one_booking(c, p, &confirm_stmt, out,
+                       TRV_DB_ARGS(supplier_reference, airline_pnr, id));
+}
+
+static const trv_stmt book_failed_stmt = {"trv_flight_book_failed",
+    "UPDATE flight_bookings b SET status = 'FAILED', failure = %s::jsonb, "
+    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *failure_json, trv_fbooking **out)
+{
+    return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+}
+
+/* ---- cancel ---- */
+
+static const trv_stmt cancel_start_stmt = {"trv_flight_cancel_start",
+    "UPDATE flight_bookings b SET status = 'CANCEL_IN_PROGRESS', "
+    "cancel_attempt = b.cancel_attempt + 1, failure = NULL, updated_at = trv_now() "
+    "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s AND b.status = 'CONFIRMED' "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id, const char *id, trv_fbooking **out)
+{
+    apr_status_t rv = one_booking(c, p, &cancel_start_stmt, out,
+                                  TRV_DB_ARGS(id, org_id, user_id));
+    return with_payments(c, p, rv, *out);
+}
+
+static const trv_stmt canceled_stmt = {"trv_flight_canceled",
+    "UPDATE flight_bookings b SET status = 'CANCELED', canceled_at = trv_now(), "
+    "cancellation = %s::jsonb, updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'CANCEL_IN_PROGRESS' AND b.cancel_attempt = %s::int "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
+                                 const char *cancellation_json, trv_fbooking **out)
+{
+    return one_booking(c, p, &canceled_stmt, out,
+                       TRV_DB_ARGS(cancellation_json, id, apr_itoa(p, attempt)));
+}
+
+static const trv_stmt cancel_rejected_stmt = {"trv_flight_cancel_rejected",
+    "UPDATE flight_bookings b SET status = 'CONFIRMED', failure = %s::jsonb, "
+    "updated_at = trv_now() "
+    "WHERE b.id = %s AND b.status = 'CANCEL_IN_PROGRESS' AND b.cancel_attempt = %s::int "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        int attempt, const char *failure_json,
+                                        trv_fbooking **out)
+{
+    return one_booking(c, p, &cancel_rejected_stmt, out,
+                       TRV_DB_ARGS(failure_json, id, apr_itoa(p, attempt)));
+}
+
+/* ---- order sync ---- */
+
+static const trv_stmt set_changes_stmt = {"trv_flight_set_changes",
+    "UPDATE flight_bookings b SET airline_initiated_changes = %s::jsonb, "
+    "synced_at = clock_timestamp(), updated_at = trv_now() WHERE b.id = %s "
+    "RETURNING " FB_COLS};
+
+apr_status_t trv_fstore_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *changes_json, trv_fbooking **out)
+{
+    return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
+}
+
+static const trv_stmt synced_stmt = {"trv_flight_synced",
+    "UPDATE flight_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
+
+apr_status_t trv_fstore_synced(trv_dbc *c, apr_pool_t *p, const char *id)
+{
+    return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
+}
+
+/* ---- payments ---- */
+
+static const trv_stmt pay_insert_stmt = {"trv_flight_payment_insert",
+    "INSERT INTO flight_payments (id, booking_id, status, currency, amount, collected_by, "
+    "provider_ref, card, captured_at) VALUES (%s, %s, %s, %s, %s::numeric, %s, %s, "
+    "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
+    "ON CONFLICT (booking_id) DO NOTHING RETURNING id"};
+
+apr_status_t trv_fstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
+                                       int *inserted)
+{
+    trv_rows *rows;
+    const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
+    apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
+        TRV_DB_ARGS(pay->id, pay->booking_id, pay->status, pay->currency, pay->amount,
+                    pay->collected_by, pay->provider_ref, card, pay->status));
+    *inserted = rv == APR_SUCCESS && rows->n == 1;
+    return rv;
+}
+
+static const trv_stmt pay_captured_stmt = {"trv_flight_payment_captured",
+    "UPDATE flight_payments SET status = 'CAPTURED', captured_at = trv_now(), "
+    "card = COALESCE(%s::jsonb, card), updated_at = trv_now() "
+    "WHERE id = %s AND status = 'AUTHORIZED'"};
+
+apr_status_t trv_fstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *card_json)
+{
+    return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
+}
+
+static const trv_stmt pay_voided_stmt = {"trv_flight_payment_voided",
+    "UPDATE flight_payments SET status = 'VOIDED', updated_at = trv_now() "
+    "WHERE id = %s AND status = 'AUTHORIZED'"};
+
+apr_status_t trv_fstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
+{
+    return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
+}
+
+static const trv_stmt pay_card_stmt = {"trv_flight_payment_card",
+    "UPDATE flight_payments SET card = %s::jsonb, updated_at = trv_now() "
+    "WHERE id = %s AND card IS NULL"};
+
+apr_status_t trv_fstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *card_json)
+{
+    return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
+}
+
+static const trv_stmt pay_get_stmt = {"trv_flight_payment_get",
+    "SELECT " PAY_COLS " FROM flight_payments WHERE id = %s"};
+
+apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    trv_fpayment **out)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &pay_get_stmt, &rows, TRV_DB_ARGS(id));
+    *out = rv == APR_SUCCESS && rows->n ? payment_at(p, rows, 0) : NULL;
+    return rv;
+}
+
+/* ---- refunds ---- */
+
+static const trv_stmt refund_insert_stmt = {"trv_flight_refund_insert",
+    "INSERT INTO flight_refunds (id, booking_id, payment_id, currency, amount, status) "
+    "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING"};
+
+apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r)
+{
+    return trv_db_exec(c, p, &refund_insert_stmt, NULL,
+                       TRV_DB_ARGS(r->id, r->booking_id, r->payment_id, r->currency,
+                                   r->amount));
+}
+
+static const trv_stmt refunds_pending_stmt = {"trv_flight_refunds_pending",
+    "SELECT r.id, r.booking_id, r.payment_id, r.currency, r.amount::text AS amount, "
+    "r.status, r.attempts, p.provider_ref FROM flight_refunds r "
+    "JOIN flight_payments p ON p.id = r.payment_id "
+    "WHERE r.booking_id = %s AND r.status = 'PENDING' ORDER BY r.created_at, r.id"};
+
+apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        apr_array_header_t **out)
+{
+    trv_rows *rows;
+    int i;
+    apr_status_t rv = trv_db_select(c, p, &refunds_pending_stmt, &rows,
+                                    TRV_DB_ARGS(booking_id));
+    *out = apr_array_make(p, 1, sizeof(trv_frefund));
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    for (i = 0; i < rows->n; i++) {
+        trv_frefund *r = apr_array_push(*out);
+        r->id = trv_rows_get(rows, i, "id");
+        r->booking_id = trv_rows_get(rows, i, "booking_id");
+        r->payment_id = trv_rows_get(rows, i, "payment_id");
+        r->currency = trv_rows_get(rows, i, "currency");
+        r->amount = trv_rows_get(rows, i, "amount");
+        r->status = trv_rows_get(rows, i, "status");
+        r->provider_ref = trv_rows_get(rows, i, "provider_ref");
+        r->attempts = trv_rows_int(rows, i, "attempts", 0);
+    }
+    return APR_SUCCESS;
+}
+
+static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
+    "UPDATE flight_refunds SET status = %s, provider_ref = COALESCE(%s, provider_ref), "
+    "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
+    "WHERE id = %s AND status = 'PENDING'"};
+
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *status, const char *provider_ref,
+                                      const char *error)
+{
+    return trv_db_exec(c, p, &refund_result_stmt, NULL,
+                       TRV_DB_ARGS(status, provider_ref, error, id));
+}
+
+static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",
+    "UPDATE flight_refunds SET status = 'PENDING', last_error = NULL, "
+    "updated_at = trv_now() WHERE booking_id = %s AND status = 'FAILED'"};
+
+apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        int *restarted)
+{
+    return trv_db_exec(c, p, &refunds_restart_stmt, restarted, TRV_DB_ARGS(booking_id));
 }

@@ -1,7 +1,12 @@
-/* Flight bookings in PostgreSQL: every statement the flight code runs. */
+/* Flight bookings, payments, refunds and airlines in PostgreSQL: every
+ * statement the flight code runs. State changes are guarded UPDATEs
+ * (... WHERE status = <from> RETURNING): of two racing requests or jobs one
+ * gets the row back and the other gets nothing and re-reads. Functions
+ * returning a booking set *out to NULL when no row matched. */
 #ifndef TRV_FLIGHT_STORE_H
 #define TRV_FLIGHT_STORE_H
 
+#include "booking.h"
 #include "core/db.h"
 
 #include <apr_time.h>
@@ -20,13 +25,136 @@ typedef struct trv_flight_filter {
     long offset;
 } trv_flight_filter;
 
-/* One page of bookings; *total is the count of every match. */
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p,
-                                   const trv_flight_filter *f, trv_rows **page,
-                                   long *total);
+/* ---- reads ---- */
 
-/* The booking if it belongs to this organization and user: 404 otherwise. */
+/* One page of bookings (payments loaded); *total counts every match. */
+apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                   apr_array_header_t **page, long *total);
+/* The booking if it belongs to this organization and user (payments loaded). */
 apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, trv_rows **row);
+                                  const char *user_id, const char *id, trv_fbooking **out);
+/* Any booking by id (background jobs; payments loaded). */
+apr_status_t trv_fstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                trv_fbooking **out);
+/* The booking a prebook key made (payments loaded). */
+apr_status_t trv_fstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                               const char *user_id, const char *key, trv_fbooking **out);
+/* Loads b->payments. */
+apr_status_t trv_fstore_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b);
+
+/* ---- prebook ---- */
+
+typedef struct trv_fprebook_row {
+    const char *id, *org_id, *user_id, *supplier, *idempotency_key, *request_hash;
+    const char *offer_reference;
+    int use_payment_sdk;
+    const char *contact, *passengers; /* JSON text */
+} trv_fprebook_row;
+
+/* INSERT ... ON CONFLICT DO NOTHING: *inserted 0 when the key (or, for
+ * SUPPLIER_A, the offer's one unfinished booking) is taken. */
+apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
+                                       int *inserted);
+/* SUPPLIER_A bookings of this offer left READY_FOR_COMPLETE past expires_at
+ * become EXPIRED (so they no longer hold the offer). */
+apr_status_t trv_fstore_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
+                                     const char *offer_reference);
+
+typedef struct trv_fpriced {
+    const char *currency;
+    const char *total_amount, *fare_amount, *fare_tax_amount, *services_amount;
+    const char *expires_at;  /* RFC 3339 */
+    int member_price;
+    const char *hold, *passengers, *journeys, *services, *fare_conditions;
+    const char *cancellation_policy, *supplier_data; /* JSON text (or NULL) */
+    const char *sdk_token;
+} trv_fpriced;
+
+apr_status_t trv_fstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const trv_fpriced *pr, trv_fbooking **out);
+apr_status_t trv_fstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *failure_json, trv_fbooking **out);
+/* Removes a prebook that changed nothing anywhere (its key may be used again). */
+apr_status_t trv_fstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        int *deleted);
+
+/* ---- expiry ---- */
+
+apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                   trv_fbooking **out);
+apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id);
+
+/* ---- book ---- */
+
+/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
+ * `owner` until deadline_ms from now; book_attempt + 1. */
+apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                   const char *user_id, const char *id, const char *phase,
+                                   const char *owner, apr_interval_time_t deadline,
+                                   const char *instrument, trv_fbooking **out);
+/* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
+ * (supplier_reference and airline_pnr set when given). */
+apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
+                              const char *owner_was, const char *to, const char *owner,
+                              apr_interval_time_t deadline, const char *supplier_reference,
+                              const char *airline_pnr, trv_fbooking **out);
+/* Back to READY_FOR_COMPLETE: the attempt changed nothing (its voided
+ * payment is removed). */
+apr_status_t trv_fstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *owner, trv_fbooking **out);
+apr_status_t trv_fstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                const char *supplier_reference, const char *airline_pnr,
+                                trv_fbooking **out);
+apr_status_t trv_fstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *failure_json, trv_fbooking **out);
+
+/* ---- cancel ---- */
+
+apr_status_t trv_fstore_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id, const char *id, trv_fbooking **out);
+apr_status_t trv_fstore_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
+                                 const char *cancellation_json, trv_fbooking **out);
+apr_status_t trv_fstore_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        int attempt, const char *failure_json,
+                                        trv_fbooking **out);
+
+/* ---- order sync ---- */
+
+apr_status_t trv_fstore_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    const char *changes_json, trv_fbooking **out);
+apr_status_t trv_fstore_synced(trv_dbc *c, apr_pool_t *p, const char *id);
+
+/* ---- payments ---- */
+
+/* At most one payment per booking: *inserted 0 when it exists already. */
+apr_status_t trv_fstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
+                                       int *inserted);
+apr_status_t trv_fstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *card_json);
+apr_status_t trv_fstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
+apr_status_t trv_fstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *card_json);
+apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    trv_fpayment **out);
+
+/* ---- refunds ---- */
+
+typedef struct trv_frefund {
+    const char *id, *booking_id, *payment_id, *currency, *amount, *status;
+    const char *provider_ref; /* of the payment (authorization id) */
+    int attempts;
+} trv_frefund;
+
+apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r);
+/* PENDING refunds of a booking with their payment's authorization id. */
+apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        apr_array_header_t **out);
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *status, const char *provider_ref,
+                                      const char *error);
+/* FAILED refunds of the booking back to PENDING; *restarted counts them. */
+apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        int *restarted);
 
 #endif

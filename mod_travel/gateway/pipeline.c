@@ -2,6 +2,7 @@
 #include "account/keys.h"
 #include "core/dispatch.h"
 #include "flight/api.h"
+#include "flight/jobs.h"
 #include "probe.h"
 #include "webhook/api.h"
 #include "webhook/outbox.h"
@@ -29,6 +30,13 @@ const trv_job_kind *trv_gateway_job_kinds(void)
         {TRV_PROBE_JOB, trv_probe_run, 5},
         {TRV_EVENT_PUBLISH_JOB, trv_event_publish_run, 20},
         {TRV_WEBHOOK_SEND_JOB, trv_webhook_send_run, TRV_WEBHOOK_SEND_MAX_RUNS},
+        {TRV_FJOB_COMPLETE, trv_fjob_complete_run, TRV_FJOB_COMPLETE_MAX},
+        {TRV_FJOB_SETTLE, trv_fjob_settle_run, TRV_FJOB_SETTLE_MAX},
+        {TRV_FJOB_CANCEL, trv_fjob_cancel_run, TRV_FJOB_CANCEL_MAX},
+        {TRV_FJOB_REFUND, trv_fjob_refund_run, TRV_FJOB_REFUND_MAX},
+        {TRV_FJOB_EXPIRE, trv_fjob_expire_run, TRV_FJOB_EXPIRE_MAX},
+        {TRV_FJOB_PREBOOK_WATCH, trv_fjob_prebook_watch_run, TRV_FJOB_PREBOOK_WATCH_MAX},
+        {TRV_FJOB_SYNC, trv_fjob_sync_run, TRV_FJOB_SYNC_MAX},
         {NULL, NULL, 0},
     };
     return kinds;

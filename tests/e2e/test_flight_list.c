@@ -1,7 +1,7 @@
 /* GET /v1/flight/bookings: the service document's query table (filters,
  * sorting, pagination, validation) and owner scoping, against rows seeded
  * straight into PostgreSQL. */
-#include "e2e.h"
+#include "flight_e2e.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +227,46 @@ static void query_validation(void **state)
     expect_invalid("?limit=5&limit=6", "limit");
 }
 
+/* A real booking, made through prebook and book: the list renders it in
+ * full (journeys, passengers, services, payments) except that payments come
+ * without payment_method, which the single read carries. */
+static void list_renders_payments_without_payment_method(void **state)
+{
+    char *k = e2e_new_org_key("lister-real", NULL);
+    json_t *b = fe_ready(k, "SUPPLIER_A", "Lovelace", NULL), *listed, *pay;
+    e2e_resp *r;
+    (void)state;
+    r = fe_book(k, fe_s(b, "id"), "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    assert_non_null(json_object_get(json_array_get(json_object_get(fe_data(r), "payments"), 0),
+                                    "payment_method"));
+    e2e_free(r);
+    r = e2e_get(k, "/v1/flight/bookings");
+    fe_expect(r, 200, "list");
+    assert_int_equal(json_array_size(fe_data(r)), 1);
+    listed = json_array_get(fe_data(r), 0);
+    assert_string_equal(fe_s(listed, "status"), "CONFIRMED");
+    assert_true(json_array_size(json_object_get(listed, "journeys")) > 0);
+    assert_true(json_array_size(json_object_get(listed, "passengers")) == 1);
+    pay = json_array_get(json_object_get(listed, "payments"), 0);
+    assert_string_equal(fe_s(pay, "status"), "CAPTURED");
+    assert_non_null(json_object_get(pay, "amount"));
+    assert_null(json_object_get(pay, "payment_method"));
+    /* The exact supplier_reference finds it, and nothing else. */
+    {
+        char path[512];
+        e2e_resp *one;
+        snprintf(path, sizeof(path), "/v1/flight/bookings?supplier_reference=%s",
+                 fe_s(listed, "supplier_reference"));
+        one = e2e_get(k, path);
+        assert_int_equal(json_array_size(fe_data(one)), 1);
+        e2e_free(one);
+    }
+    e2e_free(r);
+    json_decref(b);
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +278,7 @@ int main(void)
         cmocka_unit_test(money_is_exact),
         cmocka_unit_test(scoped_to_organization_and_user),
         cmocka_unit_test(query_validation),
+        cmocka_unit_test(list_renders_payments_without_payment_method),
     };
     return E2E_RUN("flight bookings list", tests);
 }

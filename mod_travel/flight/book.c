@@ -1,0 +1,619 @@
+#include "book.h"
+#include "events.h"
+#include "jobs.h"
+#include "owner.h"
+#include "store.h"
+#include "upstreams.h"
+#include "core/ids.h"
+#include "core/json.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+int trv_book_service_pays(const trv_fbooking *b)
+{
+    /* SUPPLIER_B collects payment itself (its book takes {}). */
+    return strcmp(b->supplier, "SUPPLIER_B") != 0;
+}
+
+apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
+                                          const char *phase)
+{
+    if (strcmp(phase, "authorizing") == 0) {
+        return trv_flight_step_budget(env, b->supplier, 0, 1);
+    }
+    /* ordering: book, then capture (or void) */
+    return trv_flight_step_budget(env, b->supplier, 1, trv_book_service_pays(b) ? 1 : 0);
+}
+
+static int booking_total(const trv_fbooking *b, trv_money *m)
+{
+    int e = trv_currency_exponent(b->currency);
+    if (e < 0 || !b->total_amount
+        || trv_money_parse_decimal(b->total_amount, e, &m->minor) != APR_SUCCESS) {
+        return 0;
+    }
+    memcpy(m->currency, b->currency, 4);
+    return 1;
+}
+
+/* The booking's live payment (not voided), or NULL. */
+static const trv_fpayment *live_payment(const trv_fbooking *b)
+{
+    int i;
+    for (i = 0; b->payments && i < b->payments->nelts; i++) {
+        const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
+        if (strcmp(pay->status, "VOIDED") != 0) {
+            return pay;
+        }
+    }
+    return NULL;
+}
+
+static const char *key(trv_book_run *run, const char *what)
+{
+    return apr_psprintf(run->p, "%s:%s:%d", run->b->id, what, run->b->book_attempt);
+}
+
+/* ---- database steps: one short transaction each ---- */
+
+static trv_book_outcome db_failed(trv_book_run *run, trv_dbc *c, int logno, const char *what)
+{
+    trv_log_msg(run->log, TRV_LOG_ERR, run->request_id, "TRV%d: booking %s: %s: %s", logno,
+                run->b->id, what, c ? (c->error ? c->error : "failed") : "no connection");
+    run->db_down = !c || c->unavailable;
+    if (c) {
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        trv_db_close(run->env->db, c);
+    }
+    return TRV_BOOK_DB;
+}
+
+static int begin(trv_book_run *run, trv_dbc **c)
+{
+    *c = NULL;
+    if (trv_db_open(run->env->db, run->p, c) != APR_SUCCESS) {
+        *c = NULL;
+        return 0;
+    }
+    if (trv_db_begin(*c, run->p) != APR_SUCCESS) {
+        return 0;
+    }
+    return 1;
+}
+
+static int commit(trv_book_run *run, trv_dbc *c)
+{
+    if (trv_db_commit(c) != APR_SUCCESS) {
+        return 0;
+    }
+    trv_db_close(run->env->db, c);
+    trv_env_wake(run->env);
+    return 1;
+}
+
+/* Someone else moved the booking on (a takeover, a racing job): read it
+ * and report where it stands. */
+static trv_book_outcome lost(trv_book_run *run, trv_dbc *c)
+{
+    trv_fbooking *b = NULL;
+    if (c->in_txn) {
+        trv_db_rollback(c);
+    }
+    if (trv_fstore_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b) {
+        return db_failed(run, c, 330, "re-reading after a lost race");
+    }
+    trv_db_close(run->env->db, c);
+    run->b = b;
+    if (strcmp(b->status, "CONFIRMED") == 0) {
+        return TRV_BOOK_CONFIRMED;
+    }
+    if (strcmp(b->status, "FAILED") == 0) {
+        return TRV_BOOK_FAILED;
+    }
+    if (b->book_phase && strcmp(b->book_phase, "unknown") == 0) {
+        return TRV_BOOK_UNKNOWN;
+    }
+    return TRV_BOOK_PENDING;
+}
+
+static void void_quietly(trv_book_run *run, const char *authorization_id)
+{
+    trv_pay_ctx pc;
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_up_status st;
+    if (!authorization_id || !trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+        return;
+    }
+    st = trv_payment_adapter.void_auth(&pc, authorization_id, &auth, &err);
+    if (st != TRV_UP_OK) {
+        /* An authorization that is not voided lapses at the provider. */
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(331) "booking %s: voiding authorization %s failed (%s): %s",
+                    run->b->id, authorization_id, trv_up_status_name(st),
+                    err.message ? err.message : "");
+    }
+}
+
+/* Back to READY_FOR_COMPLETE: this attempt changed nothing the customer
+ * pays for (its authorization, if any, is voided). */
+static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why,
+                               const char *authorization_id)
+{
+    trv_dbc *c;
+    trv_fbooking *b;
+    void_quietly(run, authorization_id);
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 332, "reverting to READY_FOR_COMPLETE");
+    }
+    if (trv_fstore_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 334, "reverting to READY_FOR_COMPLETE");
+    }
+    run->b = b;
+    return why;
+}
+
+static json_t *failure_json(const char *code, const char *description)
+{
+    return json_pack("{s:s,s:s}", "code", code && *code ? code : "book_failed",
+                     "description", description && *description ? description
+                     : "The airline could not issue the ticket");
+}
+
+/* FAILED with failure {code, description}; the authorization is voided. */
+static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
+{
+    const trv_fpayment *pay = live_payment(run->b);
+    trv_dbc *c;
+    trv_fbooking *b;
+    const char *fj = trv_json_dump(run->p, failure);
+
+    trv_json_bind(run->p, failure);
+    if (pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+        void_quietly(run, pay->provider_ref);
+    }
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 335, "recording a failed booking");
+    }
+    if ((pay && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+        || trv_fstore_book_failed(c, run->p, run->b->id, fj, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 336, "recording a failed booking");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (trv_flight_emit(c, run->p, b, TRV_EV_FAILED) != APR_SUCCESS || !commit(run, c)) {
+        return db_failed(run, c, 337, "recording a failed booking");
+    }
+    run->b = b;
+    run->message = trv_json_str(failure, "description");
+    trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                TRVLOGNO(338) "booking %s failed: %s", b->id, fj);
+    return TRV_BOOK_FAILED;
+}
+
+static json_t *card_of(const json_t *obj)
+{
+    const json_t *card = json_object_get(obj, "card");
+    return json_is_object(card) ? (json_t *)card : NULL;
+}
+
+/* The order is ticketed: capture what the service authorized (or record
+ * the payment the supplier collected) and confirm, with the event. */
+static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
+{
+    const trv_fpayment *pay = live_payment(run->b);
+    const char *order_id = trv_json_str(order, "order_id");
+    const char *pnr = trv_json_str(order, "airline_pnr");
+    json_t *card = NULL;
+    int captured = 0, settle = 0, inserted;
+    trv_fpayment supplier_pay;
+    trv_dbc *c;
+    trv_fbooking *b;
+
+    if (trv_book_service_pays(run->b)) {
+        if (pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+            trv_pay_ctx pc;
+            trv_pay_err err = {0};
+            json_t *auth = NULL;
+            trv_money total;
+            trv_up_status st = TRV_UP_UNAVAILABLE;
+            if (booking_total(run->b, &total)
+                && trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+                st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
+                                                 key(run, "capture"), &auth, &err);
+            }
+            if (st == TRV_UP_OK) {
+                captured = 1;
+                card = card_of(auth);
+            }
+            else {
+                /* The ticket is issued: the booking is confirmed, and the
+                 * capture is retried in the background. */
+                trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                            TRVLOGNO(339) "booking %s: capture of %s failed (%s): %s; "
+                            "retrying in the background", run->b->id, pay->provider_ref,
+                            trv_up_status_name(st), err.message ? err.message : "");
+            }
+            settle = !captured || !card;
+        }
+        else if (pay) {
+            settle = !pay->card;
+        }
+    }
+    else {
+        const json_t *op = json_object_get(order, "payment");
+        trv_money amount;
+        const char *why;
+        memset(&supplier_pay, 0, sizeof(supplier_pay));
+        supplier_pay.id = trv_id_new(run->p, "pay");
+        supplier_pay.booking_id = run->b->id;
+        supplier_pay.status = "CAPTURED";
+        supplier_pay.collected_by = "SUPPLIER";
+        if (trv_money_from_json(json_object_get(op, "amount"), &amount, &why) != APR_SUCCESS
+            && !booking_total(run->b, &amount)) {
+            amount.minor = 0;
+            memcpy(amount.currency, run->b->currency ? run->b->currency : "EUR", 4);
+        }
+        supplier_pay.currency = apr_pstrdup(run->p, amount.currency);
+        supplier_pay.amount = trv_money_decimal(run->p, amount.minor,
+                                                trv_currency_exponent(amount.currency));
+        supplier_pay.card = card_of(op);
+        settle = !supplier_pay.card;
+    }
+
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 340, "confirming");
+    }
+    if (trv_fstore_confirm(c, run->p, run->b->id, order_id, pnr, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 341, "confirming");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (trv_book_service_pays(run->b)) {
+        if (captured && trv_fstore_payment_captured(c, run->p, pay->id,
+                                                    card ? trv_json_dump(run->p, card)
+                                                         : NULL) != APR_SUCCESS) {
+            return db_failed(run, c, 342, "recording the capture");
+        }
+    }
+    else if (trv_fstore_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
+        return db_failed(run, c, 343, "recording the supplier's payment");
+    }
+    if (settle) {
+        const char *pay_id = trv_book_service_pays(run->b) ? (pay ? pay->id : NULL)
+                                                           : supplier_pay.id;
+        if (pay_id && trv_fjob_enqueue(c, run->p, TRV_FJOB_SETTLE, pay_id, -1,
+                                       run->request_id, apr_time_from_msec(500))
+                      != APR_SUCCESS) {
+            return db_failed(run, c, 344, "queueing the payment settlement");
+        }
+    }
+    if (trv_flight_emit(c, run->p, b, TRV_EV_CONFIRMED) != APR_SUCCESS || !commit(run, c)) {
+        return db_failed(run, c, 345, "confirming");
+    }
+    run->b = b;
+    trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                TRVLOGNO(346) "booking %s confirmed: order %s", b->id,
+                b->supplier_reference ? b->supplier_reference : "-");
+    return TRV_BOOK_CONFIRMED;
+}
+
+/* ---- authorizing ---- */
+
+static trv_book_outcome step_authorize(trv_book_run *run)
+{
+    trv_pay_ctx pc;
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_money total, authorized;
+    trv_up_status st;
+    const char *why, *auth_id;
+    trv_fpayment pay;
+    trv_dbc *c;
+    trv_fbooking *b;
+    int inserted;
+
+    if (!booking_total(run->b, &total)) {
+        run->message = "the booking has no price";
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    if (!trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+        trv_log_msg(run->log, TRV_LOG_ERR, run->request_id,
+                    TRVLOGNO(347) "booking %s: no TravelPaymentProvider is configured",
+                    run->b->id);
+        run->message = "no payment provider is configured";
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    if (run->b->use_payment_sdk) {
+        st = trv_payment_adapter.sdk_authorization(&pc, run->b->sdk_token, &auth, &err);
+    }
+    else {
+        st = trv_payment_adapter.authorize(&pc, run->b->payment_instrument_id, &total,
+                                           key(run, "authorize"), &auth, &err);
+    }
+    run->message = err.message;
+    switch (st) {
+    case TRV_UP_OK:
+        break;
+    case TRV_UP_DECLINED:
+        return revert(run, TRV_BOOK_DECLINED, NULL);
+    case TRV_UP_NOT_FOUND:
+        return revert(run, run->b->use_payment_sdk ? TRV_BOOK_NOT_PAID
+                                                   : TRV_BOOK_BAD_INSTRUMENT, NULL);
+    case TRV_UP_REJECTED:
+        return revert(run, TRV_BOOK_BAD_INSTRUMENT, NULL);
+    case TRV_UP_TIMEOUT:
+        /* An authorization may exist: the same key finds it next time,
+         * and unused it lapses at the provider. */
+        return revert(run, TRV_BOOK_TIMEOUT, NULL);
+    default:
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(348) "booking %s: payment provider %s: %s", run->b->id,
+                    trv_up_status_name(st), err.message ? err.message : "");
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    auth_id = trv_json_str(auth, "id");
+    if (!auth_id) {
+        run->message = "the payment provider answered without an authorization id";
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    /* The amount authorized must be the booking's total (an SDK payment is
+     * made on the customer's device). */
+    if (trv_money_from_json(json_object_get(auth, "amount"), &authorized, &why) != APR_SUCCESS
+        || strcmp(authorized.currency, total.currency) != 0
+        || authorized.minor < total.minor) {
+        run->message = "the authorized amount is not the booking's total_amount";
+        return revert(run, TRV_BOOK_NOT_PAID, auth_id);
+    }
+    memset(&pay, 0, sizeof(pay));
+    pay.id = trv_id_new(run->p, "pay");
+    pay.booking_id = run->b->id;
+    pay.status = "AUTHORIZED";
+    pay.currency = total.currency;
+    pay.amount = run->b->total_amount;
+    pay.collected_by = "SERVICE";
+    pay.provider_ref = auth_id;
+    pay.card = card_of(auth);
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 349, "recording the authorization");
+    }
+    if (trv_fstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
+        || trv_fstore_phase(c, run->p, run->b->id, "authorizing", run->owner, "ordering",
+                            run->owner, trv_book_phase_budget(run->env, run->b, "ordering"),
+                            NULL, NULL, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 350, "recording the authorization");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 351, "recording the authorization");
+    }
+    run->b = b;
+    return TRV_BOOK_RETRY; /* go on to ordering */
+}
+
+/* ---- ordering ---- */
+
+static trv_book_outcome to_unknown(trv_book_run *run, const char *from)
+{
+    trv_dbc *c;
+    trv_fbooking *b;
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 352, "recording an unknown outcome");
+    }
+    if (trv_fstore_phase(c, run->p, run->b->id, from, run->owner, "unknown", NULL, 0, NULL,
+                         NULL, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 353, "recording an unknown outcome");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 354, "recording an unknown outcome");
+    }
+    run->b = b;
+    /* An error line: an operator settles this booking with the supplier. */
+    trv_log_msg(run->log, TRV_LOG_ERR, run->request_id,
+                TRVLOGNO(355) "booking %s: the outcome of book at %s is unknown (%s); "
+                "it is not sent again", b->id, b->supplier,
+                run->message ? run->message : "no answer");
+    return TRV_BOOK_UNKNOWN;
+}
+
+static trv_book_outcome order_result(trv_book_run *run, const json_t *order,
+                                     const char *from)
+{
+    const char *status = trv_json_str(order, "status");
+    const json_t *failure = json_object_get(order, "failure");
+    if (status && strcmp(status, "TICKETED") == 0) {
+        return finish_confirmed(run, order);
+    }
+    if (status && strcmp(status, "PENDING") == 0) {
+        trv_dbc *c;
+        trv_fbooking *b;
+        const char *order_id = trv_json_str(order, "order_id");
+        if (strcmp(from, "ticketing") == 0) {
+            return TRV_BOOK_RETRY;
+        }
+        if (!begin(run, &c)) {
+            return db_failed(run, c, 356, "recording ticketing in progress");
+        }
+        if (trv_fstore_phase(c, run->p, run->b->id, from, run->owner, "ticketing", NULL, 0,
+                             order_id, trv_json_str(order, "airline_pnr"), &b)
+            != APR_SUCCESS) {
+            return db_failed(run, c, 357, "recording ticketing in progress");
+        }
+        if (!b) {
+            return lost(run, c);
+        }
+        if (!commit(run, c)) {
+            return db_failed(run, c, 358, "recording ticketing in progress");
+        }
+        run->b = b;
+        return TRV_BOOK_PENDING;
+    }
+    if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "CANCELED") == 0)) {
+        return finish_failed(run, failure_json(trv_json_str(failure, "code"),
+                                               trv_json_str(failure, "description")));
+    }
+    run->message = apr_psprintf(run->p, "the supplier answered book with status %s",
+                                status ? status : "(none)");
+    return strcmp(from, "ticketing") == 0 ? TRV_BOOK_RETRY : to_unknown(run, from);
+}
+
+/* The services as prebook gave them to the supplier: [{id: bag id,
+ * quantity}], one entry per bag (the priced entries of one bag summed). */
+static json_t *requested_services(const json_t *services)
+{
+    json_t *out = json_array();
+    size_t i, j;
+    for (i = 0; i < json_array_size(services); i++) {
+        const json_t *s = json_array_get(services, i);
+        const char *bag = trv_json_str(s, "bag_id");
+        json_int_t q = json_integer_value(json_object_get(s, "quantity"));
+        json_t *seen = NULL;
+        if (!bag) {
+            continue;
+        }
+        for (j = 0; j < json_array_size(out); j++) {
+            if (strcmp(trv_json_str(json_array_get(out, j), "id"), bag) == 0) {
+                seen = json_array_get(out, j);
+            }
+        }
+        if (seen) {
+            json_object_set_new(seen, "quantity", json_integer(
+                json_integer_value(json_object_get(seen, "quantity")) + q));
+        }
+        else {
+            json_array_append_new(out, json_pack("{s:s,s:I}", "id", bag, "quantity", q));
+        }
+    }
+    return out;
+}
+
+static json_t *book_document(trv_book_run *run)
+{
+    const trv_fbooking *b = run->b;
+    return trv_json_bind(run->p, json_pack("{s:s,s:O,s:o,s:O,s:O,s:o}",
+        "id", b->id,
+        "supplier_data", b->supplier_data ? b->supplier_data : json_null(),
+        "total_amount", json_pack("{s:s,s:s}", "amount", b->total_amount ? b->total_amount
+                                  : "0", "currency", b->currency ? b->currency : ""),
+        "passengers", b->passengers ? b->passengers : json_null(),
+        "contact", b->contact ? b->contact : json_null(),
+        "services", requested_services(b->services)));
+}
+
+static trv_book_outcome step_order(trv_book_run *run)
+{
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    const trv_flight_supplier *sup;
+    const trv_fpayment *pay = live_payment(run->b);
+    json_t *order = NULL, *payment = NULL, *doc;
+    trv_money total;
+    trv_up_status st;
+
+    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, run->b->supplier, &sc);
+    if (!sup) {
+        run->message = "the supplier is not configured";
+        return revert(run, TRV_BOOK_UNAVAILABLE, pay ? pay->provider_ref : NULL);
+    }
+    if (trv_book_service_pays(run->b)) {
+        if (!pay) {
+            run->message = "no authorization to pay with";
+            return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+        }
+        payment = trv_json_bind(run->p, json_pack("{s:s}", "authorization_id",
+                                                  pay->provider_ref));
+    }
+    doc = book_document(run);
+    /* total_amount as Money: the adapters take the API shape. */
+    if (booking_total(run->b, &total)) {
+        json_object_set_new(doc, "total_amount", trv_money_json(&total));
+    }
+    st = sup->book(&sc, doc, payment, key(run, "book"), &order, &err);
+    run->message = err.message;
+    switch (st) {
+    case TRV_UP_OK:
+        return order_result(run, order, "ordering");
+    case TRV_UP_REJECTED:
+    case TRV_UP_NOT_FOUND:
+        return finish_failed(run, failure_json("book_failed", err.message));
+    case TRV_UP_DECLINED:
+        return finish_failed(run, failure_json("payment_declined", err.message));
+    case TRV_UP_UNAVAILABLE:
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(359) "booking %s: %s book unavailable: %s", run->b->id,
+                    run->b->supplier, err.message ? err.message : "");
+        return revert(run, TRV_BOOK_UNAVAILABLE, pay ? pay->provider_ref : NULL);
+    default:
+        /* No answer in time (or nonsense): the order may exist or not. */
+        return to_unknown(run, "ordering");
+    }
+}
+
+trv_book_outcome trv_book_poll_ticketing(trv_book_run *run)
+{
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    const trv_flight_supplier *sup;
+    json_t *order = NULL;
+    trv_up_status st;
+
+    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, run->b->supplier, &sc);
+    if (!sup || !run->b->supplier_reference) {
+        return TRV_BOOK_RETRY;
+    }
+    st = sup->read_order(&sc, run->b->supplier_reference, &order, &err);
+    if (st != TRV_UP_OK) {
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(360) "booking %s: reading order %s: %s", run->b->id,
+                    run->b->supplier_reference, trv_up_status_name(st));
+        return TRV_BOOK_RETRY;
+    }
+    if (!trv_json_str(order, "order_id")) {
+        json_object_set_new(order, "order_id", json_string(run->b->supplier_reference));
+    }
+    return order_result(run, order, "ticketing");
+}
+
+trv_book_outcome trv_book_continue(trv_book_run *run)
+{
+    for (;;) {
+        const char *phase = run->b->book_phase;
+        trv_book_outcome out;
+        if (strcmp(run->b->status, "COMPLETE_IN_PROGRESS") != 0 || !phase) {
+            return strcmp(run->b->status, "CONFIRMED") == 0 ? TRV_BOOK_CONFIRMED
+                 : strcmp(run->b->status, "FAILED") == 0 ? TRV_BOOK_FAILED
+                 : TRV_BOOK_PENDING;
+        }
+        if (strcmp(phase, "authorizing") == 0) {
+            out = step_authorize(run);
+            if (out != TRV_BOOK_RETRY) {
+                return out;
+            }
+            continue;
+        }
+        if (strcmp(phase, "ordering") == 0) {
+            return step_order(run);
+        }
+        if (strcmp(phase, "ticketing") == 0) {
+            return TRV_BOOK_PENDING;
+        }
+        return TRV_BOOK_UNKNOWN;
+    }
+}

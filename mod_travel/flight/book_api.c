@@ -1,0 +1,214 @@
+/* POST /v1/flight/bookings/{id}/book: 200 CONFIRMED, 202 while the
+ * supplier is ticketing (the same 202 on repeat), 500 result_unknown when
+ * the supplier did not answer (never sent again), 200 unchanged on a
+ * CONFIRMED booking, 409 invalid_state on an expired or finished one.
+ * Concurrent books of one booking: one wins the guarded
+ * READY_FOR_COMPLETE -> COMPLETE_IN_PROGRESS update and pays; the others
+ * answer 202 (or the result, once there is one). */
+#include "handlers.h"
+#include "book.h"
+#include "input.h"
+#include "jobs.h"
+#include "owner.h"
+#include "state.h"
+#include "store.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Reads the booking again (with its payments) and answers `status`. */
+static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int status)
+{
+    trv_dbc *c;
+    trv_fbooking *b;
+    if (!trv_fapi_open(req, resp, &c, 320, "reading a booked booking")) {
+        return;
+    }
+    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+        != APR_SUCCESS || !b) {
+        trv_fapi_db_fail(req, resp, c, 321, "reading a booked booking");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_fapi_booking(req, resp, status, b, NULL);
+}
+
+static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
+{
+    trv_fail(req, resp, 500, "result_unknown",
+             "The supplier did not answer in time, so whether booking %s was ticketed is "
+             "unknown. Do not book it again: read the booking", id);
+}
+
+/* Answers a booking that is not (or no longer) READY_FOR_COMPLETE. */
+static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
+{
+    switch (trv_fb_book_decision(b->status, b->book_phase, b->past_expiry)) {
+    case TRV_FB_BOOK_CONFIRMED:
+        trv_fapi_booking(req, resp, 200, b, NULL);
+        return;
+    case TRV_FB_BOOK_IN_PROGRESS:
+        trv_fapi_booking(req, resp, 202, b, NULL);
+        return;
+    case TRV_FB_BOOK_UNKNOWN:
+        answer_unknown(req, resp, b->id);
+        return;
+    case TRV_FB_BOOK_EXPIRED:
+        trv_fail(req, resp, 409, "invalid_state",
+                 "Booking %s expired at %s and cannot be booked; prebook again", b->id,
+                 b->expires_at ? b->expires_at : "its deadline");
+        return;
+    default:
+        trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
+                 b->id, b->status);
+    }
+}
+
+void trv_flight_book(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    trv_errs *errs = trv_errs_new(req->pool);
+    const char *instrument = trv_book_input_parse(req->pool, req->json, errs);
+    const char *owner = trv_flight_owner_self(req->pool);
+    trv_book_run run;
+    trv_book_outcome out;
+    trv_fbooking *b, *started;
+    trv_dbc *c;
+    const char *phase;
+
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!trv_fapi_open(req, resp, &c, 322, "reading a booking to book")) {
+        return;
+    }
+    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+        != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 323, "reading a booking to book");
+        return;
+    }
+    if (!b) {
+        trv_db_close(req->env->db, c);
+        trv_fapi_no_booking(req, resp, id);
+        return;
+    }
+    if (b->past_expiry) {
+        trv_fbooking *e;
+        if (trv_fstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
+            trv_fapi_db_fail(req, resp, c, 324, "expiring a booking");
+            return;
+        }
+        b = e ? e : b;
+    }
+    if (trv_fb_book_decision(b->status, b->book_phase, b->past_expiry) != TRV_FB_BOOK_START) {
+        trv_db_close(req->env->db, c);
+        answer_state(req, resp, b);
+        return;
+    }
+    /* Who pays decides the body: a saved instrument when the service
+     * collects, {} after an SDK checkout or when the supplier collects. */
+    if (trv_book_service_pays(b) && !b->use_payment_sdk && !instrument) {
+        trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument "
+                     "to pay %s with", b->id);
+    }
+    else if (instrument && !trv_book_service_pays(b)) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: %s collects payment "
+                     "itself (book with {})", b->supplier);
+    }
+    else if (instrument && b->use_payment_sdk) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: this booking is paid "
+                     "through the payment SDK (book with {})");
+    }
+    if (trv_errs_any(errs)) {
+        trv_db_close(req->env->db, c);
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    phase = trv_book_service_pays(b) ? "authorizing" : "ordering";
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_fstore_book_start(c, req->pool, req->org_id, req->user_id, id, phase, owner,
+                                 trv_book_phase_budget(req->env, b, phase), instrument,
+                                 &started) != APR_SUCCESS
+        || (started
+            && trv_fjob_enqueue(c, req->pool, TRV_FJOB_COMPLETE, id, started->book_attempt,
+                                req->request_id, apr_time_from_sec(2)) != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 325, "starting book");
+        return;
+    }
+    if (!started) {
+        /* Another book won the race: answer from where it stands. */
+        if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+            != APR_SUCCESS || !b) {
+            trv_fapi_db_fail(req, resp, c, 326, "reading a booking to book");
+            return;
+        }
+        trv_db_close(req->env->db, c);
+        answer_state(req, resp, b);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_env_wake(req->env);
+
+    memset(&run, 0, sizeof(run));
+    run.env = req->env;
+    run.p = req->pool;
+    run.request_id = req->request_id;
+    run.log = &req->log;
+    run.owner = owner;
+    run.b = started;
+    out = trv_book_continue(&run);
+    switch (out) {
+    case TRV_BOOK_CONFIRMED:
+        answer_fresh(req, resp, id, 200);
+        return;
+    case TRV_BOOK_PENDING:
+    case TRV_BOOK_RETRY:
+        answer_fresh(req, resp, id, 202);
+        return;
+    case TRV_BOOK_FAILED:
+        trv_fail(req, resp, 422, "book_failed", "Booking %s failed and is FAILED: %s; "
+                 "prebook again with a new x-idempotency-key", id,
+                 run.message ? run.message : "the airline could not issue the ticket");
+        return;
+    case TRV_BOOK_DECLINED:
+        trv_fail(req, resp, 422, "payment_declined", "The payment instrument was declined%s%s; "
+                 "the booking is still READY_FOR_COMPLETE", run.message ? ": " : "",
+                 run.message ? run.message : "");
+        return;
+    case TRV_BOOK_BAD_INSTRUMENT:
+        trv_errs_add(errs, "payment_instrument_id", "%s", run.message ? run.message
+                     : "is not a payment instrument the provider knows");
+        trv_fail_invalid(req, resp, errs);
+        return;
+    case TRV_BOOK_NOT_PAID:
+        trv_fail(req, resp, 409, "invalid_state", "The payment for booking %s is not "
+                 "authorized%s%s: complete the payment SDK checkout, then book with {}", id,
+                 run.message ? ": " : "", run.message ? run.message : "");
+        return;
+    case TRV_BOOK_UNAVAILABLE:
+        trv_fapi_upstream_fail(req, resp, TRV_UP_UNAVAILABLE,
+                               apr_psprintf(req->pool, "booking %s (nothing was charged; book "
+                                            "again)", id), run.message);
+        return;
+    case TRV_BOOK_TIMEOUT:
+        trv_fapi_upstream_fail(req, resp, TRV_UP_TIMEOUT,
+                               apr_psprintf(req->pool, "The payment provider (booking %s)", id),
+                               run.message);
+        return;
+    case TRV_BOOK_UNKNOWN:
+        answer_unknown(req, resp, id);
+        return;
+    default:
+        if (run.db_down) {
+            trv_fail(req, resp, 503, "unavailable",
+                     "The service is temporarily unavailable; read booking %s before "
+                     "booking again", id);
+        }
+        else {
+            trv_fail(req, resp, 500, "internal_error",
+                     "An internal error occurred; read booking %s before booking again", id);
+        }
+    }
+}

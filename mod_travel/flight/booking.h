@@ -1,0 +1,53 @@
+/* A flight booking and its payment as read from PostgreSQL: the values the
+ * state machine, the renderer and the jobs work with. Strings and JSON are
+ * pool-bound; money columns are exact decimal text in major units. */
+#ifndef TRV_FLIGHT_BOOKING_H
+#define TRV_FLIGHT_BOOKING_H
+
+#include <apr_tables.h>
+#include <jansson.h>
+
+typedef struct trv_fpayment {
+    const char *id;
+    const char *booking_id;
+    const char *status;        /* AUTHORIZED, CAPTURED, VOIDED */
+    const char *currency;
+    const char *amount;        /* decimal text */
+    const char *collected_by;  /* SERVICE or SUPPLIER */
+    const char *provider_ref;  /* the provider's authorization id */
+    json_t *card;              /* {brand, last4, funding, wallet} or NULL */
+    const char *created_at;
+} trv_fpayment;
+
+typedef struct trv_fbooking {
+    const char *id;
+    const char *org_id;
+    const char *user_id;
+    const char *supplier;
+    const char *status;
+    const char *currency;
+    const char *total_amount, *fare_amount, *fare_tax_amount, *services_amount;
+    const char *expires_at;    /* wire timestamp or NULL */
+    int past_expiry;           /* READY_FOR_COMPLETE and expires_at has passed */
+    const char *idempotency_key;
+    const char *request_hash;
+    const char *offer_reference;
+    int use_payment_sdk;
+    const char *sdk_token;
+    json_t *contact, *passengers, *journeys, *services;
+    json_t *fare_conditions, *cancellation_policy, *supplier_data, *hold;
+    json_t *failure, *cancellation, *changes;
+    const char *supplier_reference;
+    const char *airline_pnr;
+    const char *confirmed_at, *canceled_at, *created_at, *updated_at;
+    const char *book_phase;    /* authorizing, ordering, ticketing, unknown */
+    const char *phase_owner;
+    int phase_due;             /* phase_deadline has passed */
+    int book_attempt;
+    const char *payment_instrument_id;
+    int cancel_attempt;
+    int sync_due;              /* CONFIRMED and not read from the supplier lately */
+    apr_array_header_t *payments; /* trv_fpayment, oldest first; NULL until loaded */
+} trv_fbooking;
+
+#endif

@@ -1,0 +1,119 @@
+/* GET /v1/flight/bookings and GET /v1/flight/bookings/{id}: the booking in
+ * any status, only to its organization and user (404 otherwise). A read
+ * stores what time has decided (READY_FOR_COMPLETE past expires_at is
+ * EXPIRED) and asks for a fresh look at a confirmed order now and then
+ * (airline-initiated changes). */
+#include "handlers.h"
+#include "jobs.h"
+#include "render.h"
+#include "state.h"
+#include "store.h"
+#include "core/clock.h"
+#include "core/validate.h"
+
+#include <apr_strings.h>
+#include <limits.h>
+#include <string.h>
+
+static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
+
+void trv_flight_list(trv_req *req, trv_resp *resp)
+{
+    static const char *const known[] = {"limit", "offset", "status", "supplier",
+        "created_from", "created_to", "supplier_reference", "sort_by", "sort_order",
+        NULL};
+    static const char *const sorts[] = {"created_at", "total_amount", NULL};
+    static const char *const orders[] = {"asc", "desc", NULL};
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_flight_filter f;
+    apr_time_t from = 0, to = 0;
+    int has_from, has_to, i;
+    apr_array_header_t *page;
+    long total;
+    trv_dbc *c;
+    json_t *data;
+
+    memset(&f, 0, sizeof(f));
+    trv_query_known(req->query, known, errs);
+    f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
+    f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
+    f.status = trv_query_enum(req->query, "status", trv_fb_statuses, NULL, errs);
+    f.supplier = trv_query_enum(req->query, "supplier", suppliers, NULL, errs);
+    f.supplier_reference = trv_query_str(req->query, "supplier_reference", 1, 200, errs);
+    has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
+    has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);
+    f.sort_by_total = strcmp(trv_query_enum(req->query, "sort_by", sorts, "created_at",
+                                            errs), "total_amount") == 0;
+    f.ascending = strcmp(trv_query_enum(req->query, "sort_order", orders, "desc", errs),
+                         "asc") == 0;
+    if (has_from && has_to && from > to) {
+        trv_errs_add(errs, "created_from", "must not be after created_to");
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    f.org_id = req->org_id;
+    f.user_id = req->user_id;
+    f.created_from = has_from ? trv_time_format(req->pool, from) : NULL;
+    f.created_to = has_to ? trv_time_format(req->pool, to) : NULL;
+
+    if (!trv_fapi_open(req, resp, &c, 301, "listing flight bookings")) {
+        return;
+    }
+    /* Expired bookings are EXPIRED before the status filter sees them. */
+    if (trv_fstore_expire_owner(c, req->pool, req->org_id, req->user_id) != APR_SUCCESS
+        || trv_flight_store_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 302, "listing flight bookings");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    data = json_array();
+    for (i = 0; i < page->nelts; i++) {
+        json_array_append_new(data, trv_fbooking_render(req->pool,
+                                                        APR_ARRAY_IDX(page, i, trv_fbooking *),
+                                                        TRV_RENDER_LIST));
+    }
+    trv_ok(req, resp, 200, data,
+           json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
+                     "offset", (json_int_t)f.offset, "has_more",
+                     f.offset + page->nelts < total, "total", (json_int_t)total));
+}
+
+void trv_flight_get(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    trv_fbooking *b;
+    trv_dbc *c;
+
+    if (!trv_fapi_open(req, resp, &c, 303, "reading a flight booking")) {
+        return;
+    }
+    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+        != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 304, "reading a flight booking");
+        return;
+    }
+    if (b && b->past_expiry) {
+        trv_fbooking *e;
+        if (trv_fstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
+            trv_fapi_db_fail(req, resp, c, 305, "expiring a flight booking");
+            return;
+        }
+        b = e ? e : b;
+    }
+    if (b && b->sync_due && b->supplier_reference) {
+        /* Best effort: the order is read again in the background; this
+         * answer shows what is stored now. */
+        if (trv_fjob_enqueue(c, req->pool, TRV_FJOB_SYNC, id, -1, req->request_id, 0)
+            == APR_SUCCESS) {
+            trv_env_wake(req->env);
+        }
+    }
+    trv_db_close(req->env->db, c);
+    if (!b) {
+        trv_fapi_no_booking(req, resp, id);
+        return;
+    }
+    trv_fapi_booking(req, resp, 200, b, NULL);
+}

@@ -1,0 +1,35 @@
+/* The flight endpoints' handlers (their routes are in api.c) and the small
+ * helpers they share. */
+#ifndef TRV_FLIGHT_HANDLERS_H
+#define TRV_FLIGHT_HANDLERS_H
+
+#include "booking.h"
+#include "core/api.h"
+#include "core/upstream.h"
+
+void trv_flight_offers(trv_req *req, trv_resp *resp);
+void trv_flight_bags(trv_req *req, trv_resp *resp);
+void trv_flight_prebook(trv_req *req, trv_resp *resp);
+void trv_flight_book(trv_req *req, trv_resp *resp);
+void trv_flight_get(trv_req *req, trv_resp *resp);
+void trv_flight_list(trv_req *req, trv_resp *resp);
+void trv_flight_quote(trv_req *req, trv_resp *resp);
+void trv_flight_cancel(trv_req *req, trv_resp *resp);
+void trv_flight_airlines(trv_req *req, trv_resp *resp);
+void trv_flight_airline(trv_req *req, trv_resp *resp);
+
+/* Borrows a connection, or answers 503 and returns 0. */
+int trv_fapi_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what);
+/* Answers a failed database step (rolls back, gives the connection back). */
+void trv_fapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
+                      const char *what);
+/* Answers an upstream that failed: 502 supplier_error, 504 supplier_timeout. */
+void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
+                            const char *who, const char *message);
+/* 200/201/202 with the booking as the API shows it. */
+void trv_fapi_booking(trv_req *req, trv_resp *resp, int status, const trv_fbooking *b,
+                      json_t *meta);
+/* 404 not_found for a booking id. */
+void trv_fapi_no_booking(trv_req *req, trv_resp *resp, const char *id);
+
+#endif

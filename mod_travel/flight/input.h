@@ -1,0 +1,55 @@
+/* The request bodies of the flight endpoints, checked field by field (every
+ * problem reported in one 422) and normalized for the code behind them. */
+#ifndef TRV_FLIGHT_INPUT_H
+#define TRV_FLIGHT_INPUT_H
+
+#include "core/errors.h"
+
+#include <apr_time.h>
+#include <jansson.h>
+
+#define TRV_OFFERS_DEFAULT_LIMIT 20
+#define TRV_OFFERS_MAX_LIMIT 100
+
+/* POST /v1/flight/offers */
+typedef struct trv_offers_input {
+    json_t *query;         /* for the supplier: {journeys, passengers, cabin_class?, limit} */
+    const char *supplier;  /* NULL: the routing rule picks */
+    long limit;
+    int max_stops;         /* -1: no filter */
+    json_t *carriers;      /* filters.carriers (upper-case codes) or NULL */
+    json_t *unsupported;   /* names of filters given that no supplier applies */
+    int adults, children, infants;
+} trv_offers_input;
+
+/* today: the current time (dates may not be before yesterday, UTC, nor more
+ * than 365 days ahead). All json is pool-bound. */
+void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
+                            trv_offers_input *in, trv_errs *errs);
+
+/* POST /v1/flight/prebook */
+typedef struct trv_prebook_input {
+    const char *offer_reference;
+    json_t *contact;        /* {first_name, last_name, email, phone_number, phone_country_code} */
+    json_t *passengers;     /* [{first_name, last_name, birthday, type, gender,
+                             *   nationality?, loyalty_accounts[]}] */
+    json_t *services;       /* [{id, quantity}] */
+    int use_payment_sdk;
+    int adults, children, infants;  /* counted from passengers[].type */
+} trv_prebook_input;
+
+void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
+                             trv_prebook_input *in, trv_errs *errs);
+
+/* The x-idempotency-key header: 1..256 printable ASCII characters. */
+int trv_idempotency_key_valid(const char *key);
+
+/* Hex SHA-256 of the body with its keys sorted: two requests that differ
+ * only in key order or whitespace hash alike. */
+char *trv_request_hash(apr_pool_t *p, const json_t *body);
+
+/* POST /v1/flight/bookings/{id}/book: {payment_instrument_id} or {}.
+ * Returns the instrument or NULL. */
+const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs);
+
+#endif

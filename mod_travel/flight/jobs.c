@@ -1,0 +1,414 @@
+#include "jobs.h"
+#include "book.h"
+#include "events.h"
+#include "owner.h"
+#include "state.h"
+#include "store.h"
+#include "upstreams.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static int max_attempts(const char *kind)
+{
+    if (strcmp(kind, TRV_FJOB_COMPLETE) == 0) {
+        return TRV_FJOB_COMPLETE_MAX;
+    }
+    if (strcmp(kind, TRV_FJOB_SETTLE) == 0) {
+        return TRV_FJOB_SETTLE_MAX;
+    }
+    if (strcmp(kind, TRV_FJOB_CANCEL) == 0) {
+        return TRV_FJOB_CANCEL_MAX;
+    }
+    if (strcmp(kind, TRV_FJOB_REFUND) == 0) {
+        return TRV_FJOB_REFUND_MAX;
+    }
+    if (strcmp(kind, TRV_FJOB_SYNC) == 0) {
+        return TRV_FJOB_SYNC_MAX;
+    }
+    return TRV_FJOB_EXPIRE_MAX;
+}
+
+apr_status_t trv_fjob_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind, const char *id,
+                              int attempt, const char *request_id, apr_interval_time_t delay)
+{
+    json_t *payload = trv_json_bind(p, json_pack("{s:s,s:s}", "id", id, "request_id",
+                                                 request_id ? request_id : "-"));
+    const char *dedupe = attempt >= 0 ? apr_psprintf(p, "%s:%s:%d", kind, id, attempt)
+                                      : apr_psprintf(p, "%s:%s", kind, id);
+    if (attempt >= 0) {
+        json_object_set_new(payload, "attempt", json_integer(attempt));
+    }
+    return trv_job_enqueue(c, p, kind, payload, delay, max_attempts(kind), dedupe, NULL);
+}
+
+static const char *job_rid(const trv_job *job)
+{
+    const char *rid = trv_json_str(job->payload, "request_id");
+    return rid ? rid : "-";
+}
+
+static trv_fbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
+                          trv_job_result *res)
+{
+    const char *id = trv_json_str(job->payload, "id");
+    trv_fbooking *b = NULL;
+    trv_dbc *c;
+    if (!id) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload has no id";
+        return NULL;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return NULL;
+    }
+    if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "reading booking %s: %s", id, c->error);
+        b = NULL;
+    }
+    trv_db_close(env->db, c);
+    return b;
+}
+
+/* ---- flight.booking.complete ---- */
+
+static apr_interval_time_t poll_delay(const trv_job *job)
+{
+    /* Every second for a minute, then every 30 s. */
+    return job->attempt < 60 ? apr_time_from_sec(1) : apr_time_from_sec(30);
+}
+
+void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                           trv_job_result *res)
+{
+    trv_fbooking *b = load(env, p, job, res), *took;
+    const char *phase, *owner = trv_flight_owner_self(p);
+    trv_book_run run;
+    trv_book_outcome out;
+    trv_dbc *c;
+
+    if (!b || strcmp(b->status, TRV_FB_COMPLETING) != 0 || !b->book_phase
+        || strcmp(b->book_phase, "unknown") == 0) {
+        return; /* done, failed, back to ready, or never sent again */
+    }
+    memset(&run, 0, sizeof(run));
+    run.env = env;
+    run.p = p;
+    run.request_id = job_rid(job);
+    run.log = &env->log;
+    run.owner = owner;
+    run.b = b;
+    phase = b->book_phase;
+    if (strcmp(phase, "ticketing") == 0) {
+        out = trv_book_poll_ticketing(&run);
+    }
+    else {
+        /* A step a request started: take it over only once that request is
+         * gone (its process died) or its calls have all timed out. */
+        if (!b->phase_due && !trv_flight_owner_gone(p, b->phase_owner)) {
+            res->outcome = TRV_JOB_RETRY;
+            res->retry_in = apr_time_from_sec(1);
+            res->error = "the request is still at it";
+            return;
+        }
+        if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = "database unavailable";
+            return;
+        }
+        if (trv_fstore_phase(c, p, b->id, phase, b->phase_owner, phase, owner,
+                             trv_book_phase_budget(env, b, phase), NULL, NULL, &took)
+            != APR_SUCCESS) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = apr_psprintf(p, "taking over: %s", c->error);
+            trv_db_close(env->db, c);
+            return;
+        }
+        trv_db_close(env->db, c);
+        if (!took) {
+            res->outcome = TRV_JOB_RETRY;
+            res->retry_in = apr_time_from_sec(1);
+            res->error = "moved on meanwhile";
+            return;
+        }
+        trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
+                    TRVLOGNO(1000) "booking %s: taking over book step %s from %s", b->id,
+                    phase, b->phase_owner ? b->phase_owner : "-");
+        run.b = took;
+        out = trv_book_continue(&run);
+    }
+    switch (out) {
+    case TRV_BOOK_PENDING:
+    case TRV_BOOK_RETRY:
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = poll_delay(job);
+        res->error = "the supplier is still ticketing";
+        return;
+    case TRV_BOOK_DB:
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database step failed";
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- flight.payment.settle ---- */
+
+void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                         trv_job_result *res)
+{
+    const char *id = trv_json_str(job->payload, "id");
+    trv_fpayment *pay = NULL;
+    trv_fbooking *b = NULL;
+    json_t *auth = NULL, *card = NULL;
+    trv_dbc *c;
+    trv_up_status st;
+    int captured = 0;
+
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if (trv_fstore_payment_get(c, p, id ? id : "", &pay) != APR_SUCCESS
+        || (pay && trv_fstore_get_any(c, p, pay->booking_id, &b) != APR_SUCCESS)) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "reading payment %s: %s", id, c->error);
+        trv_db_close(env->db, c);
+        return;
+    }
+    trv_db_close(env->db, c);
+    if (!pay || !b || strcmp(pay->status, "VOIDED") == 0
+        || (pay->card && strcmp(pay->status, "CAPTURED") == 0)) {
+        return;
+    }
+    if (strcmp(pay->collected_by, "SERVICE") == 0) {
+        trv_pay_ctx pc;
+        trv_pay_err err = {0};
+        if (!trv_flight_payment_ctx(env, p, job_rid(job), &pc)) {
+            res->outcome = TRV_JOB_DEAD;
+            res->error = "no TravelPaymentProvider is configured";
+            return;
+        }
+        if (strcmp(pay->status, "AUTHORIZED") == 0) {
+            trv_money amount;
+            if (trv_money_parse_decimal(pay->amount, trv_currency_exponent(pay->currency),
+                                        &amount.minor) != APR_SUCCESS) {
+                res->outcome = TRV_JOB_DEAD;
+                res->error = "unreadable amount";
+                return;
+            }
+            memcpy(amount.currency, pay->currency, 4);
+            st = trv_payment_adapter.capture(&pc, pay->provider_ref, &amount,
+                                             apr_psprintf(p, "%s:capture:%d", b->id,
+                                                          b->book_attempt), &auth, &err);
+            captured = st == TRV_UP_OK;
+        }
+        else {
+            st = trv_payment_adapter.read(&pc, pay->provider_ref, &auth, &err);
+        }
+        if (st != TRV_UP_OK) {
+            res->outcome = TRV_JOB_RETRY;
+            res->retry_in = apr_time_from_sec(1);
+            res->error = apr_psprintf(p, "payment provider: %s", trv_up_status_name(st));
+            return;
+        }
+        card = json_object_get(auth, "card");
+    }
+    else {
+        /* The supplier collected it: its order carries the card. */
+        trv_flight_ctx sc;
+        trv_sup_err err = {0};
+        const trv_flight_supplier *sup = trv_flight_supplier_for(env, p, job_rid(job),
+                                                                 b->supplier, &sc);
+        json_t *order = NULL;
+        if (!sup || !b->supplier_reference) {
+            res->outcome = TRV_JOB_DEAD;
+            res->error = "the supplier is not configured";
+            return;
+        }
+        st = sup->read_order(&sc, b->supplier_reference, &order, &err);
+        if (st != TRV_UP_OK) {
+            res->outcome = TRV_JOB_RETRY;
+            res->retry_in = apr_time_from_sec(1);
+            res->error = apr_psprintf(p, "read order: %s", trv_up_status_name(st));
+            return;
+        }
+        card = json_object_get(json_object_get(order, "payment"), "card");
+    }
+    if (!json_is_object(card)) {
+        card = NULL;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if ((captured && trv_fstore_payment_captured(c, p, pay->id,
+                                                 card ? trv_json_dump(p, card) : NULL)
+                     != APR_SUCCESS)
+        || (card && trv_fstore_payment_card(c, p, pay->id, trv_json_dump(p, card))
+                    != APR_SUCCESS)) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "recording payment %s: %s", pay->id, c->error);
+        trv_db_close(env->db, c);
+        return;
+    }
+    trv_db_close(env->db, c);
+    if (!card) {
+        /* Not readable yet: ask again shortly. */
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = apr_time_from_sec(1);
+        res->error = "the card is not readable yet";
+    }
+}
+
+/* ---- flight.booking.expire ---- */
+
+void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                         trv_job_result *res)
+{
+    trv_fbooking *b = load(env, p, job, res), *e = NULL;
+    trv_dbc *c;
+    if (!b || strcmp(b->status, TRV_FB_READY) != 0) {
+        return;
+    }
+    if (!b->past_expiry) {
+        /* Early (clocks, a repeated prebook): look again later. */
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = apr_time_from_sec(1);
+        res->error = "not expired yet";
+        return;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if (trv_fstore_expire_one(c, p, b->id, &e) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "expiring: %s", c->error);
+    }
+    trv_db_close(env->db, c);
+    if (e && e->use_payment_sdk && e->sdk_token) {
+        /* A checkout the customer paid but never booked: release it. */
+        trv_pay_ctx pc;
+        trv_pay_err err = {0};
+        json_t *auth = NULL;
+        if (trv_flight_payment_ctx(env, p, job_rid(job), &pc)
+            && trv_payment_adapter.sdk_authorization(&pc, e->sdk_token, &auth, &err)
+               == TRV_UP_OK
+            && trv_json_str(auth, "id")
+            && strcmp(trv_json_str(auth, "status") ? trv_json_str(auth, "status") : "",
+                      "AUTHORIZED") == 0) {
+            trv_payment_adapter.void_auth(&pc, trv_json_str(auth, "id"), &auth, &err);
+        }
+    }
+}
+
+/* ---- flight.prebook.watchdog ---- */
+
+void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                                trv_job_result *res)
+{
+    trv_fbooking *b = load(env, p, job, res), *f = NULL;
+    trv_dbc *c;
+    const char *failure = "{\"code\":\"prebook_interrupted\",\"description\":"
+                          "\"The prebook did not finish; send a new x-idempotency-key\"}";
+    if (!b || strcmp(b->status, TRV_FB_PREBOOK_IN_PROGRESS) != 0) {
+        return;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS
+        || trv_fstore_prebook_failed(c, p, b->id, failure, &f) != APR_SUCCESS
+        || (f && trv_flight_emit(c, p, f, TRV_EV_FAILED) != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "failing an interrupted prebook: %s", c->error);
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+    }
+    else if (f) {
+        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+                    TRVLOGNO(1001) "prebook %s did not finish (its request died): FAILED",
+                    b->id);
+    }
+    trv_db_close(env->db, c);
+}
+
+/* ---- flight.order.sync ---- */
+
+void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                       trv_job_result *res)
+{
+    trv_fbooking *b = load(env, p, job, res), *after = NULL;
+    const trv_flight_supplier *sup;
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    json_t *order = NULL, *changes;
+    trv_up_status st;
+    trv_dbc *c;
+
+    if (!b || !b->supplier_reference
+        || (strcmp(b->status, TRV_FB_CONFIRMED) != 0
+            && strcmp(b->status, TRV_FB_CANCELING) != 0)) {
+        return;
+    }
+    sup = trv_flight_supplier_for(env, p, job_rid(job), b->supplier, &sc);
+    if (!sup) {
+        return;
+    }
+    st = sup->read_order(&sc, b->supplier_reference, &order, &err);
+    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED) {
+        /* Nothing to bring in; the next read of the booking asks again. */
+        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+                    TRVLOGNO(1003) "booking %s: %s does not know order %s (%s)", b->id,
+                    b->supplier, b->supplier_reference, trv_up_status_name(st));
+        return;
+    }
+    if (st != TRV_UP_OK) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "read order: %s", trv_up_status_name(st));
+        return;
+    }
+    changes = json_object_get(order, "airline_initiated_changes");
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if (json_is_array(changes) && json_array_size(changes) > 0
+        && !json_equal(changes, b->changes)) {
+        if (trv_db_begin(c, p) != APR_SUCCESS
+            || trv_fstore_set_changes(c, p, b->id, trv_json_dump(p, changes), &after)
+               != APR_SUCCESS
+            || (after && trv_flight_emit(c, p, after, TRV_EV_AIRLINE_CHANGE) != APR_SUCCESS)
+            || trv_db_commit(c) != APR_SUCCESS) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = apr_psprintf(p, "recording airline changes: %s", c->error);
+            if (c->in_txn) {
+                trv_db_rollback(c);
+            }
+        }
+        else {
+            trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+                        TRVLOGNO(1002) "booking %s: the airline changed the booked flights",
+                        b->id);
+        }
+    }
+    else if (trv_fstore_synced(c, p, b->id) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "recording a sync: %s", c->error);
+    }
+    trv_db_close(env->db, c);
+}

@@ -1,0 +1,141 @@
+/* POST /v1/flight/offers and GET /v1/flight/offers/{offer_reference}/bags.
+ * One supplier answers a search: the one named in `supplier`, else the
+ * routing rule (upstreams.h). Offers are not stored; their references are
+ * wrapped (offer_ref.h) so bags and prebook know the supplier and party. */
+#include "handlers.h"
+#include "input.h"
+#include "offer_filter.h"
+#include "offer_ref.h"
+#include "upstreams.h"
+#include "core/clock.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static const unsigned char *secret(const trv_req *req)
+{
+    return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
+}
+
+void trv_flight_offers(trv_req *req, trv_resp *resp)
+{
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_offers_input in;
+    const trv_flight_supplier *sup = NULL;
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    json_t *offers = NULL, *kept, *meta;
+    int truncated = 0, more = 0;
+    const char *name;
+    size_t i;
+    trv_up_status st;
+
+    if (!req->json) {
+        trv_errs_add(errs, "body", "is required: {journeys, passengers}");
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    trv_offers_input_parse(req->pool, req->json, apr_time_now(), &in, errs);
+    name = in.supplier ? in.supplier : trv_flight_route_supplier(req->env);
+    if (name) {
+        sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, name, &sc);
+    }
+    if (!sup && in.supplier) {
+        trv_errs_add(errs, "supplier", "%s is not available here", in.supplier);
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!sup) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(383) "no flight supplier is configured (TravelSupplier)");
+        trv_fail(req, resp, 503, "unavailable", "No flight supplier is available");
+        return;
+    }
+    /* Filters the gateway applies need more than `limit` to choose from. */
+    if (in.max_stops >= 0 || in.carriers) {
+        json_object_set_new(in.query, "limit", json_integer(TRV_OFFERS_MAX_LIMIT));
+    }
+    st = sup->search(&sc, in.query, &offers, &truncated, &err);
+    if (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) {
+        trv_errs_add(errs, "journeys", "%s", err.message && *err.message ? err.message
+                     : "the supplier cannot price this itinerary");
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (st != TRV_UP_OK) {
+        trv_fapi_upstream_fail(req, resp, st, name, err.message);
+        return;
+    }
+    kept = trv_json_bind(req->pool, trv_offers_filter(offers, in.max_stops, in.carriers,
+                                                      in.limit, &more));
+    for (i = 0; i < json_array_size(kept); i++) {
+        json_t *o = json_array_get(kept, i);
+        trv_offer_ref ref;
+        apr_time_t exp = 0;
+        const char *supref = trv_json_str(o, "offer_reference");
+        if (!supref) {
+            continue;
+        }
+        memset(&ref, 0, sizeof(ref));
+        ref.supplier = name;
+        ref.ref = supref;
+        ref.adults = in.adults;
+        ref.children = in.children;
+        ref.infants = in.infants;
+        if (trv_json_str(o, "expires_at")
+            && trv_time_parse(trv_json_str(o, "expires_at"), &exp) == APR_SUCCESS) {
+            ref.expires_at = exp;
+        }
+        json_object_set_new(o, "offer_reference",
+                            json_string(trv_offer_ref_encode(req->pool, secret(req),
+                                                             req->org_id, &ref)));
+    }
+    meta = json_pack("{s:s,s:O}", "supplier", name, "unsupported_filters", in.unsupported);
+    /* "appears when more matched" */
+    if (truncated || more) {
+        json_object_set_new(meta, "truncated", json_true());
+    }
+    trv_ok(req, resp, 200, json_incref(kept), meta);
+}
+
+void trv_flight_bags(trv_req *req, trv_resp *resp)
+{
+    const char *text = apr_table_get(req->params, "offer_reference");
+    const trv_flight_supplier *sup;
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    trv_offer_ref ref;
+    json_t *bags = NULL;
+    const char *why;
+    trv_up_status st;
+
+    if (trv_offer_ref_decode(req->pool, secret(req), req->org_id, text, &ref, &why)
+        != APR_SUCCESS) {
+        trv_fail(req, resp, 404, "not_found", "No such offer; search again");
+        return;
+    }
+    if (ref.expires_at && apr_time_now() >= ref.expires_at) {
+        trv_fail(req, resp, 404, "not_found", "The offer has expired; search again");
+        return;
+    }
+    sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, ref.supplier, &sc);
+    if (!sup) {
+        trv_fail(req, resp, 404, "not_found", "The offer's supplier is not available");
+        return;
+    }
+    st = sup->bags(&sc, ref.ref, &bags, &err);
+    if (st == TRV_UP_NOT_FOUND) {
+        trv_fail(req, resp, 404, "not_found", "The offer has expired or is sold out; "
+                 "search again");
+        return;
+    }
+    if (st != TRV_UP_OK || !json_is_array(bags)) {
+        trv_fapi_upstream_fail(req, resp, st == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : st,
+                               ref.supplier, err.message);
+        return;
+    }
+    trv_ok(req, resp, 200, json_incref(bags), NULL);
+}

@@ -1,0 +1,534 @@
+/* POST /v1/flight/prebook: bind an offer to the party, re-price it, and
+ * hold the result as a READY_FOR_COMPLETE booking.
+ *
+ * The x-idempotency-key makes it safe to repeat: the key is unique per
+ * (organization, user) in PostgreSQL and the booking row is inserted with
+ * INSERT ... ON CONFLICT DO NOTHING before the supplier is asked, so of
+ * concurrent prebooks with one key exactly one reaches the supplier and the
+ * others answer with its booking (200). The same key with another body is
+ * 409 idempotency_key_reused. A prebook that failed at the supplier keeps
+ * its key (FAILED; a new key is needed); one that changed nothing (the
+ * supplier was unreachable) gives its key back. */
+#include "handlers.h"
+#include "events.h"
+#include "input.h"
+#include "jobs.h"
+#include "offer_ref.h"
+#include "render.h"
+#include "store.h"
+#include "upstreams.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/json.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+typedef struct prebook_ctx {
+    trv_req *req;
+    trv_resp *resp;
+    trv_prebook_input in;
+    trv_offer_ref offer;
+    const char *key;
+    const char *hash;
+    const trv_flight_supplier *sup;
+    trv_flight_ctx sc;
+} prebook_ctx;
+
+/* 200 with the booking a key made, or 409 when the body differs. */
+static void answer_existing(prebook_ctx *x, trv_fbooking *b)
+{
+    if (!b->request_hash || strcmp(b->request_hash, x->hash) != 0) {
+        trv_fail(x->req, x->resp, 409, "idempotency_key_reused",
+                 "This x-idempotency-key was used for a different prebook request "
+                 "(booking %s); use a new key", b->id);
+        return;
+    }
+    trv_fapi_booking(x->req, x->resp, 200, b, NULL);
+}
+
+/* The booking of this key, waiting while another request is still
+ * prebooking it. Answers and returns 1 when there is one; 0 when none. */
+static int existing(prebook_ctx *x)
+{
+    trv_req *req = x->req;
+    apr_time_t until = apr_time_now()
+        + trv_flight_step_budget(req->env, x->offer.supplier, 2, 1);
+    for (;;) {
+        trv_dbc *c;
+        trv_fbooking *b;
+        if (!trv_fapi_open(req, x->resp, &c, 310, "reading a prebook key")) {
+            return 1;
+        }
+        if (trv_fstore_by_key(c, req->pool, req->org_id, req->user_id, x->key, &b)
+            != APR_SUCCESS) {
+            trv_fapi_db_fail(req, x->resp, c, 311, "reading a prebook key");
+            return 1;
+        }
+        trv_db_close(req->env->db, c);
+        if (!b) {
+            return 0;
+        }
+        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0
+            || (b->request_hash && strcmp(b->request_hash, x->hash) != 0)) {
+            answer_existing(x, b);
+            return 1;
+        }
+        if (apr_time_now() > until) {
+            trv_fail(req, x->resp, 409, "idempotency_key_in_use",
+                     "A prebook with this x-idempotency-key is still in progress; "
+                     "read booking %s", b->id);
+            return 1;
+        }
+        /* The first request is at the supplier: no connection held here. */
+        apr_sleep(apr_time_from_msec(100));
+    }
+}
+
+/* Checks services against the offer's bags (so a wrong bag id is a 422 and
+ * nothing is created). Answers and returns 0 on a problem. */
+static int check_services(prebook_ctx *x, trv_errs *errs)
+{
+    json_t *bags = NULL;
+    trv_sup_err err = {0};
+    trv_up_status st;
+    size_t i, j;
+    if (json_array_size(x->in.services) == 0) {
+        return 1;
+    }
+    st = x->sup->bags(&x->sc, x->offer.ref, &bags, &err);
+    if (st == TRV_UP_NOT_FOUND) {
+        trv_errs_add(errs, "offer_reference", "the offer has expired or is sold out; "
+                     "search again");
+        return 1;
+    }
+    if (st != TRV_UP_OK) {
+        trv_fapi_upstream_fail(x->req, x->resp, st, x->offer.supplier, err.message);
+        return 0;
+    }
+    for (i = 0; i < json_array_size(x->in.services); i++) {
+        const json_t *s = json_array_get(x->in.services, i);
+        const char *id = trv_json_str(s, "id");
+        json_int_t qty = json_integer_value(json_object_get(s, "quantity"));
+        const json_t *bag = NULL;
+        for (j = 0; j < json_array_size(bags); j++) {
+            const char *bid = trv_json_str(json_array_get(bags, j), "id");
+            if (bid && strcmp(bid, id) == 0) {
+                bag = json_array_get(bags, j);
+            }
+        }
+        if (!bag) {
+            trv_errs_add(errs, apr_psprintf(x->req->pool, "services[%" APR_SIZE_T_FMT "]", i),
+                         "is not a bag sold with this offer (see its bags)");
+        }
+        else if (json_is_integer(json_object_get(bag, "max_quantity"))
+                 && qty > json_integer_value(json_object_get(bag, "max_quantity"))) {
+            trv_errs_add(errs, apr_psprintf(x->req->pool,
+                                            "services[%" APR_SIZE_T_FMT "].quantity", i),
+                         "must be at most %" JSON_INTEGER_FORMAT,
+                         json_integer_value(json_object_get(bag, "max_quantity")));
+        }
+    }
+    return 1;
+}
+
+static const char *psg_id_at(const json_t *passengers, const json_t *index)
+{
+    json_int_t i = -1;
+    if (json_is_integer(index)) {
+        i = json_integer_value(index);
+    }
+    else if (json_is_string(index)) {
+        const char *s = json_string_value(index);
+        char *end;
+        i = strtol(s, &end, 10);
+        if (*end || !*s) {
+            return NULL;
+        }
+    }
+    if (i < 0 || (size_t)i >= json_array_size(passengers)) {
+        return NULL;
+    }
+    return trv_json_str(json_array_get(passengers, (size_t)i), "id");
+}
+
+/* The priced journeys with our ids: psg_ ids in segments' passengers,
+ * journey and segment ids where the supplier gave none. */
+static json_t *journeys_with_ids(apr_pool_t *p, const json_t *priced, const json_t *pax)
+{
+    json_t *js = json_deep_copy(json_object_get(priced, "journeys"));
+    const char *brand = trv_json_str(priced, "fare_brand");
+    size_t i, j, k;
+    if (!json_is_array(js)) {
+        json_decref(js);
+        return json_array();
+    }
+    for (i = 0; i < json_array_size(js); i++) {
+        json_t *jn = json_array_get(js, i);
+        json_t *segs = json_object_get(jn, "segments");
+        if (!trv_json_str(jn, "id")) {
+            json_object_set_new(jn, "id", json_string(trv_id_new(p, "jny")));
+        }
+        if (brand && !trv_json_str(jn, "fare_brand")) {
+            json_object_set_new(jn, "fare_brand", json_string(brand));
+        }
+        for (j = 0; j < json_array_size(segs); j++) {
+            json_t *seg = json_array_get(segs, j);
+            json_t *sp = json_object_get(seg, "passengers");
+            if (!trv_json_str(seg, "id")) {
+                json_object_set_new(seg, "id", json_string(trv_id_new(p, "seg")));
+            }
+            for (k = 0; k < json_array_size(sp); k++) {
+                json_t *one = json_array_get(sp, k);
+                const char *psg = psg_id_at(pax, json_object_get(one, "passenger_id"));
+                if (psg) {
+                    json_object_set_new(one, "passenger_id", json_string(psg));
+                }
+            }
+        }
+    }
+    return js;
+}
+
+static json_t *services_with_ids(apr_pool_t *p, const json_t *priced, const json_t *pax,
+                                 const json_t *journeys)
+{
+    const json_t *ss = json_object_get(priced, "services");
+    json_t *out = json_array();
+    size_t i, k;
+    for (i = 0; i < json_array_size(ss); i++) {
+        const json_t *s = json_array_get(ss, i);
+        const json_t *ji = json_object_get(s, "journey_index");
+        json_t *segment_ids = json_array();
+        const json_t *jn = json_is_integer(ji)
+            ? json_array_get(journeys, (size_t)json_integer_value(ji)) : NULL;
+        const json_t *segs = json_object_get(jn, "segments");
+        const json_t *given = json_object_get(s, "segment_ids");
+        const char *psg = psg_id_at(pax, json_object_get(s, "passenger_index"));
+        /* The supplier's segment ids, else every segment of the journey. */
+        if (json_is_array(given) && json_array_size(given) > 0) {
+            json_array_extend(segment_ids, (json_t *)given);
+        }
+        for (k = 0; json_array_size(segment_ids) == 0 && k < json_array_size(segs); k++) {
+            const char *sid = trv_json_str(json_array_get(segs, k), "id");
+            if (sid) {
+                json_array_append_new(segment_ids, json_string(sid));
+            }
+        }
+        json_array_append_new(out, json_pack("{s:s,s:o,s:o,s:O,s:O,s:o,s:O,s:O,s:O,s:O}",
+            "id", trv_id_new(p, "svc"),
+            "bag_id", trv_json_strn(trv_json_str(s, "bag_id")),
+            "passenger_id", trv_json_strn(psg),
+            "passenger_index", json_object_get(s, "passenger_index")
+                ? json_object_get(s, "passenger_index") : json_null(),
+            "journey_index", ji ? ji : json_null(),
+            "segment_ids", segment_ids,
+            "quantity", json_object_get(s, "quantity") ? json_object_get(s, "quantity")
+                                                       : json_null(),
+            "unit_amount", json_object_get(s, "unit_amount")
+                ? json_object_get(s, "unit_amount") : json_null(),
+            "total_amount", json_object_get(s, "total_amount")
+                ? json_object_get(s, "total_amount") : json_null(),
+            "baggage", json_object_get(s, "baggage") ? json_object_get(s, "baggage")
+                                                     : json_null()));
+    }
+    return out;
+}
+
+/* A Money field of the priced answer as decimal text in `currency`. */
+static const char *priced_amount(apr_pool_t *p, const json_t *priced, const char *name,
+                                 const char *currency, int required, int *bad)
+{
+    const json_t *v = json_object_get(priced, name);
+    trv_money m;
+    const char *why;
+    if (!v || json_is_null(v)) {
+        if (required) {
+            *bad = 1;
+        }
+        return NULL;
+    }
+    if (trv_money_from_json(v, &m, &why) != APR_SUCCESS
+        || (currency && strcmp(m.currency, currency) != 0)) {
+        *bad = 1;
+        return NULL;
+    }
+    return trv_money_decimal(p, m.minor, trv_currency_exponent(m.currency));
+}
+
+static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
+                            const trv_sup_err *err)
+{
+    trv_req *req = x->req;
+    trv_dbc *c;
+    trv_fbooking *b;
+    /* Our codes, not the supplier's: the description carries its words. */
+    const char *code = st == TRV_UP_NOT_FOUND ? "offer_unavailable" : "prebook_failed";
+    const char *desc = err->message && *err->message ? err->message
+                     : st == TRV_UP_NOT_FOUND ? "The offer has expired or is sold out"
+                                              : "The supplier refused the prebook";
+    json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
+                                                         "description", desc));
+    if (!trv_fapi_open(req, x->resp, &c, 312, "recording a failed prebook")) {
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_fstore_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
+           != APR_SUCCESS
+        || (b && trv_flight_emit(c, req->pool, b, TRV_EV_FAILED) != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_fapi_db_fail(req, x->resp, c, 313, "recording a failed prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                TRVLOGNO(314) "prebook %s failed at %s: %s: %s", id, x->offer.supplier, code,
+                desc);
+    trv_fail(req, x->resp, 422, code, "The prebook failed (booking %s is FAILED; send a new "
+             "x-idempotency-key to try again): %s", id, desc);
+}
+
+/* Nothing was bound anywhere: the row goes and the key may be used again. */
+static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
+{
+    trv_dbc *c;
+    int deleted = 0;
+    if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
+        if (trv_fstore_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
+            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
+                        TRVLOGNO(315) "prebook %s: removing it failed: %s (the watchdog "
+                        "job fails it)", id, c->error);
+        }
+        trv_db_close(x->req->env->db, c);
+    }
+    trv_fapi_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+}
+
+static void bind_offer(prebook_ctx *x, const char *id)
+{
+    trv_req *req = x->req;
+    apr_pool_t *p = req->pool;
+    trv_sup_err err = {0};
+    json_t *priced = NULL, *pax, *journeys, *services, *token = NULL;
+    const char *currency, *expires_at = NULL, *sdk_token = NULL;
+    trv_fpriced pr;
+    trv_dbc *c;
+    trv_fbooking *b;
+    apr_time_t exp;
+    int bad = 0;
+    size_t i;
+    trv_up_status st;
+
+    st = x->sup->prebook(&x->sc, x->offer.ref, x->in.passengers, x->in.contact,
+                         x->in.services, &priced, &err);
+    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED || st == TRV_UP_DECLINED) {
+        supplier_failed(x, id, st, &err);
+        return;
+    }
+    if (st != TRV_UP_OK) {
+        abandon(x, id, st, err.message);
+        return;
+    }
+    memset(&pr, 0, sizeof(pr));
+    currency = trv_json_str(priced, "currency");
+    if (!currency) {
+        currency = trv_json_str(json_object_get(priced, "total_amount"), "currency");
+    }
+    pr.currency = currency;
+    pr.total_amount = priced_amount(p, priced, "total_amount", currency, 1, &bad);
+    pr.fare_amount = priced_amount(p, priced, "fare_amount", currency, 0, &bad);
+    pr.fare_tax_amount = priced_amount(p, priced, "fare_tax_amount", currency, 0, &bad);
+    pr.services_amount = priced_amount(p, priced, "services_amount", currency, 0, &bad);
+    if (trv_json_str(priced, "expires_at")
+        && trv_time_parse(trv_json_str(priced, "expires_at"), &exp) == APR_SUCCESS) {
+        expires_at = trv_time_format(p, exp);
+    }
+    else if (x->offer.expires_at) {
+        exp = x->offer.expires_at;
+        expires_at = trv_time_format(p, exp);
+    }
+    if (bad || !currency || !expires_at) {
+        abandon(x, id, TRV_UP_BAD_RESPONSE, "the priced offer lacks its total, currency or "
+                "expiry");
+        return;
+    }
+    /* Our passenger ids, in the order given. */
+    pax = trv_json_bind(p, json_deep_copy(x->in.passengers));
+    for (i = 0; i < json_array_size(pax); i++) {
+        json_object_set_new(json_array_get(pax, i), "id", json_string(trv_id_new(p, "psg")));
+    }
+    journeys = trv_json_bind(p, journeys_with_ids(p, priced, pax));
+    services = trv_json_bind(p, services_with_ids(p, priced, pax, journeys));
+    if (x->in.use_payment_sdk) {
+        trv_pay_ctx pc;
+        trv_pay_err perr = {0};
+        trv_money total;
+        trv_up_status ps = TRV_UP_UNAVAILABLE;
+        if (trv_flight_payment_ctx(req->env, p, req->request_id, &pc)
+            && trv_money_parse_decimal(pr.total_amount, trv_currency_exponent(currency),
+                                       &total.minor) == APR_SUCCESS) {
+            memcpy(total.currency, currency, 4);
+            ps = trv_payment_adapter.sdk_token(&pc, &total, apr_pstrcat(p, id, ":sdk", NULL),
+                                               &token, &perr);
+        }
+        sdk_token = trv_json_str(token, "token");
+        if (ps != TRV_UP_OK || !sdk_token) {
+            abandon(x, id, ps == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : ps, perr.message);
+            return;
+        }
+    }
+    pr.expires_at = expires_at;
+    pr.member_price = json_is_true(json_object_get(priced, "member_price"));
+    pr.hold = json_object_get(priced, "hold") ? trv_json_dump(p, json_object_get(priced, "hold"))
+                                              : NULL;
+    pr.passengers = trv_json_dump(p, pax);
+    pr.journeys = trv_json_dump(p, journeys);
+    pr.services = trv_json_dump(p, services);
+    pr.fare_conditions = json_is_object(json_object_get(priced, "fare_conditions"))
+        ? trv_json_dump(p, json_object_get(priced, "fare_conditions")) : NULL;
+    pr.cancellation_policy = json_is_object(json_object_get(priced, "cancellation_policy"))
+        ? trv_json_dump(p, json_object_get(priced, "cancellation_policy")) : NULL;
+    pr.supplier_data = json_object_get(priced, "supplier_data")
+        ? trv_json_dump(p, json_object_get(priced, "supplier_data")) : NULL;
+    pr.sdk_token = sdk_token;
+
+    if (!trv_fapi_open(req, x->resp, &c, 316, "storing a prebook")) {
+        return;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS
+        || trv_fstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
+        || (b && trv_fjob_enqueue(c, p, TRV_FJOB_EXPIRE, id, -1, req->request_id,
+                                  exp - apr_time_now() > 0 ? exp - apr_time_now() : 0)
+                 != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_fapi_db_fail(req, x->resp, c, 317, "storing a prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (!b) {
+        /* The watchdog failed it meanwhile (this request outlived its budget). */
+        trv_fail(req, x->resp, 409, "invalid_state",
+                 "The prebook took too long and was abandoned; use a new x-idempotency-key");
+        return;
+    }
+    trv_fapi_booking(req, x->resp, 201, b,
+                     token ? json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
+                                       json_object_get(token, "provider")
+                                           ? json_object_get(token, "provider")
+                                           : json_string(trv_payment_adapter.name),
+                                       "token", sdk_token)
+                           : NULL);
+}
+
+void trv_flight_prebook(trv_req *req, trv_resp *resp)
+{
+    prebook_ctx x;
+    trv_errs *errs = trv_errs_new(req->pool);
+    const char *why;
+    trv_fprebook_row row;
+    trv_dbc *c;
+    int inserted = 0;
+
+    memset(&x, 0, sizeof(x));
+    x.req = req;
+    x.resp = resp;
+    x.key = apr_table_get(req->headers, "x-idempotency-key");
+    if (!x.key) {
+        trv_errs_add(errs, "x-idempotency-key", "header is required (1 to 256 characters)");
+    }
+    else if (!trv_idempotency_key_valid(x.key)) {
+        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 256 printable ASCII characters");
+    }
+    trv_prebook_input_parse(req->pool, req->json, apr_time_now(), &x.in, errs);
+    if (x.in.offer_reference
+        && trv_offer_ref_decode(req->pool,
+                                req->env->cfg && req->env->cfg->have_secret_key
+                                    ? req->env->cfg->secret_key : NULL,
+                                req->org_id, x.in.offer_reference, &x.offer, &why)
+           != APR_SUCCESS) {
+        trv_errs_add(errs, "offer_reference", "%s", why);
+        x.in.offer_reference = NULL;
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    x.hash = trv_request_hash(req->pool, req->json);
+    /* A repeated key answers with its booking before anything about the
+     * offer is checked again (it may have expired since). */
+    if (existing(&x)) {
+        return;
+    }
+    if (x.offer.adults != x.in.adults || x.offer.children != x.in.children
+        || x.offer.infants != x.in.infants) {
+        trv_errs_add(errs, "passengers", "must be the party the offer was priced for: "
+                     "%d ADULT, %d CHILD, %d INFANT", x.offer.adults, x.offer.children,
+                     x.offer.infants);
+    }
+    if (x.offer.expires_at && apr_time_now() >= x.offer.expires_at) {
+        trv_errs_add(errs, "offer_reference", "the offer has expired; search again");
+    }
+    x.sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, x.offer.supplier,
+                                    &x.sc);
+    if (!x.sup) {
+        trv_errs_add(errs, "offer_reference", "its supplier %s is not available",
+                     x.offer.supplier);
+    }
+    if (x.in.use_payment_sdk && strcmp(x.offer.supplier, "SUPPLIER_B") == 0) {
+        trv_errs_add(errs, "use_payment_sdk", "SUPPLIER_B collects payment itself: book "
+                     "with {} and leave use_payment_sdk out");
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!check_services(&x, errs)) {
+        return;
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+
+    memset(&row, 0, sizeof(row));
+    row.id = trv_id_new(req->pool, "bkg");
+    row.org_id = req->org_id;
+    row.user_id = req->user_id;
+    row.supplier = x.offer.supplier;
+    row.idempotency_key = x.key;
+    row.request_hash = x.hash;
+    row.offer_reference = x.offer.ref;
+    row.use_payment_sdk = x.in.use_payment_sdk;
+    row.contact = trv_json_dump(req->pool, x.in.contact);
+    row.passengers = trv_json_dump(req->pool, x.in.passengers);
+    if (!trv_fapi_open(req, resp, &c, 318, "starting a prebook")) {
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_fstore_expire_offer(c, req->pool, row.supplier, row.offer_reference)
+           != APR_SUCCESS
+        || trv_fstore_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS
+        || (inserted
+            && trv_fjob_enqueue(c, req->pool, TRV_FJOB_PREBOOK_WATCH, row.id, -1,
+                                req->request_id,
+                                trv_flight_step_budget(req->env, row.supplier, 1, 1)
+                                    + apr_time_from_sec(10)) != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 319, "starting a prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (!inserted) {
+        /* The key was taken meanwhile (a concurrent repeat), or SUPPLIER_A's
+         * offer has an unfinished booking under another key. */
+        if (existing(&x)) {
+            return;
+        }
+        trv_fail(req, resp, 409, "offer_already_booked",
+                 "This offer already has an unfinished booking; %s sells an offer to "
+                 "one booking at a time", row.supplier);
+        return;
+    }
+    bind_offer(&x, row.id);
+}

@@ -1,0 +1,30 @@
+/* Reaching a flight supplier or the payment provider from a request or a
+ * job: the adapter, its configuration (TravelSupplier /
+ * TravelPaymentProvider) and the context the adapters take. */
+#ifndef TRV_FLIGHT_UPSTREAMS_H
+#define TRV_FLIGHT_UPSTREAMS_H
+
+#include "supplier.h"
+#include "payment/provider.h"
+
+/* The adapter of a configured supplier, with *ctx filled; NULL when the
+ * supplier has no adapter or no TravelSupplier line. */
+const trv_flight_supplier *trv_flight_supplier_for(trv_env *env, apr_pool_t *p,
+                                                   const char *request_id,
+                                                   const char *name, trv_flight_ctx *ctx);
+
+/* The routing rule when a search names no supplier: the first TravelSupplier
+ * line (in configuration order) whose supplier has a flight adapter. NULL
+ * when none is configured. */
+const char *trv_flight_route_supplier(const trv_env *env);
+
+/* The payment provider's context; 0 when no TravelPaymentProvider is set. */
+int trv_flight_payment_ctx(trv_env *env, apr_pool_t *p, const char *request_id,
+                           trv_pay_ctx *ctx);
+
+/* How long a book step can take at most: its calls' timeouts plus a margin.
+ * After that, a step whose request vanished may be taken over. */
+apr_interval_time_t trv_flight_step_budget(const trv_env *env, const char *supplier,
+                                           int supplier_calls, int payment_calls);
+
+#endif

@@ -1,0 +1,219 @@
+/* Helpers shared by the flight e2e tests: searching the sandbox suppliers
+ * through mod_travel, prebooking, reading bookings, waiting for a status,
+ * and counting outbox events. Header-only (static inline) so each test
+ * binary links as before. */
+#ifndef TRV_FLIGHT_E2E_H
+#define TRV_FLIGHT_E2E_H
+
+#include "e2e.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A date `days` from today (UTC), YYYY-MM-DD; rotating static buffers. */
+static inline const char *fe_date(int days)
+{
+    static char bufs[8][16];
+    static int n;
+    char *b = bufs[n++ % 8];
+    time_t t = time(NULL) + (time_t)days * 86400;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(b, 16, "%Y-%m-%d", &tm);
+    return b;
+}
+
+/* A fresh idempotency key (malloc'd). */
+static inline char *fe_new_key(const char *what)
+{
+    static int n;
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s-%d-%ld-%d", what, (int)getpid(), e2e_now_ms(), ++n);
+    return strdup(buf);
+}
+
+static inline e2e_resp *fe_post_idem(const char *key, const char *path, const char *body,
+                                     const char *idem)
+{
+    char kh[512], ih[600];
+    const char *hdrs[4] = {NULL, NULL, NULL, NULL};
+    int i = 0;
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    hdrs[i++] = kh;
+    hdrs[i++] = "Content-Type: application/json";
+    if (idem) {
+        snprintf(ih, sizeof(ih), "x-idempotency-key: %s", idem);
+        hdrs[i++] = ih;
+    }
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+static inline json_t *fe_data(const e2e_resp *r)
+{
+    return json_object_get(r->json, "data");
+}
+
+static inline const char *fe_s(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* Fails the test unless the response has this status. */
+static inline void fe_expect(const e2e_resp *r, long status, const char *what)
+{
+    if (r->status != status) {
+        fail_msg("%s: expected %ld, got %ld: %s", what, status, r->status, r->body);
+    }
+}
+
+/* POST /v1/flight/offers for one journey; extra is inserted into the body
+ * (",\"limit\":5" ...) or "". */
+static inline e2e_resp *fe_search(const char *key, const char *supplier, const char *from,
+                                  const char *to, int days, int adults, const char *extra)
+{
+    char body[2048], sup[64] = "";
+    if (supplier) {
+        snprintf(sup, sizeof(sup), ",\"supplier\":\"%s\"", supplier);
+    }
+    snprintf(body, sizeof(body),
+             "{\"journeys\":[{\"origin\":\"%s\",\"destination\":\"%s\",\"date\":\"%s\"}],"
+             "\"passengers\":{\"adults\":%d}%s%s}", from, to, fe_date(days), adults, sup,
+             extra ? extra : "");
+    return e2e_post(key, "/v1/flight/offers", body);
+}
+
+/* The first offer's reference for a one-adult LHR-JFK search (malloc'd). */
+static inline char *fe_offer_ref(const char *key, const char *supplier, int days)
+{
+    e2e_resp *r = fe_search(key, supplier, "LHR", "JFK", days, 1, ",\"limit\":3");
+    json_t *offers;
+    char *ref;
+    fe_expect(r, 200, "searching offers");
+    offers = fe_data(r);
+    if (json_array_size(offers) == 0) {
+        fail_msg("%s has no LHR-JFK offers in %d days: %s", supplier, days, r->body);
+    }
+    ref = strdup(fe_s(json_array_get(offers, 0), "offer_reference"));
+    e2e_free(r);
+    return ref;
+}
+
+/* A prebook body for one adult with this last name; extra is inserted. */
+static inline char *fe_prebook_body(const char *offer_ref, const char *last_name,
+                                    const char *extra)
+{
+    char *b = malloc(8192);
+    snprintf(b, 8192,
+             "{\"offer_reference\":\"%s\","
+             "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"%s\","
+             "\"email\":\"ada@example.com\",\"phone_number\":\"2071234567\","
+             "\"phone_country_code\":\"44\"},"
+             "\"passengers\":[{\"first_name\":\"Ada\",\"last_name\":\"%s\","
+             "\"birthday\":\"1990-12-10\",\"type\":\"ADULT\",\"gender\":\"F\","
+             "\"nationality\":\"GB\"}]%s}", offer_ref, last_name, last_name,
+             extra ? extra : "");
+    return b;
+}
+
+/* A fresh READY_FOR_COMPLETE booking (its data, a new reference): the
+ * first offer of a search that no other test holds (SUPPLIER_A sells an
+ * offer to one unfinished booking at a time). */
+static inline json_t *fe_ready_family(const char *key, const char *supplier,
+                                      const char *last_name, const char *extra,
+                                      const char *family, int want)
+{
+    static int day;
+    e2e_resp *s = fe_search(key, supplier, "LHR", "JFK", 200 + (day++ % 150), 1,
+                            ",\"limit\":20");
+    json_t *offers, *b = NULL;
+    size_t i;
+    fe_expect(s, 200, "searching offers");
+    offers = fe_data(s);
+    for (i = 0; i < json_array_size(offers) && !b; i++) {
+        char *body, *idem;
+        e2e_resp *r;
+        const char *fam = fe_s(json_array_get(offers, i), "fare_family");
+        if (family && (fam && strcmp(fam, family) == 0) != want) {
+            continue;
+        }
+        body = fe_prebook_body(fe_s(json_array_get(offers, i), "offer_reference"),
+                               last_name, extra);
+        idem = fe_new_key("ready");
+        r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+        if (r->status == 201) {
+            b = json_incref(fe_data(r));
+            if (strcmp(fe_s(b, "status"), "READY_FOR_COMPLETE") != 0) {
+                fail_msg("prebook answered %s", r->body);
+            }
+        }
+        else if (r->status != 409) {
+            fail_msg("prebook: %ld %s", r->status, r->body);
+        }
+        e2e_free(r);
+        free(body);
+        free(idem);
+    }
+    if (!b) {
+        fail_msg("no free %s offer to prebook: %s", supplier, s->body);
+    }
+    e2e_free(s);
+    return b;
+}
+
+/* A fresh READY_FOR_COMPLETE booking of any fare. */
+static inline json_t *fe_ready(const char *key, const char *supplier, const char *last_name,
+                               const char *extra)
+{
+    return fe_ready_family(key, supplier, last_name, extra, NULL, 0);
+}
+
+static inline e2e_resp *fe_book(const char *key, const char *id, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/v1/flight/bookings/%s/book", id);
+    return e2e_post(key, path, body);
+}
+
+static inline e2e_resp *fe_get(const char *key, const char *id, const char *suffix)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/v1/flight/bookings/%s%s", id, suffix ? suffix : "");
+    return e2e_get(key, path);
+}
+
+/* Reads the booking until it has `status` (data, a new reference). */
+static inline json_t *fe_wait_status(const char *key, const char *id, const char *status,
+                                     long timeout_ms)
+{
+    long start = e2e_now_ms();
+    char last[4096] = "";
+    for (;;) {
+        e2e_resp *r = fe_get(key, id, NULL);
+        fe_expect(r, 200, "reading a booking");
+        if (strcmp(fe_s(fe_data(r), "status"), status) == 0) {
+            json_t *b = json_incref(fe_data(r));
+            e2e_free(r);
+            return b;
+        }
+        snprintf(last, sizeof(last), "%s", r->body);
+        e2e_free(r);
+        if (e2e_now_ms() - start > timeout_ms) {
+            fail_msg("booking %s did not become %s in %ld ms: %s", id, status, timeout_ms,
+                     last);
+        }
+        e2e_sleep_ms(100);
+    }
+}
+
+/* Outbox events of this type for this booking. */
+static inline long fe_events(const char *booking_id, const char *type)
+{
+    const char *p[2] = {booking_id, type};
+    return e2e_sql_long("SELECT count(*) FROM events WHERE data->'booking'->>'id' = $1 "
+                        "AND type = $2", 2, p);
+}
+
+#endif

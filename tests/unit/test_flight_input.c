@@ -1,0 +1,319 @@
+/* The flight request bodies: every field of offers and prebook checked and
+ * named in the 422 details; the x-idempotency-key rule; the request hash
+ * that tells a repeated prebook from a different one; the offer reference
+ * bound to its organization; and the offer filters. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <apr_strings.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/json.h"
+#include "flight/input.h"
+#include "flight/offer_filter.h"
+#include "flight/offer_ref.h"
+
+static apr_pool_t *pool;
+static apr_time_t now;
+
+static json_t *js(const char *text)
+{
+    const char *err = NULL;
+    json_t *v = trv_json_parse(pool, text, strlen(text), &err);
+    if (!v) {
+        fail_msg("bad test JSON: %s: %s", text, err);
+    }
+    return v;
+}
+
+/* The fields named in errs, comma-separated. */
+static const char *fields(const trv_errs *e)
+{
+    const char *out = "";
+    size_t i;
+    for (i = 0; i < json_array_size(e->details); i++) {
+        out = apr_pstrcat(pool, out, i ? "," : "",
+                          json_string_value(json_object_get(json_array_get(e->details, i),
+                                                            "field")), NULL);
+    }
+    return out;
+}
+
+static const char *offers_errors(const char *body, trv_offers_input *in)
+{
+    trv_errs *e = trv_errs_new(pool);
+    trv_offers_input_parse(pool, js(body), now, in, e);
+    return fields(e);
+}
+
+#define GOOD_JOURNEY "{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"2026-06-01\"}"
+
+static void offers_valid(void **state)
+{
+    trv_offers_input in;
+    (void)state;
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":2,"
+                                      "\"children\":1},\"cabin_class\":\"BUSINESS\"}", &in), "");
+    assert_int_equal(in.adults, 2);
+    assert_int_equal(in.children, 1);
+    assert_int_equal(in.infants, 0);
+    assert_int_equal(in.limit, 20);
+    assert_null(in.supplier);
+    assert_string_equal(trv_json_dump(pool, in.query),
+        "{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"2026-06-01\"}],"
+        "\"passengers\":{\"adults\":2,\"children\":1,\"infants\":0},\"limit\":20,"
+        "\"cabin_class\":\"BUSINESS\"}");
+    assert_int_equal(json_array_size(in.unsupported), 0);
+}
+
+static void offers_fields(void **state)
+{
+    trv_offers_input in;
+    (void)state;
+    assert_string_equal(offers_errors("{}", &in), "journeys,passengers");
+    assert_string_equal(offers_errors("{\"journeys\":[],\"passengers\":{\"adults\":1}}", &in),
+                        "journeys");
+    assert_string_equal(offers_errors("{\"journeys\":[{\"origin\":\"lhr\",\"destination\":\"JFK1\","
+                                      "\"date\":\"2026-02-30\"}],\"passengers\":{\"adults\":1}}", &in),
+                        "journeys[0].origin,journeys[0].destination,journeys[0].date");
+    assert_string_equal(offers_errors("{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"LHR\","
+                                      "\"date\":\"2026-06-01\"}],\"passengers\":{\"adults\":1}}", &in),
+                        "journeys[0].destination");
+    /* In the past; more than a year ahead; out of order. */
+    assert_string_equal(offers_errors("{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\","
+                                      "\"date\":\"2026-01-01\"}],\"passengers\":{\"adults\":1}}", &in),
+                        "journeys[0].date");
+    assert_string_equal(offers_errors("{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\","
+                                      "\"date\":\"2027-06-01\"}],\"passengers\":{\"adults\":1}}", &in),
+                        "journeys[0].date");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY ",{\"origin\":\"JFK\","
+                                      "\"destination\":\"LHR\",\"date\":\"2026-05-01\"}],"
+                                      "\"passengers\":{\"adults\":1}}", &in),
+                        "journeys[1].date");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":0}}",
+                                      &in), "passengers.adults");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":1,"
+                                      "\"infants\":2}}", &in), "passengers.infants");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":5,"
+                                      "\"children\":5}}", &in), "passengers");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":1,"
+                                      "\"seniors\":1}}", &in), "passengers.seniors");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":1},"
+                                      "\"supplier\":\"SUPPLIER_C\",\"limit\":0,\"cabin_class\":\"LUXURY\","
+                                      "\"sort\":\"price\"}", &in),
+                        "sort,supplier,limit,cabin_class");
+}
+
+static void offers_filters(void **state)
+{
+    trv_offers_input in;
+    (void)state;
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":1},"
+                                      "\"filters\":{\"max_stops\":0,\"carriers\":[\"BA\",\"AA\"],"
+                                      "\"price\":{\"max\":500}}}", &in), "");
+    assert_int_equal(in.max_stops, 0);
+    assert_int_equal(json_array_size(in.carriers), 2);
+    /* Listed, not refused. */
+    assert_string_equal(trv_json_dump(pool, in.unsupported), "[\"price\"]");
+    assert_string_equal(offers_errors("{\"journeys\":[" GOOD_JOURNEY "],\"passengers\":{\"adults\":1},"
+                                      "\"filters\":{\"max_stops\":9,\"carriers\":[\"ba\"],"
+                                      "\"price\":{\"max\":-1},\"colour\":\"red\"}}", &in),
+                        "filters.colour,filters.max_stops,filters.carriers[0],filters.price");
+}
+
+static const char *prebook_errors(const char *body, trv_prebook_input *in)
+{
+    trv_errs *e = trv_errs_new(pool);
+    trv_prebook_input_parse(pool, js(body), now, in, e);
+    return fields(e);
+}
+
+#define CONTACT "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\"," \
+    "\"email\":\"ada@example.com\",\"phone_number\":\"2071234567\",\"phone_country_code\":\"44\"}"
+#define PAX "{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"birthday\":\"1990-12-10\"," \
+    "\"type\":\"ADULT\",\"gender\":\"F\",\"nationality\":\"GB\"," \
+    "\"loyalty_accounts\":[{\"airline_iata_code\":\"BA\",\"membership_number\":\"12345678\"}]}"
+
+static void prebook_valid(void **state)
+{
+    trv_prebook_input in;
+    (void)state;
+    assert_string_equal(prebook_errors("{\"offer_reference\":\"abc\"," CONTACT ",\"passengers\":["
+                                       PAX "],\"use_payment_sdk\":true,\"services\":[\"bag_1\","
+                                       "{\"id\":\"bag_2\",\"quantity\":2}]}", &in), "");
+    assert_string_equal(in.offer_reference, "abc");
+    assert_true(in.use_payment_sdk);
+    assert_int_equal(in.adults, 1);
+    assert_string_equal(trv_json_dump(pool, in.services),
+                        "[{\"id\":\"bag_1\",\"quantity\":1},{\"id\":\"bag_2\",\"quantity\":2}]");
+    /* Loyalty numbers are kept in full for the airline. */
+    assert_non_null(strstr(trv_json_dump(pool, in.passengers), "\"12345678\""));
+}
+
+static void prebook_fields(void **state)
+{
+    trv_prebook_input in;
+    (void)state;
+    assert_string_equal(prebook_errors("{}", &in), "offer_reference,contact,passengers");
+    assert_string_equal(prebook_errors("{\"offer_reference\":\"abc\",\"contact\":{\"first_name\":\"\","
+                                       "\"last_name\":\"L\",\"email\":\"nope\",\"phone_number\":\"+44\","
+                                       "\"phone_country_code\":\"+44\"},\"passengers\":[" PAX "]}", &in),
+                        "contact.first_name,contact.email,contact.phone_number,"
+                        "contact.phone_country_code");
+    assert_string_equal(prebook_errors("{\"offer_reference\":\"abc\"," CONTACT ",\"passengers\":[{"
+                                       "\"first_name\":\"A\",\"last_name\":\"B\",\"birthday\":\"2099-01-01\","
+                                       "\"type\":\"SENIOR\",\"gender\":\"Q\",\"nationality\":\"gbr\","
+                                       "\"loyalty_accounts\":[{\"airline_iata_code\":\"B\","
+                                       "\"membership_number\":\"12-34\"}]}]}", &in),
+                        "passengers[0].birthday,passengers[0].type,passengers[0].gender,"
+                        "passengers[0].nationality,"
+                        "passengers[0].loyalty_accounts[0].airline_iata_code,"
+                        "passengers[0].loyalty_accounts[0].membership_number");
+    assert_string_equal(prebook_errors("{\"offer_reference\":\"abc\"," CONTACT ",\"passengers\":["
+                                       PAX "],\"services\":[\"bag_1\",\"bag_1\",{\"id\":\"bag_2\","
+                                       "\"quantity\":0},7],\"use_payment_sdk\":\"yes\",\"seat\":1}", &in),
+                        "seat,use_payment_sdk,services[1],services[2].quantity,services[3]");
+    /* An infant needs an adult's lap. */
+    assert_string_equal(prebook_errors("{\"offer_reference\":\"abc\"," CONTACT ",\"passengers\":[{"
+                                       "\"first_name\":\"A\",\"last_name\":\"B\",\"birthday\":\"2025-12-01\","
+                                       "\"type\":\"INFANT\",\"gender\":\"F\"}]}", &in), "passengers");
+}
+
+static void idempotency_keys(void **state)
+{
+    char key[300];
+    (void)state;
+    assert_true(trv_idempotency_key_valid("a"));
+    memset(key, 'k', 256);
+    key[256] = '\0';
+    assert_true(trv_idempotency_key_valid(key));
+    key[256] = 'k';
+    key[257] = '\0';
+    assert_false(trv_idempotency_key_valid(key));
+    assert_false(trv_idempotency_key_valid(""));
+    assert_false(trv_idempotency_key_valid("tab\there"));
+}
+
+static void request_hash(void **state)
+{
+    const char *a = trv_request_hash(pool, js("{\"a\":1,\"b\":{\"x\":[1,2],\"y\":\"z\"}}"));
+    (void)state;
+    assert_int_equal(strlen(a), 64);
+    /* Key order and whitespace do not matter ... */
+    assert_string_equal(a, trv_request_hash(pool, js("{ \"b\" : {\"y\":\"z\",\"x\":[1,2]}, \"a\":1 }")));
+    /* ... values and array order do. */
+    assert_string_not_equal(a, trv_request_hash(pool, js("{\"a\":2,\"b\":{\"x\":[1,2],\"y\":\"z\"}}")));
+    assert_string_not_equal(a, trv_request_hash(pool, js("{\"a\":1,\"b\":{\"x\":[2,1],\"y\":\"z\"}}")));
+}
+
+static void offer_reference(void **state)
+{
+    unsigned char key[32];
+    trv_offer_ref o, back;
+    const char *text, *why;
+    char *tampered;
+    (void)state;
+    memset(key, 7, sizeof(key));
+    memset(&o, 0, sizeof(o));
+    o.supplier = "SUPPLIER_A";
+    o.ref = "OFF|123/456+x";
+    o.adults = 2;
+    o.children = 1;
+    o.infants = 1;
+    o.expires_at = apr_time_from_sec(1780000000);
+    text = trv_offer_ref_encode(pool, key, "org_1", &o);
+    assert_null(strpbrk(text, "+/="));
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", text, &back, &why), APR_SUCCESS);
+    assert_string_equal(back.supplier, "SUPPLIER_A");
+    assert_string_equal(back.ref, "OFF|123/456+x");
+    assert_int_equal(back.adults, 2);
+    assert_int_equal(back.children, 1);
+    assert_int_equal(back.infants, 1);
+    assert_true(back.expires_at == o.expires_at);
+    /* Another organization, another key, an edited reference: refused. */
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_2", text, &back, &why), APR_EINVAL);
+    key[0] = 8;
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", text, &back, &why), APR_EINVAL);
+    key[0] = 7;
+    tampered = apr_pstrdup(pool, text);
+    tampered[30] = tampered[30] == 'A' ? 'B' : 'A';
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", tampered, &back, &why), APR_EINVAL);
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", "short", &back, &why), APR_EINVAL);
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", "not base64 at all!!!!!!!!!!", &back,
+                                          &why), APR_EINVAL);
+}
+
+static void filters(void **state)
+{
+    json_t *offers = js("["
+        "{\"n\":1,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]},"
+        "{\"n\":2,\"journeys\":[{\"stops\":1,\"segments\":[{\"marketing_carrier_code\":\"BA\"},"
+        "{\"marketing_carrier_code\":\"AA\"}]}]},"
+        "{\"n\":3,\"journeys\":[{\"segments\":[{\"marketing_carrier_code\":\"LH\"}]}]},"
+        "{\"n\":4,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]},"
+        "{\"stops\":2,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]}]");
+    json_t *ba = js("[\"BA\"]"), *baaa = js("[\"BA\",\"AA\"]"), *out;
+    int more;
+    (void)state;
+    out = trv_json_bind(pool, trv_offers_filter(offers, -1, NULL, 10, &more));
+    assert_int_equal(json_array_size(out), 4);
+    assert_false(more);
+    /* Every journey within max_stops (stops counted from segments when absent). */
+    out = trv_json_bind(pool, trv_offers_filter(offers, 0, NULL, 10, &more));
+    assert_string_equal(trv_json_dump(pool, out),
+        "[{\"n\":1,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]},"
+        "{\"n\":3,\"journeys\":[{\"segments\":[{\"marketing_carrier_code\":\"LH\"}]}]}]");
+    /* Every segment by a listed carrier. */
+    out = trv_json_bind(pool, trv_offers_filter(offers, -1, ba, 10, &more));
+    assert_int_equal(json_array_size(out), 2);
+    out = trv_json_bind(pool, trv_offers_filter(offers, 1, baaa, 10, &more));
+    assert_int_equal(json_array_size(out), 2);
+    /* limit cuts, and says more matched. */
+    out = trv_json_bind(pool, trv_offers_filter(offers, -1, NULL, 2, &more));
+    assert_int_equal(json_array_size(out), 2);
+    assert_true(more);
+}
+
+static void book_body(void **state)
+{
+    trv_errs *e = trv_errs_new(pool);
+    (void)state;
+    assert_string_equal(trv_book_input_parse(pool, js("{\"payment_instrument_id\":\"pi_test_visa\"}"),
+                                             e), "pi_test_visa");
+    assert_null(trv_book_input_parse(pool, js("{}"), e));
+    assert_null(trv_book_input_parse(pool, NULL, e));
+    assert_string_equal(fields(e), "");
+    assert_null(trv_book_input_parse(pool, js("{\"payment_instrument_id\":5,\"card\":1}"), e));
+    assert_string_equal(fields(e), "card,payment_instrument_id");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(offers_valid),
+        cmocka_unit_test(offers_fields),
+        cmocka_unit_test(offers_filters),
+        cmocka_unit_test(prebook_valid),
+        cmocka_unit_test(prebook_fields),
+        cmocka_unit_test(idempotency_keys),
+        cmocka_unit_test(request_hash),
+        cmocka_unit_test(offer_reference),
+        cmocka_unit_test(filters),
+        cmocka_unit_test(book_body),
+    };
+    int rc;
+    apr_initialize();
+    apr_pool_create(&pool, NULL);
+    /* A fixed "now": 2026-03-15 12:00 UTC. */
+    trv_time_parse("2026-03-15T12:00:00Z", &now);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_pool_destroy(pool);
+    apr_terminate();
+    return rc;
+}
