@@ -95,7 +95,7 @@ bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
 	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
 
 # ---- tests ----
-TEST_LIBS = -lcmocka $(DEP_LIBS) $(LIBS)
+TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libsandbox.a $(B)/libtravel.a
 	@mkdir -p $(dir $@)

@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -euo pipefail
 pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
-      libssl-dev postgresql libpq-dev libcmocka-dev tzdata)
+      libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

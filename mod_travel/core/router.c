@@ -82,6 +82,17 @@ void trv_router_add(trv_router *rt, const trv_route *routes)
     }
 }
 
+int trv_router_count(const trv_router *rt)
+{
+    return rt->routes->nelts;
+}
+
+const trv_route *trv_router_at(const trv_router *rt, int i)
+{
+    return i >= 0 && i < rt->routes->nelts
+               ? APR_ARRAY_IDX(rt->routes, i, compiled).route : NULL;
+}
+
 int trv_param_valid(const char *kind, const char *value)
 {
     size_t len = strlen(value);

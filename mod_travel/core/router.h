@@ -35,6 +35,10 @@ trv_route_result trv_router_match(const trv_router *rt, apr_pool_t *p,
                                   const trv_route **route, apr_table_t *params,
                                   const char **allow, trv_errs *errs);
 
+/* The routes added, in order (for checks such as the OpenAPI drift test). */
+int trv_router_count(const trv_router *rt);
+const trv_route *trv_router_at(const trv_router *rt, int i);
+
 /* The path-parameter rule for a kind, as a sentence for error details. */
 const char *trv_param_rule(apr_pool_t *p, const char *kind);
 int trv_param_valid(const char *kind, const char *value);

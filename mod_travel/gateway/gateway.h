@@ -10,6 +10,8 @@
 typedef struct trv_gateway trv_gateway;
 
 trv_gateway *trv_gateway_create(apr_pool_t *p);
+/* Every route of the API (docs/openapi.yaml must describe each). */
+const trv_router *trv_gateway_router(const trv_gateway *gw);
 void trv_gateway_handle(const trv_gateway *gw, trv_req *req, trv_resp *resp);
 
 /* The error document for an error httpd raised before the handler ran

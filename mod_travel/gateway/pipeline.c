@@ -24,6 +24,11 @@ trv_gateway *trv_gateway_create(apr_pool_t *p)
     return gw;
 }
 
+const trv_router *trv_gateway_router(const trv_gateway *gw)
+{
+    return gw->router;
+}
+
 const trv_job_kind *trv_gateway_job_kinds(void)
 {
     static const trv_job_kind kinds[] = {
