@@ -134,12 +134,23 @@ $(WEBHOOK_VERIFIER): tests/e2e/webhook-verifier/package.json tests/e2e/webhook-v
 	    || echo "npm ci failed: the standardwebhooks cross-check will be skipped"; \
 	else echo "npm not found: the standardwebhooks cross-check will be skipped"; fi
 
-# Everything: unit, then db and e2e against a throwaway PostgreSQL cluster
-# and httpd on free ports (so it passes while `make run` is up).
+# The OpenAPI checker (tests/openapi/check.mjs: validators from npm);
+# skipped when npm is missing.
+OPENAPI_CHECKER := tests/openapi/node_modules/@seriousme/openapi-schema-validator/package.json
+$(OPENAPI_CHECKER): tests/openapi/package.json tests/openapi/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/openapi && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the OpenAPI checks will be skipped"; \
+	else echo "npm not found: the OpenAPI checks will be skipped"; fi
+
+# Everything: unit, the OpenAPI file, then db and e2e against a throwaway
+# PostgreSQL cluster and httpd on free ports (so it passes while `make run`
+# is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER)
 	@tests/run-unit.sh $(B)
+	@tests/openapi/check.sh
 	@tests/run-stack-tests.sh $(B)
 
 # Webhook deliveries per second to the local sandbox inbox (a throwaway

@@ -46,6 +46,9 @@ trap cleanup EXIT
 "$stack" pg-start "$dir" || { failed=1; exit 1; }
 conninfo=$(cat "$dir/db.conninfo")
 export TRAVEL_TEST_DB="$conninfo" TRAVEL_TEST_DIR="$dir" TRAVEL_TEST_TRAVELCTL="$root/bin/travelctl"
+# Every /v1 exchange of the e2e tests, checked against docs/openapi.yaml.
+export TRAVEL_TEST_EXCHANGES="$dir/exchanges.jsonl"
+: >"$TRAVEL_TEST_EXCHANGES"
 
 run_suite() {
   local kind=$1 t name out
@@ -79,6 +82,10 @@ export TRAVEL_TEST_URL_NODB="http://127.0.0.1:$PORT_NODB"
 export TRAVEL_TEST_SANDBOX_URL="http://127.0.0.1:$TRAVEL_SANDBOX_PORT"
 touch "$dir/expected-errors"
 run_suite e2e
+
+echo "  openapi: the e2e tests' /v1 exchanges against docs/openapi.yaml"
+"$root/tests/openapi/check.sh" "$dir/exchanges.jsonl" >"$dir/openapi.log" 2>&1 || failed=1
+sed 's/^/      /' "$dir/openapi.log"
 
 # Stop first so lines logged while stopping are checked too.
 "$stack" stop "$dir" >/dev/null 2>&1

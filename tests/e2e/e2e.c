@@ -1,6 +1,8 @@
 #include "e2e.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,72 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *u)
     b->n += n;
     b->p[b->n] = '\0';
     return n;
+}
+
+/* "a%2Fb+c" -> "a/b c" (malloc'd). */
+static char *url_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1])
+            && isxdigit((unsigned char)s[i + 2])) {
+            char hx[3] = {s[i + 1], s[i + 2], 0};
+            *o++ = (char)strtol(hx, NULL, 16);
+            i += 2;
+        }
+        else {
+            *o++ = s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Every /v1 exchange goes to $TRAVEL_TEST_EXCHANGES (one JSON object a
+ * line), where tests/openapi/check.mjs holds it against docs/openapi.yaml. */
+static void record_exchange(const char *method, const char *path, const char *request,
+                            long status, const char *body, size_t body_len)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    const char *file = getenv("TRAVEL_TEST_EXCHANGES");
+    const char *q = strchr(path, '?');
+    size_t path_len = q ? (size_t)(q - path) : strlen(path);
+    json_t *x, *query = json_object();
+    FILE *f;
+    if (!file || !*file || strncmp(path, "/v1", 3) != 0) {
+        json_decref(query);
+        return;
+    }
+    while (q && *q) {
+        const char *start = q + 1, *end = strchr(start, '&'), *eq;
+        if (!end) {
+            end = start + strlen(start);
+        }
+        eq = memchr(start, '=', (size_t)(end - start));
+        if (end > start) {
+            char *k = url_decode(start, (size_t)((eq ? eq : end) - start));
+            char *v = eq ? url_decode(eq + 1, (size_t)(end - eq - 1)) : strdup("");
+            json_object_set_new(query, k, json_string(v));
+            free(k);
+            free(v);
+        }
+        q = *end ? end : NULL;
+    }
+    x = json_pack("{s:s,s:s%,s:o,s:s?,s:i,s:s%}", "method", method, "path", path, path_len,
+                  "query", query, "request", request, "status", (int)status, "body",
+                  body ? body : "", body ? body_len : 0);
+    if (!x) {
+        return; /* not UTF-8: not an API answer */
+    }
+    pthread_mutex_lock(&lock);
+    if ((f = fopen(file, "a"))) {
+        json_dumpf(x, f, JSON_COMPACT);
+        fputc('\n', f);
+        fclose(f);
+    }
+    pthread_mutex_unlock(&lock);
+    json_decref(x);
 }
 
 e2e_resp *e2e_call(const char *base, const char *method, const char *path,
@@ -79,6 +147,7 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
     r->body_len = b.n;
     r->headers = h.p;
     r->json = json_loadb(b.p, b.n, 0, NULL);
+    record_exchange(method, path, body, r->status, b.p, b.n);
     return r;
 }
 

@@ -214,9 +214,16 @@ if (exchangesPath) {
   const lines = readFileSync(exchangesPath, "utf8").split("\n").filter(Boolean);
   const seen = new Set();
   for (const line of lines) {
+    try {
+      judge(line);
+    } catch (e) {
+      problem(`an exchange could not be judged: ${e.message}`);
+    }
+  }
+  function judge(line) {
     let x;
-    try { x = JSON.parse(line); } catch { problem(`an unreadable exchange line`); continue; }
-    if (x.method === "HEAD" || !x.path.startsWith("/v1")) continue;
+    try { x = JSON.parse(line); } catch { problem(`an unreadable exchange line`); return; }
+    if (x.method === "HEAD" || !x.path.startsWith("/v1")) return;
     let body;
     try { body = x.body === "" ? undefined : JSON.parse(x.body); } catch { body = Symbol("not JSON"); }
     const onPath = routes.filter((r) => r.re.test(x.path));
@@ -225,30 +232,30 @@ if (exchangesPath) {
       // Outside the operations: an unknown path or method, always an error envelope.
       if (x.status >= 400 && errorV.closed(body)) ok();
       else problem(`${x.method} ${x.path} (no such operation) answered ${x.status} without the error envelope`);
-      continue;
+      return;
     }
     const where = `${x.method} ${route.path} ${x.status}`;
     seen.add(`${x.method} ${route.path}`);
     const r = resolve(route.op.responses[String(x.status)]);
     if (!r) {
       problem(`${where}: status not documented`);
-      continue;
+      return;
     }
     const schema = r.content?.["application/json"]?.schema;
     if (!schema) {
       problem(`${where}: the response documents no application/json body`);
-      continue;
+      return;
     }
     const v = validators(schema);
     if (!v.closed(body)) {
       const errs = v.closed.errors.map((e) => `${e.instancePath || "/"} ${e.message}${
         e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ""}`);
       problem(`${where}: body does not match the schema: ${[...new Set(errs)].slice(0, 4).join("; ")}`);
-      continue;
+      return;
     }
     if (r["x-error-codes"] && !r["x-error-codes"].includes(body?.error?.code)) {
       problem(`${where}: error code ${body?.error?.code} is not in x-error-codes`);
-      continue;
+      return;
     }
     if (x.status < 300) {
       // What the service accepted must be what the spec allows.
@@ -259,17 +266,17 @@ if (exchangesPath) {
         try { rb = JSON.parse(x.request); } catch { rb = Symbol("not JSON"); }
         if (!reqSchema) {
           problem(`${where}: accepted a request body the spec does not describe`);
-          continue;
+          return;
         }
         const rv = validators(reqSchema);
         if (!rv.open(rb)) {
           problem(`${where}: accepted a request body the spec refuses: ${rv.open.errors
             .map((e) => `${e.instancePath || "/"} ${e.message}`).slice(0, 3).join("; ")}`);
-          continue;
+          return;
         }
       } else if (reqBody?.required) {
         problem(`${where}: accepted no body although the spec requires one`);
-        continue;
+        return;
       }
       const params = [...(route.item.parameters ?? []), ...(route.op.parameters ?? [])]
         .map(resolve).filter((p) => p.in === "query");
@@ -281,7 +288,7 @@ if (exchangesPath) {
           ? Number(value) : value;
         if (!validators(p.schema).open(coerced)) { bad = `query ${name}=${value} is refused by the spec`; break; }
       }
-      if (bad) { problem(`${where}: accepted, but ${bad}`); continue; }
+      if (bad) { problem(`${where}: accepted, but ${bad}`); return; }
     }
     ok();
   }
