@@ -409,6 +409,51 @@ static void rotation_returns_a_new_secret_and_keeps_the_previous_24h(void **stat
     json_decref(s);
 }
 
+/* The hotel family's rotate and delete behave as the flight family's: a
+ * new secret with the previous one live for a day, and a delete that frees
+ * the subscription (404 afterwards, gone from the list). */
+static void hotel_rotate_and_delete(void **state)
+{
+    char url[256], path[256];
+    json_t *s, *d;
+    e2e_resp *r;
+    size_t i;
+    (void)state;
+    unique_url(url, sizeof(url));
+    s = wh_subscribe(key, "hotel", url, "[\"hotel.booking.canceled\"]");
+    snprintf(path, sizeof(path), "/v1/hotel/webhook-subscriptions/%s/rotate-secret",
+             wh_str(s, "id"));
+    r = wh_call(key, "POST", path, NULL);
+    assert_int_equal(r->status, 200);
+    d = json_object_get(r->json, "data");
+    assert_true(strncmp(wh_str(d, "signing_secret"), "whsec_", 6) == 0);
+    assert_string_not_equal(wh_str(d, "signing_secret"), wh_str(s, "signing_secret"));
+    assert_int_equal(strlen(wh_str(d, "previous_secret_expires_at")), 24);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/v1/hotel/webhook-subscriptions/%s", wh_str(s, "id"));
+    r = wh_call(key, "DELETE", path, NULL);
+    assert_int_equal(r->status, 200);
+    d = json_object_get(r->json, "data");
+    assert_string_equal(wh_str(d, "id"), wh_str(s, "id"));
+    assert_true(json_is_true(json_object_get(d, "deleted")));
+    assert_null(json_object_get(d, "signing_secret"));
+    e2e_free(r);
+    r = wh_call(key, "GET", path, NULL);
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    r = wh_call(key, "DELETE", path, NULL);
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    r = wh_call(key, "GET", "/v1/hotel/webhook-subscriptions", NULL);
+    assert_int_equal(r->status, 200);
+    for (i = 0; i < json_array_size(json_object_get(r->json, "data")); i++) {
+        assert_string_not_equal(wh_str(json_array_get(json_object_get(r->json, "data"), i),
+                                       "id"), wh_str(s, "id"));
+    }
+    e2e_free(r);
+    json_decref(s);
+}
+
 static void secrets_are_encrypted_at_rest(void **state)
 {
     char url[256];
@@ -445,6 +490,7 @@ int main(void)
         cmocka_unit_test(path_ids_follow_the_documented_patterns),
         cmocka_unit_test(deliveries_query_is_checked),
         cmocka_unit_test(rotation_returns_a_new_secret_and_keeps_the_previous_24h),
+        cmocka_unit_test(hotel_rotate_and_delete),
         cmocka_unit_test(secrets_are_encrypted_at_rest),
     };
     return E2E_RUN("webhook subscriptions", tests);
