@@ -1,5 +1,6 @@
 #include "dispatch.h"
 #include "json.h"
+#include "validate.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -88,7 +89,17 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
                  req->method, allow);
         return;
     }
-    if (m == TRV_ROUTE_BAD_PARAM) {
+    /* One rule for every route: parameters and fields it does not take are
+     * refused, not ignored. */
+    if (!(route->flags & TRV_ROUTE_OWN_QUERY)) {
+        static const char *const none[] = {NULL};
+        trv_query_known(req->query, none, errs);
+    }
+    if ((route->flags & TRV_ROUTE_NO_BODY) && req->json) {
+        static const char *const none[] = {NULL};
+        trv_json_known(req->json, NULL, none, errs);
+    }
+    if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }

@@ -26,12 +26,6 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     int restarted = 0;
 
-    if (req->json && json_object_size(req->json) > 0) {
-        trv_errs *errs = trv_errs_new(req->pool);
-        trv_errs_add(errs, "body", "cancel takes no fields (send no body or {})");
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
     if (!trv_fapi_open(req, resp, &c, 361, "reading a booking to cancel")) {
         return;
     }

@@ -292,7 +292,8 @@ static void delete_inbox(trv_req *req, trv_resp *resp)
 }
 
 const trv_route trv_sandbox_inbox_routes[] = {
-    {"GET", "/sandbox/inboxes/{inbox}/requests", list_requests, TRV_ROUTE_PUBLIC},
+    {"GET", "/sandbox/inboxes/{inbox}/requests", list_requests,
+     TRV_ROUTE_PUBLIC | TRV_ROUTE_OWN_QUERY},
     {"PUT", "/sandbox/inboxes/{inbox}/behavior", put_behavior, TRV_ROUTE_PUBLIC},
     {"DELETE", "/sandbox/inboxes/{inbox}/behavior", delete_behavior, TRV_ROUTE_PUBLIC},
     {"DELETE", "/sandbox/inboxes/{inbox}", delete_inbox, TRV_ROUTE_PUBLIC},

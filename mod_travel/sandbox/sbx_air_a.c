@@ -1034,8 +1034,8 @@ static void get_airline(trv_req *req, trv_resp *resp)
 }
 
 const trv_route sbx_air_a_routes[] = {
-    {"POST", "/suppliers/a/air/offer_requests", offer_request, 0},
-    {"GET", "/suppliers/a/air/offers/{offer_id}", get_offer, 0},
+    {"POST", "/suppliers/a/air/offer_requests", offer_request, TRV_ROUTE_OWN_QUERY},
+    {"GET", "/suppliers/a/air/offers/{offer_id}", get_offer, TRV_ROUTE_OWN_QUERY},
     {"POST", "/suppliers/a/air/offers/{offer_id}/actions/price", price_offer, 0},
     {"POST", "/suppliers/a/air/orders", create_order, 0},
     {"GET", "/suppliers/a/air/orders/{order_id}", get_order, 0},

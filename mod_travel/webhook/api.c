@@ -287,18 +287,11 @@ static void create_subscription(trv_req *req, trv_resp *resp)
 
 static void list_subscriptions(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {NULL};
-    trv_errs *errs = trv_errs_new(req->pool);
     trv_rows *rows;
     trv_dbc *c;
     json_t *data;
     int i;
 
-    trv_query_known(req->query, known, errs);
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         db_failed(req, resp, NULL, 608, "listing webhook subscriptions");
         return;
@@ -446,20 +439,11 @@ static void delete_subscription(trv_req *req, trv_resp *resp)
 
 static void rotate_secret(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {NULL};
-    trv_errs *errs = trv_errs_new(req->pool);
     const char *id = apr_table_get(req->params, "id"), *secret, *sealed;
     trv_rows *rows;
     trv_dbc *c;
     json_t *data;
 
-    if (req->json) {
-        trv_json_known(req->json, NULL, known, errs); /* no body, or {} */
-        if (trv_errs_any(errs)) {
-            trv_fail_invalid(req, resp, errs);
-            return;
-        }
-    }
     if (!secret_key_ready(req, resp)) {
         return;
     }
@@ -658,12 +642,13 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
     {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}", get_subscription, 0}, \
     {"PATCH", "/v1/" F "/webhook-subscriptions/{id:whs}", patch_subscription, 0}, \
     {"DELETE", "/v1/" F "/webhook-subscriptions/{id:whs}", delete_subscription, 0}, \
-    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, 0}, \
-    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries", list_deliveries, 0}, \
+    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, TRV_ROUTE_NO_BODY}, \
+    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries", list_deliveries, \
+     TRV_ROUTE_OWN_QUERY}, \
     {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}", \
      get_delivery, 0}, \
     {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}/replay", \
-     replay_delivery, 0}
+     replay_delivery, TRV_ROUTE_NO_BODY}
 
 const trv_route trv_webhook_routes[] = {
     FAMILY_ROUTES("hotel"),
