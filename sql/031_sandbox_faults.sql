@@ -16,7 +16,8 @@ CREATE TABLE sandbox.faults (
     method       text,                   -- NULL: any method
     path         text,                   -- the pattern as given ('*' any characters)
     path_like    text,                   -- the same as a LIKE pattern
-    action       text NOT NULL CHECK (action IN ('respond', 'error', 'garbage', 'drop')),
+    action       text NOT NULL
+                 CHECK (action IN ('respond', 'error', 'garbage', 'drop', 'drop_after_handling')),
     status       integer CHECK (status BETWEEN 100 AND 599),
     code         text,                   -- error: the error code answered
     message      text,

@@ -56,7 +56,8 @@ static const trv_stmt clear_stmt = {"sbx_fault_clear",
     "CASE WHEN %s::text IS NULL THEN target <> 'inbox' ELSE target = %s::text END "
     "AND scope = %s::text"};
 
-static const char *const actions[] = {"respond", "error", "garbage", "drop", NULL};
+static const char *const actions[] = {"respond", "error", "garbage", "drop",
+                                      "drop_after_handling", NULL};
 
 static int one_of(const char *s, const char *const *list)
 {
@@ -100,7 +101,8 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
         }
     }
     if (action && !one_of(action, actions)) {
-        trv_errs_add(errs, "action", "must be respond, error, garbage or drop");
+        trv_errs_add(errs, "action", "must be respond, error, garbage, drop or "
+                     "drop_after_handling");
         action = NULL;
     }
     /* Without an action a status says it: an error status answers an error. */
@@ -142,8 +144,8 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
     if (strcmp(f->action, "error") == 0 && (f->status < 400 || f->status > 599)) {
         trv_errs_add(errs, "status", "is required with action error: 400 to 599");
     }
-    if (strcmp(f->action, "drop") == 0 && f->status) {
-        trv_errs_add(errs, "status", "must be absent with action drop (nothing is answered)");
+    if (strncmp(f->action, "drop", 4) == 0 && f->status) {
+        trv_errs_add(errs, "status", "must be absent with a drop (nothing is answered)");
     }
     if (strcmp(f->action, "error") != 0 && (f->code || f->message)) {
         trv_errs_add(errs, f->code ? "code" : "message", "is only for action error");
@@ -287,6 +289,9 @@ sbx_fault_outcome sbx_api_fault(trv_req *req, trv_resp *resp)
     if (strcmp(f->action, "garbage") == 0) {
         resp->status = f->status ? f->status : 200;
         return SBX_FAULT_GARBAGE;
+    }
+    if (strcmp(f->action, "drop_after_handling") == 0) {
+        return SBX_FAULT_DROP_AFTER;
     }
     return strcmp(f->action, "drop") == 0 ? SBX_FAULT_DROP : SBX_FAULT_NONE;
 }

@@ -17,7 +17,9 @@
 /* What a fault does to the request that takes it. */
 typedef struct sbx_fault {
     const char *action;       /* "respond" (as usual, after the delay), "error",
-                               * "garbage" (a body that is not JSON), "drop" */
+                               * "garbage" (a body that is not JSON), "drop"
+                               * (closed unhandled), "drop_after_handling"
+                               * (handled, then closed without the answer) */
     int status;               /* 0: none given */
     const char *code;         /* error: the error code answered */
     const char *message;      /* error: the message answered */

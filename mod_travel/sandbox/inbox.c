@@ -104,7 +104,7 @@ sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const 
     }
     if (f) {
         /* 0 is recorded for a connection closed without an answer. */
-        status = strcmp(f->action, "drop") == 0 ? 0 : f->status ? f->status : 200;
+        status = strncmp(f->action, "drop", 4) == 0 ? 0 : f->status ? f->status : 200;
     }
     headers = trv_json_bind(req->pool, json_object());
     {
@@ -123,7 +123,7 @@ sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const 
     trv_db_close(req->env->db, c);
     if (f) {
         sbx_fault_wait(req, resp, f);
-        if (strcmp(f->action, "drop") == 0) {
+        if (strncmp(f->action, "drop", 4) == 0) { /* recorded, so handled either way */
             return SBX_FAULT_DROP;
         }
         if (strcmp(f->action, "garbage") == 0) {

@@ -333,7 +333,7 @@ static int write_garbage(request_rec *r, const trv_resp *resp)
 }
 
 /* A fault's "drop": the connection closes without a byte of answer, as
- * when a supplier's server dies mid-request. */
+ * when a supplier's server dies mid-request (before or after it acted). */
 static int drop_connection(request_rec *r)
 {
     apr_socket_t *sock = ap_get_conn_socket(r->connection);
@@ -381,11 +381,11 @@ static int handler(request_rec *r)
             simulate_latency(&c->set, &req);
             out = sbx_api_fault(&req, &resp);
         }
-        if (out == SBX_FAULT_NONE) {
+        if (out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER) {
             trv_dispatch(router, sbx_authenticate, &req, &resp);
         }
     }
-    if (out == SBX_FAULT_DROP) {
+    if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {
         return drop_connection(r);
     }
     if (out == SBX_FAULT_GARBAGE) {

@@ -34,7 +34,8 @@ typedef enum {
     SBX_FAULT_NONE,           /* handle the request as usual */
     SBX_FAULT_ANSWERED,       /* resp holds the answer */
     SBX_FAULT_GARBAGE,        /* answer resp->status with a body that is not JSON */
-    SBX_FAULT_DROP            /* close the connection without an answer */
+    SBX_FAULT_DROP,           /* close the connection without an answer */
+    SBX_FAULT_DROP_AFTER      /* handle the request, then close without the answer */
 } sbx_fault_outcome;
 
 extern const trv_route trv_sandbox_inbox_routes[];
