@@ -210,9 +210,8 @@ static void put_behavior(trv_req *req, trv_resp *resp)
     trv_json_known(b, NULL, known, errs);
     memset(&rule, 0, sizeof(rule));
     sbx_fault_parse(req->pool, b, &rule, errs);
-    if (!rule.fault.status && !json_object_get(b, "status")
-        && (strcmp(rule.fault.action, "respond") == 0
-            || strcmp(rule.fault.action, "error") == 0)) {
+    /* (an error without one is refused by the parser already) */
+    if (!json_object_get(b, "status") && strcmp(rule.fault.action, "respond") == 0) {
         trv_errs_add(errs, "status", "is required: the status to answer");
     }
     if (trv_errs_any(errs)) {
