@@ -13,7 +13,10 @@
 # delays in seconds, e.g. "1 1 1"), TRAVEL_WORKERS (2), TRAVEL_JOB_LEASE (60s),
 # TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun), STACK_NO_SANDBOX,
 # TRAVEL_SANDBOX_LATENCY (each sandbox API call, "50ms 150ms"),
-# TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s).
+# TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s;
+# keep it above the supplier timeout), TRAVEL_SUPPLIER_TIMEOUT (mod_travel's
+# timeout of a supplier call, 20s), TRAVEL_PAYMENT_TIMEOUT (of a payment
+# provider call, 10s).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -116,6 +119,8 @@ Group www-data"
     [SANDBOX_LOAD]="$sb_load" [SANDBOX_VHOST]="$sb_vhost" [DBPARAMS]="$(conninfo)"
     [WORKERS]="${TRAVEL_WORKERS:-2}" [RETRY]="${TRAVEL_RETRY_SCHEDULE:-1m 5m 30m 2h 12h 24h}"
     [LEASE]="${TRAVEL_JOB_LEASE:-60s}" [POLL]="${TRAVEL_JOB_POLL:-500ms}"
+    [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
+    [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"
     [SECRET]="$dir/secret.key")
   local line k
   while IFS= read -r line || [ -n "$line" ]; do

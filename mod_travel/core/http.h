@@ -32,6 +32,8 @@ typedef struct trv_http_resp {
     apr_size_t body_len;
     int truncated;                   /* the body was cut at max_response */
     int timed_out;
+    int unanswered;                  /* the request went out, the connection ended
+                                      * without a (whole) answer: it may have acted */
     int refused_address;             /* allow_address said no */
     int aborted;                     /* the process is stopping */
     const char *error;               /* transport failure, NULL on success */

@@ -233,6 +233,8 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.overflow
                             && req->keep_truncated)) {
         resp->timed_out = (rc == CURLE_OPERATION_TIMEDOUT);
+        resp->unanswered = (rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR
+                            || rc == CURLE_PARTIAL_FILE);
         if (rc == CURLE_WRITE_ERROR && t.overflow) {
             resp->error = apr_psprintf(p, "response larger than %" APR_SIZE_T_FMT
                                        " bytes", t.max);

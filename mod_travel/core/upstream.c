@@ -71,8 +71,9 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
         res->elapsed = hs.elapsed;
         res->message = apr_psprintf(p, "%s %s: %s", method, hr.url, hs.error);
         /* A request that may have reached the upstream and got no answer
-         * has an unknown outcome; a refused connection changed nothing. */
-        res->status = hs.timed_out ? TRV_UP_TIMEOUT : TRV_UP_UNAVAILABLE;
+         * (none in time, or the connection closed after it was sent) has
+         * an unknown outcome; a refused connection changed nothing. */
+        res->status = hs.timed_out || hs.unanswered ? TRV_UP_TIMEOUT : TRV_UP_UNAVAILABLE;
         return res->status;
     }
     res->elapsed = hs.elapsed;

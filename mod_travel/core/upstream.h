@@ -16,7 +16,8 @@ typedef enum {
     TRV_UP_REJECTED,      /* 400, 409, 422: the upstream refused, for good */
     TRV_UP_DECLINED,      /* 402: a payment was declined */
     TRV_UP_UNAVAILABLE,   /* 5xx, 429, connection failure: nothing happened, try later */
-    TRV_UP_TIMEOUT,       /* no answer in time: the outcome is unknown */
+    TRV_UP_TIMEOUT,       /* no answer in time, or the connection closed after the
+                           * request went out: the outcome is unknown */
     TRV_UP_BAD_RESPONSE   /* an answer that is not the JSON expected */
 } trv_up_status;
 

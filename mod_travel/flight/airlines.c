@@ -105,22 +105,23 @@ static int import(trv_req *req, const char *code, trv_up_status *st, const char 
                                                                  req->request_id, u->name,
                                                                  &sc);
         const char *name, *iata;
+        trv_up_status one;
         trv_dbc *c;
         if (!sup) {
             continue;
         }
-        *st = sup->airline(&sc, code, &a, &err);
-        if (*st == TRV_UP_NOT_FOUND) {
+        /* *st keeps the failure of a supplier that could not answer: a
+         * later one that does not know the carrier does not hide it. */
+        one = sup->airline(&sc, code, &a, &err);
+        if (one == TRV_UP_NOT_FOUND) {
             continue;
         }
         iata = trv_json_str(a, "iata_code");
         name = trv_json_str(a, "name");
-        if (*st != TRV_UP_OK || !iata || strcmp(iata, code) != 0 || !name || !*name) {
+        if (one != TRV_UP_OK || !iata || strcmp(iata, code) != 0 || !name || !*name) {
             unanswered = 1;
             *msg = err.message ? err.message : "an unusable airline record";
-            if (*st == TRV_UP_OK) {
-                *st = TRV_UP_BAD_RESPONSE;
-            }
+            *st = one == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : one;
             continue;
         }
         if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {

@@ -144,11 +144,20 @@ static void void_quietly(trv_book_run *run, const char *authorization_id)
 static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why,
                                const char *authorization_id)
 {
+    const trv_fpayment *pay = live_payment(run->b);
     trv_dbc *c;
     trv_fbooking *b;
     void_quietly(run, authorization_id);
     if (!begin(run, &c)) {
         return db_failed(run, c, 332, "reverting to READY_FOR_COMPLETE");
+    }
+    /* Its payment row goes with the attempt (the revert drops voided
+     * rows): the next attempt authorizes afresh, and a booking has one
+     * payment row, which must not name this voided authorization. */
+    if (authorization_id && pay && pay->provider_ref
+        && strcmp(pay->provider_ref, authorization_id) == 0
+        && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS) {
+        return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");
     }
     if (trv_fstore_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
         return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");

@@ -1,7 +1,10 @@
 /* The webhook inbox: a receiver for tests and for developers trying
  * webhooks locally. It records method, path, headers and the raw body of
  * every request, and answers 200 unless told otherwise (a status, a
- * Retry-After, a delay) for the next requests. */
+ * Retry-After, a delay, a body that is not JSON, no answer) for the next
+ * requests. Its behavior is a fault of target "inbox" (faults.h), scoped
+ * by the inbox name. */
+#include "faults.h"
 #include "sandbox.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -13,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const trv_stmt take_behavior = {"sbx_inbox_take_behavior",
-    "UPDATE sandbox.inbox_behaviors SET remaining = remaining - 1 "
-    "WHERE inbox = %s AND (remaining IS NULL OR remaining > 0) "
-    "RETURNING status, retry_after, delay_ms"};
-
 static const trv_stmt record_stmt = {"sbx_inbox_record",
     "INSERT INTO sandbox.inbox_requests (inbox, method, path, query, headers, body, status) "
     "VALUES (%s, %s, %s, %s, %s::jsonb, decode(%s, 'base64'), %s::int) RETURNING id"};
@@ -27,15 +25,6 @@ static const trv_stmt list_stmt = {"sbx_inbox_list",
     "translate(encode(body, 'base64'), E'\\n', '') AS body, status, trv_ts(received_at) AS received_at "
     "FROM sandbox.inbox_requests WHERE inbox = %s AND id > %s::bigint "
     "ORDER BY id LIMIT %s::int"};
-
-static const trv_stmt set_behavior = {"sbx_inbox_set_behavior",
-    "INSERT INTO sandbox.inbox_behaviors (inbox, status, retry_after, delay_ms, remaining) "
-    "VALUES (%s, %s::int, %s, %s::int, %s::int) ON CONFLICT (inbox) DO UPDATE SET "
-    "status = EXCLUDED.status, retry_after = EXCLUDED.retry_after, "
-    "delay_ms = EXCLUDED.delay_ms, remaining = EXCLUDED.remaining"};
-
-static const trv_stmt clear_behavior = {"sbx_inbox_clear_behavior",
-    "DELETE FROM sandbox.inbox_behaviors WHERE inbox = %s"};
 
 static const trv_stmt clear_requests = {"sbx_inbox_clear_requests",
     "DELETE FROM sandbox.inbox_requests WHERE inbox = %s"};
@@ -92,31 +81,30 @@ static int fail_db(trv_req *req, trv_resp *resp, trv_dbc *c, int logno)
     return 0;
 }
 
-void trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox)
+sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox)
 {
     trv_dbc *c = NULL;
     trv_rows *rows;
-    int status = 200, delay_ms = 0;
-    const char *retry_after = NULL;
+    int status = 200;
+    sbx_fault *f = NULL;
     json_t *headers;
 
     if (!inbox_name_ok(inbox)) {
         trv_fail(req, resp, 404, "not_found", "Inbox names are 1-100 of [A-Za-z0-9_-]");
-        return;
+        return SBX_FAULT_ANSWERED;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         fail_db(req, resp, NULL, 801);
-        return;
+        return SBX_FAULT_ANSWERED;
     }
-    if (trv_db_select(c, req->pool, &take_behavior, &rows, TRV_DB_ARGS(inbox))
+    if (sbx_fault_take(c, req->pool, "inbox", inbox, req->method, req->path, &f)
         != APR_SUCCESS) {
         fail_db(req, resp, c, 802);
-        return;
+        return SBX_FAULT_ANSWERED;
     }
-    if (rows->n == 1) {
-        status = trv_rows_int(rows, 0, "status", 200);
-        retry_after = trv_rows_get(rows, 0, "retry_after");
-        delay_ms = trv_rows_int(rows, 0, "delay_ms", 0);
+    if (f) {
+        /* 0 is recorded for a connection closed without an answer. */
+        status = strncmp(f->action, "drop", 4) == 0 ? 0 : f->status ? f->status : 200;
     }
     headers = trv_json_bind(req->pool, json_object());
     {
@@ -130,21 +118,27 @@ void trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox)
                                   b64(req->pool, req->body ? req->body : "", req->body_len),
                                   apr_itoa(req->pool, status))) != APR_SUCCESS) {
         fail_db(req, resp, c, 803);
-        return;
+        return SBX_FAULT_ANSWERED;
     }
     trv_db_close(req->env->db, c);
-    if (delay_ms > 0) {
-        apr_sleep(apr_time_from_msec(delay_ms));
-    }
-    if (retry_after) {
-        apr_table_setn(resp->headers, "Retry-After", retry_after);
+    if (f) {
+        sbx_fault_wait(req, resp, f);
+        if (strncmp(f->action, "drop", 4) == 0) { /* recorded, so handled either way */
+            return SBX_FAULT_DROP;
+        }
+        if (strcmp(f->action, "garbage") == 0) {
+            resp->status = status;
+            return SBX_FAULT_GARBAGE;
+        }
     }
     if (status >= 400) {
-        trv_fail(req, resp, status, "inbox_told_to_fail",
-                 "The sandbox inbox was told to answer %d", status);
-        return;
+        trv_fail(req, resp, status, f && f->code ? f->code : "inbox_told_to_fail",
+                 "%s", f && f->message ? f->message
+                 : apr_psprintf(req->pool, "The sandbox inbox was told to answer %d", status));
+        return SBX_FAULT_ANSWERED;
     }
     trv_ok(req, resp, status, json_pack("{s:b,s:s}", "received", 1, "inbox", inbox), NULL);
+    return SBX_FAULT_ANSWERED;
 }
 
 static void list_requests(trv_req *req, trv_resp *resp)
@@ -195,14 +189,17 @@ static void list_requests(trv_req *req, trv_resp *resp)
     trv_ok(req, resp, 200, data, NULL);
 }
 
+/* PUT /sandbox/inboxes/{inbox}/behavior {status, retry_after, delay_ms,
+ * times, action, code, message}: how the next requests are answered
+ * (times absent: every request until reset). */
 static void put_behavior(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {"status", "retry_after", "delay_ms", "times", NULL};
+    static const char *const known[] = {"status", "retry_after", "delay_ms", "times",
+                                        "action", "code", "message", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const char *inbox = apr_table_get(req->params, "inbox");
-    json_t *b = req->json;
-    json_t *st, *ra, *dl, *times;
-    const char *retry_after = NULL, *remaining = NULL;
+    json_t *b = req->json, *row;
+    sbx_fault_rule rule;
     trv_dbc *c;
 
     if (!b) {
@@ -211,51 +208,27 @@ static void put_behavior(trv_req *req, trv_resp *resp)
         return;
     }
     trv_json_known(b, NULL, known, errs);
-    st = json_object_get(b, "status");
-    ra = json_object_get(b, "retry_after");
-    dl = json_object_get(b, "delay_ms");
-    times = json_object_get(b, "times");
-    if (!json_is_integer(st) || json_integer_value(st) < 100 || json_integer_value(st) > 599) {
-        trv_errs_add(errs, "status", "must be an integer from 100 to 599");
-    }
-    if (ra && !json_is_null(ra)) {
-        if (json_is_integer(ra)) {
-            retry_after = apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
-                                       (apr_int64_t)json_integer_value(ra));
-        }
-        else if (json_is_string(ra)) {
-            retry_after = json_string_value(ra);
-        }
-        else {
-            trv_errs_add(errs, "retry_after", "must be an integer or a string");
-        }
-    }
-    if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0
-               || json_integer_value(dl) > 120000)) {
-        trv_errs_add(errs, "delay_ms", "must be an integer from 0 to 120000");
-    }
-    if (times && !json_is_null(times)) {
-        if (!json_is_integer(times) || json_integer_value(times) < 1) {
-            trv_errs_add(errs, "times", "must be a positive integer");
-        }
-        else {
-            remaining = apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
-                                     (apr_int64_t)json_integer_value(times));
-        }
+    memset(&rule, 0, sizeof(rule));
+    sbx_fault_parse(req->pool, b, &rule, errs);
+    /* (an error without one is refused by the parser already) */
+    if (!json_object_get(b, "status") && strcmp(rule.fault.action, "respond") == 0) {
+        trv_errs_add(errs, "status", "is required: the status to answer");
     }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
+    rule.target = "inbox";
+    rule.scope = inbox;
+    rule.exact = 1;
+    if (rule.times < 0) {
+        rule.times = 0;
+    }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         fail_db(req, resp, NULL, 806);
         return;
     }
-    if (trv_db_exec(c, req->pool, &set_behavior, NULL,
-                    TRV_DB_ARGS(inbox, apr_psprintf(req->pool, "%d", (int)json_integer_value(st)),
-                                retry_after,
-                                apr_psprintf(req->pool, "%d", dl ? (int)json_integer_value(dl) : 0),
-                                remaining)) != APR_SUCCESS) {
+    if (sbx_fault_add(c, req->pool, &rule, &row) != APR_SUCCESS) {
         fail_db(req, resp, c, 807);
         return;
     }
@@ -271,7 +244,7 @@ static void reset(trv_req *req, trv_resp *resp, int requests_too)
         fail_db(req, resp, NULL, 808);
         return;
     }
-    if (trv_db_exec(c, req->pool, &clear_behavior, NULL, TRV_DB_ARGS(inbox)) != APR_SUCCESS
+    if (sbx_fault_clear(c, req->pool, "inbox", inbox, NULL) != APR_SUCCESS
         || (requests_too && trv_db_exec(c, req->pool, &clear_requests, NULL,
                                         TRV_DB_ARGS(inbox)) != APR_SUCCESS)) {
         fail_db(req, resp, c, 809);

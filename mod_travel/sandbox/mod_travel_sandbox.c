@@ -11,11 +11,13 @@
  *   TravelSandboxAsyncTicketing DURATION  ticketing time of Async (3s)
  *   TravelSandboxSlowCard DURATION      pi_test_slowcard's card is readable after (2s)
  *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
+#include "faults.h"
 #include "sandbox.h"
 #include "core/dispatch.h"
 #include "core/ids.h"
 #include "httpd/glue.h"
 
+#include "http_core.h"
 #include "http_protocol.h"
 #include "http_request.h"
 #include "mpm_common.h"
@@ -271,6 +273,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     trv_router_add(router, sbx_air_b_routes);
     trv_router_add(router, sbx_pay_routes);
     trv_router_add(router, sbx_control_routes);
+    trv_router_add(router, sbx_fault_routes);
     return OK;
 }
 
@@ -312,11 +315,44 @@ static void simulate_latency(const sbx_settings *set, const trv_req *req)
     }
 }
 
+/* A fault's "garbage": what a proxy in front of a supplier answers when
+ * the supplier is not there, an HTML page where JSON was expected. */
+static int write_garbage(request_rec *r, const trv_resp *resp)
+{
+    static const char page[] = "<html><head><title>Bad Gateway</title></head><body>"
+                               "<h1>Bad Gateway</h1><p>The upstream is not answering.</p>"
+                               "</body></html>\n";
+    r->status = resp->status ? resp->status : HTTP_OK;
+    apr_table_overlap(r->headers_out, resp->headers, APR_OVERLAP_TABLES_SET);
+    ap_set_content_type(r, "text/html");
+    ap_set_content_length(r, (apr_off_t)(sizeof(page) - 1));
+    if (!r->header_only) {
+        ap_rwrite(page, (int)(sizeof(page) - 1), r);
+    }
+    return OK;
+}
+
+/* A fault's "drop": the connection closes without a byte of answer, as
+ * when a supplier's server dies mid-request (before or after it acted). */
+static int drop_connection(request_rec *r)
+{
+    apr_socket_t *sock = ap_get_conn_socket(r->connection);
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (sock) {
+        apr_socket_shutdown(sock, APR_SHUTDOWN_READWRITE);
+    }
+    /* Nothing more is written: httpd discards output on an aborted
+     * connection and closes it. */
+    r->connection->aborted = 1;
+    return DONE;
+}
+
 static int handler(request_rec *r)
 {
     sbx_conf *c;
     trv_req req;
     trv_resp resp;
+    sbx_fault_outcome out = SBX_FAULT_NONE;
     int st;
 
     if (!r->handler || strcmp(r->handler, "travel-sandbox") != 0) {
@@ -335,15 +371,25 @@ static int handler(request_rec *r)
         /* Any method, any sub-path: the inbox is named by the first segment. */
         const char *name = req.path + 7;
         const char *slash = strchr(name, '/');
-        trv_sandbox_inbox_receive(&req, &resp,
-                                  slash ? apr_pstrndup(r->pool, name, (apr_size_t)(slash - name))
-                                        : name);
+        out = trv_sandbox_inbox_receive(&req, &resp,
+                                        slash ? apr_pstrndup(r->pool, name,
+                                                             (apr_size_t)(slash - name))
+                                              : name);
     }
     else {
         if (sbx_is_api_path(req.path)) {
             simulate_latency(&c->set, &req);
+            out = sbx_api_fault(&req, &resp);
         }
-        trv_dispatch(router, sbx_authenticate, &req, &resp);
+        if (out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER) {
+            trv_dispatch(router, sbx_authenticate, &req, &resp);
+        }
+    }
+    if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {
+        return drop_connection(r);
+    }
+    if (out == SBX_FAULT_GARBAGE) {
+        return write_garbage(r, &resp);
     }
     return trv_httpd_write_response(r, &resp);
 }

@@ -28,19 +28,33 @@ typedef struct sbx_ctx {
 
 #define SBX(req) ((const sbx_ctx *)(req)->env)
 
+/* How the module's handler finishes a request that a fault (faults.h)
+ * may have answered. */
+typedef enum {
+    SBX_FAULT_NONE,           /* handle the request as usual */
+    SBX_FAULT_ANSWERED,       /* resp holds the answer */
+    SBX_FAULT_GARBAGE,        /* answer resp->status with a body that is not JSON */
+    SBX_FAULT_DROP,           /* close the connection without an answer */
+    SBX_FAULT_DROP_AFTER      /* handle the request, then close without the answer */
+} sbx_fault_outcome;
+
 extern const trv_route trv_sandbox_inbox_routes[];
 extern const trv_route sbx_air_a_routes[];
 extern const trv_route sbx_air_b_routes[];
 extern const trv_route sbx_pay_routes[];
 extern const trv_route sbx_control_routes[];
+extern const trv_route sbx_fault_routes[];
 
 /* Records a request to /inbox/<name>[/...] and answers as told. */
-void trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);
+sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);
 
 /* The dispatcher's authentication step: the bearer key of the API a path
  * belongs to (/suppliers/a, /suppliers/b, /payments). Other paths pass. */
 int sbx_authenticate(trv_req *req, trv_resp *resp);
 /* 1 when the path belongs to one of the three simulated APIs. */
 int sbx_is_api_path(const char *path);
+/* The simulated API a path belongs to (supplier_a, supplier_b, payments)
+ * or NULL; *rest (may be NULL) is the path under the API's base. */
+const char *sbx_api_of(const char *path, const char **rest);
 
 #endif

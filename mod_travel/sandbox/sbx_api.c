@@ -363,10 +363,28 @@ static int under(const char *path, const char *prefix)
     return strncmp(path, prefix, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+const char *sbx_api_of(const char *path, const char **rest)
+{
+    static const struct {
+        const char *base, *name;
+    } apis[] = {
+        {"/suppliers/a", "supplier_a"}, {"/suppliers/b", "supplier_b"}, {"/payments", "payments"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(apis) / sizeof(apis[0]); i++) {
+        if (under(path, apis[i].base)) {
+            if (rest) {
+                *rest = path[strlen(apis[i].base)] ? path + strlen(apis[i].base) : "/";
+            }
+            return apis[i].name;
+        }
+    }
+    return NULL;
+}
+
 int sbx_is_api_path(const char *path)
 {
-    return under(path, "/suppliers/a") || under(path, "/suppliers/b")
-        || under(path, "/payments");
+    return sbx_api_of(path, NULL) != NULL;
 }
 
 int sbx_authenticate(trv_req *req, trv_resp *resp)

@@ -300,7 +300,8 @@ static void postgresql_restarting_under_load_loses_nothing(void **state)
                    "shutting down|database unavailable|could not connect|"
                    "no database connection|the database system is)");
     e2e_expect_log("AH00629: Can't connect to pgsql|AH02655: Failed to acquire DBD connection"
-                   "|AH00639: DBD \\[pgsql\\] Error: .*(shutting down|not yet accepting|starting up)");
+                   "|AH00639: DBD \\[pgsql\\] Error: .*(shutting down|not yet accepting|"
+                   "starting up|No such file or directory)");
     snprintf(cmd, sizeof(cmd),
              "pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1); "
              "if [ \"$(id -u)\" -eq 0 ]; then run='runuser -u postgres --'; else run=''; fi; "
