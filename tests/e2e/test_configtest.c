@@ -51,6 +51,9 @@ static void the_test_configuration_is_valid(void **state)
     (void)state;
     assert_int_equal(configtest("", out, sizeof(out)), 0);
     assert_non_null(strstr(out, "Syntax OK"));
+    /* A virtual host may have its own body limit. */
+    assert_int_equal(configtest("<VirtualHost 127.0.0.1:9>\nTravelMaxBodySize 64K\n"
+                                "</VirtualHost>", out, sizeof(out)), 0);
 }
 
 static void wrong_directives_are_refused(void **state)
@@ -73,6 +76,12 @@ static void wrong_directives_are_refused(void **state)
     expect_refused("TravelJobLease 0", "TravelJobLease must be positive");
     expect_refused("TravelSecretKeyFile /nonexistent/key", "cannot be read");
     expect_refused("TravelNoSuchDirective on", "Invalid command 'TravelNoSuchDirective'");
+    /* Values the background jobs use cannot differ per virtual host. */
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWorkerThreads 3\n</VirtualHost>",
+                   "TravelWorkerThreads cannot occur within <VirtualHost> section");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWebhookAllowNetwork 10.0.0.0/8\n"
+                   "</VirtualHost>",
+                   "TravelWebhookAllowNetwork cannot occur within <VirtualHost> section");
 }
 
 int main(void)
