@@ -300,10 +300,10 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
     if (!b) {
         return lost(run, c);
     }
-    /* A payment not voided yet stays AUTHORIZED until the job voids it. */
-    if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
-        || (held && apply_settle(run, c, &s) != APR_SUCCESS)
-        || trv_fintent_release_others(c, run->p, run->b->id, NULL, &others) != APR_SUCCESS) {
+    /* Intents of earlier attempts first (the payment's own is AUTHORIZED,
+     * not among them); a payment not voided yet stays AUTHORIZED until
+     * the job voids it. */
+    if (trv_fintent_release_others(c, run->p, run->b->id, NULL, &others) != APR_SUCCESS) {
         return db_failed(run, c, 336, "recording a failed booking");
     }
     for (i = 0; i < others->nelts; i++) {
@@ -311,6 +311,10 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
                                  run->request_id) != APR_SUCCESS) {
             return db_failed(run, c, 336, "recording a failed booking");
         }
+    }
+    if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+        || (held && apply_settle(run, c, &s) != APR_SUCCESS)) {
+        return db_failed(run, c, 336, "recording a failed booking");
     }
     if (trv_flight_emit(c, run->p, b, TRV_EV_FAILED) != APR_SUCCESS || !commit(run, c)) {
         return db_failed(run, c, 337, "recording a failed booking");
@@ -481,8 +485,8 @@ static trv_book_outcome take_intent(trv_book_run *run, const trv_money *total,
     if (!commit(run, c)) {
         return db_failed(run, c, 1255, "recording the authorization intent");
     }
-    if ((*in)->book_attempt != bk->book_attempt || strcmp((*in)->key, apr_psprintf(
-            run->p, "%s:authorize:%d", bk->id, bk->book_attempt)) != 0) {
+    if (strcmp((*in)->key, apr_psprintf(run->p, "%s:authorize:%d", bk->id,
+                                        bk->book_attempt)) != 0) {
         trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
                     TRVLOGNO(1256) "booking %s: authorizing with the unresolved key %s",
                     bk->id, (*in)->key);
