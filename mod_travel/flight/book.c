@@ -1,5 +1,6 @@
 #include "book.h"
 #include "events.h"
+#include "intents.h"
 #include "jobs.h"
 #include "owner.h"
 #include "store.h"
@@ -15,6 +16,12 @@ int trv_book_service_pays(const trv_fbooking *b)
 {
     /* SUPPLIER_B collects payment itself (its book takes {}). */
     return strcmp(b->supplier, "SUPPLIER_B") != 0;
+}
+
+apr_interval_time_t trv_book_release_grace(const trv_env *env)
+{
+    const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;
+    return 2 * (pay ? pay->timeout : TRV_DEFAULT_TIMEOUT);
 }
 
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
@@ -120,44 +127,111 @@ static trv_book_outcome lost(trv_book_run *run, trv_dbc *c)
     return TRV_BOOK_PENDING;
 }
 
-static void void_quietly(trv_book_run *run, const char *authorization_id)
+/* What becomes of an authorization intent, written in the same
+ * transaction as the booking's move (so a step that dies before it
+ * leaves the intent PENDING for whoever takes the step over). */
+typedef struct settle {
+    const char *intent_id;      /* the intent; NULL: the one of by_auth */
+    const char *by_auth;        /* the intent whose authorization this is */
+    const char *outcome;        /* RESOLVED with it; NULL: UNRESOLVED */
+    const char *provider_ref;   /* the authorization, when known */
+    apr_interval_time_t after;  /* UNRESOLVED: the release job voids it from then */
+    int sdk;                    /* the booking's SDK session (no intent before) */
+} settle;
+
+static apr_status_t apply_settle(trv_book_run *run, trv_dbc *c, const settle *s)
+{
+    trv_frelease rel;
+    const char *id;
+    if (!s) {
+        return APR_SUCCESS;
+    }
+    if (s->sdk) {
+        /* Released once the booking can no longer use it (FAILED). */
+        if (s->outcome) {
+            return APR_SUCCESS;
+        }
+        if (trv_fintent_sdk_release(c, run->p, run->b->id, run->b->book_attempt,
+                                    run->b->currency, run->b->total_amount, s->provider_ref,
+                                    &rel) != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+        return trv_fintent_schedule(c, run->p, &rel, run->request_id);
+    }
+    id = s->intent_id;
+    if (!id && s->by_auth) {
+        trv_fintent *in = NULL;
+        if (trv_fintent_of_auth(c, run->p, run->b->id, s->by_auth, &in) != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+        id = in ? in->id : NULL;
+    }
+    if (!id) {
+        return APR_SUCCESS;
+    }
+    if (s->outcome) {
+        return trv_fintent_resolved(c, run->p, id, s->outcome, s->provider_ref);
+    }
+    if (trv_fintent_unresolved(c, run->p, id, s->provider_ref, s->after, &rel) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return trv_fintent_schedule(c, run->p, &rel, run->request_id);
+}
+
+static void settle_resolved(settle *s, const char *intent_id, const char *outcome)
+{
+    memset(s, 0, sizeof(*s));
+    s->intent_id = intent_id;
+    s->outcome = outcome;
+}
+
+/* No answer that settles it: the next attempt with the same instrument
+ * takes it up, else the release job voids whatever it was. */
+static void settle_unresolved(trv_book_run *run, settle *s, const char *intent_id)
+{
+    memset(s, 0, sizeof(*s));
+    s->intent_id = intent_id;
+    s->after = trv_book_release_grace(run->env);
+}
+
+/* Voids an authorization the booking will not use. *s: its intent
+ * RESOLVED when the provider voided it, else UNRESOLVED and due at once
+ * (the release job voids it, and retries until it is). Returns 1 when
+ * voided. */
+static int void_authorization(trv_book_run *run, const char *authorization_id, int sdk,
+                              settle *s)
 {
     trv_pay_ctx pc;
     trv_pay_err err = {0};
     json_t *auth = NULL;
-    trv_up_status st;
-    if (!authorization_id || !trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
-        return;
+    trv_up_status st = TRV_UP_UNAVAILABLE;
+    memset(s, 0, sizeof(*s));
+    s->by_auth = authorization_id;
+    s->provider_ref = authorization_id;
+    s->sdk = sdk;
+    if (trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+        st = trv_payment_adapter.void_auth(&pc, authorization_id, &auth, &err);
     }
-    st = trv_payment_adapter.void_auth(&pc, authorization_id, &auth, &err);
-    if (st != TRV_UP_OK) {
-        /* An authorization that is not voided lapses at the provider. */
-        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
-                    TRVLOGNO(331) "booking %s: voiding authorization %s failed (%s): %s",
-                    run->b->id, authorization_id, trv_up_status_name(st),
-                    err.message ? err.message : "");
+    if (st == TRV_UP_OK) {
+        s->outcome = "voided";
+        return 1;
     }
+    trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                TRVLOGNO(331) "booking %s: voiding authorization %s failed (%s): %s; "
+                "the flight.payment.release job voids it", run->b->id, authorization_id,
+                trv_up_status_name(st), err.message ? err.message : "");
+    return 0;
 }
 
 /* Back to READY_FOR_COMPLETE: this attempt changed nothing the customer
- * pays for (its authorization, if any, is voided). */
-static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why,
-                               const char *authorization_id)
+ * pays for. Its payment row goes with it (a READY_FOR_COMPLETE booking
+ * shows none); s says what becomes of its authorization. */
+static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why, const settle *s)
 {
-    const trv_fpayment *pay = live_payment(run->b);
     trv_dbc *c;
     trv_fbooking *b;
-    void_quietly(run, authorization_id);
     if (!begin(run, &c)) {
         return db_failed(run, c, 332, "reverting to READY_FOR_COMPLETE");
-    }
-    /* Its payment row goes with the attempt (the revert drops voided
-     * rows): the next attempt authorizes afresh, and a booking has one
-     * payment row, which must not name this voided authorization. */
-    if (authorization_id && pay && pay->provider_ref
-        && strcmp(pay->provider_ref, authorization_id) == 0
-        && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS) {
-        return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");
     }
     if (trv_fstore_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
         return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");
@@ -165,11 +239,30 @@ static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why,
     if (!b) {
         return lost(run, c);
     }
+    if (apply_settle(run, c, s) != APR_SUCCESS) {
+        return db_failed(run, c, 1251, "settling the attempt's authorization");
+    }
     if (!commit(run, c)) {
         return db_failed(run, c, 334, "reverting to READY_FOR_COMPLETE");
     }
     run->b = b;
     return why;
+}
+
+/* Reverts an attempt that holds an authorization (the supplier could not
+ * be reached): a saved instrument's authorization is voided; an SDK
+ * payment is kept, as it is the booking's only way to pay (the next
+ * attempt finds it again; it is voided when the booking fails or
+ * expires). */
+static trv_book_outcome revert_paid(trv_book_run *run, trv_book_outcome why,
+                                    const trv_fpayment *pay)
+{
+    settle s;
+    if (!pay || !pay->provider_ref || run->b->use_payment_sdk) {
+        return revert(run, why, NULL);
+    }
+    void_authorization(run, pay->provider_ref, 0, &s);
+    return revert(run, why, &s);
 }
 
 static json_t *failure_json(const char *code, const char *description)
@@ -179,27 +272,49 @@ static json_t *failure_json(const char *code, const char *description)
                      : "The airline could not issue the ticket");
 }
 
-/* FAILED with failure {code, description}; the authorization is voided. */
+/* FAILED with failure {code, description}: the authorization is voided
+ * (by the release job if the provider does not void it now), and every
+ * other authorization intent of the booking left unsettled goes too. */
 static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
 {
     const trv_fpayment *pay = live_payment(run->b);
     trv_dbc *c;
     trv_fbooking *b;
+    apr_array_header_t *others;
     const char *fj = trv_json_dump(run->p, failure);
+    settle s;
+    int held = 0, voided = 0, i;
 
     trv_json_bind(run->p, failure);
-    if (pay && strcmp(pay->status, "AUTHORIZED") == 0) {
-        void_quietly(run, pay->provider_ref);
+    if (pay && strcmp(pay->status, "AUTHORIZED") == 0 && pay->provider_ref
+        && strcmp(pay->collected_by, "SERVICE") == 0) {
+        held = 1;
+        voided = void_authorization(run, pay->provider_ref, run->b->use_payment_sdk, &s);
     }
     if (!begin(run, &c)) {
         return db_failed(run, c, 335, "recording a failed booking");
     }
-    if ((pay && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
-        || trv_fstore_book_failed(c, run->p, run->b->id, fj, &b) != APR_SUCCESS) {
+    if (trv_fstore_book_failed(c, run->p, run->b->id, fj, &b) != APR_SUCCESS) {
         return db_failed(run, c, 336, "recording a failed booking");
     }
     if (!b) {
         return lost(run, c);
+    }
+    /* Intents of earlier attempts first (the payment's own is AUTHORIZED,
+     * not among them); a payment not voided yet stays AUTHORIZED until
+     * the job voids it. */
+    if (trv_fintent_release_others(c, run->p, run->b->id, NULL, &others) != APR_SUCCESS) {
+        return db_failed(run, c, 336, "recording a failed booking");
+    }
+    for (i = 0; i < others->nelts; i++) {
+        if (trv_fintent_schedule(c, run->p, &APR_ARRAY_IDX(others, i, trv_frelease),
+                                 run->request_id) != APR_SUCCESS) {
+            return db_failed(run, c, 336, "recording a failed booking");
+        }
+    }
+    if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+        || (held && apply_settle(run, c, &s) != APR_SUCCESS)) {
+        return db_failed(run, c, 336, "recording a failed booking");
     }
     if (trv_flight_emit(c, run->p, b, TRV_EV_FAILED) != APR_SUCCESS || !commit(run, c)) {
         return db_failed(run, c, 337, "recording a failed booking");
@@ -321,18 +436,255 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
 
 /* ---- authorizing ---- */
 
-static trv_book_outcome step_authorize(trv_book_run *run)
+/* The authorization intent this attempt authorizes with, recorded before
+ * the call: the attempt's own (a takeover of a step whose process died),
+ * else the one an unanswered earlier attempt left for this instrument and
+ * amount (its key finds the authorization the provider made late, or
+ * makes it now: the customer is authorized once), else a new one. Any
+ * other unsettled intent of the booking will not be used: released now. */
+static trv_book_outcome take_intent(trv_book_run *run, const trv_money *total,
+                                    trv_fintent **in)
 {
-    trv_pay_ctx pc;
-    trv_pay_err err = {0};
-    json_t *auth = NULL;
-    trv_money total, authorized;
-    trv_up_status st;
-    const char *why, *auth_id;
+    const trv_fbooking *bk = run->b;
+    const char *instrument = bk->payment_instrument_id;
+    apr_array_header_t *others;
+    trv_dbc *c;
+    int held = 0, i;
+
+    *in = NULL;
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 1252, "recording the authorization intent");
+    }
+    if (trv_fintent_lock_step(c, run->p, bk->id, run->owner, &held) != APR_SUCCESS) {
+        return db_failed(run, c, 1252, "recording the authorization intent");
+    }
+    if (!held) {
+        return lost(run, c);
+    }
+    if (trv_fintent_own(c, run->p, bk->id, bk->book_attempt, in) != APR_SUCCESS
+        || (!*in && trv_fintent_reuse(c, run->p, bk->id, bk->book_attempt, instrument,
+                                      total->currency, bk->total_amount, in) != APR_SUCCESS)
+        || (!*in && trv_fintent_insert(c, run->p, bk->id, bk->book_attempt, instrument,
+                                       total->currency, bk->total_amount, in)
+                    != APR_SUCCESS)) {
+        return db_failed(run, c, 1253, "recording the authorization intent");
+    }
+    if (!*in) {
+        c->error = "the attempt's authorization key is taken";
+        return db_failed(run, c, 1253, "recording the authorization intent");
+    }
+    if (trv_fintent_release_others(c, run->p, bk->id, (*in)->id, &others) != APR_SUCCESS) {
+        return db_failed(run, c, 1254, "releasing unused authorization intents");
+    }
+    for (i = 0; i < others->nelts; i++) {
+        if (trv_fintent_schedule(c, run->p, &APR_ARRAY_IDX(others, i, trv_frelease),
+                                 run->request_id) != APR_SUCCESS) {
+            return db_failed(run, c, 1254, "releasing unused authorization intents");
+        }
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 1255, "recording the authorization intent");
+    }
+    if (strcmp((*in)->key, apr_psprintf(run->p, "%s:authorize:%d", bk->id,
+                                        bk->book_attempt)) != 0) {
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(1256) "booking %s: authorizing with the unresolved key %s",
+                    bk->id, (*in)->key);
+    }
+    if (others->nelts > 0) {
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(1257) "booking %s: %d unresolved authorization(s) of another "
+                    "instrument or amount to release", bk->id, others->nelts);
+    }
+    return TRV_BOOK_RETRY;
+}
+
+/* Records the authorization as the booking's payment and moves on to
+ * ordering. intent_id: the intent it settles (NULL: an SDK payment). */
+static trv_book_outcome record_authorization(trv_book_run *run, const trv_money *total,
+                                             const json_t *auth, const char *intent_id)
+{
     trv_fpayment pay;
     trv_dbc *c;
     trv_fbooking *b;
-    int inserted;
+    int inserted, updated = 1;
+
+    memset(&pay, 0, sizeof(pay));
+    pay.id = trv_id_new(run->p, "pay");
+    pay.booking_id = run->b->id;
+    pay.status = "AUTHORIZED";
+    pay.currency = total->currency;
+    pay.amount = run->b->total_amount;
+    pay.collected_by = "SERVICE";
+    pay.provider_ref = trv_json_str(auth, "id");
+    pay.card = card_of(auth);
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 349, "recording the authorization");
+    }
+    if (trv_fstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
+        || (intent_id && trv_fintent_authorized(c, run->p, intent_id, pay.provider_ref,
+                                                &updated) != APR_SUCCESS)
+        || trv_fstore_phase(c, run->p, run->b->id, "authorizing", run->owner, "ordering",
+                            run->owner, trv_book_phase_budget(run->env, run->b, "ordering"),
+                            NULL, NULL, &b) != APR_SUCCESS) {
+        return db_failed(run, c, 350, "recording the authorization");
+    }
+    if (!b || !updated) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 351, "recording the authorization");
+    }
+    run->b = b;
+    return TRV_BOOK_RETRY; /* go on to ordering */
+}
+
+/* The amount authorized must be the booking's total. */
+static int covers(const json_t *auth, const trv_money *total)
+{
+    trv_money authorized;
+    const char *why;
+    return trv_money_from_json(json_object_get(auth, "amount"), &authorized, &why)
+               == APR_SUCCESS
+        && strcmp(authorized.currency, total->currency) == 0
+        && authorized.minor >= total->minor;
+}
+
+/* A saved instrument: the service authorizes it with the intent's key. */
+static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
+                                             const trv_money *total)
+{
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_fintent *in;
+    trv_up_status st;
+    const char *auth_id, *status;
+    settle s;
+    trv_book_outcome out = take_intent(run, total, &in);
+
+    if (out != TRV_BOOK_RETRY) {
+        return out;
+    }
+    st = trv_payment_adapter.authorize(pc, in->instrument, total, in->key, &auth, &err);
+    run->message = err.message;
+    switch (st) {
+    case TRV_UP_OK:
+        break;
+    case TRV_UP_DECLINED:
+        settle_resolved(&s, in->id, "declined");
+        return revert(run, TRV_BOOK_DECLINED, &s);
+    case TRV_UP_NOT_FOUND:
+        settle_resolved(&s, in->id, "not_found");
+        return revert(run, TRV_BOOK_BAD_INSTRUMENT, &s);
+    case TRV_UP_REJECTED:
+        settle_resolved(&s, in->id, "rejected");
+        return revert(run, TRV_BOOK_BAD_INSTRUMENT, &s);
+    case TRV_UP_UNAVAILABLE:
+        /* The provider answered an error or could not be reached: it
+         * authorized nothing (core/upstream.h), and a fresh key is better
+         * than one it may have stored that error under. */
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(348) "booking %s: payment provider %s: %s", run->b->id,
+                    trv_up_status_name(st), err.message ? err.message : "");
+        settle_resolved(&s, in->id, "unavailable");
+        return revert(run, TRV_BOOK_UNAVAILABLE, &s);
+    case TRV_UP_TIMEOUT:
+        /* An authorization may exist: the intent keeps its key for the
+         * next attempt, or the release job voids what it finds. */
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(1258) "booking %s: authorize %s unanswered: kept for the next "
+                    "attempt or released in %" APR_TIME_T_FMT " s", run->b->id, in->key,
+                    apr_time_sec(trv_book_release_grace(run->env)));
+        settle_unresolved(run, &s, in->id);
+        return revert(run, TRV_BOOK_TIMEOUT, &s);
+    default:
+        /* An answer that is not an authorization: one may exist. */
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(348) "booking %s: payment provider %s: %s", run->b->id,
+                    trv_up_status_name(st), err.message ? err.message : "");
+        settle_unresolved(run, &s, in->id);
+        return revert(run, TRV_BOOK_UNAVAILABLE, &s);
+    }
+    auth_id = trv_json_str(auth, "id");
+    status = trv_json_str(auth, "status");
+    if (!auth_id || !status) {
+        run->message = "the payment provider answered without an authorization id";
+        settle_unresolved(run, &s, in->id);
+        return revert(run, TRV_BOOK_UNAVAILABLE, &s);
+    }
+    if (strcmp(status, "AUTHORIZED") != 0) {
+        /* Its key answered an authorization that is voided (or, never
+         * by this service, captured): the next attempt starts afresh. */
+        run->message = apr_psprintf(run->p, "the payment provider's authorization %s is %s",
+                                    auth_id, status);
+        settle_resolved(&s, in->id, strcmp(status, "VOIDED") == 0 ? "voided" : "captured");
+        s.provider_ref = auth_id;
+        return revert(run, TRV_BOOK_UNAVAILABLE, &s);
+    }
+    if (!covers(auth, total)) {
+        run->message = "the authorized amount is not the booking's total_amount";
+        void_authorization(run, auth_id, 0, &s);
+        s.intent_id = in->id;
+        return revert(run, TRV_BOOK_NOT_PAID, &s);
+    }
+    return record_authorization(run, total, auth, in->id);
+}
+
+/* An SDK payment: the customer's device authorized the session, the
+ * service looks it up (a read: nothing to settle when it goes
+ * unanswered). */
+static trv_book_outcome authorize_sdk(trv_book_run *run, trv_pay_ctx *pc,
+                                      const trv_money *total)
+{
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_up_status st;
+    const char *auth_id, *status;
+    settle s;
+
+    st = trv_payment_adapter.sdk_authorization(pc, run->b->sdk_token, &auth, &err);
+    run->message = err.message;
+    switch (st) {
+    case TRV_UP_OK:
+        break;
+    case TRV_UP_NOT_FOUND:
+        return revert(run, TRV_BOOK_NOT_PAID, NULL);
+    case TRV_UP_DECLINED:
+        return revert(run, TRV_BOOK_DECLINED, NULL);
+    case TRV_UP_REJECTED:
+        return revert(run, TRV_BOOK_BAD_INSTRUMENT, NULL);
+    case TRV_UP_TIMEOUT:
+        return revert(run, TRV_BOOK_TIMEOUT, NULL);
+    default:
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(348) "booking %s: payment provider %s: %s", run->b->id,
+                    trv_up_status_name(st), err.message ? err.message : "");
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    auth_id = trv_json_str(auth, "id");
+    status = trv_json_str(auth, "status");
+    if (!auth_id || !status) {
+        run->message = "the payment provider answered without an authorization id";
+        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
+    }
+    if (strcmp(status, "AUTHORIZED") != 0) {
+        run->message = apr_psprintf(run->p, "the SDK payment's authorization is %s", status);
+        return revert(run, TRV_BOOK_NOT_PAID, NULL);
+    }
+    if (!covers(auth, total)) {
+        /* It can never pay this booking: released now (or, if the
+         * provider does not void it now, when the booking expires). */
+        run->message = "the authorized amount is not the booking's total_amount";
+        void_authorization(run, auth_id, 1, &s);
+        return revert(run, TRV_BOOK_NOT_PAID, NULL);
+    }
+    return record_authorization(run, total, auth, NULL);
+}
+
+static trv_book_outcome step_authorize(trv_book_run *run)
+{
+    trv_pay_ctx pc;
+    trv_money total;
 
     if (!booking_total(run->b, &total)) {
         run->message = "the booking has no price";
@@ -345,73 +697,8 @@ static trv_book_outcome step_authorize(trv_book_run *run)
         run->message = "no payment provider is configured";
         return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
     }
-    if (run->b->use_payment_sdk) {
-        st = trv_payment_adapter.sdk_authorization(&pc, run->b->sdk_token, &auth, &err);
-    }
-    else {
-        st = trv_payment_adapter.authorize(&pc, run->b->payment_instrument_id, &total,
-                                           key(run, "authorize"), &auth, &err);
-    }
-    run->message = err.message;
-    switch (st) {
-    case TRV_UP_OK:
-        break;
-    case TRV_UP_DECLINED:
-        return revert(run, TRV_BOOK_DECLINED, NULL);
-    case TRV_UP_NOT_FOUND:
-        return revert(run, run->b->use_payment_sdk ? TRV_BOOK_NOT_PAID
-                                                   : TRV_BOOK_BAD_INSTRUMENT, NULL);
-    case TRV_UP_REJECTED:
-        return revert(run, TRV_BOOK_BAD_INSTRUMENT, NULL);
-    case TRV_UP_TIMEOUT:
-        /* An authorization may exist: the same key finds it next time,
-         * and unused it lapses at the provider. */
-        return revert(run, TRV_BOOK_TIMEOUT, NULL);
-    default:
-        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
-                    TRVLOGNO(348) "booking %s: payment provider %s: %s", run->b->id,
-                    trv_up_status_name(st), err.message ? err.message : "");
-        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
-    }
-    auth_id = trv_json_str(auth, "id");
-    if (!auth_id) {
-        run->message = "the payment provider answered without an authorization id";
-        return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
-    }
-    /* The amount authorized must be the booking's total (an SDK payment is
-     * made on the customer's device). */
-    if (trv_money_from_json(json_object_get(auth, "amount"), &authorized, &why) != APR_SUCCESS
-        || strcmp(authorized.currency, total.currency) != 0
-        || authorized.minor < total.minor) {
-        run->message = "the authorized amount is not the booking's total_amount";
-        return revert(run, TRV_BOOK_NOT_PAID, auth_id);
-    }
-    memset(&pay, 0, sizeof(pay));
-    pay.id = trv_id_new(run->p, "pay");
-    pay.booking_id = run->b->id;
-    pay.status = "AUTHORIZED";
-    pay.currency = total.currency;
-    pay.amount = run->b->total_amount;
-    pay.collected_by = "SERVICE";
-    pay.provider_ref = auth_id;
-    pay.card = card_of(auth);
-    if (!begin(run, &c)) {
-        return db_failed(run, c, 349, "recording the authorization");
-    }
-    if (trv_fstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
-        || trv_fstore_phase(c, run->p, run->b->id, "authorizing", run->owner, "ordering",
-                            run->owner, trv_book_phase_budget(run->env, run->b, "ordering"),
-                            NULL, NULL, &b) != APR_SUCCESS) {
-        return db_failed(run, c, 350, "recording the authorization");
-    }
-    if (!b) {
-        return lost(run, c);
-    }
-    if (!commit(run, c)) {
-        return db_failed(run, c, 351, "recording the authorization");
-    }
-    run->b = b;
-    return TRV_BOOK_RETRY; /* go on to ordering */
+    return run->b->use_payment_sdk ? authorize_sdk(run, &pc, &total)
+                                   : authorize_instrument(run, &pc, &total);
 }
 
 /* ---- ordering ---- */
@@ -539,7 +826,7 @@ static trv_book_outcome step_order(trv_book_run *run)
     sup = trv_flight_supplier_for(run->env, run->p, run->request_id, run->b->supplier, &sc);
     if (!sup) {
         run->message = "the supplier is not configured";
-        return revert(run, TRV_BOOK_UNAVAILABLE, pay ? pay->provider_ref : NULL);
+        return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
     }
     if (trv_book_service_pays(run->b)) {
         if (!pay) {
@@ -568,7 +855,7 @@ static trv_book_outcome step_order(trv_book_run *run)
         trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
                     TRVLOGNO(359) "booking %s: %s book unavailable: %s", run->b->id,
                     run->b->supplier, err.message ? err.message : "");
-        return revert(run, TRV_BOOK_UNAVAILABLE, pay ? pay->provider_ref : NULL);
+        return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
     default:
         /* No answer in time (or nonsense): the order may exist or not. */
         return to_unknown(run, "ordering");

@@ -13,8 +13,12 @@
  *
  * Every call out carries an idempotency key derived from the booking id and
  * the attempt, so a step run twice (a takeover, a lease that ran out) makes
- * one authorization, one order and one capture. No database connection is
- * held during a call out. */
+ * one authorization, one order and one capture. The authorize key is
+ * recorded before the call (an authorization intent, intents.h) and kept
+ * while its outcome is unknown: the next attempt with the same instrument
+ * authorizes with it again, and an intent nobody uses is voided by the
+ * flight.payment.release job, so an unanswered authorize never leaves an
+ * authorization held. No database connection is held during a call out. */
 #ifndef TRV_FLIGHT_BOOK_H
 #define TRV_FLIGHT_BOOK_H
 
@@ -58,6 +62,13 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run);
 /* A book step's deadline for this booking's supplier. */
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
                                           const char *phase);
+
+/* How long an authorization whose authorize call went unanswered waits
+ * for the booking's next attempt with the same instrument before the
+ * flight.payment.release job voids it: twice the payment provider's
+ * timeout (a client that got the 504 has had as long again to book
+ * again). */
+apr_interval_time_t trv_book_release_grace(const trv_env *env);
 
 /* Whether the service collects the payment (SUPPLIER_A) or the supplier
  * does (SUPPLIER_B). */

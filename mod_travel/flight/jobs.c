@@ -1,6 +1,7 @@
 #include "jobs.h"
 #include "book.h"
 #include "events.h"
+#include "intents.h"
 #include "owner.h"
 #include "state.h"
 #include "store.h"
@@ -26,6 +27,9 @@ static int max_attempts(const char *kind)
     }
     if (strcmp(kind, TRV_FJOB_SYNC) == 0) {
         return TRV_FJOB_SYNC_MAX;
+    }
+    if (strcmp(kind, TRV_FJOB_RELEASE) == 0) {
+        return TRV_FJOB_RELEASE_MAX;
     }
     return TRV_FJOB_EXPIRE_MAX;
 }
@@ -270,12 +274,56 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 
 /* ---- flight.booking.expire ---- */
 
+/* An EXPIRED booking uses no authorization any more: its unsettled
+ * intents, and the SDK session the customer may have paid without
+ * booking, go to the release job (which retries until they are voided). */
+static void release_expired(trv_env *env, apr_pool_t *p, const trv_job *job,
+                            const trv_fbooking *e, trv_job_result *res)
+{
+    apr_array_header_t *rels;
+    trv_frelease sdk = {0};
+    trv_dbc *c;
+    int i, ok;
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    ok = trv_db_begin(c, p) == APR_SUCCESS
+         && trv_fintent_release_others(c, p, e->id, NULL, &rels) == APR_SUCCESS
+         && (!e->use_payment_sdk || !e->sdk_token || !e->total_amount || !e->currency
+             || trv_fintent_sdk_release(c, p, e->id, e->book_attempt, e->currency,
+                                        e->total_amount, NULL, &sdk) == APR_SUCCESS)
+         && trv_fintent_schedule(c, p, &sdk, job_rid(job)) == APR_SUCCESS;
+    for (i = 0; ok && i < rels->nelts; i++) {
+        ok = trv_fintent_schedule(c, p, &APR_ARRAY_IDX(rels, i, trv_frelease), job_rid(job))
+             == APR_SUCCESS;
+    }
+    if (!ok || trv_db_commit(c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "releasing the authorizations of %s: %s", e->id,
+                                  c->error);
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+    }
+    trv_db_close(env->db, c);
+}
+
 void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
     trv_fbooking *b = load(env, p, job, res), *e = NULL;
     trv_dbc *c;
-    if (!b || strcmp(b->status, TRV_FB_READY) != 0) {
+    if (!b) {
+        return;
+    }
+    if (strcmp(b->status, TRV_FB_EXPIRED) == 0) {
+        /* Expired by a request that read it first. */
+        release_expired(env, p, job, b, res);
+        return;
+    }
+    if (strcmp(b->status, TRV_FB_READY) != 0) {
         return;
     }
     if (!b->past_expiry) {
@@ -295,19 +343,14 @@ void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = apr_psprintf(p, "expiring: %s", c->error);
     }
     trv_db_close(env->db, c);
-    if (e && e->use_payment_sdk && e->sdk_token) {
-        /* A checkout the customer paid but never booked: release it. */
-        trv_pay_ctx pc;
-        trv_pay_err err = {0};
-        json_t *auth = NULL;
-        if (trv_flight_payment_ctx(env, p, job_rid(job), &pc)
-            && trv_payment_adapter.sdk_authorization(&pc, e->sdk_token, &auth, &err)
-               == TRV_UP_OK
-            && trv_json_str(auth, "id")
-            && strcmp(trv_json_str(auth, "status") ? trv_json_str(auth, "status") : "",
-                      "AUTHORIZED") == 0) {
-            trv_payment_adapter.void_auth(&pc, trv_json_str(auth, "id"), &auth, &err);
-        }
+    if (e && strcmp(e->status, TRV_FB_EXPIRED) == 0) {
+        release_expired(env, p, job, e, res);
+    }
+    else if (!e && res->outcome != TRV_JOB_RETRY) {
+        /* Moved on meanwhile (expired by a request, or booked): look again. */
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = apr_time_from_sec(1);
+        res->error = "moved on meanwhile";
     }
 }
 

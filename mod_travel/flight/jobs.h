@@ -9,8 +9,12 @@
  *   flight.booking.expire    READY_FOR_COMPLETE -> EXPIRED at expires_at
  *   flight.prebook.watchdog  fails a prebook whose request died
  *   flight.order.sync        reads the order again (airline changes)
- * Each payload is {"id": <booking or payment id>, "request_id": <the
- * request that caused it>} (+ "attempt" for cancel). */
+ *   flight.payment.release   voids an authorization no booking will use:
+ *                            one whose authorize went unanswered and was not
+ *                            taken up by the next attempt, or whose void
+ *                            failed (release.c, intents.h)
+ * Each payload is {"id": <booking, payment or intent id>, "request_id":
+ * <the request that caused it>} (+ "attempt" for cancel and release). */
 #ifndef TRV_FLIGHT_JOBS_H
 #define TRV_FLIGHT_JOBS_H
 
@@ -23,6 +27,7 @@
 #define TRV_FJOB_EXPIRE "flight.booking.expire"
 #define TRV_FJOB_PREBOOK_WATCH "flight.prebook.watchdog"
 #define TRV_FJOB_SYNC "flight.order.sync"
+#define TRV_FJOB_RELEASE "flight.payment.release"
 
 #define TRV_FJOB_COMPLETE_MAX 2000
 #define TRV_FJOB_SETTLE_MAX 30
@@ -31,6 +36,7 @@
 #define TRV_FJOB_EXPIRE_MAX 10
 #define TRV_FJOB_PREBOOK_WATCH_MAX 10
 #define TRV_FJOB_SYNC_MAX 3
+#define TRV_FJOB_RELEASE_MAX 40
 
 /* Enqueues kind for id inside the caller's transaction, deduplicated by
  * kind:id(:attempt) while one is queued or running. attempt < 0: none. */
@@ -51,5 +57,7 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                                 trv_job_result *res);
 void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                        trv_job_result *res);
+void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                          trv_job_result *res);
 
 #endif

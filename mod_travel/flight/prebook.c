@@ -32,6 +32,7 @@ typedef struct prebook_ctx {
     trv_offer_ref offer;
     const char *key;
     const char *hash;
+    json_t *pax;        /* the passengers as stored: each with its psg_ id */
     const trv_flight_supplier *sup;
     trv_flight_ctx sc;
 } prebook_ctx;
@@ -317,7 +318,6 @@ static void bind_offer(prebook_ctx *x, const char *id)
     trv_fbooking *b;
     apr_time_t exp;
     int bad = 0;
-    size_t i;
     trv_up_status st;
 
     st = x->sup->prebook(&x->sc, x->offer.ref, x->in.passengers, x->in.contact,
@@ -353,11 +353,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
                 "expiry");
         return;
     }
-    /* Our passenger ids, in the order given. */
-    pax = trv_json_bind(p, json_deep_copy(x->in.passengers));
-    for (i = 0; i < json_array_size(pax); i++) {
-        json_object_set_new(json_array_get(pax, i), "id", json_string(trv_id_new(p, "psg")));
-    }
+    pax = x->pax;
     journeys = trv_json_bind(p, journeys_with_ids(p, priced, pax));
     services = trv_json_bind(p, services_with_ids(p, priced, pax, journeys));
     if (x->in.use_payment_sdk) {
@@ -429,6 +425,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     trv_fprebook_row row;
     trv_dbc *c;
     int inserted = 0;
+    size_t i;
 
     memset(&x, 0, sizeof(x));
     x.req = req;
@@ -491,6 +488,15 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         return;
     }
 
+    /* Our passenger ids, in the order given, from the first row on: a
+     * booking FAILED at the supplier (or by the watchdog) names its
+     * passengers as a CONFIRMED one does. */
+    x.pax = trv_json_bind(req->pool, json_deep_copy(x.in.passengers));
+    for (i = 0; i < json_array_size(x.pax); i++) {
+        json_object_set_new(json_array_get(x.pax, i), "id",
+                            json_string(trv_id_new(req->pool, "psg")));
+    }
+
     memset(&row, 0, sizeof(row));
     row.id = trv_id_new(req->pool, "bkg");
     row.org_id = req->org_id;
@@ -501,7 +507,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     row.offer_reference = x.offer.ref;
     row.use_payment_sdk = x.in.use_payment_sdk;
     row.contact = trv_json_dump(req->pool, x.in.contact);
-    row.passengers = trv_json_dump(req->pool, x.in.passengers);
+    row.passengers = trv_json_dump(req->pool, x.pax);
     if (!trv_fapi_open(req, resp, &c, 318, "starting a prebook")) {
         return;
     }

@@ -406,15 +406,18 @@ static const trv_stmt revert_stmt = {"trv_flight_book_revert",
     "phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
-static const trv_stmt drop_voided_stmt = {"trv_flight_payment_drop_voided",
-    "DELETE FROM flight_payments WHERE booking_id = %s AND status = 'VOIDED'"};
+/* A READY_FOR_COMPLETE booking has no payment: the attempt's payment row
+ * goes (its authorization voided, or kept by an SDK session, or settled
+ * by its authorization intent: intents.h). */
+static const trv_stmt drop_uncaptured_stmt = {"trv_flight_payment_drop_uncaptured",
+    "DELETE FROM flight_payments WHERE booking_id = %s AND status <> 'CAPTURED'"};
 
 apr_status_t trv_fstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
                                     const char *owner, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, owner));
     if (rv == APR_SUCCESS && *out) {
-        rv = trv_db_exec(c, p, &drop_voided_stmt, NULL, TRV_DB_ARGS(id));
+        rv = trv_db_exec(c, p, &drop_uncaptured_stmt, NULL, TRV_DB_ARGS(id));
     }
     return with_payments(c, p, rv, *out);
 }

@@ -99,8 +99,8 @@ apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const c
                               const char *owner_was, const char *to, const char *owner,
                               apr_interval_time_t deadline, const char *supplier_reference,
                               const char *airline_pnr, trv_fbooking **out);
-/* Back to READY_FOR_COMPLETE: the attempt changed nothing (its voided
- * payment is removed). */
+/* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
+ * row, which was never captured, is removed). */
 apr_status_t trv_fstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
                                     const char *owner, trv_fbooking **out);
 apr_status_t trv_fstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,

@@ -42,6 +42,7 @@ const trv_job_kind *trv_gateway_job_kinds(void)
         {TRV_FJOB_EXPIRE, trv_fjob_expire_run, TRV_FJOB_EXPIRE_MAX},
         {TRV_FJOB_PREBOOK_WATCH, trv_fjob_prebook_watch_run, TRV_FJOB_PREBOOK_WATCH_MAX},
         {TRV_FJOB_SYNC, trv_fjob_sync_run, TRV_FJOB_SYNC_MAX},
+        {TRV_FJOB_RELEASE, trv_fjob_release_run, TRV_FJOB_RELEASE_MAX},
         {NULL, NULL, 0},
     };
     return kinds;

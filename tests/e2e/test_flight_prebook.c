@@ -286,7 +286,35 @@ static void supplier_refuses_the_prebook(void **state)
     assert_true(strlen(fe_s(json_object_get(fe_data(r), "failure"), "description")) > 0);
     snprintf(id, sizeof(id), "%s", fe_s(fe_data(r), "id"));
     assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
+    /* Its passengers are stored with their ids, in the order given, as a
+     * booking the supplier accepted has them. */
+    {
+        const json_t *pax = json_object_get(fe_data(r), "passengers");
+        size_t i;
+        assert_int_equal(json_array_size(pax), 2);
+        assert_string_equal(fe_s(json_array_get(pax, 0), "first_name"), "Bo");
+        assert_string_equal(fe_s(json_array_get(pax, 1), "first_name"), "Ada");
+        for (i = 0; i < 2; i++) {
+            const char *pid = fe_s(json_array_get(pax, i), "id");
+            if (!pid || strncmp(pid, "psg_", 4) != 0 || strlen(pid) != 40) {
+                fail_msg("passenger %zu of FAILED booking %s has no psg_ id: %s", i, id,
+                         r->body);
+            }
+        }
+        assert_string_not_equal(fe_s(json_array_get(pax, 0), "id"),
+                                fe_s(json_array_get(pax, 1), "id"));
+    }
     e2e_free(r);
+    /* Reading the booking shows them too. */
+    {
+        char path[256];
+        snprintf(path, sizeof(path), "/v1/flight/bookings/%s", id);
+        r = e2e_get(key, path);
+        fe_expect(r, 200, "reading the FAILED booking");
+        assert_true(json_is_string(json_object_get(
+            json_array_get(json_object_get(fe_data(r), "passengers"), 1), "id")));
+        e2e_free(r);
+    }
     free(idem);
 }
 

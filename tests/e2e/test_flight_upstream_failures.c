@@ -730,9 +730,10 @@ static void no_answer_in_time_is_504(void **state)
                         "AUTHORIZED");
 
     /* Afterwards: the same prebook key works; the booking whose
-     * authorization went unanswered books and is charged once (the
-     * provider's late authorization, made meanwhile, is not captured);
-     * the capture is settled once. */
+     * authorization went unanswered books and is charged once (with the
+     * same key, so the provider's late authorization, made meanwhile, is
+     * the one captured: test_flight_authorization_release.c); the capture
+     * is settled once. */
     {
         char *rid = rid_new("prebook-after");
         e2e_resp *r = call(rid, "POST", "/v1/flight/prebook", c[T_PREBOOK_A].body, idem_a);

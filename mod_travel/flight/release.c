@@ -1,0 +1,210 @@
+/* flight.payment.release: voids an authorization no booking will use, so
+ * the customer's funds are not held until the authorization lapses.
+ *
+ * The job takes an UNRESOLVED intent once it is due (RELEASING; a book
+ * attempt taking the intent at the same moment gets it instead, and this
+ * job stands down), then finds the authorization:
+ *   - known (a void that failed earlier): that one;
+ *   - a saved instrument: authorize again with the intent's own
+ *     idempotency key and body, so the provider answers the authorization
+ *     it made when the first call went unanswered (or makes it now);
+ *   - an SDK session: the session's authorization, once the booking is
+ *     FAILED or EXPIRED (until then the session is the booking's only way
+ *     to pay).
+ * and voids it. Declined, refused or unknown answers mean nothing is held.
+ * Anything else (no answer, the provider down) is retried with backoff:
+ * RELEASING is resumed by the next run. The outcome is written on the
+ * intent (RESOLVED) and on the booking's payment row if it names it. */
+#include "jobs.h"
+#include "intents.h"
+#include "state.h"
+#include "upstreams.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static const char *job_rid(const trv_job *job)
+{
+    const char *rid = trv_json_str(job->payload, "request_id");
+    return rid ? rid : "-";
+}
+
+static void retry(trv_job_result *res, apr_interval_time_t in, const char *why)
+{
+    res->outcome = TRV_JOB_RETRY;
+    res->retry_in = in;
+    res->error = why;
+}
+
+/* Whether an SDK session's booking can still pay with it. */
+static int sdk_in_use(const trv_fintent *in)
+{
+    return !in->booking_past_expiry && strcmp(in->booking_status, TRV_FB_FAILED) != 0
+           && strcmp(in->booking_status, TRV_FB_EXPIRED) != 0;
+}
+
+/* Records the outcome: the intent RESOLVED, and a payment row naming the
+ * voided authorization VOIDED. */
+static void resolve(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_fintent *in,
+                    const char *outcome, const char *auth_id, trv_job_result *res)
+{
+    trv_dbc *c;
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        retry(res, 0, "database unavailable");
+        return;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS
+        || trv_fintent_resolved(c, p, in->id, outcome, auth_id) != APR_SUCCESS
+        || (auth_id && strcmp(outcome, "voided") == 0
+            && trv_fintent_payment_voided(c, p, in->booking_id, auth_id) != APR_SUCCESS)
+        || trv_db_commit(c) != APR_SUCCESS) {
+        retry(res, 0, apr_psprintf(p, "recording the release of %s: %s", in->id, c->error));
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        trv_db_close(env->db, c);
+        return;
+    }
+    trv_db_close(env->db, c);
+    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+                TRVLOGNO(1260) "booking %s: authorization intent %s released: %s%s%s",
+                in->booking_id, in->id, outcome, auth_id ? " " : "", auth_id ? auth_id : "");
+}
+
+/* Asks the provider which authorization the intent made: *auth (NULL with
+ * *outcome set when there is none). 0: ask again later. */
+static int reveal(trv_pay_ctx *pc, const trv_fintent *in, json_t **auth, const char **outcome,
+                  trv_job_result *res)
+{
+    trv_pay_err err = {0};
+    trv_money amount;
+    trv_up_status st;
+    *auth = NULL;
+    *outcome = NULL;
+    if (in->key) {
+        int e = trv_currency_exponent(in->currency);
+        if (e < 0 || trv_money_parse_decimal(in->amount, e, &amount.minor) != APR_SUCCESS) {
+            *outcome = "unreadable";
+            return 1;
+        }
+        memcpy(amount.currency, in->currency, 4);
+        st = trv_payment_adapter.authorize(pc, in->instrument, &amount, in->key, auth, &err);
+    }
+    else {
+        st = trv_payment_adapter.sdk_authorization(pc, in->sdk_token, auth, &err);
+    }
+    switch (st) {
+    case TRV_UP_OK:
+        if (!trv_json_str(*auth, "id")) {
+            retry(res, 0, "the provider answered without an authorization id");
+            return 0;
+        }
+        return 1;
+    case TRV_UP_DECLINED:
+        *outcome = "declined";
+        return 1;
+    case TRV_UP_NOT_FOUND:
+        *outcome = "not_found";
+        return 1;
+    case TRV_UP_REJECTED:
+        *outcome = "rejected";
+        return 1;
+    default:
+        retry(res, 0, apr_psprintf(pc->pool, "payment provider: %s: %s",
+                                   trv_up_status_name(st), err.message ? err.message : ""));
+        return 0;
+    }
+}
+
+void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                          trv_job_result *res)
+{
+    const char *id = trv_json_str(job->payload, "id"), *auth_id, *outcome, *status;
+    trv_fintent *in = NULL;
+    trv_pay_ctx pc;
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_up_status st;
+    trv_dbc *c;
+    int claimed = 0;
+
+    if (!id) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload has no id";
+        return;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        retry(res, 0, "database unavailable");
+        return;
+    }
+    if (trv_fintent_get(c, p, id, &in) != APR_SUCCESS) {
+        retry(res, 0, apr_psprintf(p, "reading intent %s: %s", id, c->error));
+        trv_db_close(env->db, c);
+        return;
+    }
+    if (in && strcmp(in->status, TRV_FINTENT_UNRESOLVED) == 0) {
+        if (!in->key && sdk_in_use(in)) {
+            trv_db_close(env->db, c);
+            retry(res, apr_time_from_sec(30), "the booking may still pay with its SDK session");
+            return;
+        }
+        if (in->release_in > 0) {
+            trv_db_close(env->db, c);
+            retry(res, in->release_in + apr_time_from_msec(50), "not due yet");
+            return;
+        }
+        if (trv_fintent_claim(c, p, id, &claimed) != APR_SUCCESS) {
+            retry(res, 0, apr_psprintf(p, "taking intent %s: %s", id, c->error));
+            trv_db_close(env->db, c);
+            return;
+        }
+    }
+    trv_db_close(env->db, c);
+    /* Taken up by a book attempt, settled, or someone else's to release. */
+    if (!in || (!claimed && strcmp(in->status, TRV_FINTENT_RELEASING) != 0)) {
+        return;
+    }
+    if (!trv_flight_payment_ctx(env, p, job_rid(job), &pc)) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "no TravelPaymentProvider is configured";
+        return;
+    }
+    auth_id = in->provider_ref;
+    if (!auth_id) {
+        if (!reveal(&pc, in, &auth, &outcome, res)) {
+            return;
+        }
+        if (outcome) {
+            /* Nothing was authorized: nothing is held. */
+            resolve(env, p, job, in, outcome, NULL, res);
+            return;
+        }
+        auth_id = trv_json_str(auth, "id");
+        status = trv_json_str(auth, "status");
+        if (status && strcmp(status, "VOIDED") == 0) {
+            resolve(env, p, job, in, "voided", auth_id, res);
+            return;
+        }
+    }
+    st = trv_payment_adapter.void_auth(&pc, auth_id, &auth, &err);
+    switch (st) {
+    case TRV_UP_OK:
+        resolve(env, p, job, in, "voided", auth_id, res);
+        return;
+    case TRV_UP_NOT_FOUND:
+        resolve(env, p, job, in, "not_found", auth_id, res);
+        return;
+    case TRV_UP_REJECTED:
+        /* Not voidable: it was captured, which the service never does to
+         * an authorization no booking uses. An operator looks at it. */
+        trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+                    TRVLOGNO(1261) "booking %s: authorization %s cannot be voided: %s",
+                    in->booking_id, auth_id, err.message ? err.message : "refused");
+        resolve(env, p, job, in, "rejected", auth_id, res);
+        return;
+    default:
+        retry(res, 0, apr_psprintf(p, "voiding %s: %s: %s", auth_id, trv_up_status_name(st),
+                                   err.message ? err.message : ""));
+    }
+}
