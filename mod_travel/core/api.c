@@ -12,11 +12,19 @@ void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta
     resp->meta = trv_json_bind(req->pool, meta);
 }
 
+void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json,
+                 json_t *meta)
+{
+    trv_ok(req, resp, status, NULL, meta);
+    resp->data_text = data_json;
+}
+
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)
 {
     resp->status = status;
     resp->data = resp->meta = resp->error = NULL;
     resp->error_code = NULL;
+    resp->data_text = NULL;
     resp->document = trv_json_bind(req->pool, doc);
 }
 
@@ -26,6 +34,7 @@ static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code
     resp->status = status;
     resp->error_code = code;
     resp->data = resp->meta = resp->document = NULL;
+    resp->data_text = NULL;
     resp->error = trv_json_bind(req->pool, trv_error_doc(code, message,
                                                          req->request_id, details));
 }
@@ -84,4 +93,19 @@ json_t *trv_resp_document(const trv_resp *resp)
         json_object_set(doc, "meta", resp->meta);
     }
     return doc;
+}
+
+char *trv_resp_body(apr_pool_t *p, const trv_resp *resp)
+{
+    json_t *doc;
+    char *body;
+    if (resp->data_text && !resp->error && !resp->document) {
+        return apr_pstrcat(p, "{\"data\":", resp->data_text,
+                           resp->meta ? ",\"meta\":" : "",
+                           resp->meta ? trv_json_dump(p, resp->meta) : "", "}", NULL);
+    }
+    doc = trv_resp_document(resp);
+    body = trv_json_dump(p, doc);
+    json_decref(doc);
+    return body;
 }

@@ -36,6 +36,7 @@ typedef struct trv_resp {
     json_t *meta;             /* pool-bound; becomes "meta" when set */
     json_t *error;            /* pool-bound error document, status >= 400 */
     json_t *document;         /* pool-bound; when set, sent as is (no envelope) */
+    const char *data_text;    /* "data" already serialized (stored renderings) */
     const char *error_code;
     apr_table_t *headers;     /* extra response headers (Allow, Location) */
     int data_null;            /* answer {"data": null} */
@@ -45,6 +46,10 @@ typedef void trv_handler_fn(trv_req *req, trv_resp *resp);
 
 /* Success: takes ownership of data and meta (new references, meta may be NULL). */
 void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta);
+/* Success whose data is JSON text already (a list joined from stored
+ * renderings): it goes out as is, without being parsed and printed again. */
+void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json,
+                 json_t *meta);
 /* Answers a whole document of another wire format as is, without the
  * {data, meta} envelope (the sandbox speaks each simulated API's own). */
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc);
@@ -60,5 +65,7 @@ void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
 
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
+/* The body to send, serialized (NULL only when encoding fails). */
+char *trv_resp_body(apr_pool_t *p, const trv_resp *resp);
 
 #endif

@@ -48,6 +48,8 @@ typedef struct trv_fbooking {
     int cancel_attempt;
     int sync_due;              /* CONFIRMED and not read from the supplier lately */
     apr_array_header_t *payments; /* trv_fpayment, oldest first; NULL until loaded */
+    const char *revision;      /* raised by every change to the booking or its payments */
+    const char *list_doc;      /* list: its stored rendering for this revision, if any */
 } trv_fbooking;
 
 #endif

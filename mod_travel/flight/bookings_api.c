@@ -6,6 +6,7 @@
 #include "handlers.h"
 #include "jobs.h"
 #include "render.h"
+#include "core/json.h"
 #include "state.h"
 #include "store.h"
 #include "core/clock.h"
@@ -31,7 +32,8 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     apr_array_header_t *page;
     long total;
     trv_dbc *c;
-    json_t *data;
+    apr_array_header_t *parts;
+    json_t *fresh;
 
     memset(&f, 0, sizeof(f));
     trv_query_known(req->query, known, errs);
@@ -67,17 +69,34 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
         trv_fapi_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
-    trv_db_close(req->env->db, c);
-    data = json_array();
+    /* The page is the stored renderings joined; what is missing is
+     * rendered now and kept for the next read of the same revision. */
+    parts = apr_array_make(req->pool, page->nelts ? page->nelts : 1, sizeof(char *));
+    fresh = trv_json_bind(req->pool, json_array());
     for (i = 0; i < page->nelts; i++) {
-        json_array_append_new(data, trv_fbooking_render(req->pool,
-                                                        APR_ARRAY_IDX(page, i, trv_fbooking *),
-                                                        TRV_RENDER_LIST));
+        trv_fbooking *b = APR_ARRAY_IDX(page, i, trv_fbooking *);
+        const char *doc = b->list_doc;
+        if (!doc) {
+            doc = trv_json_dump(req->pool, trv_json_bind(req->pool,
+                                trv_fbooking_render(req->pool, b, TRV_RENDER_LIST)));
+            json_array_append_new(fresh, json_pack("{s:s,s:s,s:s}", "booking_id", b->id,
+                                                   "revision", b->revision, "list_doc", doc));
+        }
+        APR_ARRAY_PUSH(parts, const char *) = doc;
     }
-    trv_ok(req, resp, 200, data,
-           json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
-                     "offset", (json_int_t)f.offset, "has_more",
-                     f.offset + page->nelts < total, "total", (json_int_t)total));
+    if (json_array_size(fresh) > 0
+        && trv_fstore_keep_list_docs(c, req->pool, fresh) != APR_SUCCESS) {
+        /* Only a cache: the answer stands without it. */
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(306) "keeping rendered bookings failed: %s", c->error);
+    }
+    trv_db_close(req->env->db, c);
+    trv_ok_text(req, resp, 200,
+                apr_pstrcat(req->pool, "[", apr_array_pstrcat(req->pool, parts, ','), "]",
+                            NULL),
+                json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
+                          "offset", (json_int_t)f.offset, "has_more",
+                          f.offset + page->nelts < total, "total", (json_int_t)total));
 }
 
 void trv_flight_get(trv_req *req, trv_resp *resp)

@@ -23,7 +23,7 @@
     "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
     "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, " \
     "b.book_phase, b.phase_owner, (b.phase_deadline <= clock_timestamp()) AS phase_due, " \
-    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, " \
+    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, b.revision, " \
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
 
@@ -82,6 +82,7 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->payment_instrument_id = trv_rows_get(r, i, "payment_instrument_id");
     b->cancel_attempt = trv_rows_int(r, i, "cancel_attempt", 0);
     b->sync_due = trv_rows_bool(r, i, "sync_due");
+    b->revision = trv_rows_get(r, i, "revision");
     return b;
 }
 
@@ -158,8 +159,9 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     "AND (%s::timestamptz IS NULL OR created_at >= %s::timestamptz) " \
     "AND (%s::timestamptz IS NULL OR created_at <= %s::timestamptz)), " \
     "t AS (SELECT count(*) AS total FROM f) " \
-    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS \
-    " FROM f b ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
+    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS ", d.list_doc" \
+    " FROM f b LEFT JOIN flight_booking_docs d ON d.booking_id = b.id " \
+    "AND d.revision = b.revision ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
 
 /* Unpriced bookings sort last in both directions. Columns are qualified
  * (b.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
@@ -183,7 +185,7 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
     trv_rows *rows, *pays;
     const char *v, *ids = "{";
     apr_status_t rv;
-    int i, j;
+    int i, j, misses = 0;
 
     rv = trv_db_select(c, p, st, &rows,
         TRV_DB_ARGS(f->org_id, f->user_id, f->status, f->status, f->supplier,
@@ -201,12 +203,26 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
         return APR_SUCCESS;
     }
     for (i = 0; i < rows->n; i++) {
-        trv_fbooking *b = booking_at(p, rows, i);
+        const char *doc = trv_rows_get(rows, i, "list_doc");
+        trv_fbooking *b;
+        if (doc) {
+            /* Stored for this revision: nothing to parse or render. */
+            b = apr_pcalloc(p, sizeof(*b));
+            b->id = trv_rows_get(rows, i, "id");
+            b->revision = trv_rows_get(rows, i, "revision");
+            b->list_doc = doc;
+            APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
+            continue;
+        }
+        b = booking_at(p, rows, i);
         b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
         APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
         /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in an
          * array literal. */
-        ids = apr_pstrcat(p, ids, i ? "," : "", b->id, NULL);
+        ids = apr_pstrcat(p, ids, misses++ ? "," : "", b->id, NULL);
+    }
+    if (misses == 0) {
+        return APR_SUCCESS;
     }
     ids = apr_pstrcat(p, ids, "}", NULL);
     rv = trv_db_select(c, p, &page_payments_stmt, &pays, TRV_DB_ARGS(ids));
@@ -217,12 +233,24 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
         trv_fpayment *pay = payment_at(p, pays, j);
         for (i = 0; i < (*page)->nelts; i++) {
             trv_fbooking *b = APR_ARRAY_IDX(*page, i, trv_fbooking *);
-            if (strcmp(b->id, pay->booking_id) == 0) {
+            if (b->payments && strcmp(b->id, pay->booking_id) == 0) {
                 APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
             }
         }
     }
     return APR_SUCCESS;
+}
+
+static const trv_stmt keep_docs_stmt = {"trv_flight_keep_list_docs",
+    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc) "
+    "SELECT x.booking_id, x.revision, x.list_doc FROM jsonb_to_recordset(%s::jsonb) "
+    "AS x(booking_id text, revision bigint, list_doc text) "
+    "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
+    "list_doc = EXCLUDED.list_doc WHERE flight_booking_docs.revision < EXCLUDED.revision"};
+
+apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+{
+    return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
 }
 
 /* ---- reads ---- */

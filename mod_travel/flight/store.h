@@ -27,9 +27,14 @@ typedef struct trv_flight_filter {
 
 /* ---- reads ---- */
 
-/* One page of bookings (payments loaded); *total counts every match. */
+/* One page of bookings; *total counts every match. A booking whose list
+ * document is stored for its revision comes with only id, revision and
+ * list_doc; the others come whole (payments loaded) for rendering. */
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total);
+/* Keeps rendered list documents: docs is [{booking_id, revision, list_doc}].
+ * A document never replaces one of a later revision. */
+apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 /* The booking if it belongs to this organization and user (payments loaded). */
 apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *user_id, const char *id, trv_fbooking **out);

@@ -157,10 +157,8 @@ static int copy_header(void *u, const char *k, const char *v)
 
 int trv_httpd_write_response(request_rec *r, const trv_resp *resp)
 {
-    json_t *doc = trv_resp_document(resp);
-    char *body = trv_json_dump(r->pool, doc);
+    char *body = trv_resp_body(r->pool, resp);
     apr_size_t len;
-    json_decref(doc);
     if (!body) {
         body = "{\"error\":{\"code\":\"internal_error\",\"message\":\"response encoding failed\"}}";
     }

@@ -267,6 +267,37 @@ static void list_renders_payments_without_payment_method(void **state)
     free(k);
 }
 
+static void stored_renderings_follow_every_change(void **state)
+{
+    char id[200], path[256];
+    const char *p[1] = {id};
+    e2e_resp *r;
+    (void)state;
+    snprintf(id, sizeof(id), "%s-%s", seed[0][0], org + 4);
+    /* A list read keeps each booking's rendering for its revision ... */
+    assert_string_equal(order_of("?status=CONFIRMED", key, NULL), "41");
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM flight_booking_docs WHERE booking_id = $1",
+                                  1, p), 1);
+    /* ... and any change to the booking, however made, is seen at once. */
+    e2e_sql_exec("UPDATE flight_bookings SET status = 'CANCELED' WHERE id = $1", 1, p);
+    assert_string_equal(order_of("?status=CONFIRMED", key, NULL), "4");
+    snprintf(path, sizeof(path), "/v1/flight/bookings?status=CANCELED&limit=100");
+    r = e2e_get(key, path);
+    assert_non_null(strstr(r->body, id));
+    assert_null(strstr(r->body, "pay_e2e_list"));
+    e2e_free(r);
+    /* A payment is part of the booking as listed. */
+    e2e_sql_exec("INSERT INTO flight_payments (id, booking_id, status, currency, amount, "
+                 "collected_by, provider_ref) VALUES ('pay_e2e_list-' || $1, $1, 'CAPTURED', "
+                 "'EUR', 120.5, 'SERVICE', 'auth_x')", 1, p);
+    r = e2e_get(key, path);
+    assert_non_null(strstr(r->body, "pay_e2e_list"));
+    e2e_free(r);
+    e2e_sql_exec("DELETE FROM flight_payments WHERE booking_id = $1", 1, p);
+    e2e_sql_exec("UPDATE flight_bookings SET status = 'CONFIRMED' WHERE id = $1", 1, p);
+    assert_string_equal(order_of("?status=CONFIRMED", key, NULL), "41");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +309,7 @@ int main(void)
         cmocka_unit_test(money_is_exact),
         cmocka_unit_test(scoped_to_organization_and_user),
         cmocka_unit_test(query_validation),
+        cmocka_unit_test(stored_renderings_follow_every_change),
         cmocka_unit_test(list_renders_payments_without_payment_method),
     };
     return E2E_RUN("flight bookings list", tests);
