@@ -153,9 +153,12 @@ test: deps
 	@tests/openapi/check.sh
 	@tests/run-stack-tests.sh $(B)
 
-# Webhook deliveries per second to the local sandbox inbox (a throwaway
-# stack): `make bench`, or tests/bench/webhooks.sh EVENTS INSTANCES.
+# Benchmarks on throwaway stacks: API throughput against a Node gateway doing
+# the same work (tests/bench/api.sh BOOKINGS SECONDS), and webhook deliveries
+# per second to the local inbox (tests/bench/webhooks.sh EVENTS INSTANCES).
 bench: build
+	@scripts/install-deps.sh bench
+	@tests/bench/api.sh
 	@tests/bench/webhooks.sh
 
 # ---- the development stack (var/) ----
