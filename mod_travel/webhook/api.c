@@ -219,6 +219,25 @@ static int within_limits(trv_req *req, trv_resp *resp, trv_dbc *c, const char *u
     return 1;
 }
 
+/* A fresh signing secret for subscription id, and its sealed form for the
+ * database; answers the failure itself and returns 0 when it cannot. */
+static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char **secret,
+                      const char **sealed)
+{
+    if (!secret_key_ready(req, resp)) {
+        return 0;
+    }
+    *secret = trv_whsec_new(req->pool);
+    if (!*secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, *secret,
+                                    sealed) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(603) "making a signing secret failed");
+        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+        return 0;
+    }
+    return 1;
+}
+
 static void create_subscription(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"url", "event_types", NULL};
@@ -246,15 +265,7 @@ static void create_subscription(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!secret_key_ready(req, resp)) {
-        return;
-    }
-    secret = trv_whsec_new(req->pool);
-    if (!secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, secret,
-                                   &sealed) != APR_SUCCESS) {
-        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                    TRVLOGNO(603) "making a signing secret failed");
-        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+    if (!new_secret(req, resp, id, &secret, &sealed)) {
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
@@ -444,15 +455,7 @@ static void rotate_secret(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     json_t *data;
 
-    if (!secret_key_ready(req, resp)) {
-        return;
-    }
-    secret = trv_whsec_new(req->pool);
-    if (!secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, secret,
-                                   &sealed) != APR_SUCCESS) {
-        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                    TRVLOGNO(619) "making a signing secret failed");
-        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+    if (!new_secret(req, resp, id, &secret, &sealed)) {
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
