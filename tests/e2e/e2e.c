@@ -361,3 +361,34 @@ int e2e_run(const char *name, const struct CMUnitTest *tests, size_t n)
     curl_global_cleanup();
     return rc;
 }
+
+long e2e_instance_pid(const char *instance)
+{
+    char path[4096];
+    FILE *f;
+    long pid = -1;
+    snprintf(path, sizeof(path), "%s/httpd-%s/httpd.pid", e2e_env("TRAVEL_TEST_DIR"), instance);
+    if ((f = fopen(path, "r"))) {
+        if (fscanf(f, "%ld", &pid) != 1) {
+            pid = -1;
+        }
+        fclose(f);
+    }
+    return pid;
+}
+
+long e2e_parent_of(long pid)
+{
+    char path[64], buf[512], *p;
+    FILE *f;
+    long ppid = -1;
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    if (!(f = fopen(path, "r"))) {
+        return -1;
+    }
+    if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+        sscanf(p + 2, "%*c %ld", &ppid);
+    }
+    fclose(f);
+    return ppid;
+}

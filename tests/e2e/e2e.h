@@ -58,6 +58,11 @@ void e2e_sql_exec(const char *sql, int nparams, const char *const *params);
  * expected (a test that provokes failures on purpose). */
 void e2e_expect_log(const char *regex);
 
+/* The pid of test instance `instance` ("a", "b") from its pid file, or -1;
+ * the parent of a process (to tell which instance a child belongs to). */
+long e2e_instance_pid(const char *instance);
+long e2e_parent_of(long pid);
+
 /* Milliseconds since an arbitrary start. */
 long e2e_now_ms(void);
 void e2e_sleep_ms(long ms);

@@ -216,4 +216,58 @@ static inline long fe_events(const char *booking_id, const char *type)
                         "AND type = $2", 2, p);
 }
 
+/* ---- sandbox failures on demand (POST /sandbox/faults) ---- */
+
+/* A request id of its own per call (malloc'd): faults match its prefix,
+ * so a test only ever hits its own faults. */
+static inline char *fe_rid(const char *tag, const char *what)
+{
+    static int seq;
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s-%d-%d-%s", tag, (int)getpid(), ++seq, what);
+    return strdup(buf);
+}
+
+/* Tells the sandbox API `api` to fail requests whose x-request-id starts
+ * with rid; spec is the rest of the fault's JSON. */
+static inline void fe_fault(const char *api, const char *rid, const char *spec)
+{
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    char body[1024];
+    e2e_resp *r;
+    snprintf(body, sizeof(body), "{\"api\":\"%s\",\"request_id_prefix\":\"%s\",%s}", api,
+             rid, spec);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdrs, body);
+    fe_expect(r, 201, "creating a sandbox fault");
+    e2e_free(r);
+}
+
+/* How many requests the faults of this scope failed. */
+static inline long fe_fault_hits(const char *rid)
+{
+    char path[256];
+    e2e_resp *r;
+    long hits = 0;
+    size_t i;
+    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
+    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
+    fe_expect(r, 200, "listing sandbox faults");
+    for (i = 0; i < json_array_size(fe_data(r)); i++) {
+        hits += (long)json_integer_value(json_object_get(json_array_get(fe_data(r), i),
+                                                         "hits"));
+    }
+    e2e_free(r);
+    return hits;
+}
+
+static inline void fe_fault_clear(const char *rid)
+{
+    char path[256];
+    e2e_resp *r;
+    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
+    r = e2e_call(e2e_sandbox_url(), "DELETE", path, NULL, NULL);
+    fe_expect(r, 200, "deleting sandbox faults");
+    e2e_free(r);
+}
+
 #endif

@@ -18,7 +18,6 @@
 #include <pthread.h>
 
 static char *key;
-static int seq;
 
 #define VISA "{\"payment_instrument_id\":\"pi_test_visa\"}"
 #define MASTERCARD "{\"payment_instrument_id\":\"pi_test_mastercard\"}"
@@ -34,35 +33,6 @@ static int setup(void **state)
     (void)state;
     key = e2e_new_org_key("held", NULL);
     return 0;
-}
-
-static char *rid_new(const char *what)
-{
-    char buf[128];
-    snprintf(buf, sizeof(buf), "ar-%d-%d-%s", (int)getpid(), ++seq, what);
-    return strdup(buf);
-}
-
-static void fault(const char *api, const char *rid, const char *spec)
-{
-    const char *hdrs[] = {"Content-Type: application/json", NULL};
-    char body[1024];
-    e2e_resp *r;
-    snprintf(body, sizeof(body), "{\"api\":\"%s\",\"request_id_prefix\":\"%s\",%s}", api, rid,
-             spec);
-    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdrs, body);
-    fe_expect(r, 201, "creating a sandbox fault");
-    e2e_free(r);
-}
-
-static void fault_clear(const char *rid)
-{
-    char path[256];
-    e2e_resp *r;
-    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
-    r = e2e_call(e2e_sandbox_url(), "DELETE", path, NULL, NULL);
-    fe_expect(r, 200, "deleting sandbox faults");
-    e2e_free(r);
 }
 
 /* POST .../book with this request id. */
@@ -146,7 +116,7 @@ static void assert_ready_unpaid(const char *id)
 /* Books and expects CONFIRMED with the payment CAPTURED on this card. */
 static void book_confirmed(const char *id, const char *body, const char *last4)
 {
-    char *rid = rid_new("book-again");
+    char *rid = fe_rid("ar", "book-again");
     e2e_resp *r = book(rid, id, body);
     const json_t *card;
     fe_expect(r, 200, "book again");
@@ -168,16 +138,16 @@ static void dropped_answer_then_same_instrument(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL);
     const char *id = fe_s(b, "id");
-    char *rid = rid_new("drop");
+    char *rid = fe_rid("ar", "drop");
     e2e_resp *r;
     (void)state;
     /* Twice: libcurl resends once on a reused connection (same key). */
-    fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations\","
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations\","
                            "\"action\":\"drop_after_handling\",\"times\":2");
     r = book(rid, id, VISA);
     e2e_assert_error(r, 504, "supplier_timeout");
     e2e_free(r);
-    fault_clear(rid);
+    fe_fault_clear(rid);
     /* The provider holds an authorization the service never heard of. */
     assert_int_equal(auths(id, "requires_capture", NULL), 1);
     assert_ready_unpaid(id);
@@ -222,9 +192,9 @@ static void late_authorizations(void **state)
     for (i = 0; i < L_N; i++) {
         b[i] = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL);
         l[i].id = fe_s(b[i], "id");
-        l[i].rid = rid_new("late");
+        l[i].rid = fe_rid("ar", "late");
         l[i].resp = NULL;
-        fault("payments", l[i].rid, LATE);
+        fe_fault("payments", l[i].rid, LATE);
     }
     t0 = e2e_now_ms();
     for (i = 0; i < L_N; i++) {
@@ -278,7 +248,7 @@ static void late_authorizations(void **state)
 
     for (i = 0; i < L_N; i++) {
         e2e_free(l[i].resp);
-        fault_clear(l[i].rid);
+        fe_fault_clear(l[i].rid);
         free(l[i].rid);
         json_decref(b[i]);
     }
@@ -291,14 +261,14 @@ static void failed_void_is_retried(void **state)
     json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL);
     const char *id = fe_s(b, "id");
     const char *p[1] = {id};
-    char *rid = rid_new("void");
+    char *rid = fe_rid("ar", "void");
     e2e_resp *r;
     (void)state;
     /* The supplier cannot be reached, and the void of the attempt's
      * authorization fails once. */
-    fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
                              "\"action\":\"error\",\"status\":503");
-    fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/cancel\","
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/cancel\","
                            "\"action\":\"error\",\"status\":503");
     r = book(rid, id, VISA);
     e2e_assert_error(r, 502, "supplier_error");
@@ -314,7 +284,7 @@ static void failed_void_is_retried(void **state)
     assert_int_equal(auth_keys(id), 2);
     assert_int_equal(auths(id, "captured", NULL), 1);
     assert_int_equal(captured(id), total_minor(id));
-    fault_clear(rid);
+    fe_fault_clear(rid);
     free(rid);
     json_decref(b);
 }
@@ -373,10 +343,10 @@ static void sdk_payment_kept_across_a_reverted_attempt(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", ",\"use_payment_sdk\":true");
     const char *id = fe_s(b, "id");
-    char *session = device_pays(id), *rid = rid_new("sdk-502"), *st;
+    char *session = device_pays(id), *rid = fe_rid("ar", "sdk-502"), *st;
     e2e_resp *r;
     (void)state;
-    fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
                              "\"action\":\"error\",\"status\":503");
     r = book(rid, id, "{}");
     e2e_assert_error(r, 502, "supplier_error");
@@ -390,7 +360,7 @@ static void sdk_payment_kept_across_a_reverted_attempt(void **state)
     st = session_auth(session);
     assert_string_equal(st, "captured");
     free(st);
-    fault_clear(rid);
+    fe_fault_clear(rid);
     free(rid);
     free(session);
     json_decref(b);
@@ -400,11 +370,11 @@ static void sdk_payment_voided_when_the_booking_fails(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_A", "Failticket", ",\"use_payment_sdk\":true");
     const char *id = fe_s(b, "id");
-    char *session = device_pays(id), *rid = rid_new("sdk-fail");
+    char *session = device_pays(id), *rid = fe_rid("ar", "sdk-fail");
     e2e_resp *r;
     (void)state;
     /* The provider does not void it at once: the job does. */
-    fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/cancel\","
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/cancel\","
                            "\"action\":\"error\",\"status\":503");
     r = book(rid, id, "{}");
     e2e_assert_error(r, 422, "book_failed");
@@ -431,7 +401,7 @@ static void sdk_payment_voided_when_the_booking_fails(void **state)
         assert_int_equal(json_array_size(json_object_get(fe_data(g), "payments")), 0);
         e2e_free(g);
     }
-    fault_clear(rid);
+    fe_fault_clear(rid);
     free(rid);
     free(session);
     json_decref(b);

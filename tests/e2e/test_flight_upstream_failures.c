@@ -12,7 +12,6 @@
 #include <pthread.h>
 
 static char *key;
-static int seq;
 
 /* The sandbox holds a late answer this long; mod_travel gives up after its
  * supplier and payment timeouts (6 s in the test stack). */
@@ -40,56 +39,6 @@ static int setup(void **state)
     (void)state;
     key = e2e_new_org_key("unlucky", NULL);
     return 0;
-}
-
-/* A request id of its own per call (malloc'd): faults match its prefix. */
-static char *rid_new(const char *what)
-{
-    char buf[128];
-    snprintf(buf, sizeof(buf), "uf-%d-%d-%s", (int)getpid(), ++seq, what);
-    return strdup(buf);
-}
-
-/* Tells the sandbox API `api` to fail requests whose x-request-id starts
- * with rid; spec is the rest of the fault's JSON. */
-static void fault(const char *api, const char *rid, const char *spec)
-{
-    const char *hdrs[] = {"Content-Type: application/json", NULL};
-    char body[1024];
-    e2e_resp *r;
-    snprintf(body, sizeof(body), "{\"api\":\"%s\",\"request_id_prefix\":\"%s\",%s}", api, rid,
-             spec);
-    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdrs, body);
-    fe_expect(r, 201, "creating a sandbox fault");
-    e2e_free(r);
-}
-
-/* How many requests the faults of this scope failed. */
-static long fault_hits(const char *rid)
-{
-    char path[256];
-    e2e_resp *r;
-    long hits = 0;
-    size_t i;
-    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
-    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
-    fe_expect(r, 200, "listing sandbox faults");
-    for (i = 0; i < json_array_size(fe_data(r)); i++) {
-        hits += (long)json_integer_value(json_object_get(json_array_get(fe_data(r), i),
-                                                         "hits"));
-    }
-    e2e_free(r);
-    return hits;
-}
-
-static void fault_clear(const char *rid)
-{
-    char path[256];
-    e2e_resp *r;
-    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
-    r = e2e_call(e2e_sandbox_url(), "DELETE", path, NULL, NULL);
-    fe_expect(r, 200, "deleting sandbox faults");
-    e2e_free(r);
 }
 
 /* A call to mod_travel with this request id (and idempotency key). */
@@ -210,36 +159,36 @@ static void offers_and_bags_answer_502(void **state)
         char *body = search_body(sups[s], 30), *ref = fe_offer_ref(key, sups[s], 31);
         char *bags = bags_path(ref);
         for (k = 0; k < N_BAD; k++) {
-            char *rid = rid_new("offers");
+            char *rid = fe_rid("uf", "offers");
             e2e_resp *r;
-            fault(apis[s], rid, bad_answers[k].spec);
+            fe_fault(apis[s], rid, bad_answers[k].spec);
             r = call(rid, "POST", "/v1/flight/offers", body, NULL);
             expect_error(r, 502, "supplier_error", rid);
-            assert_int_equal(fault_hits(rid), 1);
+            assert_int_equal(fe_fault_hits(rid), 1);
             e2e_free(r);
             free(rid);
-            rid = rid_new("bags");
-            fault(apis[s], rid, bad_answers[k].spec);
+            rid = fe_rid("uf", "bags");
+            fe_fault(apis[s], rid, bad_answers[k].spec);
             r = call(rid, "GET", bags, NULL, NULL);
             expect_error(r, 502, "supplier_error", rid);
-            assert_int_equal(fault_hits(rid), 1);
+            assert_int_equal(fe_fault_hits(rid), 1);
             e2e_free(r);
             free(rid);
         }
         /* A closed connection is no answer: whether it acted is unknown. */
         {
-            char *rid = rid_new("offers-drop");
+            char *rid = fe_rid("uf", "offers-drop");
             e2e_resp *r;
-            fault(apis[s], rid, DROP);
+            fe_fault(apis[s], rid, DROP);
             r = call(rid, "POST", "/v1/flight/offers", body, NULL);
             expect_error(r, 504, "supplier_timeout", rid);
-            fault_clear(rid);
+            fe_fault_clear(rid);
             e2e_free(r);
             free(rid);
         }
         /* The faults were the supplier's trouble, and only those calls'. */
         {
-            char *rid = rid_new("offers-ok");
+            char *rid = fe_rid("uf", "offers-ok");
             e2e_resp *r = call(rid, "POST", "/v1/flight/offers", body, NULL);
             fe_expect(r, 200, "searching after the faults");
             assert_true(json_array_size(fe_data(r)) > 0);
@@ -272,20 +221,20 @@ static void prebook_answers_502_and_binds_nothing(void **state)
         for (k = 0; k <= N_BAD; k++) {
             /* the bad answers, then a dropped connection */
             int drop = k == N_BAD;
-            rid = rid_new("prebook");
-            fault(apis[s], rid, drop ? DROP : bad_answers[k].spec);
+            rid = fe_rid("uf", "prebook");
+            fe_fault(apis[s], rid, drop ? DROP : bad_answers[k].spec);
             r = call(rid, "POST", "/v1/flight/prebook", body, idem);
             expect_error(r, drop ? 504 : 502, drop ? "supplier_timeout" : "supplier_error", rid);
-            assert_true(fault_hits(rid) >= 1);
+            assert_true(fe_fault_hits(rid) >= 1);
             /* Nothing was bound: no booking, and the key is free again. */
             assert_int_equal(bookings_with_key(idem), 0);
-            fault_clear(rid);
+            fe_fault_clear(rid);
             e2e_free(r);
             free(rid);
         }
         /* The same key and offer prebook once the supplier answers (for
          * SUPPLIER_A, the offer was not left held by a failed booking). */
-        rid = rid_new("prebook-ok");
+        rid = fe_rid("uf", "prebook-ok");
         r = call(rid, "POST", "/v1/flight/prebook", body, idem);
         fe_expect(r, 201, "prebook after the faults");
         assert_string_equal(fe_s(fe_data(r), "status"), "READY_FOR_COMPLETE");
@@ -317,26 +266,26 @@ static void airline_lookup_answers_502_and_imports_nothing(void **state)
     e2e_sql_exec("DELETE FROM flight_airlines WHERE iata_code = $1", 1, p);
     for (k = 0; k <= N_BAD; k++) {
         int drop = k == N_BAD;
-        rid = rid_new("airline");
+        rid = fe_rid("uf", "airline");
         /* Both suppliers are asked in turn: both fail. */
-        fault("supplier_a", rid, drop ? DROP : bad_answers[k].spec);
-        fault("supplier_b", rid, drop ? DROP : bad_answers[k].spec);
+        fe_fault("supplier_a", rid, drop ? DROP : bad_answers[k].spec);
+        fe_fault("supplier_b", rid, drop ? DROP : bad_answers[k].spec);
         r = call(rid, "GET", "/v1/flight/airlines/AY", NULL, NULL);
         expect_error(r, drop ? 504 : 502, drop ? "supplier_timeout" : "supplier_error", rid);
-        assert_true(fault_hits(rid) >= 2);
+        assert_true(fe_fault_hits(rid) >= 2);
         assert_int_equal(airlines_with_code("AY"), 0);
-        fault_clear(rid);
+        fe_fault_clear(rid);
         e2e_free(r);
         free(rid);
     }
     /* One supplier failing while the other knows it: imported. */
-    rid = rid_new("airline-half");
-    fault("supplier_a", rid, bad_answers[0].spec);
+    rid = fe_rid("uf", "airline-half");
+    fe_fault("supplier_a", rid, bad_answers[0].spec);
     r = call(rid, "GET", "/v1/flight/airlines/AY", NULL, NULL);
     fe_expect(r, 200, "airline from the second supplier");
     assert_string_equal(fe_s(fe_data(r), "iata_code"), "AY");
     assert_int_equal(airlines_with_code("AY"), 1);
-    assert_int_equal(fault_hits(rid), 1);
+    assert_int_equal(fe_fault_hits(rid), 1);
     e2e_free(r);
     free(rid);
 }
@@ -377,16 +326,16 @@ static void quote_estimates_when_the_airline_fails(void **state)
     (void)state;
     snprintf(path, sizeof(path), "/v1/flight/bookings/%s/cancellation-quote", fe_s(b, "id"));
     for (k = 0; k <= N_BAD; k++) {
-        rid = rid_new("quote");
-        fault("supplier_a", rid, k == N_BAD ? DROP : bad_answers[k].spec);
+        rid = fe_rid("uf", "quote");
+        fe_fault("supplier_a", rid, k == N_BAD ? DROP : bad_answers[k].spec);
         r = call(rid, "GET", path, NULL, NULL);
         assert_quote_estimated(r, fe_s(b, "id"));
-        assert_true(fault_hits(rid) >= 1);
-        fault_clear(rid);
+        assert_true(fe_fault_hits(rid) >= 1);
+        fe_fault_clear(rid);
         e2e_free(r);
         free(rid);
     }
-    rid = rid_new("quote-ok");
+    rid = fe_rid("uf", "quote-ok");
     r = call(rid, "GET", path, NULL, NULL);
     fe_expect(r, 200, "quote");
     assert_string_equal(fe_s(fe_data(r), "source"), "SUPPLIER_QUOTE");
@@ -414,7 +363,7 @@ static void assert_untouched(const char *id)
 /* Books again without faults: CONFIRMED, one order, charged the total once. */
 static void assert_books_once(const char *id, const char *body, int service_pays)
 {
-    char path[256], *rid = rid_new("book-ok");
+    char path[256], *rid = fe_rid("uf", "book-ok");
     e2e_resp *r;
     json_t *d, *pay;
     book_path(path, sizeof(path), id);
@@ -453,13 +402,13 @@ static void book_fails_502_at_the_supplier_and_charges_nothing(void **state)
         /* 5xx answers (a 200 without JSON at book is an unknown outcome:
          * see below) */
         for (k = 0; k < 2; k++) {
-            char *rid = rid_new("book");
+            char *rid = fe_rid("uf", "book");
             e2e_resp *r;
             snprintf(spec, sizeof(spec), "%s,%s", paths[s], bad_answers[k].spec);
-            fault(apis[s], rid, spec);
+            fe_fault(apis[s], rid, spec);
             r = call(rid, "POST", path, bodies[s], NULL);
             expect_error(r, 502, "supplier_error", rid);
-            assert_int_equal(fault_hits(rid), 1);
+            assert_int_equal(fe_fault_hits(rid), 1);
             assert_untouched(id);
             if (s == 0) {
                 /* Each attempt's authorization was voided. */
@@ -493,10 +442,10 @@ static void book_answer_lost_is_result_unknown(void **state)
     for (k = 0; k < 2; k++) {
         json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *d;
         const char *id = fe_s(b, "id");
-        char path[256], *rid = rid_new("book-lost");
+        char path[256], *rid = fe_rid("uf", "book-lost");
         e2e_resp *r;
         book_path(path, sizeof(path), id);
-        fault("supplier_a", rid, specs[k]);
+        fe_fault("supplier_a", rid, specs[k]);
         r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
         expect_error(r, 500, "result_unknown", rid);
         e2e_free(r);
@@ -508,10 +457,10 @@ static void book_answer_lost_is_result_unknown(void **state)
         json_decref(d);
         assert_int_equal(auths(id, "requires_capture"), 1);
         assert_int_equal(auths(id, "canceled"), 0);
-        fault_clear(rid);
+        fe_fault_clear(rid);
         free(rid);
         /* A repeat answers the same and orders nothing. */
-        rid = rid_new("book-lost-again");
+        rid = fe_rid("uf", "book-lost-again");
         r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
         expect_error(r, 500, "result_unknown", rid);
         assert_int_equal(orders(id), made[k]);
@@ -531,14 +480,14 @@ static void authorize_fails_502_and_nothing_moves(void **state)
     (void)state;
     book_path(path, sizeof(path), id);
     for (k = 0; k < N_BAD; k++) {
-        char *rid = rid_new("authorize"), spec[512];
+        char *rid = fe_rid("uf", "authorize"), spec[512];
         e2e_resp *r;
         snprintf(spec, sizeof(spec), "\"method\":\"POST\",\"path\":\"/v1/authorizations\",%s",
                  bad_answers[k].spec);
-        fault("payments", rid, spec);
+        fe_fault("payments", rid, spec);
         r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
         expect_error(r, 502, "supplier_error", rid);
-        assert_int_equal(fault_hits(rid), 1);
+        assert_int_equal(fe_fault_hits(rid), 1);
         assert_untouched(id);
         assert_int_equal(captured(id), 0);
         e2e_free(r);
@@ -554,12 +503,12 @@ static void capture_failure_is_settled_later(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *d;
     const char *id = fe_s(b, "id");
-    char path[256], *rid = rid_new("capture");
+    char path[256], *rid = fe_rid("uf", "capture");
     long start;
     e2e_resp *r;
     (void)state;
     book_path(path, sizeof(path), id);
-    fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/capture\","
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/capture\","
                            "\"action\":\"error\",\"status\":500");
     r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
     fe_expect(r, 200, "book while capture fails");
@@ -567,7 +516,7 @@ static void capture_failure_is_settled_later(void **state)
     assert_string_equal(fe_s(d, "status"), "CONFIRMED");
     assert_string_equal(fe_s(json_array_get(json_object_get(d, "payments"), 0), "status"),
                         "AUTHORIZED");
-    assert_int_equal(fault_hits(rid), 1);
+    assert_int_equal(fe_fault_hits(rid), 1);
     e2e_free(r);
     start = e2e_now_ms();
     for (;;) {
@@ -617,7 +566,7 @@ static void pcall_set(pcall *c, const char *what, const char *method, const char
 {
     memset(c, 0, sizeof(*c));
     c->what = what;
-    c->rid = rid_new(what);
+    c->rid = fe_rid("uf", what);
     c->method = method;
     c->path = strdup(path);
     c->body = body ? strdup(body) : NULL;
@@ -632,7 +581,7 @@ static void expect_timeout(const pcall *c, long hits)
     expect_error(c->resp, 504, "supplier_timeout", c->rid);
     /* It waited for the timeout rather than failing at once. */
     assert_true(c->ms >= 5000);
-    assert_int_equal(fault_hits(c->rid), hits);
+    assert_int_equal(fe_fault_hits(c->rid), hits);
 }
 
 enum { T_OFFERS_A, T_OFFERS_B, T_BAGS_A, T_BAGS_B, T_PREBOOK_A, T_PREBOOK_B, T_AIRLINE,
@@ -682,21 +631,21 @@ static void no_answer_in_time_is_504(void **state)
     book_path(path, sizeof(path), cap_id);
     pcall_set(&c[T_CAPTURE], "capture", "POST", path, visa, NULL);
 
-    fault("supplier_a", c[T_OFFERS_A].rid, LATE);
-    fault("supplier_b", c[T_OFFERS_B].rid, LATE);
-    fault("supplier_a", c[T_BAGS_A].rid, LATE);
-    fault("supplier_b", c[T_BAGS_B].rid, LATE);
-    fault("supplier_a", c[T_PREBOOK_A].rid, LATE);
-    fault("supplier_b", c[T_PREBOOK_B].rid, LATE);
+    fe_fault("supplier_a", c[T_OFFERS_A].rid, LATE);
+    fe_fault("supplier_b", c[T_OFFERS_B].rid, LATE);
+    fe_fault("supplier_a", c[T_BAGS_A].rid, LATE);
+    fe_fault("supplier_b", c[T_BAGS_B].rid, LATE);
+    fe_fault("supplier_a", c[T_PREBOOK_A].rid, LATE);
+    fe_fault("supplier_b", c[T_PREBOOK_B].rid, LATE);
     /* The first supplier does not answer and the second does not know the
      * carrier: the failure that counts is the first's. */
     e2e_sql_exec("DELETE FROM flight_airlines WHERE iata_code = $1", 1, p);
-    fault("supplier_a", c[T_AIRLINE].rid, LATE);
-    fault("supplier_b", c[T_AIRLINE].rid, "\"action\":\"error\",\"status\":404,"
+    fe_fault("supplier_a", c[T_AIRLINE].rid, LATE);
+    fe_fault("supplier_b", c[T_AIRLINE].rid, "\"action\":\"error\",\"status\":404,"
                                           "\"code\":\"not_found\"");
-    fault("supplier_a", c[T_QUOTE].rid, LATE);
-    fault("payments", c[T_AUTHORIZE].rid, "\"path\":\"/v1/authorizations\"," LATE);
-    fault("payments", c[T_CAPTURE].rid, "\"path\":\"/v1/authorizations/*/capture\"," LATE);
+    fe_fault("supplier_a", c[T_QUOTE].rid, LATE);
+    fe_fault("payments", c[T_AUTHORIZE].rid, "\"path\":\"/v1/authorizations\"," LATE);
+    fe_fault("payments", c[T_CAPTURE].rid, "\"path\":\"/v1/authorizations/*/capture\"," LATE);
 
     for (i = 0; i < T_N; i++) {
         assert_int_equal(pthread_create(&th[i], NULL, pcall_run, &c[i]), 0);
@@ -735,7 +684,7 @@ static void no_answer_in_time_is_504(void **state)
      * the one captured: test_flight_authorization_release.c); the capture
      * is settled once. */
     {
-        char *rid = rid_new("prebook-after");
+        char *rid = fe_rid("uf", "prebook-after");
         e2e_resp *r = call(rid, "POST", "/v1/flight/prebook", c[T_PREBOOK_A].body, idem_a);
         fe_expect(r, 201, "prebook after a timeout");
         e2e_free(r);

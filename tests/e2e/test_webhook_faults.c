@@ -12,37 +12,6 @@
 
 #define EVENTS 1000
 
-static long read_pidfile(const char *instance)
-{
-    char path[4096];
-    FILE *f;
-    long pid = -1;
-    snprintf(path, sizeof(path), "%s/httpd-%s/httpd.pid", e2e_env("TRAVEL_TEST_DIR"), instance);
-    if ((f = fopen(path, "r"))) {
-        if (fscanf(f, "%ld", &pid) != 1) {
-            pid = -1;
-        }
-        fclose(f);
-    }
-    return pid;
-}
-
-static long parent_of(long pid)
-{
-    char path[64], buf[512], *p;
-    FILE *f;
-    long ppid = -1;
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    if (!(f = fopen(path, "r"))) {
-        return -1;
-    }
-    if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-        sscanf(p + 2, "%*c %ld", &ppid);
-    }
-    fclose(f);
-    return ppid;
-}
-
 typedef struct run {
     char *key, *org, inbox[64], url[256];
     json_t *sub;
@@ -183,7 +152,7 @@ static void check_consistent(const run *r, int exactly_once)
 static void two_instances_deliver_each_event_once(void **state)
 {
     run r;
-    long a = read_pidfile("a"), b = read_pidfile("b"), t0;
+    long a = e2e_instance_pid("a"), b = e2e_instance_pid("b"), t0;
     int saw_a = 0, saw_b = 0, i;
     PGresult *res;
     const char *p[1];
@@ -207,7 +176,7 @@ static void two_instances_deliver_each_event_once(void **state)
                        "webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id "
                        "WHERE d.subscription_id = $1", 1, NULL, p, NULL, NULL, 0);
     for (i = 0; i < PQntuples(res); i++) {
-        long parent = parent_of(atol(PQgetvalue(res, i, 0)));
+        long parent = e2e_parent_of(atol(PQgetvalue(res, i, 0)));
         saw_a |= parent == a;
         saw_b |= parent == b;
     }

@@ -9,42 +9,11 @@
 #include <string.h>
 #include <sys/types.h>
 
-static long parent_of(long pid)
-{
-    char path[64], buf[512], *p;
-    FILE *f;
-    long ppid = -1;
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    if (!(f = fopen(path, "r"))) {
-        return -1;
-    }
-    if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-        sscanf(p + 2, "%*c %ld", &ppid);
-    }
-    fclose(f);
-    return ppid;
-}
-
-static long read_pidfile(const char *instance)
-{
-    char path[4096];
-    FILE *f;
-    long pid = -1;
-    snprintf(path, sizeof(path), "%s/httpd-%s/httpd.pid", e2e_env("TRAVEL_TEST_DIR"), instance);
-    if ((f = fopen(path, "r"))) {
-        if (fscanf(f, "%ld", &pid) != 1) {
-            pid = -1;
-        }
-        fclose(f);
-    }
-    return pid;
-}
-
 static void thousand_jobs_run_exactly_once_on_two_instances(void **state)
 {
     char label[64];
     const char *p[1] = {label};
-    long start = e2e_now_ms(), runs = 0, a = read_pidfile("a"), b = read_pidfile("b");
+    long start = e2e_now_ms(), runs = 0, a = e2e_instance_pid("a"), b = e2e_instance_pid("b");
     int saw_a = 0, saw_b = 0;
     PGresult *res;
     int i;
@@ -73,7 +42,7 @@ static void thousand_jobs_run_exactly_once_on_two_instances(void **state)
     res = PQexecParams(e2e_db(), "SELECT DISTINCT split_part(worker, ':', 2) FROM "
                        "job_probe_runs WHERE label = $1", 1, NULL, p, NULL, NULL, 0);
     for (i = 0; i < PQntuples(res); i++) {
-        long parent = parent_of(atol(PQgetvalue(res, i, 0)));
+        long parent = e2e_parent_of(atol(PQgetvalue(res, i, 0)));
         saw_a |= parent == a;
         saw_b |= parent == b;
     }
