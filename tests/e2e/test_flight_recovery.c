@@ -1,11 +1,14 @@
 /* Book survives the death of the process doing it. A kill -9 of every httpd
- * child (both instances) while the supplier is ticketing still ends
- * CONFIRMED and charged once; a book step whose request died (its process
+ * child (both instances) while the supplier is ticketing, or while the book
+ * request itself is waiting for the supplier, still ends CONFIRMED and
+ * charged once; a book step whose request died (its process
  * is gone) is taken over by the background job and finished; a step whose
  * request is alive is left alone until its deadline. */
 #include "flight_e2e.h"
 
+#include <curl/curl.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -18,21 +21,6 @@ static int setup(void **state)
     (void)state;
     key = e2e_new_org_key("survivor", NULL);
     return 0;
-}
-
-static long pidfile(const char *instance)
-{
-    char path[4096];
-    FILE *f;
-    long pid = -1;
-    snprintf(path, sizeof(path), "%s/httpd-%s/httpd.pid", e2e_env("TRAVEL_TEST_DIR"), instance);
-    if ((f = fopen(path, "r"))) {
-        if (fscanf(f, "%ld", &pid) != 1) {
-            pid = -1;
-        }
-        fclose(f);
-    }
-    return pid;
 }
 
 /* kill -9 every child of an httpd parent; returns how many. */
@@ -98,7 +86,7 @@ static void kill_during_ticketing(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_A", "Async", NULL), *done;
     const char *id = fe_s(b, "id");
-    long a = pidfile("a"), bb = pidfile("b");
+    long a = e2e_instance_pid("a"), bb = e2e_instance_pid("b");
     e2e_resp *r;
     int killed;
     (void)state;
@@ -115,6 +103,70 @@ static void kill_during_ticketing(void **state)
     assert_string_equal(fe_s(json_array_get(json_object_get(done, "payments"), 0), "status"),
                         "CAPTURED");
     assert_charged_once(id);
+    json_decref(done);
+    json_decref(b);
+}
+
+typedef struct inflight {
+    char url[512], key_header[300], rid_header[300];
+} inflight;
+
+static size_t discard(char *ptr, size_t size, size_t nmemb, void *u)
+{
+    (void)ptr;
+    (void)u;
+    return size * nmemb;
+}
+
+/* A book request whose connection will die with its httpd child: its
+ * answer (if any) is not looked at, only what the service does after. */
+static void *book_in_flight(void *u)
+{
+    inflight *f = u;
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = NULL;
+    h = curl_slist_append(h, f->key_header);
+    h = curl_slist_append(h, f->rid_header);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, f->url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    curl_easy_perform(c);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return NULL;
+}
+
+static void kill_during_the_book_request(void **state)
+{
+    json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *done;
+    const char *id = fe_s(b, "id");
+    char *rid = fe_rid("kb", "order");
+    long a = e2e_instance_pid("a"), bb = e2e_instance_pid("b");
+    inflight f;
+    pthread_t t;
+    (void)state;
+    /* The supplier takes 3 s to answer the order: the request is then in
+     * the middle of booking, its payment authorized, when every httpd
+     * child (the one serving it included) is killed. */
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+             "\"action\":\"respond\",\"delay_ms\":3000");
+    snprintf(f.url, sizeof(f.url), "%s/v1/flight/bookings/%s/book", e2e_url(), id);
+    snprintf(f.key_header, sizeof(f.key_header), "x-api-key: %s", key);
+    snprintf(f.rid_header, sizeof(f.rid_header), "x-request-id: %s", rid);
+    assert_int_equal(pthread_create(&t, NULL, book_in_flight, &f), 0);
+    e2e_sleep_ms(1500);
+    e2e_expect_log("child pid [0-9]+ exit signal Killed");
+    assert_true(kill_children(a) + kill_children(bb) >= 2);
+    pthread_join(t, NULL);
+    /* Another process takes the book over and finishes it, once. */
+    done = fe_wait_status(key, id, "CONFIRMED", 60000);
+    assert_non_null(fe_s(done, "supplier_reference"));
+    assert_charged_once(id);
+    fe_fault_clear(rid);
+    free(rid);
     json_decref(done);
     json_decref(b);
 }
@@ -203,6 +255,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(kill_during_ticketing, setup),
+        cmocka_unit_test(kill_during_the_book_request),
         cmocka_unit_test(dead_request_is_taken_over),
         cmocka_unit_test(live_request_is_left_alone),
     };
