@@ -3,6 +3,7 @@
  * release (a booking FAILED or EXPIRED) cancels the booking's session at
  * the provider first, then voids the authorization the cancel names, so:
  *   - a device paying after the release is refused and nothing is held;
+ *   - a cancel the provider does not do at once is done by the release job;
  *   - a device paying while the release runs (its cancel held back by a
  *     sandbox fault, so the payment lands inside the release) ends VOIDED;
  *   - a device hammering the session while the booking expires ends with
@@ -215,6 +216,53 @@ static void failed_booking_device_pays_again(void **state)
     json_decref(b);
 }
 
+/* The provider does not cancel the session in the book request: the
+ * release job cancels it and voids the payment. */
+static void failed_booking_cancel_left_to_the_job(void **state)
+{
+    char *rid = fe_rid("sdkrel", "fail-job");
+    json_t *b = sdk_ready(rid, "Failticket");
+    const char *id = fe_s(b, "id");
+    const char *p[1] = {id};
+    char *token = token_of(id), *session = session_of(token), *o, *st, *pst;
+    char kh[512], rh[300], path[256];
+    const char *hdrs[] = {kh, rh, "Content-Type: application/json", NULL};
+    e2e_resp *r;
+    (void)state;
+    r = device_pays(token, "pi_test_mastercard");
+    fe_expect(r, 200, "the device pays");
+    e2e_free(r);
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/sdk_sessions/*/cancel\","
+                              "\"action\":\"error\",\"status\":503,\"times\":1");
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
+    snprintf(path, sizeof(path), "/v1/flight/bookings/%s/book", id);
+    r = e2e_call(e2e_url(), "POST", path, hdrs, "{}");
+    e2e_assert_error(r, 422, "book_failed");
+    e2e_free(r);
+    assert_int_equal(fe_fault_hits(rid), 1);
+    o = wait_released(id, 20000);
+    assert_string_equal(o, "voided");
+    st = session_status(session);
+    assert_string_equal(st, "canceled");
+    assert_int_equal(session_auths(session, NULL), 1);
+    assert_int_equal(session_auths(session, "canceled"), 1);
+    pst = e2e_sql_text("SELECT status FROM flight_payments WHERE booking_id = $1", 1, p);
+    assert_string_equal(pst, "VOIDED");
+    r = device_pays(token, "pi_test_visa");
+    e2e_assert_error(r, 400, "sdk_session_canceled");
+    e2e_free(r);
+    assert_int_equal(session_auths(session, NULL), 1);
+    fe_fault_clear(rid);
+    free(pst);
+    free(o);
+    free(st);
+    free(session);
+    free(token);
+    free(rid);
+    json_decref(b);
+}
+
 /* ---- (b) the device pays while the release runs: VOIDED ---- */
 
 static void device_pays_during_the_release(void **state)
@@ -355,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(expired_booking_device_pays_later, setup),
         cmocka_unit_test(failed_booking_device_pays_again),
+        cmocka_unit_test(failed_booking_cancel_left_to_the_job),
         cmocka_unit_test(device_pays_during_the_release),
         cmocka_unit_test(device_races_the_release),
     };
