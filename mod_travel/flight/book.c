@@ -223,6 +223,35 @@ static int void_authorization(trv_book_run *run, const char *authorization_id, i
     return 0;
 }
 
+/* A failed SDK booking's session is canceled before its authorization is
+ * voided, so the customer's device can pay it no more (the release job's
+ * order too). Returns 1 when canceled; otherwise *s hands the session and
+ * its authorization to the flight.payment.release job, which cancels and
+ * voids until the provider does. */
+static int cancel_sdk_session(trv_book_run *run, const char *authorization_id, settle *s)
+{
+    trv_pay_ctx pc;
+    trv_pay_err err = {0};
+    json_t *auth = NULL;
+    trv_up_status st = TRV_UP_UNAVAILABLE;
+    if (trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+        st = trv_payment_adapter.sdk_cancel(&pc, run->b->sdk_token, &auth, &err);
+    }
+    if (st == TRV_UP_OK) {
+        return 1;
+    }
+    memset(s, 0, sizeof(*s));
+    s->by_auth = authorization_id;
+    s->provider_ref = authorization_id;
+    s->sdk = 1;
+    trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                TRVLOGNO(1305) "booking %s: canceling its SDK session failed (%s): %s; "
+                "the flight.payment.release job cancels it and voids %s", run->b->id,
+                trv_up_status_name(st), err.message ? err.message : "",
+                authorization_id ? authorization_id : "its payment");
+    return 0;
+}
+
 /* Back to READY_FOR_COMPLETE: this attempt changed nothing the customer
  * pays for. Its payment row goes with it (a READY_FOR_COMPLETE booking
  * shows none); s says what becomes of its authorization. */
@@ -274,7 +303,9 @@ static json_t *failure_json(const char *code, const char *description)
 
 /* FAILED with failure {code, description}: the authorization is voided
  * (by the release job if the provider does not void it now), and every
- * other authorization intent of the booking left unsettled goes too. */
+ * other authorization intent of the booking left unsettled goes too. An
+ * SDK booking's session is canceled before anything is voided, so the
+ * customer's device cannot pay it afterwards. */
 static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
 {
     const trv_fpayment *pay = live_payment(run->b);
@@ -283,13 +314,22 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
     apr_array_header_t *others;
     const char *fj = trv_json_dump(run->p, failure);
     settle s;
-    int held = 0, voided = 0, i;
+    int settles = 0, voided = 0, i;
 
     trv_json_bind(run->p, failure);
     if (pay && strcmp(pay->status, "AUTHORIZED") == 0 && pay->provider_ref
         && strcmp(pay->collected_by, "SERVICE") == 0) {
-        held = 1;
-        voided = void_authorization(run, pay->provider_ref, run->b->use_payment_sdk, &s);
+        settles = 1;
+        if (!run->b->use_payment_sdk || cancel_sdk_session(run, pay->provider_ref, &s)) {
+            voided = void_authorization(run, pay->provider_ref, run->b->use_payment_sdk, &s);
+        }
+    }
+    else if (!pay && run->b->use_payment_sdk && run->b->sdk_token) {
+        /* No payment recorded from the session (the device may still pay
+         * it): the release job cancels it and voids what it made. */
+        settles = 1;
+        memset(&s, 0, sizeof(s));
+        s.sdk = 1;
     }
     if (!begin(run, &c)) {
         return db_failed(run, c, 335, "recording a failed booking");
@@ -313,7 +353,7 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
         }
     }
     if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
-        || (held && apply_settle(run, c, &s) != APR_SUCCESS)) {
+        || (settles && apply_settle(run, c, &s) != APR_SUCCESS)) {
         return db_failed(run, c, 336, "recording a failed booking");
     }
     if (trv_flight_emit(c, run->p, b, TRV_EV_FAILED) != APR_SUCCESS || !commit(run, c)) {

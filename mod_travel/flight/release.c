@@ -8,9 +8,13 @@
  *   - a saved instrument: authorize again with the intent's own
  *     idempotency key and body, so the provider answers the authorization
  *     it made when the first call went unanswered (or makes it now);
- *   - an SDK session: the session's authorization, once the booking is
- *     FAILED or EXPIRED (until then the session is the booking's only way
- *     to pay).
+ *   - an SDK session, once the booking is FAILED or EXPIRED (until then
+ *     the session is the booking's only way to pay): the session is
+ *     canceled first, so the customer's device can pay it no more, and
+ *     the cancel answers the authorization the device made before it, if
+ *     any. A device paying at any moment of the release is therefore
+ *     either refused (after the cancel) or named by the cancel (before),
+ *     and voided: never left held.
  * and voids it. Declined, refused or unknown answers mean nothing is held.
  * Anything else (no answer, the provider down) is retried with backoff:
  * RELEASING is resumed by the next run. The outcome is written on the
@@ -72,35 +76,12 @@ static void resolve(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_f
                 in->booking_id, in->id, outcome, auth_id ? " " : "", auth_id ? auth_id : "");
 }
 
-/* Asks the provider which authorization the intent made: *auth (NULL with
- * *outcome set when there is none). 0: ask again later. */
-static int reveal(trv_pay_ctx *pc, const trv_fintent *in, json_t **auth, const char **outcome,
-                  trv_job_result *res)
+/* What a provider's answer that is not an authorization says: *outcome
+ * when it settles the intent (nothing is held), else 0 (ask again later). */
+static int settled_without(trv_pay_ctx *pc, trv_up_status st, const trv_pay_err *err,
+                           const char **outcome, trv_job_result *res)
 {
-    trv_pay_err err = {0};
-    trv_money amount;
-    trv_up_status st;
-    *auth = NULL;
-    *outcome = NULL;
-    if (in->key) {
-        int e = trv_currency_exponent(in->currency);
-        if (e < 0 || trv_money_parse_decimal(in->amount, e, &amount.minor) != APR_SUCCESS) {
-            *outcome = "unreadable";
-            return 1;
-        }
-        memcpy(amount.currency, in->currency, 4);
-        st = trv_payment_adapter.authorize(pc, in->instrument, &amount, in->key, auth, &err);
-    }
-    else {
-        st = trv_payment_adapter.sdk_authorization(pc, in->sdk_token, auth, &err);
-    }
     switch (st) {
-    case TRV_UP_OK:
-        if (!trv_json_str(*auth, "id")) {
-            retry(res, 0, "the provider answered without an authorization id");
-            return 0;
-        }
-        return 1;
     case TRV_UP_DECLINED:
         *outcome = "declined";
         return 1;
@@ -112,9 +93,75 @@ static int reveal(trv_pay_ctx *pc, const trv_fintent *in, json_t **auth, const c
         return 1;
     default:
         retry(res, 0, apr_psprintf(pc->pool, "payment provider: %s: %s",
-                                   trv_up_status_name(st), err.message ? err.message : ""));
+                                   trv_up_status_name(st), err->message ? err->message : ""));
         return 0;
     }
+}
+
+/* Asks the provider which authorization a saved instrument's intent made:
+ * *auth (NULL with *outcome set when there is none). 0: ask again later. */
+static int reveal(trv_pay_ctx *pc, const trv_fintent *in, json_t **auth, const char **outcome,
+                  trv_job_result *res)
+{
+    trv_pay_err err = {0};
+    trv_money amount;
+    trv_up_status st;
+    int e = trv_currency_exponent(in->currency);
+    *auth = NULL;
+    *outcome = NULL;
+    if (e < 0 || trv_money_parse_decimal(in->amount, e, &amount.minor) != APR_SUCCESS) {
+        *outcome = "unreadable";
+        return 1;
+    }
+    memcpy(amount.currency, in->currency, 4);
+    st = trv_payment_adapter.authorize(pc, in->instrument, &amount, in->key, auth, &err);
+    if (st != TRV_UP_OK) {
+        return settled_without(pc, st, &err, outcome, res);
+    }
+    if (!trv_json_str(*auth, "id")) {
+        retry(res, 0, "the provider answered without an authorization id");
+        return 0;
+    }
+    return 1;
+}
+
+/* Cancels an SDK intent's session, so the customer's device can no longer
+ * pay it: *auth is the authorization the device made before the cancel
+ * (NULL with *outcome set when it made none and none is known). The
+ * cancel comes before any void, also when the authorization is known (a
+ * void that failed): voiding first would leave a window in which the
+ * device could pay the session again on a provider that allows it.
+ * 0: ask again later. */
+static int cancel_session(trv_pay_ctx *pc, const trv_fintent *in, json_t **auth,
+                          const char **outcome, trv_job_result *res)
+{
+    trv_pay_err err = {0};
+    trv_up_status st = trv_payment_adapter.sdk_cancel(pc, in->sdk_token, auth, &err);
+    *outcome = NULL;
+    if (st == TRV_UP_OK) {
+        if (*auth && !trv_json_str(*auth, "id")) {
+            retry(res, 0, "the provider answered without an authorization id");
+            return 0;
+        }
+        /* Canceled unpaid: nothing is held, and nothing can be any more. */
+        if (!*auth && !in->provider_ref) {
+            *outcome = "canceled";
+        }
+        return 1;
+    }
+    *auth = NULL;
+    if (st == TRV_UP_REJECTED) {
+        /* Its payment was captured, which the service never does to a
+         * session no booking uses. An operator looks at it. */
+        trv_log_msg(&pc->env->log, TRV_LOG_ERR, pc->request_id,
+                    TRVLOGNO(1304) "booking %s: its SDK session cannot be canceled: %s",
+                    in->booking_id, err.message ? err.message : "refused");
+    }
+    if (st == TRV_UP_NOT_FOUND && in->provider_ref) {
+        /* No session to cancel, but an authorization to void. */
+        return 1;
+    }
+    return settled_without(pc, st, &err, outcome, res);
 }
 
 void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
@@ -171,20 +218,24 @@ void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     auth_id = in->provider_ref;
-    if (!auth_id) {
-        if (!reveal(&pc, in, &auth, &outcome, res)) {
+    if (!in->key || !auth_id) {
+        if (!(in->key ? reveal(&pc, in, &auth, &outcome, res)
+                      : cancel_session(&pc, in, &auth, &outcome, res))) {
             return;
         }
         if (outcome) {
-            /* Nothing was authorized: nothing is held. */
-            resolve(env, p, job, in, outcome, NULL, res);
+            /* Nothing was authorized (or can be): nothing is held. */
+            resolve(env, p, job, in, outcome, in->provider_ref, res);
             return;
         }
-        auth_id = trv_json_str(auth, "id");
-        status = trv_json_str(auth, "status");
-        if (status && strcmp(status, "VOIDED") == 0) {
-            resolve(env, p, job, in, "voided", auth_id, res);
-            return;
+        if (auth) {
+            auth_id = trv_json_str(auth, "id");
+            status = trv_json_str(auth, "status");
+            if (status && strcmp(status, "VOIDED") == 0
+                && (!in->provider_ref || strcmp(in->provider_ref, auth_id) == 0)) {
+                resolve(env, p, job, in, "voided", auth_id, res);
+                return;
+            }
         }
     }
     st = trv_payment_adapter.void_auth(&pc, auth_id, &auth, &err);

@@ -212,23 +212,31 @@ static trv_up_status sdk_token(trv_pay_ctx *ctx, const trv_money *amount,
     return TRV_UP_OK;
 }
 
-static trv_up_status sdk_authorization(trv_pay_ctx *ctx, const char *token, json_t **auth,
-                                       trv_pay_err *err)
+/* The session id of a client secret ("<session id>_secret_<random>", as
+ * Stripe's), escaped for a path; NULL (err filled) when it is not one. */
+static const char *session_of(trv_pay_ctx *ctx, const char *token, trv_pay_err *err)
 {
-    /* The client secret is "<session id>_secret_<random>", as Stripe's. */
     const char *cut = token ? strstr(token, "_secret_") : NULL;
-    const json_t *a;
-    trv_up_result res;
-    trv_up_status st;
     if (!cut || cut == token) {
         err->code = "invalid_token";
         err->message = "not an SDK session token";
+        return NULL;
+    }
+    return esc(ctx->pool, apr_pstrndup(ctx->pool, token, (apr_size_t)(cut - token)));
+}
+
+static trv_up_status sdk_authorization(trv_pay_ctx *ctx, const char *token, json_t **auth,
+                                       trv_pay_err *err)
+{
+    const char *session = session_of(ctx, token, err);
+    const json_t *a;
+    trv_up_result res;
+    trv_up_status st;
+    if (!session) {
         return TRV_UP_NOT_FOUND;
     }
-    st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v1/sdk_sessions/",
-                                      esc(ctx->pool, apr_pstrndup(ctx->pool, token,
-                                                                  (apr_size_t)(cut - token))),
-                                      NULL), NULL, NULL, &res, err);
+    st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v1/sdk_sessions/", session, NULL), NULL,
+              NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -241,6 +249,31 @@ static trv_up_status sdk_authorization(trv_pay_ctx *ctx, const char *token, json
     return auth_of(ctx, a, auth, err);
 }
 
+static trv_up_status sdk_cancel(trv_pay_ctx *ctx, const char *token, json_t **auth,
+                                trv_pay_err *err)
+{
+    const char *session = session_of(ctx, token, err), *status;
+    const json_t *a;
+    trv_up_result res;
+    trv_up_status st;
+    *auth = NULL;
+    if (!session) {
+        return TRV_UP_NOT_FOUND;
+    }
+    /* Canceling twice is harmless, so the session itself is a fine key. */
+    st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v1/sdk_sessions/", session, "/cancel", NULL),
+              NULL, apr_pstrcat(ctx->pool, "cancel-", session, NULL), &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    status = trv_json_str(res.body, "status");
+    if (!status || strcmp(status, "canceled") != 0) {
+        return bad(ctx, err, "a canceled session");
+    }
+    a = json_object_get(res.body, "authorization");
+    return json_is_object(a) ? auth_of(ctx, a, auth, err) : TRV_UP_OK;
+}
+
 const trv_payment_provider trv_payment_adapter = {
     "PAYMENT",
     authorize,
@@ -250,4 +283,5 @@ const trv_payment_provider trv_payment_adapter = {
     refund,
     sdk_token,
     sdk_authorization,
+    sdk_cancel,
 };

@@ -52,6 +52,15 @@ typedef struct trv_payment_provider {
     /* ... and this finds the authorization it made (NOT_FOUND: not paid yet). */
     trv_up_status (*sdk_authorization)(trv_pay_ctx *ctx, const char *token,
                                        json_t **auth, trv_pay_err *err);
+    /* Cancels the session (Stripe cancels a PaymentIntent): from then on
+     * the customer's device cannot pay it. *auth: the authorization the
+     * device made before the cancel, still held (the caller voids it), or
+     * NULL when it was never paid. Canceling again answers the same, so a
+     * caller that cancels first and then voids what the answer names
+     * leaves nothing held, whenever the device paid. NOT_FOUND: no such
+     * session; REJECTED: its payment was captured (refund it instead). */
+    trv_up_status (*sdk_cancel)(trv_pay_ctx *ctx, const char *token, json_t **auth,
+                                trv_pay_err *err);
 } trv_payment_provider;
 
 extern const trv_payment_provider trv_payment_adapter;

@@ -12,6 +12,10 @@
  *   POST /v1/sdk_sessions/{id}/confirm    the customer's device pays:
  *                                         {client_secret, payment_method};
  *                                         authenticated by the client secret
+ *   POST /v1/sdk_sessions/{id}/cancel     the merchant: the device can pay
+ *                                         it no more; answers the session
+ *                                         with the authorization it made, if
+ *                                         any (the merchant voids that)
  *
  * Amounts are integers in minor units with a lower-case currency, as
  * Stripe's. POSTs honour Idempotency-Key. Test instruments: pi_test_visa,
@@ -66,12 +70,18 @@ static const trv_stmt session_insert = {"sbx_session_insert",
 static const trv_stmt session_get = {"sbx_session_get",
     "SELECT id, client_secret, currency, amount, status, authorization_id, "
     "extract(epoch FROM expires_at)::bigint AS expires, "
+    "extract(epoch FROM canceled_at)::bigint AS canceled, "
     "expires_at < clock_timestamp() AS expired FROM sandbox.pay_sdk_sessions WHERE id = %s"};
 static const trv_stmt session_lock = {"sbx_session_lock",
     "SELECT id FROM sandbox.pay_sdk_sessions WHERE id = %s FOR UPDATE"};
 static const trv_stmt session_complete = {"sbx_session_complete",
     "UPDATE sandbox.pay_sdk_sessions SET status = 'complete', authorization_id = %s "
     "WHERE id = %s"};
+/* Under the session's row lock (session_lock), like confirm: whichever of
+ * the two locks first wins, and the other sees its result. */
+static const trv_stmt session_cancel = {"sbx_session_cancel",
+    "UPDATE sandbox.pay_sdk_sessions SET status = 'canceled', canceled_at = clock_timestamp() "
+    "WHERE id = %s AND status IN ('open', 'complete')"};
 
 /* ---- test instruments ---- */
 
@@ -503,16 +513,18 @@ static int session_json(trv_req *req, trv_resp *resp, trv_dbc *c, const trv_rows
 {
     const char *auth = trv_rows_get(r, 0, "authorization_id");
     json_t *a = NULL;
+    const char *canceled = trv_rows_get(r, 0, "canceled");
     if (auth && !read_auth(req, resp, c, auth, &a)) {
         return 0;
     }
-    *out = trv_json_bind(req->pool, json_pack("{s:s,s:s,s:I,s:s,s:s,s:O?,s:I,s:b}",
+    *out = trv_json_bind(req->pool, json_pack("{s:s,s:s,s:I,s:s,s:s,s:O?,s:I,s:o,s:b}",
         "id", trv_rows_get(r, 0, "id"), "object", "sdk_session",
         "amount", (json_int_t)apr_atoi64(trv_rows_get(r, 0, "amount")),
         "currency", lower3(req->pool, trv_rows_get(r, 0, "currency")),
         "status", strcmp(trv_rows_get(r, 0, "status"), "open") == 0
                       && trv_rows_bool(r, 0, "expired") ? "expired" : trv_rows_get(r, 0, "status"),
         "authorization", a, "expires_at", (json_int_t)apr_atoi64(trv_rows_get(r, 0, "expires")),
+        "canceled_at", canceled ? json_integer(apr_atoi64(canceled)) : json_null(),
         "livemode", 0));
     if (with_secret) {
         json_object_set_new(*out, "client_secret",
@@ -623,6 +635,11 @@ static void confirm_session(trv_req *req, trv_resp *resp)
                 "The client secret does not match this session");
         return;
     }
+    if (strcmp(trv_rows_get(rows, 0, "status"), "canceled") == 0) {
+        fail_in(req, resp, c, 400, "sdk_session_canceled",
+                "This session was canceled by the merchant; it can no longer be paid");
+        return;
+    }
     if (strcmp(trv_rows_get(rows, 0, "status"), "open") != 0) {
         fail_in(req, resp, c, 400, "sdk_session_unexpected_state",
                 "This session was already paid");
@@ -653,6 +670,52 @@ static void confirm_session(trv_req *req, trv_resp *resp)
     finish(req, resp, c, 200, doc, 996);
 }
 
+/* The merchant cancels a session it will not use: from then on the
+ * device's confirm is refused. A session the device already paid is
+ * canceled too, and the answer carries its authorization, still held:
+ * voiding it is the merchant's next call. Canceling again answers the
+ * session as it is; a session whose payment was captured cannot be
+ * canceled (refund it). */
+static void cancel_session(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id"), *auth_id;
+    trv_dbc *c;
+    trv_rows *rows;
+    json_t *auth = NULL, *doc;
+
+    if (!begin(req, resp, &c, 1300)) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &session_lock, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &session_get, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1301, "canceling a session");
+        return;
+    }
+    if (rows->n == 0) {
+        fail_in(req, resp, c, 404, "resource_missing", "No such sdk_session");
+        return;
+    }
+    auth_id = trv_rows_get(rows, 0, "authorization_id");
+    if (auth_id && !read_auth(req, resp, c, auth_id, &auth)) {
+        return;
+    }
+    if (auth && strcmp(trv_json_str(auth, "status"), "captured") == 0) {
+        fail_in(req, resp, c, 400, "sdk_session_unexpected_state",
+                "This session's payment was captured; refund it instead");
+        return;
+    }
+    if (trv_db_exec(c, req->pool, &session_cancel, NULL, TRV_DB_ARGS(id)) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &session_get, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS
+        || rows->n != 1) {
+        sbx_db_fail(req, resp, c, 1302, "canceling a session");
+        return;
+    }
+    if (!session_json(req, resp, c, rows, 0, &doc)) {
+        return;
+    }
+    finish(req, resp, c, 200, doc, 1303);
+}
+
 const trv_route sbx_pay_routes[] = {
     {"POST", "/payments/v1/authorizations", create_authorization, 0},
     {"GET", "/payments/v1/authorizations/{id}", get_authorization, 0},
@@ -663,5 +726,6 @@ const trv_route sbx_pay_routes[] = {
     {"POST", "/payments/v1/sdk_sessions", create_session, 0},
     {"GET", "/payments/v1/sdk_sessions/{id}", get_session, 0},
     {"POST", "/payments/v1/sdk_sessions/{id}/confirm", confirm_session, TRV_ROUTE_PUBLIC},
+    {"POST", "/payments/v1/sdk_sessions/{id}/cancel", cancel_session, 0},
     {NULL, NULL, NULL, 0},
 };

@@ -196,6 +196,58 @@ static void sdk_session_flow(void **state)
     assert_int_equal(pp->sdk_authorization(&c, "garbage", &auth, &err), TRV_UP_NOT_FOUND);
 }
 
+/* sdk_cancel: the device can pay the session no more; the answer names
+ * the authorization it made before, if any, and stays the same when asked
+ * again. */
+static void sdk_cancel_flow(void **state)
+{
+    trv_pay_ctx c = ctx();
+    trv_pay_err err = {0};
+    trv_money m = money(31000, "EUR");
+    json_t *tok = NULL, *auth = NULL, *v = NULL;
+    const char *unpaid, *paid, *captured;
+    (void)state;
+    assert_int_equal(pp->sdk_token(&c, &m, key("sdk"), &tok, &err), TRV_UP_OK);
+    unpaid = ad_str(tok, "token");
+    assert_int_equal(pp->sdk_token(&c, &m, key("sdk"), &tok, &err), TRV_UP_OK);
+    paid = ad_str(tok, "token");
+    assert_int_equal(pp->sdk_token(&c, &m, key("sdk"), &tok, &err), TRV_UP_OK);
+    captured = ad_str(tok, "token");
+
+    /* Never paid: canceled, nothing to void, and the device is refused. */
+    auth = (json_t *)1;
+    assert_int_equal(pp->sdk_cancel(&c, unpaid, &auth, &err), TRV_UP_OK);
+    assert_null(auth);
+    assert_int_equal(device_pays(unpaid, "pi_test_visa"), 400);
+    assert_int_equal(pp->sdk_cancel(&c, unpaid, &auth, &err), TRV_UP_OK);
+    assert_null(auth);
+    assert_int_equal(pp->sdk_authorization(&c, unpaid, &auth, &err), TRV_UP_NOT_FOUND);
+
+    /* Paid before the cancel: the answer names the authorization, still
+     * held, for the caller to void. */
+    assert_int_equal(device_pays(paid, "pi_test_mastercard"), 200);
+    assert_int_equal(pp->sdk_cancel(&c, paid, &auth, &err), TRV_UP_OK);
+    assert_non_null(auth);
+    assert_string_equal(ad_str(auth, "status"), "AUTHORIZED");
+    assert_int_equal(ad_minor(json_object_get(auth, "amount")), 31000);
+    assert_int_equal(device_pays(paid, "pi_test_visa"), 400);
+    assert_int_equal(pp->void_auth(&c, ad_str(auth, "id"), &v, &err), TRV_UP_OK);
+    assert_string_equal(ad_str(v, "status"), "VOIDED");
+    assert_int_equal(pp->sdk_cancel(&c, paid, &v, &err), TRV_UP_OK);
+    assert_non_null(v);
+    assert_string_equal(ad_str(v, "id"), ad_str(auth, "id"));
+
+    /* Captured: not canceled (refunded instead). */
+    assert_int_equal(device_pays(captured, "pi_test_visa"), 200);
+    assert_int_equal(pp->sdk_authorization(&c, captured, &auth, &err), TRV_UP_OK);
+    assert_int_equal(pp->capture(&c, ad_str(auth, "id"), &m, key("cap"), &v, &err), TRV_UP_OK);
+    assert_int_equal(pp->sdk_cancel(&c, captured, &v, &err), TRV_UP_REJECTED);
+    assert_string_equal(err.code, "sdk_session_unexpected_state");
+
+    assert_int_equal(pp->sdk_cancel(&c, "garbage", &v, &err), TRV_UP_NOT_FOUND);
+    assert_int_equal(pp->sdk_cancel(&c, "cs_nope_secret_x", &v, &err), TRV_UP_NOT_FOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +256,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_instruments, ad_setup, ad_teardown),
         cmocka_unit_test_setup_teardown(void_then_capture_refused, ad_setup, ad_teardown),
         cmocka_unit_test_setup_teardown(sdk_session_flow, ad_setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(sdk_cancel_flow, ad_setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());
     return E2E_RUN("adapter_payment", tests);
