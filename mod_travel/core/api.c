@@ -8,7 +8,6 @@ void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta
 {
     resp->status = status;
     resp->data = trv_json_bind(req->pool, data);
-    resp->data_null = data == NULL;
     resp->meta = trv_json_bind(req->pool, meta);
 }
 

@@ -39,7 +39,6 @@ typedef struct trv_resp {
     const char *data_text;    /* "data" already serialized (stored renderings) */
     const char *error_code;
     apr_table_t *headers;     /* extra response headers (Allow, Location) */
-    int data_null;            /* answer {"data": null} */
 } trv_resp;
 
 typedef void trv_handler_fn(trv_req *req, trv_resp *resp);

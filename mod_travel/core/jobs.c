@@ -42,7 +42,7 @@ static const trv_stmt release_stmt = {"trv_job_release",
     "available_at = clock_timestamp(), updated_at = clock_timestamp() "
     "WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int"};
 
-static const trv_stmt extend_stmt = {"trv_job_extend",
+static const trv_stmt hold_stmt = {"trv_job_hold",
     "UPDATE jobs SET available_at = clock_timestamp() + %s::bigint * interval "
     "'1 microsecond' WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int"};
 
@@ -211,25 +211,11 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
     return 1;
 }
 
-apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job)
-{
-    trv_dbc *c;
-    apr_status_t rv;
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
-    rv = trv_db_exec(c, p, &extend_stmt, NULL,
-                     TRV_DB_ARGS(i64(p, env->cfg->job_lease), job->id, job->worker,
-                                 apr_itoa(p, job->attempt)));
-    trv_db_close(env->db, c);
-    return rv;
-}
-
 apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
                           apr_interval_time_t for_)
 {
     int affected = 0;
-    apr_status_t rv = trv_db_exec(c, p, &extend_stmt, &affected,
+    apr_status_t rv = trv_db_exec(c, p, &hold_stmt, &affected,
                                   TRV_DB_ARGS(i64(p, for_), job->id, job->worker,
                                               apr_itoa(p, job->attempt)));
     if (rv == APR_SUCCESS && affected == 0) {

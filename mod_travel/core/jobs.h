@@ -53,9 +53,6 @@ apr_status_t trv_job_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind,
 int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
                     const char *worker_id);
 
-/* Pushes the lease of a long job forward. */
-apr_status_t trv_job_extend(trv_env *env, apr_pool_t *p, const trv_job *job);
-
 /* Pushes the lease of a running job to `for_` from now, on the caller's
  * connection (a job about to wait longer than the configured lease).
  * APR_NOTFOUND when the job is no longer this worker's (its lease ran out

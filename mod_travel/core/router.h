@@ -9,7 +9,6 @@
 #include "errors.h"
 
 #define TRV_ROUTE_PUBLIC 0x1 /* no x-api-key needed */
-#define TRV_ROUTE_INTERNAL 0x2 /* reachable only through an internal redirect */
 #define TRV_ROUTE_OWN_QUERY 0x4 /* the handler checks its query parameters; on
                                  * other routes any query parameter is a 422 */
 #define TRV_ROUTE_NO_BODY 0x8   /* an action without fields: no body or {} */

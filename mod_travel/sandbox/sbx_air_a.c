@@ -716,28 +716,14 @@ static void create_order(trv_req *req, trv_resp *resp)
         }
     }
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 921, "creating an order");
+    if (!sbx_idem_begin(req, resp, &c, 921, "creating an order")) {
         return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 922, "creating an order");
-        return;
-    }
-    switch (sbx_idem_claim(req, resp, c)) {
-    case SBX_IDEM_FRESH: break;
-    default: return;
     }
     if (pr.trigger && strcmp(pr.trigger, "failticket") == 0) {
         /* The airline refuses to issue: no order, the same answer on a retry. */
         json_t *err = trv_json_bind(req->pool, sbx_error_doc(req, "ticketing_failed",
             "The airline could not issue the tickets (test trigger Failticket)"));
-        if (sbx_idem_save(req, c, 422, err) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-            sbx_db_fail(req, resp, c, 923, "creating an order");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        sbx_send(req, resp, 422, json_incref(err));
+        sbx_idem_finish(req, resp, c, 422, err, 923, "creating an order");
         return;
     }
     memset(&ord, 0, sizeof(ord));
@@ -769,12 +755,7 @@ static void create_order(trv_req *req, trv_resp *resp)
     if (dup) {
         json_t *err = trv_json_bind(req->pool, sbx_error_doc(req, "offer_no_longer_available",
             "This offer has already been ordered"));
-        if (sbx_idem_save(req, c, 422, err) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-            sbx_db_fail(req, resp, c, 925, "creating an order");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        sbx_send(req, resp, 422, json_incref(err));
+        sbx_idem_finish(req, resp, c, 422, err, 925, "creating an order");
         return;
     }
     if (sbx_order_get(c, req->pool, order_id, 'A', &rows) != APR_SUCCESS || rows->n != 1
@@ -871,15 +852,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
         sbx_invalid(req, resp, "data.order_id", "is required");
         return;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 933, "quoting a cancellation");
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 934, "quoting a cancellation");
-        return;
-    }
-    if (sbx_idem_claim(req, resp, c) != SBX_IDEM_FRESH) {
+    if (!sbx_idem_begin(req, resp, &c, 933, "quoting a cancellation")) {
         return;
     }
     if (sbx_order_get(c, req->pool, order_id, 'A', &rows) != APR_SUCCESS) {
@@ -918,12 +891,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
     {
         json_t *out = trv_json_bind(req->pool, json_pack("{s:o}", "data",
                                                          cancellation_json(req->pool, k)));
-        if (sbx_idem_save(req, c, 201, out) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-            sbx_db_fail(req, resp, c, 937, "quoting a cancellation");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        sbx_send(req, resp, 201, json_incref(out));
+        sbx_idem_finish(req, resp, c, 201, out, 937, "quoting a cancellation");
     }
 }
 

@@ -437,15 +437,7 @@ static void create_checkout(trv_req *req, trv_resp *resp)
         json_object_set_new(json_object_get(doc, "_sbx"), "segments", segs);
     }
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 942, "creating a checkout");
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 943, "creating a checkout");
-        return;
-    }
-    if (sbx_idem_claim(req, resp, c) != SBX_IDEM_FRESH) {
+    if (!sbx_idem_begin(req, resp, &c, 942, "creating a checkout")) {
         return;
     }
     if (trv_db_exec(c, req->pool, &b_checkout_insert, NULL, TRV_DB_ARGS(
@@ -460,12 +452,7 @@ static void create_checkout(trv_req *req, trv_resp *resp)
     }
     out = trv_json_bind(req->pool, checkout_json(req->pool, rows));
     json_object_del(out, "_sbx");
-    if (sbx_idem_save(req, c, 201, out) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 945, "creating a checkout");
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    sbx_send(req, resp, 201, json_incref(out));
+    sbx_idem_finish(req, resp, c, 201, out, 945, "creating a checkout");
 }
 
 static void get_checkout(trv_req *req, trv_resp *resp)
@@ -565,15 +552,7 @@ static void complete_checkout(trv_req *req, trv_resp *resp)
     int dup, status;
     size_t i;
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 949, "completing a checkout");
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 950, "completing a checkout");
-        return;
-    }
-    if (sbx_idem_claim(req, resp, c) != SBX_IDEM_FRESH) {
+    if (!sbx_idem_begin(req, resp, &c, 949, "completing a checkout")) {
         return;
     }
     if (trv_db_select(c, req->pool, &b_checkout_lock, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS
@@ -771,15 +750,7 @@ static void cancel_order(trv_req *req, trv_resp *resp)
     apr_int64_t fee, refund;
     json_t *block;
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 960, "cancelling an order");
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, 961, "cancelling an order");
-        return;
-    }
-    if (sbx_idem_claim(req, resp, c) != SBX_IDEM_FRESH) {
+    if (!sbx_idem_begin(req, resp, &c, 960, "cancelling an order")) {
         return;
     }
     if (sbx_order_get(c, req->pool, id, 'B', &rows) != APR_SUCCESS) {
@@ -801,12 +772,7 @@ static void cancel_order(trv_req *req, trv_resp *resp)
     if (trig && strcmp(trig, "nocancel") == 0) {
         json_t *err = trv_json_bind(req->pool, sbx_error_doc(req, "cancellation_rejected",
             "The airline rejected the cancellation (test trigger Nocancel)"));
-        if (sbx_idem_save(req, c, 422, err) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-            sbx_db_fail(req, resp, c, 963, "cancelling an order");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        sbx_send(req, resp, 422, json_incref(err));
+        sbx_idem_finish(req, resp, c, 422, err, 963, "cancelling an order");
         return;
     }
     cur = trv_rows_get(rows, 0, "currency");

@@ -416,3 +416,27 @@ int sbx_authenticate(trv_req *req, trv_resp *resp)
               "A valid API key is required: Authorization: Bearer <key>");
     return 0;
 }
+
+int sbx_idem_begin(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what)
+{
+    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, NULL, logno, what);
+        return 0;
+    }
+    if (trv_db_begin(*c, req->pool) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, *c, logno, what);
+        return 0;
+    }
+    return sbx_idem_claim(req, resp, *c) == SBX_IDEM_FRESH;
+}
+
+void sbx_idem_finish(trv_req *req, trv_resp *resp, trv_dbc *c, int status, json_t *doc,
+                     int logno, const char *what)
+{
+    if (sbx_idem_save(req, c, status, doc) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, logno, what);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    sbx_send(req, resp, status, json_incref(doc));
+}

@@ -42,6 +42,15 @@ sbx_idem_result sbx_idem_claim(trv_req *req, trv_resp *resp, trv_dbc *c);
 /* Stores the response of a fresh claim (no-op without a key). */
 apr_status_t sbx_idem_save(trv_req *req, trv_dbc *c, int status, const json_t *doc);
 
+/* The shape of every idempotent write: a connection, a transaction and the
+ * claim of the key. 1 to go on (a fresh request, transaction open); 0 when
+ * the request was answered (replay, mismatch, database failure). */
+int sbx_idem_begin(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what);
+/* Stores doc as the key's answer, commits, gives the connection back and
+ * answers doc with status. */
+void sbx_idem_finish(trv_req *req, trv_resp *resp, trv_dbc *c, int status, json_t *doc,
+                     int logno, const char *what);
+
 /* ---- values ---- */
 
 apr_int64_t sbx_now(void);                              /* unix seconds */

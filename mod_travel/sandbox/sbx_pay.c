@@ -227,30 +227,6 @@ static int authorize_in(trv_req *req, trv_resp *resp, trv_dbc *c, const instrume
     return 1;
 }
 
-static int begin(trv_req *req, trv_resp *resp, trv_dbc **c, int logno)
-{
-    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, logno, "payments");
-        return 0;
-    }
-    if (trv_db_begin(*c, req->pool) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, *c, logno, "payments");
-        return 0;
-    }
-    return sbx_idem_claim(req, resp, *c) == SBX_IDEM_FRESH;
-}
-
-/* Stores the answer under the idempotency key, commits, answers. */
-static void finish(trv_req *req, trv_resp *resp, trv_dbc *c, int status, json_t *doc, int logno)
-{
-    if (sbx_idem_save(req, c, status, doc) != APR_SUCCESS || trv_db_commit(c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, c, logno, "payments");
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    sbx_send(req, resp, status, json_incref(doc));
-}
-
 static void fail_in(trv_req *req, trv_resp *resp, trv_dbc *c, int status, const char *code,
                     const char *msg)
 {
@@ -258,6 +234,24 @@ static void fail_in(trv_req *req, trv_resp *resp, trv_dbc *c, int status, const 
     trv_db_rollback(c);
     trv_db_close(req->env->db, c);
     sbx_error(req, resp, status, code, "%s", msg);
+}
+
+/* The amount (minor units) and currency of a request, Stripe's way; 0
+ * when answered with the 400 that names what is wrong. */
+static int money_params(trv_req *req, trv_resp *resp, const json_t *b, apr_int64_t *amount,
+                        const char **cur)
+{
+    if (!amount_of(json_object_get(b, "amount"), amount)) {
+        sbx_error(req, resp, 400, "parameter_invalid_integer",
+                  "amount must be a positive integer in minor units");
+        return 0;
+    }
+    if (!(*cur = currency_of(req->pool, trv_json_str(b, "currency")))) {
+        sbx_error(req, resp, 400, "parameter_invalid_currency",
+                  "currency must be an ISO 4217 code");
+        return 0;
+    }
+    return 1;
 }
 
 static void create_authorization(trv_req *req, trv_resp *resp)
@@ -273,14 +267,7 @@ static void create_authorization(trv_req *req, trv_resp *resp)
     if (!(b = sbx_body(req, resp))) {
         return;
     }
-    if (!amount_of(json_object_get(b, "amount"), &amount)) {
-        sbx_error(req, resp, 400, "parameter_invalid_integer",
-                  "amount must be a positive integer in minor units");
-        return;
-    }
-    if (!(cur = currency_of(req->pool, trv_json_str(b, "currency")))) {
-        sbx_error(req, resp, 400, "parameter_invalid_currency",
-                  "currency must be an ISO 4217 code");
+    if (!money_params(req, resp, b, &amount, &cur)) {
         return;
     }
     cm = trv_json_str(b, "capture_method");
@@ -293,14 +280,14 @@ static void create_authorization(trv_req *req, trv_resp *resp)
                   trv_json_str(b, "payment_method") ? trv_json_str(b, "payment_method") : "");
         return;
     }
-    if (!begin(req, resp, &c, 967)) {
+    if (!sbx_idem_begin(req, resp, &c, 967, "payments")) {
         return;
     }
     if (!authorize_in(req, resp, c, in, cur, amount, cm && strcmp(cm, "automatic") == 0, NULL,
                       json_object_get(b, "metadata"), &status, &doc)) {
         return;
     }
-    finish(req, resp, c, status, doc, 968);
+    sbx_idem_finish(req, resp, c, status, doc, 968, "payments");
 }
 
 static void get_authorization(trv_req *req, trv_resp *resp)
@@ -337,7 +324,7 @@ static void capture(trv_req *req, trv_resp *resp)
                   "amount_to_capture must be a positive integer");
         return;
     }
-    if (!begin(req, resp, &c, 970) || !read_auth(req, resp, c, id, &doc)) {
+    if (!sbx_idem_begin(req, resp, &c, 970, "payments") || !read_auth(req, resp, c, id, &doc)) {
         return;
     }
     if (!doc) {
@@ -354,7 +341,7 @@ static void capture(trv_req *req, trv_resp *resp)
                     "This authorization was already captured for another amount");
             return;
         }
-        finish(req, resp, c, 200, doc, 971);
+        sbx_idem_finish(req, resp, c, 200, doc, 971, "payments");
         return;
     }
     if (trv_db_select(c, req->pool, &pay_capture, &rows, TRV_DB_ARGS(
@@ -374,7 +361,7 @@ static void capture(trv_req *req, trv_resp *resp)
     if (!read_auth(req, resp, c, id, &doc)) {
         return;
     }
-    finish(req, resp, c, 200, doc, 973);
+    sbx_idem_finish(req, resp, c, 200, doc, 973, "payments");
 }
 
 static void cancel(trv_req *req, trv_resp *resp)
@@ -383,7 +370,7 @@ static void cancel(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     trv_rows *rows;
     json_t *doc;
-    if (!begin(req, resp, &c, 974) || !read_auth(req, resp, c, id, &doc)) {
+    if (!sbx_idem_begin(req, resp, &c, 974, "payments") || !read_auth(req, resp, c, id, &doc)) {
         return;
     }
     if (!doc) {
@@ -391,7 +378,7 @@ static void cancel(trv_req *req, trv_resp *resp)
         return;
     }
     if (strcmp(trv_json_str(doc, "status"), "canceled") == 0) {
-        finish(req, resp, c, 200, doc, 975);
+        sbx_idem_finish(req, resp, c, 200, doc, 975, "payments");
         return;
     }
     if (trv_db_select(c, req->pool, &pay_cancel, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS) {
@@ -406,7 +393,7 @@ static void cancel(trv_req *req, trv_resp *resp)
     if (!read_auth(req, resp, c, id, &doc)) {
         return;
     }
-    finish(req, resp, c, 200, doc, 977);
+    sbx_idem_finish(req, resp, c, 200, doc, 977, "payments");
 }
 
 static json_t *refund_json(apr_pool_t *p, const char *id, const char *auth, const char *cur,
@@ -441,7 +428,7 @@ static void create_refund(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 400, "parameter_invalid_integer", "amount must be a positive integer");
         return;
     }
-    if (!begin(req, resp, &c, 978) || !read_auth(req, resp, c, auth, &doc)) {
+    if (!sbx_idem_begin(req, resp, &c, 978, "payments") || !read_auth(req, resp, c, auth, &doc)) {
         return;
     }
     if (!doc) {
@@ -478,7 +465,7 @@ static void create_refund(trv_req *req, trv_resp *resp)
     doc = trv_json_bind(req->pool, refund_json(req->pool, id, auth,
                                                trv_json_str(doc, "currency"), amount, "succeeded",
                                                apr_atoi64(trv_rows_get(rows, 0, "created"))));
-    finish(req, resp, c, 200, doc, 984);
+    sbx_idem_finish(req, resp, c, 200, doc, 984, "payments");
 }
 
 static void get_refund(trv_req *req, trv_resp *resp)
@@ -545,19 +532,12 @@ static void create_session(trv_req *req, trv_resp *resp)
     if (!(b = sbx_body(req, resp))) {
         return;
     }
-    if (!amount_of(json_object_get(b, "amount"), &amount)) {
-        sbx_error(req, resp, 400, "parameter_invalid_integer",
-                  "amount must be a positive integer in minor units");
-        return;
-    }
-    if (!(cur = currency_of(req->pool, trv_json_str(b, "currency")))) {
-        sbx_error(req, resp, 400, "parameter_invalid_currency",
-                  "currency must be an ISO 4217 code");
+    if (!money_params(req, resp, b, &amount, &cur)) {
         return;
     }
     /* Stripe's shape: the secret starts with the session id. */
     secret = apr_pstrcat(req->pool, id, "_secret_", trv_random_token(req->pool, 18), NULL);
-    if (!begin(req, resp, &c, 987)) {
+    if (!sbx_idem_begin(req, resp, &c, 987, "payments")) {
         return;
     }
     if (trv_db_exec(c, req->pool, &session_insert, NULL, TRV_DB_ARGS(
@@ -571,7 +551,7 @@ static void create_session(trv_req *req, trv_resp *resp)
     if (!session_json(req, resp, c, rows, 1, &doc)) {
         return;
     }
-    finish(req, resp, c, 200, doc, 989);
+    sbx_idem_finish(req, resp, c, 200, doc, 989, "payments");
 }
 
 static void get_session(trv_req *req, trv_resp *resp)
@@ -620,7 +600,7 @@ static void confirm_session(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 400, "resource_missing", "No such payment_method");
         return;
     }
-    if (!begin(req, resp, &c, 992)) {
+    if (!sbx_idem_begin(req, resp, &c, 992, "payments")) {
         return;
     }
     if (trv_db_select(c, req->pool, &session_lock, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS
@@ -655,7 +635,7 @@ static void confirm_session(trv_req *req, trv_resp *resp)
         return;
     }
     if (status != 200) {
-        finish(req, resp, c, status, auth, 994);
+        sbx_idem_finish(req, resp, c, status, auth, 994, "payments");
         return;
     }
     if (trv_db_exec(c, req->pool, &session_complete, NULL,
@@ -667,7 +647,7 @@ static void confirm_session(trv_req *req, trv_resp *resp)
         }
         return;
     }
-    finish(req, resp, c, 200, doc, 996);
+    sbx_idem_finish(req, resp, c, 200, doc, 996, "payments");
 }
 
 /* The merchant cancels a session it will not use: from then on the
@@ -683,7 +663,7 @@ static void cancel_session(trv_req *req, trv_resp *resp)
     trv_rows *rows;
     json_t *auth = NULL, *doc;
 
-    if (!begin(req, resp, &c, 1300)) {
+    if (!sbx_idem_begin(req, resp, &c, 1300, "payments")) {
         return;
     }
     if (trv_db_select(c, req->pool, &session_lock, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS
@@ -713,7 +693,7 @@ static void cancel_session(trv_req *req, trv_resp *resp)
     if (!session_json(req, resp, c, rows, 0, &doc)) {
         return;
     }
-    finish(req, resp, c, 200, doc, 1303);
+    sbx_idem_finish(req, resp, c, 200, doc, 1303, "payments");
 }
 
 const trv_route sbx_pay_routes[] = {

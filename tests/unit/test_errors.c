@@ -222,7 +222,7 @@ static void test_ok_null_data(void **state)
     trv_req *req = make_req(p, "req-ok");
     trv_resp resp = {0};
     trv_ok(req, &resp, 200, NULL, NULL);
-    assert_true(resp.data_null);
+    assert_null(resp.data);
     assert_string_equal(doc_text(p, &resp), "{\"data\":null}");
 }
 

@@ -301,9 +301,6 @@ static void check(apr_pool_t *p, const json_t *spec, const trv_router *rt, probl
         const json_t *op = json_object_get(pi, lower(p, r->method));
         const apr_array_header_t *kv = apr_table_elts(kinds);
         int k;
-        if (r->flags & TRV_ROUTE_INTERNAL) {
-            continue;
-        }
         apr_table_setn(routed, where, "1");
         if (!json_is_object(op)) {
             problem(pr, "%s is routed but not in docs/openapi.yaml", where);
