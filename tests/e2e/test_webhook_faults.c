@@ -268,9 +268,10 @@ static void postgresql_restarting_under_load_loses_nothing(void **state)
                    "no connection to the server|Connection refused|not yet accepting|"
                    "shutting down|database unavailable|could not connect|"
                    "no database connection|the database system is)");
-    e2e_expect_log("AH00629: Can't connect to pgsql|AH02655: Failed to acquire DBD connection"
-                   "|AH00639: DBD \\[pgsql\\] Error: .*(shutting down|not yet accepting|"
-                   "starting up|No such file or directory)");
+    /* mod_dbd's own lines, by message id: libpq words a lost server in more
+     * ways than a list can hold ("server closed the connection
+     * unexpectedly", "starting up", a missing socket, ...). */
+    e2e_expect_log("(AH00629|AH02655|AH00639):");
     snprintf(cmd, sizeof(cmd),
              "pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1); "
              "if [ \"$(id -u)\" -eq 0 ]; then run='runuser -u postgres --'; else run=''; fi; "
