@@ -91,7 +91,7 @@ secret_key() {
 # logs, shared database). The first instance also serves the sandbox.
 httpd_conf() {
   local name=$1 inst="$dir/httpd-$1" user="" sb_listen="" sb_load="" sb_vhost=""
-  mkdir -p "$inst/runtime"
+  mkdir -p "$inst/runtime" "$inst/htdocs"
   secret_key
   if is_root; then
     user="User www-data

@@ -131,7 +131,7 @@ static int handler(request_rec *r)
 static int post_read_request(request_rec *r)
 {
     static const int statuses[] = {400, 401, 403, 404, 405, 408, 411, 413, 414,
-                                   415, 431, 500, 501, 502, 503, 504};
+                                   415, 417, 431, 500, 501, 502, 503, 504};
     size_t i;
     if (strncmp(r->uri, "/v1/", 4) != 0 && strcmp(r->uri, "/v1") != 0) {
         return DECLINED;
@@ -140,6 +140,41 @@ static int post_read_request(request_rec *r)
         ap_custom_response(r, statuses[i], ERROR_URI);
     }
     return DECLINED;
+}
+
+/* API paths are not files. Left to httpd's core, a /v1 path is merged with
+ * DocumentRoot and walked directory by directory: a long path then fails
+ * with "File name too long" (AH00127, 403) and a directory that happens to
+ * exist changes the answer. A request whose location is handled by
+ * mod_travel gets a filename that names no file, and the storage walk is
+ * skipped for it (as mod_proxy does for its URLs); <Location> sections
+ * still apply. */
+#define TRV_FILENAME "travel:"
+
+static int claims(request_rec *r)
+{
+    core_dir_config *d = ap_get_core_module_config(r->per_dir_config);
+    const char *err = NULL, *h;
+    if (!d || !d->expr_handler) {
+        return 0;
+    }
+    h = ap_expr_str_exec(r, d->expr_handler, &err);
+    return !err && h && strcmp(h, "travel") == 0;
+}
+
+static int translate_name(request_rec *r)
+{
+    if (!r->uri || r->uri[0] != '/' || !claims(r)) {
+        return DECLINED;
+    }
+    r->filename = apr_pstrcat(r->pool, TRV_FILENAME, r->uri, NULL);
+    return OK;
+}
+
+static int map_to_storage(request_rec *r)
+{
+    return r->filename && strncmp(r->filename, TRV_FILENAME, sizeof(TRV_FILENAME) - 1) == 0
+               ? OK : DECLINED;
 }
 
 static void register_hooks(apr_pool_t *p)
@@ -151,6 +186,8 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_translate_name(translate_name, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
