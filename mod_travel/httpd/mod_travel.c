@@ -20,12 +20,21 @@ static trv_http *webhook_client;  /* this child's webhook sender client */
  * JSON error envelope: no HTML error page ever leaves /v1. */
 #define ERROR_URI "/v1/.error"
 
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+{
+    (void)plog;
+    (void)ptemp;
+    trv_rate_pre_config(pconf);
+    return OK;
+}
+
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                        server_rec *s)
 {
     static int curl_ready;
     const char *err;
     server_rec *sv;
+    int any_limit = 0;
     (void)plog;
     (void)ptemp;
 
@@ -40,6 +49,11 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                          err);
             return HTTP_INTERNAL_SERVER_ERROR;
         }
+        any_limit |= c->rate.key_limit > 0 || c->rate.fail_limit > 0;
+    }
+    if ((err = trv_rate_post_config(pconf, ptemp, s, any_limit))) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(506) "%s [request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (!curl_ready) {
         if (trv_http_global_init() != APR_SUCCESS) {
@@ -59,6 +73,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     trv_srv_conf *main_conf = ap_get_module_config(s->module_config, &travel_module);
 
     apr_atomic_set32(&stopping, 0);
+    trv_rate_child_init(pchild, s);
     http_client = trv_http_curl_create(pchild, &stopping, main_conf->cfg.max_response);
     webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
     for (sv = s; sv; sv = sv->next) {
@@ -115,8 +130,9 @@ static int handler(request_rec *r)
     else if (st) {
         trv_gateway_error(&req, &resp, st);
     }
-    else {
+    else if (trv_rate_admit(r, &c->rate, &req, &resp)) {
         trv_gateway_handle(gateway, &req, &resp);
+        trv_rate_after(r, &c->rate, &req, &resp);
     }
     if (resp.status >= 500) {
         /* Every failure answer is in the error log with its request id. */
@@ -182,6 +198,7 @@ static void register_hooks(apr_pool_t *p)
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
     (void)p;
     trv_httpd_glue_init(&travel_module);
+    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
