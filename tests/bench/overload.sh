@@ -111,6 +111,6 @@ echo "wrk: $CLIENTS connections for ${SECS}s (list, get, offers in turn)"
 wrk -t4 -c"$CLIENTS" -d"${SECS}s" --timeout 30s -s "$dir/mixed.lua" "http://127.0.0.1:$TRAVEL_PORT" \
   | sed -n '/^requests answered/,$p'
 echo "httpd (API): $(grep -c 'AH00484' "$dir/httpd-a/error.log" || true) AH00484 (out of workers) lines," \
-  "$(awk '$(NF-2) >= 500' "$dir/httpd-a/access.log" | wc -l) answers >= 500 in the access log"
+  "$(awk '$(NF-3) >= 500' "$dir/httpd-a/access.log" | wc -l) answers >= 500 in the access log"
 echo "httpd (sandbox): $(grep -c 'AH00484' "$dir/httpd-sandbox/error.log" || true) AH00484 lines," \
-  "$(awk '$(NF-2) >= 500' "$dir/httpd-sandbox/access.log" | wc -l) answers >= 500 in the access log"
+  "$(awk '$(NF-3) >= 500' "$dir/httpd-sandbox/access.log" | wc -l) answers >= 500 in the access log"
