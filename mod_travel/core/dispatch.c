@@ -72,6 +72,7 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     const char *allow = NULL;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_route_result m;
+    void *idem = NULL;
 
     req->params = apr_table_make(req->pool, 4);
     m = trv_router_match(rt, req->pool, req->method, req->path, &route, req->params,
@@ -115,10 +116,17 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
         trv_fail_invalid(req, resp, errs);
         return;
     }
+    if ((route->flags & TRV_ROUTE_IDEMPOTENT) && req->env->idempotency
+        && !req->env->idempotency->begin(req, resp, &idem)) {
+        return;
+    }
     route->handler(req, resp);
     if (resp->status == 0) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(203) "%s %s answered nothing", req->method, req->path);
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+    }
+    if (idem) {
+        req->env->idempotency->finish(req, resp, idem);
     }
 }

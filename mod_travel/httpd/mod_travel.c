@@ -1,5 +1,6 @@
 /* mod_travel: the module record and its hooks. */
 #include "travel.h"
+#include "gateway/idempotency.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -85,6 +86,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
         env->stopping = &stopping;
+        env->idempotency = trv_gateway_idempotency();
         c->env = env;
     }
     if (main_conf->cfg.worker_threads > 0) {

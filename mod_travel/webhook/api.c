@@ -640,18 +640,21 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
 }
 
 #define FAMILY_ROUTES(F) \
-    {"POST", "/v1/" F "/webhook-subscriptions", create_subscription, 0}, \
+    {"POST", "/v1/" F "/webhook-subscriptions", create_subscription, TRV_ROUTE_IDEMPOTENT}, \
     {"GET", "/v1/" F "/webhook-subscriptions", list_subscriptions, 0}, \
     {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}", get_subscription, 0}, \
-    {"PATCH", "/v1/" F "/webhook-subscriptions/{id:whs}", patch_subscription, 0}, \
-    {"DELETE", "/v1/" F "/webhook-subscriptions/{id:whs}", delete_subscription, 0}, \
-    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, TRV_ROUTE_NO_BODY}, \
+    {"PATCH", "/v1/" F "/webhook-subscriptions/{id:whs}", patch_subscription, \
+     TRV_ROUTE_IDEMPOTENT}, \
+    {"DELETE", "/v1/" F "/webhook-subscriptions/{id:whs}", delete_subscription, \
+     TRV_ROUTE_IDEMPOTENT}, \
+    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, \
+     TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT}, \
     {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries", list_deliveries, \
      TRV_ROUTE_OWN_QUERY}, \
     {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}", \
      get_delivery, 0}, \
     {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}/replay", \
-     replay_delivery, TRV_ROUTE_NO_BODY}
+     replay_delivery, TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT}
 
 const trv_route trv_webhook_routes[] = {
     FAMILY_ROUTES("hotel"),
