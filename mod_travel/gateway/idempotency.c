@@ -29,6 +29,14 @@ static const trv_stmt release_stmt = {"trv_idem_release",
     "DELETE FROM idempotent_requests "
     "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
 
+/* Answers past their 24 hours are dropped a few at a time by the requests
+ * that keep new ones (the created_at index makes it cheap), so the table
+ * holds about a day of keys without a job of its own. */
+static const trv_stmt purge_stmt = {"trv_idem_purge",
+    "DELETE FROM idempotent_requests WHERE (org_id, idem_key) IN ("
+    "SELECT org_id, idem_key FROM idempotent_requests "
+    "WHERE created_at < trv_now() - interval '24 hours' ORDER BY created_at LIMIT 20)"};
+
 typedef struct held {
     const char *key;
     const char *fingerprint;
@@ -193,6 +201,9 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
     else {
         rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
                          TRV_DB_ARGS(req->org_id, h->key, h->fingerprint));
+    }
+    if (rv == APR_SUCCESS) {
+        rv = trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);
     }
     if (rv != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,

@@ -167,6 +167,35 @@ static void a_validation_failure_does_not_use_the_key(void **state)
     e2e_free(r);
 }
 
+static void answers_expire_after_a_day(void **state)
+{
+    char url[256], body[512], idem[64], gone[64];
+    const char *params[3];
+    e2e_resp *r;
+    (void)state;
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "old-%ld", e2e_now_ms());
+    snprintf(gone, sizeof(gone), "older-%ld", e2e_now_ms());
+    params[0] = org;
+    params[1] = idem;
+    params[2] = gone;
+    /* Two answers kept 25 hours ago, for other requests. */
+    e2e_sql_exec("INSERT INTO idempotent_requests (org_id, idem_key, fingerprint, status, "
+                 "answer, created_at, completed_at) SELECT $1, k, 'another request', 201, "
+                 "'{}', now() - interval '25 hours', now() - interval '25 hours' "
+                 "FROM unnest(ARRAY[$2, $3]) AS k", 3, params);
+    /* The key is free again: not idempotency_key_reused. */
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.canceled\"]}", url);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    /* And the other expired answer was dropped on the way. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM idempotent_requests "
+                                  "WHERE org_id = $1 AND idem_key = $2", 2,
+                                  (const char *[]){org, gone}), 0);
+}
+
 static void rotation_is_not_repeated(void **state)
 {
     char url[256], path[256], idem[64];
@@ -195,6 +224,7 @@ int main(void)
         cmocka_unit_test_setup(retried_create_replays_its_answer_with_the_secret, setup),
         cmocka_unit_test(a_key_in_flight_is_409),
         cmocka_unit_test(a_validation_failure_does_not_use_the_key),
+        cmocka_unit_test(answers_expire_after_a_day),
         cmocka_unit_test(rotation_is_not_repeated),
     };
     return E2E_RUN("idempotency", tests);
