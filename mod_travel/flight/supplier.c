@@ -9,28 +9,18 @@
 
 const trv_flight_supplier *trv_flight_supplier_named(const char *name)
 {
-    if (!name) {
-        return NULL;
-    }
-    if (strcmp(name, trv_supplier_a.name) == 0) {
-        return &trv_supplier_a;
-    }
-    if (strcmp(name, trv_supplier_b.name) == 0) {
-        return &trv_supplier_b;
-    }
-    return NULL;
+    const trv_supplier *row = trv_flight_supplier_row(name);
+    return row ? row->adapter : NULL;
 }
 
 const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)
 {
-    if (!offer_reference) {
-        return NULL;
-    }
-    if (strncmp(offer_reference, "off_", 4) == 0) {
-        return &trv_supplier_a;
-    }
-    if (strncmp(offer_reference, "fk_", 3) == 0) {
-        return &trv_supplier_b;
+    const trv_supplier *row;
+    for (row = trv_flight_suppliers; offer_reference && row->name; row++) {
+        const trv_flight_supplier *s = row->adapter;
+        if (strncmp(offer_reference, s->offer_prefix, strlen(s->offer_prefix)) == 0) {
+            return s;
+        }
     }
     return NULL;
 }

@@ -1,0 +1,19 @@
+/* What the hotel domain brings so far: the event types its webhook
+ * subscriptions (/v1/hotel/webhook-subscriptions, served by the webhook
+ * domain for every family that emits events) accept. Its routes, jobs and
+ * supplier rows join this table as the hotel flow is built. */
+#include "domain.h"
+#include "events.h"
+
+static const char *const event_types[] = {
+    TRV_HEV_CONFIRMED, TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, NULL,
+};
+
+const trv_domain trv_hotel_domain = {
+    "hotel",
+    NULL,
+    NULL,
+    event_types,
+    NULL,
+    NULL,
+};
