@@ -1,8 +1,9 @@
-/* What the hotel domain brings so far: the event types its webhook
- * subscriptions (/v1/hotel/webhook-subscriptions, served by the webhook
- * domain for every family that emits events) accept. Its routes, jobs and
- * supplier rows join this table as the hotel flow is built. */
+/* What the hotel domain brings so far: the place routes (api.c) and the
+ * event types its webhook subscriptions (/v1/hotel/webhook-subscriptions,
+ * served by the webhook domain for every family that emits events) accept.
+ * Its jobs and supplier rows join this table as the hotel flow is built. */
 #include "domain.h"
+#include "api.h"
 #include "events.h"
 
 static const char *const event_types[] = {
@@ -11,7 +12,7 @@ static const char *const event_types[] = {
 
 const trv_domain trv_hotel_domain = {
     "hotel",
-    NULL,
+    trv_hotel_routes,
     NULL,
     event_types,
     NULL,
