@@ -1,5 +1,6 @@
--- Suppliers are rows of the gateway's registry (C), with their capabilities:
--- the schema no longer names flight suppliers. A booking records at prebook
+-- Suppliers are rows of the gateway's registry (C), with their capabilities,
+-- and event families are the domains that register event types: the schema
+-- no longer lists flight suppliers or event families by name. A booking records at prebook
 -- whether its supplier sells an offer to one unfinished booking at a time
 -- (the registry's offer-once capability), and the one-unfinished-booking
 -- rule reads that column instead of a supplier name.
@@ -19,3 +20,11 @@ CREATE UNIQUE INDEX flight_bookings_active_offer
     ON flight_bookings (supplier, offer_reference)
     WHERE offer_once
       AND status IN ('CREATED', 'PREBOOK_IN_PROGRESS', 'READY_FOR_COMPLETE', 'COMPLETE_IN_PROGRESS');
+
+-- Event families: any domain name the registry takes (lower-case letters,
+-- digits and _, starting with a letter, at most 32).
+ALTER TABLE events DROP CONSTRAINT events_family_check;
+ALTER TABLE events ADD CONSTRAINT events_family_name CHECK (family ~ '^[a-z][a-z0-9_]{0,31}$');
+ALTER TABLE webhook_subscriptions DROP CONSTRAINT webhook_subscriptions_family_check;
+ALTER TABLE webhook_subscriptions ADD CONSTRAINT webhook_subscriptions_family_name
+    CHECK (family ~ '^[a-z][a-z0-9_]{0,31}$');

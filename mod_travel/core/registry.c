@@ -57,6 +57,22 @@ static apr_status_t refuse(apr_pool_t *p, const char **err, const char *what)
     return APR_EINVAL;
 }
 
+/* A domain's name is a path segment, an event family and a database value:
+ * 1 to 32 lower-case letters, digits and _, starting with a letter. */
+static int name_ok(const char *s)
+{
+    size_t n = 0;
+    if (!s || *s < 'a' || *s > 'z') {
+        return 0;
+    }
+    for (; *s; s++, n++) {
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) {
+            return 0;
+        }
+    }
+    return n <= 32;
+}
+
 static apr_status_t add_routes(apr_pool_t *p, trv_registry *r, apr_hash_t *seen,
                                const char *domain, const trv_route *routes, const char **err)
 {
@@ -167,8 +183,10 @@ apr_status_t trv_registry_build(apr_pool_t *p, const trv_domain *const *domains,
     r->suppliers = apr_hash_make(p);
     for (; domains && *domains; domains++) {
         const trv_domain *d = *domains;
-        if (!d->name || !*d->name || strchr(d->name, '.') || strchr(d->name, '/')) {
-            return refuse(p, err, "a domain needs a name (without '.' or '/')");
+        if (!name_ok(d->name)) {
+            return refuse(p, err, apr_psprintf(p, "a domain needs a name of 1 to 32 lower-case "
+                                               "letters, digits or _, starting with a letter "
+                                               "(not \"%s\")", d->name ? d->name : ""));
         }
         if (apr_hash_get(names, d->name, APR_HASH_KEY_STRING)) {
             return refuse(p, err, apr_psprintf(p, "domain %s is registered twice", d->name));

@@ -75,7 +75,7 @@ typedef struct trv_domain trv_domain;
 
 struct trv_domain {
     /* "flight": also the family of its event types ("flight.booking.…")
-     * and the path segment of its routes (/v1/flight/…). */
+     * and the path segment of its routes (/v1/flight/…); lower case. */
     const char *name;
     const trv_route *routes;          /* ends at a NULL method; may be NULL */
     const trv_job_def *jobs;          /* ends at a NULL spec; may be NULL */
@@ -92,8 +92,8 @@ struct trv_domain {
 typedef struct trv_registry trv_registry;
 
 /* Builds the registry from a NULL-terminated list of domains. Refuses
- * (APR_EINVAL, *err says what) a domain without a name or registered
- * twice, a route (method and pattern) registered twice, a job kind
+ * (APR_EINVAL, *err says what) a domain without a name (1 to 32 lower-case
+ * letters, digits or _, starting with a letter) or registered twice, a route (method and pattern) registered twice, a job kind
  * registered twice or without a runner or attempt limit, an event type
  * registered twice or outside its domain's family, and a supplier
  * registered twice in one domain, without an adapter, or whose row names

@@ -110,7 +110,7 @@ void trv_hotel_places(trv_req *req, trv_resp *resp)
     /* One more than asked tells whether more matched. */
     if (trv_db_select(c, req->pool, &search_stmt, &found,
                       TRV_DB_ARGS(q, q, q, apr_ltoa(req->pool, limit + 1))) != APR_SUCCESS
-        || trv_db_begin(c, req->pool) != APR_SUCCESS) {
+        || (found->n > 0 && trv_db_begin(c, req->pool) != APR_SUCCESS)) {
         db_fail(req, resp, c, 1401, "searching places");
         return;
     }
@@ -124,7 +124,7 @@ void trv_hotel_places(trv_req *req, trv_resp *resp)
         }
         json_array_append_new(data, place_json(row, 0));
     }
-    if (trv_db_commit(c) != APR_SUCCESS) {
+    if (found->n > 0 && trv_db_commit(c) != APR_SUCCESS) {
         json_decref(data);
         db_fail(req, resp, c, 1402, "saving places");
         return;

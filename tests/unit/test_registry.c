@@ -347,6 +347,11 @@ static void incomplete_registrations_are_refused(void **state)
     /* A domain without a name. */
     nameless.name = "";
     assert_non_null(strstr(refused(p, &nameless, NULL), "a domain needs a name"));
+    /* Nor one that cannot be a path segment and an event family. */
+    nameless.name = "Flight";
+    assert_non_null(strstr(refused(p, &nameless, NULL), "(not \"Flight\")"));
+    nameless.name = "fl.ight";
+    assert_non_null(strstr(refused(p, &nameless, NULL), "a domain needs a name"));
 }
 
 int main(void)
