@@ -30,27 +30,6 @@ const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name
     return NULL;
 }
 
-const char *const *trv_supplier_cap_names(apr_pool_t *p, const trv_supplier *s)
-{
-    static const struct {
-        unsigned cap;
-        const char *name;
-    } names[] = {
-        {TRV_SUP_COLLECTS_PAYMENT, "collects_payment"},
-        {TRV_SUP_PAYMENT_SDK, "payment_sdk"},
-        {TRV_SUP_OFFER_ONCE, "offer_once"},
-        {TRV_SUP_CANCEL_PREVIEW, "cancellation_preview"},
-    };
-    const char **out = apr_pcalloc(p, (sizeof(names) / sizeof(names[0]) + 1) * sizeof(*out));
-    size_t i, n = 0;
-    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (trv_supplier_can(s, names[i].cap)) {
-            out[n++] = names[i].name;
-        }
-    }
-    return out;
-}
-
 static apr_status_t refuse(apr_pool_t *p, const char **err, const char *what)
 {
     *err = apr_pstrdup(p, what);

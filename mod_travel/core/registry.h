@@ -59,10 +59,6 @@ int trv_supplier_can(const trv_supplier *s, unsigned caps);
  * name), or NULL: what a domain's own code uses to reach its rows. */
 const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name);
 
-/* The capability names a row has, e.g. "collects_payment", for reading the
- * registry out; a NULL-terminated list. */
-const char *const *trv_supplier_cap_names(apr_pool_t *p, const trv_supplier *s);
-
 /* ---- domains ---- */
 
 /* A job kind as a domain registers it: its definition and its runner. */

@@ -82,7 +82,6 @@ static void capabilities_say_what_a_supplier_does(void **state)
     const trv_registry *reg = gateway_registry(*state);
     const trv_supplier *a = trv_registry_supplier(reg, "flight", "SUPPLIER_A");
     const trv_supplier *b = trv_registry_supplier(reg, "flight", "SUPPLIER_B");
-    const char *const *names;
 
     /* SUPPLIER_A: the service takes the payment (the SDK is possible) and
      * the offer is sold once; SUPPLIER_B charges the traveller itself. */
@@ -97,14 +96,6 @@ static void capabilities_say_what_a_supplier_does(void **state)
     assert_false(trv_supplier_can(b, TRV_SUP_CANCEL_PREVIEW));
     /* No row: no capability. */
     assert_false(trv_supplier_can(NULL, TRV_SUP_COLLECTS_PAYMENT));
-
-    names = trv_supplier_cap_names(*state, a);
-    assert_string_equal(names[0], "payment_sdk");
-    assert_string_equal(names[1], "offer_once");
-    assert_null(names[2]);
-    names = trv_supplier_cap_names(*state, b);
-    assert_string_equal(names[0], "collects_payment");
-    assert_null(names[1]);
 }
 
 static const trv_job_kind *kind_named(const trv_registry *reg, const char *kind)
