@@ -1,4 +1,4 @@
-/* The supplier adapter table and what the adapters share. */
+/* What the supplier adapters share (supplier_wire.h). */
 #include "supplier_wire.h"
 #include "core/json.h"
 
@@ -6,24 +6,6 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
-
-const trv_flight_supplier *trv_flight_supplier_named(const char *name)
-{
-    const trv_supplier *row = trv_flight_supplier_row(name);
-    return row ? row->adapter : NULL;
-}
-
-const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)
-{
-    const trv_supplier *row;
-    for (row = trv_flight_suppliers; offer_reference && row->name; row++) {
-        const trv_flight_supplier *s = row->adapter;
-        if (strncmp(offer_reference, s->offer_prefix, strlen(s->offer_prefix)) == 0) {
-            return s;
-        }
-    }
-    return NULL;
-}
 
 trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, const json_t *body, const char *idempotency_key,

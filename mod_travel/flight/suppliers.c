@@ -3,6 +3,7 @@
 #include "supplier.h"
 
 #include <apr_tables.h>
+#include <string.h>
 
 const trv_supplier trv_flight_suppliers[] = {
     /* Duffel-like: the service authorizes and captures the payment, the
@@ -29,4 +30,22 @@ const char *const *trv_flight_supplier_names(apr_pool_t *p)
     }
     *(const char **)apr_array_push(names) = NULL;
     return (const char *const *)names->elts;
+}
+
+const trv_flight_supplier *trv_flight_supplier_named(const char *name)
+{
+    const trv_supplier *row = trv_flight_supplier_row(name);
+    return row ? row->adapter : NULL;
+}
+
+const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)
+{
+    const trv_supplier *row;
+    for (row = trv_flight_suppliers; offer_reference && row->name; row++) {
+        const trv_flight_supplier *s = row->adapter;
+        if (strncmp(offer_reference, s->offer_prefix, strlen(s->offer_prefix)) == 0) {
+            return s;
+        }
+    }
+    return NULL;
 }
