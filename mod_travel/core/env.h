@@ -10,6 +10,8 @@
 
 #include <apr_atomic.h>
 
+struct trv_registry;
+
 typedef struct trv_env {
     trv_log log;
     trv_dbsrc *db;
@@ -18,6 +20,8 @@ typedef struct trv_env {
      * shared with supplier calls. NULL: use http. */
     trv_http *webhook_http;
     const trv_config *cfg;
+    /* What the domains registered (registry.h); NULL outside the module. */
+    const struct trv_registry *registry;
     volatile apr_uint32_t *stopping; /* non-zero once the process is stopping */
     /* Wakes this process's background workers (work was just committed). */
     void (*wake)(void *baton);
