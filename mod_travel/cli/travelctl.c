@@ -199,7 +199,7 @@ static int cmd_worker(trv_dbc *c, apr_pool_t *p, int argc, const char *const *ar
         die("cannot begin: %s", c->error);
     }
     for (i = 0; i < count; i++) {
-        trv_job_enqueue(c, p, TRV_PROBE_JOB, payload, 0, 5, NULL, NULL);
+        trv_job_enqueue_spec(c, p, &trv_probe_job, payload, 0, NULL, NULL);
     }
     if (trv_db_commit(c) != APR_SUCCESS) {
         die("cannot enqueue: %s", c->error);

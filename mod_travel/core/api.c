@@ -71,7 +71,7 @@ void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
     int down = !c || c->unavailable;
     trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                 "TRV%03d: %s: %s", logno, what,
-                c ? (c->error ? c->error : "failed") : "no database connection");
+                c ? (c->error ? c->error : "failed") : TRV_DB_UNAVAILABLE ": no connection");
     if (down) {
         trv_fail(req, resp, 503, "unavailable",
                  "The service is temporarily unavailable; retry shortly");

@@ -64,7 +64,11 @@ static void note_error(trv_dbc *c, apr_pool_t *p, int rv)
         c->txn_failed = 1;
     }
     if (PQstatus(pg(c)) != CONNECTION_OK) {
+        /* One fixed phrase for a lost server, whatever libpq's words for it
+         * ("terminating connection", "server closed the connection
+         * unexpectedly", ...): logs and tests recognise it by this. */
         c->unavailable = 1;
+        c->error = apr_pstrcat(p, TRV_DB_UNAVAILABLE ": ", c->error, NULL);
     }
 }
 

@@ -13,6 +13,10 @@
 #include <apr_hash.h>
 #include <apr_pools.h>
 
+/* How every log line names a lost or unreachable database, so operators
+ * and the tests' expected-error lists match one phrase. */
+#define TRV_DB_UNAVAILABLE "database unavailable"
+
 typedef struct trv_dbc {
     const apr_dbd_driver_t *driver;
     apr_dbd_t *handle;

@@ -10,6 +10,7 @@
 
 #include <apr_atomic.h>
 
+struct trv_registry;
 struct trv_req;
 struct trv_resp;
 
@@ -30,6 +31,8 @@ typedef struct trv_env {
      * shared with supplier calls. NULL: use http. */
     trv_http *webhook_http;
     const trv_config *cfg;
+    /* What the domains registered (registry.h); NULL outside the module. */
+    const struct trv_registry *registry;
     volatile apr_uint32_t *stopping; /* non-zero once the process is stopping */
     /* Wakes this process's background workers (work was just committed). */
     void (*wake)(void *baton);

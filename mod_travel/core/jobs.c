@@ -75,6 +75,14 @@ apr_status_t trv_job_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind,
     return rv;
 }
 
+apr_status_t trv_job_enqueue_spec(trv_dbc *c, apr_pool_t *p, const trv_job_spec *spec,
+                                  const json_t *payload, apr_interval_time_t delay,
+                                  const char *dedupe_key, const char **job_id)
+{
+    return trv_job_enqueue(c, p, spec->kind, payload, delay, spec->max_attempts, dedupe_key,
+                           job_id);
+}
+
 apr_interval_time_t trv_job_backoff(int attempt)
 {
     apr_interval_time_t base = apr_time_from_sec(1);

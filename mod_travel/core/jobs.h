@@ -34,11 +34,23 @@ typedef struct trv_job_result {
 typedef void trv_job_fn(trv_env *env, apr_pool_t *p, const trv_job *job,
                         trv_job_result *res);
 
+/* What the workers run: a kind, its runner and its attempt limit. The
+ * registry (registry.h) builds this table from the domains' registrations. */
 typedef struct trv_job_kind {
     const char *kind;
     trv_job_fn *run;
     int max_attempts;
 } trv_job_kind;
+
+/* A job kind as the code that enqueues it sees it: the name and the attempt
+ * limit, apart from the function that runs it. Each kind is defined once,
+ * by its domain, and that definition is both enqueued with and registered
+ * (with its runner): code that only enqueues never depends on the runners,
+ * and no attempt limit is written twice. */
+typedef struct trv_job_spec {
+    const char *kind;
+    int max_attempts;
+} trv_job_spec;
 
 /* Enqueues inside the caller's transaction (the outbox rule): the job exists
  * only if the change that caused it commits. A non-NULL dedupe_key makes
@@ -47,6 +59,11 @@ apr_status_t trv_job_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind,
                              const json_t *payload, apr_interval_time_t delay,
                              int max_attempts, const char *dedupe_key,
                              const char **job_id);
+
+/* trv_job_enqueue with the kind's registered name and attempt limit. */
+apr_status_t trv_job_enqueue_spec(trv_dbc *c, apr_pool_t *p, const trv_job_spec *spec,
+                                  const json_t *payload, apr_interval_time_t delay,
+                                  const char *dedupe_key, const char **job_id);
 
 /* Claims one due job, runs it and records the outcome. Returns 1 when a job
  * ran, 0 when none was due, -1 when the database was unreachable. */

@@ -1,7 +1,7 @@
 #include "book.h"
 #include "events.h"
 #include "intents.h"
-#include "jobs.h"
+#include "enqueue.h"
 #include "owner.h"
 #include "store.h"
 #include "upstreams.h"
@@ -14,8 +14,8 @@
 
 int trv_book_service_pays(const trv_fbooking *b)
 {
-    /* SUPPLIER_B collects payment itself (its book takes {}). */
-    return strcmp(b->supplier, "SUPPLIER_B") != 0;
+    /* A supplier that collects payment itself books with {}. */
+    return !trv_supplier_can(trv_flight_supplier_row(b->supplier), TRV_SUP_COLLECTS_PAYMENT);
 }
 
 apr_interval_time_t trv_book_release_grace(const trv_env *env)

@@ -70,8 +70,8 @@ apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking
  * again). */
 apr_interval_time_t trv_book_release_grace(const trv_env *env);
 
-/* Whether the service collects the payment (SUPPLIER_A) or the supplier
- * does (SUPPLIER_B). */
+/* Whether the service collects the payment, or the supplier does (its row
+ * has TRV_SUP_COLLECTS_PAYMENT). */
 int trv_book_service_pays(const trv_fbooking *b);
 
 #endif

@@ -8,7 +8,7 @@
 #include "handlers.h"
 #include "book.h"
 #include "input.h"
-#include "jobs.h"
+#include "enqueue.h"
 #include "owner.h"
 #include "state.h"
 #include "store.h"

@@ -4,19 +4,18 @@
  * EXPIRED) and asks for a fresh look at a confirmed order now and then
  * (airline-initiated changes). */
 #include "handlers.h"
-#include "jobs.h"
+#include "enqueue.h"
 #include "render.h"
 #include "core/json.h"
 #include "state.h"
 #include "store.h"
+#include "supplier.h"
 #include "core/clock.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
 #include <limits.h>
 #include <string.h>
-
-static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
 
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
@@ -40,7 +39,8 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
     f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
     f.status = trv_query_enum(req->query, "status", trv_fb_statuses, NULL, errs);
-    f.supplier = trv_query_enum(req->query, "supplier", suppliers, NULL, errs);
+    f.supplier = trv_query_enum(req->query, "supplier",
+                                trv_flight_supplier_names(req->pool), NULL, errs);
     f.supplier_reference = trv_query_str(req->query, "supplier_reference", 1, 200, errs);
     has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
     has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);

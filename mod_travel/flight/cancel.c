@@ -8,6 +8,7 @@
  * its idempotency key towards the supplier and guards its updates. */
 #include "handlers.h"
 #include "events.h"
+#include "enqueue.h"
 #include "jobs.h"
 #include "state.h"
 #include "store.h"
@@ -163,7 +164,8 @@ static int money_of(const json_t *v, const char *currency, trv_money *m)
 static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooking *b,
                      const json_t *result, trv_job_result *res)
 {
-    int service_pays = strcmp(b->supplier, "SUPPLIER_B") != 0;
+    int service_pays = !trv_supplier_can(trv_flight_supplier_row(b->supplier),
+                                         TRV_SUP_COLLECTS_PAYMENT);
     int exponent = trv_currency_exponent(b->currency);
     trv_money total, fee, refund;
     json_t *refund_to = json_array(), *cancellation;

@@ -1,4 +1,5 @@
 #include "input.h"
+#include "supplier.h"
 #include "core/clock.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -147,7 +148,6 @@ static long day_of(apr_time_t t)
 /* ---- offers ---- */
 
 static const char *const cabins[] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST", NULL};
-static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
 
 static json_t *offers_journeys(apr_pool_t *p, const json_t *body, apr_time_t now,
                                trv_errs *errs)
@@ -250,7 +250,8 @@ void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
                          "on each adult's lap)");
         }
     }
-    in->supplier = enum_field(p, body, "supplier", "supplier", 0, suppliers, errs);
+    in->supplier = enum_field(p, body, "supplier", "supplier", 0,
+                              trv_flight_supplier_names(p), errs);
     in->limit = int_field(body, "limit", "limit", 0, 1, TRV_OFFERS_MAX_LIMIT,
                           TRV_OFFERS_DEFAULT_LIMIT, errs);
     cabin = enum_field(p, body, "cabin_class", "cabin_class", 0, cabins, errs);

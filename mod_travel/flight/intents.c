@@ -1,5 +1,5 @@
 #include "intents.h"
-#include "jobs.h"
+#include "enqueue.h"
 #include "core/ids.h"
 
 #include <apr_strings.h>

@@ -1,5 +1,6 @@
 #include "jobs.h"
 #include "book.h"
+#include "enqueue.h"
 #include "events.h"
 #include "intents.h"
 #include "owner.h"
@@ -10,42 +11,6 @@
 
 #include <apr_strings.h>
 #include <string.h>
-
-static int max_attempts(const char *kind)
-{
-    if (strcmp(kind, TRV_FJOB_COMPLETE) == 0) {
-        return TRV_FJOB_COMPLETE_MAX;
-    }
-    if (strcmp(kind, TRV_FJOB_SETTLE) == 0) {
-        return TRV_FJOB_SETTLE_MAX;
-    }
-    if (strcmp(kind, TRV_FJOB_CANCEL) == 0) {
-        return TRV_FJOB_CANCEL_MAX;
-    }
-    if (strcmp(kind, TRV_FJOB_REFUND) == 0) {
-        return TRV_FJOB_REFUND_MAX;
-    }
-    if (strcmp(kind, TRV_FJOB_SYNC) == 0) {
-        return TRV_FJOB_SYNC_MAX;
-    }
-    if (strcmp(kind, TRV_FJOB_RELEASE) == 0) {
-        return TRV_FJOB_RELEASE_MAX;
-    }
-    return TRV_FJOB_EXPIRE_MAX;
-}
-
-apr_status_t trv_fjob_enqueue(trv_dbc *c, apr_pool_t *p, const char *kind, const char *id,
-                              int attempt, const char *request_id, apr_interval_time_t delay)
-{
-    json_t *payload = trv_json_bind(p, json_pack("{s:s,s:s}", "id", id, "request_id",
-                                                 request_id ? request_id : "-"));
-    const char *dedupe = attempt >= 0 ? apr_psprintf(p, "%s:%s:%d", kind, id, attempt)
-                                      : apr_psprintf(p, "%s:%s", kind, id);
-    if (attempt >= 0) {
-        json_object_set_new(payload, "attempt", json_integer(attempt));
-    }
-    return trv_job_enqueue(c, p, kind, payload, delay, max_attempts(kind), dedupe, NULL);
-}
 
 static const char *job_rid(const trv_job *job)
 {

@@ -12,7 +12,7 @@
 #include "handlers.h"
 #include "events.h"
 #include "input.h"
-#include "jobs.h"
+#include "enqueue.h"
 #include "offer_ref.h"
 #include "render.h"
 #include "store.h"
@@ -472,9 +472,17 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         trv_errs_add(errs, "offer_reference", "its supplier %s is not available",
                      x.offer.supplier);
     }
-    if (x.in.use_payment_sdk && strcmp(x.offer.supplier, "SUPPLIER_B") == 0) {
-        trv_errs_add(errs, "use_payment_sdk", "SUPPLIER_B collects payment itself: book "
-                     "with {} and leave use_payment_sdk out");
+    if (x.in.use_payment_sdk
+        && !trv_supplier_can(trv_flight_supplier_row(x.offer.supplier), TRV_SUP_PAYMENT_SDK)) {
+        if (trv_supplier_can(trv_flight_supplier_row(x.offer.supplier),
+                             TRV_SUP_COLLECTS_PAYMENT)) {
+            trv_errs_add(errs, "use_payment_sdk", "%s collects payment itself: book with {} "
+                         "and leave use_payment_sdk out", x.offer.supplier);
+        }
+        else {
+            trv_errs_add(errs, "use_payment_sdk", "%s does not take the payment SDK: leave "
+                         "use_payment_sdk out", x.offer.supplier);
+        }
     }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
@@ -506,6 +514,8 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     row.request_hash = x.hash;
     row.offer_reference = x.offer.ref;
     row.use_payment_sdk = x.in.use_payment_sdk;
+    row.offer_once = trv_supplier_can(trv_flight_supplier_row(row.supplier),
+                                      TRV_SUP_OFFER_ONCE);
     row.contact = trv_json_dump(req->pool, x.in.contact);
     row.passengers = trv_json_dump(req->pool, x.pax);
     if (!trv_fapi_open(req, resp, &c, 318, "starting a prebook")) {
@@ -526,8 +536,9 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     }
     trv_db_close(req->env->db, c);
     if (!inserted) {
-        /* The key was taken meanwhile (a concurrent repeat), or SUPPLIER_A's
-         * offer has an unfinished booking under another key. */
+        /* The key was taken meanwhile (a concurrent repeat), or the offer
+         * (of a supplier that sells an offer once) has an unfinished
+         * booking under another key. */
         if (existing(&x)) {
             return;
         }

@@ -289,13 +289,14 @@ apr_status_t trv_fstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
 
 /* ---- prebook ---- */
 
-/* No conflict target: a taken key and a taken SUPPLIER_A offer both end in
- * DO NOTHING, and the caller tells them apart by reading the key. */
+/* No conflict target: a taken key and a taken offer (of a supplier that
+ * sells an offer once) both end in DO NOTHING, and the caller tells them
+ * apart by reading the key. */
 static const trv_stmt insert_stmt = {"trv_flight_prebook_insert",
     "INSERT INTO flight_bookings (id, org_id, user_id, supplier, status, idempotency_key, "
-    "request_hash, offer_reference, use_payment_sdk, contact, passengers) "
+    "request_hash, offer_reference, use_payment_sdk, contact, passengers, offer_once) "
     "VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, %s, %s, %s::boolean, %s::jsonb, "
-    "%s::jsonb) ON CONFLICT DO NOTHING RETURNING id"};
+    "%s::jsonb, %s::boolean) ON CONFLICT DO NOTHING RETURNING id"};
 
 apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
                                        int *inserted)
@@ -304,7 +305,7 @@ apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fpre
     apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
         TRV_DB_ARGS(r->id, r->org_id, r->user_id, r->supplier, r->idempotency_key,
                     r->request_hash, r->offer_reference, r->use_payment_sdk ? "true" : "false",
-                    r->contact, r->passengers));
+                    r->contact, r->passengers, r->offer_once ? "true" : "false"));
     *inserted = rv == APR_SUCCESS && rows->n == 1;
     return rv;
 }

@@ -54,13 +54,15 @@ typedef struct trv_fprebook_row {
     const char *offer_reference;
     int use_payment_sdk;
     const char *contact, *passengers; /* JSON text */
+    int offer_once;    /* the supplier sells an offer once (TRV_SUP_OFFER_ONCE) */
 } trv_fprebook_row;
 
-/* INSERT ... ON CONFLICT DO NOTHING: *inserted 0 when the key (or, for
- * SUPPLIER_A, the offer's one unfinished booking) is taken. */
+/* INSERT ... ON CONFLICT DO NOTHING: *inserted 0 when the key (or, for a
+ * supplier that sells an offer once, the offer's one unfinished booking)
+ * is taken. */
 apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
                                        int *inserted);
-/* SUPPLIER_A bookings of this offer left READY_FOR_COMPLETE past expires_at
+/* Bookings of this offer left READY_FOR_COMPLETE past expires_at
  * become EXPIRED (so they no longer hold the offer). */
 apr_status_t trv_fstore_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
                                      const char *offer_reference);

@@ -1,4 +1,4 @@
-/* The supplier adapter table and what the adapters share. */
+/* What the supplier adapters share (supplier_wire.h). */
 #include "supplier_wire.h"
 #include "core/json.h"
 
@@ -6,34 +6,6 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
-
-const trv_flight_supplier *trv_flight_supplier_named(const char *name)
-{
-    if (!name) {
-        return NULL;
-    }
-    if (strcmp(name, trv_supplier_a.name) == 0) {
-        return &trv_supplier_a;
-    }
-    if (strcmp(name, trv_supplier_b.name) == 0) {
-        return &trv_supplier_b;
-    }
-    return NULL;
-}
-
-const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)
-{
-    if (!offer_reference) {
-        return NULL;
-    }
-    if (strncmp(offer_reference, "off_", 4) == 0) {
-        return &trv_supplier_a;
-    }
-    if (strncmp(offer_reference, "fk_", 3) == 0) {
-        return &trv_supplier_b;
-    }
-    return NULL;
-}
 
 trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, const json_t *body, const char *idempotency_key,

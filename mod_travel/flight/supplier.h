@@ -13,6 +13,7 @@
 #ifndef TRV_FLIGHT_SUPPLIER_H
 #define TRV_FLIGHT_SUPPLIER_H
 
+#include "core/registry.h"
 #include "core/upstream.h"
 
 #include <jansson.h>
@@ -30,7 +31,10 @@ typedef struct trv_sup_err {
 } trv_sup_err;
 
 typedef struct trv_flight_supplier {
-    const char *name;            /* SUPPLIER_A, SUPPLIER_B */
+    const char *name;            /* SUPPLIER_A, SUPPLIER_B (as its row in suppliers.c) */
+    /* How the offer references its search makes begin ("off_"): prebook
+     * and bags are given a reference alone. */
+    const char *offer_prefix;
 
     /* query: {journeys: [{origin, destination, date}], passengers: {adults,
      *   children, infants}, cabin_class?, limit} (validated by the caller).
@@ -102,14 +106,23 @@ typedef struct trv_flight_supplier {
                              json_t **airline, trv_sup_err *err);
 } trv_flight_supplier;
 
-/* The adapters. */
+/* The adapters (one file each). */
 extern const trv_flight_supplier trv_supplier_a;
 extern const trv_flight_supplier trv_supplier_b;
 
+/* The flight supplier rows (suppliers.c), registered by the flight domain:
+ * name, adapter, capabilities, limits; the table ends at a NULL name. */
+extern const trv_supplier trv_flight_suppliers[];
+
+/* The row of a supplier name, or NULL. */
+const trv_supplier *trv_flight_supplier_row(const char *name);
+/* The names of every flight supplier, NULL-terminated (for the input enums). */
+const char *const *trv_flight_supplier_names(apr_pool_t *p);
+
 /* The adapter for a supplier name, or NULL. */
 const trv_flight_supplier *trv_flight_supplier_named(const char *name);
-/* The adapter whose search made an offer_reference (SUPPLIER_A's start
- * "off_", SUPPLIER_B's "fk_"), or NULL: prebook and bags name no supplier. */
+/* The adapter whose search made an offer_reference (by its offer_prefix),
+ * or NULL: prebook and bags name no supplier. */
 const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference);
 
 #endif

@@ -721,6 +721,7 @@ static trv_up_status a_airline(trv_flight_ctx *ctx, const char *iata_code, json_
 
 const trv_flight_supplier trv_supplier_a = {
     NAME,
+    "off_",
     a_search,
     a_bags,
     a_prebook,

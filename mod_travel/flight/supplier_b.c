@@ -637,6 +637,7 @@ static trv_up_status b_airline(trv_flight_ctx *ctx, const char *iata_code, json_
 
 const trv_flight_supplier trv_supplier_b = {
     NAME,
+    "fk_",
     b_search,
     b_bags,
     b_prebook,

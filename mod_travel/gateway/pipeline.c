@@ -1,27 +1,58 @@
 #include "gateway.h"
 #include "account/keys.h"
 #include "core/dispatch.h"
-#include "flight/api.h"
-#include "flight/jobs.h"
-#include "probe.h"
-#include "webhook/api.h"
-#include "webhook/outbox.h"
-#include "webhook/publish.h"
-#include "webhook/send.h"
+#include "flight/domain.h"
+#include "hotel/domain.h"
+#include "system.h"
+#include "webhook/domain.h"
 
 #include <apr_strings.h>
 
 struct trv_gateway {
+    const trv_registry *registry;
     trv_router *router;
 };
 
+/* A domain joins the API by being listed here; everything else about it
+ * (routes, jobs, event types, suppliers) is its own registration. */
+const trv_domain *const *trv_gateway_domains(void)
+{
+    static const trv_domain *const domains[] = {
+        &trv_system_domain,
+        &trv_webhook_domain,
+        &trv_flight_domain,
+        &trv_hotel_domain,
+        NULL,
+    };
+    return domains;
+}
+
+apr_status_t trv_gateway_make(apr_pool_t *p, trv_gateway **gw, const char **err)
+{
+    trv_gateway *g = apr_pcalloc(p, sizeof(*g));
+    trv_registry *reg;
+    apr_status_t rv = trv_registry_build(p, trv_gateway_domains(), &reg, err);
+    *gw = NULL;
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    g->registry = reg;
+    g->router = trv_router_make(p);
+    trv_router_add(g->router, trv_registry_routes(reg));
+    *gw = g;
+    return APR_SUCCESS;
+}
+
 trv_gateway *trv_gateway_create(apr_pool_t *p)
 {
-    trv_gateway *gw = apr_pcalloc(p, sizeof(*gw));
-    gw->router = trv_router_make(p);
-    trv_router_add(gw->router, trv_flight_routes);
-    trv_router_add(gw->router, trv_webhook_routes);
-    return gw;
+    trv_gateway *gw;
+    const char *err;
+    return trv_gateway_make(p, &gw, &err) == APR_SUCCESS ? gw : NULL;
+}
+
+const trv_registry *trv_gateway_registry(const trv_gateway *gw)
+{
+    return gw->registry;
 }
 
 const trv_router *trv_gateway_router(const trv_gateway *gw)
@@ -29,23 +60,9 @@ const trv_router *trv_gateway_router(const trv_gateway *gw)
     return gw->router;
 }
 
-const trv_job_kind *trv_gateway_job_kinds(void)
+const trv_job_kind *trv_gateway_job_kinds(const trv_gateway *gw)
 {
-    static const trv_job_kind kinds[] = {
-        {TRV_PROBE_JOB, trv_probe_run, 5},
-        {TRV_EVENT_PUBLISH_JOB, trv_event_publish_run, 20},
-        {TRV_WEBHOOK_SEND_JOB, trv_webhook_send_run, TRV_WEBHOOK_SEND_MAX_RUNS},
-        {TRV_FJOB_COMPLETE, trv_fjob_complete_run, TRV_FJOB_COMPLETE_MAX},
-        {TRV_FJOB_SETTLE, trv_fjob_settle_run, TRV_FJOB_SETTLE_MAX},
-        {TRV_FJOB_CANCEL, trv_fjob_cancel_run, TRV_FJOB_CANCEL_MAX},
-        {TRV_FJOB_REFUND, trv_fjob_refund_run, TRV_FJOB_REFUND_MAX},
-        {TRV_FJOB_EXPIRE, trv_fjob_expire_run, TRV_FJOB_EXPIRE_MAX},
-        {TRV_FJOB_PREBOOK_WATCH, trv_fjob_prebook_watch_run, TRV_FJOB_PREBOOK_WATCH_MAX},
-        {TRV_FJOB_SYNC, trv_fjob_sync_run, TRV_FJOB_SYNC_MAX},
-        {TRV_FJOB_RELEASE, trv_fjob_release_run, TRV_FJOB_RELEASE_MAX},
-        {NULL, NULL, 0},
-    };
-    return kinds;
+    return trv_registry_job_kinds(gw->registry);
 }
 
 static int authenticate(trv_req *req, trv_resp *resp)

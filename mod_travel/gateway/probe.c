@@ -3,6 +3,8 @@
 
 #include <apr_strings.h>
 
+const trv_job_spec trv_probe_job = {TRV_PROBE_JOB, 5};
+
 static const trv_stmt record_stmt = {"trv_probe_record",
     "INSERT INTO job_probe_runs (job_id, attempt, worker, label) "
     "VALUES (%s::bigint, %s::int, %s, %s)"};

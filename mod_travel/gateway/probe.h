@@ -8,6 +8,10 @@
 
 #define TRV_PROBE_JOB "system.probe"
 
+/* The probe job's name and attempt limit (registered by the system domain,
+ * enqueued by travelctl). */
+extern const trv_job_spec trv_probe_job;
+
 /* Payload: {"label": string, "sleep_ms": integer (optional, <= 600000)}. */
 void trv_probe_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                    trv_job_result *res);

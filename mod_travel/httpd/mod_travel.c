@@ -64,7 +64,14 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         }
         curl_ready = 1;
     }
-    gateway = trv_gateway_create(pconf);
+    if (trv_gateway_make(pconf, &gateway, &err) != APR_SUCCESS) {
+        /* A domain registered something twice or incomplete: a build error
+         * that must not start serving. */
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                     TRVLOGNO(590) "the domains' registrations are refused: %s "
+                     "[request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     return OK;
 }
 
@@ -85,12 +92,13 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->http = http_client;
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
+        env->registry = trv_gateway_registry(gateway);
         env->stopping = &stopping;
         env->idempotency = trv_gateway_idempotency();
         c->env = env;
     }
     if (main_conf->cfg.worker_threads > 0) {
-        workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(),
+        workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(gateway),
                                     main_conf->cfg.worker_threads);
         for (sv = s->next; sv; sv = sv->next) {
             trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);

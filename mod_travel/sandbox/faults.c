@@ -263,7 +263,7 @@ sbx_fault_outcome sbx_api_fault(trv_req *req, trv_resp *resp)
     /* Failing to read the faults must not fail the API itself. */
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                    TRVLOGNO(1200) "sandbox faults unreadable: no database connection");
+                    TRVLOGNO(1200) "sandbox faults unreadable: " TRV_DB_UNAVAILABLE);
         return SBX_FAULT_NONE;
     }
     if (sbx_fault_take(c, req->pool, api, req->request_id, req->method, rest, &f)

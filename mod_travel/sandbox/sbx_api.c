@@ -65,7 +65,7 @@ void sbx_error(trv_req *req, trv_resp *resp, int status, const char *code,
 void sbx_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
 {
     trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id, "TRV%03d: sandbox %s: %s", logno,
-                what, c ? (c->error ? c->error : "failed") : "no database connection");
+                what, c ? (c->error ? c->error : "failed") : TRV_DB_UNAVAILABLE ": no connection");
     if (c) {
         if (c->in_txn) {
             trv_db_rollback(c);

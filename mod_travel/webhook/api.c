@@ -2,13 +2,13 @@
  * which (/v1/hotel/... or /v1/flight/...), and a subscription of one family
  * is not found under the other. */
 #include "api.h"
-#include "events.h"
 #include "secret.h"
 #include "send.h"
 #include "store.h"
 #include "target.h"
 #include "core/ids.h"
 #include "core/jobs.h"
+#include "core/registry.h"
 #include "core/json.h"
 #include "core/validate.h"
 
@@ -99,9 +99,17 @@ static const trv_stmt dlv_replay_stmt = {"trv_dlv_replay",
     "failed_at = NULL, updated_at = trv_now() FROM webhook_subscriptions s "
     "WHERE d.id = %s AND s.id = d.subscription_id RETURNING d.replay_count"};
 
+/* The family is the path's second segment (/v1/<family>/webhook-...): the
+ * routes exist only for the families the registry knows (routes_for). */
 static const char *family_of(const trv_req *req)
 {
-    return strncmp(req->path, "/v1/hotel/", 10) == 0 ? "hotel" : "flight";
+    const char *start = req->path + 4, *end = strchr(start, '/');
+    return end ? apr_pstrndup(req->pool, start, (apr_size_t)(end - start)) : start;
+}
+
+static const char *const *event_types(const trv_req *req)
+{
+    return trv_registry_event_types(req->env->registry, family_of(req));
 }
 
 static void db_failed(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
@@ -128,7 +136,8 @@ static json_t *check_event_types(trv_req *req, const json_t *v, trv_errs *errs)
     if (!json_is_array(v) || json_array_size(v) == 0
         || json_array_size(v) > MAX_EVENT_TYPES) {
         trv_errs_add(errs, "event_types", "must be a list of 1 to %d event types, e.g. "
-                     "[\"%s\"]", MAX_EVENT_TYPES, trv_webhook_event_types(family)[0]);
+                     "[\"%s\"]", MAX_EVENT_TYPES,
+                     event_types(req)[0] ? event_types(req)[0] : "");
         return NULL;
     }
     seen = json_array();
@@ -139,10 +148,11 @@ static json_t *check_event_types(trv_req *req, const json_t *v, trv_errs *errs)
             trv_errs_add(errs, field, "must be a string");
             continue;
         }
-        if (!trv_webhook_event_type_known(family, json_string_value(t))) {
-            const char *const *k = trv_webhook_event_types(family);
-            const char *list = *k;
-            for (k++; *k; k++) {
+        if (!trv_registry_event_type_known(req->env->registry, family,
+                                           json_string_value(t))) {
+            const char *const *k = event_types(req);
+            const char *list = *k ? *k : "";
+            for (k = *k ? k + 1 : k; *k; k++) {
                 list = apr_pstrcat(req->pool, list, ", ", *k, NULL);
             }
             trv_errs_add(errs, field, "must be one of %s", list);
@@ -639,25 +649,28 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
     trv_ok(req, resp, 200, trv_dlv_json(req->pool, rows, 0), NULL);
 }
 
-#define FAMILY_ROUTES(F) \
-    {"POST", "/v1/" F "/webhook-subscriptions", create_subscription, TRV_ROUTE_IDEMPOTENT}, \
-    {"GET", "/v1/" F "/webhook-subscriptions", list_subscriptions, 0}, \
-    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}", get_subscription, 0}, \
-    {"PATCH", "/v1/" F "/webhook-subscriptions/{id:whs}", patch_subscription, \
-     TRV_ROUTE_IDEMPOTENT}, \
-    {"DELETE", "/v1/" F "/webhook-subscriptions/{id:whs}", delete_subscription, \
-     TRV_ROUTE_IDEMPOTENT}, \
-    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/rotate-secret", rotate_secret, \
-     TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT}, \
-    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries", list_deliveries, \
-     TRV_ROUTE_OWN_QUERY}, \
-    {"GET", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}", \
-     get_delivery, 0}, \
-    {"POST", "/v1/" F "/webhook-subscriptions/{id:whs}/deliveries/{delivery_id:dlv}/replay", \
-     replay_delivery, TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT}
-
-const trv_route trv_webhook_routes[] = {
-    FAMILY_ROUTES("hotel"),
-    FAMILY_ROUTES("flight"),
-    {NULL, NULL, NULL, 0},
-};
+/* The subscription endpoints of one event family, under /v1/<family>/. */
+const trv_route *trv_webhook_routes_for(apr_pool_t *p, const trv_domain *emitter)
+{
+    static const trv_route shape[] = {
+        {"POST", "", create_subscription, TRV_ROUTE_IDEMPOTENT},
+        {"GET", "", list_subscriptions, 0},
+        {"GET", "/{id:whs}", get_subscription, 0},
+        {"PATCH", "/{id:whs}", patch_subscription, TRV_ROUTE_IDEMPOTENT},
+        {"DELETE", "/{id:whs}", delete_subscription, TRV_ROUTE_IDEMPOTENT},
+        {"POST", "/{id:whs}/rotate-secret", rotate_secret,
+         TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
+        {"GET", "/{id:whs}/deliveries", list_deliveries, TRV_ROUTE_OWN_QUERY},
+        {"GET", "/{id:whs}/deliveries/{delivery_id:dlv}", get_delivery, 0},
+        {"POST", "/{id:whs}/deliveries/{delivery_id:dlv}/replay", replay_delivery,
+         TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
+    };
+    size_t i, n = sizeof(shape) / sizeof(shape[0]);
+    trv_route *routes = apr_pcalloc(p, (n + 1) * sizeof(*routes));
+    for (i = 0; i < n; i++) {
+        routes[i] = shape[i];
+        routes[i].pattern = apr_pstrcat(p, "/v1/", emitter->name, "/webhook-subscriptions",
+                                        shape[i].pattern, NULL);
+    }
+    return routes;
+}

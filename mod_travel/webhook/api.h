@@ -1,5 +1,6 @@
-/* The webhook subscription endpoints of both families:
- *   POST/GET     /v1/{hotel,flight}/webhook-subscriptions
+/* The webhook subscription endpoints of every event family (a domain that
+ * registers event types), under /v1/<family>/:
+ *   POST/GET     webhook-subscriptions
  *   GET/PATCH/DELETE .../{id}
  *   POST         .../{id}/rotate-secret
  *   GET          .../{id}/deliveries, .../{id}/deliveries/{delivery_id}
@@ -7,8 +8,9 @@
 #ifndef TRV_WEBHOOK_API_H
 #define TRV_WEBHOOK_API_H
 
-#include "core/router.h"
+#include "core/registry.h"
 
-extern const trv_route trv_webhook_routes[];
+/* The routes for one emitting domain (the webhook domain's routes_for). */
+const trv_route *trv_webhook_routes_for(apr_pool_t *p, const trv_domain *emitter);
 
 #endif

@@ -1,10 +1,11 @@
 #include "outbox.h"
 #include "core/ids.h"
-#include "core/jobs.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
 #include <string.h>
+
+const trv_job_spec trv_event_publish_job = {TRV_EVENT_PUBLISH_JOB, 20};
 
 static const trv_stmt insert_event = {"trv_event_insert",
     "INSERT INTO events (id, org_id, family, type, data) "
@@ -26,7 +27,7 @@ apr_status_t trv_outbox_emit(trv_dbc *c, apr_pool_t *p, const char *org_id,
         return rv;
     }
     payload = trv_json_bind(p, json_pack("{s:s}", "event_id", id));
-    rv = trv_job_enqueue(c, p, TRV_EVENT_PUBLISH_JOB, payload, 0, 20, NULL, NULL);
+    rv = trv_job_enqueue_spec(c, p, &trv_event_publish_job, payload, 0, NULL, NULL);
     if (rv == APR_SUCCESS && event_id) {
         *event_id = id;
     }

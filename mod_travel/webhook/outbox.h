@@ -5,10 +5,14 @@
 #define TRV_WEBHOOK_OUTBOX_H
 
 #include "core/db.h"
+#include "core/jobs.h"
 
 #include <jansson.h>
 
 #define TRV_EVENT_PUBLISH_JOB "event.publish"
+
+/* The publish job: its name and attempt limit (registered in domain.c). */
+extern const trv_job_spec trv_event_publish_job;
 
 /* type is e.g. "flight.booking.confirmed"; its family is the part before
  * the first dot. data becomes the event's "data" (for booking events

@@ -36,6 +36,8 @@ static const trv_stmt outcome_stmt = {"trv_dlv_send_outcome",
     "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
     "AND status = 'PUBLISHED'"};
 
+const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
+
 apr_status_t trv_webhook_send_enqueue(trv_dbc *c, apr_pool_t *p, const char *delivery_id,
                                       int replay, int attempt,
                                       apr_interval_time_t delay)
@@ -43,8 +45,7 @@ apr_status_t trv_webhook_send_enqueue(trv_dbc *c, apr_pool_t *p, const char *del
     json_t *payload = trv_json_bind(p, json_pack("{s:s,s:i,s:i}", "delivery_id",
                                                  delivery_id, "replay", replay,
                                                  "attempt", attempt));
-    return trv_job_enqueue(c, p, TRV_WEBHOOK_SEND_JOB, payload, delay,
-                           TRV_WEBHOOK_SEND_MAX_RUNS, NULL, NULL);
+    return trv_job_enqueue_spec(c, p, &trv_webhook_send_job, payload, delay, NULL, NULL);
 }
 
 /* What a receiver answered, as text PostgreSQL takes: valid UTF-8 without

