@@ -6,21 +6,29 @@
 #   stack.sh start DIR        background; `stack.sh stop DIR` ends it
 #   stack.sh stop DIR
 #   stack.sh pg-start DIR | pg-stop DIR
-#   stack.sh httpd-start DIR NAME | httpd-stop DIR NAME   (more instances)
+#   stack.sh httpd-start DIR NAME | httpd-stop DIR NAME   (API instances)
+#   stack.sh sandbox-start DIR   (the sandbox's instance; httpd-stop DIR sandbox)
+#
+# The sandbox suppliers run in their own httpd instance (httpd-sandbox), as
+# real suppliers run elsewhere: sharing the API's workers, an offer search
+# under load waited for a worker it was itself holding.
 #
 # Environment: TRAVEL_PORT (8080), TRAVEL_SANDBOX_PORT (8081), TRAVEL_PG_PORT
 # (5432; a unix socket under DIR only), TRAVEL_RETRY_SCHEDULE (webhook retry
 # delays in seconds, e.g. "1 1 1"), TRAVEL_WORKERS (2), TRAVEL_JOB_LEASE (60s),
-# TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun), STACK_NO_SANDBOX,
+# TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun),
 # TRAVEL_SANDBOX_LATENCY (each sandbox API call, "50ms 150ms"),
 # TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s;
 # keep it above the supplier timeout), TRAVEL_SUPPLIER_TIMEOUT (mod_travel's
 # timeout of a supplier call, 20s), TRAVEL_PAYMENT_TIMEOUT (of a payment
-# provider call, 10s).
+# provider call, 10s), TRAVEL_RATE_LIMIT (requests per second per API key,
+# 100; 0 = off; a window may follow the count, e.g. "5 60s"),
+# TRAVEL_AUTH_FAIL_LIMIT (failed key attempts per minute per client
+# address, 30; 0 = off; a window may follow).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmd=${1:?usage: stack.sh run|start|stop|pg-start|pg-stop|httpd-start|httpd-stop DIR [NAME]}
+cmd=${1:?usage: stack.sh run|start|stop|pg-start|pg-stop|httpd-start|httpd-stop|sandbox-start DIR [NAME]}
 dir=${2:?the stack folder}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -49,7 +57,7 @@ pg_init() {
 listen_addresses = ''
 unix_socket_directories = '$dir/pgrun'
 port = $PGPORT
-max_connections = 200
+max_connections = 300
 shared_buffers = 128MB
 ${STACK_PG_FAST:+fsync = off
 synchronous_commit = off
@@ -87,48 +95,56 @@ secret_key() {
   fi
 }
 
-# Renders and checks the configuration of instance NAME (own port, own
-# logs, shared database). The first instance also serves the sandbox.
+# Renders conf/TEMPLATE into DIR/httpd-NAME/httpd.conf with the values of
+# the associative array named by VARS, and checks it.
+render_conf() {
+  local name=$1 template=$2 inst="$dir/httpd-$1" line k
+  local -n vals=$3
+  while IFS= read -r line || [ -n "$line" ]; do
+    for k in "${!vals[@]}"; do line=${line//@$k@/${vals[$k]}}; done
+    printf '%s\n' "$line"
+  done <"$root/conf/$template" >"$inst/httpd.conf"
+  /usr/sbin/apache2 -f "$inst/httpd.conf" -t >"$inst/configtest.log" 2>&1 \
+    || { cat "$inst/configtest.log" >&2; exit 1; }
+}
+
+instance_dir() {
+  local inst="$dir/httpd-$1"
+  mkdir -p "$inst/runtime" "$inst/htdocs"
+  if is_root; then chown www-data: "$inst/runtime"; fi
+}
+
+run_user() {
+  if is_root; then printf 'User www-data\nGroup www-data'; fi
+}
+
+# An API instance NAME (mod_travel; own port, own logs, shared database).
 httpd_conf() {
-  local name=$1 inst="$dir/httpd-$1" user="" sb_listen="" sb_load="" sb_vhost=""
-  mkdir -p "$inst/runtime"
+  local name=$1 inst="$dir/httpd-$1"
+  instance_dir "$name"
   secret_key
-  if is_root; then
-    user="User www-data
-Group www-data"
-    chown www-data: "$inst/runtime"
-  fi
-  if [ -z "${STACK_NO_SANDBOX:-}" ]; then
-    sb_listen="Listen 127.0.0.1:$SANDBOX_PORT"
-    sb_load="LoadModule travel_sandbox_module $root/build/mod_travel_sandbox.so"
-    sb_vhost="<VirtualHost 127.0.0.1:$SANDBOX_PORT>
-    TravelSandboxData \"$root/data/openflights\"
-    TravelSandboxApiKey supplier_a sandbox-key-a
-    TravelSandboxApiKey supplier_b sandbox-key-b
-    TravelSandboxApiKey payments sandbox-key-pay
-    TravelSandboxLatency ${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}
-    TravelSandboxHang ${TRAVEL_SANDBOX_HANG:-30s}
-    <Location />
-        SetHandler travel-sandbox
-    </Location>
-</VirtualHost>"
-  fi
   local -A v=(
-    [INSTANCE]="$inst" [USER]="$user" [PORT]="$PORT" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [SANDBOX_LISTEN]="$sb_listen"
-    [SANDBOX_LOAD]="$sb_load" [SANDBOX_VHOST]="$sb_vhost" [DBPARAMS]="$(conninfo)"
+    [INSTANCE]="$inst" [USER]="$(run_user)" [PORT]="$PORT" [SANDBOX_PORT]="$SANDBOX_PORT"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [DBPARAMS]="$(conninfo)"
     [WORKERS]="${TRAVEL_WORKERS:-2}" [RETRY]="${TRAVEL_RETRY_SCHEDULE:-1m 5m 30m 2h 12h 24h}"
     [LEASE]="${TRAVEL_JOB_LEASE:-60s}" [POLL]="${TRAVEL_JOB_POLL:-500ms}"
     [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
     [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"
-    [SECRET]="$dir/secret.key")
-  local line k
-  while IFS= read -r line || [ -n "$line" ]; do
-    for k in "${!v[@]}"; do line=${line//@$k@/${v[$k]}}; done
-    printf '%s\n' "$line"
-  done <"$root/conf/stack.conf.in" >"$inst/httpd.conf"
-  /usr/sbin/apache2 -f "$inst/httpd.conf" -t >"$inst/configtest.log" 2>&1 \
-    || { cat "$inst/configtest.log" >&2; exit 1; }
+    [SECRET]="$dir/secret.key" [RATE_LIMIT]="${TRAVEL_RATE_LIMIT:-100}"
+    [AUTH_FAIL_LIMIT]="${TRAVEL_AUTH_FAIL_LIMIT:-30}")
+  render_conf "$name" stack.conf.in v
+}
+
+# The sandbox instance (mod_travel_sandbox alone, on TRAVEL_SANDBOX_PORT).
+sandbox_conf() {
+  local inst="$dir/httpd-sandbox"
+  instance_dir sandbox
+  local -A v=(
+    [INSTANCE]="$inst" [USER]="$(run_user)" [SANDBOX_PORT]="$SANDBOX_PORT"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [DBPARAMS]="$(conninfo)"
+    [DATA]="$root/data/openflights" [LATENCY]="${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}"
+    [HANG]="${TRAVEL_SANDBOX_HANG:-30s}")
+  render_conf sandbox sandbox.conf.in v
 }
 
 wait_http() {
@@ -140,17 +156,28 @@ wait_http() {
   log "httpd did not answer on $url"; return 1
 }
 
-httpd_start() {
-  local name=$1 inst="$dir/httpd-$1"
-  httpd_conf "$name"
+# Starts (or gracefully restarts with the current build) instance NAME,
+# rendered already, and waits until URL answers.
+start_instance() {
+  local name=$1 url=$2 inst="$dir/httpd-$1"
   if [ -f "$inst/httpd.pid" ] && kill -0 "$(cat "$inst/httpd.pid")" 2>/dev/null; then
     log "httpd $name is already running: restarting it gracefully with the current build"
     /usr/sbin/apache2 -f "$inst/httpd.conf" -k graceful
-    wait_http "http://127.0.0.1:$PORT/v1"
+    wait_http "$url"
     return 0
   fi
   /usr/sbin/apache2 -f "$inst/httpd.conf" -k start
-  wait_http "http://127.0.0.1:$PORT/v1"
+  wait_http "$url"
+}
+
+httpd_start() {
+  httpd_conf "$1"
+  start_instance "$1" "http://127.0.0.1:$PORT/v1"
+}
+
+sandbox_start() {
+  sandbox_conf
+  start_instance sandbox "http://127.0.0.1:$SANDBOX_PORT/health"
 }
 
 httpd_stop() {
@@ -190,6 +217,7 @@ Try:
   curl -s -H 'x-api-key: $key' http://127.0.0.1:$PORT/v1/flight/bookings
 
 Logs: $dir/httpd-main/error.log, $dir/httpd-main/access.log
+(sandbox: $dir/httpd-sandbox/error.log, $dir/httpd-sandbox/access.log)
 MSG
 }
 
@@ -197,15 +225,17 @@ case "$cmd" in
   run)
     pg_start
     key=$(demo_key)
+    trap 'httpd_stop sandbox; pg_stop' EXIT
+    sandbox_start
     httpd_conf main
-    trap 'pg_stop' EXIT
     banner "$key"
-    echo "Ctrl-C stops httpd and PostgreSQL."
+    echo "Ctrl-C stops httpd (the API and the sandbox) and PostgreSQL."
     /usr/sbin/apache2 -f "$dir/httpd-main/httpd.conf" -DFOREGROUND || true
     ;;
   start)
     pg_start
     key=$(demo_key)
+    sandbox_start
     httpd_start main
     banner "$key"
     echo "\`make stop\` stops it."
@@ -217,6 +247,7 @@ case "$cmd" in
   pg-start) pg_start ;;
   pg-stop) pg_stop ;;
   httpd-start) httpd_start "${3:?instance name}" ;;
+  sandbox-start) sandbox_start ;;
   httpd-stop) httpd_stop "${3:?instance name}" ;;
   *) echo "unknown command $cmd" >&2; exit 2 ;;
 esac

@@ -2,11 +2,15 @@
 # Runs the db and e2e tests against a throwaway stack: its own PostgreSQL
 # cluster and httpd instances on free ports, in a temporary folder, so it
 # passes while `make run` is up. The stack:
-#   a     mod_travel + mod_travel_sandbox (the instance tests talk to)
-#   b     a second mod_travel on the same database (shared job queue)
-#   nodb  a mod_travel whose database is unreachable (503 answers)
+#   sandbox  mod_travel_sandbox alone: the suppliers and payment provider
+#            a and b call, in their own instance as real ones would be
+#   a        mod_travel (the instance tests talk to)
+#   rl       a mod_travel with tight rate limits (test_rate_limits); the
+#            others' limits are generous, so no other test meets them
+#   b        a second mod_travel on the same database (shared job queue)
+#   nodb     a mod_travel whose database is unreachable (503 answers)
 # A run fails on any test failure and on any unexpected [error], [crit],
-# [alert] or [emerg] line in the error logs of a and b.
+# [alert] or [emerg] line in the error logs of sandbox, a, b and rl.
 set -uo pipefail
 B=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +22,9 @@ used=" "
 free_port() {
   local p
   while :; do
-    p=$(( 20000 + RANDOM % 40000 ))
+    # Below the kernel's ephemeral range (32768-60999): a port picked there
+    # may be taken by an outgoing connection before httpd binds it.
+    p=$(( 20000 + RANDOM % 12000 ))
     [[ $used == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
   done
@@ -26,6 +32,7 @@ free_port() {
 
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 PORT_B=$(free_port)
+PORT_RL=$(free_port)
 PORT_NODB=$(free_port)
 export TRAVEL_RETRY_SCHEDULE="1 1 1" TRAVEL_JOB_LEASE=3s TRAVEL_JOB_POLL=100ms STACK_PG_FAST=1
 # The sandbox answers fast in tests (its latency is realistic in `make run`).
@@ -35,6 +42,9 @@ export TRAVEL_SANDBOX_LATENCY="1ms 5ms"
 # so a loaded machine does not time out a call that would have answered.
 # The Unknown hang stays above it.
 export TRAVEL_SUPPLIER_TIMEOUT=6s TRAVEL_PAYMENT_TIMEOUT=6s TRAVEL_SANDBOX_HANG=10s
+# Every test runs from 127.0.0.1, many with one key and some with bad keys
+# on purpose: the limits stay on (counted) but out of reach.
+export TRAVEL_RATE_LIMIT="10000" TRAVEL_AUTH_FAIL_LIMIT="10000"
 stack="$root/scripts/stack.sh"
 failed=0
 
@@ -77,12 +87,16 @@ total_passed=0
 echo "db and e2e tests (stack in $dir)"
 run_suite db
 
+"$stack" sandbox-start "$dir" || { failed=1; exit 1; }
 "$stack" httpd-start "$dir" a || { failed=1; exit 1; }
-TRAVEL_PORT=$PORT_B STACK_NO_SANDBOX=1 "$stack" httpd-start "$dir" b || { failed=1; exit 1; }
-TRAVEL_PORT=$PORT_NODB STACK_NO_SANDBOX=1 TRAVEL_WORKERS=0 TRAVEL_DB_HOST="$dir/no-database-here" \
+TRAVEL_PORT=$PORT_B "$stack" httpd-start "$dir" b || { failed=1; exit 1; }
+TRAVEL_PORT=$PORT_RL TRAVEL_WORKERS=0 TRAVEL_RATE_LIMIT="5 60s" TRAVEL_AUTH_FAIL_LIMIT="5 60s" \
+  "$stack" httpd-start "$dir" rl || { failed=1; exit 1; }
+TRAVEL_PORT=$PORT_NODB TRAVEL_WORKERS=0 TRAVEL_DB_HOST="$dir/no-database-here" \
   "$stack" httpd-start "$dir" nodb || { failed=1; exit 1; }
 export TRAVEL_TEST_URL="http://127.0.0.1:$TRAVEL_PORT"
 export TRAVEL_TEST_URL_B="http://127.0.0.1:$PORT_B"
+export TRAVEL_TEST_URL_RL="http://127.0.0.1:$PORT_RL"
 export TRAVEL_TEST_URL_NODB="http://127.0.0.1:$PORT_NODB"
 export TRAVEL_TEST_SANDBOX_URL="http://127.0.0.1:$TRAVEL_SANDBOX_PORT"
 touch "$dir/expected-errors"
@@ -94,7 +108,7 @@ sed 's/^/      /' "$dir/openapi.log"
 
 # Stop first so lines logged while stopping are checked too.
 "$stack" stop "$dir" >/dev/null 2>&1
-for inst in a b; do
+for inst in sandbox a b rl; do
   log="$dir/httpd-$inst/error.log"
   bad=$(grep -E '\[[a-z_0-9]*:(error|crit|alert|emerg)\]' "$log" | grep -Ev -f <(grep -v '^$' "$dir/expected-errors"; echo '^$') || true)
   if [ -n "$bad" ]; then

@@ -1,4 +1,5 @@
 #include "api.h"
+#include "decode.h"
 #include "json.h"
 
 #include <apr_strings.h>
@@ -34,8 +35,12 @@ static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code
     resp->error_code = code;
     resp->data = resp->meta = resp->document = NULL;
     resp->data_text = NULL;
-    resp->error = trv_json_bind(req->pool, trv_error_doc(code, message,
-                                                         req->request_id, details));
+    /* The message may quote what the caller sent: it must stay valid UTF-8
+     * or the encoder would drop the whole document. */
+    resp->error = trv_json_bind(req->pool,
+                                trv_error_doc(code, trv_utf8_clean(req->pool, message),
+                                              trv_utf8_clean(req->pool, req->request_id),
+                                              details));
 }
 
 void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
@@ -51,7 +56,7 @@ void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
 
 void trv_fail_invalid(trv_req *req, trv_resp *resp, const trv_errs *errs)
 {
-    size_t n = json_array_size(errs->details);
+    size_t n = errs->count;
     json_t *first = json_array_get(errs->details, 0);
     const char *msg = apr_psprintf(req->pool, "%s: %s%s",
         json_string_value(json_object_get(first, "field")),

@@ -14,6 +14,8 @@ typedef struct trv_req {
     const char *method;       /* GET for HEAD too */
     const char *path;         /* decoded path, e.g. /v1/flight/bookings */
     apr_table_t *query;       /* decoded query parameters */
+    trv_errs *decode_errs;    /* path or query pairs that broke the decoding
+                               * rule (core/decode.h); NULL when none */
     const char *args;         /* the raw query string, NULL when none */
     apr_table_t *headers;     /* request headers, case-insensitive */
     apr_table_t *params;      /* path parameters, filled by the router */

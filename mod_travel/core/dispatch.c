@@ -44,6 +44,12 @@ int trv_read_json_body(trv_req *req, trv_resp *resp, apr_off_t max_body)
                  "The request body must be sent as Content-Type: application/json");
         return 0;
     }
+    if ((err = trv_json_shape_check(req->body, req->body_len))) {
+        trv_errs *errs = trv_errs_new(req->pool);
+        trv_errs_add(errs, "body", "%s", err);
+        trv_fail_invalid(req, resp, errs);
+        return 0;
+    }
     req->json = trv_json_parse(req->pool, req->body, req->body_len, &err);
     if (!req->json) {
         trv_fail(req, resp, 400, "invalid_json", "The request body is not valid JSON: %s",
@@ -66,6 +72,7 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     const char *allow = NULL;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_route_result m;
+    void *idem = NULL;
 
     req->params = apr_table_make(req->pool, 4);
     m = trv_router_match(rt, req->pool, req->method, req->path, &route, req->params,
@@ -73,6 +80,12 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     /* Who is asking comes first, even for unknown paths: nothing about the
      * API, its routes or its parsing is answered to an anonymous caller. */
     if (auth && !(route && (route->flags & TRV_ROUTE_PUBLIC)) && !auth(req, resp)) {
+        return;
+    }
+    /* A path or query that cannot be decoded is answered before anything
+     * reads it: 422 with a detail per bad part, whatever the route. */
+    if (req->decode_errs) {
+        trv_fail_invalid(req, resp, req->decode_errs);
         return;
     }
     if (!trv_read_json_body(req, resp, req->env->cfg ? req->env->cfg->max_body : 0)) {
@@ -103,10 +116,17 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
         trv_fail_invalid(req, resp, errs);
         return;
     }
+    if ((route->flags & TRV_ROUTE_IDEMPOTENT) && req->env->idempotency
+        && !req->env->idempotency->begin(req, resp, &idem)) {
+        return;
+    }
     route->handler(req, resp);
     if (resp->status == 0) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(203) "%s %s answered nothing", req->method, req->path);
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+    }
+    if (idem) {
+        req->env->idempotency->finish(req, resp, idem);
     }
 }

@@ -11,6 +11,17 @@
 #include <apr_atomic.h>
 
 struct trv_registry;
+struct trv_req;
+struct trv_resp;
+
+/* Idempotent requests (routes flagged TRV_ROUTE_IDEMPOTENT): begin returns
+ * 1 to run the handler (with *token set when the answer is to be kept), 0
+ * when resp already holds the answer (a replay or a conflict); finish keeps
+ * the handler's answer. */
+typedef struct trv_idempotency {
+    int (*begin)(struct trv_req *req, struct trv_resp *resp, void **token);
+    void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
+} trv_idempotency;
 
 typedef struct trv_env {
     trv_log log;
@@ -26,6 +37,8 @@ typedef struct trv_env {
     /* Wakes this process's background workers (work was just committed). */
     void (*wake)(void *baton);
     void *wake_baton;
+    /* NULL: x-idempotency-key is not honoured beyond the routes' own rules. */
+    const trv_idempotency *idempotency;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

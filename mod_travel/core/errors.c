@@ -1,4 +1,5 @@
 #include "errors.h"
+#include "decode.h"
 #include "json.h"
 
 #include <apr_strings.h>
@@ -19,13 +20,18 @@ void trv_errs_add(trv_errs *e, const char *field, const char *fmt, ...)
     va_start(ap, fmt);
     reason = apr_pvsprintf(e->pool, fmt, ap);
     va_end(ap);
-    json_array_append_new(e->details, json_pack("{s:s,s:s}", "field", field,
-                                                 "reason", reason));
+    e->count++;
+    if (json_array_size(e->details) >= TRV_ERRS_MAX_DETAILS) {
+        return;
+    }
+    json_array_append_new(e->details, json_pack("{s:s,s:s}", "field",
+                                                 trv_utf8_clean(e->pool, field), "reason",
+                                                 trv_utf8_clean(e->pool, reason)));
 }
 
 int trv_errs_any(const trv_errs *e)
 {
-    return e && json_array_size(e->details) > 0;
+    return e && e->count > 0;
 }
 
 const char *trv_status_code(int status)

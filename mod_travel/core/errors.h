@@ -6,13 +6,20 @@
 #include <apr_pools.h>
 #include <jansson.h>
 
+/* At most this many details are listed in one answer; the message counts
+ * the rest. A body of 60,000 unknown fields is answered in a few kilobytes. */
+#define TRV_ERRS_MAX_DETAILS 50
+
 /* Validation problems collected while checking one request. */
 typedef struct trv_errs {
     apr_pool_t *pool;
     json_t *details; /* pool-bound array of {field, reason} */
+    size_t count;    /* problems found, listed or not */
 } trv_errs;
 
 trv_errs *trv_errs_new(apr_pool_t *p);
+/* Field and reason become valid UTF-8 (bad bytes are U+FFFD), so a detail
+ * about a bad value is never lost to the JSON encoder. */
 void trv_errs_add(trv_errs *e, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int trv_errs_any(const trv_errs *e);

@@ -55,3 +55,75 @@ json_t *trv_json_strn(const char *s)
 {
     return s ? json_string(s) : json_null();
 }
+
+const char *trv_json_shape_check(const char *buf, apr_size_t len)
+{
+    /* Per open container: items seen so far, and whether it is an object. */
+    unsigned long items[TRV_JSON_MAX_DEPTH + 1];
+    int is_obj[TRV_JSON_MAX_DEPTH + 1];
+    int depth = 0, in_str = 0, pending = 0;
+    unsigned long values = 0;
+    apr_size_t i;
+    for (i = 0; i < len; i++) {
+        char c = buf[i];
+        if (in_str) {
+            if (c == '\\') {
+                i++;
+            }
+            else if (c == '"') {
+                in_str = 0;
+            }
+            continue;
+        }
+        switch (c) {
+        case ' ': case '\t': case '\r': case '\n': case ':':
+            continue;
+        case '{': case '[':
+            if (depth == TRV_JSON_MAX_DEPTH) {
+                return "nests objects and arrays too deeply (at most 32 levels)";
+            }
+            if (depth > 0 && !pending) {
+                items[depth - 1]++;
+                pending = 1;
+            }
+            values++;
+            items[depth] = 0;
+            is_obj[depth] = c == '{';
+            depth++;
+            pending = 0;
+            break;
+        case '}': case ']':
+            if (depth > 0) {
+                depth--;
+            }
+            pending = 1;
+            break;
+        case ',':
+            pending = 0;
+            break;
+        default:
+            /* The start of a scalar or a key: counted once per item. */
+            if (depth > 0 && !pending) {
+                items[depth - 1]++;
+                values++;
+                pending = 1;
+            }
+            if (c == '"') {
+                in_str = 1;
+            }
+        }
+        if (depth > 0) {
+            unsigned long n = items[depth - 1];
+            if (is_obj[depth - 1] && n > TRV_JSON_MAX_MEMBERS) {
+                return "has an object with more than 256 members";
+            }
+            if (!is_obj[depth - 1] && n > TRV_JSON_MAX_ITEMS) {
+                return "has an array with more than 1000 items";
+            }
+        }
+        if (values > TRV_JSON_MAX_VALUES) {
+            return "has more than 10000 values";
+        }
+    }
+    return NULL;
+}

@@ -16,6 +16,20 @@ char *trv_json_dump(apr_pool_t *p, const json_t *v);
 json_t *trv_json_parse(apr_pool_t *p, const char *buf, apr_size_t len,
                        const char **error);
 
+/* The shape a request body may have. Jansson builds every value of a body
+ * on the heap before anyone looks at it, so a 1 MB body of tiny members
+ * would cost tens of megabytes per request (and glibc keeps what it once
+ * held): the body's text is counted first, in one pass without allocating,
+ * and refused when it goes beyond these. */
+#define TRV_JSON_MAX_DEPTH 32      /* nested objects and arrays */
+#define TRV_JSON_MAX_MEMBERS 256   /* members of one object */
+#define TRV_JSON_MAX_ITEMS 1000    /* items of one array */
+#define TRV_JSON_MAX_VALUES 10000  /* values in the whole body */
+/* NULL when buf[0..len) stays within the limits, else the reason (a
+ * sentence for the error detail). Text that is not JSON passes: the parser
+ * refuses it. */
+const char *trv_json_shape_check(const char *buf, apr_size_t len);
+
 /* Field readers that return NULL / default for absent or mistyped fields. */
 const char *trv_json_str(const json_t *obj, const char *key);
 json_t *trv_json_strn(const char *s); /* json_string, or json_null for NULL */

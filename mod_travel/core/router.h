@@ -12,6 +12,9 @@
 #define TRV_ROUTE_OWN_QUERY 0x4 /* the handler checks its query parameters; on
                                  * other routes any query parameter is a 422 */
 #define TRV_ROUTE_NO_BODY 0x8   /* an action without fields: no body or {} */
+#define TRV_ROUTE_IDEMPOTENT 0x10 /* creates or changes something: an
+                                   * x-idempotency-key makes a repeat replay
+                                   * the first answer (env->idempotency) */
 
 typedef struct trv_route {
     const char *method;

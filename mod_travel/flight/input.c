@@ -25,7 +25,8 @@ static long int_field(const json_t *obj, const char *key, const char *name, int 
                       long min, long max, long dflt, trv_errs *errs)
 {
     const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
+    /* Absent takes the default; null is a value, and not an integer. */
+    if (!v) {
         if (required) {
             trv_errs_add(errs, name, "is required");
         }

@@ -22,6 +22,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_lease = UNSET;
     c->cfg.job_poll = UNSET;
     c->cfg.max_response = 0;
+    trv_rate_conf_init(&c->rate);
     return c;
 }
 
@@ -41,6 +42,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_PTR(webhook_allow);
     MERGE(job_lease);
     MERGE(job_poll);
+    trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
     if (add->cfg.have_secret_key) {
@@ -339,6 +341,28 @@ static const char *set_secret_file(cmd_parms *cmd, void *d, const char *arg)
     return read_secret_key(cmd->pool, cfg);
 }
 
+/* Rate limits may differ per virtual host; the cache they count in is one
+ * for the server. */
+static const char *set_rate(cmd_parms *cmd, void *d, const char *args)
+{
+    trv_rate_conf *rc = &conf_of(cmd)->rate;
+    int per_key = cmd->info != NULL;
+    long *limit = per_key ? &rc->key_limit : &rc->fail_limit;
+    apr_interval_time_t *window = per_key ? &rc->key_window : &rc->fail_window;
+    const char *err;
+    (void)d;
+    *window = per_key ? apr_time_from_sec(1) : apr_time_from_sec(60);
+    err = trv_rate_parse(cmd->temp_pool, args, limit, window);
+    return err ? apr_psprintf(cmd->pool, "%s %s", cmd->cmd->name, err) : NULL;
+}
+
+static const char *set_rate_cache(cmd_parms *cmd, void *d, const char *arg)
+{
+    GLOBAL_ONLY_CHECK(cmd);
+    (void)d;
+    return trv_rate_set_cache(cmd->pool, arg);
+}
+
 const command_rec trv_directives[] = {
     AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
         "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
@@ -361,6 +385,14 @@ const command_rec trv_directives[] = {
         "how often idle workers look for due jobs (default 500ms)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
         "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
+    AP_INIT_RAW_ARGS("TravelRateLimit", set_rate, (void *)"key", RSRC_CONF,
+        "requests per API key per window: N [WINDOW] (window default 1s; 0 = off, "
+        "the default)"),
+    AP_INIT_RAW_ARGS("TravelAuthFailLimit", set_rate, NULL, RSRC_CONF,
+        "failed API key attempts per client address per window: N [WINDOW] "
+        "(window default 60s; 0 = off, the default)"),
+    AP_INIT_TAKE1("TravelRateLimitCache", set_rate_cache, NULL, RSRC_CONF,
+        "socache provider[:args] the rate limits count in (default shmcb)"),
     {NULL}
 };
 
@@ -388,6 +420,12 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (!cfg->webhook_allow) {
         cfg->webhook_allow = apr_array_make(p, 1, sizeof(trv_cidr));
+    }
+    if (c->rate.key_limit == UNSET) {
+        c->rate.key_limit = 0;
+    }
+    if (c->rate.fail_limit == UNSET) {
+        c->rate.fail_limit = 0;
     }
     return NULL;
 }

@@ -1,5 +1,6 @@
 /* request_rec <-> trv_req / trv_resp. */
 #include "glue.h"
+#include "core/decode.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -26,27 +27,16 @@ const char *trv_httpd_request_id(request_rec *r)
     return rid;
 }
 
-static apr_table_t *parse_query(request_rec *r)
+/* The query and the path, by the one decoding rule of core/decode.h;
+ * what breaks it is kept for the dispatcher to answer (after the caller
+ * is authenticated). */
+static void decode_request_line(request_rec *r, trv_req *req)
 {
-    apr_table_t *t = apr_table_make(r->pool, 8);
-    char *args, *pair, *last;
-    if (!r->args || !*r->args) {
-        return t;
-    }
-    args = apr_pstrdup(r->pool, r->args);
-    for (pair = apr_strtok(args, "&", &last); pair; pair = apr_strtok(NULL, "&", &last)) {
-        char *eq = strchr(pair, '=');
-        char *val = "";
-        if (eq) {
-            *eq = '\0';
-            val = eq + 1;
-        }
-        if (ap_unescape_urlencoded(pair) != OK || ap_unescape_urlencoded(val) != OK) {
-            continue; /* an undecodable pair is reported as unknown below */
-        }
-        apr_table_add(t, pair, val);
-    }
-    return t;
+    trv_errs *errs = trv_errs_new(r->pool);
+    req->query = apr_table_make(r->pool, 8);
+    trv_path_check(r->uri, errs);
+    trv_query_decode(r->pool, r->args, req->query, errs);
+    req->decode_errs = trv_errs_any(errs) ? errs : NULL;
 }
 
 /* Reads the body with our own cap: r->remaining is 0 for chunked bodies,
@@ -140,7 +130,7 @@ int trv_httpd_read_request(request_rec *r, apr_off_t max_body, trv_req *req)
     req->pool = r->pool;
     req->method = r->header_only ? "GET" : r->method;
     req->path = r->uri;
-    req->query = parse_query(r);
+    decode_request_line(r, req);
     req->args = r->args;
     req->headers = r->headers_in;
     req->content_type = apr_table_get(r->headers_in, "Content-Type");

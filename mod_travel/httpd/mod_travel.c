@@ -1,5 +1,6 @@
 /* mod_travel: the module record and its hooks. */
 #include "travel.h"
+#include "gateway/idempotency.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -20,12 +21,21 @@ static trv_http *webhook_client;  /* this child's webhook sender client */
  * JSON error envelope: no HTML error page ever leaves /v1. */
 #define ERROR_URI "/v1/.error"
 
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+{
+    (void)plog;
+    (void)ptemp;
+    trv_rate_pre_config(pconf);
+    return OK;
+}
+
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                        server_rec *s)
 {
     static int curl_ready;
     const char *err;
     server_rec *sv;
+    int any_limit = 0;
     (void)plog;
     (void)ptemp;
 
@@ -40,6 +50,11 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                          err);
             return HTTP_INTERNAL_SERVER_ERROR;
         }
+        any_limit |= c->rate.key_limit > 0 || c->rate.fail_limit > 0;
+    }
+    if ((err = trv_rate_post_config(pconf, ptemp, s, any_limit))) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(506) "%s [request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (!curl_ready) {
         if (trv_http_global_init() != APR_SUCCESS) {
@@ -66,6 +81,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     trv_srv_conf *main_conf = ap_get_module_config(s->module_config, &travel_module);
 
     apr_atomic_set32(&stopping, 0);
+    trv_rate_child_init(pchild, s);
     http_client = trv_http_curl_create(pchild, &stopping, main_conf->cfg.max_response);
     webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
     for (sv = s; sv; sv = sv->next) {
@@ -78,6 +94,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->cfg = &c->cfg;
         env->registry = trv_gateway_registry(gateway);
         env->stopping = &stopping;
+        env->idempotency = trv_gateway_idempotency();
         c->env = env;
     }
     if (main_conf->cfg.worker_threads > 0) {
@@ -123,8 +140,9 @@ static int handler(request_rec *r)
     else if (st) {
         trv_gateway_error(&req, &resp, st);
     }
-    else {
+    else if (trv_rate_admit(r, &c->rate, &req, &resp)) {
         trv_gateway_handle(gateway, &req, &resp);
+        trv_rate_after(r, &c->rate, &req, &resp);
     }
     if (resp.status >= 500) {
         /* Every failure answer is in the error log with its request id. */
@@ -139,7 +157,7 @@ static int handler(request_rec *r)
 static int post_read_request(request_rec *r)
 {
     static const int statuses[] = {400, 401, 403, 404, 405, 408, 411, 413, 414,
-                                   415, 431, 500, 501, 502, 503, 504};
+                                   415, 417, 431, 500, 501, 502, 503, 504};
     size_t i;
     if (strncmp(r->uri, "/v1/", 4) != 0 && strcmp(r->uri, "/v1") != 0) {
         return DECLINED;
@@ -150,15 +168,53 @@ static int post_read_request(request_rec *r)
     return DECLINED;
 }
 
+/* API paths are not files. Left to httpd's core, a /v1 path is merged with
+ * DocumentRoot and walked directory by directory: a long path then fails
+ * with "File name too long" (AH00127, 403) and a directory that happens to
+ * exist changes the answer. A request whose location is handled by
+ * mod_travel gets a filename that names no file, and the storage walk is
+ * skipped for it (as mod_proxy does for its URLs); <Location> sections
+ * still apply. */
+#define TRV_FILENAME "travel:"
+
+static int claims(request_rec *r)
+{
+    core_dir_config *d = ap_get_core_module_config(r->per_dir_config);
+    const char *err = NULL, *h;
+    if (!d || !d->expr_handler) {
+        return 0;
+    }
+    h = ap_expr_str_exec(r, d->expr_handler, &err);
+    return !err && h && strcmp(h, "travel") == 0;
+}
+
+static int translate_name(request_rec *r)
+{
+    if (!r->uri || r->uri[0] != '/' || !claims(r)) {
+        return DECLINED;
+    }
+    r->filename = apr_pstrcat(r->pool, TRV_FILENAME, r->uri, NULL);
+    return OK;
+}
+
+static int map_to_storage(request_rec *r)
+{
+    return r->filename && strncmp(r->filename, TRV_FILENAME, sizeof(TRV_FILENAME) - 1) == 0
+               ? OK : DECLINED;
+}
+
 static void register_hooks(apr_pool_t *p)
 {
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
     (void)p;
     trv_httpd_glue_init(&travel_module);
+    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_translate_name(translate_name, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 

@@ -4,6 +4,7 @@
 #define TRV_HTTPD_TRAVEL_H
 
 #include "glue.h"
+#include "ratelimit.h"
 #include "gateway/gateway.h"
 
 APLOG_USE_MODULE(travel);
@@ -13,6 +14,7 @@ typedef struct trv_workers trv_workers;
 typedef struct trv_srv_conf {
     trv_config cfg;          /* unset fields are -1 / NULL until merged */
     int upstreams_set;
+    trv_rate_conf rate;      /* rate limits (httpd/ratelimit.h) */
     trv_env *env;            /* per child, made in child_init */
 } trv_srv_conf;
 

@@ -653,16 +653,17 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
 const trv_route *trv_webhook_routes_for(apr_pool_t *p, const trv_domain *emitter)
 {
     static const trv_route shape[] = {
-        {"POST", "", create_subscription, 0},
+        {"POST", "", create_subscription, TRV_ROUTE_IDEMPOTENT},
         {"GET", "", list_subscriptions, 0},
         {"GET", "/{id:whs}", get_subscription, 0},
-        {"PATCH", "/{id:whs}", patch_subscription, 0},
-        {"DELETE", "/{id:whs}", delete_subscription, 0},
-        {"POST", "/{id:whs}/rotate-secret", rotate_secret, TRV_ROUTE_NO_BODY},
+        {"PATCH", "/{id:whs}", patch_subscription, TRV_ROUTE_IDEMPOTENT},
+        {"DELETE", "/{id:whs}", delete_subscription, TRV_ROUTE_IDEMPOTENT},
+        {"POST", "/{id:whs}/rotate-secret", rotate_secret,
+         TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
         {"GET", "/{id:whs}/deliveries", list_deliveries, TRV_ROUTE_OWN_QUERY},
         {"GET", "/{id:whs}/deliveries/{delivery_id:dlv}", get_delivery, 0},
         {"POST", "/{id:whs}/deliveries/{delivery_id:dlv}/replay", replay_delivery,
-         TRV_ROUTE_NO_BODY},
+         TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
     };
     size_t i, n = sizeof(shape) / sizeof(shape[0]);
     trv_route *routes = apr_pcalloc(p, (n + 1) * sizeof(*routes));

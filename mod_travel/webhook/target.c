@@ -148,8 +148,17 @@ const char *trv_webhook_url_shape(apr_pool_t *p, const char *url, const char **h
     if (u.fragment) {
         return "must not have a #fragment";
     }
-    if (u.port_str && (!*u.port_str || u.port == 0)) {
-        return "has an invalid port";
+    /* apr_uri_parse keeps the port in 16 bits: 99999 would wrap to 34463
+     * and -1 to 65535, so the digits themselves are checked. */
+    if (u.port_str) {
+        const char *d = u.port_str;
+        long v = 0;
+        for (; *d >= '0' && *d <= '9' && v <= 65535; d++) {
+            v = v * 10 + (*d - '0');
+        }
+        if (!*u.port_str || *d || v < 1 || v > 65535) {
+            return "has an invalid port (1 to 65535)";
+        }
     }
     *host = u.hostname;
     *port = u.port ? u.port : (*https ? 443 : 80);

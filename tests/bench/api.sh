@@ -3,8 +3,8 @@
 #
 #   tests/bench/api.sh [BOOKINGS] [SECONDS]        (make bench)
 #
-# Starts a throwaway stack (its own PostgreSQL cluster, one httpd with
-# mod_travel and the sandbox on free ports; sandbox latency 0 so the
+# Starts a throwaway stack (its own PostgreSQL cluster, an httpd with
+# mod_travel and one with the sandbox, on free ports; sandbox latency 0 so the
 # gateway, not the simulated supplier, is measured), books BOOKINGS flights
 # (default 40) through the API, then runs wrk (2 threads, 16 connections,
 # SECONDS each, default 8) against:
@@ -27,12 +27,16 @@ used=" "
 free_port() {
   local p
   while :; do
-    p=$(( 20000 + RANDOM % 40000 ))
+    # Below the kernel's ephemeral range (32768-60999): a port picked there
+    # may be taken by an outgoing connection before httpd binds it.
+    p=$(( 20000 + RANDOM % 12000 ))
     [[ $used == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
   done
 }
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+# Throughput is measured, not the rate limiter.
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 NODE_PORT=$(free_port)
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
 node_pid=""
@@ -44,6 +48,7 @@ cleanup() {
 trap cleanup EXIT
 
 "$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null | tail -n 1; }
 org=$(ctl org create bench)

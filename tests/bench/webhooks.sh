@@ -25,21 +25,26 @@ used=" "
 free_port() {
   local p
   while :; do
-    p=$(( 20000 + RANDOM % 40000 ))
+    # Below the kernel's ephemeral range (32768-60999): a port picked there
+    # may be taken by an outgoing connection before httpd binds it.
+    p=$(( 20000 + RANDOM % 12000 ))
     [[ $used == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
   done
 }
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+# Throughput is measured, not the rate limiter.
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 PORT_B=$(free_port)
 export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
 export TRAVEL_WORKERS=${TRAVEL_WORKERS:-2}
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 if [ "$INSTANCES" -ge 2 ]; then
-  TRAVEL_PORT=$PORT_B STACK_NO_SANDBOX=1 "$stack" httpd-start "$dir" b >/dev/null
+  TRAVEL_PORT=$PORT_B "$stack" httpd-start "$dir" b >/dev/null
 fi
 db=$(cat "$dir/db.conninfo")
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)

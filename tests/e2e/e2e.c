@@ -113,10 +113,11 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
     struct curl_slist *hl = NULL;
     buf b = {calloc(1, 1), 0}, h = {calloc(1, 1), 0};
     e2e_resp *r = calloc(1, sizeof(*r));
-    char url[4096];
+    size_t ulen = strlen(base) + strlen(path) + 1;
+    char *url = malloc(ulen);
     CURLcode rc;
 
-    snprintf(url, sizeof(url), "%s%s", base, path);
+    snprintf(url, ulen, "%s%s", base, path);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "HEAD") == 0) {
@@ -143,6 +144,7 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
     curl_slist_free_all(hl);
     curl_easy_cleanup(c);
+    free(url);
     r->body = b.p;
     r->body_len = b.n;
     r->headers = h.p;

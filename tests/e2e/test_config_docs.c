@@ -40,29 +40,41 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* A configuration that loads the modules of test instance a and nothing of
- * its own: the base for -L and -t. Returns its path (static). */
+/* A configuration that loads the modules of test instances a (mod_travel)
+ * and sandbox (mod_travel_sandbox), each once, and nothing of their own:
+ * the base for -L and -t. Returns its path (static). */
 static const char *base_conf(const char *extra)
 {
+    static const char *const instances[] = {"a", "sandbox"};
     static char path[4096];
-    char line[4096], src[4096];
+    char line[4096], src[4096], loaded[8192] = " ";
     FILE *in, *out;
-    snprintf(src, sizeof(src), "%s/httpd-a/httpd.conf", e2e_env("TRAVEL_TEST_DIR"));
+    size_t i;
     snprintf(path, sizeof(path), "%s/base.conf", dir);
-    in = fopen(src, "r");
     out = fopen(path, "w");
-    assert_non_null(in);
     assert_non_null(out);
     fprintf(out, "ServerRoot \"%s\"\nDefaultRuntimeDir \"%s\"\nPidFile \"%s/httpd.pid\"\n"
             "ErrorLog \"%s/error.log\"\nServerName 127.0.0.1\nListen 127.0.0.1:1\n", dir, dir,
             dir, dir);
-    while (fgets(line, sizeof(line), in)) {
-        if (strncmp(line, "LoadModule ", 11) == 0) {
-            fputs(line, out);
+    for (i = 0; i < sizeof(instances) / sizeof(instances[0]); i++) {
+        snprintf(src, sizeof(src), "%s/httpd-%s/httpd.conf", e2e_env("TRAVEL_TEST_DIR"),
+                 instances[i]);
+        in = fopen(src, "r");
+        assert_non_null(in);
+        while (fgets(line, sizeof(line), in)) {
+            char name[128], key[160];
+            if (sscanf(line, "LoadModule %127s", name) != 1) {
+                continue;
+            }
+            snprintf(key, sizeof(key), " %s ", name);
+            if (!strstr(loaded, key) && strlen(loaded) + strlen(key) < sizeof(loaded)) {
+                strcat(loaded, key + 1);
+                fputs(line, out);
+            }
         }
+        fclose(in);
     }
     fprintf(out, "%s\n", extra);
-    fclose(in);
     fclose(out);
     return path;
 }

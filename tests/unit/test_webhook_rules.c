@@ -134,6 +134,15 @@ static void url_shapes(void **state)
     assert_non_null(trv_webhook_url_shape(p, "https://x.example/#f", &host, &port, &https));
     assert_non_null(trv_webhook_url_shape(p, "https://x.example/a b", &host, &port, &https));
     assert_non_null(trv_webhook_url_shape(p, "https://x.example:0/", &host, &port, &https));
+    /* Ports beyond 16 bits are refused, not wrapped (99999 was 34463). */
+    assert_non_null(trv_webhook_url_shape(p, "https://x.example:99999/", &host, &port, &https));
+    assert_non_null(trv_webhook_url_shape(p, "https://x.example:65536/", &host, &port, &https));
+    assert_non_null(trv_webhook_url_shape(p, "https://x.example:-1/", &host, &port, &https));
+    assert_non_null(trv_webhook_url_shape(p, "https://x.example:+443/", &host, &port, &https));
+    assert_non_null(trv_webhook_url_shape(p, "https://x.example:0443000/", &host, &port,
+                                          &https));
+    assert_null(trv_webhook_url_shape(p, "https://x.example:65535/", &host, &port, &https));
+    assert_int_equal(port, 65535);
     longurl = apr_pstrcat(p, "https://x.example/", apr_pstrndup(p, memset(apr_palloc(p, 2100),
                           'a', 2100), 2100), NULL);
     assert_non_null(trv_webhook_url_shape(p, longurl, &host, &port, &https));

@@ -1,0 +1,220 @@
+#include "idempotency.h"
+#include "account/keys.h"
+#include "core/api.h"
+#include "core/json.h"
+#include "core/validate.h"
+#include "webhook/secret.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Takes the key: a new row, or one whose answer is older than 24 hours,
+ * or one whose request died running (no answer after 10 minutes). */
+static const trv_stmt claim_stmt = {"trv_idem_claim",
+    "INSERT INTO idempotent_requests (org_id, idem_key, fingerprint) "
+    "VALUES (%s, %s, %s) "
+    "ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+    "status = NULL, answer = NULL, created_at = trv_now(), completed_at = NULL "
+    "WHERE idempotent_requests.created_at < trv_now() - interval '24 hours' "
+    "OR (idempotent_requests.status IS NULL "
+    "AND idempotent_requests.created_at < trv_now() - interval '10 minutes') "
+    "RETURNING 1 AS mine"};
+static const trv_stmt read_stmt = {"trv_idem_read",
+    "SELECT fingerprint, status, answer FROM idempotent_requests "
+    "WHERE org_id = %s AND idem_key = %s"};
+static const trv_stmt keep_stmt = {"trv_idem_keep",
+    "UPDATE idempotent_requests SET status = %d, answer = %s, completed_at = trv_now() "
+    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
+static const trv_stmt release_stmt = {"trv_idem_release",
+    "DELETE FROM idempotent_requests "
+    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
+
+/* Answers past their 24 hours are dropped a few at a time by the requests
+ * that keep new ones (the created_at index makes it cheap), so the table
+ * holds about a day of keys without a job of its own. */
+static const trv_stmt purge_stmt = {"trv_idem_purge",
+    "DELETE FROM idempotent_requests WHERE (org_id, idem_key) IN ("
+    "SELECT org_id, idem_key FROM idempotent_requests "
+    "WHERE created_at < trv_now() - interval '24 hours' ORDER BY created_at LIMIT 20)"};
+
+typedef struct held {
+    const char *key;
+    const char *fingerprint;
+} held;
+
+/* The request a key stands for: method, path, query and the body's JSON
+ * with sorted keys (so the order of fields does not make it another). */
+static const char *fingerprint(trv_req *req)
+{
+    char *body = req->json ? json_dumps(req->json, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    const char *text = apr_pstrcat(req->pool, req->method, "\n", req->path, "\n",
+                                   req->args ? req->args : "", "\n", body ? body : "",
+                                   NULL);
+    free(body);
+    return trv_sha256_hex(req->pool, text, strlen(text));
+}
+
+static const char *aad_of(trv_req *req, const char *key)
+{
+    return apr_pstrcat(req->pool, "idempotency:", req->org_id, ":", key, NULL);
+}
+
+static int replay(trv_req *req, trv_resp *resp, const char *key, int status,
+                  const char *answer)
+{
+    const trv_config *cfg = req->env->cfg;
+    const char *plain = answer;
+    json_t *doc;
+    if (answer && strncmp(answer, "v1:", 3) == 0) {
+        if (!cfg || !cfg->have_secret_key
+            || trv_secret_open(req->pool, cfg->secret_key, aad_of(req, key), answer,
+                               &plain) != APR_SUCCESS) {
+            trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                        TRVLOGNO(231) "the kept answer of an idempotent request cannot "
+                        "be opened (TravelSecretKeyFile changed?)");
+            trv_fail(req, resp, 500, "internal_error",
+                     "An internal error occurred; the request id identifies it");
+            return 0;
+        }
+    }
+    doc = plain ? json_loads(plain, 0, NULL) : NULL;
+    if (!doc) {
+        trv_fail(req, resp, 500, "internal_error",
+                 "An internal error occurred; the request id identifies it");
+        return 0;
+    }
+    trv_ok_document(req, resp, status, doc);
+    apr_table_setn(resp->headers, "Idempotent-Replayed", "true");
+    return 0;
+}
+
+static int begin(trv_req *req, trv_resp *resp, void **token)
+{
+    const char *key = apr_table_get(req->headers, "x-idempotency-key");
+    const char *fp;
+    trv_rows *rows;
+    trv_dbc *c;
+    held *h;
+    int attempt;
+
+    *token = NULL;
+    if (!key || !req->org_id) {
+        return 1; /* optional here: without a key the request just runs */
+    }
+    if (!trv_printable(key, 1, 256)) {
+        trv_errs *errs = trv_errs_new(req->pool);
+        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 256 printable ASCII characters");
+        trv_fail_invalid(req, resp, errs);
+        return 0;
+    }
+    fp = fingerprint(req);
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_fail_db(req, resp, NULL, 232, "claiming an idempotency key");
+        return 0;
+    }
+    /* Twice: a row released between our claim and our read is claimable. */
+    for (attempt = 0; attempt < 2; attempt++) {
+        const char *status;
+        if (trv_db_select(c, req->pool, &claim_stmt, &rows,
+                          TRV_DB_ARGS(req->org_id, key, fp)) != APR_SUCCESS) {
+            break;
+        }
+        if (rows->n == 1) {
+            trv_db_close(req->env->db, c);
+            h = apr_pcalloc(req->pool, sizeof(*h));
+            h->key = key;
+            h->fingerprint = fp;
+            *token = h;
+            return 1;
+        }
+        if (trv_db_select(c, req->pool, &read_stmt, &rows, TRV_DB_ARGS(req->org_id, key))
+            != APR_SUCCESS) {
+            break;
+        }
+        if (rows->n == 0) {
+            continue;
+        }
+        trv_db_close(req->env->db, c);
+        if (strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) != 0) {
+            trv_fail(req, resp, 409, "idempotency_key_reused",
+                     "This x-idempotency-key was used for a different request; use a "
+                     "new key for a new request");
+            return 0;
+        }
+        status = trv_rows_get(rows, 0, "status");
+        if (!status) {
+            trv_fail(req, resp, 409, "idempotency_key_in_use",
+                     "A request with this x-idempotency-key is still in progress; "
+                     "retry shortly");
+            return 0;
+        }
+        return replay(req, resp, key, atoi(status), trv_rows_get(rows, 0, "answer"));
+    }
+    if (attempt == 2) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 409, "idempotency_key_in_use",
+                 "A request with this x-idempotency-key is still in progress; retry "
+                 "shortly");
+        return 0;
+    }
+    trv_fail_db(req, resp, c, 233, "claiming an idempotency key");
+    trv_db_close(req->env->db, c);
+    return 0;
+}
+
+/* Answers a retry should run again instead of getting back. */
+static int worth_keeping(const trv_resp *resp)
+{
+    if (resp->status >= 500 || resp->status == 429) {
+        return 0;
+    }
+    return !(resp->status == 422 && resp->error_code
+             && strcmp(resp->error_code, "validation_failed") == 0);
+}
+
+static void finish(trv_req *req, const trv_resp *resp, void *token)
+{
+    held *h = token;
+    const trv_config *cfg = req->env->cfg;
+    const char *answer = NULL;
+    trv_dbc *c;
+    apr_status_t rv;
+    if (worth_keeping(resp)) {
+        answer = trv_resp_body(req->pool, resp);
+        if (answer && cfg && cfg->have_secret_key
+            && trv_secret_seal(req->pool, cfg->secret_key, aad_of(req, h->key), answer,
+                               &answer) != APR_SUCCESS) {
+            answer = NULL;
+        }
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(234) "no database to keep an idempotent answer: its key "
+                    "stays in use for 10 minutes");
+        return;
+    }
+    if (answer) {
+        rv = trv_db_exec(c, req->pool, &keep_stmt, NULL,
+                         TRV_DB_ARGS(apr_itoa(req->pool, resp->status), answer, req->org_id,
+                                     h->key, h->fingerprint));
+    }
+    else {
+        rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
+                         TRV_DB_ARGS(req->org_id, h->key, h->fingerprint));
+    }
+    if (rv == APR_SUCCESS) {
+        rv = trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);
+    }
+    if (rv != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(235) "keeping an idempotent answer: %s",
+                    c->error ? c->error : "failed");
+    }
+    trv_db_close(req->env->db, c);
+}
+
+const trv_idempotency *trv_gateway_idempotency(void)
+{
+    static const trv_idempotency idem = {begin, finish};
+    return &idem;
+}

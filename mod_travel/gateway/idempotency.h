@@ -1,0 +1,18 @@
+/* x-idempotency-key on the routes that create or change something (Stripe's
+ * rules): the first request with a key runs and its answer is kept for 24
+ * hours; a repeat with the same method, path, query and body replays it
+ * (with Idempotent-Replayed: true), another request is 409
+ * idempotency_key_reused, a repeat while the first still runs is 409
+ * idempotency_key_in_use. Keys are per organization. Answers a retry should
+ * run again are not kept: validation failures (422 validation_failed),
+ * rate limits and 5xx. Kept answers are sealed under TravelSecretKeyFile,
+ * since a webhook subscription's answer carries its signing secret. A
+ * request that died while running holds its key for 10 minutes. */
+#ifndef TRV_GATEWAY_IDEMPOTENCY_H
+#define TRV_GATEWAY_IDEMPOTENCY_H
+
+#include "core/env.h"
+
+const trv_idempotency *trv_gateway_idempotency(void);
+
+#endif

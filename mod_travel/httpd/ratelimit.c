@@ -1,0 +1,239 @@
+#include "ratelimit.h"
+#include "travel.h"
+#include "account/keys.h"
+#include "core/config.h"
+
+#include "ap_provider.h"
+#include "ap_socache.h"
+#include "util_mutex.h"
+
+#include <apr_global_mutex.h>
+#include <apr_strings.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MUTEX_TYPE "travel-ratelimit"
+#define UNSET -1
+
+/* One cache for the whole server (every virtual host counts in it; keys
+ * carry what they count). Set up in post_config, inherited by the children. */
+static const char *cache_spec;               /* "provider[:args]" */
+static const ap_socache_provider_t *provider;
+static ap_socache_instance_t *cache;
+static apr_global_mutex_t *mutex;            /* for providers not MP-safe */
+
+void trv_rate_conf_init(trv_rate_conf *c)
+{
+    c->key_limit = UNSET;
+    c->key_window = UNSET;
+    c->fail_limit = UNSET;
+    c->fail_window = UNSET;
+}
+
+void trv_rate_conf_merge(trv_rate_conf *n, const trv_rate_conf *base,
+                         const trv_rate_conf *add)
+{
+    int key = add->key_limit != UNSET, fail = add->fail_limit != UNSET;
+    n->key_limit = key ? add->key_limit : base->key_limit;
+    n->key_window = key ? add->key_window : base->key_window;
+    n->fail_limit = fail ? add->fail_limit : base->fail_limit;
+    n->fail_window = fail ? add->fail_window : base->fail_window;
+}
+
+const char *trv_rate_parse(apr_pool_t *p, const char *args, long *limit,
+                           apr_interval_time_t *window)
+{
+    const char *n = ap_getword_conf(p, &args), *w = ap_getword_conf(p, &args);
+    char *end;
+    long v = strtol(n, &end, 10);
+    if (!*n || *end || v < 0 || v > 1000000000L) {
+        return "takes a count from 0 (off) to 1000000000";
+    }
+    if (*w) {
+        const char *err = trv_parse_duration(w, window);
+        if (err) {
+            return apr_psprintf(p, "window %s", err);
+        }
+        if (*window < apr_time_from_sec(1)) {
+            return "window must be at least 1s";
+        }
+    }
+    if (*ap_getword_conf(p, &args)) {
+        return "takes a count and an optional window";
+    }
+    *limit = v;
+    return NULL;
+}
+
+const char *trv_rate_set_cache(apr_pool_t *p, const char *spec)
+{
+    cache_spec = apr_pstrdup(p, spec);
+    return NULL;
+}
+
+void trv_rate_pre_config(apr_pool_t *pconf)
+{
+    cache_spec = "shmcb";
+    provider = NULL;
+    cache = NULL;
+    mutex = NULL;
+    ap_mutex_register(pconf, MUTEX_TYPE, NULL, APR_LOCK_DEFAULT, 0);
+}
+
+static apr_status_t destroy_cache(void *s)
+{
+    if (cache && provider) {
+        provider->destroy(cache, s);
+    }
+    cache = NULL;
+    return APR_SUCCESS;
+}
+
+const char *trv_rate_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
+                                 int any_limit)
+{
+    struct ap_socache_hints hints = {64, 4, apr_time_from_sec(60)};
+    const char *name = cache_spec, *args = NULL, *colon = strchr(cache_spec, ':'), *err;
+    apr_status_t rv;
+    if (!any_limit) {
+        return NULL;
+    }
+    if (colon) {
+        name = apr_pstrndup(ptemp, cache_spec, (apr_size_t)(colon - cache_spec));
+        args = colon + 1;
+    }
+    provider = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
+                                  AP_SOCACHE_PROVIDER_VERSION);
+    if (!provider) {
+        return apr_psprintf(ptemp, "TravelRateLimitCache: no socache provider '%s' "
+                            "(load mod_socache_%s)", name, name);
+    }
+    if ((err = provider->create(&cache, args, ptemp, pconf))) {
+        return apr_psprintf(ptemp, "TravelRateLimitCache %s: %s", cache_spec, err);
+    }
+    if (provider->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
+        rv = ap_global_mutex_create(&mutex, NULL, MUTEX_TYPE, NULL, s, pconf, 0);
+        if (rv != APR_SUCCESS) {
+            return "TravelRateLimit: cannot create the rate-limit mutex";
+        }
+    }
+    rv = provider->init(cache, "mod_travel-ratelimit", &hints, s, pconf);
+    if (rv != APR_SUCCESS) {
+        return apr_psprintf(ptemp, "TravelRateLimitCache %s: initialization failed",
+                            cache_spec);
+    }
+    apr_pool_cleanup_register(pconf, s, destroy_cache, apr_pool_cleanup_null);
+    return NULL;
+}
+
+void trv_rate_child_init(apr_pool_t *pchild, server_rec *s)
+{
+    if (mutex && apr_global_mutex_child_init(&mutex, apr_global_mutex_lockfile(mutex),
+                                             pchild) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(505)
+                     "the rate-limit mutex is unusable in this child: limits are "
+                     "not applied [request_id -]");
+        mutex = NULL;
+        cache = NULL;
+    }
+}
+
+/* The count of `who` in the current window (after adding `add`) and the
+ * window's end. 0 when the cache fails: a limit then lets requests through
+ * rather than refusing everyone. */
+static apr_uint32_t count(request_rec *r, const char *kind, const char *who,
+                          apr_interval_time_t window, int add, apr_time_t *end)
+{
+    apr_time_t now = apr_time_now();
+    apr_int64_t idx = now / window;
+    const char *id = apr_psprintf(r->pool, "trv:%s:%s:%" APR_INT64_T_FMT, kind, who, idx);
+    unsigned char buf[8];
+    unsigned int len = sizeof(buf);
+    apr_uint32_t n = 0;
+    *end = (apr_time_t)(idx + 1) * window;
+    if (!cache || (mutex && apr_global_mutex_lock(mutex) != APR_SUCCESS)) {
+        return 0;
+    }
+    if (provider->retrieve(cache, r->server, (const unsigned char *)id,
+                           (unsigned int)strlen(id), buf, &len, r->pool) == APR_SUCCESS
+        && len == sizeof(n)) {
+        memcpy(&n, buf, sizeof(n));
+    }
+    if (add) {
+        n++;
+        memcpy(buf, &n, sizeof(n));
+        provider->store(cache, r->server, (const unsigned char *)id,
+                        (unsigned int)strlen(id), *end, buf, sizeof(n), r->pool);
+    }
+    if (mutex) {
+        apr_global_mutex_unlock(mutex);
+    }
+    return n;
+}
+
+static void headers(apr_table_t *h, long limit, long remaining, apr_time_t end)
+{
+    apr_interval_time_t left = end - apr_time_now();
+    long secs = (long)((left + APR_USEC_PER_SEC - 1) / APR_USEC_PER_SEC);
+    if (secs < 1) {
+        secs = 1;
+    }
+    apr_table_setn(h, "RateLimit-Limit", apr_ltoa(apr_table_elts(h)->pool, limit));
+    apr_table_setn(h, "RateLimit-Remaining",
+                   apr_ltoa(apr_table_elts(h)->pool, remaining < 0 ? 0 : remaining));
+    apr_table_setn(h, "RateLimit-Reset", apr_ltoa(apr_table_elts(h)->pool, secs));
+}
+
+static int refuse(trv_req *req, trv_resp *resp, long limit, apr_time_t end,
+                  const char *what)
+{
+    const char *reset;
+    headers(resp->headers, limit, 0, end);
+    reset = apr_table_get(resp->headers, "RateLimit-Reset");
+    apr_table_setn(resp->headers, "Retry-After", reset);
+    trv_fail(req, resp, 429, "rate_limited", "Too many %s; retry after %s seconds", what,
+             reset);
+    return 0;
+}
+
+static apr_interval_time_t window_of(apr_interval_time_t w, apr_interval_time_t dflt)
+{
+    return w > 0 ? w : dflt;
+}
+
+int trv_rate_admit(request_rec *r, const trv_rate_conf *c, trv_req *req, trv_resp *resp)
+{
+    const char *key = apr_table_get(r->headers_in, "x-api-key");
+    apr_time_t end;
+    if (c->fail_limit > 0) {
+        apr_uint32_t n = count(r, "f", r->useragent_ip, window_of(c->fail_window,
+                               apr_time_from_sec(60)), 0, &end);
+        if ((long)n >= c->fail_limit) {
+            return refuse(req, resp, c->fail_limit, end,
+                          "failed API key attempts from this address");
+        }
+    }
+    if (c->key_limit > 0 && key && *key) {
+        /* Counted by the key's hash: the key itself never enters the cache. */
+        const char *who = trv_sha256_hex(r->pool, key, strlen(key));
+        apr_uint32_t n = count(r, "k", who, window_of(c->key_window, apr_time_from_sec(1)),
+                               1, &end);
+        if ((long)n > c->key_limit) {
+            return refuse(req, resp, c->key_limit, end, "requests with this API key");
+        }
+        headers(resp->headers, c->key_limit, c->key_limit - (long)n, end);
+    }
+    return 1;
+}
+
+void trv_rate_after(request_rec *r, const trv_rate_conf *c, const trv_req *req,
+                    const trv_resp *resp)
+{
+    const char *key = apr_table_get(r->headers_in, "x-api-key");
+    apr_time_t end;
+    (void)req;
+    if (c->fail_limit > 0 && resp->status == 401 && key && *key) {
+        count(r, "f", r->useragent_ip, window_of(c->fail_window, apr_time_from_sec(60)), 1,
+              &end);
+    }
+}

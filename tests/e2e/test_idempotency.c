@@ -1,0 +1,231 @@
+/* x-idempotency-key on the requests that create or change something:
+ * a retried webhook create whose reply was lost gets the first answer again,
+ * signing secret included (kept sealed, never in plain text), not 409
+ * url_already_subscribed; another body with the key is 409
+ * idempotency_key_reused; a key whose first request still runs is 409
+ * idempotency_key_in_use; a validation failure does not use the key up. */
+#include "test_webhook_common.h"
+
+#include <openssl/sha.h>
+
+static char *key;
+static char *org;
+
+static int setup(void **state)
+{
+    (void)state;
+    key = e2e_new_org_key("idem", &org);
+    return 0;
+}
+
+static void unique_url(char *url, size_t n)
+{
+    char name[64];
+    wh_inbox(name, sizeof(name), url, n);
+}
+
+static e2e_resp *post_with(const char *path, const char *idem, const char *body)
+{
+    char kh[512], ih[512];
+    const char *hdrs[] = {kh, "Content-Type: application/json", ih, NULL};
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    snprintf(ih, sizeof(ih), "x-idempotency-key: %s", idem);
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+static const char *data_str(const e2e_resp *r, const char *k)
+{
+    return wh_str(json_object_get(r->json, "data"), k);
+}
+
+static void retried_create_replays_its_answer_with_the_secret(void **state)
+{
+    char url[256], body[512], idem[64], *replayed;
+    e2e_resp *first, *again, *other, *plain;
+    const char *params[2];
+    char *answer;
+    (void)state;
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "create-%ld", e2e_now_ms());
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.confirmed\"]}", url);
+    first = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(first->status, 201);
+    assert_true(strncmp(data_str(first, "signing_secret"), "whsec_", 6) == 0);
+    /* The reply was lost: the client sends the same request again. */
+    again = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(again->status, 201);
+    assert_string_equal(data_str(again, "id"), data_str(first, "id"));
+    assert_string_equal(data_str(again, "signing_secret"), data_str(first, "signing_secret"));
+    replayed = e2e_header(again, "idempotent-replayed");
+    assert_non_null(replayed);
+    assert_string_equal(replayed, "true");
+    free(replayed);
+    params[0] = org;
+    params[1] = idem;
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions "
+                                  "WHERE org_id = $1 AND deleted_at IS NULL", 1, params), 1);
+    /* Kept sealed: the secret is nowhere in the stored answer. */
+    answer = e2e_sql_text("SELECT answer FROM idempotent_requests "
+                          "WHERE org_id = $1 AND idem_key = $2", 2, params);
+    assert_non_null(answer);
+    assert_true(strncmp(answer, "v1:", 3) == 0);
+    assert_null(strstr(answer, data_str(first, "signing_secret")));
+    assert_null(strstr(answer, url));
+    free(answer);
+    /* The same key for another request is refused, and changes nothing. */
+    snprintf(body, sizeof(body), "{\"url\": \"%s-other\", \"event_types\": "
+             "[\"flight.booking.confirmed\"]}", url);
+    other = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    e2e_assert_error(other, 409, "idempotency_key_reused");
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions "
+                                  "WHERE org_id = $1 AND deleted_at IS NULL", 1, params), 1);
+    /* Without a key the repeat is a new request: the URL is taken. */
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.confirmed\"]}", url);
+    plain = wh_call(key, "POST", "/v1/flight/webhook-subscriptions", body);
+    e2e_assert_error(plain, 409, "url_already_subscribed");
+    e2e_free(first);
+    e2e_free(again);
+    e2e_free(other);
+    e2e_free(plain);
+}
+
+/* The fingerprint the service keeps for a request (gateway/idempotency.c):
+ * SHA-256 of method, path, query and the body's JSON with sorted keys. */
+static void fingerprint(const char *method, const char *path, const char *body,
+                        char hex[65])
+{
+    json_t *j = json_loads(body, 0, NULL);
+    char *canon = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT), *text;
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    int i;
+    assert_int_not_equal(asprintf(&text, "%s\n%s\n\n%s", method, path, canon), -1);
+    SHA256((const unsigned char *)text, strlen(text), md);
+    for (i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+        sprintf(hex + 2 * i, "%02x", md[i]);
+    }
+    free(text);
+    free(canon);
+    json_decref(j);
+}
+
+static void a_key_in_flight_is_409(void **state)
+{
+    char url[256], body[512], idem[64], fp[65];
+    const char *params[3];
+    e2e_resp *r;
+    (void)state;
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "inflight-%ld", e2e_now_ms());
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.canceled\"]}", url);
+    /* A first request with this key that is still running. */
+    fingerprint("POST", "/v1/flight/webhook-subscriptions", body, fp);
+    params[0] = org;
+    params[1] = idem;
+    params[2] = fp;
+    e2e_sql_exec("INSERT INTO idempotent_requests (org_id, idem_key, fingerprint) "
+                 "VALUES ($1, $2, $3)", 3, params);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    e2e_assert_error(r, 409, "idempotency_key_in_use");
+    e2e_free(r);
+    /* Once it finishes (here: it died and was released), the key runs. */
+    e2e_sql_exec("DELETE FROM idempotent_requests WHERE org_id = $1 AND idem_key = $2", 2,
+                 params);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+}
+
+static void a_validation_failure_does_not_use_the_key(void **state)
+{
+    char url[256], body[512], idem[64];
+    e2e_resp *r;
+    (void)state;
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "invalid-%ld", e2e_now_ms());
+    r = post_with("/v1/flight/webhook-subscriptions", idem,
+                  "{\"url\": \"ftp://nowhere\", \"event_types\": []}");
+    e2e_assert_error(r, 422, "validation_failed");
+    e2e_free(r);
+    /* The corrected request with the same key runs. */
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.failed\"]}", url);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    /* A key that is not 1..256 printable characters is refused. */
+    {
+        char longkey[300];
+        memset(longkey, 'k', sizeof(longkey) - 1);
+        longkey[sizeof(longkey) - 1] = '\0';
+        r = post_with("/v1/flight/webhook-subscriptions", longkey, body);
+    }
+    e2e_assert_error(r, 422, "validation_failed");
+    assert_non_null(strstr(r->body, "x-idempotency-key"));
+    e2e_free(r);
+}
+
+static void answers_expire_after_a_day(void **state)
+{
+    char url[256], body[512], idem[64], gone[64];
+    const char *params[3];
+    e2e_resp *r;
+    (void)state;
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "old-%ld", e2e_now_ms());
+    snprintf(gone, sizeof(gone), "older-%ld", e2e_now_ms());
+    params[0] = org;
+    params[1] = idem;
+    params[2] = gone;
+    /* Two answers kept 25 hours ago, for other requests. */
+    e2e_sql_exec("INSERT INTO idempotent_requests (org_id, idem_key, fingerprint, status, "
+                 "answer, created_at, completed_at) SELECT $1, k, 'another request', 201, "
+                 "'{}', now() - interval '25 hours', now() - interval '25 hours' "
+                 "FROM unnest(ARRAY[$2, $3]) AS k", 3, params);
+    /* The key is free again: not idempotency_key_reused. */
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.canceled\"]}", url);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    /* And the other expired answer was dropped on the way. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM idempotent_requests "
+                                  "WHERE org_id = $1 AND idem_key = $2", 2,
+                                  (const char *[]){org, gone}), 0);
+}
+
+static void rotation_is_not_repeated(void **state)
+{
+    char url[256], path[256], idem[64];
+    json_t *s;
+    e2e_resp *a, *b;
+    (void)state;
+    unique_url(url, sizeof(url));
+    s = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    snprintf(path, sizeof(path), "/v1/flight/webhook-subscriptions/%s/rotate-secret",
+             wh_str(s, "id"));
+    snprintf(idem, sizeof(idem), "rotate-%ld", e2e_now_ms());
+    a = post_with(path, idem, "{}");
+    assert_int_equal(a->status, 200);
+    b = post_with(path, idem, "{}");
+    assert_int_equal(b->status, 200);
+    /* The same new secret: the repeat did not rotate again. */
+    assert_string_equal(data_str(b, "signing_secret"), data_str(a, "signing_secret"));
+    e2e_free(a);
+    e2e_free(b);
+    json_decref(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(retried_create_replays_its_answer_with_the_secret, setup),
+        cmocka_unit_test(a_key_in_flight_is_409),
+        cmocka_unit_test(a_validation_failure_does_not_use_the_key),
+        cmocka_unit_test(answers_expire_after_a_day),
+        cmocka_unit_test(rotation_is_not_repeated),
+    };
+    return E2E_RUN("idempotency", tests);
+}
