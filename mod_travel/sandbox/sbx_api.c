@@ -22,13 +22,6 @@ static const trv_stmt idem_get = {"sbx_idem_get",
 static const trv_stmt idem_save = {"sbx_idem_save",
     "UPDATE sandbox.idempotency SET status = %s::int, response = %s::jsonb "
     "WHERE scope = %s AND key = %s"};
-static const trv_stmt changes_stmt = {"sbx_order_changes",
-    "SELECT doc::text AS doc FROM sandbox.airline_changes WHERE order_id = %s "
-    "ORDER BY created_at, id"};
-static const trv_stmt settle_stmt = {"sbx_order_settle",
-    "UPDATE sandbox.flight_orders SET status = 'ticketed', updated_at = clock_timestamp() "
-    "WHERE id = %s AND status = 'pending' AND ticketing_due_at <= clock_timestamp()"};
-
 void sbx_send(trv_req *req, trv_resp *resp, int status, json_t *doc)
 {
     /* Each simulated API speaks its own envelope, success or not. */
@@ -257,7 +250,7 @@ char *sbx_duration(apr_pool_t *p, int minutes)
     return apr_psprintf(p, "P%sT%dH%dM", d ? apr_psprintf(p, "%dD", d) : "", h, m);
 }
 
-static void random_chars(char *out, int n, const char *alphabet)
+void sbx_random_chars(char *out, int n, const char *alphabet)
 {
     unsigned char b[32];
     int i, len = (int)strlen(alphabet);
@@ -275,38 +268,6 @@ apr_uint32_t sbx_nonce(void)
     return n;
 }
 
-char *sbx_pnr(apr_pool_t *p)
-{
-    char *s = apr_palloc(p, 7);
-    /* Record locators avoid letters that read as digits. */
-    random_chars(s, 6, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789");
-    return s;
-}
-
-char *sbx_ticket_number(apr_pool_t *p)
-{
-    char d[14];
-    random_chars(d, 13, "0123456789");
-    return apr_psprintf(p, "%.3s-%.10s", d, d + 3);
-}
-
-char *sbx_logo_url(apr_pool_t *p, const char *iata)
-{
-    return apr_psprintf(p, "https://pics.avs.io/200/200/%s.png", iata);
-}
-
-const char *sbx_trigger_of(const char *last_name)
-{
-    static const char *const triggers[] = {"async", "failticket", "unknown", "nocancel", NULL};
-    int i;
-    for (i = 0; last_name && triggers[i]; i++) {
-        if (strcasecmp(last_name, triggers[i]) == 0) {
-            return triggers[i];
-        }
-    }
-    return NULL;
-}
-
 void sbx_sleep(const trv_req *req, apr_interval_time_t t)
 {
     apr_time_t end = apr_time_now() + t;
@@ -317,42 +278,6 @@ void sbx_sleep(const trv_req *req, apr_interval_time_t t)
         }
         apr_sleep(left < apr_time_from_msec(100) ? left : apr_time_from_msec(100));
     }
-}
-
-void sbx_cancel_terms(int refund_allowed, apr_int64_t penalty, apr_int64_t total,
-                      apr_int64_t tax, apr_int64_t *fee, apr_int64_t *refund)
-{
-    if (refund_allowed) {
-        *fee = penalty < total ? penalty : total;
-    }
-    else {
-        *fee = total - tax;
-    }
-    *refund = total - *fee;
-}
-
-json_t *sbx_order_changes(trv_dbc *c, apr_pool_t *p, const char *order_id)
-{
-    trv_rows *rows;
-    json_t *out;
-    int i;
-    if (trv_db_select(c, p, &changes_stmt, &rows, TRV_DB_ARGS(order_id)) != APR_SUCCESS) {
-        return NULL;
-    }
-    out = trv_json_bind(p, json_array());
-    for (i = 0; i < rows->n; i++) {
-        const char *d = trv_rows_get(rows, i, "doc");
-        json_t *v = json_loads(d, 0, NULL);
-        if (v) {
-            json_array_append_new(out, v);
-        }
-    }
-    return out;
-}
-
-apr_status_t sbx_order_settle(trv_dbc *c, apr_pool_t *p, const char *order_id)
-{
-    return trv_db_exec(c, p, &settle_stmt, NULL, TRV_DB_ARGS(order_id));
 }
 
 /* ---- authentication ---- */
