@@ -294,6 +294,7 @@ const char *sbx_api_of(const char *path, const char **rest)
         const char *base, *name;
     } apis[] = {
         {"/suppliers/a", "supplier_a"}, {"/suppliers/b", "supplier_b"}, {"/payments", "payments"},
+        {"/hotels/a", "hotel_a"}, {"/hotels/b", "hotel_b"}, {"/hotels/c", "hotel_c"},
     };
     size_t i;
     for (i = 0; i < sizeof(apis) / sizeof(apis[0]); i++) {
@@ -312,11 +313,115 @@ int sbx_is_api_path(const char *path)
     return sbx_api_of(path, NULL) != NULL;
 }
 
+static int same_secret(const char *given, const char *want)
+{
+    size_t n = want ? strlen(want) : 0;
+    return given && want && strlen(given) == n && CRYPTO_memcmp(given, want, n) == 0;
+}
+
+/* Lower-case hex of a digest of key + secret + timestamp. */
+static char *signature(apr_pool_t *p, const EVP_MD *md, const char *key, const char *secret,
+                       const char *ts)
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0, i;
+    char *hex;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, md, NULL);
+    EVP_DigestUpdate(ctx, key, strlen(key));
+    EVP_DigestUpdate(ctx, secret, strlen(secret));
+    EVP_DigestUpdate(ctx, ts, strlen(ts));
+    EVP_DigestFinal_ex(ctx, d, &n);
+    EVP_MD_CTX_free(ctx);
+    hex = apr_palloc(p, n * 2 + 1);
+    for (i = 0; i < n; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    }
+    return hex;
+}
+
+/* Hotelbeds' scheme: Api-key, and X-Signature = SHA-256 hex of key +
+ * secret + the current Unix time in seconds (5 minutes of clock skew). */
+static int hotelbeds_auth(trv_req *req, const char *key, const char *secret)
+{
+    const char *given = apr_table_get(req->headers, "Api-key");
+    const char *sig = apr_table_get(req->headers, "X-Signature");
+    apr_int64_t now = sbx_now(), t;
+    if (!same_secret(given, key) || !secret || !sig) {
+        return 0;
+    }
+    for (t = now - 300; t <= now + 300; t++) {
+        if (same_secret(sig, signature(req->pool, EVP_sha256(), key, secret,
+                                       apr_psprintf(req->pool, "%" APR_INT64_T_FMT, t)))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Expedia Rapid's scheme: Authorization: EAN APIKey=..,Signature=..,
+ * timestamp=.. with Signature the SHA-512 hex of key + secret + timestamp. */
+static int rapid_auth(trv_req *req, const char *key, const char *secret)
+{
+    const char *auth = apr_table_get(req->headers, "Authorization");
+    char *copy, *part, *last, *k = NULL, *sig = NULL, *ts = NULL;
+    apr_int64_t t;
+    if (!auth || strncmp(auth, "EAN ", 4) != 0 || !key || !secret) {
+        return 0;
+    }
+    copy = apr_pstrdup(req->pool, auth + 4);
+    for (part = apr_strtok(copy, ",", &last); part; part = apr_strtok(NULL, ",", &last)) {
+        while (*part == ' ') {
+            part++;
+        }
+        if (strncmp(part, "APIKey=", 7) == 0) {
+            k = part + 7;
+        }
+        else if (strncmp(part, "Signature=", 10) == 0) {
+            sig = part + 10;
+        }
+        else if (strncmp(part, "timestamp=", 10) == 0) {
+            ts = part + 10;
+        }
+    }
+    if (!same_secret(k, key) || !sig || !ts || !*ts || strlen(ts) > 12) {
+        return 0;
+    }
+    t = apr_atoi64(ts);
+    if (t < sbx_now() - 300 || t > sbx_now() + 300) {
+        return 0;
+    }
+    return same_secret(sig, signature(req->pool, EVP_sha512(), key, secret, ts));
+}
+
 int sbx_authenticate(trv_req *req, trv_resp *resp)
 {
     const sbx_settings *set = SBX(req)->set;
     const char *want, *auth = apr_table_get(req->headers, "Authorization");
     size_t n;
+    if (under(req->path, "/hotels/a")) {
+        if (same_secret(apr_table_get(req->headers, "X-API-Key"), set->key_ha)) {
+            return 1;
+        }
+        sbx_error(req, resp, 401, "unauthorized", "A valid X-API-Key header is required");
+        return 0;
+    }
+    if (under(req->path, "/hotels/b")) {
+        if (hotelbeds_auth(req, set->key_hb, set->secret_hb)) {
+            return 1;
+        }
+        sbx_error(req, resp, 401, "unauthorized",
+                  "Api-key and X-Signature (SHA-256 of key, secret and Unix time) are required");
+        return 0;
+    }
+    if (under(req->path, "/hotels/c")) {
+        if (rapid_auth(req, set->key_hc, set->secret_hc)) {
+            return 1;
+        }
+        sbx_error(req, resp, 401, "unauthorized",
+                  "Authorization: EAN APIKey=...,Signature=...,timestamp=... is required");
+        return 0;
+    }
     if (under(req->path, "/suppliers/a")) {
         want = set->key_a;
     }
