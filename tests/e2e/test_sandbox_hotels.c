@@ -1003,6 +1003,56 @@ static void unknown_times_out_but_books_once(void **state)
     free(ref);
 }
 
+/* ---- refusals ---- */
+
+static void assert_field(e2e_resp *r, const char *field)
+{
+    e2e_assert_error(r, 422, "validation_error");
+    assert_string_equal(str(json_object_get(r->json, "error"), "field"), field);
+    e2e_free(r);
+}
+
+/* Bad input is refused naming the field, at every API. */
+static void bad_requests_name_the_field(void **state)
+{
+    char body[1024], in[11], out[11], path[512];
+    const char *hotel = first_a_hotel("Paris", "FR", 5);
+    (void)state;
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2}], \"currency\": "
+             "\"EUR\"}", hotel, date_in(20, in), date_in(20, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "checkout");
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2, \"children\": [19]}], "
+             "\"currency\": \"EUR\"}", hotel, date_in(20, in), date_in(22, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "occupancies[0]");
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2}], \"currency\": "
+             "\"XXX\"}", hotel, date_in(20, in), date_in(22, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "currency");
+    assert_field(call('a', "POST", "/rates/prebook", "{\"offerId\": \"aDF8YXxmb3JnZWQ\"}"),
+                 "offerId");
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 1}], "
+             "\"destination\": {\"code\": \"CDG\"}}", date_in(20, in), date_in(22, out));
+    assert_field(call('b', "POST", "/hotel-api/1.0/hotels", body), "occupancies[0]");
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 0}], "
+             "\"destination\": {\"code\": \"ZZZ\"}}", date_in(20, in), date_in(22, out));
+    assert_field(call('b', "POST", "/hotel-api/1.0/hotels", body), "destination.code");
+    assert_field(call('b', "POST", "/hotel-api/1.0/bookings", "{\"holder\": {\"name\": \"A\", "
+                      "\"surname\": \"B\"}, \"clientReference\": \"x\", \"rooms\": "
+                      "[{\"rateKey\": \"bm90LWEta2V5\"}]}"), "rooms[0].rateKey");
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=EUR"
+             "&occupancy=2-&property_id=%s", date_in(20, in), date_in(22, out),
+             c_property("Paris", "FR", 0));
+    assert_field(call('c', "GET", path, NULL), "occupancy");
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=EUR"
+             "&occupancy=2", date_in(20, in), date_in(22, out));
+    assert_field(call('c', "GET", path, NULL), "property_id");
+    assert_field(call('c', "POST", "/itineraries?token=Zm9yZ2Vk", "{}"), "token");
+}
+
 /* ---- faults ---- */
 
 static void faults_reach_the_hotel_apis(void **state)
@@ -1048,6 +1098,7 @@ int main(void)
         cmocka_unit_test(restricted_itineraries_cannot_be_cancelled),
         cmocka_unit_test(cancel_fails_on_the_reference_trigger),
         cmocka_unit_test(unknown_times_out_but_books_once),
+        cmocka_unit_test(bad_requests_name_the_field),
         cmocka_unit_test(faults_reach_the_hotel_apis),
     };
     return e2e_run("sandbox_hotels", tests, sizeof(tests) / sizeof(tests[0]));
