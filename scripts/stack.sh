@@ -81,6 +81,9 @@ pg_start() {
   conninfo >"$dir/db.conninfo"
   "$root/bin/travelctl" --db "$(conninfo)" migrate >"$dir/migrate.log" \
     || { cat "$dir/migrate.log" >&2; exit 1; }
+  # The sandbox's own schema: only this stack gets it, never production.
+  "$root/bin/sandboxctl" --db "$(conninfo)" migrate >>"$dir/migrate.log" \
+    || { cat "$dir/migrate.log" >&2; exit 1; }
 }
 
 pg_stop() {
