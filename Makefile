@@ -33,7 +33,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install
 all: build
 
 deps:
@@ -93,6 +93,25 @@ bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
 	@mkdir -p bin
 	@echo "  LINK    $@"
 	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
+
+# ---- make install ----
+# The modules go where apxs says (LIBEXECDIR), with their a2enmod files in
+# httpd's mods-available (SYSCONFDIR); travelctl and the sandbox's data
+# under PREFIX. DESTDIR is a staging root: every file lands under it and
+# nothing outside it is touched, while the paths written into the
+# installed files are the final ones (without DESTDIR). SANDBOX=no leaves
+# the test-mode module out. An edited travel.conf is never overwritten:
+# the new one is put beside it as travel.conf.dist.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/mod_travel
+SANDBOX    ?= yes
+LIBEXECDIR  = $(shell $(APXS) -q LIBEXECDIR)
+SYSCONFDIR  = $(shell $(APXS) -q SYSCONFDIR)
+
+install: build
+	@DESTDIR="$(DESTDIR)" APXS="$(APXS)" LIBEXECDIR="$(LIBEXECDIR)" SYSCONFDIR="$(SYSCONFDIR)" \
+	  BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" SANDBOX="$(SANDBOX)" B="$(B)" scripts/install.sh
 
 # ---- tests ----
 TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)
