@@ -58,15 +58,25 @@ $(B)/gen/migrations.c: tools/embed-sql.sh $(MIGRATIONS)
 	@mkdir -p $(dir $@)
 	@tools/embed-sql.sh $@ $(MIGRATIONS)
 
-$(B)/obj/gen/migrations.o: $(B)/gen/migrations.c
+$(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-$(B)/libtravel.a: $(call obj,$(LIB_SRC))
+# docs/openapi.yaml, compiled in: GET /v1/openapi.yaml serves the document
+# the running build implements.
+$(B)/gen/openapi.c: tools/embed-text.sh docs/openapi.yaml
+	@mkdir -p $(dir $@)
+	@tools/embed-text.sh $@ trv_openapi_yaml docs/openapi.yaml
+
+$(B)/asan/gen/openapi.o: $(B)/gen/openapi.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -c $< -o $@
+
+$(B)/libtravel.a: $(call obj,$(LIB_SRC)) $(B)/obj/gen/openapi.o
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC))
+$(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC)) $(B)/asan/gen/openapi.o
 	@rm -f $@; ar rcs $@ $^
 
 $(B)/libsandbox.a: $(call obj,$(SBX_LIB_SRC))
@@ -79,7 +89,7 @@ $(B)/asan/libsandbox.a: $(call aobj,$(SBX_LIB_SRC))
 # httpd keeps the old file mapped (`make start` then reloads it gracefully).
 # apxs links the shared objects (libtool warns that the objects are not
 # libtool objects: they are position independent, which is all it needs).
-$(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC))
+$(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC)) $(B)/obj/gen/openapi.o
 	@echo "  APXS    $@"
 	@$(APXS) -c -o $(B)/mod_travel.la $^ $(LIBS) >$(B)/apxs-travel.log 2>&1 || { cat $(B)/apxs-travel.log; exit 1; }
 	@cp $(B)/.libs/mod_travel.so $@.tmp && mv -f $@.tmp $@

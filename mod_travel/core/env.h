@@ -22,6 +22,9 @@ typedef struct trv_env {
     /* Wakes this process's background workers (work was just committed). */
     void (*wake)(void *baton);
     void *wake_baton;
+    /* This process's background worker threads now running (GET
+     * /v1/health compares it with cfg->worker_threads); NULL: none. */
+    volatile apr_uint32_t *workers_running;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

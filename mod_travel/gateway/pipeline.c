@@ -4,6 +4,7 @@
 #include "flight/api.h"
 #include "flight/jobs.h"
 #include "probe.h"
+#include "service.h"
 #include "webhook/api.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
@@ -19,6 +20,7 @@ trv_gateway *trv_gateway_create(apr_pool_t *p)
 {
     trv_gateway *gw = apr_pcalloc(p, sizeof(*gw));
     gw->router = trv_router_make(p);
+    trv_router_add(gw->router, trv_service_routes);
     trv_router_add(gw->router, trv_flight_routes);
     trv_router_add(gw->router, trv_webhook_routes);
     return gw;

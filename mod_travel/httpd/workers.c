@@ -20,6 +20,7 @@ struct trv_workers {
     apr_thread_mutex_t *mu;
     apr_thread_cond_t *cv;
     apr_uint32_t pending_wakes;
+    apr_uint32_t running;     /* threads started and not yet returned */
     int n;
     apr_thread_t **threads;
     int joined;
@@ -72,6 +73,7 @@ static void *APR_THREAD_FUNC worker_main(apr_thread_t *thd, void *data)
         wait_for(w, idle / 2 + (apr_interval_time_t)(rand() % (int)(idle / 1000 + 1)) * 1000);
     }
     apr_pool_destroy(p);
+    apr_atomic_dec32(&w->running);
     apr_thread_exit(thd, APR_SUCCESS);
     return NULL;
 }
@@ -143,14 +145,19 @@ trv_workers *trv_workers_start(apr_pool_t *pchild, server_rec *s, trv_env *env,
     apr_thread_cond_create(&w->cv, pool);
     env->wake = trv_workers_wake;
     env->wake_baton = w;
+    env->workers_running = &w->running;
     apr_pool_pre_cleanup_register(pchild, w, join_workers);
     for (i = 0; i < n; i++) {
         worker_arg *a = apr_pcalloc(pool, sizeof(*a));
         apr_status_t rv;
         a->w = w;
         a->index = i;
+        /* Counted before it runs, so a health check right after start-up
+         * sees it; the thread uncounts itself when it returns. */
+        apr_atomic_inc32(&w->running);
         rv = apr_thread_create(&w->threads[i], NULL, worker_main, a, pool);
         if (rv != APR_SUCCESS) {
+            apr_atomic_dec32(&w->running);
             ap_log_error(APLOG_MARK, APLOG_ERR, rv, s,
                          TRVLOGNO(401) "cannot start background worker %d "
                          "[request_id -]", i);

@@ -214,13 +214,16 @@ static void install_enable_configtest_and_book(void **state)
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
     setenv("TRAVEL_TEST_URL", url, 1);
     for (i = 0; i < 100; i++) { /* the children may still be starting */
-        r = e2e_get(key, "/v1/flight/bookings");
+        r = e2e_call(url, "GET", "/v1/health", NULL, NULL);
         if (r->status != 0) {
             break;
         }
         e2e_free(r);
         e2e_sleep_ms(100);
     }
+    fe_expect(r, 200, "the installed httpd's health");
+    e2e_free(r);
+    r = e2e_get(key, "/v1/flight/bookings");
     fe_expect(r, 200, "listing bookings on the installed httpd");
     e2e_free(r);
 
