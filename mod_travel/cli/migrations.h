@@ -17,4 +17,9 @@ extern const trv_migration trv_migrations[];
 apr_status_t trv_migrate(trv_dbc *c, apr_pool_t *p, int *applied, const char **error,
                          void (*report)(const char *name));
 
+/* Reports every migration not yet recorded, applying nothing (and
+ * creating nothing: a database never migrated has them all pending). */
+apr_status_t trv_migrate_pending(trv_dbc *c, apr_pool_t *p, int *pending,
+                                 const char **error, void (*report)(const char *name));
+
 #endif
