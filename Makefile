@@ -9,7 +9,8 @@ DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_trave
                           mod_travel/payment/*.c mod_travel/webhook/*.c mod_travel/watch/*.c \
                           mod_travel/gateway/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
-MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c
+MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
+               mod_travel/httpd/metrics.c
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c)
 # The sandbox minus its httpd module file: linked into unit tests too.
 SBX_LIB_SRC := $(filter-out mod_travel/sandbox/mod_travel_sandbox.c,$(SANDBOX_SRC))

@@ -1,5 +1,6 @@
 #include "dispatch.h"
 #include "json.h"
+#include "metrics.h"
 #include "validate.h"
 
 #include <apr_strings.h>
@@ -131,6 +132,7 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     const trv_route *route = NULL;
     steps t = {apr_time_now(), 0, 0, 0, 0};
     run_steps(rt, auth, req, resp, &route, &t);
+    trv_metrics_request(req->env->metrics, route, resp->status, apr_time_now() - t.start);
     /* One line per request under LogLevel travel:debug: the route, the key
      * (its id, never the key), the answer and what each step took (-1: the
      * request did not get that far). */

@@ -10,6 +10,8 @@
 
 #include <apr_atomic.h>
 
+struct trv_metrics; /* core/metrics.h */
+
 typedef struct trv_env {
     trv_log log;
     trv_dbsrc *db;
@@ -25,6 +27,8 @@ typedef struct trv_env {
     /* This process's background worker threads now running (GET
      * /v1/health compares it with cfg->worker_threads); NULL: none. */
     volatile apr_uint32_t *workers_running;
+    /* Figures shared by the children of this httpd; NULL: not kept. */
+    struct trv_metrics *metrics;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

@@ -1,5 +1,6 @@
 #include "upstream.h"
 #include "json.h"
+#include "metrics.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -104,6 +105,10 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
                                 const char *idempotency_key, trv_up_result *res)
 {
     call(env, p, up, method, path, body, request_id, idempotency_key, res);
+    trv_metrics_upstream(env->metrics, up->name,
+                         res->status == TRV_UP_TIMEOUT ? 2
+                         : res->status == TRV_UP_UNAVAILABLE
+                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0);
     /* The API key travels in a header and is never part of what is logged. */
     TRV_DEBUG(&env->log, request_id,
               TRVLOGNO(206) "upstream %s %s %s%s: %s (HTTP %d) in %.1f ms", up->name,

@@ -14,6 +14,7 @@ static trv_workers *workers;      /* this child's background threads */
 static apr_uint32_t stopping;     /* this child is stopping */
 static trv_http *http_client;     /* this child's upstream client */
 static trv_http *webhook_client;  /* this child's webhook sender client */
+static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
 
 /* Errors httpd raises itself (before or around the handler) are answered
  * by an internal redirect to this path, which the handler renders as the
@@ -50,6 +51,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         curl_ready = 1;
     }
     gateway = trv_gateway_create(pconf);
+    metrics = trv_httpd_metrics_init(pconf, s, trv_gateway_router(gateway));
     return OK;
 }
 
@@ -70,6 +72,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
         env->stopping = &stopping;
+        env->metrics = metrics;
         c->env = env;
     }
     if (main_conf->cfg.worker_threads > 0) {
@@ -99,6 +102,9 @@ static int handler(request_rec *r)
     trv_resp resp;
     int st, redirected;
 
+    if (r->handler && strcmp(r->handler, "travel-metrics") == 0) {
+        return trv_httpd_metrics_handler(r);
+    }
     if (!r->handler || strcmp(r->handler, "travel") != 0) {
         return DECLINED;
     }
@@ -153,6 +159,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
+    trv_httpd_metrics_hooks();
 }
 
 __attribute__((visibility("default")))

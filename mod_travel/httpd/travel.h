@@ -29,4 +29,12 @@ trv_workers *trv_workers_start(apr_pool_t *pchild, server_rec *s, trv_env *env,
 void trv_workers_wake(void *workers);
 void trv_workers_stop(trv_workers *w);
 
+/* metrics.c: the shared figures (post_config, before the children fork;
+ * NULL when no shared memory could be had), the `travel-metrics` handler
+ * and the mod_status section. */
+struct trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
+                                           const trv_router *routes);
+int trv_httpd_metrics_handler(request_rec *r);
+void trv_httpd_metrics_hooks(void);
+
 #endif

@@ -226,6 +226,10 @@ static void install_enable_configtest_and_book(void **state)
     r = e2e_get(key, "/v1/flight/bookings");
     fe_expect(r, 200, "listing bookings on the installed httpd");
     e2e_free(r);
+    r = e2e_call(url, "GET", "/metrics", NULL, NULL); /* travel.conf: Require local */
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "travel_database_up 1\n"));
+    e2e_free(r);
 
     /* A flight booked against the installed sandbox. */
     b = fe_ready(key, "SUPPLIER_A", "Installed", NULL);
