@@ -194,6 +194,16 @@ static void install_enable_configtest_and_book(void **state)
     SH_OK("APACHE_CONFDIR='%s' apache2ctl configtest", conf);
     assert_non_null(strstr(out, "Syntax OK"));
 
+    /* Installing again (an upgrade) keeps the edited travel.conf and puts
+     * the new one beside it. */
+    SH_OK("cp '%s/mods-available/travel.conf' '%s/edited.conf' && "
+          "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s --no-print-directory -C '%s' "
+          "install DESTDIR='%s' && cmp '%s/edited.conf' '%s/mods-available/travel.conf' && "
+          "cmp '%s/apxs/travel.conf' '%s/mods-available/travel.conf.dist'",
+          conf, tmp, root, dest, tmp, conf, root, conf);
+    SH_OK("sed -i 's| /usr/| %s/usr/|' '%s/mods-available/travel.load' "
+          "'%s/mods-available/travel_sandbox.load'", dest, conf, conf);
+
     /* Started the way apache2ctl would (without systemd), then used. */
     SH_OK("set -a; . '%s/envvars'; /usr/sbin/apache2 -d '%s' -k start", conf, conf);
     for (i = 0; i < 100 && pid < 0; i++) {
