@@ -24,9 +24,10 @@ typedef struct trv_env {
     /* Wakes this process's background workers (work was just committed). */
     void (*wake)(void *baton);
     void *wake_baton;
-    /* This process's background worker threads now running (GET
-     * /v1/health compares it with cfg->worker_threads); NULL: none. */
-    volatile apr_uint32_t *workers_running;
+    /* How many of this process's background worker threads run and came
+     * back to their loop within `within` (GET /v1/health compares it with
+     * cfg->worker_threads); called with wake_baton. NULL: none started. */
+    int (*workers_alive)(void *baton, apr_interval_time_t within);
     /* Figures shared by the children of this httpd; NULL: not kept. */
     struct trv_metrics *metrics;
 } trv_env;

@@ -4,7 +4,6 @@
 #include "service.h"
 #include "core/json.h"
 
-#include <apr_atomic.h>
 #include <string.h>
 
 /* docs/openapi.yaml, embedded at build time (tools/embed-text.sh). */
@@ -19,14 +18,21 @@ int trv_health_workers_ok(int configured, int running, int stopping)
 }
 
 /* 200 when the database answers a query and every configured background
- * worker of this process runs; else 503 unavailable (with Retry-After).
+ * worker of this process runs and came back to its loop within the job
+ * lease (a worker inside one job for longer is stuck: the queue hands that
+ * job to another worker by then); else 503 unavailable (with Retry-After).
  * Failures are logged at warning level: a load balancer asks every few
  * seconds, and the cause is logged where it happens. */
 static void health(trv_req *req, trv_resp *resp)
 {
     trv_env *env = req->env;
     int configured = env->cfg ? env->cfg->worker_threads : 0;
-    int running = env->workers_running ? (int)apr_atomic_read32(env->workers_running) : 0;
+    /* Back in the loop within the lease, plus the longest idle wait (5 s,
+     * the back-off while the database is down). */
+    int running = env->workers_alive && env->cfg
+                  ? env->workers_alive(env->wake_baton,
+                                       env->cfg->job_lease + apr_time_from_sec(5))
+                  : 0;
     int db_ok = 0;
     trv_dbc *c = NULL;
     trv_rows *rows;

@@ -82,7 +82,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
             c->env->wake = main_conf->env->wake;
             c->env->wake_baton = main_conf->env->wake_baton;
-            c->env->workers_running = main_conf->env->workers_running;
+            c->env->workers_alive = main_conf->env->workers_alive;
         }
     }
 }

@@ -6,70 +6,13 @@
  * and an instance at LogLevel warn writes none of them. */
 #include "flight_e2e.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-
 static char inst[2048];   /* the debug instance's folder */
 static char url[128];
 static long pid = -1;
 
-static int free_port(void)
-{
-    struct sockaddr_in a;
-    socklen_t n = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &n), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char *buf;
-    long n;
-    if (!f) {
-        return strdup("");
-    }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    n = (long)fread(buf, 1, (size_t)n, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* s with every `from` replaced by `to` (malloc'd). */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-    size_t n = 0, fl = strlen(from), tl = strlen(to);
-    const char *p;
-    char *out, *o;
-    for (p = s; (p = strstr(p, from)); p += fl) {
-        n++;
-    }
-    out = o = malloc(strlen(s) + n * (tl > fl ? tl - fl : 0) + 1);
-    for (p = s; *p;) {
-        if (strncmp(p, from, fl) == 0) {
-            memcpy(o, to, tl);
-            o += tl;
-            p += fl;
-        }
-        else {
-            *o++ = *p++;
-        }
-    }
-    *o = '\0';
-    return out;
+    return e2e_slurp(path);
 }
 
 /* The first line of the debug instance's error log holding every needle
@@ -106,74 +49,27 @@ static char *log_line(const char *const *needles)
 /* The first "test": starts the debug instance (the last one stops it). */
 static void start_debug_instance(void **state)
 {
-    char b_conf[4200], b_dir[2048], port_b[64], port_new[64], conf[4300], cmd[8800];
-    const char *url_b = e2e_env("TRAVEL_TEST_URL_B");
-    char *text, *t1, *t2;
-    FILE *f;
-    int i, port = free_port();
     (void)state;
-    snprintf(b_dir, sizeof(b_dir), "%s/httpd-b", e2e_env("TRAVEL_TEST_DIR"));
-    snprintf(b_conf, sizeof(b_conf), "%s/httpd.conf", b_dir);
     snprintf(inst, sizeof(inst), "%s/httpd-debug", e2e_env("TRAVEL_TEST_DIR"));
-    snprintf(port_b, sizeof(port_b), "%s", strstr(url_b, "127.0.0.1:"));
-    snprintf(port_new, sizeof(port_new), "127.0.0.1:%d", port);
-    snprintf(url, sizeof(url), "http://%s", port_new);
-    text = slurp(b_conf);
-    t1 = replace_all(text, b_dir, inst);
-    t2 = replace_all(t1, port_b, port_new);
-    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/runtime' && { [ \"$(id -u)\" != 0 ] || "
-             "chown www-data: '%s/runtime'; }", inst, inst);
-    assert_int_equal(system(cmd), 0);
-    snprintf(conf, sizeof(conf), "%s/httpd.conf", inst);
-    f = fopen(conf, "w");
-    assert_non_null(f);
-    fprintf(f, "%s\nLogLevel warn travel:debug\n", t2);
-    fclose(f);
-    free(text);
-    free(t1);
-    free(t2);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f '%s' -k start", conf);
-    assert_int_equal(system(cmd), 0);
-    for (i = 0; i < 100; i++) {
-        char pidfile[4200], *s;
-        e2e_resp *r;
-        snprintf(pidfile, sizeof(pidfile), "%s/httpd.pid", inst);
-        s = slurp(pidfile);
-        if (*s) {
-            pid = atol(s);
-        }
-        free(s);
-        r = e2e_call(url, "GET", "/v1/health", NULL, NULL);
-        if (pid > 0 && r->status == 200) {
-            e2e_free(r);
-            return;
-        }
-        e2e_free(r);
-        e2e_sleep_ms(100);
-    }
-    fail_msg("the debug instance did not start: %s/error.log", inst);
+    pid = e2e_start_instance("debug", NULL, "LogLevel warn travel:debug", url, sizeof(url));
 }
 
 static void stop_debug_instance(void **state)
 {
-    int i;
     (void)state;
-    if (pid > 0) {
-        kill((pid_t)pid, SIGTERM);
-        for (i = 0; i < 200 && kill((pid_t)pid, 0) == 0; i++) {
-            e2e_sleep_ms(100);
-        }
-    }
+    e2e_stop_pid(pid);
 }
 
 static void a_request_logs_its_route_key_and_steps(void **state)
 {
     char *org, *key, *key_id, *line, path[4200], *all;
     const char *params[1];
-    char kh[256];
-    const char *hdrs[] = {kh, "x-request-id: req_debug-line-test", NULL};
+    char kh[256], rh[128], rid[96];
+    const char *hdrs[] = {kh, rh, NULL};
     e2e_resp *r;
     (void)state;
+    snprintf(rid, sizeof(rid), "req_debug-line-%d-%ld", (int)getpid(), e2e_now_ms());
+    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
     key = e2e_new_org_key("debug", &org);
     params[0] = org;
     key_id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1", 1, params);
@@ -182,7 +78,7 @@ static void a_request_logs_its_route_key_and_steps(void **state)
     assert_int_equal(r->status, 200);
     e2e_free(r);
     {
-        const char *needles[] = {"TRV205: ", "req_debug-line-test", NULL};
+        const char *needles[] = {"TRV205: ", rid, NULL};
         line = log_line(needles);
     }
     if (!line) {
@@ -210,11 +106,12 @@ static void a_request_logs_its_route_key_and_steps(void **state)
 static void supplier_calls_are_logged_without_credentials(void **state)
 {
     char *key, *line, path[4200], *all, body[512];
-    char kh[256];
-    const char *hdrs[] = {kh, "Content-Type: application/json",
-                          "x-request-id: req_debug-upstream-test", NULL};
+    char kh[256], rh[128], rid[96];
+    const char *hdrs[] = {kh, "Content-Type: application/json", rh, NULL};
     e2e_resp *r;
     (void)state;
+    snprintf(rid, sizeof(rid), "req_debug-upstream-%d-%ld", (int)getpid(), e2e_now_ms());
+    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
     key = e2e_new_org_key("debug", NULL);
     snprintf(kh, sizeof(kh), "x-api-key: %s", key);
     snprintf(body, sizeof(body),
@@ -225,7 +122,7 @@ static void supplier_calls_are_logged_without_credentials(void **state)
     assert_int_equal(r->status, 200);
     e2e_free(r);
     {
-        const char *needles[] = {"TRV206: ", "req_debug-upstream-test", "SUPPLIER_A", NULL};
+        const char *needles[] = {"TRV206: ", rid, "SUPPLIER_A", NULL};
         line = log_line(needles);
     }
     if (!line) {

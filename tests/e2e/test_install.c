@@ -7,11 +7,7 @@
  * with a key made by the installed travelctl. */
 #include "flight_e2e.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
 static char root[4096];   /* the checkout */
@@ -50,21 +46,6 @@ static int sh(const char *fmt, ...)
             fail_msg("failed: %s", out);                                               \
         }                                                                              \
     } while (0)
-
-static int free_port(void)
-{
-    struct sockaddr_in a;
-    socklen_t n = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &n), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
 
 /* "size mtime" of a system path, or "absent": the path must not change. */
 static void stamp(const char *path, char *buf, size_t n)
@@ -133,7 +114,7 @@ static int setup(void **state)
 static void install_enable_configtest_and_book(void **state)
 {
     char before[8][64], after[64], db[512], url[128], *key, *id;
-    int i, port = free_port(), sbx_port = free_port();
+    int i, port = e2e_free_port(), sbx_port = e2e_free_port();
     json_t *b;
     e2e_resp *r;
     (void)state;
@@ -256,14 +237,8 @@ static void install_enable_configtest_and_book(void **state)
 /* Stops the installed httpd, also when the test failed half-way. */
 static int teardown(void **state)
 {
-    int i;
     (void)state;
-    if (pid > 0) {
-        kill((pid_t)pid, SIGTERM);
-        for (i = 0; i < 200 && kill((pid_t)pid, 0) == 0; i++) {
-            e2e_sleep_ms(100);
-        }
-    }
+    e2e_stop_pid(pid);
     return 0;
 }
 
