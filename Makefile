@@ -120,7 +120,10 @@ SANDBOX    ?= yes
 LIBEXECDIR  = $(shell $(APXS) -q LIBEXECDIR)
 SYSCONFDIR  = $(shell $(APXS) -q SYSCONFDIR)
 
-install: build
+# A staged install (DESTDIR, as packaging does) does not run the package
+# step: nothing outside DESTDIR changes, not even the system's packages.
+install: $(if $(DESTDIR),,deps)
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl
 	@DESTDIR="$(DESTDIR)" APXS="$(APXS)" LIBEXECDIR="$(LIBEXECDIR)" SYSCONFDIR="$(SYSCONFDIR)" \
 	  BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" SANDBOX="$(SANDBOX)" B="$(B)" scripts/install.sh
 
