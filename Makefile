@@ -10,7 +10,7 @@ DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_trave
                           mod_travel/gateway/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
-               mod_travel/httpd/ratelimit.c
+               mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
 # (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
@@ -39,7 +39,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install
 all: build
 
 deps:
@@ -64,7 +64,7 @@ $(B)/gen/migrations.c: tools/embed-sql.sh $(MIGRATIONS)
 	@mkdir -p $(dir $@)
 	@tools/embed-sql.sh $@ $(MIGRATIONS)
 
-$(B)/obj/gen/migrations.o: $(B)/gen/migrations.c
+$(B)/obj/gen/%.o: $(B)/gen/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
@@ -73,15 +73,20 @@ $(B)/gen/sandbox_migrations.c: tools/embed-sql.sh $(SBX_MIGRATIONS)
 	@mkdir -p $(dir $@)
 	@tools/embed-sql.sh $@ --symbol sbx_migrations $(SBX_MIGRATIONS)
 
-$(B)/obj/gen/sandbox_migrations.o: $(B)/gen/sandbox_migrations.c
+# docs/openapi.yaml, compiled in: GET /v1/openapi.yaml serves the document
+# the running build implements.
+$(B)/gen/openapi.c: tools/embed-text.sh docs/openapi.yaml
 	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+	@tools/embed-text.sh $@ trv_openapi_yaml docs/openapi.yaml
 
-$(B)/libtravel.a: $(call obj,$(LIB_SRC))
+$(B)/asan/gen/openapi.o: $(B)/gen/openapi.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -c $< -o $@
+
+$(B)/libtravel.a: $(call obj,$(LIB_SRC)) $(B)/obj/gen/openapi.o
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC))
+$(B)/asan/libtravel.a: $(call aobj,$(LIB_SRC)) $(B)/asan/gen/openapi.o
 	@rm -f $@; ar rcs $@ $^
 
 $(B)/libsandbox.a: $(call obj,$(SBX_LIB_SRC))
@@ -94,7 +99,7 @@ $(B)/asan/libsandbox.a: $(call aobj,$(SBX_LIB_SRC))
 # httpd keeps the old file mapped (`make start` then reloads it gracefully).
 # apxs links the shared objects (libtool warns that the objects are not
 # libtool objects: they are position independent, which is all it needs).
-$(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC))
+$(B)/mod_travel.so: $(call obj,$(LIB_SRC) $(GLUE_SRC) $(MODULE_SRC)) $(B)/obj/gen/openapi.o
 	@echo "  APXS    $@"
 	@$(APXS) -c -o $(B)/mod_travel.la $^ $(LIBS) >$(B)/apxs-travel.log 2>&1 || { cat $(B)/apxs-travel.log; exit 1; }
 	@cp $(B)/.libs/mod_travel.so $@.tmp && mv -f $@.tmp $@
@@ -116,6 +121,28 @@ bin/sandboxctl: $(SBX_CTL_OBJ) $(B)/libtravel.a
 	@mkdir -p bin
 	@echo "  LINK    $@"
 	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
+
+# ---- make install ----
+# The modules go where apxs says (LIBEXECDIR), with their a2enmod files in
+# httpd's mods-available (SYSCONFDIR); travelctl and the sandbox's data
+# under PREFIX. DESTDIR is a staging root: every file lands under it and
+# nothing outside it is touched, while the paths written into the
+# installed files are the final ones (without DESTDIR). SANDBOX=no leaves
+# the test-mode module out. An edited travel.conf is never overwritten:
+# the new one is put beside it as travel.conf.dist.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/mod_travel
+SANDBOX    ?= yes
+LIBEXECDIR  = $(shell $(APXS) -q LIBEXECDIR)
+SYSCONFDIR  = $(shell $(APXS) -q SYSCONFDIR)
+
+# A staged install (DESTDIR, as packaging does) does not run the package
+# step: nothing outside DESTDIR changes, not even the system's packages.
+install: $(if $(DESTDIR),,deps)
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl
+	@DESTDIR="$(DESTDIR)" APXS="$(APXS)" LIBEXECDIR="$(LIBEXECDIR)" SYSCONFDIR="$(SYSCONFDIR)" \
+	  BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" SANDBOX="$(SANDBOX)" B="$(B)" scripts/install.sh
 
 # ---- tests ----
 TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)

@@ -37,25 +37,43 @@ chmod 755 "$dir"
 PORT=${TRAVEL_PORT:-8080}
 SANDBOX_PORT=${TRAVEL_SANDBOX_PORT:-8081}
 PGPORT=${TRAVEL_PG_PORT:-5432}
-PGHOST=${TRAVEL_DB_HOST:-$dir/pgrun}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 is_root() { [ "$(id -u)" -eq 0 ]; }
+# As root, PostgreSQL runs as postgres and httpd's children as www-data: both
+# must traverse every folder above the cluster and its socket. A checkout in
+# a private folder (/root is 0700) does not allow that and initdb fails with
+# "Permission denied"; rather than open the folder up, the cluster and its
+# socket then live in /var/lib/mod_travel-stack/<hash of DIR>, linked from DIR.
+pgstate=$dir
+if is_root && ! { runuser -u postgres -- test -x "$dir" && runuser -u www-data -- test -x "$dir"; } 2>/dev/null; then
+  pgstate=/var/lib/mod_travel-stack/$(printf '%s' "$dir" | sha256sum | cut -c1-16)
+fi
+pgdir=$pgstate/pg
+pgrun=$pgstate/pgrun
+PGHOST=${TRAVEL_DB_HOST:-$pgrun}
 as_pg() { if is_root; then runuser -u postgres -- "$@"; else "$@"; fi; }
 conninfo() { echo "host=$PGHOST port=$PGPORT dbname=travel user=travel"; }
 log() { echo "stack: $*" >&2; }
 
 pg_init() {
-  [ -f "$dir/pg/PG_VERSION" ] && return 0
-  log "creating a PostgreSQL cluster in $dir/pg"
-  mkdir -p "$dir/pg" "$dir/pgrun"
-  if is_root; then chown postgres: "$dir/pg" "$dir/pgrun"; fi
-  chmod 700 "$dir/pg"; chmod 755 "$dir/pgrun"
-  as_pg "$pgbin/initdb" -D "$dir/pg" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+  mkdir -p "$pgdir" "$pgrun"
+  if [ "$pgstate" != "$dir" ]; then
+    chmod 755 "$pgstate" "${pgstate%/*}"
+    for n in pg pgrun; do
+      rmdir "$dir/$n" 2>/dev/null || true  # left by a run before this fix
+      [ -e "$dir/$n" ] || ln -s "$pgstate/$n" "$dir/$n"
+    done
+  fi
+  [ -f "$pgdir/PG_VERSION" ] && return 0
+  log "creating a PostgreSQL cluster in $pgdir"
+  if is_root; then chown postgres: "$pgdir" "$pgrun"; fi
+  chmod 700 "$pgdir"; chmod 755 "$pgrun"
+  as_pg "$pgbin/initdb" -D "$pgdir" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
-  cat >>"$dir/pg/postgresql.conf" <<CONF
+  cat >>"$pgdir/postgresql.conf" <<CONF
 # mod_travel stack: unix socket only, nothing listens on TCP.
 listen_addresses = ''
-unix_socket_directories = '$dir/pgrun'
+unix_socket_directories = '$pgrun'
 port = $PGPORT
 max_connections = 300
 shared_buffers = 128MB
@@ -67,11 +85,11 @@ CONF
 
 pg_start() {
   pg_init
-  if ! as_pg "$pgbin/pg_ctl" -D "$dir/pg" status >/dev/null 2>&1; then
-    as_pg "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w -t 60 start >/dev/null \
-      || { tail -20 "$dir/pg/server.log" >&2; exit 1; }
+  if ! as_pg "$pgbin/pg_ctl" -D "$pgdir" status >/dev/null 2>&1; then
+    as_pg "$pgbin/pg_ctl" -D "$pgdir" -l "$pgdir/server.log" -w -t 60 start >/dev/null \
+      || { tail -20 "$pgdir/server.log" >&2; exit 1; }
   fi
-  local psql=("$pgbin/psql" -h "$dir/pgrun" -p "$PGPORT" -U postgres -d postgres -qtA)
+  local psql=("$pgbin/psql" -h "$pgrun" -p "$PGPORT" -U postgres -d postgres -qtA)
   if [ -z "$("${psql[@]}" -c "SELECT 1 FROM pg_roles WHERE rolname = 'travel'")" ]; then
     "${psql[@]}" -c "CREATE ROLE travel LOGIN"
   fi
@@ -87,8 +105,8 @@ pg_start() {
 }
 
 pg_stop() {
-  if [ -f "$dir/pg/postmaster.pid" ]; then
-    as_pg "$pgbin/pg_ctl" -D "$dir/pg" -m fast -w stop >/dev/null 2>&1 || true
+  if [ -f "$pgdir/postmaster.pid" ]; then
+    as_pg "$pgbin/pg_ctl" -D "$pgdir" -m fast -w stop >/dev/null 2>&1 || true
   fi
 }
 

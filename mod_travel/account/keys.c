@@ -8,7 +8,8 @@
 
 static const trv_stmt lookup_stmt = {"trv_key_lookup",
     "SELECT k.id, k.org_id, k.user_id, k.key_hash, k.mode FROM api_keys k "
-    "WHERE k.key_hash = %s AND k.revoked_at IS NULL"};
+    "WHERE k.key_hash = %s AND k.revoked_at IS NULL "
+    "AND (k.expires_at IS NULL OR k.expires_at > trv_now())"};
 
 static const trv_stmt org_insert = {"trv_org_insert",
     "INSERT INTO organizations (id, name) VALUES (%s, %s) RETURNING id"};
@@ -23,15 +24,19 @@ static const trv_stmt user_upsert = {"trv_user_upsert",
     "SELECT id FROM users WHERE org_id = %s AND name = %s LIMIT 1"};
 
 static const trv_stmt key_insert = {"trv_key_insert",
-    "INSERT INTO api_keys (id, org_id, user_id, key_hash, key_prefix, mode) "
-    "VALUES (%s, %s, %s, %s, %s, %s)"};
+    "INSERT INTO api_keys (id, org_id, user_id, key_hash, key_prefix, mode, expires_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s::timestamptz)"};
+
+static const trv_stmt org_list = {"trv_org_list",
+    "SELECT id, name, trv_ts(created_at) AS created_at FROM organizations "
+    "ORDER BY created_at, id"};
 
 static const trv_stmt key_revoke = {"trv_key_revoke",
     "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, trv_now()) WHERE id = %s"};
 
 static const trv_stmt key_list = {"trv_key_list",
     "SELECT k.id, u.name AS user_name, k.key_prefix, k.mode, trv_ts(k.created_at) AS created_at, "
-    "trv_ts(k.revoked_at) AS revoked_at FROM api_keys k JOIN users u ON u.id = k.user_id "
+    "trv_ts(k.revoked_at) AS revoked_at, trv_ts(k.expires_at) AS expires_at FROM api_keys k JOIN users u ON u.id = k.user_id "
     "WHERE k.org_id = %s ORDER BY k.created_at, k.id"};
 
 char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len)
@@ -114,6 +119,14 @@ apr_status_t trv_key_create(trv_dbc *c, apr_pool_t *p, const char *org_id,
                             const char *user_name, int live, const char **key_id,
                             const char **key)
 {
+    return trv_key_create_expiring(c, p, org_id, user_name, live, NULL, key_id, key);
+}
+
+apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_name, int live,
+                                     const char *expires_at, const char **key_id,
+                                     const char **key)
+{
     trv_rows *rows;
     const char *user_id, *secret, *k;
 
@@ -143,7 +156,7 @@ apr_status_t trv_key_create(trv_dbc *c, apr_pool_t *p, const char *org_id,
     *key_id = trv_id_new(p, "key");
     trv_db_exec(c, p, &key_insert, NULL,
                 TRV_DB_ARGS(*key_id, org_id, user_id, trv_sha256_hex(p, k, strlen(k)),
-                            apr_pstrndup(p, k, 12), live ? "live" : "test"));
+                            apr_pstrndup(p, k, 12), live ? "live" : "test", expires_at));
     if (trv_db_commit(c) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
@@ -164,4 +177,9 @@ apr_status_t trv_key_list(trv_dbc *c, apr_pool_t *p, const char *org_id,
                           trv_rows **rows)
 {
     return trv_db_select(c, p, &key_list, rows, TRV_DB_ARGS(org_id));
+}
+
+apr_status_t trv_org_list(trv_dbc *c, apr_pool_t *p, trv_rows **rows)
+{
+    return trv_db_select(c, p, &org_list, rows, 0, NULL);
 }

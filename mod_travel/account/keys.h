@@ -20,7 +20,7 @@ char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len);
 /* Shape check before any lookup: tk_live_ / tk_test_ and printable. */
 int trv_key_well_formed(const char *key);
 
-/* APR_SUCCESS and *who, APR_ENOENT for an unknown or revoked key, or
+/* APR_SUCCESS and *who, APR_ENOENT for an unknown, revoked or expired key, or
  * APR_EGENERAL when the database failed (c->unavailable says if it is down). */
 apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
                                   trv_principal *who);
@@ -31,9 +31,17 @@ apr_status_t trv_org_create(trv_dbc *c, apr_pool_t *p, const char *name,
 apr_status_t trv_key_create(trv_dbc *c, apr_pool_t *p, const char *org_id,
                             const char *user_name, int live, const char **key_id,
                             const char **key);
+/* The same, expiring at expires_at (an RFC 3339 instant; NULL: never):
+ * from then on the key authenticates no more. */
+apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_name, int live,
+                                     const char *expires_at, const char **key_id,
+                                     const char **key);
 /* APR_ENOENT when no such key. */
 apr_status_t trv_key_revoke(trv_dbc *c, apr_pool_t *p, const char *key_id);
 apr_status_t trv_key_list(trv_dbc *c, apr_pool_t *p, const char *org_id,
                           trv_rows **rows);
+/* Every organization: id, name, created_at; oldest first. */
+apr_status_t trv_org_list(trv_dbc *c, apr_pool_t *p, trv_rows **rows);
 
 #endif

@@ -33,4 +33,9 @@ apr_status_t trv_migrate_set(trv_dbc *c, apr_pool_t *p, const trv_migration_set 
 apr_status_t trv_migrate(trv_dbc *c, apr_pool_t *p, int *applied, const char **error,
                          void (*report)(const char *name));
 
+/* Reports every migration not yet recorded, applying nothing (and
+ * creating nothing: a database never migrated has them all pending). */
+apr_status_t trv_migrate_pending(trv_dbc *c, apr_pool_t *p, int *pending,
+                                 const char **error, void (*report)(const char *name));
+
 #endif

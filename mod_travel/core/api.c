@@ -28,6 +28,19 @@ void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)
     resp->document = trv_json_bind(req->pool, doc);
 }
 
+void trv_ok_raw(trv_req *req, trv_resp *resp, int status, const char *type,
+                const char *body, apr_size_t len)
+{
+    (void)req;
+    resp->status = status;
+    resp->data = resp->meta = resp->error = resp->document = NULL;
+    resp->error_code = NULL;
+    resp->data_text = NULL;
+    resp->raw = body;
+    resp->raw_len = len;
+    resp->raw_type = type;
+}
+
 static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code,
                       const char *message, json_t *details)
 {
@@ -35,6 +48,11 @@ static void fail_with(trv_req *req, trv_resp *resp, int status, const char *code
     resp->error_code = code;
     resp->data = resp->meta = resp->document = NULL;
     resp->data_text = NULL;
+    resp->raw = NULL;
+    /* Every 503 says when to come back (load balancers, SDK retries). */
+    if (status == 503 && resp->headers) {
+        apr_table_setn(resp->headers, "Retry-After", TRV_RETRY_AFTER_S);
+    }
     /* The message may quote what the caller sent: it must stay valid UTF-8
      * or the encoder would drop the whole document. */
     resp->error = trv_json_bind(req->pool,

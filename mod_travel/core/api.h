@@ -39,6 +39,9 @@ typedef struct trv_resp {
     json_t *error;            /* pool-bound error document, status >= 400 */
     json_t *document;         /* pool-bound; when set, sent as is (no envelope) */
     const char *data_text;    /* "data" already serialized (stored renderings) */
+    const char *raw;          /* when set, the body as is, of type raw_type */
+    apr_size_t raw_len;
+    const char *raw_type;
     const char *error_code;
     apr_table_t *headers;     /* extra response headers (Allow, Location) */
 } trv_resp;
@@ -54,7 +57,16 @@ void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json
 /* Answers a whole document of another wire format as is, without the
  * {data, meta} envelope (the sandbox speaks each simulated API's own). */
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc);
-/* Any failure: the envelope of CONTRACT.md with the request id. */
+/* A body that is not JSON (the OpenAPI document), sent as is. */
+void trv_ok_raw(trv_req *req, trv_resp *resp, int status, const char *type,
+                const char *body, apr_size_t len);
+
+/* Seconds a client is told to wait (Retry-After) after a 503: the database
+ * is usually back within a few seconds of a restart or failover. */
+#define TRV_RETRY_AFTER_S "5"
+
+/* Any failure: the envelope of the API conventions (docs/api.md) with the
+ * request id; a 503 also carries Retry-After. */
 void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* 422 validation_failed with the collected details. */

@@ -56,10 +56,30 @@ void trv_db_close(trv_dbsrc *src, trv_dbc *c)
     }
 }
 
+char *trv_db_one_line(apr_pool_t *p, const char *msg)
+{
+    char *out = apr_pstrdup(p, msg), *o = out;
+    const char *s;
+    int blank = 0;
+    for (s = msg; *s; s++) {
+        if (*s == '\n' || *s == '\t' || *s == '\r' || *s == ' ') {
+            blank = o > out;
+            continue;
+        }
+        if (blank) {
+            *o++ = ' ';
+            blank = 0;
+        }
+        *o++ = *s;
+    }
+    *o = '\0';
+    return out;
+}
+
 static void note_error(trv_dbc *c, apr_pool_t *p, int rv)
 {
     const char *msg = apr_dbd_error(c->driver, c->handle, rv);
-    c->error = apr_pstrdup(p, msg ? msg : "unknown database error");
+    c->error = msg ? trv_db_one_line(p, msg) : "unknown database error";
     if (c->in_txn) {
         c->txn_failed = 1;
     }
@@ -263,7 +283,7 @@ apr_status_t trv_db_connect(apr_pool_t *p, const char *conninfo, trv_dbc **out,
     }
     rv = apr_dbd_open_ex(driver, p, conninfo, &s->dbc.handle, &err);
     if (rv != APR_SUCCESS) {
-        *error = err ? apr_pstrdup(p, err) : "cannot connect to PostgreSQL";
+        *error = err ? trv_db_one_line(p, err) : "cannot connect to PostgreSQL";
         return rv;
     }
     s->dbc.driver = driver;

@@ -79,6 +79,12 @@ apr_status_t trv_db_begin(trv_dbc *c, apr_pool_t *p);
 apr_status_t trv_db_commit(trv_dbc *c);
 void trv_db_rollback(trv_dbc *c);
 
+/* libpq's messages span lines ("...unexpectedly\n\tThis probably means
+ * ..."), and httpd escapes control characters in the error log, where they
+ * would read as literal \n\t: the message on one line, each run of white
+ * space one blank. Every c->error is made so. */
+char *trv_db_one_line(apr_pool_t *p, const char *msg);
+
 /* Opens a standalone connection (travelctl, tests): conninfo is libpq's. */
 apr_status_t trv_db_connect(apr_pool_t *p, const char *conninfo, trv_dbc **out,
                             const char **error);

@@ -1,5 +1,6 @@
 #include "dispatch.h"
 #include "json.h"
+#include "metrics.h"
 #include "validate.h"
 
 #include <apr_strings.h>
@@ -65,23 +66,29 @@ int trv_read_json_body(trv_req *req, trv_resp *resp, apr_off_t max_body)
     return 1;
 }
 
-void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
-                  trv_resp *resp)
+/* When each step ended, for the debug line (0: not reached). */
+typedef struct steps {
+    apr_time_t start, routed, authed, read, handled;
+} steps;
+
+static void run_steps(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
+                      trv_resp *resp, const trv_route **route, steps *t)
 {
-    const trv_route *route = NULL;
     const char *allow = NULL;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_route_result m;
     void *idem = NULL;
 
     req->params = apr_table_make(req->pool, 4);
-    m = trv_router_match(rt, req->pool, req->method, req->path, &route, req->params,
+    m = trv_router_match(rt, req->pool, req->method, req->path, route, req->params,
                          &allow, errs);
+    t->routed = apr_time_now();
     /* Who is asking comes first, even for unknown paths: nothing about the
      * API, its routes or its parsing is answered to an anonymous caller. */
-    if (auth && !(route && (route->flags & TRV_ROUTE_PUBLIC)) && !auth(req, resp)) {
+    if (auth && !(*route && ((*route)->flags & TRV_ROUTE_PUBLIC)) && !auth(req, resp)) {
         return;
     }
+    t->authed = apr_time_now();
     /* A path or query that cannot be decoded is answered before anything
      * reads it: 422 with a detail per bad part, whatever the route. */
     if (req->decode_errs) {
@@ -91,6 +98,7 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     if (!trv_read_json_body(req, resp, req->env->cfg ? req->env->cfg->max_body : 0)) {
         return;
     }
+    t->read = apr_time_now();
     if (m == TRV_ROUTE_NOT_FOUND) {
         trv_fail(req, resp, 404, "not_found", "No such endpoint: %s %s", req->method,
                  req->path);
@@ -104,11 +112,11 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     }
     /* One rule for every route: parameters and fields it does not take are
      * refused, not ignored. */
-    if (!(route->flags & TRV_ROUTE_OWN_QUERY)) {
+    if (!((*route)->flags & TRV_ROUTE_OWN_QUERY)) {
         static const char *const none[] = {NULL};
         trv_query_known(req->query, none, errs);
     }
-    if ((route->flags & TRV_ROUTE_NO_BODY) && req->json) {
+    if (((*route)->flags & TRV_ROUTE_NO_BODY) && req->json) {
         static const char *const none[] = {NULL};
         trv_json_known(req->json, NULL, none, errs);
     }
@@ -116,11 +124,12 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if ((route->flags & TRV_ROUTE_IDEMPOTENT) && req->env->idempotency
+    if (((*route)->flags & TRV_ROUTE_IDEMPOTENT) && req->env->idempotency
         && !req->env->idempotency->begin(req, resp, &idem)) {
         return;
     }
-    route->handler(req, resp);
+    (*route)->handler(req, resp);
+    t->handled = apr_time_now();
     if (resp->status == 0) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(203) "%s %s answered nothing", req->method, req->path);
@@ -129,4 +138,31 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     if (idem) {
         req->env->idempotency->finish(req, resp, idem);
     }
+}
+
+/* Milliseconds from a to b, or -1 when the step was not reached. */
+static double ms(apr_time_t a, apr_time_t b)
+{
+    return b ? (double)(b - a) / 1000.0 : -1.0;
+}
+
+void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
+                  trv_resp *resp)
+{
+    const trv_route *route = NULL;
+    steps t = {apr_time_now(), 0, 0, 0, 0};
+    run_steps(rt, auth, req, resp, &route, &t);
+    trv_metrics_request(req->env->metrics, route, resp->status, apr_time_now() - t.start);
+    /* One line per request under LogLevel travel:debug: the route, the key
+     * (its id, never the key), the answer and what each step took (-1: the
+     * request did not get that far). */
+    TRV_DEBUG(&req->log, req->request_id,
+              TRVLOGNO(205) "%s %s: route %s %s, key %s, answered %d%s%s in %.1f ms "
+              "(route %.2f, auth %.2f, body %.2f, handler %.2f ms)",
+              req->method, req->path, route ? route->method : "-",
+              route ? route->pattern : "(none)", req->key_id ? req->key_id : "-",
+              resp->status, resp->error_code ? " " : "",
+              resp->error_code ? resp->error_code : "", ms(t.start, apr_time_now()),
+              ms(t.start, t.routed), t.authed ? ms(t.routed, t.authed) : -1.0,
+              t.read ? ms(t.authed, t.read) : -1.0, t.handled ? ms(t.read, t.handled) : -1.0);
 }

@@ -22,6 +22,7 @@ typedef struct trv_idempotency {
     int (*begin)(struct trv_req *req, struct trv_resp *resp, void **token);
     void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
 } trv_idempotency;
+struct trv_metrics; /* core/metrics.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -39,6 +40,12 @@ typedef struct trv_env {
     void *wake_baton;
     /* NULL: x-idempotency-key is not honoured beyond the routes' own rules. */
     const trv_idempotency *idempotency;
+    /* How many of this process's background worker threads run and came
+     * back to their loop within `within` (GET /v1/health compares it with
+     * cfg->worker_threads); called with wake_baton. NULL: none started. */
+    int (*workers_alive)(void *baton, apr_interval_time_t within);
+    /* Figures shared by the children of this httpd; NULL: not kept. */
+    struct trv_metrics *metrics;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

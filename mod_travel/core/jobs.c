@@ -148,6 +148,17 @@ static apr_status_t record(trv_env *env, apr_pool_t *p, const trv_job *job,
     return rv;
 }
 
+static const char *outcome_name(trv_job_outcome o)
+{
+    switch (o) {
+    case TRV_JOB_DONE: return "done";
+    case TRV_JOB_RETRY: return "to be retried";
+    case TRV_JOB_DEAD: return "dead";
+    case TRV_JOB_RELEASE: return "released";
+    }
+    return "?";
+}
+
 int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
                     const char *worker_id)
 {
@@ -159,6 +170,7 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
     const trv_job_kind *k;
     const char *err = NULL;
     apr_status_t rv;
+    apr_time_t started;
 
     if (TRV_STOPPING(env)) {
         return 0;
@@ -193,6 +205,9 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
     job.payload = trv_json_parse(p, trv_rows_get(rows, 0, "payload"),
                                  strlen(trv_rows_get(rows, 0, "payload")), &err);
     memset(&res, 0, sizeof(res));
+    TRV_DEBUG(&env->log, NULL, TRVLOGNO(104) "job %s (%s) claimed by %s, attempt %d of %d",
+              job.id, job.kind, worker_id, job.attempt, job.max_attempts);
+    started = apr_time_now();
     k = find_kind(kinds, job.kind);
     if (!k) {
         res.outcome = TRV_JOB_DEAD;
@@ -215,6 +230,10 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
                     TRVLOGNO(103) "job %s (%s) failed for good after %d attempt(s): %s",
                     job.id, job.kind, job.attempt, res.error ? res.error : "failed");
     }
+    TRV_DEBUG(&env->log, NULL, TRVLOGNO(105) "job %s (%s) %s after %.1f ms%s%s", job.id,
+              job.kind, outcome_name(res.outcome),
+              (double)(apr_time_now() - started) / 1000.0, res.error ? ": " : "",
+              res.error ? res.error : "");
     record(env, p, &job, &res);
     return 1;
 }

@@ -1,5 +1,6 @@
 #include "upstream.h"
 #include "json.h"
+#include "metrics.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -34,10 +35,10 @@ static trv_up_status classify(int status)
     return TRV_UP_REJECTED;
 }
 
-trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
-                                const char *method, const char *path,
-                                const json_t *body, const char *request_id,
-                                const char *idempotency_key, trv_up_result *res)
+static trv_up_status call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                         const char *method, const char *path, const json_t *body,
+                         const char *request_id, const char *idempotency_key,
+                         trv_up_result *res)
 {
     trv_http_req hr;
     trv_http_resp hs;
@@ -95,5 +96,23 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
         res->message = apr_psprintf(p, "%s %s: the answer is not JSON (%s)", method, hr.url,
                                     err);
     }
+    return res->status;
+}
+
+trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                const char *method, const char *path,
+                                const json_t *body, const char *request_id,
+                                const char *idempotency_key, trv_up_result *res)
+{
+    call(env, p, up, method, path, body, request_id, idempotency_key, res);
+    trv_metrics_upstream(env->metrics, up->name,
+                         res->status == TRV_UP_TIMEOUT ? 2
+                         : res->status == TRV_UP_UNAVAILABLE
+                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0);
+    /* The API key travels in a header and is never part of what is logged. */
+    TRV_DEBUG(&env->log, request_id,
+              TRVLOGNO(206) "upstream %s %s %s%s: %s (HTTP %d) in %.1f ms", up->name,
+              method, up->base_url, path, trv_up_status_name(res->status), res->http_status,
+              (double)res->elapsed / 1000.0);
     return res->status;
 }

@@ -147,18 +147,18 @@ static int copy_header(void *u, const char *k, const char *v)
 
 int trv_httpd_write_response(request_rec *r, const trv_resp *resp)
 {
-    char *body = trv_resp_body(r->pool, resp);
+    const char *body = resp->raw ? resp->raw : trv_resp_body(r->pool, resp);
     apr_size_t len;
     if (!body) {
         body = "{\"error\":{\"code\":\"internal_error\",\"message\":\"response encoding failed\"}}";
     }
-    len = strlen(body);
+    len = resp->raw ? resp->raw_len : strlen(body);
     r->status = resp->status ? resp->status : HTTP_INTERNAL_SERVER_ERROR;
     if (resp->headers) {
         apr_table_do(copy_header, r, resp->headers, NULL);
     }
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    ap_set_content_type(r, "application/json");
+    ap_set_content_type(r, resp->raw ? resp->raw_type : "application/json");
     ap_set_content_length(r, (apr_off_t)len);
     if (!r->header_only) {
         ap_rwrite(body, (int)len, r);

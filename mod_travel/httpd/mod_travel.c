@@ -15,6 +15,7 @@ static trv_workers *workers;      /* this child's background threads */
 static apr_uint32_t stopping;     /* this child is stopping */
 static trv_http *http_client;     /* this child's upstream client */
 static trv_http *webhook_client;  /* this child's webhook sender client */
+static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
 
 /* Errors httpd raises itself (before or around the handler) are answered
  * by an internal redirect to this path, which the handler renders as the
@@ -72,6 +73,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                      "[request_id -]", err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    metrics = trv_httpd_metrics_init(pconf, s, trv_gateway_router(gateway));
     return OK;
 }
 
@@ -95,6 +97,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->registry = trv_gateway_registry(gateway);
         env->stopping = &stopping;
         env->idempotency = trv_gateway_idempotency();
+        env->metrics = metrics;
         c->env = env;
     }
     if (main_conf->cfg.worker_threads > 0) {
@@ -104,6 +107,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
             c->env->wake = main_conf->env->wake;
             c->env->wake_baton = main_conf->env->wake_baton;
+            c->env->workers_alive = main_conf->env->workers_alive;
         }
     }
 }
@@ -123,6 +127,9 @@ static int handler(request_rec *r)
     trv_resp resp;
     int st, redirected;
 
+    if (r->handler && strcmp(r->handler, "travel-metrics") == 0) {
+        return trv_httpd_metrics_handler(r);
+    }
     if (!r->handler || strcmp(r->handler, "travel") != 0) {
         return DECLINED;
     }
@@ -216,6 +223,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_translate_name(translate_name, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
+    trv_httpd_metrics_hooks();
 }
 
 __attribute__((visibility("default")))

@@ -29,6 +29,16 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c);
 trv_workers *trv_workers_start(apr_pool_t *pchild, server_rec *s, trv_env *env,
                                const trv_job_kind *kinds, int n);
 void trv_workers_wake(void *workers);
+/* Threads that run and came back to their loop within `within`. */
+int trv_workers_alive(void *workers, apr_interval_time_t within);
 void trv_workers_stop(trv_workers *w);
+
+/* metrics.c: the shared figures (post_config, before the children fork;
+ * NULL when no shared memory could be had), the `travel-metrics` handler
+ * and the mod_status section. */
+struct trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
+                                           const trv_router *routes);
+int trv_httpd_metrics_handler(request_rec *r);
+void trv_httpd_metrics_hooks(void);
 
 #endif

@@ -20,6 +20,10 @@ struct trv_workers {
     apr_thread_mutex_t *mu;
     apr_thread_cond_t *cv;
     apr_uint32_t pending_wakes;
+    /* Per thread: when it last came back to its loop (seconds), 0 once it
+     * has returned. A thread inside a job longer than the job lease counts
+     * as stuck: the queue gives its job to another worker by then anyway. */
+    apr_uint32_t *beats;
     int n;
     apr_thread_t **threads;
     int joined;
@@ -55,7 +59,9 @@ static void *APR_THREAD_FUNC worker_main(apr_thread_t *thd, void *data)
     apr_pool_create(&p, apr_thread_pool_get(thd));
     id = apr_psprintf(apr_thread_pool_get(thd), "%s:%d:%d", host, (int)getpid(), a->index);
     while (!TRV_STOPPING(w->env)) {
-        int ran = trv_worker_step(w->env, p, w->kinds, id);
+        int ran;
+        apr_atomic_set32(&w->beats[a->index], (apr_uint32_t)apr_time_sec(apr_time_now()));
+        ran = trv_worker_step(w->env, p, w->kinds, id);
         apr_pool_clear(p);
         if (ran > 0) {
             backoff = idle;
@@ -72,8 +78,23 @@ static void *APR_THREAD_FUNC worker_main(apr_thread_t *thd, void *data)
         wait_for(w, idle / 2 + (apr_interval_time_t)(rand() % (int)(idle / 1000 + 1)) * 1000);
     }
     apr_pool_destroy(p);
+    apr_atomic_set32(&w->beats[a->index], 0);
     apr_thread_exit(thd, APR_SUCCESS);
     return NULL;
+}
+
+int trv_workers_alive(void *baton, apr_interval_time_t within)
+{
+    trv_workers *w = baton;
+    apr_uint32_t now = (apr_uint32_t)apr_time_sec(apr_time_now());
+    int i, n = 0;
+    for (i = 0; i < w->n; i++) {
+        apr_uint32_t beat = apr_atomic_read32(&w->beats[i]);
+        if (beat && now - beat <= (apr_uint32_t)apr_time_sec(within) + 1) {
+            n++;
+        }
+    }
+    return n;
 }
 
 void trv_workers_wake(void *baton)
@@ -139,18 +160,24 @@ trv_workers *trv_workers_start(apr_pool_t *pchild, server_rec *s, trv_env *env,
     w->kinds = kinds;
     w->n = n;
     w->threads = apr_pcalloc(pool, sizeof(apr_thread_t *) * (n ? n : 1));
+    w->beats = apr_pcalloc(pool, sizeof(apr_uint32_t) * (n ? n : 1));
     apr_thread_mutex_create(&w->mu, APR_THREAD_MUTEX_DEFAULT, pool);
     apr_thread_cond_create(&w->cv, pool);
     env->wake = trv_workers_wake;
     env->wake_baton = w;
+    env->workers_alive = trv_workers_alive;
     apr_pool_pre_cleanup_register(pchild, w, join_workers);
     for (i = 0; i < n; i++) {
         worker_arg *a = apr_pcalloc(pool, sizeof(*a));
         apr_status_t rv;
         a->w = w;
         a->index = i;
+        /* Alive from its start, so a health check right after start-up
+         * sees it; the thread clears its beat when it returns. */
+        apr_atomic_set32(&w->beats[i], (apr_uint32_t)apr_time_sec(apr_time_now()));
         rv = apr_thread_create(&w->threads[i], NULL, worker_main, a, pool);
         if (rv != APR_SUCCESS) {
+            apr_atomic_set32(&w->beats[i], 0);
             ap_log_error(APLOG_MARK, APLOG_ERR, rv, s,
                          TRVLOGNO(401) "cannot start background worker %d "
                          "[request_id -]", i);

@@ -1,5 +1,10 @@
 #include "e2e.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+
 #include <ctype.h>
 #include <curl/curl.h>
 #include <pthread.h>
@@ -393,4 +398,125 @@ long e2e_parent_of(long pid)
     }
     fclose(f);
     return ppid;
+}
+
+int e2e_free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t n = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &n), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+char *e2e_slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf;
+    long n;
+    if (!f) {
+        return strdup("");
+    }
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    n = (long)fread(buf, 1, (size_t)n, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* s with every `from` replaced by `to` (malloc'd; s is freed). */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    const char *p;
+    char *out, *o;
+    for (p = s; (p = strstr(p, from)); p += fl) {
+        n++;
+    }
+    out = o = malloc(strlen(s) + n * (tl > fl ? tl - fl : 0) + 1);
+    for (p = s; *p;) {
+        if (strncmp(p, from, fl) == 0) {
+            memcpy(o, to, tl);
+            o += tl;
+            p += fl;
+        }
+        else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    free(s);
+    return out;
+}
+
+long e2e_start_instance(const char *name, const char *const *edits, const char *extra,
+                        char *url, size_t url_len)
+{
+    char b_dir[2048], inst[2048], path[2200], port_new[64], cmd[4600];
+    const char *url_b = e2e_env("TRAVEL_TEST_URL_B");
+    char *text;
+    FILE *f;
+    long pid = -1;
+    int i;
+    snprintf(b_dir, sizeof(b_dir), "%s/httpd-b", e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(inst, sizeof(inst), "%s/httpd-%s", e2e_env("TRAVEL_TEST_DIR"), name);
+    snprintf(path, sizeof(path), "%s/httpd.conf", b_dir);
+    snprintf(port_new, sizeof(port_new), "127.0.0.1:%d", e2e_free_port());
+    snprintf(url, url_len, "http://%s", port_new);
+    text = e2e_slurp(path);
+    text = replace_all(text, b_dir, inst);
+    text = replace_all(text, strstr(url_b, "127.0.0.1:"), port_new);
+    for (i = 0; edits && edits[i] && edits[i + 1]; i += 2) {
+        text = replace_all(text, edits[i], edits[i + 1]);
+    }
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/runtime' && { [ \"$(id -u)\" != 0 ] || "
+             "chown www-data: '%s/runtime'; }", inst, inst);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof(path), "%s/httpd.conf", inst);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n%s\n", text, extra ? extra : "");
+    fclose(f);
+    free(text);
+    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f '%s' -k start", path);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof(path), "%s/httpd.pid", inst);
+    for (i = 0; i < 100; i++) {
+        char *s = e2e_slurp(path);
+        e2e_resp *r;
+        if (*s) {
+            pid = atol(s);
+        }
+        free(s);
+        r = e2e_call(url, "GET", "/v1/health", NULL, NULL);
+        if (pid > 0 && r->status != 0) {
+            e2e_free(r);
+            return pid;
+        }
+        e2e_free(r);
+        e2e_sleep_ms(100);
+    }
+    fail_msg("httpd %s did not start: %s/error.log", name, inst);
+    return -1;
+}
+
+void e2e_stop_pid(long pid)
+{
+    int i;
+    if (pid <= 0) {
+        return;
+    }
+    kill((pid_t)pid, SIGTERM);
+    for (i = 0; i < 200 && kill((pid_t)pid, 0) == 0; i++) {
+        e2e_sleep_ms(100);
+    }
 }

@@ -63,6 +63,22 @@ void e2e_expect_log(const char *regex);
 long e2e_instance_pid(const char *instance);
 long e2e_parent_of(long pid);
 
+/* A loopback TCP port nothing listens on now. */
+int e2e_free_port(void);
+/* A whole file (malloc'd; "" when it cannot be read). */
+char *e2e_slurp(const char *path);
+
+/* Starts a private httpd from a copy of instance b's configuration (its
+ * own folder $TRAVEL_TEST_DIR/httpd-NAME, port, logs and pid file), with
+ * each (from, to) pair of `edits` (NULL-terminated) replaced in the text
+ * and `extra` appended; waits until GET /v1/health answers at all. Fills
+ * url (http://127.0.0.1:PORT) and returns the pid (fails the test when it
+ * does not start). */
+long e2e_start_instance(const char *name, const char *const *edits, const char *extra,
+                        char *url, size_t url_len);
+/* Stops a process this test started (SIGTERM, bounded wait). */
+void e2e_stop_pid(long pid);
+
 /* Milliseconds since an arbitrary start. */
 long e2e_now_ms(void);
 void e2e_sleep_ms(long ms);

@@ -1,0 +1,361 @@
+#include "metrics.h"
+
+#include <apr_atomic.h>
+#include <apr_strings.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Upper bounds of the latency buckets, in seconds; the last is +Inf. */
+const double trv_metrics_bounds_s[TRV_METRICS_BUCKETS] = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, INFINITY};
+
+#define MAGIC 0x54524d31u /* "TRM1": the layout below */
+#define UNMATCHED "(no route)"
+
+typedef struct route_slot {
+    char name[128];
+    apr_uint64_t count, sum_us, errors;
+    apr_uint64_t buckets[TRV_METRICS_BUCKETS];
+} route_slot;
+
+typedef struct up_slot {
+    char name[64];
+    apr_uint64_t calls, errors, timeouts;
+} up_slot;
+
+struct trv_metrics_shm {
+    apr_uint32_t magic;
+    apr_uint32_t nroutes, nupstreams;
+    route_slot routes[TRV_METRICS_ROUTES];
+    up_slot ups[TRV_METRICS_UPSTREAMS];
+};
+
+struct trv_metrics {
+    trv_metrics_shm *shm;
+    int n;                    /* routes known to this process */
+    const trv_route **routes; /* the router's entries (same after fork) */
+    int *slots;               /* their slots in shm */
+    int unmatched;            /* the slot of requests no route matched */
+};
+
+apr_size_t trv_metrics_size(void)
+{
+    return sizeof(trv_metrics_shm);
+}
+
+/* The slot named name, added when missing (post_config: one thread). */
+static int route_slot_of(trv_metrics_shm *s, const char *name)
+{
+    apr_uint32_t i;
+    for (i = 0; i < s->nroutes; i++) {
+        if (strcmp(s->routes[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    if (s->nroutes >= TRV_METRICS_ROUTES) {
+        return -1;
+    }
+    apr_cpystrn(s->routes[s->nroutes].name, name, sizeof(s->routes[0].name));
+    return (int)s->nroutes++;
+}
+
+/* "GET /v1/flight/bookings/{id}": the route as the OpenAPI file names it
+ * (the router's parameter rules, "{id:bkg}", left out). */
+static const char *route_name(apr_pool_t *p, const trv_route *r)
+{
+    char *out = apr_palloc(p, strlen(r->method) + strlen(r->pattern) + 2), *o = out;
+    const char *s;
+    int inside = 0, skipping = 0;
+    o += strlen(strcpy(o, r->method));
+    *o++ = ' ';
+    for (s = r->pattern; *s; s++) {
+        if (*s == '{') {
+            inside = 1;
+        }
+        else if (*s == '}') {
+            inside = skipping = 0;
+        }
+        else if (*s == ':' && inside) {
+            skipping = 1;
+        }
+        if (!skipping) {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+trv_metrics *trv_metrics_attach(apr_pool_t *p, void *mem, const trv_router *rt,
+                                const char *const *upstreams)
+{
+    trv_metrics *m = apr_pcalloc(p, sizeof(*m));
+    trv_metrics_shm *s = mem;
+    int i;
+    if (s->magic != MAGIC) {
+        memset(s, 0, sizeof(*s));
+        s->magic = MAGIC;
+    }
+    m->shm = s;
+    m->n = rt ? trv_router_count(rt) : 0;
+    m->routes = apr_pcalloc(p, sizeof(*m->routes) * (apr_size_t)(m->n + 1));
+    m->slots = apr_pcalloc(p, sizeof(*m->slots) * (apr_size_t)(m->n + 1));
+    for (i = 0; i < m->n; i++) {
+        const trv_route *r = trv_router_at(rt, i);
+        m->routes[i] = r;
+        m->slots[i] = route_slot_of(s, route_name(p, r));
+    }
+    m->unmatched = route_slot_of(s, UNMATCHED);
+    for (; upstreams && *upstreams; upstreams++) {
+        apr_uint32_t j;
+        for (j = 0; j < s->nupstreams && strcmp(s->ups[j].name, *upstreams) != 0; j++) {
+        }
+        if (j == s->nupstreams && j < TRV_METRICS_UPSTREAMS) {
+            apr_cpystrn(s->ups[j].name, *upstreams, sizeof(s->ups[0].name));
+            s->nupstreams++;
+        }
+    }
+    return m;
+}
+
+void trv_metrics_request(trv_metrics *m, const trv_route *route, int status,
+                         apr_interval_time_t elapsed)
+{
+    route_slot *r;
+    int i, slot = -1, b;
+    double secs = (double)elapsed / APR_USEC_PER_SEC;
+    if (!m) {
+        return;
+    }
+    if (!route) {
+        slot = m->unmatched;
+    }
+    for (i = 0; i < m->n && slot < 0; i++) {
+        if (m->routes[i] == route) {
+            slot = m->slots[i];
+        }
+    }
+    if (slot < 0) {
+        return;
+    }
+    r = &m->shm->routes[slot];
+    for (b = 0; b < TRV_METRICS_BUCKETS - 1 && secs > trv_metrics_bounds_s[b]; b++) {
+    }
+    apr_atomic_add64(&r->buckets[b], 1);
+    apr_atomic_add64(&r->sum_us, elapsed > 0 ? (apr_uint64_t)elapsed : 0);
+    if (status >= 500) {
+        apr_atomic_add64(&r->errors, 1);
+    }
+    apr_atomic_add64(&r->count, 1);
+}
+
+void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome)
+{
+    apr_uint32_t j, n;
+    if (!m || !name) {
+        return;
+    }
+    n = m->shm->nupstreams;
+    for (j = 0; j < n; j++) {
+        up_slot *u = &m->shm->ups[j];
+        if (strcmp(u->name, name) == 0) {
+            apr_atomic_add64(&u->calls, 1);
+            if (outcome == 1) {
+                apr_atomic_add64(&u->errors, 1);
+            }
+            else if (outcome == 2) {
+                apr_atomic_add64(&u->timeouts, 1);
+            }
+            return;
+        }
+    }
+}
+
+double trv_metrics_quantile(const unsigned long long *buckets, int n, double q)
+{
+    unsigned long long total = 0, cum = 0;
+    double rank;
+    int i;
+    for (i = 0; i < n; i++) {
+        total += buckets[i];
+    }
+    if (total == 0) {
+        return 0;
+    }
+    rank = q * (double)total;
+    for (i = 0; i < n; i++) {
+        if (buckets[i] && (double)(cum + buckets[i]) >= rank) {
+            double lo = i ? trv_metrics_bounds_s[i - 1] : 0, hi = trv_metrics_bounds_s[i];
+            if (isinf(hi)) {
+                return lo; /* beyond the last bound: the bound is all we know */
+            }
+            return lo + (hi - lo) * ((rank - (double)cum) / (double)buckets[i]);
+        }
+        cum += buckets[i];
+    }
+    return trv_metrics_bounds_s[n - 2];
+}
+
+int trv_metrics_routes(const trv_metrics *m, apr_pool_t *p, trv_metrics_route_fig **out)
+{
+    apr_uint32_t i, n = m ? m->shm->nroutes : 0;
+    *out = apr_pcalloc(p, sizeof(**out) * (n + 1));
+    for (i = 0; i < n; i++) {
+        route_slot *r = &m->shm->routes[i];
+        unsigned long long b[TRV_METRICS_BUCKETS];
+        int k;
+        for (k = 0; k < TRV_METRICS_BUCKETS; k++) {
+            b[k] = apr_atomic_read64(&r->buckets[k]);
+        }
+        (*out)[i].route = r->name;
+        (*out)[i].count = apr_atomic_read64(&r->count);
+        (*out)[i].errors = apr_atomic_read64(&r->errors);
+        (*out)[i].sum_s = (double)apr_atomic_read64(&r->sum_us) / APR_USEC_PER_SEC;
+        (*out)[i].p50_s = trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5);
+        (*out)[i].p99_s = trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.99);
+    }
+    return (int)n;
+}
+
+int trv_metrics_upstreams(const trv_metrics *m, apr_pool_t *p,
+                          trv_metrics_upstream_fig **out)
+{
+    apr_uint32_t i, n = m ? m->shm->nupstreams : 0;
+    *out = apr_pcalloc(p, sizeof(**out) * (n + 1));
+    for (i = 0; i < n; i++) {
+        up_slot *u = &m->shm->ups[i];
+        (*out)[i].upstream = u->name;
+        (*out)[i].calls = apr_atomic_read64(&u->calls);
+        (*out)[i].errors = apr_atomic_read64(&u->errors);
+        (*out)[i].timeouts = apr_atomic_read64(&u->timeouts);
+    }
+    return (int)n;
+}
+
+static const trv_stmt queue_stmt = {"trv_metrics_queue",
+    "SELECT (SELECT count(*) FROM jobs WHERE status = 'queued') AS queued, "
+    "(SELECT count(*) FROM jobs WHERE status = 'running') AS running, "
+    "(SELECT count(*) FROM jobs WHERE status = 'dead') AS dead, "
+    "(SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(available_at)), 0) FROM jobs "
+    " WHERE status = 'queued' AND available_at <= now()) AS oldest_s, "
+    "(SELECT count(*) FROM webhook_deliveries WHERE status IN ('PENDING', 'PUBLISHED')) "
+    " AS deliveries_pending, "
+    "(SELECT count(*) FROM webhook_deliveries WHERE status = 'FAILED') AS deliveries_failed"};
+
+void trv_metrics_queue_read(trv_dbc *c, apr_pool_t *p, trv_metrics_queue *q)
+{
+    trv_rows *rows;
+    memset(q, 0, sizeof(*q));
+    if (!c || trv_db_select(c, p, &queue_stmt, &rows, 0, NULL) != APR_SUCCESS || rows->n != 1) {
+        return;
+    }
+    q->db_up = 1;
+    q->jobs_queued = atol(trv_rows_get(rows, 0, "queued"));
+    q->jobs_running = atol(trv_rows_get(rows, 0, "running"));
+    q->jobs_dead = atol(trv_rows_get(rows, 0, "dead"));
+    q->oldest_job_s = atof(trv_rows_get(rows, 0, "oldest_s"));
+    q->deliveries_pending = atol(trv_rows_get(rows, 0, "deliveries_pending"));
+    q->deliveries_failed = atol(trv_rows_get(rows, 0, "deliveries_failed"));
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static const char *label(apr_pool_t *p, const char *v)
+{
+    char *out = apr_palloc(p, strlen(v) * 2 + 1), *o = out;
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') {
+            *o++ = '\\';
+            *o++ = *v;
+        }
+        else if (*v == '\n') {
+            *o++ = '\\';
+            *o++ = 'n';
+        }
+        else {
+            *o++ = *v;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static void add(apr_array_header_t *a, const char *s)
+{
+    *(const char **)apr_array_push(a) = s;
+}
+
+static void gauge(apr_array_header_t *a, apr_pool_t *p, const char *name, const char *help,
+                  const char *v)
+{
+    add(a, apr_psprintf(p, "# HELP %s %s\n# TYPE %s gauge\n%s %s\n", name, help, name,
+                        name, v));
+}
+
+char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
+                             const trv_metrics_queue *q)
+{
+    apr_array_header_t *a = apr_array_make(p, 64, sizeof(const char *));
+    trv_metrics_route_fig *r;
+    trv_metrics_upstream_fig *u;
+    int i, nr = trv_metrics_routes(m, p, &r), nu = trv_metrics_upstreams(m, p, &u);
+
+    add(a, "# HELP travel_request_duration_seconds API answers by route since the "
+           "server started: time to answer (quantiles from fixed buckets)\n"
+           "# TYPE travel_request_duration_seconds summary\n");
+    for (i = 0; i < nr; i++) {
+        const char *l = label(p, r[i].route);
+        /* No answer yet: no quantile (NaN, as Prometheus clients write it). */
+        const char *p50 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p50_s) : "NaN";
+        const char *p99 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p99_s) : "NaN";
+        add(a, apr_psprintf(p,
+            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.5\"} %s\n"
+            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.99\"} %s\n"
+            "travel_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
+            "travel_request_duration_seconds_count{route=\"%s\"} %" APR_UINT64_T_FMT "\n",
+            l, p50, l, p99, l, r[i].sum_s, l, r[i].count));
+    }
+    add(a, "# HELP travel_request_errors_total API answers of 500 and above by route\n"
+           "# TYPE travel_request_errors_total counter\n");
+    for (i = 0; i < nr; i++) {
+        add(a, apr_psprintf(p, "travel_request_errors_total{route=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                            label(p, r[i].route), r[i].errors));
+    }
+    add(a, "# HELP travel_upstream_calls_total Calls to each supplier and the payment "
+           "provider\n# TYPE travel_upstream_calls_total counter\n");
+    for (i = 0; i < nu; i++) {
+        add(a, apr_psprintf(p, "travel_upstream_calls_total{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                            label(p, u[i].upstream), u[i].calls));
+    }
+    add(a, "# HELP travel_upstream_errors_total Calls that failed: unreachable, 5xx or 429, "
+           "or an answer that is not the JSON expected\n"
+           "# TYPE travel_upstream_errors_total counter\n");
+    for (i = 0; i < nu; i++) {
+        add(a, apr_psprintf(p, "travel_upstream_errors_total{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                            label(p, u[i].upstream), u[i].errors));
+    }
+    add(a, "# HELP travel_upstream_timeouts_total Calls that got no answer in time "
+           "(outcome unknown)\n# TYPE travel_upstream_timeouts_total counter\n");
+    for (i = 0; i < nu; i++) {
+        add(a, apr_psprintf(p, "travel_upstream_timeouts_total{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                            label(p, u[i].upstream), u[i].timeouts));
+    }
+    gauge(a, p, "travel_database_up", "1 when the database answered this scrape",
+          q->db_up ? "1" : "0");
+    if (q->db_up) {
+        gauge(a, p, "travel_jobs_queued", "Background jobs waiting in the queue",
+              apr_ltoa(p, q->jobs_queued));
+        gauge(a, p, "travel_jobs_running", "Background jobs claimed by a worker",
+              apr_ltoa(p, q->jobs_running));
+        gauge(a, p, "travel_jobs_dead", "Background jobs that failed for good",
+              apr_ltoa(p, q->jobs_dead));
+        gauge(a, p, "travel_jobs_oldest_wait_seconds",
+              "How long the oldest due queued job has waited",
+              apr_psprintf(p, "%.3f", q->oldest_job_s));
+        gauge(a, p, "travel_webhook_deliveries_pending",
+              "Webhook deliveries not yet delivered or failed", apr_ltoa(p, q->deliveries_pending));
+        gauge(a, p, "travel_webhook_deliveries_failed",
+              "Webhook deliveries that failed for good", apr_ltoa(p, q->deliveries_failed));
+    }
+    return apr_array_pstrcat(p, a, 0);
+}

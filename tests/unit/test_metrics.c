@@ -1,0 +1,123 @@
+/* The shared figures: latency quantiles from the fixed buckets, counts per
+ * route and per upstream, a second attach (graceful restart) keeping the
+ * counts, and the Prometheus text. The shared memory is plain memory here. */
+#include "unit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/metrics.h"
+#include "core/router.h"
+
+static void nop(trv_req *req, trv_resp *resp)
+{
+    (void)req;
+    (void)resp;
+}
+
+static const trv_route routes[] = {
+    {"GET", "/v1/flight/bookings", nop, 0},
+    {"GET", "/v1/flight/bookings/{id:bkg}", nop, 0},
+    {NULL, NULL, NULL, 0},
+};
+static const trv_route more[] = {
+    {"GET", "/v1/health", nop, 0},
+    {NULL, NULL, NULL, 0},
+};
+
+static void quantiles_interpolate_inside_a_bucket(void **state)
+{
+    unsigned long long b[TRV_METRICS_BUCKETS] = {0};
+    (void)state;
+    assert_true(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5) == 0);
+    b[3] = 100; /* all in (5 ms, 10 ms] */
+    assert_true(fabs(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5) - 0.0075) < 1e-9);
+    assert_true(fabs(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.99) - 0.00995) < 1e-9);
+    b[0] = 100; /* half at or under 1 ms */
+    assert_true(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5) <= 0.001);
+    assert_true(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.99) > 0.005);
+    memset(b, 0, sizeof(b));
+    b[TRV_METRICS_BUCKETS - 1] = 5; /* beyond the last bound: the bound */
+    assert_true(trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5)
+                == trv_metrics_bounds_s[TRV_METRICS_BUCKETS - 2]);
+}
+
+static void requests_and_upstreams_are_counted(void **state)
+{
+    apr_pool_t *p = *state;
+    void *mem = calloc(1, trv_metrics_size());
+    trv_router *rt = trv_router_make(p), *rt2;
+    const char *ups[] = {"SUPPLIER_A", "PAYMENT", NULL};
+    trv_metrics *m;
+    trv_metrics_route_fig *rf;
+    trv_metrics_upstream_fig *uf;
+    char *text;
+    int n, i;
+
+    trv_router_add(rt, routes);
+    m = trv_metrics_attach(p, mem, rt, ups);
+    for (i = 0; i < 10; i++) {
+        trv_metrics_request(m, trv_router_at(rt, 1), 200, apr_time_from_msec(3));
+    }
+    trv_metrics_request(m, trv_router_at(rt, 1), 503, apr_time_from_msec(2000));
+    trv_metrics_request(m, NULL, 404, 100);
+    trv_metrics_upstream(m, "SUPPLIER_A", 0);
+    trv_metrics_upstream(m, "SUPPLIER_A", 1);
+    trv_metrics_upstream(m, "SUPPLIER_A", 2);
+    trv_metrics_upstream(m, "UNKNOWN", 1); /* not configured: ignored */
+
+    n = trv_metrics_routes(m, p, &rf);
+    assert_int_equal(n, 3); /* two routes and "(no route)" */
+    assert_string_equal(rf[1].route, "GET /v1/flight/bookings/{id}");
+    assert_int_equal(rf[1].count, 11);
+    assert_int_equal(rf[1].errors, 1);
+    assert_true(rf[1].p50_s > 0.0025 && rf[1].p50_s <= 0.005);
+    assert_true(rf[1].p99_s > 1.0);
+    assert_int_equal(rf[2].count, 1);
+    n = trv_metrics_upstreams(m, p, &uf);
+    assert_int_equal(n, 2);
+    assert_int_equal(uf[0].calls, 3);
+    assert_int_equal(uf[0].errors, 1);
+    assert_int_equal(uf[0].timeouts, 1);
+
+    /* A graceful restart attaches again: counts kept, a new route added. */
+    rt2 = trv_router_make(p);
+    trv_router_add(rt2, more);
+    trv_router_add(rt2, routes);
+    m = trv_metrics_attach(p, mem, rt2, ups);
+    n = trv_metrics_routes(m, p, &rf);
+    assert_int_equal(n, 4);
+    assert_int_equal(rf[1].count, 11);
+    trv_metrics_request(m, trv_router_at(rt2, 2), 200, 1000);
+    n = trv_metrics_routes(m, p, &rf);
+    assert_int_equal(rf[1].count, 12);
+
+    {
+        trv_metrics_queue q = {1, 4, 1, 2, 12.5, 3, 7};
+        text = trv_metrics_prometheus(m, p, &q);
+    }
+    assert_non_null(strstr(text, "# TYPE travel_request_duration_seconds summary\n"));
+    assert_non_null(strstr(text, "travel_request_duration_seconds_count{route=\"GET "
+                                 "/v1/flight/bookings/{id}\"} 12\n"));
+    assert_non_null(strstr(text, "travel_request_errors_total{route=\"GET "
+                                 "/v1/flight/bookings/{id}\"} 1\n"));
+    assert_non_null(strstr(text, "travel_request_duration_seconds{route=\"GET /v1/health\","
+                                 "quantile=\"0.5\"} NaN\n"));
+    assert_non_null(strstr(text, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"} 1\n"));
+    assert_non_null(strstr(text, "travel_jobs_queued 4\n"));
+    assert_non_null(strstr(text, "travel_jobs_oldest_wait_seconds 12.500\n"));
+    assert_non_null(strstr(text, "travel_webhook_deliveries_failed 7\n"));
+    assert_non_null(strstr(text, "travel_database_up 1\n"));
+    free(mem);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(quantiles_interpolate_inside_a_bucket),
+        cmocka_unit_test_setup_teardown(requests_and_upstreams_are_counted, pool_setup,
+                                        pool_teardown),
+    };
+    return UNIT_RUN(tests);
+}
