@@ -140,7 +140,7 @@ SYSCONFDIR  = $(shell $(APXS) -q SYSCONFDIR)
 # A staged install (DESTDIR, as packaging does) does not run the package
 # step: nothing outside DESTDIR changes, not even the system's packages.
 install: $(if $(DESTDIR),,deps)
-	@$(MAKE) --no-print-directory -j2 modules bin/travelctl
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl
 	@DESTDIR="$(DESTDIR)" APXS="$(APXS)" LIBEXECDIR="$(LIBEXECDIR)" SYSCONFDIR="$(SYSCONFDIR)" \
 	  BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" SANDBOX="$(SANDBOX)" B="$(B)" scripts/install.sh
 

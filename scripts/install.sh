@@ -44,6 +44,10 @@ install -m 755 "$root/bin/travelctl" "$DESTDIR$BINDIR/travelctl"
 echo "installed $BINDIR/travelctl"
 if [ "$SANDBOX" != no ]; then
   install_module travel_sandbox
+  # The sandbox keeps its own tables (schema sandbox): its own migrations,
+  # which a production database never receives from travelctl.
+  install -m 755 "$root/bin/sandboxctl" "$DESTDIR$BINDIR/sandboxctl"
+  echo "installed $BINDIR/sandboxctl"
   install -d "$DESTDIR$DATADIR/openflights"
   install -m 644 "$root"/data/openflights/* "$DESTDIR$DATADIR/openflights/"
   echo "installed the sandbox's data in $DATADIR/openflights"

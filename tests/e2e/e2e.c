@@ -461,7 +461,7 @@ static char *replace_all(char *s, const char *from, const char *to)
 long e2e_start_instance(const char *name, const char *const *edits, const char *extra,
                         char *url, size_t url_len)
 {
-    char b_dir[2048], inst[2048], path[2200], port_new[64], cmd[4600];
+    char b_dir[2048], inst[2048], path[2200], port_new[64], cmd[6400];
     const char *url_b = e2e_env("TRAVEL_TEST_URL_B");
     char *text;
     FILE *f;
@@ -478,8 +478,9 @@ long e2e_start_instance(const char *name, const char *const *edits, const char *
     for (i = 0; edits && edits[i] && edits[i + 1]; i += 2) {
         text = replace_all(text, edits[i], edits[i + 1]);
     }
-    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/runtime' && { [ \"$(id -u)\" != 0 ] || "
-             "chown www-data: '%s/runtime'; }", inst, inst);
+    /* The copy has instance b's layout: runtime and an empty DocumentRoot. */
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/runtime' '%s/htdocs' && { [ \"$(id -u)\" != 0 ] || "
+             "chown www-data: '%s/runtime'; }", inst, inst, inst);
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof(path), "%s/httpd.conf", inst);
     f = fopen(path, "w");

@@ -63,6 +63,7 @@ static const char *const system_paths[] = {
     "/usr/lib/apache2/modules/mod_travel.so", "/usr/lib/apache2/modules/mod_travel_sandbox.so",
     "/etc/apache2/mods-available/travel.load", "/etc/apache2/mods-available/travel.conf",
     "/etc/apache2/mods-enabled/travel.load", "/usr/local/bin/travelctl",
+    "/usr/local/bin/sandboxctl",
     "/usr/local/share/mod_travel", NULL};
 
 static void quiet(void *arg, const char *message)
@@ -171,7 +172,9 @@ static void install_enable_configtest_and_book(void **state)
     strcat(db, "dbname=travel_install user=travel");
     SH_OK("mkdir -p '%s/secrets' && openssl rand -hex 32 >'%s/secrets/travel-secret.key' && "
           "sed -i 's|^DBDParams .*|DBDParams \"%s\"|' '%s/mods-available/travel.conf' && "
-          "'%s/usr/local/bin/travelctl' --db '%s' migrate", conf, conf, db, conf, dest, db);
+          "'%s/usr/local/bin/travelctl' --db '%s' migrate && "
+          "'%s/usr/local/bin/sandboxctl' --db '%s' migrate", conf, conf, db, conf, dest, db,
+          dest, db);
     SH_OK("APACHE_CONFDIR='%s' apache2ctl configtest", conf);
     assert_non_null(strstr(out, "Syntax OK"));
 
