@@ -10,12 +10,17 @@ DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_trave
                           mod_travel/gateway/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c
-SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c)
+# The sandbox: shared pieces in sandbox/, one folder per kind of API
+# (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
+SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
+                          mod_travel/sandbox/hotel/*.c mod_travel/sandbox/pay/*.c)
 # The sandbox minus its httpd module file: linked into unit tests too.
 SBX_LIB_SRC := $(filter-out mod_travel/sandbox/mod_travel_sandbox.c,$(SANDBOX_SRC))
 CLI_SRC     := $(wildcard mod_travel/cli/*.c)
 LIB_SRC     := $(CORE_SRC) $(DOMAIN_SRC)
 MIGRATIONS  := $(sort $(wildcard sql/*.sql))
+SBX_MIGRATIONS := $(sort $(wildcard sql/sandbox/*.sql))
+SBX_CTL_SRC := $(wildcard mod_travel/sandbox/ctl/*.c)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 DB_TESTS   := $(patsubst tests/db/%.c,$(B)/tests/db/%,$(wildcard tests/db/test_*.c))
@@ -40,7 +45,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@$(MAKE) --no-print-directory -j2 modules bin/travelctl
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl
 
 modules: $(B)/mod_travel.so $(B)/mod_travel_sandbox.so
 
@@ -59,6 +64,15 @@ $(B)/gen/migrations.c: tools/embed-sql.sh $(MIGRATIONS)
 	@tools/embed-sql.sh $@ $(MIGRATIONS)
 
 $(B)/obj/gen/migrations.o: $(B)/gen/migrations.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+
+$(B)/gen/sandbox_migrations.c: tools/embed-sql.sh $(SBX_MIGRATIONS)
+	@mkdir -p $(dir $@)
+	@tools/embed-sql.sh $@ --symbol sbx_migrations $(SBX_MIGRATIONS)
+
+$(B)/obj/gen/sandbox_migrations.o: $(B)/gen/sandbox_migrations.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
@@ -94,6 +108,14 @@ bin/travelctl: $(call obj,$(CLI_SRC)) $(B)/obj/gen/migrations.o $(B)/libtravel.a
 	@echo "  LINK    $@"
 	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
 
+# The sandbox's migration tool (the dev/test stacks run it after travelctl).
+SBX_CTL_OBJ = $(call obj,$(SBX_CTL_SRC)) $(B)/obj/mod_travel/cli/migrate.o \
+              $(B)/obj/gen/sandbox_migrations.o
+bin/sandboxctl: $(SBX_CTL_OBJ) $(B)/libtravel.a
+	@mkdir -p bin
+	@echo "  LINK    $@"
+	@$(CC) -pthread -o $@ $^ $(DEP_LIBS) $(LIBS)
+
 # ---- tests ----
 TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)
 
@@ -107,10 +129,13 @@ $(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libsandbox.a $(B)/asan/libtrave
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libsandbox.a $(B)/asan/libtravel.a $(TEST_LIBS)
 
-$(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o
+DB_TEST_OBJ = $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/mod_travel/cli/migrate_product.o \
+              $(B)/obj/gen/migrations.o \
+              $(B)/obj/mod_travel/sandbox/ctl/sbx_migrate.o $(B)/obj/gen/sandbox_migrations.o
+$(B)/tests/db/%: tests/db/%.c tests/db/dbtest.h $(B)/libtravel.a $(DB_TEST_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
-	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/mod_travel/cli/migrate.o $(B)/obj/gen/migrations.o $(B)/libtravel.a $(TEST_LIBS)
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(DB_TEST_OBJ) $(B)/libtravel.a $(TEST_LIBS)
 
 # e2e tests may also call the library directly (the HTTP client, adapters).
 $(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(wildcard tests/e2e/*.h)
@@ -147,7 +172,7 @@ $(OPENAPI_CHECKER): tests/openapi/package.json tests/openapi/package-lock.json
 # PostgreSQL cluster and httpd on free ports (so it passes while `make run`
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
-	@$(MAKE) --no-print-directory -j2 modules bin/travelctl test-binaries
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
 	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER)
 	@tests/run-unit.sh $(B)
 	@tests/openapi/check.sh

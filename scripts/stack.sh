@@ -73,6 +73,9 @@ pg_start() {
   conninfo >"$dir/db.conninfo"
   "$root/bin/travelctl" --db "$(conninfo)" migrate >"$dir/migrate.log" \
     || { cat "$dir/migrate.log" >&2; exit 1; }
+  # The sandbox's own schema: only this stack gets it, never production.
+  "$root/bin/sandboxctl" --db "$(conninfo)" migrate >>"$dir/migrate.log" \
+    || { cat "$dir/migrate.log" >&2; exit 1; }
 }
 
 pg_stop() {
@@ -106,6 +109,9 @@ Group www-data"
     TravelSandboxApiKey supplier_a sandbox-key-a
     TravelSandboxApiKey supplier_b sandbox-key-b
     TravelSandboxApiKey payments sandbox-key-pay
+    TravelSandboxApiKey hotel_a sandbox-key-hotel-a
+    TravelSandboxApiKey hotel_b sandbox-key-hotel-b sandbox-secret-hotel-b
+    TravelSandboxApiKey hotel_c sandbox-key-hotel-c sandbox-secret-hotel-c
     TravelSandboxLatency ${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}
     TravelSandboxHang ${TRAVEL_SANDBOX_HANG:-30s}
     <Location />

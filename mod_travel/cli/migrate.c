@@ -3,11 +3,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static const trv_stmt applied_stmt = {"trv_migration_applied",
-    "SELECT 1 FROM schema_migrations WHERE version = %s"};
-static const trv_stmt record_stmt = {"trv_migration_record",
-    "INSERT INTO schema_migrations (version) VALUES (%s)"};
-
 static apr_status_t plain(trv_dbc *c, apr_pool_t *p, const char *sql, const char **error)
 {
     int n = 0, rv = apr_dbd_query(c->driver, c->handle, &n, sql);
@@ -19,21 +14,20 @@ static apr_status_t plain(trv_dbc *c, apr_pool_t *p, const char *sql, const char
     return APR_SUCCESS;
 }
 
-apr_status_t trv_migrate(trv_dbc *c, apr_pool_t *p, int *applied, const char **error,
-                         void (*report)(const char *name))
+apr_status_t trv_migrate_set(trv_dbc *c, apr_pool_t *p, const trv_migration_set *set,
+                             int *applied, const char **error,
+                             void (*report)(const char *name))
 {
     const trv_migration *m;
     *applied = 0;
     /* DDL cannot be a prepared statement; these fixed texts carry no input. */
-    if (plain(c, p, "BEGIN; SELECT pg_advisory_xact_lock(7263530); "
-                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                    "version text PRIMARY KEY, applied_at timestamptz NOT NULL "
-                    "DEFAULT now()); COMMIT", error) != APR_SUCCESS) {
+    if (plain(c, p, apr_pstrcat(p, "BEGIN; SELECT pg_advisory_xact_lock(7263530); ",
+                                set->bootstrap, "; COMMIT", NULL), error) != APR_SUCCESS) {
         const char *ignored;
         plain(c, p, "ROLLBACK", &ignored);
         return APR_EGENERAL;
     }
-    for (m = trv_migrations; m->name; m++) {
+    for (m = set->list; m->name; m++) {
         trv_rows *rows;
         if (plain(c, p, "BEGIN", error) != APR_SUCCESS) {
             return APR_EGENERAL;
@@ -42,7 +36,7 @@ apr_status_t trv_migrate(trv_dbc *c, apr_pool_t *p, int *applied, const char **e
         if (plain(c, p, "SELECT pg_advisory_xact_lock(7263530)", error) != APR_SUCCESS) {
             goto fail;
         }
-        if (trv_db_select(c, p, &applied_stmt, &rows, TRV_DB_ARGS(m->name)) != APR_SUCCESS) {
+        if (trv_db_select(c, p, set->applied, &rows, TRV_DB_ARGS(m->name)) != APR_SUCCESS) {
             *error = c->error;
             goto fail;
         }
@@ -54,7 +48,7 @@ apr_status_t trv_migrate(trv_dbc *c, apr_pool_t *p, int *applied, const char **e
             *error = apr_psprintf(p, "%s: %s", m->name, *error);
             goto fail;
         }
-        if (trv_db_exec(c, p, &record_stmt, NULL, TRV_DB_ARGS(m->name)) != APR_SUCCESS) {
+        if (trv_db_exec(c, p, set->record, NULL, TRV_DB_ARGS(m->name)) != APR_SUCCESS) {
             *error = c->error;
             goto fail;
         }

@@ -311,7 +311,8 @@ static void create_fault(trv_req *req, trv_resp *resp)
     static const char *const known[] = {"api", "request_id_prefix", "method", "path",
                                         "action", "status", "code", "message",
                                         "retry_after", "delay_ms", "times", NULL};
-    static const char *const apis[] = {"supplier_a", "supplier_b", "payments", NULL};
+    static const char *const apis[] = {"supplier_a", "supplier_b", "payments", "hotel_a",
+                                       "hotel_b", "hotel_c", NULL};
     static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const json_t *b = req->json;
@@ -328,7 +329,8 @@ static void create_fault(trv_req *req, trv_resp *resp)
     trv_json_known(b, NULL, known, errs);
     rule.target = trv_json_req_str(b, "api", "api", 1, 1, 20, errs);
     if (rule.target && !one_of(rule.target, apis)) {
-        trv_errs_add(errs, "api", "must be supplier_a, supplier_b or payments");
+        trv_errs_add(errs, "api", "must be supplier_a, supplier_b, payments, hotel_a, "
+                                  "hotel_b or hotel_c");
     }
     rule.scope = trv_json_req_str(b, "request_id_prefix", "request_id_prefix", 1, 1, 200,
                                   errs);

@@ -5,7 +5,8 @@
  * Directives (server config or virtual host):
  *   TravelSandboxData DIR               the OpenFlights files (airports.dat, ...)
  *   TravelSandboxZoneinfo DIR           TZif files (default /usr/share/zoneinfo)
- *   TravelSandboxApiKey supplier_a|supplier_b|payments KEY
+ *   TravelSandboxApiKey supplier_a|supplier_b|payments|hotel_a KEY
+ *   TravelSandboxApiKey hotel_b|hotel_c KEY SECRET   (signed schemes)
  *   TravelSandboxLatency MIN [MAX]      added to every API call (50ms 150ms)
  *   TravelSandboxHang DURATION          how long a book with Unknown hangs (30s)
  *   TravelSandboxAsyncTicketing DURATION  ticketing time of Async (3s)
@@ -13,6 +14,7 @@
  *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
 #include "faults.h"
 #include "sandbox.h"
+#include "hotel/catalog.h"
 #include "core/dispatch.h"
 #include "core/ids.h"
 #include "httpd/glue.h"
@@ -39,6 +41,7 @@ typedef struct sbx_conf {
 static trv_router *router;
 static apr_uint32_t stopping;
 static const sbx_world *world;   /* loaded in post_config, shared read-only */
+static const sbx_hotels *hotels; /* built from the world in post_config, idem */
 
 static void health(trv_req *req, trv_resp *resp)
 {
@@ -88,6 +91,11 @@ static void *merge_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_PTR(key_a);
     MERGE_PTR(key_b);
     MERGE_PTR(key_pay);
+    MERGE_PTR(key_ha);
+    MERGE_PTR(key_hb);
+    MERGE_PTR(secret_hb);
+    MERGE_PTR(key_hc);
+    MERGE_PTR(secret_hc);
     MERGE_TIME(latency_min);
     MERGE_TIME(latency_max);
     MERGE_TIME(hang);
@@ -137,12 +145,32 @@ static const char *set_zoneinfo(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-static const char *set_key(cmd_parms *cmd, void *d, const char *api, const char *key)
+static const char *set_key(cmd_parms *cmd, void *d, const char *api, const char *key,
+                           const char *secret)
 {
     sbx_settings *s = &conf_of(cmd)->set;
+    int signed_api = strcmp(api, "hotel_b") == 0 || strcmp(api, "hotel_c") == 0;
     (void)d;
     if (!*key) {
         return "TravelSandboxApiKey: the key cannot be empty";
+    }
+    if (signed_api != (secret != NULL) || (secret && !*secret)) {
+        return signed_api ? "TravelSandboxApiKey: hotel_b and hotel_c take a KEY and a SECRET"
+                          : "TravelSandboxApiKey: only hotel_b and hotel_c take a SECRET";
+    }
+    if (strcmp(api, "hotel_a") == 0) {
+        s->key_ha = key;
+        return NULL;
+    }
+    if (strcmp(api, "hotel_b") == 0) {
+        s->key_hb = key;
+        s->secret_hb = secret;
+        return NULL;
+    }
+    if (strcmp(api, "hotel_c") == 0) {
+        s->key_hc = key;
+        s->secret_hc = secret;
+        return NULL;
     }
     if (strcmp(api, "supplier_a") == 0) {
         s->key_a = key;
@@ -154,7 +182,8 @@ static const char *set_key(cmd_parms *cmd, void *d, const char *api, const char 
         s->key_pay = key;
     }
     else {
-        return "TravelSandboxApiKey: the API is supplier_a, supplier_b or payments";
+        return "TravelSandboxApiKey: the API is supplier_a, supplier_b, payments, hotel_a, "
+               "hotel_b or hotel_c";
     }
     return NULL;
 }
@@ -210,8 +239,9 @@ static const command_rec directives[] = {
                   "Folder of the OpenFlights files the sandbox airlines fly"),
     AP_INIT_TAKE1("TravelSandboxZoneinfo", set_zoneinfo, NULL, RSRC_CONF,
                   "Folder of the TZif time zone files (/usr/share/zoneinfo)"),
-    AP_INIT_TAKE2("TravelSandboxApiKey", set_key, NULL, RSRC_CONF,
-                  "supplier_a|supplier_b|payments and the bearer key it accepts"),
+    AP_INIT_TAKE23("TravelSandboxApiKey", set_key, NULL, RSRC_CONF,
+                   "supplier_a|supplier_b|payments|hotel_a KEY, or hotel_b|hotel_c KEY SECRET: "
+                   "the credentials each simulated API accepts"),
     AP_INIT_TAKE12("TravelSandboxLatency", set_latency, NULL, RSRC_CONF,
                    "Latency added to each API call: MIN [MAX], e.g. 50ms 150ms"),
     AP_INIT_TAKE1("TravelSandboxHang", set_time, NULL, RSRC_CONF,
@@ -237,6 +267,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     world = NULL;
+    hotels = NULL;
     for (sv = s; sv; sv = sv->next) {
         sbx_conf *c = ap_get_module_config(sv->module_config, &travel_sandbox_module);
         finish_settings(&c->set);
@@ -259,6 +290,18 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                 return HTTP_INTERNAL_SERVER_ERROR;
             }
             loaded_from = c->set.data_dir;
+            t0 = apr_time_now();
+            hotels = sbx_hotels_build(pconf, world, &err);
+            if (!hotels) {
+                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(1708)
+                             "sandbox hotels: %s [request_id -]", err);
+                return HTTP_INTERNAL_SERVER_ERROR;
+            }
+            ap_log_error(APLOG_MARK, APLOG_INFO, 0, s, TRVLOGNO(1709)
+                         "sandbox: %d hotels in %d cities (A %d, B %d, C %d) built in %"
+                         APR_TIME_T_FMT " ms [request_id -]", hotels->n_hotels,
+                         hotels->n_cities, hotels->per_supplier[0], hotels->per_supplier[1],
+                         hotels->per_supplier[2], apr_time_as_msec(apr_time_now() - t0));
             ap_log_error(APLOG_MARK, APLOG_INFO, 0, s, TRVLOGNO(904)
                          "sandbox: %d airports, %d airlines, %d routes, %d time zones "
                          "loaded in %" APR_TIME_T_FMT " ms [request_id -]",
@@ -274,6 +317,10 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     trv_router_add(router, sbx_pay_routes);
     trv_router_add(router, sbx_control_routes);
     trv_router_add(router, sbx_fault_routes);
+    trv_router_add(router, sbx_hotel_a_routes);
+    trv_router_add(router, sbx_hotel_b_routes);
+    trv_router_add(router, sbx_hotel_c_routes);
+    trv_router_add(router, sbx_hotel_control_routes);
     return OK;
 }
 
@@ -289,6 +336,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         ctx->env.stopping = &stopping;
         ctx->set = &c->set;
         ctx->world = c->set.data_dir ? world : NULL;
+        ctx->hotels = c->set.data_dir ? hotels : NULL;
         c->ctx = ctx;
     }
 }

@@ -11,6 +11,9 @@ typedef struct sbx_settings {
     const char *data_dir;              /* OpenFlights files */
     const char *zoneinfo_dir;          /* TZif files */
     const char *key_a, *key_b, *key_pay; /* bearer keys of the three APIs */
+    /* The hotel APIs: SUPPLIER_A's X-API-Key, SUPPLIER_B's Api-key and
+     * the secret of its X-Signature, SUPPLIER_C's EAN APIKey and secret. */
+    const char *key_ha, *key_hb, *secret_hb, *key_hc, *secret_hc;
     apr_interval_time_t latency_min, latency_max;
     apr_interval_time_t hang;          /* "Unknown": how long book hangs */
     apr_interval_time_t async_ticketing; /* "Async": ticketing time */
@@ -24,6 +27,7 @@ typedef struct sbx_ctx {
     trv_env env;
     const sbx_settings *set;
     const sbx_world *world;            /* NULL when TravelSandboxData is unset */
+    const struct sbx_hotels *hotels;   /* the hotel catalogue, with the world */
 } sbx_ctx;
 
 #define SBX(req) ((const sbx_ctx *)(req)->env)
@@ -44,16 +48,23 @@ extern const trv_route sbx_air_b_routes[];
 extern const trv_route sbx_pay_routes[];
 extern const trv_route sbx_control_routes[];
 extern const trv_route sbx_fault_routes[];
+extern const trv_route sbx_hotel_a_routes[];
+extern const trv_route sbx_hotel_b_routes[];
+extern const trv_route sbx_hotel_c_routes[];
+extern const trv_route sbx_hotel_control_routes[];
 
 /* Records a request to /inbox/<name>[/...] and answers as told. */
 sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);
 
-/* The dispatcher's authentication step: the bearer key of the API a path
- * belongs to (/suppliers/a, /suppliers/b, /payments). Other paths pass. */
+/* The dispatcher's authentication step: the key of the API a path belongs
+ * to (/suppliers/a, /suppliers/b, /payments: a bearer key; /hotels/a,
+ * /hotels/b, /hotels/c: each hotel supplier's own scheme). Other paths
+ * pass. */
 int sbx_authenticate(trv_req *req, trv_resp *resp);
 /* 1 when the path belongs to one of the three simulated APIs. */
 int sbx_is_api_path(const char *path);
-/* The simulated API a path belongs to (supplier_a, supplier_b, payments)
+/* The simulated API a path belongs to (supplier_a, supplier_b, payments,
+ * hotel_a, hotel_b, hotel_c)
  * or NULL; *rest (may be NULL) is the path under the API's base. */
 const char *sbx_api_of(const char *path, const char **rest);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/money.h"
-#include "sandbox/pricing.h"
+#include "sandbox/air/pricing.h"
 
 static void great_circle(void **state)
 {

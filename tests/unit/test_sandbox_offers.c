@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "sandbox/offers.h"
+#include "sandbox/air/offers.h"
 
 static apr_pool_t *pool;
 static const sbx_world *w;

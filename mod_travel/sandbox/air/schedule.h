@@ -7,7 +7,7 @@
 #ifndef SBX_SCHEDULE_H
 #define SBX_SCHEDULE_H
 
-#include "world.h"
+#include "sandbox/world.h"
 
 #define SBX_MAX_LEGS 2          /* direct, or one stop */
 #define SBX_MAX_ITINS 48        /* per journey and date */

@@ -22,7 +22,7 @@
  * pi_test_mastercard, pi_test_amex_applepay (authorized), pi_test_decline
  * (402 card_declined), pi_test_slowcard (authorized; the card's details
  * are readable only a while after). */
-#include "sbx_api.h"
+#include "sandbox/sbx_api.h"
 #include "core/ids.h"
 #include "core/money.h"
 

@@ -16,7 +16,7 @@
  * sells each offer once, and grants a member price to a passenger with a
  * loyalty account at a carrier of the itinerary. The service pays A from
  * its balance (the card is charged by the service's own payment provider). */
-#include "sbx_api.h"
+#include "air.h"
 #include "core/clock.h"
 #include "core/ids.h"
 

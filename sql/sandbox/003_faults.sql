@@ -1,7 +1,7 @@
 -- Failures on demand (mod_travel_sandbox): the next requests of a scope
 -- are answered as told instead of as usual. One table for the supplier
 -- APIs, the payment provider and the webhook inbox, whose behaviors
--- (sql/003) move here: a behavior is a fault of the inbox.
+-- (sandbox migration 001) move here: a behavior is a fault of the inbox.
 --
 -- A request matches a fault of its target when its key matches the scope
 -- (exact: the inbox name; otherwise the request's x-request-id starts with

@@ -1,7 +1,7 @@
 /* Flight orders of both sandbox suppliers, and the control endpoint that
  * makes an airline change a booked flight (an airline-initiated schedule
  * change), as a supplier's test mode lets a developer do. */
-#include "sbx_api.h"
+#include "air.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/validate.h"
@@ -33,6 +33,13 @@ static const trv_stmt change_order_stmt = {"sbx_change_order",
 
 static const trv_stmt change_insert_stmt = {"sbx_change_insert",
     "INSERT INTO sandbox.airline_changes (id, order_id, doc) VALUES (%s, %s, %s::jsonb)"};
+
+static const trv_stmt changes_stmt = {"sbx_order_changes",
+    "SELECT doc::text AS doc FROM sandbox.airline_changes WHERE order_id = %s "
+    "ORDER BY created_at, id"};
+static const trv_stmt settle_stmt = {"sbx_order_settle",
+    "UPDATE sandbox.flight_orders SET status = 'ticketed', updated_at = clock_timestamp() "
+    "WHERE id = %s AND status = 'pending' AND ticketing_due_at <= clock_timestamp()"};
 
 apr_status_t sbx_order_insert(trv_dbc *c, apr_pool_t *p, const sbx_order_new *o,
                               int *duplicate)
@@ -210,3 +217,73 @@ const trv_route sbx_control_routes[] = {
      TRV_ROUTE_PUBLIC},
     {NULL, NULL, NULL, 0},
 };
+
+/* ---- shared by both suppliers ---- */
+
+char *sbx_pnr(apr_pool_t *p)
+{
+    char *s = apr_palloc(p, 7);
+    /* Record locators avoid letters that read as digits. */
+    sbx_random_chars(s, 6, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789");
+    return s;
+}
+
+char *sbx_ticket_number(apr_pool_t *p)
+{
+    char d[14];
+    sbx_random_chars(d, 13, "0123456789");
+    return apr_psprintf(p, "%.3s-%.10s", d, d + 3);
+}
+
+char *sbx_logo_url(apr_pool_t *p, const char *iata)
+{
+    return apr_psprintf(p, "https://pics.avs.io/200/200/%s.png", iata);
+}
+
+const char *sbx_trigger_of(const char *last_name)
+{
+    static const char *const triggers[] = {"async", "failticket", "unknown", "nocancel", NULL};
+    int i;
+    for (i = 0; last_name && triggers[i]; i++) {
+        if (strcasecmp(last_name, triggers[i]) == 0) {
+            return triggers[i];
+        }
+    }
+    return NULL;
+}
+
+void sbx_cancel_terms(int refund_allowed, apr_int64_t penalty, apr_int64_t total,
+                      apr_int64_t tax, apr_int64_t *fee, apr_int64_t *refund)
+{
+    if (refund_allowed) {
+        *fee = penalty < total ? penalty : total;
+    }
+    else {
+        *fee = total - tax;
+    }
+    *refund = total - *fee;
+}
+
+json_t *sbx_order_changes(trv_dbc *c, apr_pool_t *p, const char *order_id)
+{
+    trv_rows *rows;
+    json_t *out;
+    int i;
+    if (trv_db_select(c, p, &changes_stmt, &rows, TRV_DB_ARGS(order_id)) != APR_SUCCESS) {
+        return NULL;
+    }
+    out = trv_json_bind(p, json_array());
+    for (i = 0; i < rows->n; i++) {
+        const char *d = trv_rows_get(rows, i, "doc");
+        json_t *v = json_loads(d, 0, NULL);
+        if (v) {
+            json_array_append_new(out, v);
+        }
+    }
+    return out;
+}
+
+apr_status_t sbx_order_settle(trv_dbc *c, apr_pool_t *p, const char *order_id)
+{
+    return trv_db_exec(c, p, &settle_stmt, NULL, TRV_DB_ARGS(order_id));
+}

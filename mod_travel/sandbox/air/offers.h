@@ -7,6 +7,7 @@
 #define SBX_OFFERS_H
 
 #include "pricing.h"
+#include "sandbox/token.h"
 
 #define SBX_MAX_JOURNEYS 4
 #define SBX_MAX_PAX 9
@@ -95,10 +96,5 @@ int sbx_offer_international(const sbx_world *w, const sbx_offer *o);
 apr_int64_t sbx_offer_refund_penalty(const sbx_offer *o);
 apr_int64_t sbx_offer_change_penalty(const sbx_offer *o);
 const sbx_brand *sbx_offer_brand(const sbx_offer *o);
-
-/* base64url without padding. */
-char *sbx_b64url(apr_pool_t *p, const unsigned char *data, apr_size_t len);
-/* Decodes base64url; NULL when malformed. */
-unsigned char *sbx_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len);
 
 #endif

@@ -9,6 +9,7 @@
 #define SBX_PRICING_H
 
 #include "schedule.h"
+#include "sandbox/money.h"
 
 enum { SBX_ECONOMY, SBX_PREMIUM_ECONOMY, SBX_BUSINESS, SBX_FIRST, SBX_NCABINS };
 
@@ -34,15 +35,6 @@ const sbx_brand *sbx_brand_get(int cabin, int brand);
 
 /* Whether the carriers of the itinerary sell this cabin on every leg. */
 int sbx_cabin_offered(const sbx_world *w, const sbx_itin *it, int cabin);
-
-/* ---- money ---- */
-
-/* The currency a market (ISO country code) is sold in; USD by default. */
-const char *sbx_market_currency(const char *country_code);
-/* ISO 4217 exponent of a currency the sandbox sells in. */
-int sbx_currency_exp(const char *currency);
-/* EUR cents -> minor units of currency; whole: rounded to whole units. */
-apr_int64_t sbx_from_eur(apr_int64_t eur_cents, const char *currency, int whole);
 
 /* ---- fares ---- */
 

@@ -11,66 +11,6 @@
 
 #define TAG_LEN 8
 
-/* ---- base64url ---- */
-
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-char *sbx_b64url(apr_pool_t *p, const unsigned char *d, apr_size_t len)
-{
-    char *out = apr_palloc(p, len / 3 * 4 + 5), *o = out;
-    apr_size_t i;
-    for (i = 0; i + 2 < len; i += 3) {
-        *o++ = b64[d[i] >> 2];
-        *o++ = b64[((d[i] & 3) << 4) | (d[i + 1] >> 4)];
-        *o++ = b64[((d[i + 1] & 15) << 2) | (d[i + 2] >> 6)];
-        *o++ = b64[d[i + 2] & 63];
-    }
-    if (len - i == 1) {
-        *o++ = b64[d[i] >> 2];
-        *o++ = b64[(d[i] & 3) << 4];
-    }
-    else if (len - i == 2) {
-        *o++ = b64[d[i] >> 2];
-        *o++ = b64[((d[i] & 3) << 4) | (d[i + 1] >> 4)];
-        *o++ = b64[(d[i + 1] & 15) << 2];
-    }
-    *o = '\0';
-    return out;
-}
-
-static int b64val(int c)
-{
-    const char *s = c ? strchr(b64, c) : NULL;
-    return s ? (int)(s - b64) : -1;
-}
-
-unsigned char *sbx_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len)
-{
-    apr_size_t n = strlen(s), i, o = 0;
-    unsigned char *out;
-    if (n % 4 == 1 || n > 4096) {
-        return NULL;
-    }
-    out = apr_palloc(p, n / 4 * 3 + 3);
-    for (i = 0; i < n; i += 4) {
-        int v[4], k, m = (n - i) < 4 ? (int)(n - i) : 4;
-        for (k = 0; k < 4; k++) {
-            v[k] = k < m ? b64val((unsigned char)s[i + (apr_size_t)k]) : 0;
-            if (v[k] < 0) {
-                return NULL;
-            }
-        }
-        out[o++] = (unsigned char)((v[0] << 2) | (v[1] >> 4));
-        if (m > 2) {
-            out[o++] = (unsigned char)(((v[1] & 15) << 4) | (v[2] >> 2));
-        }
-        if (m > 3) {
-            out[o++] = (unsigned char)(((v[2] & 3) << 6) | v[3]);
-        }
-    }
-    *len = o;
-    return out;
-}
 
 /* ---- passengers and prices ---- */
 

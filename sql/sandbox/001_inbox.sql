@@ -1,6 +1,7 @@
 -- Test mode (mod_travel_sandbox): the webhook inbox records every request it
 -- receives, and can be told how to answer the next ones.
-CREATE SCHEMA sandbox;
+-- Schema sandbox and sandbox.schema_migrations are made by the migrator
+-- (mod_travel/sandbox/ctl/sandboxctl.c) before the first migration.
 
 CREATE TABLE sandbox.inbox_requests (
     id           bigserial PRIMARY KEY,

@@ -18,7 +18,7 @@
  * (merchant of record): completing a checkout charges the card the
  * traveler gave on B's hosted payment page, in test mode a Visa credit
  * card ending 4242. */
-#include "sbx_api.h"
+#include "air.h"
 #include "core/clock.h"
 #include "core/ids.h"
 

@@ -1,0 +1,696 @@
+/* Hotel SUPPLIER_B, modelled on the Hotelbeds APItude booking and content
+ * APIs, under /hotels/b with the headers Api-key and X-Signature (SHA-256
+ * hex of key + secret + Unix seconds):
+ *
+ *   GET    /hotel-content-api/1.0/locations/destinations?countryCodes=GB
+ *   GET    /hotel-content-api/1.0/hotels?destinationCode=LON[&from=1&to=100]
+ *   POST   /hotel-api/1.0/hotels              availability
+ *   POST   /hotel-api/1.0/checkrates          re-prices a rateKey
+ *   POST   /hotel-api/1.0/bookings            books
+ *   GET    /hotel-api/1.0/bookings?clientReference=
+ *   GET    /hotel-api/1.0/bookings/{reference}
+ *   DELETE /hotel-api/1.0/bookings/{reference}?cancellationFlag=CANCELLATION
+ *
+ * Bare JSON objects; amounts are decimal strings in the answer's currency
+ * (the request's "currency", a sandbox extension; EUR by default). A
+ * rateKey prices every room of the request. Payment AT_WEB: SUPPLIER_B
+ * invoices the partner (pendingAmount 0); taxes with "included": false
+ * are paid at the property. Destination codes are the IATA code of the
+ * city's busiest airport (LON is not an airport: London's is LHR). */
+#include "hotel.h"
+#include "sandbox/money.h"
+#include "core/validate.h"
+
+#include <apr_strings.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define B 1
+#define B_MAX_HOTELS 100
+#define B_RATE_TTL (30 * 60)
+
+static char *amt(trv_req *req, apr_int64_t v, const char *cur)
+{
+    return sbx_amount(req->pool, v, cur);
+}
+
+static const char *dest_code(trv_req *req, int city)
+{
+    return SBX(req)->world->airports[SBX_HOTELS(req)->cities[city].airport].iata;
+}
+
+static json_t *b_hotel(trv_req *req, int i)
+{
+    const sbx_hotels *h = SBX_HOTELS(req);
+    const sbx_hotel *x = &h->hotels[i];
+    const sbx_hcity *c = &h->cities[x->city];
+    double lat, lon;
+    json_t *rooms = json_array(), *boards = json_array();
+    int r;
+    sbx_hotel_position(x, B, &lat, &lon);
+    for (r = 0; r < SBX_ROOM_TYPES; r++) {
+        if (x->rooms & (1u << r)) {
+            json_array_append_new(rooms, json_pack("{s:s,s:s,s:i,s:i}", "roomCode",
+                                                   sbx_room_type_get(r)->code, "description",
+                                                   sbx_room_type_get(r)->name, "maxAdults",
+                                                   sbx_room_type_get(r)->max_adults, "maxPax",
+                                                   sbx_room_type_get(r)->max_occupancy));
+        }
+    }
+    for (r = 0; r < SBX_BOARDS; r++) {
+        if (x->boards & (1u << r)) {
+            json_array_append_new(boards, json_string(sbx_board_get(r)->code));
+        }
+    }
+    return json_pack("{s:I,s:{s:s},s:s,s:s,s:{s:f,s:f},s:s,s:{s:s},s:s,s:{s:s},s:I,s:s?,"
+                     "s:o,s:o}",
+                     "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, i)),
+                     "name", "content", x->name, "countryCode", c->country_code,
+                     "destinationCode", dest_code(req, x->city),
+                     "coordinates", "longitude", lon, "latitude", lat,
+                     "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars),
+                     "address", "content", apr_psprintf(req->pool, "%s, %d", x->street,
+                                                        x->street_no),
+                     "postalCode", x->postal_code, "city", "content", c->name,
+                     "giataCode", (json_int_t)x->giata, "chainCode", x->chain,
+                     "rooms", rooms, "boardCodes", boards);
+}
+
+static void destinations(trv_req *req, trv_resp *resp)
+{
+    const char *cc = apr_table_get(req->query, "countryCodes");
+    const sbx_hotels *h;
+    json_t *list;
+    int i;
+    if (!sbx_need_hotels(req, resp)) {
+        return;
+    }
+    h = SBX_HOTELS(req);
+    list = json_array();
+    for (i = 0; i < h->n_cities; i++) {
+        if (cc && !strstr(cc, h->cities[i].country_code)) {
+            continue;
+        }
+        json_array_append_new(list, json_pack("{s:s,s:{s:s},s:s,s:i}", "code",
+                                              dest_code(req, i), "name", "content",
+                                              h->cities[i].name, "countryCode",
+                                              h->cities[i].country_code, "hotels",
+                                              h->cities[i].n));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:i,s:o}", "total", (int)json_array_size(list),
+                                       "destinations", list));
+}
+
+static void content_hotels(trv_req *req, trv_resp *resp)
+{
+    const char *code = apr_table_get(req->query, "destinationCode");
+    const char *from_s = apr_table_get(req->query, "from"), *to_s = apr_table_get(req->query, "to");
+    const sbx_hotels *h;
+    int city, from = from_s ? atoi(from_s) : 1, to = to_s ? atoi(to_s) : 100, k, n = 0, total = 0;
+    json_t *list;
+    if (!sbx_need_hotels(req, resp)) {
+        return;
+    }
+    h = SBX_HOTELS(req);
+    city = sbx_hcity_by_code(h, SBX(req)->world, code);
+    if (city < 0) {
+        sbx_invalid(req, resp, "destinationCode", "is not a destination of this API");
+        return;
+    }
+    if (from < 1 || to < from || to - from >= 1000) {
+        sbx_invalid(req, resp, "from", "from and to are 1-based, at most 1000 apart");
+        return;
+    }
+    list = json_array();
+    for (k = 0; k < h->cities[city].n; k++) {
+        int i = h->cities[city].first + k;
+        if (!(h->hotels[i].suppliers & (1u << B))) {
+            continue;
+        }
+        total++;
+        if (total >= from && total <= to) {
+            json_array_append_new(list, b_hotel(req, i));
+            n++;
+        }
+    }
+    sbx_send(req, resp, 200, json_pack("{s:i,s:i,s:i,s:o}", "from", from, "to",
+                                       n ? from + n - 1 : from, "total", total,
+                                       "hotels", list));
+}
+
+/* ---- availability ---- */
+
+static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
+{
+    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
+    const char *cur = q->currency;
+    apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
+    apr_int64_t due = 0, discount = 0;
+    json_t *pens = json_array(), *taxes = json_array(), *offers = json_array(),
+           *promos = json_array(), *daily = json_array();
+    apr_int64_t pen_sum[2] = {0, 0};
+    int k, n, adults = 0, children = 0;
+    for (k = 0; k < q->n_rooms; k++) {
+        for (n = 0; n < pr[k].n_penalties; n++) {
+            pen_sum[n] += pr[k].penalties[n].amount;
+        }
+        due += pr[k].due_at_property;
+        discount += pr[k].discount;
+        adults += q->occ[k].adults;
+        children += q->occ[k].n_children;
+    }
+    for (n = 0; n < pr[0].n_penalties; n++) {
+        json_array_append_new(pens, json_pack("{s:s,s:s}", "amount", amt(req, pen_sum[n], cur),
+                                              "from", sbx_instant(req->pool,
+                                                                  pr[0].penalties[n].from)));
+    }
+    for (n = 0; n < q->nights; n++) {
+        apr_int64_t night = 0;
+        for (k = 0; k < q->n_rooms; k++) {
+            night += pr[k].nightly[n];
+        }
+        json_array_append_new(daily, json_pack("{s:i,s:s}", "offset", n + 1, "dailyNet",
+                                               amt(req, night, cur)));
+    }
+    if (due) {
+        json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s,s:s,s:s}", "included", 0,
+                                               "amount", amt(req, due, cur), "currency", cur,
+                                               "clientAmount", amt(req, due, cur),
+                                               "clientCurrency", cur, "type", "TAXESANDFEES"));
+    }
+    if (pr[0].promo_code) {
+        json_array_append_new(offers, json_pack("{s:s,s:s,s:s}", "code", pr[0].promo_code,
+                                                "name", pr[0].promo_name, "amount",
+                                                amt(req, -discount, cur)));
+        json_array_append_new(promos, json_pack("{s:s,s:s}", "code", pr[0].promo_code,
+                                                "name", pr[0].promo_name));
+    }
+    return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
+                     "s:o,s:o,s:o}",
+                     "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
+                     "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
+                     "paymentType", "AT_WEB", "packaging", 0,
+                     "boardCode", sbx_board_get(q->board)->code,
+                     "boardName", sbx_board_get(q->board)->name,
+                     "cancellationPolicies", pens,
+                     "taxes", "allIncluded", due == 0, "taxes", taxes,
+                     "rooms", q->n_rooms, "adults", adults, "children", children,
+                     "offers", offers, "promotions", promos, "dailyRates", daily);
+}
+
+/* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,
+ * age}]}], adults and children per room. */
+static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquote *q)
+{
+    size_t k, i;
+    const json_t *o;
+    q->n_rooms = 0;
+    if (!json_is_array(v) || json_array_size(v) < 1) {
+        sbx_invalid(req, resp, "occupancies", "is required");
+        return -1;
+    }
+    json_array_foreach(v, k, o) {
+        int rooms = (int)json_integer_value(json_object_get(o, "rooms")), r;
+        sbx_occ oc;
+        const json_t *pax;
+        const char *reason = "rooms and adults are required";
+        memset(&oc, 0, sizeof(oc));
+        oc.adults = (int)json_integer_value(json_object_get(o, "adults"));
+        json_array_foreach(json_object_get(o, "paxes"), i, pax) {
+            if (strcmp(trv_json_str(pax, "type") ? trv_json_str(pax, "type") : "", "CH") == 0
+                && oc.n_children < SBX_MAX_CHILDREN) {
+                oc.ages[oc.n_children++] = json_is_integer(json_object_get(pax, "age"))
+                    ? (int)json_integer_value(json_object_get(pax, "age")) : -1;
+            }
+        }
+        if (json_integer_value(json_object_get(o, "children")) != oc.n_children) {
+            sbx_invalid(req, resp, apr_psprintf(req->pool, "occupancies[%d]", (int)k),
+                        "children must match the CH paxes with their ages");
+            return -1;
+        }
+        if (rooms < 1 || q->n_rooms + rooms > SBX_MAX_HROOMS || sbx_occ_check(&oc, &reason)) {
+            sbx_invalid(req, resp, apr_psprintf(req->pool, "occupancies[%d]", (int)k),
+                        rooms < 1 || q->n_rooms + rooms > SBX_MAX_HROOMS
+                            ? "1 to 8 rooms in all" : reason);
+            return -1;
+        }
+        for (r = 0; r < rooms; r++) {
+            q->occ[q->n_rooms++] = oc;
+        }
+    }
+    return 0;
+}
+
+static void availability(trv_req *req, trv_resp *resp)
+{
+    const sbx_hotels *h;
+    const json_t *b, *stay, *hl, *geo, *dest, *v;
+    const char *field, *reason, *cur;
+    sbx_hquote q, *found;
+    apr_hash_t *factors;
+    int *idx, n_idx = 0, i, k, n, max_rates = 10;
+    long checkout;
+    apr_int64_t now = sbx_now();
+    json_t *hotels;
+
+    if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
+        return;
+    }
+    h = SBX_HOTELS(req);
+    memset(&q, 0, sizeof(q));
+    q.supplier = B;
+    q.today = (long)(now / 86400);
+    stay = json_object_get(b, "stay");
+    q.checkin = sbx_day_of(trv_json_str(stay, "checkIn"));
+    checkout = sbx_day_of(trv_json_str(stay, "checkOut"));
+    if (sbx_stay_check(q.checkin, checkout, q.today, &field, &reason) != 0) {
+        sbx_invalid(req, resp, strcmp(field, "checkin") == 0 ? "stay.checkIn" : "stay.checkOut",
+                    reason);
+        return;
+    }
+    q.nights = (int)(checkout - q.checkin);
+    if (b_occupancies(req, resp, json_object_get(b, "occupancies"), &q) != 0) {
+        return;
+    }
+    cur = trv_json_str(b, "currency") ? trv_json_str(b, "currency") : "EUR";
+    if (!sbx_currency_known(cur)) {
+        sbx_invalid(req, resp, "currency", "must be an ISO 4217 code the sandbox sells in");
+        return;
+    }
+    memcpy(q.currency, cur, 4);
+    if ((v = json_object_get(json_object_get(b, "filter"), "maxRatesPerRoom"))) {
+        max_rates = (int)json_integer_value(v);
+        if (max_rates < 1 || max_rates > 50) {
+            sbx_invalid(req, resp, "filter.maxRatesPerRoom", "must be 1 to 50");
+            return;
+        }
+    }
+    idx = apr_palloc(req->pool, sizeof(int) * (apr_size_t)h->n_hotels);
+    hl = json_object_get(json_object_get(b, "hotels"), "hotel");
+    geo = json_object_get(b, "geolocation");
+    dest = json_object_get(b, "destination");
+    if (json_is_array(hl)) {
+        size_t j;
+        if (json_array_size(hl) < 1 || json_array_size(hl) > B_MAX_HOTELS) {
+            sbx_invalid(req, resp, "hotels.hotel", "must list 1 to 100 hotel codes");
+            return;
+        }
+        json_array_foreach(hl, j, v) {
+            const char *sid = json_is_integer(v)
+                ? apr_psprintf(req->pool, "%" JSON_INTEGER_FORMAT, json_integer_value(v))
+                : json_string_value(v);
+            if ((i = sbx_hotel_by_sid(h, B, sid)) >= 0) {
+                idx[n_idx++] = i;
+            }
+        }
+    }
+    else if (json_is_object(geo)) {
+        double lat = json_number_value(json_object_get(geo, "latitude"));
+        double lon = json_number_value(json_object_get(geo, "longitude"));
+        double radius = json_number_value(json_object_get(geo, "radius"));
+        if (radius <= 0 || radius > 50) {
+            sbx_invalid(req, resp, "geolocation.radius", "must be more than 0 and at most 50 (km)");
+            return;
+        }
+        n_idx = sbx_hotels_near(h, B, lat, lon, radius * 1000.0, idx, B_MAX_HOTELS);
+        n_idx = n_idx > B_MAX_HOTELS ? B_MAX_HOTELS : n_idx;
+    }
+    else if (json_is_object(dest)) {
+        int city = sbx_hcity_by_code(h, SBX(req)->world, trv_json_str(dest, "code"));
+        if (city < 0) {
+            sbx_invalid(req, resp, "destination.code", "is not a destination of this API");
+            return;
+        }
+        for (k = 0; k < h->cities[city].n && n_idx < B_MAX_HOTELS; k++) {
+            if (h->hotels[h->cities[city].first + k].suppliers & (1u << B)) {
+                idx[n_idx++] = h->cities[city].first + k;
+            }
+        }
+    }
+    else {
+        sbx_invalid(req, resp, "hotels", "give hotels.hotel, geolocation or destination");
+        return;
+    }
+    if (sbx_hfactors(req, resp, B, &factors) != 0) {
+        return;
+    }
+    q.expires = now + B_RATE_TTL;
+    found = apr_palloc(req->pool, sizeof(sbx_hquote) * SBX_ROOM_TYPES * SBX_BOARDS * 2);
+    hotels = json_array();
+    for (i = 0; i < n_idx; i++) {
+        const sbx_hotel *x = &h->hotels[idx[i]];
+        json_t *rooms = json_object(), *room_list = json_array(), *hj;
+        apr_int64_t min = -1, max = 0;
+        const char *rk;
+        json_t *rv;
+        void *it;
+        double lat, lon;
+        q.hotel = idx[i];
+        q.factor_permille = sbx_hfactor_of(factors, sbx_hotel_sid(req->pool, B, q.hotel));
+        n = sbx_hotel_rates(h, SBX(req)->world, &q, now, found, SBX_ROOM_TYPES * SBX_BOARDS * 2);
+        if (!n) {
+            json_decref(rooms);
+            json_decref(room_list);
+            continue;
+        }
+        for (k = 0; k < n; k++) {
+            const sbx_room_type *t = sbx_room_type_get(found[k].room);
+            json_t *room = json_object_get(rooms, t->code);
+            if (!room) {
+                room = json_pack("{s:s,s:s,s:[]}", "code", t->code, "name", t->name, "rates");
+                json_object_set_new(rooms, t->code, room);
+            }
+            if ((int)json_array_size(json_object_get(room, "rates")) >= max_rates) {
+                continue;
+            }
+            json_array_append_new(json_object_get(room, "rates"),
+                                  b_rate(req, &found[k],
+                                         sbx_hquote_encode(req->pool, &found[k], "br",
+                                                           SBX(req)->set->key_hb)));
+            if (min < 0 || found[k].total < min) {
+                min = found[k].total;
+            }
+            if (found[k].total > max) {
+                max = found[k].total;
+            }
+        }
+        json_object_foreach(rooms, rk, rv) {
+            json_array_append(room_list, rv);
+        }
+        (void)it;
+        json_decref(rooms);
+        sbx_hotel_position(x, B, &lat, &lon);
+        hj = json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:o,s:s,s:s,s:s}",
+                       "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, q.hotel)),
+                       "name", x->name, "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars),
+                       "destinationCode", dest_code(req, x->city),
+                       "destinationName", h->cities[x->city].name,
+                       "latitude", lat, "longitude", lon, "rooms", room_list,
+                       "minRate", amt(req, min, q.currency), "maxRate", amt(req, max, q.currency),
+                       "currency", q.currency);
+        json_array_append_new(hotels, hj);
+    }
+    sbx_send(req, resp, 200, json_pack("{s:{s:s,s:s},s:{s:o,s:s,s:s,s:i}}",
+        "auditData", "environment", "[sandbox]", "timestamp", sbx_instant(req->pool, now),
+        "hotels", "hotels", hotels, "checkIn", sbx_day_format(req->pool, q.checkin),
+        "checkOut", sbx_day_format(req->pool, checkout), "total", (int)json_array_size(hotels)));
+}
+
+static int b_key(trv_req *req, trv_resp *resp, const char *key, sbx_hquote *q)
+{
+    if (sbx_hquote_decode(req->pool, key, "br", SBX(req)->set->key_hb, SBX_HOTELS(req), q)
+        != 0) {
+        sbx_invalid(req, resp, "rooms[0].rateKey", "is not a rateKey of this API");
+        return -1;
+    }
+    if (q->expires < sbx_now()) {
+        sbx_error(req, resp, 409, "RATE_EXPIRED", "The rateKey expired; search again");
+        return -1;
+    }
+    return 0;
+}
+
+/* The rate of key re-priced with the current price factor. */
+static int b_reprice(trv_req *req, trv_resp *resp, sbx_hquote *q)
+{
+    apr_hash_t *f;
+    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
+    if (sbx_hfactors(req, resp, B, &f) != 0) {
+        return -1;
+    }
+    q->factor_permille = sbx_hfactor_of(f, sbx_hotel_sid(req->pool, B, q->hotel));
+    q->total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
+    return 0;
+}
+
+static void checkrates(trv_req *req, trv_resp *resp)
+{
+    const json_t *b;
+    sbx_hquote q;
+    apr_int64_t before;
+    const sbx_hotel *x;
+    if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
+        return;
+    }
+    if (b_key(req, resp, trv_json_str(json_array_get(json_object_get(b, "rooms"), 0),
+                                      "rateKey"), &q) != 0) {
+        return;
+    }
+    before = q.total;
+    if (b_reprice(req, resp, &q) != 0) {
+        return;
+    }
+    q.expires = sbx_now() + B_RATE_TTL;
+    x = &SBX_HOTELS(req)->hotels[q.hotel];
+    sbx_send(req, resp, 200, json_pack(
+        "{s:{s:s,s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:[o]}],s:s,s:s,s:b,s:s}}", "hotel",
+        "checkIn", sbx_day_format(req->pool, q.checkin),
+        "checkOut", sbx_day_format(req->pool, q.checkin + q.nights),
+        "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, q.hotel)), "name", x->name,
+        "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars),
+        "rooms", "code", sbx_room_type_get(q.room)->code, "name",
+        sbx_room_type_get(q.room)->name, "rates",
+        b_rate(req, &q, sbx_hquote_encode(req->pool, &q, "br", SBX(req)->set->key_hb)),
+        "totalNet", amt(req, q.total, q.currency), "currency", q.currency,
+        "priceChanged", q.total != before,
+        "rateComments", "Check-in from 14:00. City tax, where charged, is paid at the hotel."));
+}
+
+/* ---- bookings ---- */
+
+static const char *b_status(const char *s)
+{
+    return strcmp(s, "pending") == 0 ? "PENDING" : strcmp(s, "cancelled") == 0 ? "CANCELLED"
+                                                                                 : "CONFIRMED";
+}
+
+static json_t *b_booking(trv_req *req, const trv_rows *row, const json_t *doc)
+{
+    const char *cur = trv_json_str(doc, "currency");
+    const char *status = b_status(trv_rows_get(row, 0, "status"));
+    const json_t *r, *canc = NULL;
+    json_t *rooms = json_array();
+    size_t k;
+    if (trv_rows_get(row, 0, "cancellation")) {
+        canc = trv_json_parse(req->pool, trv_rows_get(row, 0, "cancellation"),
+                              strlen(trv_rows_get(row, 0, "cancellation")), NULL);
+    }
+    json_array_foreach(json_object_get(doc, "rooms"), k, r) {
+        json_t *paxes = json_array(), *pens = json_array(), *taxes = json_array();
+        const json_t *g, *pen;
+        size_t i;
+        json_array_foreach(json_object_get(r, "guests"), i, g) {
+            json_array_append_new(paxes, json_pack("{s:i,s:s,s:s,s:s}", "roomId", (int)k + 1,
+                                                   "type", "AD", "name",
+                                                   trv_json_str(g, "first_name"), "surname",
+                                                   trv_json_str(g, "last_name")));
+        }
+        json_array_foreach(json_object_get(r, "penalties"), i, pen) {
+            json_array_append_new(pens, json_pack("{s:s,s:s}", "amount",
+                amt(req, json_integer_value(json_object_get(pen, "amount")), cur), "from",
+                sbx_instant(req->pool, json_integer_value(json_object_get(pen, "from")))));
+        }
+        if (json_integer_value(json_object_get(r, "due_at_property"))) {
+            json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0,
+                "amount", amt(req, json_integer_value(json_object_get(r, "due_at_property")), cur),
+                "currency", cur, "type", "TAXESANDFEES"));
+        }
+        json_array_append_new(rooms, json_pack(
+            "{s:s,s:i,s:s,s:s,s:s?,s:o,s:[{s:s,s:s,s:s,s:s,s:o,s:{s:o},s:i,s:O,s:i}]}",
+            "status", status, "id", (int)k + 1, "code", trv_json_str(doc, "room_code"),
+            "name", trv_json_str(doc, "room_name"),
+            "supplierReference", strcmp(status, "PENDING") == 0 ? NULL
+                : trv_json_str(doc, "hotel_confirmation_code"),
+            "paxes", paxes, "rates",
+            "rateClass", strcmp(trv_json_str(doc, "plan"), "NRF") == 0 ? "NRF" : "NOR",
+            "net", amt(req, json_integer_value(json_object_get(r, "total")), cur),
+            "boardCode", trv_json_str(doc, "board"), "boardName", trv_json_str(doc, "board_name"),
+            "cancellationPolicies", pens, "taxes", "taxes", taxes, "rooms", 1,
+            "adults", json_object_get(r, "adults"),
+            "children", (int)json_array_size(json_object_get(r, "child_ages"))));
+    }
+    return json_pack(
+        "{s:{s:s,s:s?,s:s,s:s,s:{s:b,s:b},s:{s:s,s:s},s:{s:s,s:s,s:I,s:s,s:o,s:s,s:s,"
+        "s:{s:s,s:s}},s:s,s:s,s:s,s:s?,s:{s:s,s:s}}}", "booking",
+        "reference", trv_rows_get(row, 0, "id"),
+        "clientReference", trv_rows_get(row, 0, "client_reference"),
+        "creationDate", trv_rows_get(row, 0, "created_at"), "status", status,
+        "modificationPolicies", "cancellation", 1, "modification", 0,
+        "holder", "name", trv_json_str(json_object_get(doc, "holder"), "first_name"),
+        "surname", trv_json_str(json_object_get(doc, "holder"), "last_name"),
+        "hotel", "checkIn", trv_json_str(doc, "checkin"), "checkOut", trv_json_str(doc, "checkout"),
+        "code", (json_int_t)apr_atoi64(trv_json_str(doc, "supplier_hotel_id")),
+        "name", trv_json_str(doc, "hotel_name"),
+        "rooms", rooms,
+        "totalNet", amt(req, json_integer_value(json_object_get(doc, "total")), cur),
+        "currency", cur, "supplier", "name", "SANDBOX HOTELS S.L.", "vatNumber", "ESB00000000",
+        "totalNet", amt(req, json_integer_value(json_object_get(doc, "total")), cur),
+        "pendingAmount", amt(req, 0, cur), "currency", cur,
+        "cancellationAmount", canc ? amt(req, json_integer_value(json_object_get(canc, "fee")), cur)
+                                   : NULL,
+        "invoiceCompany", "code", "SBX", "company", "SANDBOX HOTELS S.L.");
+}
+
+static void book(trv_req *req, trv_resp *resp)
+{
+    const json_t *b, *holder, *rooms, *room, *pax;
+    const char *ref;
+    sbx_hquote q;
+    sbx_hprice *pr;
+    sbx_htrigger trig;
+    sbx_hbooking_new nb;
+    json_t *rooms_guests, *doc, *h;
+    apr_int64_t quoted;
+    size_t i, k;
+    char code[9];
+
+    if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
+        return;
+    }
+    holder = json_object_get(b, "holder");
+    if (!trv_json_str(holder, "name") || !trv_json_str(holder, "surname")) {
+        sbx_invalid(req, resp, "holder", "name and surname are required");
+        return;
+    }
+    ref = trv_json_str(b, "clientReference");
+    if (!ref || !trv_printable(ref, 1, 64)) {
+        sbx_invalid(req, resp, "clientReference", "is required: 1 to 64 printable characters");
+        return;
+    }
+    rooms = json_object_get(b, "rooms");
+    if (!json_is_array(rooms) || json_array_size(rooms) < 1) {
+        sbx_invalid(req, resp, "rooms", "is required: [{rateKey, paxes}]");
+        return;
+    }
+    if (b_key(req, resp, trv_json_str(json_array_get(rooms, 0), "rateKey"), &q) != 0) {
+        return;
+    }
+    memset(&trig, 0, sizeof(trig));
+    sbx_htrigger_reference(&trig, ref);
+    sbx_htrigger_guest(&trig, trv_json_str(holder, "surname"));
+    rooms_guests = trv_json_bind(req->pool, json_array());
+    for (i = 0; i < (size_t)q.n_rooms; i++) {
+        json_array_append_new(rooms_guests, json_array());
+    }
+    json_array_foreach(rooms, k, room) {
+        if (strcmp(trv_json_str(room, "rateKey") ? trv_json_str(room, "rateKey") : "",
+                   trv_json_str(json_array_get(rooms, 0), "rateKey")) != 0) {
+            sbx_invalid(req, resp, apr_psprintf(req->pool, "rooms[%d].rateKey", (int)k),
+                        "every room of a booking takes the same rateKey");
+            return;
+        }
+        json_array_foreach(json_object_get(room, "paxes"), i, pax) {
+            json_int_t rid = json_integer_value(json_object_get(pax, "roomId"));
+            if (rid < 1 || rid > q.n_rooms || !trv_json_str(pax, "name")
+                || !trv_json_str(pax, "surname")) {
+                sbx_invalid(req, resp, apr_psprintf(req->pool, "rooms[%d].paxes[%d]", (int)k,
+                                                    (int)i),
+                            "roomId (1..rooms), name and surname are required");
+                return;
+            }
+            sbx_htrigger_guest(&trig, trv_json_str(pax, "surname"));
+            json_array_append_new(json_array_get(rooms_guests, (size_t)rid - 1),
+                                  json_pack("{s:s,s:s}", "first_name", trv_json_str(pax, "name"),
+                                            "last_name", trv_json_str(pax, "surname")));
+        }
+    }
+    for (i = 0; i < (size_t)q.n_rooms; i++) {
+        if (json_array_size(json_array_get(rooms_guests, i)) == 0) {
+            sbx_invalid(req, resp, "rooms", apr_psprintf(req->pool, "room %d has no pax",
+                                                         (int)i + 1));
+            return;
+        }
+    }
+    quoted = q.total;
+    if (b_reprice(req, resp, &q) != 0) {
+        return;
+    }
+    if (q.total != quoted) {
+        sbx_error(req, resp, 409, "PRICE_CHANGED", "The price changed from %s to %s; "
+                  "check rates again", amt(req, quoted, q.currency),
+                  amt(req, q.total, q.currency));
+        return;
+    }
+    pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q.n_rooms);
+    sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &q, sbx_now(), pr);
+    h = json_pack("{s:s,s:s}", "first_name", trv_json_str(holder, "name"), "last_name",
+                  trv_json_str(holder, "surname"));
+    doc = trv_json_bind(req->pool, sbx_hbooking_doc(req->pool, SBX_HOTELS(req), &q, pr,
+                                                    rooms_guests, h));
+    json_decref(h);
+    sbx_random_chars(code, 8, "0123456789");
+    json_object_set_new(doc, "hotel_confirmation_code", json_string(code));
+    memset(&nb, 0, sizeof(nb));
+    sbx_random_chars(code, 7, "0123456789");
+    nb.id = apr_pstrcat(req->pool, "1-", code, NULL);
+    nb.supplier = B;
+    nb.client_reference = ref;
+    nb.trigger = &trig;
+    nb.currency = q.currency;
+    nb.total = json_integer_value(json_object_get(doc, "total"));
+    nb.doc = doc;
+    nb.confirm_in = trig.async ? SBX(req)->set->async_ticketing : 0;
+    sbx_hbook_run(req, resp, &nb, "BOOKING_REFUSED", "DUPLICATE_CLIENT_REFERENCE", 200,
+                  b_booking);
+}
+
+static void get_booking(trv_req *req, trv_resp *resp)
+{
+    sbx_hread_run(req, resp, B, apr_table_get(req->params, "ref"), b_booking);
+}
+
+static void list_bookings(trv_req *req, trv_resp *resp)
+{
+    const char *ref = apr_table_get(req->query, "clientReference");
+    trv_dbc *c;
+    trv_rows *rows;
+    json_t *list;
+    int i;
+    if (!ref || !*ref) {
+        sbx_invalid(req, resp, "clientReference", "is required");
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, NULL, 1727, "finding hotel bookings");
+        return;
+    }
+    if (sbx_hbooking_by_reference(c, req->pool, B, ref, &rows) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1728, "finding hotel bookings");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    list = json_array();
+    for (i = 0; i < rows->n; i++) {
+        json_array_append_new(list, json_pack("{s:s,s:s}", "reference",
+                                              trv_rows_get(rows, i, "id"), "clientReference",
+                                              ref));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:{s:o,s:i}}", "bookings", "bookings", list,
+                                       "total", rows->n));
+}
+
+static void cancel_booking(trv_req *req, trv_resp *resp)
+{
+    const char *flag = apr_table_get(req->query, "cancellationFlag");
+    if (flag && strcmp(flag, "CANCELLATION") != 0) {
+        /* SIMULATION is not enabled for the sandbox's account: previews are
+         * SUPPLIER_C's. */
+        sbx_invalid(req, resp, "cancellationFlag", "must be CANCELLATION");
+        return;
+    }
+    sbx_hcancel_run(req, resp, B, apr_table_get(req->params, "ref"), "CANCELLATION_FAILED",
+                    b_booking);
+}
+
+const trv_route sbx_hotel_b_routes[] = {
+    {"GET", "/hotels/b/hotel-content-api/1.0/locations/destinations", destinations,
+     TRV_ROUTE_OWN_QUERY},
+    {"GET", "/hotels/b/hotel-content-api/1.0/hotels", content_hotels, TRV_ROUTE_OWN_QUERY},
+    {"POST", "/hotels/b/hotel-api/1.0/hotels", availability, 0},
+    {"POST", "/hotels/b/hotel-api/1.0/checkrates", checkrates, 0},
+    {"POST", "/hotels/b/hotel-api/1.0/bookings", book, 0},
+    {"GET", "/hotels/b/hotel-api/1.0/bookings", list_bookings, TRV_ROUTE_OWN_QUERY},
+    {"GET", "/hotels/b/hotel-api/1.0/bookings/{ref}", get_booking, 0},
+    {"DELETE", "/hotels/b/hotel-api/1.0/bookings/{ref}", cancel_booking, TRV_ROUTE_OWN_QUERY},
+    {NULL, NULL, NULL, 0},
+};
