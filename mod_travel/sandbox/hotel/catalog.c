@@ -241,12 +241,12 @@ static void make_hotel(apr_pool_t *p, const sbx_hcity *c, int ci, int i, long in
 {
     apr_uint64_t seed = mix((apr_uint64_t)ci * 131 + 7, (apr_uint64_t)i);
     apr_uint64_t r = seed;
-    int brand = (int)((i / N_SUFFIXES + (int)(seed % 5)) % N_BRANDS);
+    int brand = (i / N_SUFFIXES + ci * 5) % N_BRANDS;
     int r2;
     double dist, bearing;
 
-    /* i % 16 picks the suffix and i / 16 moves the brand: names stay
-     * unique within a city for up to 192 hotels. */
+    /* i % 16 picks the suffix and i / 16 moves the brand (from a start of
+     * the city's own): names stay unique within a city for 192 hotels. */
     x->city = ci;
     x->seed = seed;
     x->name = apr_psprintf(p, "%s %s %s", brands[brand].brand, c->name,

@@ -37,8 +37,8 @@ int sbx_need_hotels(trv_req *req, trv_resp *resp);
 int sbx_hfactors(trv_req *req, trv_resp *resp, int s, apr_hash_t **out);
 int sbx_hfactor_of(apr_hash_t *f, const char *sid);
 
-/* The control API: POST / DELETE /sandbox/hotel-prices. */
-extern const trv_route sbx_hotel_control_routes[];
+/* The control API (POST / DELETE /sandbox/hotel-prices) is
+ * sbx_hotel_control_routes, declared in sandbox.h with the APIs' routes. */
 
 /* ---- bookings ---- */
 

@@ -182,7 +182,7 @@ static void set_prices(trv_req *req, trv_resp *resp)
         sid = json_string_value(sidv);
     }
     else if (json_is_integer(sidv) && json_integer_value(sidv) > 0) {
-        sid = apr_psprintf(req->pool, "%" JSON_INTEGER_FORMAT, json_integer_value(sidv));
+        sid = apr_psprintf(req->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(sidv));
     }
     else {
         trv_errs_add(errs, "supplier_hotel_id", "is required: the supplier's hotel id");

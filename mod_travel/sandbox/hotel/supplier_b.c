@@ -297,7 +297,7 @@ static void availability(trv_req *req, trv_resp *resp)
         }
         json_array_foreach(hl, j, v) {
             const char *sid = json_is_integer(v)
-                ? apr_psprintf(req->pool, "%" JSON_INTEGER_FORMAT, json_integer_value(v))
+                ? apr_psprintf(req->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(v))
                 : json_string_value(v);
             if ((i = sbx_hotel_by_sid(h, B, sid)) >= 0) {
                 idx[n_idx++] = i;
@@ -343,7 +343,6 @@ static void availability(trv_req *req, trv_resp *resp)
         apr_int64_t min = -1, max = 0;
         const char *rk;
         json_t *rv;
-        void *it;
         double lat, lon;
         q.hotel = idx[i];
         q.factor_permille = sbx_hfactor_of(factors, sbx_hotel_sid(req->pool, B, q.hotel));
@@ -377,7 +376,6 @@ static void availability(trv_req *req, trv_resp *resp)
         json_object_foreach(rooms, rk, rv) {
             json_array_append(room_list, rv);
         }
-        (void)it;
         json_decref(rooms);
         sbx_hotel_position(x, B, &lat, &lon);
         hj = json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:o,s:s,s:s,s:s}",

@@ -1,0 +1,1007 @@
+/* The sandbox hotel suppliers over real HTTP: each API's own credentials
+ * (X-API-Key; Hotelbeds' SHA-256 X-Signature; Rapid's SHA-512 EAN
+ * signature, computed here), hotel content by city and by coordinates
+ * with paging, the same hotel at two or three suppliers under their own
+ * ids with matching data, deterministic rates, the whole book flow of
+ * each supplier (rates, re-price, book, read, find by reference, cancel),
+ * the test triggers (Failbook, Async, Restricted, sandbox-cancel-fails,
+ * sandbox-unknown), the price control, idempotency keys and faults on
+ * demand. */
+#include "e2e.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#define KEY_A "sandbox-key-hotel-a"
+#define KEY_B "sandbox-key-hotel-b"
+#define SECRET_B "sandbox-secret-hotel-b"
+#define KEY_C "sandbox-key-hotel-c"
+#define SECRET_C "sandbox-secret-hotel-c"
+
+/* ---- credentials ---- */
+
+static void hex_digest(const EVP_MD *md, const char *msg, char *out)
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0, i;
+    EVP_Digest(msg, strlen(msg), d, &n, md, NULL);
+    for (i = 0; i < n; i++) {
+        sprintf(out + 2 * i, "%02x", d[i]);
+    }
+}
+
+/* The headers of api 'a', 'b' or 'c' at time ts (0: now), plus extra. */
+static void auth_headers(char api, long ts, char h[3][300])
+{
+    char msg[256], sig[200];
+    if (!ts) {
+        ts = (long)time(NULL);
+    }
+    h[0][0] = h[1][0] = h[2][0] = '\0';
+    if (api == 'a') {
+        snprintf(h[0], 300, "X-API-Key: %s", KEY_A);
+    }
+    else if (api == 'b') {
+        snprintf(msg, sizeof(msg), "%s%s%ld", KEY_B, SECRET_B, ts);
+        hex_digest(EVP_sha256(), msg, sig);
+        snprintf(h[0], 300, "Api-key: %s", KEY_B);
+        snprintf(h[1], 300, "X-Signature: %s", sig);
+    }
+    else {
+        snprintf(msg, sizeof(msg), "%s%s%ld", KEY_C, SECRET_C, ts);
+        hex_digest(EVP_sha512(), msg, sig);
+        snprintf(h[0], 300, "Authorization: EAN APIKey=%s,Signature=%s,timestamp=%ld", KEY_C,
+                 sig, ts);
+    }
+}
+
+static const char *base_of(char api)
+{
+    return api == 'a' ? "/hotels/a/v3.0" : api == 'b' ? "/hotels/b" : "/hotels/c/v3";
+}
+
+/* A call to api at path (under its base) with optional idempotency key
+ * and x-request-id. */
+static e2e_resp *callx(char api, const char *method, const char *path, const char *body,
+                       const char *idem, const char *rid)
+{
+    char h[3][300], full[4096], ik[300], rh[300];
+    const char *hs[8];
+    int n = 0, i;
+    auth_headers(api, 0, h);
+    for (i = 0; i < 3; i++) {
+        if (h[i][0]) {
+            hs[n++] = h[i];
+        }
+    }
+    hs[n++] = "Content-Type: application/json";
+    if (idem) {
+        snprintf(ik, sizeof(ik), "Idempotency-Key: %s", idem);
+        hs[n++] = ik;
+    }
+    if (rid) {
+        snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
+        hs[n++] = rh;
+    }
+    hs[n] = NULL;
+    snprintf(full, sizeof(full), "%s%s", base_of(api), path);
+    return e2e_call(e2e_sandbox_url(), method, full, hs, body);
+}
+
+static e2e_resp *call(char api, const char *method, const char *path, const char *body)
+{
+    return callx(api, method, path, body, NULL, NULL);
+}
+
+static e2e_resp *must(e2e_resp *r, long status)
+{
+    if (r->status != status) {
+        fail_msg("expected %ld, got %ld: %.600s", status, r->status, r->body);
+    }
+    return r;
+}
+
+static const char *date_in(int days, char *buf)
+{
+    time_t t = time(NULL) + (time_t)days * 86400;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, 11, "%Y-%m-%d", &tm);
+    return buf;
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static char *unique(const char *prefix)
+{
+    static int n;
+    char *s = malloc(96);
+    snprintf(s, 96, "%s-%ld-%d-%d", prefix, e2e_now_ms(), (int)getpid(), ++n);
+    return s;
+}
+
+/* ---- content and mapping ---- */
+
+static json_t *a_city(const char *city, const char *cc, int limit, int offset, int *total)
+{
+    char path[256];
+    e2e_resp *r;
+    json_t *d;
+    snprintf(path, sizeof(path), "/data/hotels?countryCode=%s&cityName=%s&limit=%d&offset=%d",
+             cc, city, limit, offset);
+    r = must(call('a', "GET", path, NULL), 200);
+    d = json_incref(json_object_get(r->json, "data"));
+    if (total) {
+        *total = (int)json_integer_value(json_object_get(r->json, "total"));
+    }
+    e2e_free(r);
+    return d;
+}
+
+static void every_api_wants_its_own_credentials(void **state)
+{
+    char h[3][300];
+    const char *hs[4];
+    e2e_resp *r;
+    (void)state;
+    r = e2e_call(e2e_sandbox_url(), "GET", "/hotels/a/v3.0/data/hotel?hotelId=lp000000", NULL,
+                 NULL);
+    e2e_assert_error(r, 401, "unauthorized");
+    e2e_free(r);
+    hs[0] = "X-API-Key: sandbox-key-a";
+    hs[1] = NULL;
+    r = e2e_call(e2e_sandbox_url(), "GET", "/hotels/a/v3.0/data/hotels?countryCode=GB&cityName="
+                 "London", hs, NULL);
+    e2e_assert_error(r, 401, "unauthorized");
+    e2e_free(r);
+    /* Hotelbeds: a signature of another second than now +-5 min fails. */
+    auth_headers('b', (long)time(NULL) - 3600, h);
+    hs[0] = h[0];
+    hs[1] = h[1];
+    hs[2] = NULL;
+    r = e2e_call(e2e_sandbox_url(), "GET",
+                 "/hotels/b/hotel-content-api/1.0/locations/destinations?countryCodes=GB", hs, NULL);
+    e2e_assert_error(r, 401, "unauthorized");
+    e2e_free(r);
+    auth_headers('b', (long)time(NULL) - 60, h);
+    r = e2e_call(e2e_sandbox_url(), "GET",
+                 "/hotels/b/hotel-content-api/1.0/locations/destinations?countryCodes=GB", hs, NULL);
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    /* Rapid: a stale timestamp, then the signature of another key. */
+    auth_headers('c', (long)time(NULL) - 900, h);
+    hs[0] = h[0];
+    hs[1] = NULL;
+    r = e2e_call(e2e_sandbox_url(), "GET", "/hotels/c/v3/properties/content?country_code=GB&"
+                 "city=London", hs, NULL);
+    e2e_assert_error(r, 401, "unauthorized");
+    e2e_free(r);
+    hs[0] = "Authorization: EAN APIKey=sandbox-key-hotel-c,Signature=00,timestamp=1";
+    r = e2e_call(e2e_sandbox_url(), "GET", "/hotels/c/v3/properties/content?country_code=GB&"
+                 "city=London", hs, NULL);
+    e2e_assert_error(r, 401, "unauthorized");
+    e2e_free(r);
+}
+
+/* London pages at every supplier, and a hotel sold by two or three of
+ * them carries what an aggregator maps it by. */
+static void hotels_page_and_map_across_suppliers(void **state)
+{
+    json_t *page1, *page2, *all, *bh, *ch;
+    int total, i, matched_b = 0, matched_c = 0;
+    e2e_resp *r;
+    char path[512], *link;
+    size_t k;
+    const char *sid;
+    json_t *v;
+    (void)state;
+    page1 = a_city("London", "GB", 20, 0, &total);
+    assert_true(total >= 30);
+    assert_int_equal(json_array_size(page1), 20);
+    page2 = a_city("London", "GB", 20, 20, NULL);
+    assert_true(json_array_size(page2) >= 10);
+    assert_string_not_equal(str(json_array_get(page1, 0), "id"), str(json_array_get(page2, 0), "id"));
+    all = a_city("London", "GB", 200, 0, NULL);
+    assert_int_equal((int)json_array_size(all), total);
+    /* SUPPLIER_B's London (destination LHR) and its GIATA-like codes. */
+    r = must(call('b', "GET", "/hotel-content-api/1.0/hotels?destinationCode=LHR&from=1&to=200",
+                  NULL), 200);
+    bh = json_incref(json_object_get(r->json, "hotels"));
+    assert_true(json_integer_value(json_object_get(r->json, "total")) >= 30);
+    e2e_free(r);
+    /* SUPPLIER_C's, page by page through the Link header. */
+    ch = json_object();
+    snprintf(path, sizeof(path), "/properties/content?country_code=GB&city=London&limit=25");
+    for (i = 0; i < 10; i++) {
+        r = must(call('c', "GET", path, NULL), 200);
+        json_object_update(ch, r->json);
+        link = e2e_header(r, "Link");
+        e2e_free(r);
+        if (!link) {
+            break;
+        }
+        assert_non_null(strstr(link, "rel=\"next\""));
+        /* </hotels/c/v3/properties/content?...>; rel="next" */
+        assert_int_equal(sscanf(link, "</hotels/c/v3%511[^>]>", path), 1);
+        free(link);
+    }
+    assert_true(i >= 1 && i < 10);
+    assert_true(json_object_size(ch) >= 30);
+    json_array_foreach(all, k, v) {
+        size_t j;
+        json_t *b;
+        const char *key;
+        json_t *c;
+        json_array_foreach(bh, j, b) {
+            if (json_integer_value(json_object_get(b, "giataCode"))
+                == json_integer_value(json_object_get(v, "giataId"))) {
+                double dlat = json_real_value(json_object_get(json_object_get(b, "coordinates"),
+                                                              "latitude"))
+                            - json_real_value(json_object_get(v, "latitude"));
+                assert_string_equal(str(json_object_get(b, "name"), "content"), str(v, "name"));
+                assert_true(dlat < 0.001 && dlat > -0.001);   /* about 100 m */
+                assert_string_equal(str(b, "postalCode"), str(v, "zip"));
+                /* Its own id at B. */
+                sid = str(v, "id");
+                assert_true(strncmp(sid, "lp", 2) == 0);
+                matched_b++;
+            }
+        }
+        json_object_foreach(ch, key, c) {
+            if (strcmp(str(c, "name"), str(v, "name")) == 0) {
+                assert_string_equal(str(json_object_get(c, "address"), "postal_code"),
+                                    str(v, "zip"));
+                assert_null(json_object_get(c, "giataCode"));
+                matched_c++;
+            }
+        }
+    }
+    /* Many of A's London hotels are sold by B and by C too. */
+    assert_true(matched_b * 3 > total);
+    assert_true(matched_c * 3 > total);
+    json_decref(page1);
+    json_decref(page2);
+    json_decref(all);
+    json_decref(bh);
+    json_decref(ch);
+}
+
+static void hotels_are_found_by_coordinates(void **state)
+{
+    e2e_resp *r;
+    json_t *d, *v;
+    size_t i;
+    (void)state;
+    /* Paris: near the centre of CDG and ORY; 15 km takes in hotels. */
+    r = must(call('a', "GET", "/data/hotels?latitude=48.85&longitude=2.45&radius=15000&limit=500",
+                  NULL), 200);
+    d = json_object_get(r->json, "data");
+    assert_true(json_array_size(d) > 5);
+    json_array_foreach(d, i, v) {
+        assert_string_equal(str(v, "country"), "FR");
+    }
+    e2e_free(r);
+    r = must(call('a', "GET", "/data/hotels?latitude=95&longitude=2&radius=1000", NULL), 422);
+    e2e_free(r);
+}
+
+/* ---- SUPPLIER_A ---- */
+
+static json_t *a_rates(const char *hotel_id, int days, int nights, const char *cur,
+                       const char *occ)
+{
+    char body[1024], in[11], out[11];
+    e2e_resp *r;
+    json_t *d;
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", \"checkout\": "
+             "\"%s\", \"occupancies\": %s, \"currency\": \"%s\", \"guestNationality\": \"GB\"}",
+             hotel_id, date_in(days, in), date_in(days + nights, out), occ, cur);
+    r = must(call('a', "POST", "/hotels/rates", body), 200);
+    d = json_incref(json_object_get(json_array_get(json_object_get(r->json, "data"), 0),
+                                    "roomTypes"));
+    e2e_free(r);
+    return d;
+}
+
+static json_t *a_book_body(const char *prebook, const char *last, const char *ref)
+{
+    return json_pack("{s:s,s:{s:s,s:s,s:s},s:[{s:i,s:s,s:s}],s:{s:s},s:s}",
+                     "prebookId", prebook, "holder", "firstName", "Ada", "lastName", last,
+                     "email", "ada@example.com", "guests", "occupancyNumber", 1, "firstName",
+                     "Ada", "lastName", last, "payment", "method", "ACC_CREDIT_CARD",
+                     "clientReference", ref);
+}
+
+static char *a_prebook(const char *hotel, int days, int plan_nrf)
+{
+    json_t *types = a_rates(hotel, days, 2, "EUR", "[{\"adults\": 2}]"), *t;
+    size_t i;
+    char body[2048];
+    e2e_resp *r;
+    char *pid = NULL;
+    assert_true(json_array_size(types) > 0);
+    json_array_foreach(types, i, t) {
+        if (strcmp(str(t, "rateType"), plan_nrf ? "NRFN" : "RFN") == 0) {
+            snprintf(body, sizeof(body), "{\"offerId\": \"%s\"}", str(t, "offerId"));
+            r = must(call('a', "POST", "/rates/prebook", body), 200);
+            pid = strdup(str(json_object_get(r->json, "data"), "prebookId"));
+            assert_false(json_is_true(json_object_get(json_object_get(r->json, "data"),
+                                                      "priceChanged")));
+            e2e_free(r);
+            break;
+        }
+    }
+    json_decref(types);
+    return pid;
+}
+
+static const char *first_a_hotel(const char *city, const char *cc, int n)
+{
+    static char id[32];
+    json_t *d = a_city(city, cc, n + 1, 0, NULL);
+    snprintf(id, sizeof(id), "%s", str(json_array_get(d, (size_t)n), "id"));
+    json_decref(d);
+    return id;
+}
+
+static void a_rates_are_deterministic_and_plausible(void **state)
+{
+    const char *hotel = first_a_hotel("Berlin", "DE", 2);
+    json_t *x = a_rates(hotel, 40, 3, "EUR", "[{\"adults\": 2}, {\"adults\": 1, \"children\": [6]}]");
+    json_t *y = a_rates(hotel, 40, 3, "EUR", "[{\"adults\": 2}, {\"adults\": 1, \"children\": [6]}]");
+    json_t *t, *rate;
+    size_t i, k;
+    (void)state;
+    assert_true(json_array_size(x) > 0);
+    assert_int_equal(json_array_size(x), json_array_size(y));
+    json_array_foreach(x, i, t) {
+        const json_t *u = json_array_get(y, i);
+        long long sum = 0;
+        assert_string_equal(str(json_object_get(t, "offerRetailRate"), "amount"),
+                            str(json_object_get(u, "offerRetailRate"), "amount"));
+        /* One rate per room, in the requested order, adding up. */
+        assert_int_equal(json_array_size(json_object_get(t, "rates")), 2);
+        json_array_foreach(json_object_get(t, "rates"), k, rate) {
+            const char *amt = str(json_array_get(json_object_get(json_object_get(rate,
+                                  "retailRate"), "total"), 0), "amount");
+            long long whole, cents;
+            assert_int_equal(json_integer_value(json_object_get(rate, "occupancyNumber")),
+                             (json_int_t)k + 1);
+            assert_int_equal(sscanf(amt, "%lld.%lld", &whole, &cents), 2);
+            assert_true(whole >= 60);        /* a plausible Berlin stay */
+            sum += whole * 100 + cents;
+            /* Berlin charges a city tax, paid at the hotel. */
+            assert_false(json_is_true(json_object_get(json_array_get(json_object_get(
+                json_object_get(rate, "retailRate"), "taxesAndFees"), 1), "included")));
+        }
+        {
+            long long w, c;
+            assert_int_equal(sscanf(str(json_object_get(t, "offerRetailRate"), "amount"),
+                                    "%lld.%lld", &w, &c), 2);
+            assert_true(w * 100 + c == sum);
+        }
+    }
+    json_decref(x);
+    json_decref(y);
+}
+
+static void a_books_reads_finds_and_cancels(void **state)
+{
+    const char *hotel = first_a_hotel("Paris", "FR", 0);
+    char *pid = a_prebook(hotel, 60, 0), *ref = unique("a-flow"), path[300], *idem;
+    json_t *body, *d;
+    e2e_resp *r, *again;
+    char id[64];
+    (void)state;
+    assert_non_null(pid);
+    body = a_book_body(pid, "Lovelace", ref);
+    idem = unique("idem");
+    r = must(callx('a', "POST", "/rates/book", json_dumps(body, 0), idem, NULL), 200);
+    d = json_object_get(r->json, "data");
+    snprintf(id, sizeof(id), "%s", str(d, "bookingId"));
+    assert_string_equal(str(d, "status"), "CONFIRMED");
+    assert_string_equal(str(d, "clientReference"), ref);
+    assert_non_null(str(d, "hotelConfirmationCode"));
+    assert_string_equal(str(json_object_get(d, "payment"), "collectedBy"), "SUPPLIER_A");
+    /* The same key: the stored answer, marked as replayed. */
+    again = must(callx('a', "POST", "/rates/book", json_dumps(body, 0), idem, NULL), 200);
+    assert_string_equal(e2e_header(again, "Idempotent-Replayed"), "true");
+    assert_string_equal(str(json_object_get(again->json, "data"), "bookingId"), id);
+    e2e_free(again);
+    /* The same prebook again, without a key: that booking, not a second. */
+    again = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
+    assert_string_equal(str(json_object_get(again->json, "data"), "bookingId"), id);
+    e2e_free(again);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/bookings/%s", id);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "data"), "status"), "CONFIRMED");
+    assert_string_equal(str(json_object_get(json_object_get(r->json, "data"), "hotel"),
+                            "hotelId"), hotel);
+    e2e_free(r);
+    /* The hotel's own page lists the room types it sells. */
+    snprintf(path, sizeof(path), "/data/hotel?hotelId=%s", hotel);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_true(json_array_size(json_object_get(json_object_get(r->json, "data"), "rooms")) >= 1);
+    assert_string_equal(str(json_object_get(r->json, "data"), "id"), hotel);
+    e2e_free(r);
+    r = call('a', "GET", "/data/hotel?hotelId=lpffffff", NULL);
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/bookings?clientReference=%s", ref);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    e2e_free(r);
+    /* Refundable, two months ahead: free to cancel; again, the same. */
+    snprintf(path, sizeof(path), "/bookings/%s", id);
+    r = must(call('a', "PUT", path, NULL), 200);
+    d = json_object_get(r->json, "data");
+    assert_string_equal(str(d, "status"), "CANCELLED");
+    assert_string_equal(str(json_object_get(d, "cancellation"), "cancellationFee"), "0.00");
+    assert_string_equal(str(json_object_get(d, "cancellation"), "refundAmount"), str(d, "price"));
+    e2e_free(r);
+    r = must(call('a', "PUT", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "data"), "status"), "CANCELLED");
+    e2e_free(r);
+    json_decref(body);
+    free(pid);
+    free(ref);
+    free(idem);
+}
+
+static void a_nonrefundable_cancels_at_full_fee(void **state)
+{
+    const char *hotel;
+    char *pid = NULL, *ref = unique("a-nrf"), path[300];
+    json_t *body, *d;
+    e2e_resp *r;
+    int n;
+    (void)state;
+    for (n = 0; n < 10 && !pid; n++) {
+        hotel = first_a_hotel("Tokyo", "JP", n);
+        pid = a_prebook(hotel, 30, 1);
+    }
+    assert_non_null(pid);
+    body = a_book_body(pid, "Hopper", ref);
+    r = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
+    snprintf(path, sizeof(path), "/bookings/%s", str(json_object_get(r->json, "data"), "bookingId"));
+    e2e_free(r);
+    r = must(call('a', "PUT", path, NULL), 200);
+    d = json_object_get(r->json, "data");
+    assert_string_equal(str(json_object_get(d, "cancellation"), "cancellationFee"), str(d, "price"));
+    assert_string_equal(str(json_object_get(d, "cancellation"), "refundAmount"), "0.00");
+    e2e_free(r);
+    json_decref(body);
+    free(pid);
+    free(ref);
+}
+
+/* ---- SUPPLIER_B ---- */
+
+static json_t *b_availability(const char *hotels_json, int days, const char *cur)
+{
+    char body[1024], in[11], out[11];
+    e2e_resp *r;
+    json_t *h;
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 1, \"paxes\": "
+             "[{\"type\": \"CH\", \"age\": 8}]}], %s, \"currency\": \"%s\"}",
+             date_in(days, in), date_in(days + 2, out), hotels_json, cur);
+    r = must(call('b', "POST", "/hotel-api/1.0/hotels", body), 200);
+    h = json_incref(json_object_get(json_object_get(r->json, "hotels"), "hotels"));
+    e2e_free(r);
+    return h;
+}
+
+static json_t *b_first_rate(const json_t *hotels, const char *rate_class)
+{
+    size_t i, j, k;
+    json_t *h, *room, *rate;
+    json_array_foreach(hotels, i, h) {
+        json_array_foreach(json_object_get(h, "rooms"), j, room) {
+            json_array_foreach(json_object_get(room, "rates"), k, rate) {
+                if (!rate_class || strcmp(str(rate, "rateClass"), rate_class) == 0) {
+                    return rate;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static json_t *b_book_body(const char *key, const char *surname, const char *ref)
+{
+    return json_pack("{s:{s:s,s:s},s:[{s:s,s:[{s:i,s:s,s:s,s:s},{s:i,s:s,s:s,s:s}]}],s:s}",
+                     "holder", "name", "Grace", "surname", surname, "rooms", "rateKey", key,
+                     "paxes", "roomId", 1, "type", "AD", "name", "Grace", "surname", surname,
+                     "roomId", 1, "type", "CH", "name", "Kid", "surname", surname,
+                     "clientReference", ref);
+}
+
+static void b_books_by_destination_and_cancels(void **state)
+{
+    json_t *hotels = b_availability("\"destination\": {\"code\": \"CDG\"}", 50, "EUR"), *rate;
+    json_t *body;
+    char ck[2048], path[256], reference[32];
+    char *ref = unique("b-flow");
+    e2e_resp *r;
+    (void)state;
+    assert_true(json_array_size(hotels) >= 10);
+    rate = b_first_rate(hotels, "NOR");
+    assert_non_null(rate);
+    snprintf(ck, sizeof(ck), "{\"rooms\": [{\"rateKey\": \"%s\"}]}", str(rate, "rateKey"));
+    r = must(call('b', "POST", "/hotel-api/1.0/checkrates", ck), 200);
+    assert_string_equal(str(json_object_get(r->json, "hotel"), "totalNet"), str(rate, "net"));
+    assert_false(json_is_true(json_object_get(json_object_get(r->json, "hotel"), "priceChanged")));
+    e2e_free(r);
+    body = b_book_body(str(rate, "rateKey"), "Hopper", ref);
+    r = must(call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(body, 0)), 200);
+    assert_string_equal(str(json_object_get(r->json, "booking"), "status"), "CONFIRMED");
+    assert_string_equal(str(json_object_get(r->json, "booking"), "pendingAmount"), "0.00");
+    snprintf(reference, sizeof(reference), "%s", str(json_object_get(r->json, "booking"),
+                                                     "reference"));
+    e2e_free(r);
+    /* A second booking under the reference is refused, naming the first. */
+    r = call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(body, 0));
+    e2e_assert_error(r, 409, "DUPLICATE_CLIENT_REFERENCE");
+    assert_string_equal(str(json_object_get(r->json, "error"), "existing_booking_id"), reference);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s", reference);
+    r = must(call('b', "GET", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "booking"), "clientReference"), ref);
+    assert_string_equal(str(json_array_get(json_object_get(json_object_get(json_object_get(
+                            r->json, "booking"), "hotel"), "rooms"), 0), "status"), "CONFIRMED");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings?clientReference=%s", ref);
+    r = must(call('b', "GET", path, NULL), 200);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r->json, "bookings"),
+                                                        "total")), 1);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s?cancellationFlag=SIMULATION",
+             reference);
+    r = call('b', "DELETE", path, NULL);
+    e2e_assert_error(r, 422, "validation_error");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s?cancellationFlag=CANCELLATION",
+             reference);
+    r = must(call('b', "DELETE", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "booking"), "status"), "CANCELLED");
+    assert_string_equal(str(json_object_get(r->json, "booking"), "cancellationAmount"), "0.00");
+    e2e_free(r);
+    json_decref(body);
+    json_decref(hotels);
+    free(ref);
+}
+
+/* The price control multiplies one hotel's prices at one supplier: a
+ * rateKey quoted before no longer books; DELETE restores the prices. */
+static void price_control_moves_one_hotels_prices(void **state)
+{
+    json_t *before, *during, *after, *rate0, *rate1, *body;
+    char hotels[128], ctl[256], ck[2048];
+    json_int_t code;
+    e2e_resp *r;
+    long long b0, b1, c0, c1;
+    char *ref = unique("b-price");
+    (void)state;
+    /* From the catalogue's own prices, whatever an earlier run left. */
+    r = e2e_call(e2e_sandbox_url(), "DELETE", "/sandbox/hotel-prices", NULL, NULL);
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    before = b_availability("\"geolocation\": {\"latitude\": 52.5, \"longitude\": 13.4, "
+                            "\"radius\": 30, \"unit\": \"km\"}", 35, "EUR");
+    assert_true(json_array_size(before) > 0);
+    code = json_integer_value(json_object_get(json_array_get(before, 0), "code"));
+    snprintf(hotels, sizeof(hotels), "\"hotels\": {\"hotel\": [%lld]}", (long long)code);
+    json_decref(before);
+    before = b_availability(hotels, 35, "EUR");
+    rate0 = b_first_rate(before, NULL);
+    snprintf(ctl, sizeof(ctl), "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": \"%lld\", "
+             "\"factor\": 2}", (long long)code);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
+                 (const char *const[]){"Content-Type: application/json", NULL}, ctl);
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    during = b_availability(hotels, 35, "EUR");
+    rate1 = b_first_rate(during, NULL);
+    assert_int_equal(sscanf(str(rate0, "net"), "%lld.%lld", &b0, &c0), 2);
+    assert_int_equal(sscanf(str(rate1, "net"), "%lld.%lld", &b1, &c1), 2);
+    /* Twice the price, within a cent a night of rounding. */
+    if (llabs((b1 * 100 + c1) - 2 * (b0 * 100 + c0)) > 4) {
+        fail_msg("%s then %s (%s, %s)", str(rate0, "net"), str(rate1, "net"),
+                 str(rate0, "rateClass"), str(rate1, "rateClass"));
+    }
+    /* The rateKey quoted before the change: checkrates says so, book refuses. */
+    snprintf(ck, sizeof(ck), "{\"rooms\": [{\"rateKey\": \"%s\"}]}", str(rate0, "rateKey"));
+    r = must(call('b', "POST", "/hotel-api/1.0/checkrates", ck), 200);
+    assert_true(json_is_true(json_object_get(json_object_get(r->json, "hotel"), "priceChanged")));
+    e2e_free(r);
+    body = b_book_body(str(rate0, "rateKey"), "Lamarr", ref);
+    r = call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(body, 0));
+    e2e_assert_error(r, 409, "PRICE_CHANGED");
+    e2e_free(r);
+    /* Out-of-range factors and hotels the supplier does not sell are refused. */
+    snprintf(ctl, sizeof(ctl), "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": \"%lld\", "
+             "\"factor\": 11}", (long long)code);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
+                 (const char *const[]){"Content-Type: application/json", NULL}, ctl);
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
+                 (const char *const[]){"Content-Type: application/json", NULL},
+                 "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": \"12\", \"factor\": 2}");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    r = e2e_call(e2e_sandbox_url(), "DELETE", "/sandbox/hotel-prices", NULL, NULL);
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    after = b_availability(hotels, 35, "EUR");
+    assert_string_equal(str(b_first_rate(after, NULL), "net"), str(rate0, "net"));
+    json_decref(body);
+    json_decref(before);
+    json_decref(during);
+    json_decref(after);
+    free(ref);
+}
+
+/* ---- SUPPLIER_C ---- */
+
+static char *c_book_link(const char *property, int days, const char *cur, int nrf)
+{
+    char path[1024], in[11], out[11];
+    e2e_resp *r;
+    json_t *room, *rate, *bg;
+    size_t i, j;
+    const char *href = NULL, *kk;
+    char *book = NULL;
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=%s"
+             "&occupancy=2&property_id=%s&rate_plan_count=20&country_code=US", date_in(days, in),
+             date_in(days + 3, out), cur, property);
+    r = must(call('c', "GET", path, NULL), 200);
+    json_array_foreach(json_object_get(json_array_get(r->json, 0), "rooms"), i, room) {
+        json_array_foreach(json_object_get(room, "rates"), j, rate) {
+            if (json_is_true(json_object_get(rate, "refundable")) == !nrf && !href) {
+                json_object_foreach(json_object_get(rate, "bed_groups"), kk, bg) {
+                    href = str(json_object_get(json_object_get(bg, "links"), "price_check"),
+                               "href");
+                }
+            }
+        }
+    }
+    if (href) {
+        e2e_resp *pc;
+        assert_int_equal(strncmp(href, "/hotels/c/v3", 12), 0);
+        pc = must(call('c', "GET", href + 12, NULL), 200);
+        assert_string_equal(str(pc->json, "status"), "available");
+        book = strdup(str(json_object_get(json_object_get(pc->json, "links"), "book"), "href") + 12);
+        e2e_free(pc);
+    }
+    e2e_free(r);
+    return book;
+}
+
+static const char *c_property(const char *city, const char *cc, int n)
+{
+    static char id[32];
+    char path[256];
+    e2e_resp *r;
+    const char *k;
+    json_t *v;
+    int i = 0;
+    snprintf(path, sizeof(path), "/properties/content?country_code=%s&city=%s&limit=50", cc, city);
+    r = must(call('c', "GET", path, NULL), 200);
+    id[0] = '\0';
+    json_object_foreach(r->json, k, v) {
+        if (i++ == n) {
+            snprintf(id, sizeof(id), "%s", k);
+        }
+    }
+    (void)v;
+    e2e_free(r);
+    return id;
+}
+
+static e2e_resp *c_book(const char *link, const char *family, const char *ref)
+{
+    char body[1024];
+    snprintf(body, sizeof(body), "{\"affiliate_reference_id\": \"%s\", \"hold\": false, "
+             "\"email\": \"grace@example.com\", \"phone\": {\"country_code\": \"1\", \"number\": "
+             "\"2025550100\"}, \"rooms\": [{\"given_name\": \"Grace\", \"family_name\": \"%s\", "
+             "\"smoking\": false}], \"payments\": [{\"type\": \"customer_card\", \"number\": "
+             "\"4111111111111111\", \"security_code\": \"123\", \"expiration_month\": \"12\", "
+             "\"expiration_year\": \"2030\"}]}", ref, family);
+    return call('c', "POST", link, body);
+}
+
+static void c_books_previews_and_cancels(void **state)
+{
+    char *link = c_book_link(c_property("New%20York", "US", 0), 45, "USD", 0);
+    char *ref = unique("c-flow"), path[256], it[64];
+    e2e_resp *r;
+    json_t *rooms;
+    (void)state;
+    assert_non_null(link);
+    r = must(c_book(link, "Hamilton", ref), 201);
+    snprintf(it, sizeof(it), "%s", str(r->json, "itinerary_id"));
+    assert_string_equal(str(r->json, "status"), "booked");
+    e2e_free(r);
+    /* The same affiliate reference again: Rapid's duplicate refusal. */
+    r = c_book(link, "Hamilton", ref);
+    e2e_assert_error(r, 409, "duplicate_itinerary");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    rooms = json_object_get(r->json, "rooms");
+    assert_int_equal(json_array_size(rooms), 1);
+    assert_string_equal(str(json_array_get(rooms, 0), "status"), "booked");
+    assert_string_equal(str(json_array_get(json_object_get(r->json, "payments"), 0),
+                            "collected_by"), "SUPPLIER_C");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries?affiliate_reference_id=%s", ref);
+    r = must(call('c', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(r->json), 1);
+    assert_string_equal(str(json_array_get(r->json, 0), "itinerary_id"), it);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/cancellation-preview", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    assert_true(json_is_true(json_object_get(r->json, "cancelable")));
+    assert_string_equal(str(json_object_get(r->json, "penalty"), "value"), "0.00");
+    assert_non_null(str(json_array_get(json_object_get(r->json, "rooms"), 0),
+                        "free_cancellation_until"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/restrictions", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "restrictions")), 0);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s", it);
+    r = must(call('c', "DELETE", path, NULL), 200);
+    assert_string_equal(str(json_array_get(json_object_get(r->json, "rooms"), 0), "status"),
+                        "canceled");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/cancellation-preview", it);
+    r = call('c', "GET", path, NULL);
+    e2e_assert_error(r, 409, "itinerary_canceled");
+    e2e_free(r);
+    free(link);
+    free(ref);
+}
+
+/* ---- triggers ---- */
+
+static void failbook_is_refused_by_every_supplier(void **state)
+{
+    char *pid = a_prebook(first_a_hotel("London", "GB", 1), 20, 0), *ref = unique("fail");
+    json_t *body = a_book_body(pid, "Failbook", ref), *hotels, *rate;
+    char *link, path[256];
+    e2e_resp *r;
+    (void)state;
+    r = call('a', "POST", "/rates/book", json_dumps(body, 0));
+    e2e_assert_error(r, 422, "booking_failed");
+    e2e_free(r);
+    json_decref(body);
+    snprintf(path, sizeof(path), "/bookings?clientReference=%s", ref);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 0);
+    e2e_free(r);
+    hotels = b_availability("\"destination\": {\"code\": \"LHR\"}", 20, "GBP");
+    rate = b_first_rate(hotels, NULL);
+    body = b_book_body(str(rate, "rateKey"), "Failbook", ref);
+    r = call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(body, 0));
+    e2e_assert_error(r, 422, "BOOKING_REFUSED");
+    e2e_free(r);
+    link = c_book_link(c_property("London", "GB", 2), 20, "GBP", 0);
+    r = c_book(link, "Failbook", ref);
+    e2e_assert_error(r, 422, "booking_refused");
+    e2e_free(r);
+    json_decref(body);
+    json_decref(hotels);
+    free(link);
+    free(pid);
+    free(ref);
+}
+
+static void async_confirms_later(void **state)
+{
+    char *link = c_book_link(c_property("Paris", "FR", 3), 25, "EUR", 0), *ref = unique("async");
+    char path[256], it[64];
+    e2e_resp *r;
+    long deadline;
+    int confirmed = 0;
+    (void)state;
+    r = must(c_book(link, "Async", ref), 202);
+    assert_string_equal(str(r->json, "status"), "pending");
+    snprintf(it, sizeof(it), "%s", str(r->json, "itinerary_id"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    if (strcmp(str(json_array_get(json_object_get(r->json, "rooms"), 0), "status"), "pending")
+        == 0) {
+        /* Pending: cancelling waits for the confirmation. */
+        e2e_resp *c = call('c', "DELETE", path, NULL);
+        e2e_assert_error(c, 409, "booking_pending");
+        e2e_free(c);
+    }
+    e2e_free(r);
+    /* Confirmed after about 3 s: bounded at 30 s for a loaded machine. */
+    deadline = e2e_now_ms() + 30000;
+    while (!confirmed && e2e_now_ms() < deadline) {
+        r = must(call('c', "GET", path, NULL), 200);
+        confirmed = strcmp(str(json_array_get(json_object_get(r->json, "rooms"), 0), "status"),
+                           "booked") == 0;
+        if (confirmed) {
+            assert_non_null(str(json_object_get(json_array_get(json_object_get(r->json, "rooms"),
+                                                               0), "confirmation_id"),
+                                "property"));
+        }
+        e2e_free(r);
+        if (!confirmed) {
+            e2e_sleep_ms(250);
+        }
+    }
+    assert_true(confirmed);
+    free(link);
+    free(ref);
+}
+
+static void restricted_itineraries_cannot_be_cancelled(void **state)
+{
+    char *link = c_book_link(c_property("Berlin", "DE", 1), 30, "EUR", 0);
+    char *ref = unique("restricted"), path[256], it[64];
+    e2e_resp *r;
+    json_t *rs;
+    (void)state;
+    r = must(c_book(link, "Restricted", ref), 201);
+    snprintf(it, sizeof(it), "%s", str(r->json, "itinerary_id"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/restrictions", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    rs = json_object_get(r->json, "restrictions");
+    assert_int_equal(json_array_size(rs), 1);
+    assert_string_equal(str(json_array_get(rs, 0), "type"), "cancellation");
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/cancellation-preview", it);
+    r = must(call('c', "GET", path, NULL), 200);
+    assert_true(json_is_true(json_object_get(r->json, "restricted")));
+    assert_false(json_is_true(json_object_get(r->json, "cancelable")));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s", it);
+    r = call('c', "DELETE", path, NULL);
+    e2e_assert_error(r, 409, "cancellation_restricted");
+    e2e_free(r);
+    free(link);
+    free(ref);
+}
+
+static void cancel_fails_on_the_reference_trigger(void **state)
+{
+    char *pid = a_prebook(first_a_hotel("Berlin", "DE", 4), 40, 0);
+    char *ref = unique("sandbox-cancel-fails"), path[256];
+    json_t *body = a_book_body(pid, "Noether", ref);
+    e2e_resp *r;
+    (void)state;
+    r = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
+    snprintf(path, sizeof(path), "/bookings/%s", str(json_object_get(r->json, "data"),
+                                                     "bookingId"));
+    e2e_free(r);
+    r = call('a', "PUT", path, NULL);
+    e2e_assert_error(r, 422, "cancellation_failed");
+    e2e_free(r);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "data"), "status"), "CONFIRMED");
+    e2e_free(r);
+    json_decref(body);
+    free(pid);
+    free(ref);
+}
+
+static size_t discard(char *p, size_t s, size_t n, void *u)
+{
+    (void)p;
+    (void)u;
+    return s * n;
+}
+
+/* sandbox-unknown: the book times out at the caller, but the booking was
+ * made: it is found by its reference and read, and booking the same
+ * prebook again gives that booking, never a second. */
+static void unknown_times_out_but_books_once(void **state)
+{
+    char *pid = a_prebook(first_a_hotel("Tokyo", "JP", 3), 15, 0);
+    char *ref = unique("sandbox-unknown"), url[512], path[256], h[3][300];
+    json_t *body = a_book_body(pid, "Curie", ref);
+    struct curl_slist *hs = NULL;
+    CURL *c = curl_easy_init();
+    CURLcode rc;
+    e2e_resp *r;
+    char *json = json_dumps(body, 0), id[64];
+    (void)state;
+    auth_headers('a', 0, h);
+    hs = curl_slist_append(hs, h[0]);
+    hs = curl_slist_append(hs, "Content-Type: application/json");
+    snprintf(url, sizeof(url), "%s/hotels/a/v3.0/rates/book", e2e_sandbox_url());
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hs);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 2000L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    rc = curl_easy_perform(c);
+    assert_int_equal(rc, CURLE_OPERATION_TIMEDOUT);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(hs);
+    snprintf(path, sizeof(path), "/bookings?clientReference=%s", ref);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    snprintf(id, sizeof(id), "%s", str(json_array_get(json_object_get(r->json, "data"), 0),
+                                       "bookingId"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/bookings/%s", id);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "data"), "status"), "CONFIRMED");
+    e2e_free(r);
+    /* Without the trigger in the reference the retry answers at once. */
+    json_object_set_new(body, "clientReference", json_string("retry"));
+    r = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
+    assert_string_equal(str(json_object_get(r->json, "data"), "bookingId"), id);
+    e2e_free(r);
+    free(json);
+    json_decref(body);
+    free(pid);
+    free(ref);
+}
+
+/* ---- faults ---- */
+
+static void faults_reach_the_hotel_apis(void **state)
+{
+    char *prefix = unique("hfault"), body[512], rid[160];
+    e2e_resp *r;
+    (void)state;
+    snprintf(body, sizeof(body), "{\"api\": \"hotel_c\", \"request_id_prefix\": \"%s\", "
+             "\"method\": \"GET\", \"path\": \"/v3/properties/content\", \"status\": 503, "
+             "\"times\": 1}", prefix);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults",
+                 (const char *const[]){"Content-Type: application/json", NULL}, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    snprintf(rid, sizeof(rid), "%s-1", prefix);
+    r = callx('c', "GET", "/properties/content?country_code=GB&city=London&limit=1", NULL, NULL,
+              rid);
+    e2e_assert_error(r, 503, "sandbox_fault");
+    e2e_free(r);
+    /* Spent: the next one is answered as usual. */
+    r = callx('c', "GET", "/properties/content?country_code=GB&city=London&limit=1", NULL, NULL,
+              rid);
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    free(prefix);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_api_wants_its_own_credentials),
+        cmocka_unit_test(hotels_page_and_map_across_suppliers),
+        cmocka_unit_test(hotels_are_found_by_coordinates),
+        cmocka_unit_test(a_rates_are_deterministic_and_plausible),
+        cmocka_unit_test(a_books_reads_finds_and_cancels),
+        cmocka_unit_test(a_nonrefundable_cancels_at_full_fee),
+        cmocka_unit_test(b_books_by_destination_and_cancels),
+        cmocka_unit_test(price_control_moves_one_hotels_prices),
+        cmocka_unit_test(c_books_previews_and_cancels),
+        cmocka_unit_test(failbook_is_refused_by_every_supplier),
+        cmocka_unit_test(async_confirms_later),
+        cmocka_unit_test(restricted_itineraries_cannot_be_cancelled),
+        cmocka_unit_test(cancel_fails_on_the_reference_trigger),
+        cmocka_unit_test(unknown_times_out_but_books_once),
+        cmocka_unit_test(faults_reach_the_hotel_apis),
+    };
+    return e2e_run("sandbox_hotels", tests, sizeof(tests) / sizeof(tests[0]));
+}
