@@ -13,6 +13,7 @@ typedef struct trv_workers trv_workers;
 typedef struct trv_srv_conf {
     trv_config cfg;          /* unset fields are -1 / NULL until merged */
     int upstreams_set;
+    int hotel_upstreams_set;
     trv_env *env;            /* per child, made in child_init */
 } trv_srv_conf;
 
