@@ -82,6 +82,12 @@ apr_status_t trv_hotel_unseal(apr_pool_t *p, const unsigned char *key, const cha
     if (CRYPTO_memcmp(tag, raw, TAG_LEN) != 0) {
         return APR_EINVAL;
     }
+    /* One text per token: base64 leaves spare bits in the last character,
+     * which a decoder ignores; a text that is not the canonical encoding is
+     * refused, so no two texts pass for one token. */
+    if (strcmp(trv_hotel_seal(p, key, org_id, purpose, (const char *)raw + TAG_LEN), text) != 0) {
+        return APR_EINVAL;
+    }
     *payload = apr_pstrdup(p, (const char *)raw + TAG_LEN);
     return APR_SUCCESS;
 }
