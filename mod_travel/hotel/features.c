@@ -15,6 +15,7 @@ typedef struct feature {
 
 static const feature features[] = {
     {"search", 0},
+    {"offers", 0},
     {NULL, 0},
 };
 

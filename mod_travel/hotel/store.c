@@ -102,6 +102,59 @@ int trv_hotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *gr
     return 1;
 }
 
+static const trv_stmt sellers_stmt = {"trv_hotel_sellers",
+    "SELECT hotel_id, supplier, supplier_hotel_id FROM hotel_supplier_ids "
+    "WHERE hotel_id = ANY (%s::text[]) ORDER BY hotel_id, supplier"};
+
+static const trv_stmt ids_of_stmt = {"trv_hotel_ids_of",
+    "SELECT supplier_hotel_id, hotel_id FROM hotel_supplier_ids "
+    "WHERE supplier = %s AND supplier_hotel_id = ANY (%s::text[])"};
+
+/* A text[] literal of ids made of letters, digits, - and _ only (checked
+ * by the caller), so nothing needs quoting. */
+static const char *id_array(apr_pool_t *p, const char *const *ids, int n)
+{
+    const char *s = "{";
+    int i;
+    for (i = 0; i < n; i++) {
+        s = apr_pstrcat(p, s, i ? "," : "", ids[i], NULL);
+    }
+    return apr_pstrcat(p, s, "}", NULL);
+}
+
+static int select_once(trv_req *req, trv_resp *resp, const trv_stmt *st, int nargs,
+                       const char *const *args, trv_rows **rows, int logno, const char *what)
+{
+    trv_dbc *c;
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_fail_db(req, resp, NULL, logno, what);
+        return 0;
+    }
+    if (trv_db_select(c, req->pool, st, rows, nargs, args) != APR_SUCCESS) {
+        trv_fail_db(req, resp, c, logno, what);
+        trv_db_close(req->env->db, c);
+        return 0;
+    }
+    trv_db_close(req->env->db, c);
+    return 1;
+}
+
+int trv_hotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_ids, int n,
+                      trv_rows **rows)
+{
+    return select_once(req, resp, &sellers_stmt,
+                       TRV_DB_ARGS(id_array(req->pool, hotel_ids, n)), rows, 1415,
+                       "reading who sells the hotels");
+}
+
+int trv_hotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
+                     const char *const *sids, int n, trv_rows **rows)
+{
+    return select_once(req, resp, &ids_of_stmt,
+                       TRV_DB_ARGS(supplier, id_array(req->pool, sids, n)), rows, 1415,
+                       "reading hotel ids");
+}
+
 void trv_hotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                              const char *who, const char *message)
 {

@@ -19,6 +19,16 @@ int trv_hotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
 int trv_hotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *groups,
                       const char *const **ids);
 
+/* Who sells the hotels named by htl_ ids (each a valid id: letters,
+ * digits, - and _): rows {hotel_id, supplier, supplier_hotel_id}. */
+int trv_hotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_ids, int n,
+                      trv_rows **rows);
+
+/* The htl_ ids of one supplier's hotels (ids as checked above): rows
+ * {supplier_hotel_id, hotel_id}; a hotel no search has seen has none. */
+int trv_hotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
+                     const char *const *sids, int n, trv_rows **rows);
+
 /* A supplier failure as the API answers it: 504 supplier_timeout when it
  * did not answer in time, else 502 supplier_error. */
 void trv_hotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,

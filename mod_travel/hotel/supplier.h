@@ -68,6 +68,22 @@ typedef struct trv_hotel_found {
     apr_int64_t total_minor;             /* in stay->currency, when priced */
 } trv_hotel_found;
 
+/* A priced offer of one hotel: what the gateway seals into the
+ * offer_reference (ref, total, expiry) and doc, the offer as the API shows
+ * it minus what the gateway adds (offer_reference, hotel_id, supplier,
+ * supplier_hotel_id, expires_at): {room_type {code, name}, board,
+ * board_name, total, cancellation_policy {refundable, penalties [{from,
+ * amount}]}, promotions [{name, amount, room_positions}], rooms [{position,
+ * name, board, board_name, adults, children, total|null,
+ * due_at_property|null}]}. */
+typedef struct trv_hotel_offer {
+    const char *sid;                     /* the supplier's hotel id */
+    const char *ref;                     /* the supplier's reference of the offer */
+    apr_int64_t total_minor;
+    apr_time_t expires_at;
+    json_t *doc;                         /* pool-bound */
+} trv_hotel_offer;
+
 typedef struct trv_hotel_supplier {
     const char *name;                    /* as its row in suppliers.c */
     /* The hotels the supplier sells in the area with their cheapest price
@@ -75,6 +91,12 @@ typedef struct trv_hotel_supplier {
     trv_up_status (*search)(trv_hotel_ctx *ctx, const trv_hotel_area *area,
                             const trv_hotel_stay *stay, apr_array_header_t **found,
                             trv_hotel_err *err);
+    /* Up to max_per_hotel offers (cheapest first) of each hotel (the
+     * supplier's ids, n of them) for the stay: *offers is an array of
+     * trv_hotel_offer, hotels it does not sell left out. */
+    trv_up_status (*offers)(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
+                            const char *const *sids, int n, int max_per_hotel,
+                            apr_array_header_t **offers, trv_hotel_err *err);
 } trv_hotel_supplier;
 
 extern const trv_hotel_supplier trv_hotel_supplier_a;
@@ -107,5 +129,26 @@ const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits);
 const char *trv_hotel_qs(apr_pool_t *p, const char *s);
 /* A number as JSON text for a query string ("51.5074"). */
 const char *trv_hotel_num(apr_pool_t *p, double v);
+
+/* How long the sandbox-like suppliers keep a priced rate (30 minutes),
+ * less a margin for the time the answer took to arrive. */
+#define TRV_HOTEL_OFFER_TTL apr_time_from_sec(29 * 60)
+
+/* Money {amount, currency} (a new reference). */
+json_t *trv_hotel_money(apr_int64_t minor, const char *currency);
+/* RO / BB / HB / AI (any case) -> ROOM_ONLY, BED_AND_BREAKFAST, HALF_BOARD,
+ * ALL_INCLUSIVE; anything else is passed on upper-cased. */
+const char *trv_hotel_board(apr_pool_t *p, const char *code);
+/* Adds a penalty {from, amount} to policy's penalties from a supplier's
+ * instant (RFC 3339) and decimal amount; 0 on success. */
+int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+                          const json_t *amount, const char *currency);
+/* Adds a promotion's amount (a positive discount) for the room at
+ * position to promotions, merging with an entry of the same name. */
+void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                         const char *currency, int position);
+/* Sorts offers (trv_hotel_offer) by hotel, then total; keeps at most max
+ * per hotel. */
+void trv_hotel_offers_trim(apr_array_header_t *offers, int max);
 
 #endif

@@ -201,7 +201,118 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     return TRV_UP_OK;
 }
 
+/* One rate: it prices every room of the request together (net), so the
+ * rooms carry no price of their own. */
+static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                    const json_t *room, const json_t *rate, apr_time_t now,
+                    trv_hotel_offer *out)
+{
+    const char *cur = stay->currency;
+    json_t *rooms = json_array(), *promos = json_array(), *policy, *e;
+    size_t k;
+    int i, all;
+    memset(out, 0, sizeof(*out));
+    out->sid = sid;
+    out->ref = trv_json_str(rate, "rateKey");
+    out->expires_at = now + TRV_HOTEL_OFFER_TTL;
+    policy = json_pack("{s:b,s:[]}", "refundable",
+                       strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
+                                                              : "", "NRF") != 0,
+                       "penalties");
+    trv_json_bind(ctx->pool, rooms);
+    trv_json_bind(ctx->pool, promos);
+    trv_json_bind(ctx->pool, policy);
+    if (!out->ref || trv_hotel_minor(json_object_get(rate, "net"), cur, &out->total_minor)) {
+        return -1;
+    }
+    for (i = 0; i < stay->n_rooms; i++) {
+        json_t *ages = json_array();
+        for (all = 0; all < stay->rooms[i].n_children; all++) {
+            json_array_append_new(ages, json_integer(stay->rooms[i].ages[all]));
+        }
+        json_array_append_new(rooms, json_pack(
+            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:n,s:n}", "position", i,
+            "name", trv_json_str(room, "name"),
+            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+            "children", ages, "total", "due_at_property"));
+    }
+    json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
+        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
+                                  json_object_get(e, "amount"), cur) != 0) {
+            return -1;
+        }
+    }
+    /* An offer's discount is for all rooms. */
+    json_array_foreach(json_object_get(rate, "offers"), k, e) {
+        apr_int64_t m;
+        if (!trv_json_str(e, "name") || trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+            continue;
+        }
+        for (i = 0; i < stay->n_rooms; i++) {
+            trv_hotel_promo_add(promos, trv_json_str(e, "name"), i ? 0 : (m < 0 ? -m : m), cur, i);
+        }
+    }
+    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
+        "room_type", "code", trv_json_str(room, "code"), "name", trv_json_str(room, "name"),
+        "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+        "board_name", trv_json_str(rate, "boardName"),
+        "total", trv_hotel_money(out->total_minor, cur),
+        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
+    trv_json_bind(ctx->pool, out->doc);
+    return 0;
+}
+
+static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
+                            const char *const *sids, int n, int max_per_hotel,
+                            apr_array_header_t **out, trv_hotel_err *err)
+{
+    json_t *codes = json_array(), *body, *list, *h, *room, *rate;
+    trv_up_result res;
+    trv_up_status st;
+    apr_time_t now = apr_time_now();
+    size_t i, k, j;
+    int q;
+    for (q = 0; q < n; q++) {
+        json_array_append_new(codes, json_integer(apr_atoi64(sids[q])));
+    }
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:s,s:{s:i}}",
+                     "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
+                     "occupancies", occupancies(stay), "hotels", "hotel", codes,
+                     "currency", stay->currency, "filter", "maxRatesPerRoom", max_per_hotel);
+    trv_json_bind(ctx->pool, body);
+    st = trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
+    if (!json_is_array(list)) {
+        return trv_hotel_bad(ctx, err, "hotels.hotels");
+    }
+    *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
+    json_array_foreach(list, i, h) {
+        json_t *c = json_object_get(h, "code");
+        const char *sid = json_is_integer(c)
+            ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
+            : NULL;
+        if (!sid || strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "",
+                           stay->currency)) {
+            return trv_hotel_bad(ctx, err, "a hotel's code and currency");
+        }
+        json_array_foreach(json_object_get(h, "rooms"), k, room) {
+            json_array_foreach(json_object_get(room, "rates"), j, rate) {
+                if (offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
+                    return trv_hotel_bad(ctx, err, "a rate's key and price");
+                }
+            }
+        }
+    }
+    trv_hotel_offers_trim(*out, max_per_hotel);
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_b = {
     "SUPPLIER_B",
     search,
+    offers,
 };

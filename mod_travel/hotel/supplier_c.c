@@ -171,7 +171,135 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     return price(ctx, stay, *found, err);
 }
 
+static const json_t *request_currency(const json_t *pricing, const char *what)
+{
+    return json_object_get(json_object_get(json_object_get(pricing, "totals"), what),
+                           "request_currency");
+}
+
+/* One rate of a room: its reference is the price-check link (what Rapid
+ * books through); each room is priced by its occupancy's pricing. */
+static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                    const json_t *room, const json_t *rate, apr_time_t now,
+                    trv_hotel_offer *out)
+{
+    const char *cur = stay->currency, *rid = trv_json_str(rate, "id"), *board, *bk;
+    const char *promo_name = trv_json_str(json_object_get(json_object_get(rate, "promotions"),
+                                                          "deal"), "description");
+    const json_t *bg, *e;
+    json_t *rooms = json_array(), *promos = json_array(), *policy;
+    size_t k;
+    int i;
+    memset(out, 0, sizeof(*out));
+    out->sid = sid;
+    out->expires_at = now + TRV_HOTEL_OFFER_TTL;
+    json_object_foreach(json_object_get(rate, "bed_groups"), bk, bg) {
+        out->ref = trv_json_str(json_object_get(json_object_get(bg, "links"), "price_check"),
+                                "href");
+        break;
+    }
+    board = rid && strchr(rid, '-') ? strchr(rid, '-') + 1 : "RO";
+    policy = json_pack("{s:b,s:[]}", "refundable",
+                       json_is_true(json_object_get(rate, "refundable")), "penalties");
+    trv_json_bind(ctx->pool, rooms);
+    trv_json_bind(ctx->pool, promos);
+    trv_json_bind(ctx->pool, policy);
+    if (!out->ref || rate_total(ctx->pool, rate, stay, &out->total_minor) != 0) {
+        return -1;
+    }
+    for (i = 0; i < stay->n_rooms; i++) {
+        const json_t *pr = json_object_get(json_object_get(rate, "occupancy_pricing"),
+                                           occupancy(ctx->pool, &stay->rooms[i]));
+        const json_t *fees = request_currency(pr, "property_fees");
+        json_t *ages = json_array();
+        apr_int64_t total, due;
+        int k2;
+        if (trv_hotel_minor(json_object_get(request_currency(pr, "inclusive"), "value"), cur,
+                            &total)) {
+            json_decref(ages);
+            return -1;
+        }
+        for (k2 = 0; k2 < stay->rooms[i].n_children; k2++) {
+            json_array_append_new(ages, json_integer(stay->rooms[i].ages[k2]));
+        }
+        json_array_append_new(rooms, json_pack(
+            "{s:i,s:s?,s:s,s:n,s:i,s:o,s:o,s:o}", "position", i,
+            "name", trv_json_str(room, "room_name"), "board", trv_hotel_board(ctx->pool, board),
+            "board_name", "adults", stay->rooms[i].adults, "children", ages,
+            "total", trv_hotel_money(total, cur),
+            "due_at_property", fees && !trv_hotel_minor(json_object_get(fees, "value"), cur, &due)
+                                   ? trv_hotel_money(due, cur) : json_null()));
+        json_array_foreach(json_object_get(pr, "stay"), k, e) {
+            apr_int64_t m;
+            if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
+                && !trv_hotel_minor(json_object_get(e, "value"), cur, &m)) {
+                trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion", m < 0 ? -m : m,
+                                    cur, i);
+            }
+        }
+    }
+    json_array_foreach(json_object_get(rate, "cancel_penalties"), k, e) {
+        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+                                  json_object_get(e, "amount"), cur) != 0) {
+            return -1;
+        }
+    }
+    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
+        "room_type", "code", trv_json_str(room, "id"), "name", trv_json_str(room, "room_name"),
+        "board", trv_hotel_board(ctx->pool, board), "board_name",
+        "total", trv_hotel_money(out->total_minor, cur),
+        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
+    trv_json_bind(ctx->pool, out->doc);
+    return 0;
+}
+
+static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
+                            const char *const *sids, int n, int max_per_hotel,
+                            apr_array_header_t **out, trv_hotel_err *err)
+{
+    const char *path = apr_psprintf(ctx->pool,
+                                    "/properties/availability?checkin=%s&checkout=%s&currency=%s"
+                                    "&rate_plan_count=%d",
+                                    stay->check_in, stay->check_out, stay->currency,
+                                    max_per_hotel);
+    trv_up_result res;
+    trv_up_status st;
+    apr_time_t now = apr_time_now();
+    json_t *h, *room, *rate;
+    size_t i, k, j;
+    int q;
+    for (q = 0; q < stay->n_rooms; q++) {
+        path = apr_pstrcat(ctx->pool, path, "&occupancy=",
+                           trv_hotel_qs(ctx->pool, occupancy(ctx->pool, &stay->rooms[q])), NULL);
+    }
+    for (q = 0; q < n; q++) {
+        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_hotel_qs(ctx->pool, sids[q]),
+                           NULL);
+    }
+    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if (!json_is_array(res.body)) {
+        return trv_hotel_bad(ctx, err, "a list of properties");
+    }
+    *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
+    json_array_foreach(res.body, i, h) {
+        const char *sid = trv_json_str(h, "property_id");
+        json_array_foreach(json_object_get(h, "rooms"), k, room) {
+            json_array_foreach(json_object_get(room, "rates"), j, rate) {
+                if (!sid || offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
+                    return trv_hotel_bad(ctx, err, "a rate's link and prices");
+                }
+            }
+        }
+    }
+    trv_hotel_offers_trim(*out, max_per_hotel);
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_c = {
     "SUPPLIER_C",
     search,
+    offers,
 };

@@ -4,13 +4,16 @@
 #include "supplier.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/clock.h"
 #include "core/money.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
@@ -94,4 +97,95 @@ const char *trv_hotel_qs(apr_pool_t *p, const char *s)
 const char *trv_hotel_num(apr_pool_t *p, double v)
 {
     return apr_psprintf(p, "%.6f", v);
+}
+
+json_t *trv_hotel_money(apr_int64_t minor, const char *currency)
+{
+    trv_money m;
+    if (trv_money_make(&m, minor, currency) != APR_SUCCESS) {
+        return json_null();
+    }
+    return trv_money_json(&m);
+}
+
+const char *trv_hotel_board(apr_pool_t *p, const char *code)
+{
+    static const char *const map[][2] = {{"RO", "ROOM_ONLY"}, {"BB", "BED_AND_BREAKFAST"},
+                                         {"HB", "HALF_BOARD"}, {"FB", "FULL_BOARD"},
+                                         {"AI", "ALL_INCLUSIVE"}};
+    size_t i;
+    char *up;
+    for (i = 0; code && i < sizeof(map) / sizeof(map[0]); i++) {
+        if (strcasecmp(code, map[i][0]) == 0) {
+            return map[i][1];
+        }
+    }
+    up = apr_pstrdup(p, code ? code : "ROOM_ONLY");
+    for (i = 0; up[i]; i++) {
+        up[i] = (char)toupper((unsigned char)up[i]);
+    }
+    return up;
+}
+
+int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+                          const json_t *amount, const char *currency)
+{
+    apr_time_t t;
+    apr_int64_t minor;
+    if (!from || trv_time_parse(from, &t) != APR_SUCCESS
+        || trv_hotel_minor(amount, currency, &minor) != 0) {
+        return -1;
+    }
+    json_array_append_new(json_object_get(policy, "penalties"),
+                          json_pack("{s:s,s:o}", "from", trv_time_format(p, t), "amount",
+                                    trv_hotel_money(minor, currency)));
+    return 0;
+}
+
+void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                         const char *currency, int position)
+{
+    size_t i;
+    json_t *e;
+    trv_money m;
+    json_array_foreach(promotions, i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0) {
+            const char *why;
+            trv_money_from_json(json_object_get(e, "amount"), &m, &why);
+            m.minor += minor;
+            json_object_set_new(e, "amount", trv_money_json(&m));
+            json_array_append_new(json_object_get(e, "room_positions"), json_integer(position));
+            return;
+        }
+    }
+    json_array_append_new(promotions, json_pack("{s:s,s:o,s:[i]}", "name", name, "amount",
+                                                trv_hotel_money(minor, currency),
+                                                "room_positions", position));
+}
+
+static int by_hotel_then_total(const void *a, const void *b)
+{
+    const trv_hotel_offer *x = a, *y = b;
+    int c = strcmp(x->sid, y->sid);
+    if (c) {
+        return c;
+    }
+    if (x->total_minor != y->total_minor) {
+        return x->total_minor < y->total_minor ? -1 : 1;
+    }
+    return strcmp(x->ref, y->ref);
+}
+
+void trv_hotel_offers_trim(apr_array_header_t *offers, int max)
+{
+    int i, kept = 0, run = 0;
+    trv_hotel_offer *o = (trv_hotel_offer *)offers->elts;
+    qsort(o, (size_t)offers->nelts, sizeof(*o), by_hotel_then_total);
+    for (i = 0; i < offers->nelts; i++) {
+        run = i > 0 && strcmp(o[i].sid, o[i - 1].sid) == 0 ? run + 1 : 0;
+        if (run < max) {
+            o[kept++] = o[i];
+        }
+    }
+    offers->nelts = kept;
 }

@@ -197,6 +197,52 @@ static void stays_are_checked(void **state)
     json_decref(ok);
 }
 
+static void offers_are_trimmed_per_hotel(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *a = apr_array_make(p, 8, sizeof(trv_hotel_offer));
+    static const char *const sids[] = {"h2", "h1", "h2", "h1", "h2", "h1", "h2"};
+    static const long totals[] = {500, 300, 100, 200, 300, 100, 100};
+    trv_hotel_offer *o;
+    int i;
+    for (i = 0; i < 7; i++) {
+        o = apr_array_push(a);
+        memset(o, 0, sizeof(*o));
+        o->sid = sids[i];
+        o->total_minor = totals[i];
+        o->ref = apr_psprintf(p, "r%d", i);
+    }
+    trv_hotel_offers_trim(a, 2);
+    assert_int_equal(a->nelts, 4);
+    o = (trv_hotel_offer *)a->elts;
+    assert_string_equal(o[0].sid, "h1");
+    assert_int_equal(o[0].total_minor, 100);
+    assert_int_equal(o[1].total_minor, 200);
+    assert_string_equal(o[2].sid, "h2");
+    /* Equal totals: by the supplier's reference, so every run agrees. */
+    assert_string_equal(o[2].ref, "r2");
+    assert_string_equal(o[3].ref, "r6");
+    assert_string_equal(trv_hotel_board(p, "bb"), "BED_AND_BREAKFAST");
+    assert_string_equal(trv_hotel_board(p, "AI"), "ALL_INCLUSIVE");
+    assert_string_equal(trv_hotel_board(p, "xx"), "XX");
+}
+
+static void promotions_merge_by_name(void **state)
+{
+    json_t *promos = json_array();
+    json_t *want = json_pack("{s:f,s:s}", "amount", 15.5, "currency", "EUR");
+    (void)state;
+    trv_hotel_promo_add(promos, "EARLY", 1000, "EUR", 0);
+    trv_hotel_promo_add(promos, "EARLY", 550, "EUR", 1);
+    trv_hotel_promo_add(promos, "MEMBER", 5, "JPY", 1);
+    assert_int_equal(json_array_size(promos), 2);
+    assert_true(json_equal(json_object_get(json_array_get(promos, 0), "amount"), want));
+    json_decref(want);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(promos, 0),
+                                                     "room_positions")), 2);
+    json_decref(promos);
+}
+
 static void hotel_rows_are_registered(void **state)
 {
     apr_pool_t *p = *state;
@@ -229,6 +275,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(names_fold_and_distances, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(sealed_tokens_are_bound, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(stays_are_checked, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(offers_are_trimmed_per_hotel, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(promotions_merge_by_name, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(hotel_rows_are_registered, pool_setup, pool_teardown),
     };
     return UNIT_RUN(tests);
