@@ -346,14 +346,20 @@ static int hotelbeds_auth(trv_req *req, const char *key, const char *secret)
 {
     const char *given = apr_table_get(req->headers, "Api-key");
     const char *sig = apr_table_get(req->headers, "X-Signature");
-    apr_int64_t now = sbx_now(), t;
-    if (!same_secret(given, key) || !secret || !sig) {
+    apr_int64_t now = sbx_now(), d;
+    if (!same_secret(given, key) || !secret || !sig || strlen(sig) != 64) {
         return 0;
     }
-    for (t = now - 300; t <= now + 300; t++) {
-        if (same_secret(sig, signature(req->pool, EVP_sha256(), key, secret,
-                                       apr_psprintf(req->pool, "%" APR_INT64_T_FMT, t)))) {
-            return 1;
+    /* The signed second is not sent: nearest seconds first, as a signature
+     * is usually made a moment before it arrives. */
+    for (d = 0; d <= 300; d++) {
+        int side;
+        for (side = 0; side < (d ? 2 : 1); side++) {
+            apr_int64_t t = side ? now + d : now - d;
+            if (same_secret(sig, signature(req->pool, EVP_sha256(), key, secret,
+                                           apr_psprintf(req->pool, "%" APR_INT64_T_FMT, t)))) {
+                return 1;
+            }
         }
     }
     return 0;

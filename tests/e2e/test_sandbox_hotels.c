@@ -581,6 +581,49 @@ static void b_books_by_destination_and_cancels(void **state)
     free(ref);
 }
 
+static long long cents(const char *amount)
+{
+    long long w = 0, c = 0;
+    assert_int_equal(sscanf(amount, "%lld.%lld", &w, &c), 2);
+    return w * 100 + c;
+}
+
+/* Two different rooms: the rateKey prices both, and roomRates tells each
+ * room's price, terms and what is due at the hotel, adding up. */
+static void b_rates_break_down_by_room(void **state)
+{
+    char body[1024], in[11], out[11];
+    e2e_resp *r;
+    json_t *rate, *rr;
+    long long sum = 0, pen = 0;
+    size_t i;
+    (void)state;
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 0}, {\"rooms\": 1, "
+             "\"adults\": 1, \"children\": 2, \"paxes\": [{\"type\": \"CH\", \"age\": 4}, "
+             "{\"type\": \"CH\", \"age\": 10}]}], \"destination\": {\"code\": \"CDG\"}, "
+             "\"currency\": \"EUR\"}", date_in(70, in), date_in(73, out));
+    r = must(call('b', "POST", "/hotel-api/1.0/hotels", body), 200);
+    rate = b_first_rate(json_object_get(json_object_get(r->json, "hotels"), "hotels"), "NOR");
+    assert_non_null(rate);
+    assert_int_equal(json_integer_value(json_object_get(rate, "rooms")), 2);
+    assert_int_equal(json_array_size(json_object_get(rate, "roomRates")), 2);
+    json_array_foreach(json_object_get(rate, "roomRates"), i, rr) {
+        assert_int_equal(json_integer_value(json_object_get(rr, "roomId")), (json_int_t)i + 1);
+        sum += cents(str(rr, "net"));
+        pen += cents(str(json_array_get(json_object_get(rr, "cancellationPolicies"), 0),
+                         "amount"));
+        /* Paris: a city tax per adult, paid at the hotel. */
+        assert_false(json_is_true(json_object_get(json_object_get(rr, "taxes"), "allIncluded")));
+    }
+    assert_string_equal(str(json_array_get(json_object_get(rate, "roomRates"), 1),
+                            "childrenAges"), "4,10");
+    assert_true(sum == cents(str(rate, "net")));
+    assert_true(pen == cents(str(json_array_get(json_object_get(rate, "cancellationPolicies"), 0),
+                                 "amount")));
+    e2e_free(r);
+}
+
 /* The price control multiplies one hotel's prices at one supplier: a
  * rateKey quoted before no longer books; DELETE restores the prices. */
 static void price_control_moves_one_hotels_prices(void **state)
@@ -681,6 +724,9 @@ static char *c_book_link(const char *property, int days, const char *cur, int nr
         assert_int_equal(strncmp(href, "/hotels/c/v3", 12), 0);
         pc = must(call('c', "GET", href + 12, NULL), 200);
         assert_string_equal(str(pc->json, "status"), "available");
+        /* The room's own terms beside its pricing. */
+        assert_true(json_array_size(json_object_get(json_object_get(json_object_get(pc->json,
+                        "occupancy_pricing"), "2"), "cancel_penalties")) >= 1);
         book = strdup(str(json_object_get(json_object_get(pc->json, "links"), "book"), "href") + 12);
         e2e_free(pc);
     }
@@ -957,6 +1003,56 @@ static void unknown_times_out_but_books_once(void **state)
     free(ref);
 }
 
+/* ---- refusals ---- */
+
+static void assert_field(e2e_resp *r, const char *field)
+{
+    e2e_assert_error(r, 422, "validation_error");
+    assert_string_equal(str(json_object_get(r->json, "error"), "field"), field);
+    e2e_free(r);
+}
+
+/* Bad input is refused naming the field, at every API. */
+static void bad_requests_name_the_field(void **state)
+{
+    char body[1024], in[11], out[11], path[512];
+    const char *hotel = first_a_hotel("Paris", "FR", 5);
+    (void)state;
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2}], \"currency\": "
+             "\"EUR\"}", hotel, date_in(20, in), date_in(20, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "checkout");
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2, \"children\": [19]}], "
+             "\"currency\": \"EUR\"}", hotel, date_in(20, in), date_in(22, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "occupancies[0]");
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2}], \"currency\": "
+             "\"XXX\"}", hotel, date_in(20, in), date_in(22, out));
+    assert_field(call('a', "POST", "/hotels/rates", body), "currency");
+    assert_field(call('a', "POST", "/rates/prebook", "{\"offerId\": \"aDF8YXxmb3JnZWQ\"}"),
+                 "offerId");
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 1}], "
+             "\"destination\": {\"code\": \"CDG\"}}", date_in(20, in), date_in(22, out));
+    assert_field(call('b', "POST", "/hotel-api/1.0/hotels", body), "occupancies[0]");
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 0}], "
+             "\"destination\": {\"code\": \"ZZZ\"}}", date_in(20, in), date_in(22, out));
+    assert_field(call('b', "POST", "/hotel-api/1.0/hotels", body), "destination.code");
+    assert_field(call('b', "POST", "/hotel-api/1.0/bookings", "{\"holder\": {\"name\": \"A\", "
+                      "\"surname\": \"B\"}, \"clientReference\": \"x\", \"rooms\": "
+                      "[{\"rateKey\": \"bm90LWEta2V5\"}]}"), "rooms[0].rateKey");
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=EUR"
+             "&occupancy=2-&property_id=%s", date_in(20, in), date_in(22, out),
+             c_property("Paris", "FR", 0));
+    assert_field(call('c', "GET", path, NULL), "occupancy");
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=EUR"
+             "&occupancy=2", date_in(20, in), date_in(22, out));
+    assert_field(call('c', "GET", path, NULL), "property_id");
+    assert_field(call('c', "POST", "/itineraries?token=Zm9yZ2Vk", "{}"), "token");
+}
+
 /* ---- faults ---- */
 
 static void faults_reach_the_hotel_apis(void **state)
@@ -994,6 +1090,7 @@ int main(void)
         cmocka_unit_test(a_books_reads_finds_and_cancels),
         cmocka_unit_test(a_nonrefundable_cancels_at_full_fee),
         cmocka_unit_test(b_books_by_destination_and_cancels),
+        cmocka_unit_test(b_rates_break_down_by_room),
         cmocka_unit_test(price_control_moves_one_hotels_prices),
         cmocka_unit_test(c_books_previews_and_cancels),
         cmocka_unit_test(failbook_is_refused_by_every_supplier),
@@ -1001,6 +1098,7 @@ int main(void)
         cmocka_unit_test(restricted_itineraries_cannot_be_cancelled),
         cmocka_unit_test(cancel_fails_on_the_reference_trigger),
         cmocka_unit_test(unknown_times_out_but_books_once),
+        cmocka_unit_test(bad_requests_name_the_field),
         cmocka_unit_test(faults_reach_the_hotel_apis),
     };
     return e2e_run("sandbox_hotels", tests, sizeof(tests) / sizeof(tests[0]));

@@ -348,6 +348,9 @@ static void rates(trv_req *req, trv_resp *resp)
             json_array_append_new(data, json_pack("{s:s,s:o}", "hotelId", sid,
                                                   "roomTypes", types));
         }
+        else {
+            json_decref(types);
+        }
     }
     sbx_send(req, resp, 200, json_pack("{s:o}", "data", data));
 }

@@ -140,6 +140,46 @@ static void content_hotels(trv_req *req, trv_resp *resp)
 
 /* ---- availability ---- */
 
+/* A sandbox extension: the rate's price and terms room by room (Hotelbeds
+ * answers one rate per occupancy group instead; a rateKey here prices
+ * every room of the request, so the breakdown travels with it). */
+static json_t *b_room_rates(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
+{
+    const char *cur = q->currency;
+    json_t *out = json_array();
+    int k, n;
+    for (k = 0; k < q->n_rooms; k++) {
+        json_t *pens = json_array(), *taxes = json_array(), *offers = json_array();
+        char *ages = apr_pstrdup(req->pool, "");
+        for (n = 0; n < q->occ[k].n_children; n++) {
+            ages = apr_psprintf(req->pool, "%s%s%d", ages, n ? "," : "", q->occ[k].ages[n]);
+        }
+        for (n = 0; n < pr[k].n_penalties; n++) {
+            json_array_append_new(pens, json_pack("{s:s,s:s}", "amount",
+                                                  amt(req, pr[k].penalties[n].amount, cur),
+                                                  "from", sbx_instant(req->pool,
+                                                                      pr[k].penalties[n].from)));
+        }
+        if (pr[k].due_at_property) {
+            json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0, "amount",
+                                                   amt(req, pr[k].due_at_property, cur),
+                                                   "currency", cur, "type", "TAXESANDFEES"));
+        }
+        if (pr[k].promo_code) {
+            json_array_append_new(offers, json_pack("{s:s,s:s,s:s}", "code", pr[k].promo_code,
+                                                    "name", pr[k].promo_name, "amount",
+                                                    amt(req, -pr[k].discount, cur)));
+        }
+        json_array_append_new(out, json_pack(
+            "{s:i,s:i,s:i,s:s,s:s,s:s,s:o,s:{s:b,s:o},s:o}", "roomId", k + 1,
+            "adults", q->occ[k].adults, "children", q->occ[k].n_children, "childrenAges", ages,
+            "net", amt(req, pr[k].total, cur), "vat", amt(req, pr[k].vat, cur),
+            "cancellationPolicies", pens, "taxes", "allIncluded", pr[k].due_at_property == 0,
+            "taxes", taxes, "offers", offers));
+    }
+    return out;
+}
+
 static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
 {
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
@@ -186,7 +226,7 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                                                 "name", pr[0].promo_name));
     }
     return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
-                     "s:o,s:o,s:o}",
+                     "s:o,s:o,s:o,s:o}",
                      "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
                      "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
                      "paymentType", "AT_WEB", "packaging", 0,
@@ -195,7 +235,8 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                      "cancellationPolicies", pens,
                      "taxes", "allIncluded", due == 0, "taxes", taxes,
                      "rooms", q->n_rooms, "adults", adults, "children", children,
-                     "offers", offers, "promotions", promos, "dailyRates", daily);
+                     "offers", offers, "promotions", promos, "dailyRates", daily,
+                     "roomRates", b_room_rates(req, q, pr));
 }
 
 /* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,

@@ -245,13 +245,20 @@ static const char *c_rate_id(trv_req *req, const sbx_hquote *q)
                         sbx_board_get(q->board)->code);
 }
 
+/* Per occupancy (rooms of one occupancy price alike): Rapid's pricing,
+ * and, a sandbox extension, that room's own cancel_penalties (the rate's
+ * cancel_penalties cover every room). */
 static json_t *c_occupancy_pricing(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
 {
     json_t *op = json_object();
+    apr_int64_t end = sbx_hotel_utc(SBX_HOTELS(req), SBX(req)->world, q->hotel,
+                                    (apr_int64_t)(q->checkin + q->nights) * 86400 + 11 * 3600);
     int k;
     for (k = 0; k < q->n_rooms; k++) {
-        json_object_set_new(op, sbx_occ_format(req->pool, &q->occ[k]),
-                            c_pricing(req, &pr[k], q->nights, q->currency));
+        json_t *one = c_pricing(req, &pr[k], q->nights, q->currency);
+        json_object_set_new(one, "cancel_penalties", c_penalties(req, &pr[k], 1, q->currency,
+                                                                 end));
+        json_object_set_new(op, sbx_occ_format(req->pool, &q->occ[k]), one);
     }
     return op;
 }
