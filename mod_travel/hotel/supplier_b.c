@@ -201,8 +201,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     return TRV_UP_OK;
 }
 
-/* One rate: it prices every room of the request together (net), so the
- * rooms carry no price of their own. */
+/* One rate: it prices every room of the request together (net). */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
                     const json_t *room, const json_t *rate, apr_time_t now,
                     trv_hotel_offer *out)
@@ -225,17 +224,48 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     if (!out->ref || trv_hotel_minor(json_object_get(rate, "net"), cur, &out->total_minor)) {
         return -1;
     }
+    /* roomRates: the rate room by room, in request order (the API's
+     * breakdown of net); without it the rooms carry no price of their own
+     * and the offers apply to every room. */
     for (i = 0; i < stay->n_rooms; i++) {
-        json_t *ages = json_array();
+        const json_t *rr = json_array_get(json_object_get(rate, "roomRates"), (size_t)i);
+        json_t *ages = json_array(), *total = json_null(), *due = json_null();
+        apr_int64_t m, sum = 0;
+        int has_due = 0;
         for (all = 0; all < stay->rooms[i].n_children; all++) {
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[all]));
         }
+        if (rr) {
+            if (trv_hotel_minor(json_object_get(rr, "net"), cur, &m)) {
+                json_decref(ages);
+                return -1;
+            }
+            json_decref(total);
+            total = trv_hotel_money(m, cur);
+            json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
+                if (!json_is_true(json_object_get(e, "included"))
+                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    sum += m;
+                    has_due = 1;
+                }
+            }
+            if (has_due) {
+                json_decref(due);
+                due = trv_hotel_money(sum, cur);
+            }
+            json_array_foreach(json_object_get(rr, "offers"), k, e) {
+                if (trv_json_str(e, "name")
+                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur, i);
+                }
+            }
+        }
         json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:n,s:n}", "position", i,
+            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o}", "position", i,
             "name", trv_json_str(room, "name"),
             "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
             "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", "due_at_property"));
+            "children", ages, "total", total, "due_at_property", due));
     }
     json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
         if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
@@ -243,14 +273,17 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             return -1;
         }
     }
-    /* An offer's discount is for all rooms. */
-    json_array_foreach(json_object_get(rate, "offers"), k, e) {
-        apr_int64_t m;
-        if (!trv_json_str(e, "name") || trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
-            continue;
-        }
-        for (i = 0; i < stay->n_rooms; i++) {
-            trv_hotel_promo_add(promos, trv_json_str(e, "name"), i ? 0 : (m < 0 ? -m : m), cur, i);
+    if (!json_object_get(rate, "roomRates")) {
+        json_array_foreach(json_object_get(rate, "offers"), k, e) {
+            apr_int64_t m;
+            if (!trv_json_str(e, "name")
+                || trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                continue;
+            }
+            for (i = 0; i < stay->n_rooms; i++) {
+                trv_hotel_promo_add(promos, trv_json_str(e, "name"), i ? 0 : (m < 0 ? -m : m),
+                                    cur, i);
+            }
         }
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",

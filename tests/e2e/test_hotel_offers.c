@@ -80,6 +80,7 @@ static void well_formed(const json_t *o)
     const json_t *rooms = json_object_get(o, "rooms"), *room;
     const char *ref = fe_s(o, "offer_reference");
     size_t i;
+    long sum = 0;
     assert_non_null(ref);
     for (i = 0; ref[i]; i++) {
         assert_true(isalnum((unsigned char)ref[i]) || ref[i] == '-' || ref[i] == '_');
@@ -94,7 +95,11 @@ static void well_formed(const json_t *o)
         assert_int_equal(json_integer_value(json_object_get(room, "position")), (long)i);
         assert_int_equal(json_integer_value(json_object_get(room, "adults")), i ? 1 : 2);
         assert_int_equal(json_array_size(json_object_get(room, "children")), i ? 1 : 0);
+        /* Every supplier prices room by room; the rooms add up to the total. */
+        assert_true(json_is_object(json_object_get(room, "total")));
+        sum += he_minor(json_object_get(room, "total"));
     }
+    assert_int_equal(sum, he_minor(total_of(o)));
 }
 
 /* One hotel from each supplier's side: priced by the first configured
