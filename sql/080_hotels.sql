@@ -51,14 +51,23 @@ BEGIN
             SELECT h.id INTO v FROM hotels h WHERE h.giata = e->>'giata';
         END IF;
         IF v IS NULL THEN
-            INSERT INTO hotels AS h (id, country_code, name_key, postal_code, giata, name, city,
-                                     latitude, longitude)
-            VALUES (e->>'id', e->>'country_code', e->>'name_key',
-                    coalesce(e->>'postal_code', ''), e->>'giata', e->>'name', e->>'city',
-                    (e->>'latitude')::double precision, (e->>'longitude')::double precision)
-            ON CONFLICT (country_code, name_key, postal_code)
-            DO UPDATE SET giata = coalesce(h.giata, EXCLUDED.giata)
-            RETURNING h.id INTO v;
+            BEGIN
+                INSERT INTO hotels AS h (id, country_code, name_key, postal_code, giata, name,
+                                         city, latitude, longitude)
+                VALUES (e->>'id', e->>'country_code', e->>'name_key',
+                        coalesce(e->>'postal_code', ''), e->>'giata', e->>'name', e->>'city',
+                        (e->>'latitude')::double precision, (e->>'longitude')::double precision)
+                ON CONFLICT (country_code, name_key, postal_code)
+                DO UPDATE SET giata = coalesce(h.giata, EXCLUDED.giata)
+                RETURNING h.id INTO v;
+            EXCEPTION WHEN unique_violation THEN
+                -- A concurrent search added this code under another name:
+                -- that hotel is this one.
+                SELECT h.id INTO v FROM hotels h WHERE h.giata = e->>'giata';
+                IF v IS NULL THEN
+                    RAISE;
+                END IF;
+            END;
         END IF;
         INSERT INTO hotel_supplier_ids (supplier, supplier_hotel_id, hotel_id)
         SELECT m.supplier, m.id, v FROM jsonb_to_recordset(e->'members') AS m(supplier text, id text)
