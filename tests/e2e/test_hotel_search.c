@@ -273,6 +273,20 @@ static void bad_searches_are_422_and_store_nothing(void **state)
     assert_int_equal(hotels_known(), before);
 }
 
+/* A city no supplier sells: no hotels, no next page, not an error. */
+static void a_city_without_hotels_is_an_empty_page(void **state)
+{
+    char *body = he_search_body("{\"city\":\"Nowhere Atoll\",\"country_code\":\"FR\"}", "");
+    e2e_resp *r = he_post(key, NULL, "/v1/hotel/search", body);
+    (void)state;
+    fe_expect(r, 200, "a search of a city without hotels");
+    assert_int_equal(json_array_size(fe_data(r)), 0);
+    assert_null(he_next_cursor(r));
+    assert_true(json_is_null(json_object_get(json_object_get(r->json, "meta"), "supplier")));
+    e2e_free(r);
+    free(body);
+}
+
 static void expect_supplier_failure(const char *api, const char *supplier, const char *spec,
                                     long status, const char *code)
 {
@@ -322,6 +336,7 @@ int main(void)
         cmocka_unit_test(by_place_and_by_point),
         cmocka_unit_test(cursors_are_bound_to_search_and_organization),
         cmocka_unit_test(bad_searches_are_422_and_store_nothing),
+        cmocka_unit_test(a_city_without_hotels_is_an_empty_page),
         cmocka_unit_test(supplier_failures_are_502_and_504),
     };
     return e2e_run("hotel search", tests, sizeof(tests) / sizeof(tests[0]));
