@@ -11,9 +11,10 @@
  * key and for the organization, what prebook needs without asking anyone:
  * the supplier and its reference of the offer, the hotel, the stay (dates,
  * rooms and guests), the market (nationality, residence, currency), the
- * total and the expiry. No database connection is held while a supplier is
- * asked. */
+ * total and the expiry. The suppliers are asked at once (fanout.h), no
+ * database connection held meanwhile. */
 #include "handlers.h"
+#include "fanout.h"
 #include "input.h"
 #include "seal.h"
 #include "store.h"
@@ -263,6 +264,26 @@ static int resolve(trv_req *req, trv_resp *resp, const trv_supplier *only,
     return 1;
 }
 
+/* One supplier's hotels priced, on its own thread (fanout.h). */
+typedef struct price_job {
+    const trv_supplier *row;
+    const trv_hotel_supplier *adapter;
+    trv_hotel_ctx ctx;
+    const trv_hotel_stay *stay;
+    const char **sids;
+    int count, per_hotel;
+    apr_array_header_t *offers;
+    trv_hotel_err err;
+    trv_up_status st;
+} price_job;
+
+static void price_one(void *baton)
+{
+    price_job *j = baton;
+    j->st = j->adapter->offers(&j->ctx, j->stay, j->sids, j->count, j->per_hotel, &j->offers,
+                               &j->err);
+}
+
 void trv_hotel_offers(trv_req *req, trv_resp *resp)
 {
     trv_errs *errs = trv_errs_new(req->pool);
@@ -273,7 +294,8 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     target *tg;
     json_t *data;
     apr_hash_t *priced = apr_hash_make(req->pool);
-    int n = 0, i, k;
+    void *batons[16];
+    int n = 0, i, k, nb;
 
     if (!read_targets_input(req, &only, &ids, &n, &per_hotel, &stay, errs)) {
         trv_fail_invalid(req, resp, errs);
@@ -302,30 +324,35 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
                  only->name);
         return;
     }
-    /* One call per supplier, holding no connection. */
+    /* One call per supplier, all at once, holding no connection. */
+    nb = 0;
     for (row = rows(req); row && row->name; row++) {
-        const char **sids = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)n);
-        apr_array_header_t *offers = NULL;
-        trv_hotel_err err = {NULL, NULL};
-        trv_hotel_ctx ctx;
-        const trv_hotel_supplier *a;
-        trv_up_status st;
-        int count = 0;
+        price_job *j = apr_pcalloc(req->pool, sizeof(*j));
+        apr_pool_t *cp;
+        j->sids = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)n);
         for (i = 0; i < n; i++) {
             if (tg[i].row == row) {
-                sids[count++] = tg[i].sid;
+                j->sids[j->count++] = tg[i].sid;
             }
         }
-        if (!count || !(a = trv_hotel_supplier_for(req->env, req->pool, req->request_id, row,
-                                                   &ctx))) {
+        if (!j->count || !(cp = trv_hotel_call_pool(req->pool))
+            || !(j->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
+                                                     &j->ctx))) {
             continue;
         }
-        st = a->offers(&ctx, &stay, sids, count, (int)per_hotel, &offers, &err);
-        if (st != TRV_UP_OK) {
-            trv_hotel_upstream_fail(req, resp, st, row->name, err.message);
+        j->row = row;
+        j->stay = &stay;
+        j->per_hotel = (int)per_hotel;
+        batons[nb++] = j;
+    }
+    trv_hotel_fanout(req->pool, nb, price_one, batons);
+    for (i = 0; i < nb; i++) {
+        price_job *j = batons[i];
+        if (j->st != TRV_UP_OK) {
+            trv_hotel_upstream_fail(req, resp, j->st, j->row->name, j->err.message);
             return;
         }
-        apr_hash_set(priced, row->name, APR_HASH_KEY_STRING, offers);
+        apr_hash_set(priced, j->row->name, APR_HASH_KEY_STRING, j->offers);
     }
     /* In the order the hotels were named, each hotel's cheapest first. */
     data = json_array();

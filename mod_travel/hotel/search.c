@@ -3,16 +3,17 @@
  * {place_id} — with each hotel's cheapest price for the stay, across the
  * configured suppliers (or the one named), cheapest first.
  *
- * The shape of the read: the request holds no database connection while
- * suppliers are asked (a place is read before, ids are kept after, each
- * step a short borrow of a connection); nothing about the search is
- * stored. A page is a slice of the whole, deterministic result (suppliers'
+ * The shape of the read: the suppliers are asked at once (fanout.h), and
+ * the request holds no database connection while they are (a place is
+ * read before, ids are kept after, each step a short borrow of a
+ * connection); nothing about the search is stored. A page is a slice of the whole, deterministic result (suppliers'
  * prices are deterministic for a stay and day; ties are broken by name), so
  * the cursor only carries the offset, sealed with the search it belongs to
  * (a digest of its fields) and the organization: a cursor used with other
  * search fields, by another organization, or edited is refused (422). Only
  * the page's hotels get their htl_ ids resolved (one statement). */
 #include "handlers.h"
+#include "fanout.h"
 #include "input.h"
 #include "mapping.h"
 #include "seal.h"
@@ -189,41 +190,62 @@ static int read_search(trv_req *req, search *s, trv_errs *errs)
     return !trv_errs_any(errs);
 }
 
-/* Every supplier asked, one after the other, holding no connection. Any
- * failure fails the search: a page must be a slice of the same whole. */
+/* One supplier's part of a search, run on its own thread (fanout.h). */
+typedef struct ask {
+    const trv_supplier *row;
+    const trv_hotel_supplier *adapter;
+    trv_hotel_ctx ctx;
+    const search *s;
+    apr_array_header_t *list;
+    trv_hotel_err err;
+    trv_up_status st;
+} ask;
+
+static void ask_one(void *baton)
+{
+    ask *k = baton;
+    k->st = k->adapter->search(&k->ctx, &k->s->area, &k->s->stay, &k->list, &k->err);
+}
+
+/* Every supplier asked at once, holding no connection. Any failure fails
+ * the search: a page must be a slice of the same whole. */
 static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
                          apr_array_header_t *found)
 {
     const trv_supplier *row;
-    int asked = 0;
-    for (row = rows(req); row && row->name; row++) {
-        trv_hotel_ctx ctx;
-        const trv_hotel_supplier *a;
-        apr_array_header_t *list = NULL;
-        trv_hotel_err err = {NULL, NULL};
-        trv_up_status st;
-        int i;
+    void *batons[16];
+    int n = 0, i, k;
+    for (row = rows(req); row && row->name && n < 16; row++) {
+        ask *a = apr_pcalloc(req->pool, sizeof(*a));
+        apr_pool_t *cp;
         if (s->only && s->only != row) {
             continue;
         }
-        if (!(a = trv_hotel_supplier_for(req->env, req->pool, req->request_id, row, &ctx))) {
+        if (!(cp = trv_hotel_call_pool(req->pool))
+            || !(a->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
+                                                     &a->ctx))) {
             continue;
         }
-        asked++;
-        st = a->search(&ctx, &s->area, &s->stay, &list, &err);
-        if (st != TRV_UP_OK) {
-            trv_hotel_upstream_fail(req, resp, st, row->name, err.message);
-            return 0;
-        }
-        for (i = 0; list && i < list->nelts; i++) {
-            APR_ARRAY_PUSH(found, trv_hotel_found *) = &APR_ARRAY_IDX(list, i, trv_hotel_found);
-        }
+        a->row = row;
+        a->s = s;
+        batons[n++] = a;
     }
-    if (!asked) {
+    if (!n) {
         trv_fail(req, resp, 503, "unavailable", "%s", s->only
                  ? apr_psprintf(req->pool, "%s is not configured on this server", s->only->name)
                  : "No hotel supplier is configured on this server");
         return 0;
+    }
+    trv_hotel_fanout(req->pool, n, ask_one, batons);
+    for (i = 0; i < n; i++) {
+        ask *a = batons[i];
+        if (a->st != TRV_UP_OK) {
+            trv_hotel_upstream_fail(req, resp, a->st, a->row->name, a->err.message);
+            return 0;
+        }
+        for (k = 0; a->list && k < a->list->nelts; k++) {
+            APR_ARRAY_PUSH(found, trv_hotel_found *) = &APR_ARRAY_IDX(a->list, k, trv_hotel_found);
+        }
     }
     return 1;
 }

@@ -15,6 +15,10 @@
 #include <string.h>
 
 #define MAX_PROPERTIES 250
+/* Rates asked per property in a search, of which the cheapest is kept:
+ * the API answers its cheapest rate plans first, and every rate of a
+ * property for two rooms is about 25 kB of JSON. */
+#define SEARCH_RATE_PLANS 3
 
 static apr_table_t *auth(trv_hotel_ctx *ctx)
 {
@@ -71,8 +75,9 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     apr_hash_t *by_id = apr_hash_make(ctx->pool);
     const char *path = apr_psprintf(ctx->pool,
                                     "/properties/availability?checkin=%s&checkout=%s&currency=%s"
-                                    "&rate_plan_count=50",
-                                    stay->check_in, stay->check_out, stay->currency);
+                                    "&rate_plan_count=%d",
+                                    stay->check_in, stay->check_out, stay->currency,
+                                    SEARCH_RATE_PLANS);
     trv_up_result res;
     trv_up_status st;
     json_t *h;
