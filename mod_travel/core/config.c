@@ -152,17 +152,27 @@ const char *trv_check_base_url(const char *s)
     return NULL;
 }
 
-const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name)
+static const trv_upstream *upstream_in(const apr_array_header_t *list, const char *name)
 {
     int i;
-    if (!cfg || !cfg->upstreams || !name) {
+    if (!list || !name) {
         return NULL;
     }
-    for (i = 0; i < cfg->upstreams->nelts; i++) {
-        const trv_upstream *u = &APR_ARRAY_IDX(cfg->upstreams, i, trv_upstream);
+    for (i = 0; i < list->nelts; i++) {
+        const trv_upstream *u = &APR_ARRAY_IDX(list, i, trv_upstream);
         if (strcmp(u->name, name) == 0) {
             return u;
         }
     }
     return NULL;
+}
+
+const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name)
+{
+    return cfg ? upstream_in(cfg->upstreams, name) : NULL;
+}
+
+const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char *name)
+{
+    return cfg ? upstream_in(cfg->hotel_upstreams, name) : NULL;
 }

@@ -12,7 +12,10 @@
 typedef struct trv_upstream {
     const char *name;              /* SUPPLIER_A, ..., or "payment" */
     const char *base_url;          /* no trailing slash */
-    const char *api_key;           /* sent as a bearer token; never logged */
+    const char *api_key;           /* sent as a bearer token (flights, payments) or
+                                    * as the supplier's own key header (hotels);
+                                    * never logged */
+    const char *api_secret;        /* hotel suppliers that sign requests; never logged */
     apr_interval_time_t connect_timeout;
     apr_interval_time_t timeout;
 } trv_upstream;
@@ -27,7 +30,8 @@ typedef struct trv_cidr {
 } trv_cidr;
 
 typedef struct trv_config {
-    apr_array_header_t *upstreams;     /* trv_upstream */
+    apr_array_header_t *upstreams;     /* trv_upstream: flight suppliers (TravelSupplier) */
+    apr_array_header_t *hotel_upstreams; /* trv_upstream: hotel suppliers (TravelHotelSupplier) */
     const trv_upstream *payment;       /* may be NULL */
     int worker_threads;                /* background threads per child */
     apr_array_header_t *retry_schedule;/* apr_interval_time_t, webhook retries */
@@ -65,5 +69,8 @@ int trv_cidr_contains(const trv_cidr *net, int family, const unsigned char *addr
 const char *trv_check_base_url(const char *s);
 
 const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name);
+/* A hotel supplier's configuration: hotel and flight suppliers share names
+ * (SUPPLIER_A), so each domain has its own directive and list. */
+const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char *name);
 
 #endif

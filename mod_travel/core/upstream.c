@@ -40,6 +40,16 @@ static trv_up_status call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                          const char *request_id, const char *idempotency_key,
                          trv_up_result *res)
 {
+    return trv_upstream_call_h(env, p, up, method, path, NULL, body, request_id,
+                               idempotency_key, res);
+}
+
+trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                  const char *method, const char *path,
+                                  const apr_table_t *auth_headers, const json_t *body,
+                                  const char *request_id, const char *idempotency_key,
+                                  trv_up_result *res)
+{
     trv_http_req hr;
     trv_http_resp hs;
     const char *err = NULL;
@@ -51,7 +61,10 @@ static trv_up_status call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
     hr.url = apr_pstrcat(p, up->base_url, path, NULL);
     hr.headers = apr_table_make(p, 4);
     apr_table_setn(hr.headers, "Accept", "application/json");
-    if (up->api_key) {
+    if (auth_headers) {
+        hr.headers = apr_table_overlay(p, hr.headers, auth_headers);
+    }
+    else if (up->api_key) {
         apr_table_setn(hr.headers, "Authorization",
                        apr_pstrcat(p, "Bearer ", up->api_key, NULL));
     }

@@ -38,6 +38,15 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
                                 const json_t *body, const char *request_id,
                                 const char *idempotency_key, trv_up_result *res);
 
+/* The same with the caller's own headers (may be NULL) for APIs that do
+ * not take a bearer key: with auth_headers set, no Authorization: Bearer is
+ * added and the adapter's headers (its key, its signature) are sent. */
+trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                  const char *method, const char *path,
+                                  const apr_table_t *auth_headers, const json_t *body,
+                                  const char *request_id, const char *idempotency_key,
+                                  trv_up_result *res);
+
 const char *trv_up_status_name(trv_up_status s);
 
 #endif

@@ -4,5 +4,8 @@
 const trv_route trv_hotel_routes[] = {
     {"GET", "/v1/hotel/places", trv_hotel_places, TRV_ROUTE_OWN_QUERY},
     {"GET", "/v1/hotel/places/{id:plc}", trv_hotel_place, 0},
+    {"GET", "/v1/hotel/features", trv_hotel_features, 0},
+    {"POST", "/v1/hotel/search", trv_hotel_search, 0},
+    {"POST", "/v1/hotel/offers", trv_hotel_offers, 0},
     {NULL, NULL, NULL, 0},
 };

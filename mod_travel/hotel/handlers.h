@@ -7,5 +7,11 @@
 /* GET /v1/hotel/places?q=&limit= and GET /v1/hotel/places/{id} (places.c). */
 void trv_hotel_places(trv_req *req, trv_resp *resp);
 void trv_hotel_place(trv_req *req, trv_resp *resp);
+/* GET /v1/hotel/features (features.c). */
+void trv_hotel_features(trv_req *req, trv_resp *resp);
+/* POST /v1/hotel/search (search.c). */
+void trv_hotel_search(trv_req *req, trv_resp *resp);
+/* POST /v1/hotel/offers (offers.c). */
+void trv_hotel_offers(trv_req *req, trv_resp *resp);
 
 #endif

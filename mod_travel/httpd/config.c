@@ -17,6 +17,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     trv_srv_conf *c = apr_pcalloc(p, sizeof(*c));
     (void)s;
     c->cfg.upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
+    c->cfg.hotel_upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
     c->cfg.worker_threads = UNSET;
     c->cfg.max_body = UNSET;
     c->cfg.job_lease = UNSET;
@@ -35,6 +36,9 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     trv_srv_conf *n = apr_pcalloc(p, sizeof(*n));
     n->cfg.upstreams = add->upstreams_set ? add->cfg.upstreams : base->cfg.upstreams;
     n->upstreams_set = add->upstreams_set || base->upstreams_set;
+    n->cfg.hotel_upstreams = add->hotel_upstreams_set ? add->cfg.hotel_upstreams
+                                                      : base->cfg.hotel_upstreams;
+    n->hotel_upstreams_set = add->hotel_upstreams_set || base->hotel_upstreams_set;
     MERGE_PTR(payment);
     MERGE(worker_threads);
     MERGE_PTR(retry_schedule);
@@ -74,7 +78,37 @@ static trv_srv_conf *conf_of(cmd_parms *cmd)
     return ap_get_module_config(cmd->server->module_config, &travel_module);
 }
 
-static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char *args)
+/* A key or secret kept in a file (relative to ServerRoot, at most 4 KB,
+ * trailing white space dropped), or NULL when it cannot be read. */
+static const char *read_key_file(cmd_parms *cmd, const char *val)
+{
+    char *buf;
+    apr_size_t len;
+    apr_file_t *f;
+    apr_finfo_t fi;
+    const char *path = ap_server_root_relative(cmd->temp_pool, val);
+    if (!path || apr_file_open(&f, path, APR_READ, 0, cmd->temp_pool) != APR_SUCCESS) {
+        return NULL;
+    }
+    if (apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > 4096) {
+        apr_file_close(f);
+        return NULL;
+    }
+    len = (apr_size_t)fi.size;
+    buf = apr_palloc(cmd->pool, len + 1);
+    apr_file_read_full(f, buf, len, &len);
+    apr_file_close(f);
+    while (len && isspace((unsigned char)buf[len - 1])) {
+        len--;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* signed_ok: the directive takes api_secret / api_secret_file (hotel
+ * suppliers that sign their requests). */
+static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char *args,
+                                    int signed_ok)
 {
     const char *word;
     u->connect_timeout = TRV_DEFAULT_CONNECT_TIMEOUT;
@@ -92,26 +126,19 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
             u->api_key = val;
         }
         else if (strcmp(key, "api_key_file") == 0) {
-            char *buf;
-            apr_size_t len;
-            apr_file_t *f;
-            apr_finfo_t fi;
-            const char *path = ap_server_root_relative(cmd->temp_pool, val);
-            if (!path || apr_file_open(&f, path, APR_READ, 0, cmd->temp_pool) != APR_SUCCESS
-                || apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS
-                || fi.size > 4096) {
+            if (!(u->api_key = read_key_file(cmd, val))) {
                 return apr_psprintf(cmd->pool, "%s: cannot read api_key_file %s",
                                     cmd->cmd->name, val);
             }
-            len = (apr_size_t)fi.size;
-            buf = apr_palloc(cmd->pool, len + 1);
-            apr_file_read_full(f, buf, len, &len);
-            apr_file_close(f);
-            while (len && isspace((unsigned char)buf[len - 1])) {
-                len--;
+        }
+        else if (signed_ok && strcmp(key, "api_secret") == 0) {
+            u->api_secret = val;
+        }
+        else if (signed_ok && strcmp(key, "api_secret_file") == 0) {
+            if (!(u->api_secret = read_key_file(cmd, val))) {
+                return apr_psprintf(cmd->pool, "%s: cannot read api_secret_file %s",
+                                    cmd->cmd->name, val);
             }
-            buf[len] = '\0';
-            u->api_key = buf;
         }
         else if (strcmp(key, "connect_timeout") == 0) {
             err = trv_parse_duration(val, &u->connect_timeout);
@@ -121,8 +148,9 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         }
         else {
             return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: api_key, "
-                                "api_key_file, connect_timeout, timeout)",
-                                cmd->cmd->name, key);
+                                "api_key_file, %sconnect_timeout, timeout)",
+                                cmd->cmd->name, key,
+                                signed_ok ? "api_secret, api_secret_file, " : "");
         }
         if (err) {
             return apr_psprintf(cmd->pool, "%s: %s %s", cmd->cmd->name, key, err);
@@ -134,9 +162,14 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
     return NULL;
 }
 
+/* TravelSupplier (flights) and TravelHotelSupplier (hotels): the same line,
+ * each domain's own list, since both domains name suppliers SUPPLIER_A... */
 static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
 {
     trv_srv_conf *c = conf_of(cmd);
+    int hotel = cmd->info != NULL;
+    apr_array_header_t *list = hotel ? c->cfg.hotel_upstreams : c->cfg.upstreams;
+    const char *dir = cmd->cmd->name;
     trv_upstream u;
     const char *err;
     const char *s;
@@ -146,26 +179,31 @@ static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
     u.name = ap_getword_conf(cmd->pool, &args);
     u.base_url = ap_getword_conf(cmd->pool, &args);
     if (!*u.name || !*u.base_url) {
-        return "TravelSupplier takes a name, a base URL and options: "
-               "TravelSupplier SUPPLIER_A https://... api_key=... timeout=30s";
+        return apr_psprintf(cmd->pool, "%s takes a name, a base URL and options: "
+                            "%s SUPPLIER_A https://... api_key=... timeout=30s", dir, dir);
     }
     for (s = u.name; *s; s++) {
         if (!(isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) {
-            return apr_psprintf(cmd->pool, "TravelSupplier: name '%s' must be upper-case "
-                                "letters, digits and _ (e.g. SUPPLIER_A)", u.name);
+            return apr_psprintf(cmd->pool, "%s: name '%s' must be upper-case "
+                                "letters, digits and _ (e.g. SUPPLIER_A)", dir, u.name);
         }
     }
     if ((err = trv_check_base_url(u.base_url))) {
-        return apr_psprintf(cmd->pool, "TravelSupplier %s: base URL %s", u.name, err);
+        return apr_psprintf(cmd->pool, "%s %s: base URL %s", dir, u.name, err);
     }
-    if (trv_config_upstream(&c->cfg, u.name)) {
-        return apr_psprintf(cmd->pool, "TravelSupplier %s is configured twice", u.name);
+    if (hotel ? trv_config_hotel_upstream(&c->cfg, u.name) : trv_config_upstream(&c->cfg, u.name)) {
+        return apr_psprintf(cmd->pool, "%s %s is configured twice", dir, u.name);
     }
-    if ((err = upstream_options(cmd, &u, args))) {
+    if ((err = upstream_options(cmd, &u, args, hotel))) {
         return err;
     }
-    APR_ARRAY_PUSH(c->cfg.upstreams, trv_upstream) = u;
-    c->upstreams_set = 1;
+    APR_ARRAY_PUSH(list, trv_upstream) = u;
+    if (hotel) {
+        c->hotel_upstreams_set = 1;
+    }
+    else {
+        c->upstreams_set = 1;
+    }
     return NULL;
 }
 
@@ -181,7 +219,7 @@ static const char *set_payment(cmd_parms *cmd, void *d, const char *args)
     if ((err = trv_check_base_url(u->base_url))) {
         return apr_psprintf(cmd->pool, "TravelPaymentProvider: base URL %s", err);
     }
-    if ((err = upstream_options(cmd, u, args))) {
+    if ((err = upstream_options(cmd, u, args, 0))) {
         return err;
     }
     c->cfg.payment = u;
@@ -366,6 +404,9 @@ static const char *set_rate_cache(cmd_parms *cmd, void *d, const char *arg)
 const command_rec trv_directives[] = {
     AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
         "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_RAW_ARGS("TravelHotelSupplier", set_supplier, (void *)"hotel", RSRC_CONF,
+        "NAME BASE_URL [api_key=...|api_key_file=...] [api_secret=...|api_secret_file=...] "
+        "[connect_timeout=5s] [timeout=30s]"),
     AP_INIT_RAW_ARGS("TravelPaymentProvider", set_payment, NULL, RSRC_CONF,
         "BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
     AP_INIT_TAKE1("TravelWorkerThreads", set_workers, NULL, RSRC_CONF,

@@ -15,6 +15,7 @@ typedef struct trv_srv_conf {
     trv_config cfg;          /* unset fields are -1 / NULL until merged */
     int upstreams_set;
     trv_rate_conf rate;      /* rate limits (httpd/ratelimit.h) */
+    int hotel_upstreams_set;
     trv_env *env;            /* per child, made in child_init */
 } trv_srv_conf;
 

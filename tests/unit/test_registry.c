@@ -55,10 +55,13 @@ static void flight_suppliers_are_rows_with_their_adapters(void **state)
                              apr_pstrcat(*state, s->offer_prefix, "x", NULL)), s);
     }
     assert_int_equal(n, 2);
-    /* Unknown names, another domain, case: nothing. */
+    /* Unknown names, case: nothing; the same name in another domain is
+     * that domain's own row (hotel SUPPLIER_A is not flight SUPPLIER_A). */
     assert_null(trv_registry_supplier(reg, "flight", "SUPPLIER_Z"));
     assert_null(trv_registry_supplier(reg, "flight", "supplier_a"));
-    assert_null(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"));
+    assert_ptr_not_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"), a);
+    assert_string_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A")->domain, "hotel");
+    assert_null(trv_registry_supplier(reg, "flight", "SUPPLIER_C"));
     assert_null(trv_registry_supplier(reg, "nowhere", "SUPPLIER_A"));
     assert_null(trv_registry_supplier(reg, "flight", NULL));
     assert_null(trv_flight_supplier_row("SUPPLIER_Z"));

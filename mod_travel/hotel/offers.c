@@ -1,0 +1,370 @@
+/* POST /v1/hotel/offers: bookable prices of up to 10 hotels for one stay.
+ * Hotels are named by the service's ids (hotel_ids[]) or by one supplier's
+ * own ids (supplier + supplier_hotel_ids[]), never both. Each hotel is
+ * priced by one supplier: the one named, or for an htl_ id the first
+ * configured supplier row (registry order) that sells it. Up to
+ * max_offers_per_hotel (1..25, default 5) offers a hotel, cheapest first;
+ * hotels times max_offers_per_hotel at most 250 and within the supplier's
+ * limits (422 naming the limit otherwise).
+ *
+ * Offers are not stored. Each offer_reference seals, under the server's
+ * key and for the organization, what prebook needs without asking anyone:
+ * the supplier and its reference of the offer, the hotel, the stay (dates,
+ * rooms and guests), the market (nationality, residence, currency), the
+ * total and the expiry. The suppliers are asked at once (fanout.h), no
+ * database connection held meanwhile. */
+#include "handlers.h"
+#include "fanout.h"
+#include "input.h"
+#include "seal.h"
+#include "store.h"
+#include "supplier.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/json.h"
+#include "core/validate.h"
+
+#include <apr_hash.h>
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <string.h>
+
+#define MAX_HOTELS 10
+#define MAX_PER_HOTEL 25
+#define DEFAULT_PER_HOTEL 5
+#define MAX_OFFERS 250
+
+/* One hotel to price. */
+typedef struct target {
+    const char *hotel_id;            /* NULL when no search has seen the hotel */
+    const trv_supplier *row;         /* who prices it; NULL: nobody configured sells it */
+    const char *sid;
+} target;
+
+static const unsigned char *secret(const trv_req *req)
+{
+    return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
+}
+
+static const trv_supplier *rows(const trv_req *req)
+{
+    const trv_domain *d = trv_registry_domain(req->env->registry, "hotel");
+    return d ? d->suppliers : NULL;
+}
+
+static int configured(const trv_req *req, const trv_supplier *row)
+{
+    return trv_config_hotel_upstream(req->env->cfg, row->name) != NULL;
+}
+
+/* A supplier's id: letters, digits, - and _ (what the three send). */
+static int sid_ok(const char *s)
+{
+    size_t n = strlen(s), i;
+    if (n < 1 || n > 64) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (!(apr_isalnum(s[i]) || s[i] == '-' || s[i] == '_')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A list of 1..MAX_HOTELS distinct strings each passing ok. */
+static const char **read_ids(trv_req *req, const char *field, int (*ok)(const char *),
+                             const char *what, int *n, trv_errs *errs)
+{
+    const json_t *list = json_object_get(req->json, field), *v;
+    const char **out;
+    size_t i, k;
+    *n = 0;
+    if (!json_is_array(list) || json_array_size(list) < 1) {
+        trv_errs_add(errs, field, "must list 1 to %d %s", MAX_HOTELS, what);
+        return NULL;
+    }
+    if (json_array_size(list) > MAX_HOTELS) {
+        trv_errs_add(errs, field, "lists %d hotels: at most %d hotels per offers request",
+                     (int)json_array_size(list), MAX_HOTELS);
+        return NULL;
+    }
+    out = apr_pcalloc(req->pool, sizeof(char *) * (json_array_size(list) + 1));
+    json_array_foreach(list, i, v) {
+        const char *at = apr_psprintf(req->pool, "%s[%d]", field, (int)i);
+        if (!json_is_string(v) || !ok(json_string_value(v))) {
+            trv_errs_add(errs, at, "must be %s", what);
+            continue;
+        }
+        for (k = 0; k < i; k++) {
+            if (out[k] && strcmp(out[k], json_string_value(v)) == 0) {
+                trv_errs_add(errs, at, "is listed twice");
+            }
+        }
+        out[i] = json_string_value(v);
+    }
+    *n = (int)json_array_size(list);
+    return out;
+}
+
+static int htl_ok(const char *s)
+{
+    return trv_id_valid(s, "htl");
+}
+
+static int read_targets_input(trv_req *req, const trv_supplier **only, const char ***ids,
+                              int *n, long *per_hotel, trv_hotel_stay *stay, trv_errs *errs)
+{
+    static const char *const known[] = {"hotel_ids", "supplier", "supplier_hotel_ids",
+                                        "check_in", "check_out", "occupancy",
+                                        "guest_nationality", "guest_residence", "currency",
+                                        "max_offers_per_hotel", NULL};
+    const json_t *max = json_object_get(req->json, "max_offers_per_hotel");
+    int by_htl = json_object_get(req->json, "hotel_ids") != NULL;
+    int by_sup = json_object_get(req->json, "supplier") || json_object_get(req->json,
+                                                                            "supplier_hotel_ids");
+    const char *sup;
+
+    trv_json_known(req->json, NULL, known, errs);
+    *only = NULL;
+    *ids = NULL;
+    if (by_htl == by_sup) {
+        trv_errs_add(errs, by_htl ? "hotel_ids" : "hotel_ids",
+                     "give hotel_ids, or supplier and supplier_hotel_ids, not both");
+    }
+    else if (by_htl) {
+        *ids = read_ids(req, "hotel_ids", htl_ok, "hotel ids (htl_...)", n, errs);
+    }
+    else {
+        sup = trv_json_req_str(req->json, "supplier", "supplier", 1, 1, 32, errs);
+        if (sup && !(*only = trv_supplier_find(rows(req), sup))) {
+            const trv_supplier *row;
+            const char *names = "";
+            for (row = rows(req); row && row->name; row++) {
+                names = apr_pstrcat(req->pool, names, *names ? ", " : "", row->name, NULL);
+            }
+            trv_errs_add(errs, "supplier", "must be one of %s", names);
+        }
+        *ids = read_ids(req, "supplier_hotel_ids", sid_ok,
+                        "the supplier's hotel ids (letters, digits, - and _)", n, errs);
+    }
+    *per_hotel = DEFAULT_PER_HOTEL;
+    if (max && (!json_is_integer(max) || json_integer_value(max) < 1
+                || json_integer_value(max) > MAX_PER_HOTEL)) {
+        trv_errs_add(errs, "max_offers_per_hotel", "must be an integer from 1 to %d",
+                     MAX_PER_HOTEL);
+    }
+    else if (max) {
+        *per_hotel = (long)json_integer_value(max);
+    }
+    if (*ids && *n * *per_hotel > MAX_OFFERS) {
+        trv_errs_add(errs, "max_offers_per_hotel", "%d hotels times %ld offers is more than %d "
+                     "offers per request", *n, *per_hotel, MAX_OFFERS);
+    }
+    trv_hotel_read_stay(req->pool, req->json, (long)(apr_time_sec(apr_time_now()) / 86400),
+                        stay, errs);
+    return !trv_errs_any(errs);
+}
+
+/* The supplier's own limits for the hotels it is given. */
+static void check_row_limits(const trv_supplier *row, int hotels, long per_hotel,
+                             const trv_hotel_stay *stay, const char *field, trv_errs *errs)
+{
+    const trv_supplier_limits *l = &row->limits;
+    if (l->max_hotels_per_offers_request > 0 && hotels > l->max_hotels_per_offers_request) {
+        trv_errs_add(errs, field, "%s prices at most %d hotels per offers request", row->name,
+                     l->max_hotels_per_offers_request);
+    }
+    if (l->max_offers_per_request > 0 && hotels * per_hotel > l->max_offers_per_request) {
+        trv_errs_add(errs, "max_offers_per_hotel", "%s returns at most %d offers per request",
+                     row->name, l->max_offers_per_request);
+    }
+    trv_hotel_check_nights(stay, row, errs);
+}
+
+static const char *occupancy_text(apr_pool_t *p, const trv_hotel_stay *stay)
+{
+    const char *s = "";
+    int i, k;
+    for (i = 0; i < stay->n_rooms; i++) {
+        s = apr_psprintf(p, "%s%s%d", s, i ? ";" : "", stay->rooms[i].adults);
+        for (k = 0; k < stay->rooms[i].n_children; k++) {
+            s = apr_psprintf(p, "%s%c%d", s, k ? ',' : '-', stay->rooms[i].ages[k]);
+        }
+    }
+    return s;
+}
+
+static json_t *render(trv_req *req, const trv_hotel_stay *stay, const target *t,
+                      const trv_hotel_offer *o)
+{
+    json_t *doc = json_deep_copy(o->doc);
+    const char *payload = apr_psprintf(
+        req->pool, "1|%s|%s|%s|%s|%s|%s|%s|%s|%s|%" APR_INT64_T_FMT "|%" APR_INT64_T_FMT "|%s",
+        t->row->name, o->sid, t->hotel_id ? t->hotel_id : "", stay->check_in, stay->check_out,
+        occupancy_text(req->pool, stay), stay->nationality, stay->residence, stay->currency,
+        o->total_minor, (apr_int64_t)apr_time_sec(o->expires_at), o->ref);
+    json_object_set_new(doc, "offer_reference",
+                        json_string(trv_hotel_seal(req->pool, secret(req), req->org_id,
+                                                   "hotel-offer", payload)));
+    json_object_set_new(doc, "hotel_id", trv_json_strn(t->hotel_id));
+    json_object_set_new(doc, "supplier", json_string(t->row->name));
+    json_object_set_new(doc, "supplier_hotel_id", json_string(o->sid));
+    json_object_set_new(doc, "expires_at", json_string(trv_time_format(req->pool, o->expires_at)));
+    return doc;
+}
+
+/* Fills the targets: who prices each hotel. */
+static int resolve(trv_req *req, trv_resp *resp, const trv_supplier *only,
+                   const char *const *ids, int n, target *tg, trv_errs *errs)
+{
+    trv_rows *r;
+    int i, k;
+    if (only) {
+        if (!trv_hotel_ids_of(req, resp, only->name, ids, n, &r)) {
+            return 0;
+        }
+        for (i = 0; i < n; i++) {
+            tg[i].row = only;
+            tg[i].sid = ids[i];
+            for (k = 0; k < r->n; k++) {
+                if (strcmp(trv_rows_get(r, k, "supplier_hotel_id"), ids[i]) == 0) {
+                    tg[i].hotel_id = trv_rows_get(r, k, "hotel_id");
+                }
+            }
+        }
+        return 1;
+    }
+    if (!trv_hotel_sellers(req, resp, ids, n, &r)) {
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        const trv_supplier *row;
+        int known = 0;
+        tg[i].hotel_id = ids[i];
+        /* Registry order: the first configured supplier that sells it. */
+        for (row = rows(req); row && row->name && !tg[i].row; row++) {
+            for (k = 0; k < r->n; k++) {
+                if (strcmp(trv_rows_get(r, k, "hotel_id"), ids[i]) != 0) {
+                    continue;
+                }
+                known = 1;
+                if (strcmp(trv_rows_get(r, k, "supplier"), row->name) == 0
+                    && configured(req, row)) {
+                    tg[i].row = row;
+                    tg[i].sid = trv_rows_get(r, k, "supplier_hotel_id");
+                }
+            }
+        }
+        if (!known) {
+            trv_errs_add(errs, apr_psprintf(req->pool, "hotel_ids[%d]", i),
+                         "is not a hotel id this service gave (search first)");
+        }
+    }
+    return 1;
+}
+
+/* One supplier's hotels priced, on its own thread (fanout.h). */
+typedef struct price_job {
+    const trv_supplier *row;
+    const trv_hotel_supplier *adapter;
+    trv_hotel_ctx ctx;
+    const trv_hotel_stay *stay;
+    const char **sids;
+    int count, per_hotel;
+    apr_array_header_t *offers;
+    trv_hotel_err err;
+    trv_up_status st;
+} price_job;
+
+static void price_one(void *baton)
+{
+    price_job *j = baton;
+    j->st = j->adapter->offers(&j->ctx, j->stay, j->sids, j->count, j->per_hotel, &j->offers,
+                               &j->err);
+}
+
+void trv_hotel_offers(trv_req *req, trv_resp *resp)
+{
+    trv_errs *errs = trv_errs_new(req->pool);
+    const trv_supplier *only, *row;
+    const char **ids;
+    trv_hotel_stay stay;
+    long per_hotel;
+    target *tg;
+    json_t *data;
+    apr_hash_t *priced = apr_hash_make(req->pool);
+    void *batons[16];
+    int n = 0, i, k, nb;
+
+    if (!read_targets_input(req, &only, &ids, &n, &per_hotel, &stay, errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    tg = apr_pcalloc(req->pool, sizeof(target) * (apr_size_t)n);
+    if (!resolve(req, resp, only, ids, n, tg, errs)) {
+        return;
+    }
+    for (row = rows(req); row && row->name; row++) {
+        int count = 0;
+        for (i = 0; i < n; i++) {
+            count += tg[i].row == row;
+        }
+        if (count) {
+            check_row_limits(row, count, per_hotel, &stay,
+                             only ? "supplier_hotel_ids" : "hotel_ids", errs);
+        }
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (only && !configured(req, only)) {
+        trv_fail(req, resp, 503, "unavailable", "%s is not configured on this server",
+                 only->name);
+        return;
+    }
+    /* One call per supplier, all at once, holding no connection. */
+    nb = 0;
+    for (row = rows(req); row && row->name; row++) {
+        price_job *j = apr_pcalloc(req->pool, sizeof(*j));
+        apr_pool_t *cp;
+        j->sids = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)n);
+        for (i = 0; i < n; i++) {
+            if (tg[i].row == row) {
+                j->sids[j->count++] = tg[i].sid;
+            }
+        }
+        if (!j->count || !(cp = trv_hotel_call_pool(req->pool))
+            || !(j->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
+                                                     &j->ctx))) {
+            continue;
+        }
+        j->row = row;
+        j->stay = &stay;
+        j->per_hotel = (int)per_hotel;
+        batons[nb++] = j;
+    }
+    trv_hotel_fanout(req->pool, nb, price_one, batons);
+    for (i = 0; i < nb; i++) {
+        price_job *j = batons[i];
+        if (j->st != TRV_UP_OK) {
+            trv_hotel_upstream_fail(req, resp, j->st, j->row->name, j->err.message);
+            return;
+        }
+        apr_hash_set(priced, j->row->name, APR_HASH_KEY_STRING, j->offers);
+    }
+    /* In the order the hotels were named, each hotel's cheapest first. */
+    data = json_array();
+    for (i = 0; i < n; i++) {
+        apr_array_header_t *offers = tg[i].row
+            ? apr_hash_get(priced, tg[i].row->name, APR_HASH_KEY_STRING) : NULL;
+        for (k = 0; offers && k < offers->nelts; k++) {
+            const trv_hotel_offer *o = &APR_ARRAY_IDX(offers, k, trv_hotel_offer);
+            if (strcmp(o->sid, tg[i].sid) == 0) {
+                json_array_append_new(data, render(req, &stay, &tg[i], o));
+            }
+        }
+    }
+    trv_ok(req, resp, 200, data, NULL);
+}

@@ -1,0 +1,327 @@
+/* POST /v1/hotel/search: the hotels of a destination — a city {city,
+ * country_code}, a point {latitude, longitude, radius_m} or a saved place
+ * {place_id} — with each hotel's cheapest price for the stay, across the
+ * configured suppliers (or the one named), cheapest first.
+ *
+ * The shape of the read: the suppliers are asked at once (fanout.h), and
+ * the request holds no database connection while they are (a place is
+ * read before, ids are kept after, each step a short borrow of a
+ * connection); nothing about the search is stored. A page is a slice of the whole, deterministic result (suppliers'
+ * prices are deterministic for a stay and day; ties are broken by name), so
+ * the cursor only carries the offset, sealed with the search it belongs to
+ * (a digest of its fields) and the organization: a cursor used with other
+ * search fields, by another organization, or edited is refused (422). Only
+ * the page's hotels get their htl_ ids resolved (one statement). */
+#include "handlers.h"
+#include "fanout.h"
+#include "input.h"
+#include "mapping.h"
+#include "seal.h"
+#include "store.h"
+#include "supplier.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/money.h"
+#include "core/validate.h"
+
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_LIMIT 20
+#define MAX_LIMIT 50
+
+typedef struct search {
+    const trv_supplier *only;        /* the supplier named, or NULL: all */
+    trv_hotel_area area;
+    const char *place_id;
+    trv_hotel_stay stay;
+    long limit;
+    long offset;
+    const char *digest;              /* of the search fields (the cursor's binding) */
+} search;
+
+static const unsigned char *secret(const trv_req *req)
+{
+    return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
+}
+
+static const trv_supplier *rows(const trv_req *req)
+{
+    const trv_domain *d = trv_registry_domain(req->env->registry, "hotel");
+    return d ? d->suppliers : NULL;
+}
+
+/* The fields that define the search, keys sorted: a cursor is valid for
+ * them alone (limit may change between pages). */
+static const char *digest_of(trv_req *req)
+{
+    json_t *copy = json_deep_copy(req->json);
+    char *text;
+    const char *hex;
+    json_object_del(copy, "cursor");
+    json_object_del(copy, "limit");
+    text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(copy);
+    hex = trv_hotel_sha_hex(req->pool, text ? text : "", 256);
+    free(text);
+    return apr_pstrndup(req->pool, hex, 32);
+}
+
+static void read_destination(const json_t *d, search *s, trv_errs *errs)
+{
+    static const char *const known[] = {"city", "country_code", "latitude", "longitude",
+                                        "radius_m", "place_id", NULL};
+    const json_t *lat = json_object_get(d, "latitude"), *lon = json_object_get(d, "longitude");
+    const json_t *rad = json_object_get(d, "radius_m");
+    int city = json_object_get(d, "city") || json_object_get(d, "country_code");
+    int point = lat || lon || rad;
+    int place = json_object_get(d, "place_id") != NULL;
+
+    if (!json_is_object(d)) {
+        trv_errs_add(errs, "destination", "is required: {city, country_code}, {latitude, "
+                     "longitude, radius_m} or {place_id}");
+        return;
+    }
+    trv_json_known(d, "destination", known, errs);
+    if (city + point + place != 1) {
+        trv_errs_add(errs, "destination", "give exactly one of {city, country_code}, "
+                     "{latitude, longitude, radius_m} or {place_id}");
+        return;
+    }
+    if (place) {
+        s->place_id = trv_json_req_str(d, "place_id", "destination.place_id", 1, 1, 128, errs);
+        if (s->place_id && !trv_id_valid(s->place_id, "plc")) {
+            trv_errs_add(errs, "destination.place_id", "must be a place id (plc_...)");
+            s->place_id = NULL;
+        }
+        return;
+    }
+    if (city) {
+        s->area.city = trv_json_req_str(d, "city", "destination.city", 1, 1, 100, errs);
+        s->area.country_code = trv_json_req_str(d, "country_code", "destination.country_code",
+                                                1, 2, 2, errs);
+        if (s->area.country_code && !(apr_isupper(s->area.country_code[0])
+                                      && apr_isupper(s->area.country_code[1]))) {
+            trv_errs_add(errs, "destination.country_code", "must be an ISO 3166 country code (GB)");
+        }
+        return;
+    }
+    s->area.by_point = 1;
+    if (!json_is_number(lat) || fabs(json_number_value(lat)) > 90) {
+        trv_errs_add(errs, "destination.latitude", "must be a number from -90 to 90");
+    }
+    if (!json_is_number(lon) || fabs(json_number_value(lon)) > 180) {
+        trv_errs_add(errs, "destination.longitude", "must be a number from -180 to 180");
+    }
+    if (!json_is_integer(rad) || json_integer_value(rad) < 100
+        || json_integer_value(rad) > 50000) {
+        trv_errs_add(errs, "destination.radius_m", "must be an integer from 100 to 50000");
+    }
+    s->area.latitude = json_number_value(lat);
+    s->area.longitude = json_number_value(lon);
+    s->area.radius_m = (int)json_integer_value(rad);
+}
+
+static void read_cursor(trv_req *req, search *s, trv_errs *errs)
+{
+    const json_t *c = json_object_get(req->json, "cursor");
+    char *payload, *bar;
+    if (!c || json_is_null(c)) {
+        return;
+    }
+    if (!json_is_string(c)
+        || trv_hotel_unseal(req->pool, secret(req), req->org_id, "hotel-search",
+                            json_string_value(c), &payload) != APR_SUCCESS
+        || !(bar = strchr(payload, '|'))) {
+        trv_errs_add(errs, "cursor", "is not a cursor this organization was given");
+        return;
+    }
+    *bar = '\0';
+    if (strcmp(payload, s->digest) != 0) {
+        trv_errs_add(errs, "cursor", "belongs to a search with other fields: send the same "
+                     "search fields with it");
+        return;
+    }
+    s->offset = atol(bar + 1);
+}
+
+static int read_search(trv_req *req, search *s, trv_errs *errs)
+{
+    static const char *const known[] = {"supplier", "destination", "check_in", "check_out",
+                                        "occupancy", "guest_nationality", "guest_residence",
+                                        "currency", "limit", "cursor", NULL};
+    const json_t *lim = json_object_get(req->json, "limit");
+    const char *sup;
+    const trv_supplier *row;
+
+    memset(s, 0, sizeof(*s));
+    trv_json_known(req->json, NULL, known, errs);
+    sup = trv_json_req_str(req->json, "supplier", "supplier", 0, 1, 32, errs);
+    if (sup && !(s->only = trv_supplier_find(rows(req), sup))) {
+        const char *names = "";
+        for (row = rows(req); row && row->name; row++) {
+            names = apr_pstrcat(req->pool, names, *names ? ", " : "", row->name, NULL);
+        }
+        trv_errs_add(errs, "supplier", "must be one of %s", names);
+    }
+    read_destination(json_object_get(req->json, "destination"), s, errs);
+    trv_hotel_read_stay(req->pool, req->json, (long)(apr_time_sec(apr_time_now()) / 86400), &s->stay,
+                        errs);
+    for (row = rows(req); row && row->name; row++) {
+        if (!s->only || s->only == row) {
+            trv_hotel_check_nights(&s->stay, row, errs);
+        }
+    }
+    s->limit = DEFAULT_LIMIT;
+    if (lim && (!json_is_integer(lim) || json_integer_value(lim) < 1
+                || json_integer_value(lim) > MAX_LIMIT)) {
+        trv_errs_add(errs, "limit", "must be an integer from 1 to %d", MAX_LIMIT);
+    }
+    else if (lim) {
+        s->limit = (long)json_integer_value(lim);
+    }
+    s->digest = digest_of(req);
+    read_cursor(req, s, errs);
+    return !trv_errs_any(errs);
+}
+
+/* One supplier's part of a search, run on its own thread (fanout.h). */
+typedef struct ask {
+    const trv_supplier *row;
+    const trv_hotel_supplier *adapter;
+    trv_hotel_ctx ctx;
+    const search *s;
+    apr_array_header_t *list;
+    trv_hotel_err err;
+    trv_up_status st;
+} ask;
+
+static void ask_one(void *baton)
+{
+    ask *k = baton;
+    k->st = k->adapter->search(&k->ctx, &k->s->area, &k->s->stay, &k->list, &k->err);
+}
+
+/* Every supplier asked at once, holding no connection. Any failure fails
+ * the search: a page must be a slice of the same whole. */
+static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
+                         apr_array_header_t *found)
+{
+    const trv_supplier *row;
+    void *batons[16];
+    int n = 0, i, k;
+    for (row = rows(req); row && row->name && n < 16; row++) {
+        ask *a = apr_pcalloc(req->pool, sizeof(*a));
+        apr_pool_t *cp;
+        if (s->only && s->only != row) {
+            continue;
+        }
+        if (!(cp = trv_hotel_call_pool(req->pool))
+            || !(a->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
+                                                     &a->ctx))) {
+            continue;
+        }
+        a->row = row;
+        a->s = s;
+        batons[n++] = a;
+    }
+    if (!n) {
+        trv_fail(req, resp, 503, "unavailable", "%s", s->only
+                 ? apr_psprintf(req->pool, "%s is not configured on this server", s->only->name)
+                 : "No hotel supplier is configured on this server");
+        return 0;
+    }
+    trv_hotel_fanout(req->pool, n, ask_one, batons);
+    for (i = 0; i < n; i++) {
+        ask *a = batons[i];
+        if (a->st != TRV_UP_OK) {
+            trv_hotel_upstream_fail(req, resp, a->st, a->row->name, a->err.message);
+            return 0;
+        }
+        for (k = 0; a->list && k < a->list->nelts; k++) {
+            APR_ARRAY_PUSH(found, trv_hotel_found *) = &APR_ARRAY_IDX(a->list, k, trv_hotel_found);
+        }
+    }
+    return 1;
+}
+
+static json_t *result(trv_req *req, const trv_hotel_group *g, const char *id,
+                      const char *currency)
+{
+    const trv_hotel_found *c = g->cheapest;
+    json_t *suppliers = json_array();
+    trv_money m;
+    int i;
+    for (i = 0; i < g->members->nelts; i++) {
+        json_array_append_new(suppliers, json_string(
+            APR_ARRAY_IDX(g->members, i, const trv_hotel_found *)->supplier));
+    }
+    trv_money_make(&m, c->total_minor, currency);
+    (void)req;
+    return json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:{s:o}}",
+                     "hotel_id", id, "supplier", c->supplier, "supplier_hotel_id", c->sid,
+                     "name", c->name, "city", c->city, "country", c->country_code,
+                     "suppliers", suppliers, "cheapest_price", "total", trv_money_json(&m));
+}
+
+void trv_hotel_search(trv_req *req, trv_resp *resp)
+{
+    trv_errs *errs = trv_errs_new(req->pool);
+    apr_array_header_t *found = apr_array_make(req->pool, 128, sizeof(trv_hotel_found *));
+    apr_array_header_t *groups, *page;
+    const char *const *ids;
+    json_t *data, *meta, *pagination;
+    search s;
+    long i, end;
+
+    if (!read_search(req, &s, errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (s.place_id) {
+        int found_place;
+        if (!trv_hotel_place_area(req, resp, s.place_id, &s.area, &found_place)) {
+            return;
+        }
+        if (!found_place) {
+            trv_errs_add(errs, "destination.place_id", "is not a place of this organization");
+            trv_fail_invalid(req, resp, errs);
+            return;
+        }
+    }
+    if (!ask_suppliers(req, resp, &s, found)) {
+        return;
+    }
+    groups = trv_hotel_group_found(req->pool, found);
+    /* Hotels without a rate for this stay are not results. */
+    while (groups->nelts && !APR_ARRAY_IDX(groups, groups->nelts - 1, trv_hotel_group *)->cheapest) {
+        groups->nelts--;
+    }
+    end = s.offset + s.limit < groups->nelts ? s.offset + s.limit : groups->nelts;
+    page = apr_array_make(req->pool, (int)s.limit, sizeof(trv_hotel_group *));
+    for (i = s.offset; i < end; i++) {
+        APR_ARRAY_PUSH(page, trv_hotel_group *) = APR_ARRAY_IDX(groups, i, trv_hotel_group *);
+    }
+    if (!trv_hotel_ids_for(req, resp, page, &ids)) {
+        return;
+    }
+    data = json_array();
+    for (i = 0; i < page->nelts; i++) {
+        json_array_append_new(data, result(req, APR_ARRAY_IDX(page, i, trv_hotel_group *), ids[i],
+                                           s.stay.currency));
+    }
+    pagination = json_pack("{s:i}", "limit", (json_int_t)s.limit);
+    if (end < groups->nelts) {
+        json_object_set_new(pagination, "next_cursor", json_string(trv_hotel_seal(
+            req->pool, secret(req), req->org_id, "hotel-search",
+            apr_psprintf(req->pool, "%s|%ld", s.digest, end))));
+    }
+    meta = json_pack("{s:o,s:o}", "supplier", trv_json_strn(s.only ? s.only->name : NULL),
+                     "pagination", pagination);
+    trv_ok(req, resp, 200, data, meta);
+}

@@ -1,0 +1,154 @@
+/* The hotel supplier interface: what every hotel supplier adapter
+ * implements (one file each: supplier_a.c, supplier_b.c, supplier_c.c) and
+ * the rows of the hotel domain's supplier table (suppliers.c). Adapters
+ * translate one supplier's wire API (over core/upstream) into the neutral
+ * shapes below; amounts are integer minor units of the requested currency.
+ *
+ * Results are TRV_UP_OK or the trv_up_status that says what happened, with
+ * err filled for every other result (see flight/supplier.h). Every
+ * adapter call is made holding no database connection. */
+#ifndef TRV_HOTEL_SUPPLIER_H
+#define TRV_HOTEL_SUPPLIER_H
+
+#include "core/registry.h"
+#include "core/upstream.h"
+
+#include <apr_tables.h>
+#include <jansson.h>
+
+#define TRV_HOTEL_MAX_ROOMS 8
+#define TRV_HOTEL_MAX_CHILDREN 4
+
+typedef struct trv_hotel_ctx {
+    trv_env *env;
+    apr_pool_t *pool;
+    const char *request_id;      /* sent upstream as x-request-id */
+    const trv_upstream *up;      /* this supplier's TravelHotelSupplier line */
+} trv_hotel_ctx;
+
+typedef struct trv_hotel_err {
+    const char *code;
+    const char *message;
+} trv_hotel_err;
+
+/* One room's guests. */
+typedef struct trv_hotel_occ {
+    int adults;
+    int n_children;
+    int ages[TRV_HOTEL_MAX_CHILDREN];
+} trv_hotel_occ;
+
+/* A stay as validated by the caller. */
+typedef struct trv_hotel_stay {
+    const char *check_in, *check_out;    /* YYYY-MM-DD */
+    int nights;
+    int n_rooms;
+    trv_hotel_occ rooms[TRV_HOTEL_MAX_ROOMS];
+    char currency[4];
+    const char *nationality, *residence; /* ISO 3166 alpha-2 */
+} trv_hotel_stay;
+
+/* Where to look: a city, or a point and a radius. */
+typedef struct trv_hotel_area {
+    const char *city, *country_code;     /* set for a city */
+    int by_point;
+    double latitude, longitude;
+    int radius_m;
+} trv_hotel_area;
+
+/* A hotel a supplier sells in the area, with its cheapest price for the
+ * stay (all rooms, all nights) when it has a rate. */
+typedef struct trv_hotel_found {
+    const char *supplier;                /* the row's name */
+    const char *sid;                     /* the supplier's hotel id */
+    const char *name, *city, *country_code, *postal_code;
+    const char *giata;                   /* a shared content code, or NULL */
+    double latitude, longitude;
+    int priced;
+    apr_int64_t total_minor;             /* in stay->currency, when priced */
+} trv_hotel_found;
+
+/* A priced offer of one hotel: what the gateway seals into the
+ * offer_reference (ref, total, expiry) and doc, the offer as the API shows
+ * it minus what the gateway adds (offer_reference, hotel_id, supplier,
+ * supplier_hotel_id, expires_at): {room_type {code, name}, board,
+ * board_name, total, cancellation_policy {refundable, penalties [{from,
+ * amount}]}, promotions [{name, amount, room_positions}], rooms [{position,
+ * name, board, board_name, adults, children, total|null,
+ * due_at_property|null}]}. */
+typedef struct trv_hotel_offer {
+    const char *sid;                     /* the supplier's hotel id */
+    const char *ref;                     /* the supplier's reference of the offer */
+    apr_int64_t total_minor;
+    apr_time_t expires_at;
+    json_t *doc;                         /* pool-bound */
+} trv_hotel_offer;
+
+typedef struct trv_hotel_supplier {
+    const char *name;                    /* as its row in suppliers.c */
+    /* The hotels the supplier sells in the area with their cheapest price
+     * for the stay: *found is an array of trv_hotel_found. */
+    trv_up_status (*search)(trv_hotel_ctx *ctx, const trv_hotel_area *area,
+                            const trv_hotel_stay *stay, apr_array_header_t **found,
+                            trv_hotel_err *err);
+    /* Up to max_per_hotel offers (cheapest first) of each hotel (the
+     * supplier's ids, n of them) for the stay: *offers is an array of
+     * trv_hotel_offer, hotels it does not sell left out. */
+    trv_up_status (*offers)(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
+                            const char *const *sids, int n, int max_per_hotel,
+                            apr_array_header_t **offers, trv_hotel_err *err);
+} trv_hotel_supplier;
+
+extern const trv_hotel_supplier trv_hotel_supplier_a;
+extern const trv_hotel_supplier trv_hotel_supplier_b;
+extern const trv_hotel_supplier trv_hotel_supplier_c;
+
+/* The hotel domain's rows (ends at a NULL name). */
+extern const trv_supplier trv_hotel_suppliers[];
+
+/* The adapter of a row and a context for it when the supplier is
+ * configured (TravelHotelSupplier), else NULL. */
+const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
+                                                 const char *request_id,
+                                                 const trv_supplier *row, trv_hotel_ctx *ctx);
+
+/* ---- what the adapters share (supplier_wire.c) ---- */
+
+/* trv_upstream_call_h for an adapter: logs any outcome but OK (adapter
+ * name, never a key) and fills err. */
+trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
+                             const apr_table_t *auth, const json_t *body,
+                             trv_up_result *res, trv_hotel_err *err);
+/* An answer without what the adapter needs: logged, err filled. */
+trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
+/* Minor units of a decimal string (or JSON number) in currency; 0 on success. */
+int trv_hotel_minor(const json_t *amount, const char *currency, apr_int64_t *minor);
+/* Lower-case hex of the SHA-256 (bits 256) or SHA-512 (bits 512) of s. */
+const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits);
+/* A query-string value, percent-encoded. */
+const char *trv_hotel_qs(apr_pool_t *p, const char *s);
+/* A number as JSON text for a query string ("51.5074"). */
+const char *trv_hotel_num(apr_pool_t *p, double v);
+
+/* How long the sandbox-like suppliers keep a priced rate (30 minutes),
+ * less a margin for the time the answer took to arrive. */
+#define TRV_HOTEL_OFFER_TTL apr_time_from_sec(29 * 60)
+
+/* Money {amount, currency} (a new reference). */
+json_t *trv_hotel_money(apr_int64_t minor, const char *currency);
+/* RO / BB / HB / AI (any case) -> ROOM_ONLY, BED_AND_BREAKFAST, HALF_BOARD,
+ * ALL_INCLUSIVE; anything else is passed on upper-cased. */
+const char *trv_hotel_board(apr_pool_t *p, const char *code);
+/* Adds a penalty {from, amount} to policy's penalties from a supplier's
+ * instant (RFC 3339) and decimal amount; 0 on success. */
+int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+                          const json_t *amount, const char *currency);
+/* Adds a promotion's amount (a positive discount) for the room at
+ * position to promotions, merging with an entry of the same name. */
+void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                         const char *currency, int position);
+/* Sorts offers (trv_hotel_offer) by hotel, then total; keeps at most max
+ * per hotel. */
+void trv_hotel_offers_trim(apr_array_header_t *offers, int max);
+
+#endif

@@ -1,0 +1,351 @@
+/* SUPPLIER_B's hotel adapter: a client of a Hotelbeds APItude-style API
+ * (headers Api-key and X-Signature = SHA-256 hex of key + secret + Unix
+ * seconds; bare JSON; amounts as decimal strings in the answer's
+ * currency). Destinations are codes: a city is found in the destination
+ * list of its country. Search: availability of the destination (or around
+ * the point), whose hotels carry their cheapest rate (minRate), then the
+ * content of their destinations for what mapping needs (giataCode, postal
+ * code), which availability does not carry. */
+#include "supplier.h"
+#include "core/json.h"
+
+#include <apr_hash.h>
+#include <apr_strings.h>
+#include <apr_time.h>
+#include <string.h>
+#include <strings.h>
+
+#define CONTENT "/hotel-content-api/1.0"
+#define BOOKING "/hotel-api/1.0"
+
+static apr_table_t *auth(trv_hotel_ctx *ctx)
+{
+    apr_table_t *h = apr_table_make(ctx->pool, 2);
+    const char *key = ctx->up->api_key ? ctx->up->api_key : "";
+    const char *secret = ctx->up->api_secret ? ctx->up->api_secret : "";
+    apr_table_setn(h, "Api-key", key);
+    apr_table_setn(h, "X-Signature",
+                   trv_hotel_sha_hex(ctx->pool,
+                                     apr_psprintf(ctx->pool, "%s%s%" APR_TIME_T_FMT, key, secret,
+                                                  apr_time_sec(apr_time_now())),
+                                     256));
+    return h;
+}
+
+/* Hotelbeds groups rooms of equal occupancy: one entry per room here. */
+static json_t *occupancies(const trv_hotel_stay *stay)
+{
+    json_t *out = json_array();
+    int i, k;
+    for (i = 0; i < stay->n_rooms; i++) {
+        json_t *paxes = json_array();
+        for (k = 0; k < stay->rooms[i].n_children; k++) {
+            json_array_append_new(paxes, json_pack("{s:s,s:i}", "type", "CH", "age",
+                                                   stay->rooms[i].ages[k]));
+        }
+        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", 1, "adults",
+                                             stay->rooms[i].adults, "children",
+                                             stay->rooms[i].n_children, "paxes", paxes));
+    }
+    return out;
+}
+
+static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
+                                 const char **code, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    json_t *list, *d;
+    size_t i;
+    *code = NULL;
+    st = trv_hotel_call(ctx, "GET",
+                        apr_psprintf(ctx->pool, CONTENT "/locations/destinations?countryCodes=%s",
+                                     trv_hotel_qs(ctx->pool, area->country_code)),
+                        auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(res.body, "destinations");
+    if (!json_is_array(list)) {
+        return trv_hotel_bad(ctx, err, "destinations");
+    }
+    json_array_foreach(list, i, d) {
+        const char *name = trv_json_str(json_object_get(d, "name"), "content");
+        const char *cc = trv_json_str(d, "countryCode");
+        if (name && cc && strcasecmp(name, area->city) == 0
+            && strcasecmp(cc, area->country_code) == 0) {
+            *code = trv_json_str(d, "code");
+            break;
+        }
+    }
+    return TRV_UP_OK;
+}
+
+/* Content of one destination's hotels, keyed by code. */
+static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *by_code,
+                             trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    json_t *list, *h;
+    size_t i;
+    st = trv_hotel_call(ctx, "GET",
+                        apr_psprintf(ctx->pool, CONTENT "/hotels?destinationCode=%s&from=1&to=1000",
+                                     trv_hotel_qs(ctx->pool, code)),
+                        auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(res.body, "hotels");
+    if (!json_is_array(list)) {
+        return trv_hotel_bad(ctx, err, "hotels");
+    }
+    json_array_foreach(list, i, h) {
+        json_t *c = json_object_get(h, "code");
+        if (json_is_integer(c)) {
+            apr_hash_set(by_code, apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT,
+                                               (apr_int64_t)json_integer_value(c)),
+                         APR_HASH_KEY_STRING, h);
+        }
+    }
+    return TRV_UP_OK;
+}
+
+static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
+                            const trv_hotel_stay *stay, apr_array_header_t **found,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    json_t *body, *list, *h;
+    apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
+    size_t i;
+    int k;
+
+    *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
+    body = json_pack("{s:{s:s,s:s},s:o,s:s,s:{s:i}}",
+                     "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
+                     "occupancies", occupancies(stay), "currency", stay->currency,
+                     "filter", "maxRatesPerRoom", 1);
+    if (area->by_point) {
+        /* The radius in km, to the metre. */
+        json_object_set_new(body, "geolocation",
+                            json_pack("{s:f,s:f,s:f,s:s}", "latitude", area->latitude,
+                                      "longitude", area->longitude, "radius",
+                                      area->radius_m / 1000.0, "unit", "km"));
+    }
+    else {
+        const char *code;
+        if ((st = destination(ctx, area, &code, err)) != TRV_UP_OK) {
+            json_decref(body);
+            return st;
+        }
+        if (!code) {
+            json_decref(body);
+            return TRV_UP_OK; /* the supplier has no hotels there */
+        }
+        json_object_set_new(body, "destination", json_pack("{s:s}", "code", code));
+    }
+    trv_json_bind(ctx->pool, body);
+    st = trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
+    if (!json_is_array(list)) {
+        return trv_hotel_bad(ctx, err, "hotels.hotels");
+    }
+    json_array_foreach(list, i, h) {
+        const char *dc = trv_json_str(h, "destinationCode");
+        if (dc && !apr_hash_get(dests, dc, APR_HASH_KEY_STRING)) {
+            apr_hash_set(dests, dc, APR_HASH_KEY_STRING, dc);
+            if ((st = content(ctx, dc, by_code, err)) != TRV_UP_OK) {
+                return st;
+            }
+        }
+    }
+    json_array_foreach(list, i, h) {
+        json_t *c = json_object_get(h, "code"), *info;
+        trv_hotel_found *f;
+        const char *cur = trv_json_str(h, "currency");
+        if (!json_is_integer(c)) {
+            return trv_hotel_bad(ctx, err, "a hotel's code");
+        }
+        f = apr_array_push(*found);
+        memset(f, 0, sizeof(*f));
+        f->supplier = "SUPPLIER_B";
+        f->sid = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c));
+        info = apr_hash_get(by_code, f->sid, APR_HASH_KEY_STRING);
+        f->name = trv_json_str(h, "name");
+        f->city = trv_json_str(h, "destinationName");
+        f->latitude = json_number_value(json_object_get(h, "latitude"));
+        f->longitude = json_number_value(json_object_get(h, "longitude"));
+        if (info) {
+            json_t *g = json_object_get(info, "giataCode");
+            f->country_code = trv_json_str(info, "countryCode");
+            f->postal_code = trv_json_str(info, "postalCode");
+            f->giata = json_is_integer(g) ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT,
+                                                         (apr_int64_t)json_integer_value(g))
+                                          : NULL;
+            if (trv_json_str(json_object_get(info, "city"), "content")) {
+                f->city = trv_json_str(json_object_get(info, "city"), "content");
+            }
+        }
+        if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
+            || trv_hotel_minor(json_object_get(h, "minRate"), cur, &f->total_minor)) {
+            return trv_hotel_bad(ctx, err, "a hotel's name, country or price");
+        }
+        f->priced = 1;
+    }
+    (void)k;
+    return TRV_UP_OK;
+}
+
+/* One rate: it prices every room of the request together (net). */
+static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                    const json_t *room, const json_t *rate, apr_time_t now,
+                    trv_hotel_offer *out)
+{
+    const char *cur = stay->currency;
+    json_t *rooms = json_array(), *promos = json_array(), *policy, *e;
+    size_t k;
+    int i, all;
+    memset(out, 0, sizeof(*out));
+    out->sid = sid;
+    out->ref = trv_json_str(rate, "rateKey");
+    out->expires_at = now + TRV_HOTEL_OFFER_TTL;
+    policy = json_pack("{s:b,s:[]}", "refundable",
+                       strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
+                                                              : "", "NRF") != 0,
+                       "penalties");
+    trv_json_bind(ctx->pool, rooms);
+    trv_json_bind(ctx->pool, promos);
+    trv_json_bind(ctx->pool, policy);
+    if (!out->ref || trv_hotel_minor(json_object_get(rate, "net"), cur, &out->total_minor)) {
+        return -1;
+    }
+    /* roomRates: the rate room by room, in request order (the API's
+     * breakdown of net); without it the rooms carry no price of their own
+     * and the offers apply to every room. */
+    for (i = 0; i < stay->n_rooms; i++) {
+        const json_t *rr = json_array_get(json_object_get(rate, "roomRates"), (size_t)i);
+        json_t *ages = json_array(), *total = json_null(), *due = json_null();
+        apr_int64_t m, sum = 0;
+        int has_due = 0;
+        for (all = 0; all < stay->rooms[i].n_children; all++) {
+            json_array_append_new(ages, json_integer(stay->rooms[i].ages[all]));
+        }
+        if (rr) {
+            if (trv_hotel_minor(json_object_get(rr, "net"), cur, &m)) {
+                json_decref(ages);
+                return -1;
+            }
+            json_decref(total);
+            total = trv_hotel_money(m, cur);
+            json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
+                if (!json_is_true(json_object_get(e, "included"))
+                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    sum += m;
+                    has_due = 1;
+                }
+            }
+            if (has_due) {
+                json_decref(due);
+                due = trv_hotel_money(sum, cur);
+            }
+            json_array_foreach(json_object_get(rr, "offers"), k, e) {
+                if (trv_json_str(e, "name")
+                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur, i);
+                }
+            }
+        }
+        json_array_append_new(rooms, json_pack(
+            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o}", "position", i,
+            "name", trv_json_str(room, "name"),
+            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+            "children", ages, "total", total, "due_at_property", due));
+    }
+    json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
+        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
+                                  json_object_get(e, "amount"), cur) != 0) {
+            return -1;
+        }
+    }
+    if (!json_object_get(rate, "roomRates")) {
+        json_array_foreach(json_object_get(rate, "offers"), k, e) {
+            apr_int64_t m;
+            if (!trv_json_str(e, "name")
+                || trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                continue;
+            }
+            for (i = 0; i < stay->n_rooms; i++) {
+                trv_hotel_promo_add(promos, trv_json_str(e, "name"), i ? 0 : (m < 0 ? -m : m),
+                                    cur, i);
+            }
+        }
+    }
+    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
+        "room_type", "code", trv_json_str(room, "code"), "name", trv_json_str(room, "name"),
+        "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+        "board_name", trv_json_str(rate, "boardName"),
+        "total", trv_hotel_money(out->total_minor, cur),
+        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
+    trv_json_bind(ctx->pool, out->doc);
+    return 0;
+}
+
+static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
+                            const char *const *sids, int n, int max_per_hotel,
+                            apr_array_header_t **out, trv_hotel_err *err)
+{
+    json_t *codes = json_array(), *body, *list, *h, *room, *rate;
+    trv_up_result res;
+    trv_up_status st;
+    apr_time_t now = apr_time_now();
+    size_t i, k, j;
+    int q;
+    for (q = 0; q < n; q++) {
+        json_array_append_new(codes, json_integer(apr_atoi64(sids[q])));
+    }
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:s,s:{s:i}}",
+                     "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
+                     "occupancies", occupancies(stay), "hotels", "hotel", codes,
+                     "currency", stay->currency, "filter", "maxRatesPerRoom", max_per_hotel);
+    trv_json_bind(ctx->pool, body);
+    st = trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
+    if (!json_is_array(list)) {
+        return trv_hotel_bad(ctx, err, "hotels.hotels");
+    }
+    *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
+    json_array_foreach(list, i, h) {
+        json_t *c = json_object_get(h, "code");
+        const char *sid = json_is_integer(c)
+            ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
+            : NULL;
+        if (!sid || strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "",
+                           stay->currency)) {
+            return trv_hotel_bad(ctx, err, "a hotel's code and currency");
+        }
+        json_array_foreach(json_object_get(h, "rooms"), k, room) {
+            json_array_foreach(json_object_get(room, "rates"), j, rate) {
+                if (offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
+                    return trv_hotel_bad(ctx, err, "a rate's key and price");
+                }
+            }
+        }
+    }
+    trv_hotel_offers_trim(*out, max_per_hotel);
+    return TRV_UP_OK;
+}
+
+const trv_hotel_supplier trv_hotel_supplier_b = {
+    "SUPPLIER_B",
+    search,
+    offers,
+};

@@ -1,0 +1,191 @@
+/* What the hotel adapters share: the call with its outcome logged, money
+ * from the wire's decimal strings, request signatures' digests and query
+ * strings. */
+#include "supplier.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/clock.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <ctype.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
+                             const apr_table_t *auth, const json_t *body,
+                             trv_up_result *res, trv_hotel_err *err)
+{
+    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
+                                           body, ctx->request_id, NULL, res);
+    if (st != TRV_UP_OK) {
+        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
+                                                                       : TRV_LOG_WARNING;
+        err->code = res->code ? res->code : trv_up_status_name(st);
+        err->message = res->message ? res->message : "the supplier did not answer";
+        trv_log_msg(&ctx->env->log, level, ctx->request_id,
+                    TRVLOGNO(1410) "hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT
+                    " ms", ctx->up->name, method, path, trv_up_status_name(st),
+                    res->http_status, err->code, apr_time_as_msec(res->elapsed));
+    }
+    return st;
+}
+
+trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
+{
+    err->code = "bad_response";
+    err->message = apr_psprintf(ctx->pool, "hotel %s answered without %s", ctx->up->name, what);
+    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1411) "%s",
+                err->message);
+    return TRV_UP_BAD_RESPONSE;
+}
+
+int trv_hotel_minor(const json_t *amount, const char *currency, apr_int64_t *minor)
+{
+    int exp = currency ? trv_currency_exponent(currency) : -1;
+    trv_money m;
+    if (exp < 0) {
+        return -1;
+    }
+    if (json_is_string(amount)) {
+        return trv_money_parse_decimal(json_string_value(amount), exp, minor) == APR_SUCCESS
+                   ? 0 : -1;
+    }
+    if (json_is_number(amount) && trv_money_from_json_number(amount, currency, &m) == APR_SUCCESS) {
+        *minor = m.minor;
+        return 0;
+    }
+    return -1;
+}
+
+const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0, i;
+    char *out;
+    EVP_Digest(s, strlen(s), md, &len, bits == 512 ? EVP_sha512() : EVP_sha256(), NULL);
+    out = apr_palloc(p, len * 2 + 1);
+    for (i = 0; i < len; i++) {
+        snprintf(out + i * 2, 3, "%02x", md[i]);
+    }
+    out[len * 2] = '\0';
+    return out;
+}
+
+const char *trv_hotel_qs(apr_pool_t *p, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            *o++ = (char)c;
+        }
+        else {
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+const char *trv_hotel_num(apr_pool_t *p, double v)
+{
+    return apr_psprintf(p, "%.6f", v);
+}
+
+json_t *trv_hotel_money(apr_int64_t minor, const char *currency)
+{
+    trv_money m;
+    if (trv_money_make(&m, minor, currency) != APR_SUCCESS) {
+        return json_null();
+    }
+    return trv_money_json(&m);
+}
+
+const char *trv_hotel_board(apr_pool_t *p, const char *code)
+{
+    static const char *const map[][2] = {{"RO", "ROOM_ONLY"}, {"BB", "BED_AND_BREAKFAST"},
+                                         {"HB", "HALF_BOARD"}, {"FB", "FULL_BOARD"},
+                                         {"AI", "ALL_INCLUSIVE"}};
+    size_t i;
+    char *up;
+    for (i = 0; code && i < sizeof(map) / sizeof(map[0]); i++) {
+        if (strcasecmp(code, map[i][0]) == 0) {
+            return map[i][1];
+        }
+    }
+    up = apr_pstrdup(p, code ? code : "ROOM_ONLY");
+    for (i = 0; up[i]; i++) {
+        up[i] = (char)toupper((unsigned char)up[i]);
+    }
+    return up;
+}
+
+int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+                          const json_t *amount, const char *currency)
+{
+    apr_time_t t;
+    apr_int64_t minor;
+    if (!from || trv_time_parse(from, &t) != APR_SUCCESS
+        || trv_hotel_minor(amount, currency, &minor) != 0) {
+        return -1;
+    }
+    json_array_append_new(json_object_get(policy, "penalties"),
+                          json_pack("{s:s,s:o}", "from", trv_time_format(p, t), "amount",
+                                    trv_hotel_money(minor, currency)));
+    return 0;
+}
+
+void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                         const char *currency, int position)
+{
+    size_t i;
+    json_t *e;
+    trv_money m;
+    json_array_foreach(promotions, i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0) {
+            const char *why;
+            trv_money_from_json(json_object_get(e, "amount"), &m, &why);
+            m.minor += minor;
+            json_object_set_new(e, "amount", trv_money_json(&m));
+            json_array_append_new(json_object_get(e, "room_positions"), json_integer(position));
+            return;
+        }
+    }
+    json_array_append_new(promotions, json_pack("{s:s,s:o,s:[i]}", "name", name, "amount",
+                                                trv_hotel_money(minor, currency),
+                                                "room_positions", position));
+}
+
+static int by_hotel_then_total(const void *a, const void *b)
+{
+    const trv_hotel_offer *x = a, *y = b;
+    int c = strcmp(x->sid, y->sid);
+    if (c) {
+        return c;
+    }
+    if (x->total_minor != y->total_minor) {
+        return x->total_minor < y->total_minor ? -1 : 1;
+    }
+    return strcmp(x->ref, y->ref);
+}
+
+void trv_hotel_offers_trim(apr_array_header_t *offers, int max)
+{
+    int i, kept = 0, run = 0;
+    trv_hotel_offer *o = (trv_hotel_offer *)offers->elts;
+    qsort(o, (size_t)offers->nelts, sizeof(*o), by_hotel_then_total);
+    for (i = 0; i < offers->nelts; i++) {
+        run = i > 0 && strcmp(o[i].sid, o[i - 1].sid) == 0 ? run + 1 : 0;
+        if (run < max) {
+            o[kept++] = o[i];
+        }
+    }
+    offers->nelts = kept;
+}

@@ -1,0 +1,98 @@
+/* Helpers shared by the hotel e2e tests: search bodies, calls with a
+ * request id of their own (so sandbox faults hit only them), walking
+ * search pages. Header-only, like flight_e2e.h (whose date, fault and
+ * expectation helpers it reuses). */
+#ifndef TRV_HOTEL_E2E_H
+#define TRV_HOTEL_E2E_H
+
+#include "flight_e2e.h"
+
+/* A search body: destination is the JSON of the destination object, extra
+ * more fields (",\"limit\":5") or "". Stays 30..32 days ahead, 2 adults. */
+static inline char *he_search_body(const char *destination, const char *extra)
+{
+    char *b = malloc(2048);
+    snprintf(b, 2048, "{\"destination\":%s,\"check_in\":\"%s\",\"check_out\":\"%s\","
+             "\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\","
+             "\"guest_residence\":\"GB\",\"currency\":\"EUR\"%s}", destination, fe_date(30),
+             fe_date(32), extra);
+    return b;
+}
+
+/* POST with a key, and a request id when rid is not NULL. */
+static inline e2e_resp *he_post(const char *key, const char *rid, const char *path,
+                                const char *body)
+{
+    char kh[512], rh[300];
+    const char *hdrs[4] = {kh, "Content-Type: application/json", NULL, NULL};
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    if (rid) {
+        snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
+        hdrs[2] = rh;
+    }
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+/* The body with "cursor" set (malloc'd): body ends with '}'. */
+static inline char *he_with_cursor(const char *body, const char *cursor)
+{
+    size_t n = strlen(body);
+    char *b = malloc(n + strlen(cursor) + 32);
+    memcpy(b, body, n - 1);
+    sprintf(b + n - 1, ",\"cursor\":\"%s\"}", cursor);
+    return b;
+}
+
+static inline const char *he_next_cursor(const e2e_resp *r)
+{
+    return fe_s(json_object_get(json_object_get(r->json, "meta"), "pagination"), "next_cursor");
+}
+
+/* Every result of a search, page after page (a new array); *pages counts
+ * the pages. Each page is at most limit long. */
+static inline json_t *he_search_all(const char *key, const char *body, int limit, int *pages)
+{
+    json_t *all = json_array();
+    char *cursor = NULL;
+    *pages = 0;
+    for (;;) {
+        char *b = cursor ? he_with_cursor(body, cursor) : strdup(body);
+        e2e_resp *r = he_post(key, NULL, "/v1/hotel/search", b);
+        const char *next;
+        fe_expect(r, 200, "a search page");
+        assert_true((int)json_array_size(fe_data(r)) <= limit);
+        json_array_extend(all, fe_data(r));
+        (*pages)++;
+        assert_true(*pages < 100);
+        next = he_next_cursor(r);
+        free(cursor);
+        cursor = next ? strdup(next) : NULL;
+        e2e_free(r);
+        free(b);
+        if (!cursor) {
+            return all;
+        }
+    }
+}
+
+/* Whether the result lists supplier among those that sell it. */
+static inline int he_sold_by(const json_t *result, const char *supplier)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(result, "suppliers"), i, s) {
+        if (strcmp(json_string_value(s), supplier) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline long he_minor(const json_t *money)
+{
+    /* EUR amounts: cents, exact as printed. */
+    double a = json_number_value(json_object_get(money, "amount"));
+    return (long)(a * 100 + (a >= 0 ? 0.5 : -0.5));
+}
+
+#endif
