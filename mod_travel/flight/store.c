@@ -147,6 +147,12 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     return trv_fstore_load_payments(c, p, b);
 }
 
+/* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
+ * expiry job stores it: its stored renderings are not served meanwhile. */
+#define DOC_CURRENT \
+    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
+    "AND b.expires_at <= trv_now())"
+
 /* ---- list ---- */
 
 /* The filters are bound twice each ("value IS NULL OR column = value")
@@ -161,7 +167,7 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     "t AS (SELECT count(*) AS total FROM f) " \
     "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS ", d.list_doc" \
     " FROM f b LEFT JOIN flight_booking_docs d ON d.booking_id = b.id " \
-    "AND d.revision = b.revision ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
+    "AND " DOC_CURRENT " ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
 
 /* Unpriced bookings sort last in both directions. Columns are qualified
  * (b.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
@@ -241,16 +247,34 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
     return APR_SUCCESS;
 }
 
-static const trv_stmt keep_docs_stmt = {"trv_flight_keep_list_docs",
-    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc) "
-    "SELECT x.booking_id, x.revision, x.list_doc FROM jsonb_to_recordset(%s::jsonb) "
-    "AS x(booking_id text, revision bigint, list_doc text) "
+/* Both renderings of one revision are kept together, so a row's two
+ * documents always describe the same revision. */
+static const trv_stmt keep_docs_stmt = {"trv_flight_keep_docs",
+    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc, doc) "
+    "SELECT x.booking_id, x.revision, x.list_doc, x.doc FROM jsonb_to_recordset(%s::jsonb) "
+    "AS x(booking_id text, revision bigint, list_doc text, doc text) "
     "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
-    "list_doc = EXCLUDED.list_doc WHERE flight_booking_docs.revision < EXCLUDED.revision"};
+    "list_doc = EXCLUDED.list_doc, doc = EXCLUDED.doc "
+    "WHERE flight_booking_docs.revision < EXCLUDED.revision "
+    "OR flight_booking_docs.doc IS NULL"};
 
-apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
 {
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
+}
+
+static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
+    "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
+    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
+
+apr_status_t trv_fstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *user_id, const char *id, const char **doc)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
+                                    TRV_DB_ARGS(id, org_id, user_id));
+    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
+    return rv;
 }
 
 /* ---- reads ---- */
@@ -376,17 +400,6 @@ apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
 {
     apr_status_t rv = one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
     return with_payments(c, p, rv, *out);
-}
-
-static const trv_stmt expire_owner_stmt = {"trv_flight_expire_owner",
-    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE org_id = %s AND user_id = %s AND status = 'READY_FOR_COMPLETE' "
-    "AND expires_at <= trv_now()"};
-
-apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id)
-{
-    return trv_db_exec(c, p, &expire_owner_stmt, NULL, TRV_DB_ARGS(org_id, user_id));
 }
 
 /* ---- book ---- */

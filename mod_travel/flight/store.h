@@ -32,9 +32,16 @@ typedef struct trv_flight_filter {
  * list_doc; the others come whole (payments loaded) for rendering. */
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total);
-/* Keeps rendered list documents: docs is [{booking_id, revision, list_doc}].
- * A document never replaces one of a later revision. */
-apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
+ * (the list's and GET's renderings of one revision). A document never
+ * replaces one of a later revision. */
+apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* The booking as GET shows it, from its stored rendering, in one query:
+ * *doc is NULL when the booking is not this organization's and user's, or
+ * has no rendering stored for its revision, or time has changed it since
+ * (past its expiry, not yet stored EXPIRED). */
+apr_status_t trv_fstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *user_id, const char *id, const char **doc);
 /* The booking if it belongs to this organization and user (payments loaded). */
 apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *user_id, const char *id, trv_fbooking **out);
@@ -87,8 +94,6 @@ apr_status_t trv_fstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *i
 
 apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
                                    trv_fbooking **out);
-apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id);
 
 /* ---- book ---- */
 

@@ -1,5 +1,6 @@
 /* mod_travel: the module record and its hooks. */
 #include "travel.h"
+#include "account/key_cache.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -72,6 +73,8 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->stopping = &stopping;
         c->env = env;
     }
+    /* Keys are cached in this child only while it hears about key changes. */
+    trv_key_listener_start(pchild, main_conf->env);
     if (main_conf->cfg.worker_threads > 0) {
         workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(),
                                     main_conf->cfg.worker_threads);
