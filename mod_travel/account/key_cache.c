@@ -25,6 +25,16 @@ static slot table[SLOTS];
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static int enabled;
 static apr_uint64_t generation;
+/* The listener's socket while it listens, else -1. */
+static volatile apr_uint32_t listen_fd = (apr_uint32_t)-1;
+
+/* Data waiting on the listener's socket may be a change not flushed yet:
+ * a hit is then not trusted (one poll, no read: the listener consumes). */
+static int change_pending(void)
+{
+    struct pollfd fd = {(int)apr_atomic_read32(&listen_fd), POLLIN, 0};
+    return fd.fd < 0 || poll(&fd, 1, 0) != 0;
+}
 
 static unsigned slot_of(const char *hash)
 {
@@ -51,7 +61,7 @@ int trv_key_cache_get(apr_pool_t *p, const char *hash, trv_principal *who,
     if (enabled && is_hash(hash)) {
         const slot *s = &table[slot_of(hash)];
         /* Constant time over the whole hash, as the database path does. */
-        if (s->used && CRYPTO_memcmp(s->hash, hash, 64) == 0) {
+        if (s->used && CRYPTO_memcmp(s->hash, hash, 64) == 0 && !change_pending()) {
             who->key_id = apr_pstrdup(p, s->key_id);
             who->org_id = apr_pstrdup(p, s->org_id);
             who->user_id = apr_pstrdup(p, s->user_id);
@@ -156,6 +166,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
     pg = (PGconn *)apr_dbd_native_handle(c->driver, c->handle);
     if (pg && PQstatus(pg) == CONNECTION_OK && command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)) {
         listening = 1;
+        apr_atomic_set32(&listen_fd, (apr_uint32_t)PQsocket(pg));
         trv_key_cache_enable(1);
         while (!STOPPED(l)) {
             struct pollfd fd = {PQsocket(pg), POLLIN, 0};
@@ -178,6 +189,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
                 break;
             }
         }
+        apr_atomic_set32(&listen_fd, (apr_uint32_t)-1);
         trv_key_cache_enable(0);
         if (PQstatus(pg) == CONNECTION_OK) {
             /* The connection goes back to the pool: it must not keep

@@ -155,93 +155,39 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
 
 /* ---- list ---- */
 
-/* The filters are bound twice each ("value IS NULL OR column = value")
- * because apr_dbd numbers placeholders in order. */
-#define LIST_SQL(ORDER) \
-    "WITH f AS (SELECT * FROM flight_bookings WHERE org_id = %s AND user_id = %s " \
-    "AND (%s::text IS NULL OR status = %s::text) " \
-    "AND (%s::text IS NULL OR supplier = %s::text) " \
-    "AND (%s::text IS NULL OR supplier_reference = %s::text) " \
-    "AND (%s::timestamptz IS NULL OR created_at >= %s::timestamptz) " \
-    "AND (%s::timestamptz IS NULL OR created_at <= %s::timestamptz)), " \
-    "t AS (SELECT count(*) AS total FROM f) " \
-    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS ", d.list_doc" \
-    " FROM f b LEFT JOIN flight_booking_docs d ON d.booking_id = b.id " \
-    "AND " DOC_CURRENT " ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
-
-/* Unpriced bookings sort last in both directions. Columns are qualified
- * (b.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
-static const trv_stmt list_stmts[2][2] = {
-    {{"trv_flight_list_created_desc", LIST_SQL("b.created_at DESC, b.id DESC")},
-     {"trv_flight_list_created_asc", LIST_SQL("b.created_at ASC, b.id ASC")}},
-    {{"trv_flight_list_total_desc",
-      LIST_SQL("b.total_amount DESC NULLS LAST, b.created_at DESC, b.id DESC")},
-     {"trv_flight_list_total_asc",
-      LIST_SQL("b.total_amount ASC NULLS LAST, b.created_at ASC, b.id ASC")}},
-};
+static const trv_stmt many_stmt = {"trv_flight_get_many",
+    "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = ANY (%s::text[])"};
 
 static const trv_stmt page_payments_stmt = {"trv_flight_payments_of_page",
     "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = ANY (%s::text[]) "
     "ORDER BY created_at, id"};
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
-                                   apr_array_header_t **page, long *total)
+apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                  apr_hash_t **out)
 {
-    const trv_stmt *st = &list_stmts[f->sort_by_total ? 1 : 0][f->ascending ? 1 : 0];
     trv_rows *rows, *pays;
-    const char *v, *ids = "{";
     apr_status_t rv;
-    int i, j, misses = 0;
+    int i;
 
-    rv = trv_db_select(c, p, st, &rows,
-        TRV_DB_ARGS(f->org_id, f->user_id, f->status, f->status, f->supplier,
-                    f->supplier, f->supplier_reference, f->supplier_reference,
-                    f->created_from, f->created_from, f->created_to, f->created_to,
-                    apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)));
+    *out = apr_hash_make(p);
+    rv = trv_db_select(c, p, &many_stmt, &rows, TRV_DB_ARGS(ids));
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    v = trv_rows_get(rows, 0, "total");
-    *total = v ? atol(v) : 0;
-    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_fbooking *));
-    /* With an empty page the one row carries only the total. */
-    if (rows->n == 1 && !trv_rows_get(rows, 0, "id")) {
-        return APR_SUCCESS;
-    }
     for (i = 0; i < rows->n; i++) {
-        const char *doc = trv_rows_get(rows, i, "list_doc");
-        trv_fbooking *b;
-        if (doc) {
-            /* Stored for this revision: nothing to parse or render. */
-            b = apr_pcalloc(p, sizeof(*b));
-            b->id = trv_rows_get(rows, i, "id");
-            b->revision = trv_rows_get(rows, i, "revision");
-            b->list_doc = doc;
-            APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
-            continue;
-        }
-        b = booking_at(p, rows, i);
+        trv_fbooking *b = booking_at(p, rows, i);
         b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
-        APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
-        /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in an
-         * array literal. */
-        ids = apr_pstrcat(p, ids, misses++ ? "," : "", b->id, NULL);
+        apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
     }
-    if (misses == 0) {
-        return APR_SUCCESS;
-    }
-    ids = apr_pstrcat(p, ids, "}", NULL);
     rv = trv_db_select(c, p, &page_payments_stmt, &pays, TRV_DB_ARGS(ids));
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    for (j = 0; j < pays->n; j++) {
-        trv_fpayment *pay = payment_at(p, pays, j);
-        for (i = 0; i < (*page)->nelts; i++) {
-            trv_fbooking *b = APR_ARRAY_IDX(*page, i, trv_fbooking *);
-            if (b->payments && strcmp(b->id, pay->booking_id) == 0) {
-                APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
-            }
+    for (i = 0; i < pays->n; i++) {
+        trv_fpayment *pay = payment_at(p, pays, i);
+        trv_fbooking *b = apr_hash_get(*out, pay->booking_id, APR_HASH_KEY_STRING);
+        if (b) {
+            APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
         }
     }
     return APR_SUCCESS;

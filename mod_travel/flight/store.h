@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 
+#include <apr_hash.h>
 #include <apr_time.h>
 
 typedef struct trv_flight_filter {
@@ -27,11 +28,16 @@ typedef struct trv_flight_filter {
 
 /* ---- reads ---- */
 
-/* One page of bookings; *total counts every match. A booking whose list
- * document is stored for its revision comes with only id, revision and
- * list_doc; the others come whole (payments loaded) for rendering. */
+/* One page of bookings; *total counts every match (list_query.c). A
+ * booking whose list document is stored for its revision comes with only
+ * id, revision and list_doc; the others come whole (payments loaded) for
+ * rendering. */
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total);
+/* Bookings by id, whole with payments: ids is a text[] literal of ids
+ * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
+apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                  apr_hash_t **out);
 /* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
  * (the list's and GET's renderings of one revision). A document never
  * replaces one of a later revision. */
