@@ -71,9 +71,11 @@ static char *build_sql(int kind, int bits, int sort)
         return NULL;
     }
     snprintf(sql, n,
-        "SELECT t.total, p.id, p.revision, p.list_doc FROM "
-        "(SELECT flight_bookings_total(%%s, %%s, %%s::text, %%s::text, %%s::text, "
-        "%%s::timestamptz, %%s::timestamptz) AS total) t LEFT JOIN LATERAL ("
+        /* MATERIALIZED: pulled up into the join, the total would be
+         * counted again for every row of the page. */
+        "WITH t AS MATERIALIZED (SELECT flight_bookings_total(%%s, %%s, %%s::text, "
+        "%%s::text, %%s::text, %%s::timestamptz, %%s::timestamptz) AS total) "
+        "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
         "SELECT b.id, b.revision, b.created_at, b.total_amount, "
         "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
         "AND b.expires_at <= trv_now()) THEN d.list_doc END AS list_doc "

@@ -145,6 +145,18 @@ static int post_read_request(request_rec *r)
     return DECLINED;
 }
 
+/* /v1 is no file: skip the core's directory walk, which would stat every
+ * folder of DocumentRoot and look for .htaccess in each on every request
+ * (a profile of the list showed a tenth of the child's time in open/stat).
+ * The <Location> sections still apply. */
+static int map_to_storage(request_rec *r)
+{
+    if (strncmp(r->uri, "/v1/", 4) == 0 || strcmp(r->uri, "/v1") == 0) {
+        return OK;
+    }
+    return DECLINED;
+}
+
 static void register_hooks(apr_pool_t *p)
 {
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
@@ -154,6 +166,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_read_request(post_read_request, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
