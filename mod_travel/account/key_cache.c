@@ -164,14 +164,15 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
         return 0;
     }
     pg = (PGconn *)apr_dbd_native_handle(c->driver, c->handle);
-    if (pg && PQstatus(pg) == CONNECTION_OK && command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)) {
+    if (pg && PQstatus(pg) == CONNECTION_OK && command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)
+        && command_ok(pg, "LISTEN " TRV_JOBS_CHANNEL)) {
         listening = 1;
         apr_atomic_set32(&listen_fd, (apr_uint32_t)PQsocket(pg));
         trv_key_cache_enable(1);
         while (!STOPPED(l)) {
             struct pollfd fd = {PQsocket(pg), POLLIN, 0};
             PGnotify *n;
-            int got = 0;
+            int got = 0, jobs = 0;
             if (fd.fd < 0 || poll(&fd, 1, 200) < 0) {
                 break;
             }
@@ -179,11 +180,19 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
                 break;
             }
             while ((n = PQnotifies(pg)) != NULL) {
-                got = 1;
+                if (strcmp(n->relname, TRV_JOBS_CHANNEL) == 0) {
+                    jobs = 1;
+                }
+                else {
+                    got = 1;
+                }
                 PQfreemem(n);
             }
             if (got) {
                 trv_key_cache_flush();
+            }
+            if (jobs) {
+                trv_env_wake(l->env);
             }
             if (PQstatus(pg) != CONNECTION_OK) {
                 break;

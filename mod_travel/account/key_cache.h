@@ -15,6 +15,9 @@
 
 /* The channel the api_keys trigger notifies (migration 040). */
 #define TRV_KEY_CHANNEL "trv_api_keys"
+/* The channel an insert into jobs notifies (migration 042): the listener
+ * wakes this child's workers (env->wake) on it. */
+#define TRV_JOBS_CHANNEL "trv_jobs"
 
 /* An opaque stamp of the cache's state, taken before a database lookup; a
  * lookup result is only kept when no change arrived meanwhile. */
@@ -35,8 +38,8 @@ void trv_key_cache_flush(void);
 void trv_key_cache_enable(int on);
 
 /* The listener: a thread that holds one database connection, LISTENs on
- * TRV_KEY_CHANNEL and flushes the cache on every notification. It
- * reconnects with a backoff while the database is away. */
+ * TRV_KEY_CHANNEL (flushes the cache) and TRV_JOBS_CHANNEL (wakes the
+ * workers). It reconnects with a backoff while the database is away. */
 typedef struct trv_key_listener trv_key_listener;
 trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env);
 /* Stops and joins the thread (also done by a pre-cleanup of pchild). */

@@ -73,8 +73,6 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->stopping = &stopping;
         c->env = env;
     }
-    /* Keys are cached in this child only while it hears about key changes. */
-    trv_key_listener_start(pchild, main_conf->env);
     if (main_conf->cfg.worker_threads > 0) {
         workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(),
                                     main_conf->cfg.worker_threads);
@@ -84,6 +82,9 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             c->env->wake_baton = main_conf->env->wake_baton;
         }
     }
+    /* Keys are cached in this child only while it hears about key changes;
+     * the same listener wakes the workers (set up above) on new jobs. */
+    trv_key_listener_start(pchild, main_conf->env);
 }
 
 static void child_stopping(apr_pool_t *pchild, int graceful)

@@ -69,6 +69,23 @@ wait_done() {
   echo "bench: only $n of $want delivered" >&2; return 1
 }
 
+# Latency: LAT_EVENTS events committed one per transaction, LAT_GAP_MS
+# apart (below saturation), each from its commit to the receiver's
+# recording of the request.
+LAT_EVENTS=${LAT_EVENTS:-500}
+LAT_GAP_MS=${LAT_GAP_MS:-5}
+latency() {
+  psql -c "DO \$\$ DECLARE e text; BEGIN FOR i IN 1..$LAT_EVENTS LOOP
+      e := 'evt_lat_' || gen_random_uuid();
+      INSERT INTO events (id, org_id, family, type, data) VALUES (e, '$org', 'flight',
+        'flight.booking.confirmed', jsonb_build_object('booking', jsonb_build_object('id',
+        'bkg_lat_' || i, 'status', 'CONFIRMED')));
+      INSERT INTO jobs (kind, payload) VALUES ('event.publish', jsonb_build_object('event_id', e));
+      COMMIT;
+      PERFORM pg_sleep($LAT_GAP_MS / 1000.0);
+    END LOOP; END \$\$"
+}
+
 # Warm up (connections, prepared statements), then measure.
 emit 200; wait_done 200
 t0=$(date +%s.%N)
@@ -85,3 +102,13 @@ awk -v n="$EVENTS" -v t0="$t0" -v t1="$t1" -v f="$first" -v l="$last" -v a="$att
   printf "  end to end: %.2f s  -> %.0f deliveries/s\n", t1 - t0, n / (t1 - t0)
   printf "  sending:    %.2f s  -> %.0f deliveries/s (%d attempts, %d duplicate requests)\n", l - f, a / (l - f), a, d
 }'
+
+before=$(psql -c "SELECT count(*) FROM webhook_deliveries WHERE subscription_id = '$sub' AND status = 'DELIVERED'")
+latency
+wait_done $((before + LAT_EVENTS))
+psql -F ' ' -c "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+    round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1), round(max(ms)::numeric, 1)
+  FROM (SELECT extract(epoch FROM r.received_at - e.created_at) * 1000 AS ms
+          FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
+         WHERE r.inbox = 'bench' AND e.id LIKE 'evt_lat_%') x" |
+  awk -v g="$LAT_GAP_MS" '{ printf "  latency:    %d events one per commit, %d ms apart: commit to receiver p50 %s ms, p99 %s ms, max %s ms\n", $1, g, $2, $3, $4 }'
