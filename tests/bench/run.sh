@@ -15,7 +15,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-baseline="$root/../shared/bench/product.sh"
+# BASELINE_DIR: the harness elsewhere (a worktree's checkout is not beside it).
+baseline="${BASELINE_DIR:-$root/../shared/bench}/product.sh"
 failed=0
 step() {
   local name=$1; shift
@@ -27,7 +28,7 @@ if [ -x "$baseline" ] || [ -f "$baseline" ]; then
   step "GET one booking and the list against the httpd + mod_dbd ceiling and Node" \
     env TRAVEL_CHECKOUT="$root" ROUNDS="${ROUNDS:-3}" bash "$baseline" "${BOOKINGS:-200}"
 else
-  echo "==== ceiling rows skipped: the baseline harness (../shared/bench/product.sh) is not beside this checkout"
+  echo "==== ceiling rows skipped: no baseline harness at $baseline (set BASELINE_DIR)"
 fi
 step "list at 10,000 and 1,000,000 bookings" "$here/list-1m.sh" "${LIST_ROWS:-1000000}"
 step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
