@@ -44,10 +44,17 @@ CREATE TRIGGER flight_bookings_sync_chain AFTER UPDATE OF status ON flight_booki
                        AND OLD.status NOT IN ('CONFIRMED', 'CANCEL_IN_PROGRESS'))
     EXECUTE FUNCTION flight_booking_sync_chain();
 
--- Orders confirmed before this migration start their chain now.
+-- Orders confirmed before this migration and not flown yet start their
+-- chain now, spread over the longest interval (six hours) rather than all
+-- at once towards the suppliers.
 INSERT INTO jobs (kind, payload, available_at, max_attempts, dedupe_key)
-SELECT 'flight.order.sync', jsonb_build_object('id', id, 'request_id', '-', 'attempt', 0),
-       clock_timestamp() + interval '5 seconds', 3, 'flight.order.sync:' || id || ':0'
-  FROM flight_bookings WHERE status IN ('CONFIRMED', 'CANCEL_IN_PROGRESS')
+SELECT 'flight.order.sync', jsonb_build_object('id', b.id, 'request_id', '-', 'attempt', 0),
+       clock_timestamp() + interval '5 seconds' + random() * interval '6 hours', 3,
+       'flight.order.sync:' || b.id || ':0'
+  FROM flight_bookings b
+ WHERE b.status IN ('CONFIRMED', 'CANCEL_IN_PROGRESS')
+   AND EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(b.journeys) = 'array'
+                                                       THEN b.journeys ELSE '[]' END) j
+                WHERE j->>'departure_time' > to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI'))
 ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL
     AND status IN ('queued', 'running') DO NOTHING;

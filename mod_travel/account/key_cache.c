@@ -209,6 +209,9 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
             c->unavailable = 1;
         }
     }
+    else if (pg && PQstatus(pg) == CONNECTION_OK) {
+        command_ok(pg, "UNLISTEN *"); /* the first LISTEN may have taken */
+    }
     trv_db_close(l->env->db, c);
     return listening;
 }
