@@ -55,6 +55,32 @@ static const char *order_by(int sort, const char *t)
     return out[slot][sort];
 }
 
+/* The usual list (no date or reference filter, no status whose meaning
+ * depends on the clock) sums a few all-time counts in plain SQL; the rest
+ * goes through flight_bookings_total() (migration 041). */
+static int plain_total(int kind, int bits)
+{
+    return (kind == ST_ANY || kind == ST_PLAIN) && !(bits & (HAS_REF | HAS_FROM | HAS_TO));
+}
+
+static const char *total_sql(int kind, int bits)
+{
+    static const char *const plain[2][2] = {
+        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s)",
+         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.supplier = %s)"},
+        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s)",
+         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}};
+    if (plain_total(kind, bits)) {
+        return plain[kind == ST_PLAIN][(bits & HAS_SUPPLIER) != 0];
+    }
+    return "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
+           "%s::timestamptz)";
+}
+
 static char *build_sql(int kind, int bits, int sort)
 {
     static const char *const status_sql[ST_KINDS] = {
@@ -73,8 +99,7 @@ static char *build_sql(int kind, int bits, int sort)
     snprintf(sql, n,
         /* MATERIALIZED: pulled up into the join, the total would be
          * counted again for every row of the page. */
-        "WITH t AS MATERIALIZED (SELECT flight_bookings_total(%%s, %%s, %%s::text, "
-        "%%s::text, %%s::text, %%s::timestamptz, %%s::timestamptz) AS total) "
+        "WITH t AS MATERIALIZED (SELECT %s AS total) "
         "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
         "SELECT b.id, b.revision, b.created_at, b.total_amount, "
         "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
@@ -83,7 +108,8 @@ static char *build_sql(int kind, int bits, int sort)
         "%s%s%s%s%s ORDER BY %s LIMIT %%s::bigint OFFSET %%s::bigint) k "
         "JOIN flight_bookings b ON b.id = k.id "
         "LEFT JOIN flight_booking_docs d ON d.booking_id = b.id) p ON true ORDER BY %s",
-        status_sql[kind], bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
+        total_sql(kind, bits), status_sql[kind],
+        bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
         bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
         bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
         bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "", inner, outer);
@@ -139,11 +165,21 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
     /* The total's arguments, then the page's, in placeholder order. */
     args[nargs++] = f->org_id;
     args[nargs++] = f->user_id;
-    args[nargs++] = f->status;
-    args[nargs++] = f->supplier;
-    args[nargs++] = f->supplier_reference;
-    args[nargs++] = f->created_from;
-    args[nargs++] = f->created_to;
+    if (!plain_total(kind, bits)) {
+        args[nargs++] = f->status;
+        args[nargs++] = f->supplier;
+        args[nargs++] = f->supplier_reference;
+        args[nargs++] = f->created_from;
+        args[nargs++] = f->created_to;
+    }
+    else {
+        if (kind == ST_PLAIN) {
+            args[nargs++] = f->status;
+        }
+        if (f->supplier) {
+            args[nargs++] = f->supplier;
+        }
+    }
     args[nargs++] = f->org_id;
     args[nargs++] = f->user_id;
     if (kind == ST_PLAIN) {
