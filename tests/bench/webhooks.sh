@@ -4,7 +4,7 @@
 #   tests/bench/webhooks.sh [EVENTS] [INSTANCES]     (make bench)
 #
 # Starts a throwaway stack (its own PostgreSQL cluster and 1 or 2 httpd
-# instances on free ports, TRAVEL_WORKERS sender threads per child, 2
+# instances on free ports, TRAVEL_WORKERS sender threads per child (4), 2
 # children per instance), subscribes one endpoint at the sandbox inbox,
 # commits EVENTS events (default 5000) into the outbox in one transaction
 # and times how long until every delivery is DELIVERED. Reports:
@@ -33,7 +33,7 @@ free_port() {
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 PORT_B=$(free_port)
 export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
-export TRAVEL_WORKERS=${TRAVEL_WORKERS:-2}
+export TRAVEL_WORKERS=${TRAVEL_WORKERS:-4}
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
