@@ -211,8 +211,7 @@ test: deps
 # per second to the local inbox (tests/bench/webhooks.sh EVENTS INSTANCES).
 bench: build
 	@scripts/install-deps.sh bench
-	@tests/bench/api.sh
-	@tests/bench/webhooks.sh
+	@tests/bench/run.sh
 
 # ---- the development stack (var/) ----
 run: build

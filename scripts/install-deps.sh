@@ -4,8 +4,9 @@
 set -euo pipefail
 pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
       libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata)
-# `install-deps.sh bench` adds what the benchmarks use.
-[ "${1:-}" = bench ] && pkgs+=(wrk)
+# `install-deps.sh bench` adds what the benchmarks use: wrk, and nginx for the
+# baseline rows (the test setup's node serves their Node row).
+[ "${1:-}" = bench ] && pkgs+=(wrk nginx)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

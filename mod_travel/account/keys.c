@@ -7,7 +7,8 @@
 #include <string.h>
 
 static const trv_stmt lookup_stmt = {"trv_key_lookup",
-    "SELECT k.id, k.org_id, k.user_id, k.key_hash, k.mode FROM api_keys k "
+    "SELECT k.id, k.org_id, k.user_id, k.key_hash, k.mode, "
+    "(extract(epoch FROM k.expires_at) * 1000000)::bigint AS expires_us FROM api_keys k "
     "WHERE k.key_hash = %s AND k.revoked_at IS NULL "
     "AND (k.expires_at IS NULL OR k.expires_at > trv_now())"};
 
@@ -100,6 +101,8 @@ apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
     who->org_id = trv_rows_get(rows, 0, "org_id");
     who->user_id = trv_rows_get(rows, 0, "user_id");
     who->mode = trv_rows_get(rows, 0, "mode");
+    /* NULL (never) reads as "": 0. */
+    who->expires_at = (apr_time_t)apr_atoi64(trv_rows_get(rows, 0, "expires_us"));
     return APR_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ typedef struct trv_principal {
     const char *user_id;
     const char *key_id;
     const char *mode;      /* "live" or "test" */
+    apr_time_t expires_at; /* when the key stops working; 0: never */
 } trv_principal;
 
 /* Lowercase hex SHA-256 of s. */

@@ -1,10 +1,10 @@
 /* GET /v1/flight/bookings and GET /v1/flight/bookings/{id}: the booking in
- * any status, only to its organization and user (404 otherwise). A read
- * stores what time has decided (READY_FOR_COMPLETE past expires_at is
- * EXPIRED) and asks for a fresh look at a confirmed order now and then
- * (airline-initiated changes). */
+ * any status, only to its organization and user (404 otherwise). Reads are
+ * reads: they write nothing but renderings kept for the next read. What
+ * time has decided shows at once (READY_FOR_COMPLETE past expires_at reads
+ * as EXPIRED; the expiry job stores it), and airline-initiated changes come
+ * from the scheduled order reads (sync_schedule.h), not from readers. */
 #include "handlers.h"
-#include "enqueue.h"
 #include "render.h"
 #include "core/json.h"
 #include "state.h"
@@ -16,6 +16,48 @@
 #include <apr_strings.h>
 #include <limits.h>
 #include <string.h>
+
+/* "[a,b,...]" from stored JSON texts, copied once. */
+static const char *json_array_text(apr_pool_t *p, const apr_array_header_t *parts)
+{
+    apr_size_t n = 2, *lens = apr_palloc(p, sizeof(apr_size_t) * (parts->nelts + 1));
+    char *out, *at;
+    int i;
+    for (i = 0; i < parts->nelts; i++) {
+        lens[i] = strlen(APR_ARRAY_IDX(parts, i, const char *));
+        n += lens[i] + 1;
+    }
+    at = out = apr_palloc(p, n + 1);
+    *at++ = '[';
+    for (i = 0; i < parts->nelts; i++) {
+        if (i) {
+            *at++ = ',';
+        }
+        memcpy(at, APR_ARRAY_IDX(parts, i, const char *), lens[i]);
+        at += lens[i];
+    }
+    *at++ = ']';
+    *at = '\0';
+    return out;
+}
+
+static const char *render(apr_pool_t *p, const trv_fbooking *b, int mode)
+{
+    return trv_json_dump(p, trv_json_bind(p, trv_fbooking_render(p, b, mode)));
+}
+
+/* Both renderings of a revision are kept for the next reads, unless time
+ * has changed the booking (past expiry) since that revision. */
+static void keep(apr_pool_t *p, json_t *fresh, const trv_fbooking *b, const char *list_doc,
+                 const char *doc)
+{
+    (void)p;
+    if (!b->past_expiry && b->revision) {
+        json_array_append_new(fresh, json_pack("{s:s,s:s,s:s,s:s}", "booking_id", b->id,
+                                               "revision", b->revision, "list_doc", list_doc,
+                                               "doc", doc));
+    }
+}
 
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
@@ -63,9 +105,7 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     if (!trv_fapi_open(req, resp, &c, 301, "listing flight bookings")) {
         return;
     }
-    /* Expired bookings are EXPIRED before the status filter sees them. */
-    if (trv_fstore_expire_owner(c, req->pool, req->org_id, req->user_id) != APR_SUCCESS
-        || trv_flight_store_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
+    if (trv_flight_store_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
         trv_fapi_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
@@ -77,23 +117,19 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
         trv_fbooking *b = APR_ARRAY_IDX(page, i, trv_fbooking *);
         const char *doc = b->list_doc;
         if (!doc) {
-            doc = trv_json_dump(req->pool, trv_json_bind(req->pool,
-                                trv_fbooking_render(req->pool, b, TRV_RENDER_LIST)));
-            json_array_append_new(fresh, json_pack("{s:s,s:s,s:s}", "booking_id", b->id,
-                                                   "revision", b->revision, "list_doc", doc));
+            doc = render(req->pool, b, TRV_RENDER_LIST);
+            keep(req->pool, fresh, b, doc, render(req->pool, b, TRV_RENDER_FULL));
         }
         APR_ARRAY_PUSH(parts, const char *) = doc;
     }
     if (json_array_size(fresh) > 0
-        && trv_fstore_keep_list_docs(c, req->pool, fresh) != APR_SUCCESS) {
+        && trv_fstore_keep_docs(c, req->pool, fresh) != APR_SUCCESS) {
         /* Only a cache: the answer stands without it. */
         trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
                     TRVLOGNO(306) "keeping rendered bookings failed: %s", c->error);
     }
     trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200,
-                apr_pstrcat(req->pool, "[", apr_array_pstrcat(req->pool, parts, ','), "]",
-                            NULL),
+    trv_ok_text(req, resp, 200, json_array_text(req->pool, parts),
                 json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
                           "offset", (json_int_t)f.offset, "has_more",
                           f.offset + page->nelts < total, "total", (json_int_t)total));
@@ -102,10 +138,23 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
 void trv_flight_get(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
+    const char *doc;
+    json_t *fresh;
     trv_fbooking *b;
     trv_dbc *c;
 
     if (!trv_fapi_open(req, resp, &c, 303, "reading a flight booking")) {
+        return;
+    }
+    /* A warm read: the stored rendering of the current revision, one query. */
+    if (trv_fstore_get_doc(c, req->pool, req->org_id, req->user_id, id, &doc)
+        != APR_SUCCESS) {
+        trv_fapi_db_fail(req, resp, c, 304, "reading a flight booking");
+        return;
+    }
+    if (doc) {
+        trv_db_close(req->env->db, c);
+        trv_ok_text(req, resp, 200, doc, NULL);
         return;
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
@@ -113,26 +162,19 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
         trv_fapi_db_fail(req, resp, c, 304, "reading a flight booking");
         return;
     }
-    if (b && b->past_expiry) {
-        trv_fbooking *e;
-        if (trv_fstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
-            trv_fapi_db_fail(req, resp, c, 305, "expiring a flight booking");
-            return;
-        }
-        b = e ? e : b;
-    }
-    if (b && b->sync_due && b->supplier_reference) {
-        /* Best effort: the order is read again in the background; this
-         * answer shows what is stored now. */
-        if (trv_fjob_enqueue(c, req->pool, TRV_FJOB_SYNC, id, -1, req->request_id, 0)
-            == APR_SUCCESS) {
-            trv_env_wake(req->env);
-        }
-    }
-    trv_db_close(req->env->db, c);
     if (!b) {
+        trv_db_close(req->env->db, c);
         trv_fapi_no_booking(req, resp, id);
         return;
     }
-    trv_fapi_booking(req, resp, 200, b, NULL);
+    doc = render(req->pool, b, TRV_RENDER_FULL);
+    fresh = trv_json_bind(req->pool, json_array());
+    keep(req->pool, fresh, b, render(req->pool, b, TRV_RENDER_LIST), doc);
+    if (json_array_size(fresh) > 0
+        && trv_fstore_keep_docs(c, req->pool, fresh) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(305) "keeping a rendered booking failed: %s", c->error);
+    }
+    trv_db_close(req->env->db, c);
+    trv_ok_text(req, resp, 200, doc, NULL);
 }

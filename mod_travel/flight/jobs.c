@@ -6,6 +6,7 @@
 #include "owner.h"
 #include "state.h"
 #include "store.h"
+#include "sync_schedule.h"
 #include "upstreams.h"
 #include "core/json.h"
 
@@ -356,10 +357,50 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 
 /* ---- flight.order.sync ---- */
 
+static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooking *b,
+                      trv_job_result *res);
+
+/* The next link of the booking's sync chain (sync_schedule.h), as a job of
+ * its own generation: this one is still running and holds its key. */
+static void sync_schedule_next(trv_env *env, apr_pool_t *p, const trv_job *job,
+                               const trv_fbooking *b)
+{
+    json_t *gen = json_object_get(job->payload, "attempt");
+    apr_interval_time_t in = trv_fsync_next(b->journeys, apr_time_now());
+    trv_dbc *c;
+    if (in == 0 || trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        return;
+    }
+    if (trv_fjob_enqueue(c, p, TRV_FJOB_SYNC, b->id,
+                         json_is_integer(gen) ? (int)json_integer_value(gen) + 1 : 1,
+                         job_rid(job), in) != APR_SUCCESS) {
+        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+                    TRVLOGNO(1004) "booking %s: scheduling the next order read failed: %s",
+                    b->id, c->error);
+    }
+    trv_db_close(env->db, c);
+}
+
 void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                        trv_job_result *res)
 {
-    trv_fbooking *b = load(env, p, job, res), *after = NULL;
+    trv_fbooking *b = load(env, p, job, res);
+    if (!b || !b->supplier_reference
+        || (strcmp(b->status, TRV_FB_CONFIRMED) != 0
+            && strcmp(b->status, TRV_FB_CANCELING) != 0)) {
+        return; /* the chain ends with the confirmed order */
+    }
+    sync_once(env, p, job, b, res);
+    /* A retried read stays this link; a last failed attempt still hands on. */
+    if (res->outcome != TRV_JOB_RETRY || job->attempt >= job->max_attempts) {
+        sync_schedule_next(env, p, job, b);
+    }
+}
+
+static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooking *b,
+                      trv_job_result *res)
+{
+    trv_fbooking *after = NULL;
     const trv_flight_supplier *sup;
     trv_flight_ctx sc;
     trv_sup_err err = {0};
@@ -367,18 +408,13 @@ void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_up_status st;
     trv_dbc *c;
 
-    if (!b || !b->supplier_reference
-        || (strcmp(b->status, TRV_FB_CONFIRMED) != 0
-            && strcmp(b->status, TRV_FB_CANCELING) != 0)) {
-        return;
-    }
     sup = trv_flight_supplier_for(env, p, job_rid(job), b->supplier, &sc);
     if (!sup) {
         return;
     }
     st = sup->read_order(&sc, b->supplier_reference, &order, &err);
     if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED) {
-        /* Nothing to bring in; the next read of the booking asks again. */
+        /* Nothing to bring in; the next link of the chain asks again. */
         trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
                     TRVLOGNO(1003) "booking %s: %s does not know order %s (%s)", b->id,
                     b->supplier, b->supplier_reference, trv_up_status_name(st));

@@ -147,110 +147,80 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     return trv_fstore_load_payments(c, p, b);
 }
 
+/* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
+ * expiry job stores it: its stored renderings are not served meanwhile. */
+#define DOC_CURRENT \
+    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
+    "AND b.expires_at <= trv_now())"
+
 /* ---- list ---- */
 
-/* The filters are bound twice each ("value IS NULL OR column = value")
- * because apr_dbd numbers placeholders in order. */
-#define LIST_SQL(ORDER) \
-    "WITH f AS (SELECT * FROM flight_bookings WHERE org_id = %s AND user_id = %s " \
-    "AND (%s::text IS NULL OR status = %s::text) " \
-    "AND (%s::text IS NULL OR supplier = %s::text) " \
-    "AND (%s::text IS NULL OR supplier_reference = %s::text) " \
-    "AND (%s::timestamptz IS NULL OR created_at >= %s::timestamptz) " \
-    "AND (%s::timestamptz IS NULL OR created_at <= %s::timestamptz)), " \
-    "t AS (SELECT count(*) AS total FROM f) " \
-    "SELECT t.total, p.* FROM t LEFT JOIN LATERAL (SELECT " FB_COLS ", d.list_doc" \
-    " FROM f b LEFT JOIN flight_booking_docs d ON d.booking_id = b.id " \
-    "AND d.revision = b.revision ORDER BY " ORDER " LIMIT %s::bigint OFFSET %s::bigint) p ON true"
-
-/* Unpriced bookings sort last in both directions. Columns are qualified
- * (b.) so ORDER BY sorts the stored values, not the text the SELECT prints. */
-static const trv_stmt list_stmts[2][2] = {
-    {{"trv_flight_list_created_desc", LIST_SQL("b.created_at DESC, b.id DESC")},
-     {"trv_flight_list_created_asc", LIST_SQL("b.created_at ASC, b.id ASC")}},
-    {{"trv_flight_list_total_desc",
-      LIST_SQL("b.total_amount DESC NULLS LAST, b.created_at DESC, b.id DESC")},
-     {"trv_flight_list_total_asc",
-      LIST_SQL("b.total_amount ASC NULLS LAST, b.created_at ASC, b.id ASC")}},
-};
+static const trv_stmt many_stmt = {"trv_flight_get_many",
+    "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = ANY (%s::text[])"};
 
 static const trv_stmt page_payments_stmt = {"trv_flight_payments_of_page",
     "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = ANY (%s::text[]) "
     "ORDER BY created_at, id"};
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
-                                   apr_array_header_t **page, long *total)
+apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                  apr_hash_t **out)
 {
-    const trv_stmt *st = &list_stmts[f->sort_by_total ? 1 : 0][f->ascending ? 1 : 0];
     trv_rows *rows, *pays;
-    const char *v, *ids = "{";
     apr_status_t rv;
-    int i, j, misses = 0;
+    int i;
 
-    rv = trv_db_select(c, p, st, &rows,
-        TRV_DB_ARGS(f->org_id, f->user_id, f->status, f->status, f->supplier,
-                    f->supplier, f->supplier_reference, f->supplier_reference,
-                    f->created_from, f->created_from, f->created_to, f->created_to,
-                    apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)));
+    *out = apr_hash_make(p);
+    rv = trv_db_select(c, p, &many_stmt, &rows, TRV_DB_ARGS(ids));
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    v = trv_rows_get(rows, 0, "total");
-    *total = v ? atol(v) : 0;
-    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_fbooking *));
-    /* With an empty page the one row carries only the total. */
-    if (rows->n == 1 && !trv_rows_get(rows, 0, "id")) {
-        return APR_SUCCESS;
-    }
     for (i = 0; i < rows->n; i++) {
-        const char *doc = trv_rows_get(rows, i, "list_doc");
-        trv_fbooking *b;
-        if (doc) {
-            /* Stored for this revision: nothing to parse or render. */
-            b = apr_pcalloc(p, sizeof(*b));
-            b->id = trv_rows_get(rows, i, "id");
-            b->revision = trv_rows_get(rows, i, "revision");
-            b->list_doc = doc;
-            APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
-            continue;
-        }
-        b = booking_at(p, rows, i);
+        trv_fbooking *b = booking_at(p, rows, i);
         b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
-        APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
-        /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in an
-         * array literal. */
-        ids = apr_pstrcat(p, ids, misses++ ? "," : "", b->id, NULL);
+        apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
     }
-    if (misses == 0) {
-        return APR_SUCCESS;
-    }
-    ids = apr_pstrcat(p, ids, "}", NULL);
     rv = trv_db_select(c, p, &page_payments_stmt, &pays, TRV_DB_ARGS(ids));
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    for (j = 0; j < pays->n; j++) {
-        trv_fpayment *pay = payment_at(p, pays, j);
-        for (i = 0; i < (*page)->nelts; i++) {
-            trv_fbooking *b = APR_ARRAY_IDX(*page, i, trv_fbooking *);
-            if (b->payments && strcmp(b->id, pay->booking_id) == 0) {
-                APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
-            }
+    for (i = 0; i < pays->n; i++) {
+        trv_fpayment *pay = payment_at(p, pays, i);
+        trv_fbooking *b = apr_hash_get(*out, pay->booking_id, APR_HASH_KEY_STRING);
+        if (b) {
+            APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
         }
     }
     return APR_SUCCESS;
 }
 
-static const trv_stmt keep_docs_stmt = {"trv_flight_keep_list_docs",
-    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc) "
-    "SELECT x.booking_id, x.revision, x.list_doc FROM jsonb_to_recordset(%s::jsonb) "
-    "AS x(booking_id text, revision bigint, list_doc text) "
+/* Both renderings of one revision are kept together, so a row's two
+ * documents always describe the same revision. */
+static const trv_stmt keep_docs_stmt = {"trv_flight_keep_docs",
+    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc, doc) "
+    "SELECT x.booking_id, x.revision, x.list_doc, x.doc FROM jsonb_to_recordset(%s::jsonb) "
+    "AS x(booking_id text, revision bigint, list_doc text, doc text) "
     "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
-    "list_doc = EXCLUDED.list_doc WHERE flight_booking_docs.revision < EXCLUDED.revision"};
+    "list_doc = EXCLUDED.list_doc, doc = EXCLUDED.doc "
+    "WHERE flight_booking_docs.revision < EXCLUDED.revision "
+    "OR flight_booking_docs.doc IS NULL"};
 
-apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
 {
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
+}
+
+static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
+    "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
+    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
+
+apr_status_t trv_fstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *user_id, const char *id, const char **doc)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
+                                    TRV_DB_ARGS(id, org_id, user_id));
+    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
+    return rv;
 }
 
 /* ---- reads ---- */
@@ -377,17 +347,6 @@ apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
 {
     apr_status_t rv = one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
     return with_payments(c, p, rv, *out);
-}
-
-static const trv_stmt expire_owner_stmt = {"trv_flight_expire_owner",
-    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE org_id = %s AND user_id = %s AND status = 'READY_FOR_COMPLETE' "
-    "AND expires_at <= trv_now()"};
-
-apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id)
-{
-    return trv_db_exec(c, p, &expire_owner_stmt, NULL, TRV_DB_ARGS(org_id, user_id));
 }
 
 /* ---- book ---- */

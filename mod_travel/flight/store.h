@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 
+#include <apr_hash.h>
 #include <apr_time.h>
 
 typedef struct trv_flight_filter {
@@ -27,14 +28,26 @@ typedef struct trv_flight_filter {
 
 /* ---- reads ---- */
 
-/* One page of bookings; *total counts every match. A booking whose list
- * document is stored for its revision comes with only id, revision and
- * list_doc; the others come whole (payments loaded) for rendering. */
+/* One page of bookings; *total counts every match (list_query.c). A
+ * booking whose list document is stored for its revision comes with only
+ * id, revision and list_doc; the others come whole (payments loaded) for
+ * rendering. */
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total);
-/* Keeps rendered list documents: docs is [{booking_id, revision, list_doc}].
- * A document never replaces one of a later revision. */
-apr_status_t trv_fstore_keep_list_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* Bookings by id, whole with payments: ids is a text[] literal of ids
+ * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
+apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                  apr_hash_t **out);
+/* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
+ * (the list's and GET's renderings of one revision). A document never
+ * replaces one of a later revision. */
+apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* The booking as GET shows it, from its stored rendering, in one query:
+ * *doc is NULL when the booking is not this organization's and user's, or
+ * has no rendering stored for its revision, or time has changed it since
+ * (past its expiry, not yet stored EXPIRED). */
+apr_status_t trv_fstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *user_id, const char *id, const char **doc);
 /* The booking if it belongs to this organization and user (payments loaded). */
 apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *user_id, const char *id, trv_fbooking **out);
@@ -89,8 +102,6 @@ apr_status_t trv_fstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *i
 
 apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
                                    trv_fbooking **out);
-apr_status_t trv_fstore_expire_owner(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id);
 
 /* ---- book ---- */
 

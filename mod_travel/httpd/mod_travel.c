@@ -1,6 +1,7 @@
 /* mod_travel: the module record and its hooks. */
 #include "travel.h"
 #include "gateway/idempotency.h"
+#include "account/key_cache.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -110,6 +111,9 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             c->env->workers_alive = main_conf->env->workers_alive;
         }
     }
+    /* Keys are cached in this child only while it hears about key changes;
+     * the same listener wakes the workers (set up above) on new jobs. */
+    trv_key_listener_start(pchild, main_conf->env);
 }
 
 static void child_stopping(apr_pool_t *pchild, int graceful)

@@ -21,20 +21,28 @@ static const trv_stmt claim_stmt = {"trv_dlv_send_claim",
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
     "'data', e.data)::text AS body FROM d JOIN events e ON e.id = d.event_id"};
 
-static const trv_stmt attempt_stmt = {"trv_dlv_send_attempt",
-    "INSERT INTO webhook_attempts (delivery_id, replay, attempt_number, response_status, "
-    "response_body, error, duration_ms, sender) "
-    "VALUES (%s, %s::int, %s::int, %s::int, %s, %s, %s::int, %s)"};
-
-/* outcome: DELIVERED, FAILED (retries exhausted) or PUBLISHED (retrying). */
-static const trv_stmt outcome_stmt = {"trv_dlv_send_outcome",
-    "UPDATE webhook_deliveries SET attempt_count = %s::int, status = %s, "
+/* Records an attempt and its consequence in one statement (atomic, one
+ * round trip): the outcome (DELIVERED, FAILED when retries are exhausted,
+ * or PUBLISHED: retrying), the attempt row, and for PUBLISHED the next
+ * attempt's send job, due in %s microseconds. Nothing is written when the
+ * attempt was recorded already or the send replaced: the count says 0. */
+static const trv_stmt record_stmt = {"trv_dlv_send_record",
+    "WITH o AS (UPDATE webhook_deliveries SET attempt_count = %s::int, status = %s, "
     "delivered_at = CASE WHEN %s = 'DELIVERED' THEN trv_now() END, "
     "failed_at = CASE WHEN %s = 'FAILED' THEN trv_now() END, "
     "failure_reason = CASE WHEN %s = 'FAILED' THEN 'retries_exhausted' END, "
     "updated_at = trv_now() "
     "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
-    "AND status = 'PUBLISHED'"};
+    "AND status = 'PUBLISHED' RETURNING id, status, replay_count, attempt_count), "
+    "a AS (INSERT INTO webhook_attempts (delivery_id, replay, attempt_number, "
+    "response_status, response_body, error, duration_ms, sender) "
+    "SELECT o.id, o.replay_count, o.attempt_count, %s::int, %s, %s, %s::int, %s FROM o), "
+    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) "
+    "SELECT %s, jsonb_build_object('delivery_id', o.id, 'replay', o.replay_count, "
+    "'attempt', o.attempt_count + 1), "
+    "clock_timestamp() + %s::bigint * interval '1 microsecond', %s::int "
+    "FROM o WHERE o.status = 'PUBLISHED') "
+    "SELECT count(*) AS n FROM o"};
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
 
@@ -166,42 +174,29 @@ static int record(trv_env *env, apr_pool_t *p, const trv_job *job, const char *d
                   const char **err)
 {
     trv_dbc *c;
-    int affected = 0;
+    trv_rows *rows;
     const char *att = apr_itoa(p, attempt), *rep = apr_itoa(p, replay);
 
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         *err = "database unavailable";
         return -1;
     }
-    if (trv_db_begin(c, p) != APR_SUCCESS
-        || trv_db_exec(c, p, &outcome_stmt, &affected,
-                       TRV_DB_ARGS(att, o->status, o->status, o->status, o->status, dlv,
-                                   rep, att)) != APR_SUCCESS) {
+    if (trv_db_select(c, p, &record_stmt, &rows,
+                      TRV_DB_ARGS(att, o->status, o->status, o->status, o->status, dlv, rep,
+                                  att, apr_itoa(p, resp->status),
+                                  trv_webhook_clean_text(p, resp->body, resp->body_len),
+                                  resp->status ? NULL : (resp->error ? resp->error
+                                                                     : "no response"),
+                                  apr_itoa(p, (int)(resp->elapsed / 1000)), job->worker,
+                                  TRV_WEBHOOK_SEND_JOB,
+                                  apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)o->next),
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS))) != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error ? c->error : "failed");
         trv_db_close(env->db, c);
         return -1;
     }
-    if (affected == 0) {
-        trv_db_close(env->db, c); /* rolls back */
-        return 0;
-    }
-    if (trv_db_exec(c, p, &attempt_stmt, NULL,
-                    TRV_DB_ARGS(dlv, rep, att, apr_itoa(p, resp->status),
-                                trv_webhook_clean_text(p, resp->body, resp->body_len),
-                                resp->status ? NULL : (resp->error ? resp->error
-                                                                   : "no response"),
-                                apr_itoa(p, (int)(resp->elapsed / 1000)), job->worker))
-            != APR_SUCCESS
-        || (strcmp(o->status, "PUBLISHED") == 0
-            && trv_webhook_send_enqueue(c, p, dlv, replay, attempt + 1, o->next)
-                   != APR_SUCCESS)
-        || trv_db_commit(c) != APR_SUCCESS) {
-        *err = apr_pstrdup(p, c->error ? c->error : "commit failed");
-        trv_db_close(env->db, c);
-        return -1;
-    }
     trv_db_close(env->db, c);
-    return 1;
+    return trv_rows_int(rows, 0, "n", 0) > 0 ? 1 : 0;
 }
 
 void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,

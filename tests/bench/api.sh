@@ -95,7 +95,7 @@ run() { # name url [script]
 }
 
 echo
-echo "mod_travel (httpd event MPM, 2 children x 64 threads, DBDMax 16 per child)"
+echo "mod_travel (httpd event MPM, 2 children x 64 threads, DBDMax 6 per child)"
 run "list (20 bookings)" "$API/flight/bookings?limit=20"
 run "get one booking" "$API/flight/bookings/$last"
 run "airline search" "$API/flight/airlines?q=air&limit=20"

@@ -4,7 +4,7 @@
 #   tests/bench/webhooks.sh [EVENTS] [INSTANCES]     (make bench)
 #
 # Starts a throwaway stack (its own PostgreSQL cluster and 1 or 2 httpd
-# instances on free ports, TRAVEL_WORKERS sender threads per child, 2
+# instances on free ports, TRAVEL_WORKERS sender threads per child (4), 2
 # children per instance), subscribes one endpoint at the sandbox inbox,
 # commits EVENTS events (default 5000) into the outbox in one transaction
 # and times how long until every delivery is DELIVERED. Reports:
@@ -37,7 +37,7 @@ export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=
 export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 PORT_B=$(free_port)
 export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
-export TRAVEL_WORKERS=${TRAVEL_WORKERS:-2}
+export TRAVEL_WORKERS=${TRAVEL_WORKERS:-4}
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
@@ -66,12 +66,31 @@ emit() {
 }
 wait_done() {
   local want=$1 n=0 i
-  for i in $(seq 1 6000); do
+  # Polled 4 times a second: the count is not free, and the figures come
+  # from the recorded times, not from when the poll noticed.
+  for i in $(seq 1 1200); do
     n=$(psql -c "SELECT count(*) FROM webhook_deliveries WHERE subscription_id = '$sub' AND status = 'DELIVERED'")
     [ "$n" -ge "$want" ] && return 0
-    sleep 0.05
+    sleep 0.25
   done
   echo "bench: only $n of $want delivered" >&2; return 1
+}
+
+# Latency: LAT_EVENTS events committed one per transaction, LAT_GAP_MS
+# apart (below saturation), each from its commit to the receiver's
+# recording of the request.
+LAT_EVENTS=${LAT_EVENTS:-500}
+LAT_GAP_MS=${LAT_GAP_MS:-5}
+latency() {
+  psql -c "DO \$\$ DECLARE e text; BEGIN FOR i IN 1..$LAT_EVENTS LOOP
+      e := 'evt_lat_' || gen_random_uuid();
+      INSERT INTO events (id, org_id, family, type, data) VALUES (e, '$org', 'flight',
+        'flight.booking.confirmed', jsonb_build_object('booking', jsonb_build_object('id',
+        'bkg_lat_' || i, 'status', 'CONFIRMED')));
+      INSERT INTO jobs (kind, payload) VALUES ('event.publish', jsonb_build_object('event_id', e));
+      COMMIT;
+      PERFORM pg_sleep($LAT_GAP_MS / 1000.0);
+    END LOOP; END \$\$"
 }
 
 # Warm up (connections, prepared statements), then measure.
@@ -79,7 +98,9 @@ emit 200; wait_done 200
 t0=$(date +%s.%N)
 emit "$EVENTS"
 wait_done $((EVENTS + 200))
-t1=$(date +%s.%N)
+# The end: the last delivery of this batch recorded as DELIVERED.
+t1=$(psql -c "SELECT extract(epoch FROM max(d.delivered_at)) FROM webhook_deliveries d
+  JOIN events e ON e.id = d.event_id WHERE d.subscription_id = '$sub' AND e.created_at >= to_timestamp($t0)")
 read -r first last attempts <<<"$(psql -F ' ' -c "SELECT extract(epoch FROM min(a.created_at)), extract(epoch FROM max(a.created_at)), count(*)
   FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN events e ON e.id = d.event_id
   WHERE d.subscription_id = '$sub' AND e.created_at >= to_timestamp($t0)")"
@@ -90,3 +111,13 @@ awk -v n="$EVENTS" -v t0="$t0" -v t1="$t1" -v f="$first" -v l="$last" -v a="$att
   printf "  end to end: %.2f s  -> %.0f deliveries/s\n", t1 - t0, n / (t1 - t0)
   printf "  sending:    %.2f s  -> %.0f deliveries/s (%d attempts, %d duplicate requests)\n", l - f, a / (l - f), a, d
 }'
+
+before=$(psql -c "SELECT count(*) FROM webhook_deliveries WHERE subscription_id = '$sub' AND status = 'DELIVERED'")
+latency
+wait_done $((before + LAT_EVENTS))
+psql -F ' ' -c "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+    round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1), round(max(ms)::numeric, 1)
+  FROM (SELECT extract(epoch FROM r.received_at - e.created_at) * 1000 AS ms
+          FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
+         WHERE r.inbox = 'bench' AND e.id LIKE 'evt_lat_%') x" |
+  awk -v g="$LAT_GAP_MS" '{ printf "  latency:    %d events one per commit, %d ms apart: commit to receiver p50 %s ms, p99 %s ms, max %s ms\n", $1, g, $2, $3, $4 }'

@@ -236,6 +236,44 @@ static void an_expired_key_is_refused(void **state)
     free(org);
 }
 
+/* An expiry passes with no change to the key's row, so nothing tells the
+ * children's key caches: a key used (and cached) before its expiry must
+ * still be refused after it. */
+static void a_used_key_stops_at_its_expiry(void **state)
+{
+    char *org, *key, args[512], expiry[32], kh[256];
+    const char *hdrs[] = {kh, NULL};
+    time_t t = time(NULL) + 10;
+    e2e_resp *r;
+    int i;
+    (void)state;
+    org = e2e_travelctl("org create expiring-soon-%ld", e2e_now_ms());
+    assert_non_null(org);
+    strftime(expiry, sizeof(expiry), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    snprintf(args, sizeof(args), "key create --org %s --user soon --expires-at %s", org,
+             expiry);
+    assert_int_equal(ctl(NULL, args), 0);
+    out[strcspn(out, "\n")] = '\0';
+    key = strdup(out);
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    /* Each child that answers may cache it. */
+    for (i = 0; i < 8; i++) {
+        r = e2e_call(e2e_url(), "GET", "/v1/flight/bookings", hdrs, NULL);
+        assert_int_equal(r->status, 200);
+        e2e_free(r);
+    }
+    while (time(NULL) <= t) {
+        e2e_sleep_ms(250);
+    }
+    for (i = 0; i < 8; i++) {
+        r = e2e_call(e2e_url(), "GET", "/v1/flight/bookings", hdrs, NULL);
+        e2e_assert_error(r, 401, "unauthorized");
+        e2e_free(r);
+    }
+    free(key);
+    free(org);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +281,7 @@ int main(void)
         cmocka_unit_test(migrate_status_applies_nothing),
         cmocka_unit_test(org_list_shows_every_organization),
         cmocka_unit_test(an_expired_key_is_refused),
+        cmocka_unit_test(a_used_key_stops_at_its_expiry),
     };
     return E2E_RUN("travelctl", tests);
 }

@@ -1,0 +1,246 @@
+/* GET /v1/flight/bookings' query. One prepared statement per combination
+ * of the filters present and the sort (made on first use, kept for the
+ * process), so each plan has only the conditions that apply and the index
+ * for them is used; a generic plan of "(x IS NULL OR col = x)" conditions
+ * cannot use one. The exact total comes from flight_bookings_total()
+ * (migration 041: per-day counts), the page from the index in the order
+ * asked for, and each listed booking from its stored rendering when there
+ * is one for its revision. */
+#include "store.h"
+
+#include <apr_strings.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_ANY, ST_PLAIN, ST_READY, ST_EXPIRED, ST_KINDS };
+#define HAS_SUPPLIER 1
+#define HAS_REF 2
+#define HAS_FROM 4
+#define HAS_TO 8
+#define VARIANTS (ST_KINDS * 16 * 4)
+
+static const trv_stmt *variants[VARIANTS];
+static pthread_mutex_t variants_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int status_kind(const char *status)
+{
+    if (!status) {
+        return ST_ANY;
+    }
+    /* Read as a reader sees it: READY_FOR_COMPLETE past expires_at is
+     * EXPIRED (the expiry job stores that a moment later). */
+    if (strcmp(status, "READY_FOR_COMPLETE") == 0) {
+        return ST_READY;
+    }
+    if (strcmp(status, "EXPIRED") == 0) {
+        return ST_EXPIRED;
+    }
+    return ST_PLAIN;
+}
+
+/* Called under variants_lock only (static buffers). */
+static const char *order_by(int sort, const char *t)
+{
+    static const char *const fmt[4] = {
+        "%1$s.created_at DESC, %1$s.id DESC",
+        "%1$s.created_at ASC, %1$s.id ASC",
+        /* Unpriced bookings last in both directions. */
+        "%1$s.total_amount DESC NULLS LAST, %1$s.created_at DESC, %1$s.id DESC",
+        "%1$s.total_amount ASC NULLS LAST, %1$s.created_at ASC, %1$s.id ASC"};
+    static char out[2][4][160];
+    int slot = strcmp(t, "b") == 0 ? 0 : 1;
+    snprintf(out[slot][sort], sizeof(out[slot][sort]), fmt[sort], t);
+    return out[slot][sort];
+}
+
+/* The usual list (no date or reference filter, no status whose meaning
+ * depends on the clock) sums a few all-time counts in plain SQL; the rest
+ * goes through flight_bookings_total() (migration 041). */
+static int plain_total(int kind, int bits)
+{
+    return (kind == ST_ANY || kind == ST_PLAIN) && !(bits & (HAS_REF | HAS_FROM | HAS_TO));
+}
+
+static const char *total_sql(int kind, int bits)
+{
+    static const char *const plain[2][2] = {
+        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s)",
+         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.supplier = %s)"},
+        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s)",
+         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}};
+    if (plain_total(kind, bits)) {
+        return plain[kind == ST_PLAIN][(bits & HAS_SUPPLIER) != 0];
+    }
+    return "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
+           "%s::timestamptz)";
+}
+
+static char *build_sql(int kind, int bits, int sort)
+{
+    static const char *const status_sql[ST_KINDS] = {
+        "",
+        " AND b.status = %s",
+        " AND b.status = 'READY_FOR_COMPLETE' AND (b.expires_at IS NULL "
+        "OR b.expires_at > trv_now())",
+        " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
+        "AND b.expires_at <= trv_now()))"};
+    const char *inner = order_by(sort, "b"), *outer = order_by(sort, "p");
+    size_t n = 4096;
+    char *sql = malloc(n);
+    if (!sql) {
+        return NULL;
+    }
+    snprintf(sql, n,
+        /* MATERIALIZED: pulled up into the join, the total would be
+         * counted again for every row of the page. */
+        "WITH t AS MATERIALIZED (SELECT %s AS total) "
+        "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
+        "SELECT b.id, b.revision, b.created_at, b.total_amount, "
+        "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
+        "AND b.expires_at <= trv_now()) THEN d.list_doc END AS list_doc "
+        "FROM (SELECT b.id FROM flight_bookings b WHERE b.org_id = %%s AND b.user_id = %%s"
+        "%s%s%s%s%s ORDER BY %s LIMIT %%s::bigint OFFSET %%s::bigint) k "
+        "JOIN flight_bookings b ON b.id = k.id "
+        "LEFT JOIN flight_booking_docs d ON d.booking_id = b.id) p ON true ORDER BY %s",
+        total_sql(kind, bits), status_sql[kind],
+        bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
+        bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
+        bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
+        bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "", inner, outer);
+    return sql;
+}
+
+static const trv_stmt *variant(int kind, int bits, int sort)
+{
+    int v = (kind * 16 + bits) * 4 + sort;
+    const trv_stmt *st;
+    pthread_mutex_lock(&variants_lock);
+    st = variants[v];
+    if (!st) {
+        trv_stmt *made = malloc(sizeof(*made));
+        char *label = malloc(32), *sql = build_sql(kind, bits, sort);
+        if (made && label && sql) {
+            snprintf(label, 32, "trv_flight_list_%d", v);
+            made->label = label;
+            made->sql = sql;
+            variants[v] = st = made;
+        }
+        else {
+            free(made);
+            free(label);
+            free(sql);
+        }
+    }
+    pthread_mutex_unlock(&variants_lock);
+    return st;
+}
+
+apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                   apr_array_header_t **page, long *total)
+{
+    int kind = status_kind(f->status), bits = 0, sort, nargs = 0, i, misses = 0;
+    const char *args[7 + 7 + 2], *v, *ids = "{";
+    const trv_stmt *st;
+    trv_rows *rows;
+    apr_hash_t *whole;
+    apr_array_header_t *found;
+    apr_status_t rv;
+
+    bits |= f->supplier ? HAS_SUPPLIER : 0;
+    bits |= f->supplier_reference ? HAS_REF : 0;
+    bits |= f->created_from ? HAS_FROM : 0;
+    bits |= f->created_to ? HAS_TO : 0;
+    sort = (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0);
+    st = variant(kind, bits, sort);
+    if (!st) {
+        c->error = "out of memory";
+        return APR_ENOMEM;
+    }
+    /* The total's arguments, then the page's, in placeholder order. */
+    args[nargs++] = f->org_id;
+    args[nargs++] = f->user_id;
+    if (!plain_total(kind, bits)) {
+        args[nargs++] = f->status;
+        args[nargs++] = f->supplier;
+        args[nargs++] = f->supplier_reference;
+        args[nargs++] = f->created_from;
+        args[nargs++] = f->created_to;
+    }
+    else {
+        if (kind == ST_PLAIN) {
+            args[nargs++] = f->status;
+        }
+        if (f->supplier) {
+            args[nargs++] = f->supplier;
+        }
+    }
+    args[nargs++] = f->org_id;
+    args[nargs++] = f->user_id;
+    if (kind == ST_PLAIN) {
+        args[nargs++] = f->status;
+    }
+    if (f->supplier) {
+        args[nargs++] = f->supplier;
+    }
+    if (f->supplier_reference) {
+        args[nargs++] = f->supplier_reference;
+    }
+    if (f->created_from) {
+        args[nargs++] = f->created_from;
+    }
+    if (f->created_to) {
+        args[nargs++] = f->created_to;
+    }
+    args[nargs++] = apr_ltoa(p, f->limit);
+    args[nargs++] = apr_ltoa(p, f->offset);
+    rv = trv_db_select(c, p, st, &rows, nargs, args);
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    v = trv_rows_get(rows, 0, "total");
+    *total = v ? atol(v) : 0;
+    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_fbooking *));
+    for (i = 0; i < rows->n; i++) {
+        trv_fbooking *b;
+        if (!trv_rows_get(rows, i, "id")) {
+            continue; /* an empty page: the one row carries only the total */
+        }
+        b = apr_pcalloc(p, sizeof(*b));
+        b->id = trv_rows_get(rows, i, "id");
+        b->revision = trv_rows_get(rows, i, "revision");
+        b->list_doc = trv_rows_get(rows, i, "list_doc");
+        APR_ARRAY_PUSH(*page, trv_fbooking *) = b;
+        if (!b->list_doc) {
+            /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in
+             * an array literal. */
+            ids = apr_pstrcat(p, ids, misses++ ? "," : "", b->id, NULL);
+        }
+    }
+    if (misses == 0) {
+        return APR_SUCCESS;
+    }
+    /* Rendered now (and kept by the caller): the whole rows. */
+    rv = trv_fstore_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole);
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    found = apr_array_make(p, (*page)->nelts, sizeof(trv_fbooking *));
+    for (i = 0; i < (*page)->nelts; i++) {
+        trv_fbooking *b = APR_ARRAY_IDX(*page, i, trv_fbooking *);
+        if (!b->list_doc) {
+            /* NULL when it went between the two reads (a prebook abandoned). */
+            b = apr_hash_get(whole, b->id, APR_HASH_KEY_STRING);
+        }
+        if (b) {
+            APR_ARRAY_PUSH(found, trv_fbooking *) = b;
+        }
+    }
+    *page = found;
+    return APR_SUCCESS;
+}

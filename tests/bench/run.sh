@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make bench: every figure of the read path and the webhook sender, each
+# measured on its own throwaway stack. About 12-15 minutes on 2 cores.
+#   1. the product beside its ceiling: GET one booking and the list of 20 in
+#      the same wrk rounds as a bare httpd + mod_dbd select by id and a Node
+#      http + pg server (the baseline harness in ../shared/bench, when it is
+#      there; ROUNDS, default 3)
+#   2. the list at 10,000 and 1,000,000 bookings of one user (list-1m.sh)
+#   3. webhook deliveries per second and commit-to-receiver latency
+#      (webhooks.sh)
+#   4. httpd child memory over 1,000,000 mixed requests (rss.sh)
+#   5. mod_travel against a Node gateway doing the same queries (api.sh)
+# A step that fails is reported and the next one runs; the exit status is
+# the number of failed steps.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+# BASELINE_DIR: the harness elsewhere (a worktree's checkout is not beside it).
+baseline="${BASELINE_DIR:-$root/../shared/bench}/product.sh"
+failed=0
+step() {
+  local name=$1; shift
+  echo
+  echo "==== $name ($(date -u +%H:%M:%S))"
+  "$@" || { echo "==== $name FAILED"; failed=$((failed + 1)); }
+}
+if [ -x "$baseline" ] || [ -f "$baseline" ]; then
+  step "GET one booking and the list against the httpd + mod_dbd ceiling and Node" \
+    env TRAVEL_CHECKOUT="$root" ROUNDS="${ROUNDS:-3}" bash "$baseline" "${BOOKINGS:-200}"
+else
+  echo "==== ceiling rows skipped: no baseline harness at $baseline (set BASELINE_DIR)"
+fi
+step "list at 10,000 and 1,000,000 bookings" "$here/list-1m.sh" "${LIST_ROWS:-1000000}"
+step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
+step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
+step "API against a Node gateway" "$here/api.sh"
+echo
+echo "make bench: $failed step(s) failed"
+exit "$failed"
