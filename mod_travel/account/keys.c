@@ -79,7 +79,7 @@ apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
                                   trv_principal *who)
 {
     trv_rows *rows;
-    const char *hash, *stored;
+    const char *hash, *stored, *expires;
 
     if (!trv_key_well_formed(key)) {
         return APR_ENOENT;
@@ -101,8 +101,8 @@ apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
     who->org_id = trv_rows_get(rows, 0, "org_id");
     who->user_id = trv_rows_get(rows, 0, "user_id");
     who->mode = trv_rows_get(rows, 0, "mode");
-    /* NULL (never) reads as "": 0. */
-    who->expires_at = (apr_time_t)apr_atoi64(trv_rows_get(rows, 0, "expires_us"));
+    expires = trv_rows_get(rows, 0, "expires_us");
+    who->expires_at = expires ? (apr_time_t)apr_atoi64(expires) : 0; /* NULL: never */
     return APR_SUCCESS;
 }
 
