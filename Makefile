@@ -119,7 +119,16 @@ $(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o $(B)/li
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(TEST_LIBS)
 
-test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS)
+# The test runs' resolver (tests/resolver/hosts_only.c), preloaded into every
+# process the test scripts start so no lookup of a made-up name reaches the
+# system resolver; never linked into mod_travel.
+TEST_RESOLVER := $(B)/tests/libhosts_only.so
+$(TEST_RESOLVER): tests/resolver/hosts_only.c
+	@mkdir -p $(dir $@)
+	@echo "  LINK    $@"
+	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
+
+test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER)
 
 # The unit tests alone, plain and under AddressSanitizer + UBSan.
 unit: deps

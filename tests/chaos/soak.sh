@@ -78,6 +78,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 "$stack" pg-start "$dir" >/dev/null || exit 1
+# Everything started from here resolves through the test resolver (see
+# tests/run-stack-tests.sh): the soak reaches only loopback.
+export LD_PRELOAD="$root/build/tests/libhosts_only.so${LD_PRELOAD:+ $LD_PRELOAD}"
+export TRAVEL_TEST_DNS_LOG="$dir/dns-refused.log"
+: >"$TRAVEL_TEST_DNS_LOG"; chmod 666 "$TRAVEL_TEST_DNS_LOG"
 "$stack" sandbox-start "$dir" >/dev/null || exit 1
 "$stack" httpd-start "$dir" a >/dev/null || exit 1
 db=$(cat "$dir/db.conninfo")
@@ -352,5 +357,6 @@ check "CONFIRMED bookings without a ticketed supplier order" "$confirmed_no_orde
 check "CONFIRMED bookings without a captured payment" "$confirmed_uncharged"
 check "ticketed supplier orders without a CONFIRMED booking" "$order_no_booking"
 check "bookings whose final state contradicts the client's answer" "$told_mismatch"
+check "names looked up outside the test resolver's table" "$(sort -u "$TRAVEL_TEST_DNS_LOG" | wc -l)"
 if [ $failed -eq 0 ]; then echo "chaos soak passed"; else KEEP=1; echo "CHAOS SOAK FAILED"; fi
 exit $failed
