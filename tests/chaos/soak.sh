@@ -149,7 +149,7 @@ book_one() {
   id=$(jq -r '.data.id // .error.booking_id // empty' <<<"$RESP" 2>/dev/null)
   case $CODE in
     200|201) ;;
-    *) echo "$i ${id:--} prebook_$CODE" >>"$res"; return ;;
+    *) echo "$i ${id:--} prebook_${CODE}_$(jq -r '.error.code // empty' <<<"$RESP" 2>/dev/null)" >>"$res"; return ;;
   esac
   if (( i % 20 == 7 )); then
     for ((try = 0; try < TRIES; try++)); do
@@ -164,7 +164,7 @@ book_one() {
     sleep 0.5
   done
   local told="book_$CODE"
-  [ "$CODE" = 422 ] && told="book_422_$(jq -r '.error.code // empty' <<<"$RESP" 2>/dev/null)"
+  case $CODE in 4*) told="book_${CODE}_$(jq -r '.error.code // empty' <<<"$RESP" 2>/dev/null)" ;; esac
   if [ "$CODE" = 200 ] && (( i % 7 == 3 )); then
     for ((try = 0; try < TRIES; try++)); do
       call "$tally" cancel POST "/flight/bookings/$id/cancel" '' "chaos-$i-cancel"
@@ -172,6 +172,7 @@ book_one() {
       sleep 0.5
     done
     told="$told cancel_$CODE"
+    case $CODE in 4*) told="${told}_$(jq -r '.error.code // empty' <<<"$RESP" 2>/dev/null)" ;; esac
   fi
   echo "$i $id $told" >>"$res"
 }
