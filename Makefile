@@ -34,7 +34,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench chaos
 all: build
 
 deps:
@@ -170,6 +170,16 @@ bench: build
 	@scripts/install-deps.sh bench
 	@tests/bench/api.sh
 	@tests/bench/webhooks.sh
+
+# The chaos soak (tests/chaos/soak.sh [BOOKINGS] [EVENTS], default 1000 and
+# 1000): bookings and webhook events on a throwaway stack while httpd
+# children are killed, httpd restarts gracefully and PostgreSQL restarts,
+# then the invariants (nothing lost, nothing charged twice, every booking
+# truthful). Minutes long: not part of `make test`.
+chaos: build
+	@scripts/install-deps.sh chaos
+	@$(MAKE) --no-print-directory $(TEST_RESOLVER)
+	@tests/chaos/soak.sh
 
 # ---- the development stack (var/) ----
 run: build

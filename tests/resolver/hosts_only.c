@@ -162,7 +162,10 @@ int getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host, socklen_
     if (host && hostlen && !(flags & NI_NUMERICHOST)
         && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
         if (is_loopback(sa) && hostlen > 9) {
-            int rc = gni(sa, salen, NULL, 0, serv, servlen, flags);
+            /* httpd names a virtual host without ServerName this way. */
+            int rc = serv && servlen ? gni(sa, salen, NULL, 0, serv, servlen,
+                                           flags | NI_NUMERICHOST)
+                                     : 0;
             if (rc == 0) {
                 strcpy(host, "localhost");
             }
