@@ -151,6 +151,15 @@ book_one() {
     200|201) ;;
     *) echo "$i ${id:--} prebook_${CODE}_$(jq -r '.error.code // empty' <<<"$RESP" 2>/dev/null)" >>"$res"; return ;;
   esac
+  # A repeated key answers the booking as it is: one whose first prebook
+  # died with its process is FAILED (prebook_interrupted; a new key is
+  # needed), which the client takes as the answer.
+  local st
+  st=$(jq -r '.data.status // empty' <<<"$RESP" 2>/dev/null)
+  if [ "$st" != READY_FOR_COMPLETE ]; then
+    echo "$i $id prebook_${CODE}_${st}_$(jq -r '.data.failure.code // empty' <<<"$RESP" 2>/dev/null)" >>"$res"
+    return
+  fi
   if (( i % 20 == 7 )); then
     for ((try = 0; try < TRIES; try++)); do
       call "$tally" book-declined POST "/flight/bookings/$id/book" '{"payment_instrument_id":"pi_test_decline"}' "chaos-$i-book-declined"
@@ -335,7 +344,7 @@ while read -r i id told; do
   case $told in
     "book_200 cancel_200"|"book_200 cancel_202") want="CANCELED" ;;
     book_200*) want="CONFIRMED CANCELED" ;;
-    book_422_book_failed*) want="FAILED" ;;
+    book_422_book_failed*|prebook_*_FAILED_*) want="FAILED" ;;
     *) continue ;;
   esac
   [[ " $want " == *" $final "* ]] || { told_mismatch=$((told_mismatch + 1)); echo "  booking $id: told $told, now $final"; }
