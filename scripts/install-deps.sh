@@ -6,6 +6,8 @@ pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-
       libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata)
 # `install-deps.sh bench` adds what the benchmarks use.
 [ "${1:-}" = bench ] && pkgs+=(wrk)
+# `install-deps.sh chaos` adds what the chaos soak's clients use.
+[ "${1:-}" = chaos ] && pkgs+=(curl jq)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
