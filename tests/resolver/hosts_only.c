@@ -6,7 +6,9 @@
  * merely unlikely:
  *
  *   - numeric addresses resolve as always (with AI_NUMERICHOST: no lookup);
- *   - "localhost" (and names under it) is loopback, answered here;
+ *   - "localhost" (and names under it) is loopback, answered here, and so
+ *     is this machine's own name (httpd without a ServerName, as Debian's
+ *     stock configuration in the install test, looks it up);
  *   - names listed in TRAVEL_TEST_HOSTS ("name=address ...", space
  *     separated) resolve to their address, answered here;
  *   - any other name does not resolve (EAI_NONAME / HOST_NOT_FOUND) and is
@@ -79,6 +81,16 @@ static int is_numeric(const char *name)
 }
 
 /* The address text for a name (loopback or the table), or NULL. */
+static int is_own_name(const char *name)
+{
+    char self[256];
+    if (gethostname(self, sizeof(self)) != 0) {
+        return 0;
+    }
+    self[sizeof(self) - 1] = '\0';
+    return self[0] && strcasecmp(name, self) == 0;
+}
+
 static const char *lookup(const char *name, int family, char *out, size_t outlen)
 {
     size_t len = strlen(name);
@@ -92,7 +104,8 @@ static const char *lookup(const char *name, int family, char *out, size_t outlen
         want[--len] = '\0';
     }
     if (strcasecmp(want, "localhost") == 0
-        || (len > 10 && strcasecmp(want + len - 10, ".localhost") == 0)) {
+        || (len > 10 && strcasecmp(want + len - 10, ".localhost") == 0)
+        || is_own_name(want)) {
         return family == AF_INET6 ? "::1" : "127.0.0.1";
     }
     table = getenv("TRAVEL_TEST_HOSTS");
