@@ -39,7 +39,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos docs
 all: build
 
 deps:
@@ -232,6 +232,14 @@ chaos: build
 	@scripts/install-deps.sh chaos
 	@$(MAKE) --no-print-directory $(TEST_RESOLVER)
 	@tests/chaos/soak.sh
+
+# The API reference as one offline HTML page, from docs/openapi.yaml
+# (Redocly's CLI from npm, tools/reference; docs/operations.md).
+docs: $(B)/docs/api.html
+
+$(B)/docs/api.html: docs/openapi.yaml tools/reference/package.json tools/reference/package-lock.json \
+                    tools/reference/check-offline.mjs scripts/build-docs.sh
+	@scripts/build-docs.sh $@
 
 # ---- the development stack (var/) ----
 run: build
