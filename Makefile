@@ -39,7 +39,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos docs
 all: build
 
 deps:
@@ -171,7 +171,16 @@ $(B)/tests/e2e/%: tests/e2e/%.c tests/e2e/e2e.h $(B)/obj/tests/e2e/e2e.o $(B)/li
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/obj/tests/e2e/e2e.o $(B)/libtravel.a $(TEST_LIBS)
 
-test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS)
+# The test runs' resolver (tests/resolver/hosts_only.c), preloaded into every
+# process the test scripts start so no lookup of a made-up name reaches the
+# system resolver; never linked into mod_travel.
+TEST_RESOLVER := $(B)/tests/libhosts_only.so
+$(TEST_RESOLVER): tests/resolver/hosts_only.c
+	@mkdir -p $(dir $@)
+	@echo "  LINK    $@"
+	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
+
+test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER)
 
 # The unit tests alone, plain and under AddressSanitizer + UBSan.
 unit: deps
@@ -212,6 +221,24 @@ test: deps
 bench: build
 	@scripts/install-deps.sh bench
 	@tests/bench/run.sh
+
+# The chaos soak (tests/chaos/soak.sh [BOOKINGS] [EVENTS], default 1000 and
+# 1000): bookings and webhook events on a throwaway stack while httpd
+# children are killed, httpd restarts gracefully and PostgreSQL restarts,
+# then the invariants (nothing lost, nothing charged twice, every booking
+# truthful). Minutes long: not part of `make test`.
+chaos: build
+	@scripts/install-deps.sh chaos
+	@$(MAKE) --no-print-directory $(TEST_RESOLVER)
+	@tests/chaos/soak.sh
+
+# The API reference as one offline HTML page, from docs/openapi.yaml
+# (Redocly's CLI from npm, tools/reference; docs/operations.md).
+docs: $(B)/docs/api.html
+
+$(B)/docs/api.html: docs/openapi.yaml tools/reference/package.json tools/reference/package-lock.json \
+                    tools/reference/check-offline.mjs scripts/build-docs.sh
+	@scripts/build-docs.sh $@
 
 # ---- the development stack (var/) ----
 run: build

@@ -7,6 +7,8 @@ pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-
 # `install-deps.sh bench` adds what the benchmarks use: wrk, and nginx for the
 # baseline rows (the test setup's node serves their Node row).
 [ "${1:-}" = bench ] && pkgs+=(wrk nginx)
+# `install-deps.sh chaos` adds what the chaos soak's clients use.
+[ "${1:-}" = chaos ] && pkgs+=(curl jq)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

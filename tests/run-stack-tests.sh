@@ -60,6 +60,19 @@ trap cleanup EXIT
 
 "$stack" pg-start "$dir" || { failed=1; exit 1; }
 conninfo=$(cat "$dir/db.conninfo")
+# No test may make the system resolver look a name up (a made-up name would
+# leave the machine as a DNS query). From here on every process (the test
+# binaries, httpd and its children, curl, psql) resolves through the test
+# resolver (tests/resolver/hosts_only.c, preloaded; never in mod_travel):
+# numbers, localhost and the names of TRAVEL_TEST_HOSTS resolve, any other
+# name is refused and written to TRAVEL_TEST_DNS_LOG, which fails the run
+# unless a test listed it in expected-dns.
+export LD_PRELOAD="$B/tests/libhosts_only.so${LD_PRELOAD:+ $LD_PRELOAD}"
+export TRAVEL_TEST_HOSTS="private.hooks.test=10.1.2.3"
+export TRAVEL_TEST_DNS_LOG="$dir/dns-refused.log"
+: >"$TRAVEL_TEST_DNS_LOG"
+chmod 666 "$TRAVEL_TEST_DNS_LOG" # httpd's children (www-data) append to it too
+touch "$dir/expected-dns"
 export TRAVEL_TEST_DB="$conninfo" TRAVEL_TEST_DIR="$dir" TRAVEL_TEST_TRAVELCTL="$root/bin/travelctl"
 # Every /v1 exchange of the e2e tests, checked against docs/openapi.yaml.
 export TRAVEL_TEST_EXCHANGES="$dir/exchanges.jsonl"
@@ -124,6 +137,12 @@ for inst in sandbox a b rl; do
     echo "$untagged" | sed 's/^/      /'
   fi
 done
+escaped=$(awk '{print $1}' "$TRAVEL_TEST_DNS_LOG" | sort -u | grep -vxF -f <(grep -v '^$' "$dir/expected-dns"; echo '') || true)
+if [ -n "$escaped" ]; then
+  failed=1
+  echo "  names looked up outside the test resolver's table (use 127.0.0.1 or add them to TRAVEL_TEST_HOSTS):"
+  echo "$escaped" | sed 's/^/      /'
+fi
 echo "db + e2e: $total_passed tests passed"
 [ $failed -eq 0 ] && echo "all stack tests passed" || echo "STACK TESTS FAILED"
 exit $failed

@@ -6,11 +6,21 @@
 set -u
 
 B=${1:-build}
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+# verify_asan_link_order=0: the test resolver below is preloaded first.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:verify_asan_link_order=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
+
+# No unit test may ask the system resolver for a name: every binary
+# resolves through the test resolver (tests/resolver/hosts_only.c), which
+# refuses and records any name but localhost; a recorded name fails the run.
+if [ -f "$B/tests/libhosts_only.so" ]; then
+    export LD_PRELOAD="$(cd "$B" && pwd)/tests/libhosts_only.so${LD_PRELOAD:+ $LD_PRELOAD}"
+fi
+export TRAVEL_TEST_DNS_LOG="$log_dir/dns-refused.log"
+: >"$TRAVEL_TEST_DNS_LOG"
 
 binaries=0 failed=0 passed_tests=0
 for dir in "$B/tests/unit" "$B/tests/unit-asan"; do
@@ -35,6 +45,12 @@ for dir in "$B/tests/unit" "$B/tests/unit-asan"; do
         fi
     done
 done
+
+if [ -s "$TRAVEL_TEST_DNS_LOG" ]; then
+    failed=$((failed + 1))
+    echo "  FAIL  names looked up outside the test resolver's table:"
+    sort -u "$TRAVEL_TEST_DNS_LOG" | sed 's/^/        | /'
+fi
 
 if [ "$binaries" -eq 0 ]; then
     echo "unit: no test binaries under $B/tests/unit or $B/tests/unit-asan" >&2

@@ -1,4 +1,4 @@
-/* The error envelope of CONTRACT.md:
+/* The error envelope of every error answer (docs/api.md "Responses"):
  * {"error": {"code", "message", "request_id", "details": [{field, reason}]}} */
 #ifndef TRV_ERRORS_H
 #define TRV_ERRORS_H

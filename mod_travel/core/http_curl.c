@@ -153,7 +153,7 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     CURLcode rc;
     struct curl_slist *hl = NULL;
     char errbuf[CURL_ERROR_SIZE] = "";
-    long code = 0, connects = 0;
+    long code = 0, connects = 0, sent = 0;
     apr_time_t start = apr_time_now();
     apr_interval_time_t to = req->timeout ? req->timeout : apr_time_from_sec(30);
     apr_interval_time_t cto = req->connect_timeout ? req->connect_timeout
@@ -219,6 +219,7 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     rc = curl_easy_perform(e);
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+    curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &sent);
     curl_easy_cleanup(e);
     curl_slist_free_all(hl);
 
@@ -233,8 +234,12 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && t.overflow
                             && req->keep_truncated)) {
         resp->timed_out = (rc == CURLE_OPERATION_TIMEDOUT);
+        /* A transfer aborted because the process is stopping (a graceful
+         * restart) after its request went out may have acted upstream just
+         * as one whose connection closed: an authorization made, an order
+         * placed. Only one aborted before sending anything changed nothing. */
         resp->unanswered = (rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR
-                            || rc == CURLE_PARTIAL_FILE);
+                            || rc == CURLE_PARTIAL_FILE || (resp->aborted && sent > 0));
         if (rc == CURLE_WRITE_ERROR && t.overflow) {
             resp->error = apr_psprintf(p, "response larger than %" APR_SIZE_T_FMT
                                        " bytes", t.max);

@@ -45,7 +45,7 @@ typedef struct trv_flight_supplier {
     trv_up_status (*search)(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
                             int *truncated, trv_sup_err *err);
 
-    /* *bags: array of CONTRACT.md bag entries {id: "bag_...", type:
+    /* *bags: array of API bag entries (docs/flights.md "Bags") {id: "bag_...", type:
      * "BAGGAGE", baggage {type, max_weight_kg}, passenger_index,
      * journey_index, unit_amount, max_quantity}; [] when none are sold. */
     trv_up_status (*bags)(trv_flight_ctx *ctx, const char *offer_reference,

@@ -3,6 +3,7 @@
 #include "core/api.h"
 #include "core/json.h"
 #include "core/validate.h"
+#include "flight/owner.h"
 #include "webhook/secret.h"
 
 #include <apr_strings.h>
@@ -11,16 +12,23 @@
 /* Takes the key: a new row, or one whose answer is older than 24 hours,
  * or one whose request died running (no answer after 10 minutes). */
 static const trv_stmt claim_stmt = {"trv_idem_claim",
-    "INSERT INTO idempotent_requests (org_id, idem_key, fingerprint) "
-    "VALUES (%s, %s, %s) "
+    "INSERT INTO idempotent_requests (org_id, idem_key, fingerprint, owner) "
+    "VALUES (%s, %s, %s, %s) "
     "ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
-    "status = NULL, answer = NULL, created_at = trv_now(), completed_at = NULL "
+    "status = NULL, answer = NULL, created_at = trv_now(), completed_at = NULL, "
+    "owner = EXCLUDED.owner "
     "WHERE idempotent_requests.created_at < trv_now() - interval '24 hours' "
     "OR (idempotent_requests.status IS NULL "
     "AND idempotent_requests.created_at < trv_now() - interval '10 minutes') "
     "RETURNING 1 AS mine"};
+/* Takes over a running key whose process is provably gone (checked by the
+ * caller); the same owner in the WHERE makes one of several takers win. */
+static const trv_stmt takeover_stmt = {"trv_idem_takeover",
+    "UPDATE idempotent_requests SET owner = %s, created_at = trv_now() "
+    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL "
+    "AND owner = %s RETURNING 1 AS mine"};
 static const trv_stmt read_stmt = {"trv_idem_read",
-    "SELECT fingerprint, status, answer FROM idempotent_requests "
+    "SELECT fingerprint, status, answer, owner FROM idempotent_requests "
     "WHERE org_id = %s AND idem_key = %s"};
 static const trv_stmt keep_stmt = {"trv_idem_keep",
     "UPDATE idempotent_requests SET status = %d, answer = %s, completed_at = trv_now() "
@@ -96,6 +104,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
     trv_dbc *c;
     held *h;
     int attempt;
+    const char *me, *owner;
 
     *token = NULL;
     if (!key || !req->org_id) {
@@ -108,6 +117,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
         return 0;
     }
     fp = fingerprint(req);
+    me = trv_flight_owner_self(req->pool);
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         trv_fail_db(req, resp, NULL, 232, "claiming an idempotency key");
         return 0;
@@ -116,7 +126,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
     for (attempt = 0; attempt < 2; attempt++) {
         const char *status;
         if (trv_db_select(c, req->pool, &claim_stmt, &rows,
-                          TRV_DB_ARGS(req->org_id, key, fp)) != APR_SUCCESS) {
+                          TRV_DB_ARGS(req->org_id, key, fp, me)) != APR_SUCCESS) {
             break;
         }
         if (rows->n == 1) {
@@ -134,6 +144,32 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
         if (rows->n == 0) {
             continue;
         }
+        status = trv_rows_get(rows, 0, "status");
+        owner = trv_rows_get(rows, 0, "owner");
+        /* The first request's process was killed while it ran (an httpd
+         * child crashed or was killed): nobody will ever finish it, so the
+         * key is this request's now, not in use for 10 minutes. What that
+         * request changed is found by the request run again (every route
+         * taking a key reads the state it changes). */
+        if (!status && owner && strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) == 0
+            && trv_flight_owner_gone(req->pool, owner)) {
+            if (trv_db_select(c, req->pool, &takeover_stmt, &rows,
+                              TRV_DB_ARGS(me, req->org_id, key, fp, owner)) != APR_SUCCESS) {
+                break;
+            }
+            if (rows->n == 1) {
+                trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                            TRVLOGNO(236) "idempotency key taken over from %s, a process "
+                            "that is gone", owner);
+                trv_db_close(req->env->db, c);
+                h = apr_pcalloc(req->pool, sizeof(*h));
+                h->key = key;
+                h->fingerprint = fp;
+                *token = h;
+                return 1;
+            }
+            continue;
+        }
         trv_db_close(req->env->db, c);
         if (strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) != 0) {
             trv_fail(req, resp, 409, "idempotency_key_reused",
@@ -141,7 +177,6 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
                      "new key for a new request");
             return 0;
         }
-        status = trv_rows_get(rows, 0, "status");
         if (!status) {
             trv_fail(req, resp, 409, "idempotency_key_in_use",
                      "A request with this x-idempotency-key is still in progress; "
@@ -179,6 +214,7 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
     const char *answer = NULL;
     trv_dbc *c;
     apr_status_t rv;
+    int tries;
     if (worth_keeping(resp)) {
         answer = trv_resp_body(req->pool, resp);
         if (answer && cfg && cfg->have_secret_key
@@ -187,30 +223,45 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
             answer = NULL;
         }
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                    TRVLOGNO(234) "no database to keep an idempotent answer: its key "
-                    "stays in use for 10 minutes");
-        return;
+    /* PostgreSQL may be restarting: a key left without its answer answers
+     * 409 idempotency_key_in_use to every retry for 10 minutes, so the
+     * answer is kept trying for a few seconds rather than given up. */
+    for (tries = 0;; tries++) {
+        if (tries > 0) {
+            apr_sleep(apr_time_from_msec(250));
+        }
+        if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+            if (tries < 20) {
+                continue;
+            }
+            trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                        TRVLOGNO(234) "no database to keep an idempotent answer: its key "
+                        "stays in use for 10 minutes");
+            return;
+        }
+        if (answer) {
+            rv = trv_db_exec(c, req->pool, &keep_stmt, NULL,
+                             TRV_DB_ARGS(apr_itoa(req->pool, resp->status), answer,
+                                         req->org_id, h->key, h->fingerprint));
+        }
+        else {
+            rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
+                             TRV_DB_ARGS(req->org_id, h->key, h->fingerprint));
+        }
+        if (rv == APR_SUCCESS) {
+            trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);
+            trv_db_close(req->env->db, c);
+            return;
+        }
+        if (tries >= 20) {
+            trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                        TRVLOGNO(235) "keeping an idempotent answer: %s",
+                        c->error ? c->error : "failed");
+            trv_db_close(req->env->db, c);
+            return;
+        }
+        trv_db_close(req->env->db, c);
     }
-    if (answer) {
-        rv = trv_db_exec(c, req->pool, &keep_stmt, NULL,
-                         TRV_DB_ARGS(apr_itoa(req->pool, resp->status), answer, req->org_id,
-                                     h->key, h->fingerprint));
-    }
-    else {
-        rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
-                         TRV_DB_ARGS(req->org_id, h->key, h->fingerprint));
-    }
-    if (rv == APR_SUCCESS) {
-        rv = trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);
-    }
-    if (rv != APR_SUCCESS) {
-        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                    TRVLOGNO(235) "keeping an idempotent answer: %s",
-                    c->error ? c->error : "failed");
-    }
-    trv_db_close(req->env->db, c);
 }
 
 const trv_idempotency *trv_gateway_idempotency(void)

@@ -85,7 +85,15 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
 
     apr_atomic_set32(&stopping, 0);
     trv_rate_child_init(pchild, s);
-    http_client = trv_http_curl_create(pchild, &stopping, main_conf->cfg.max_response);
+    /* Supplier and payment calls are never aborted when the child stops: a
+     * graceful restart lets requests finish, and a call cut short after it
+     * went out leaves its outcome unknown (an authorization made, an order
+     * placed) for a booking to be settled by hand. They end within their
+     * timeouts; a child killed meanwhile is recovered from like any other.
+     * Webhook sends are aborted (and sent again by another child): a
+     * repeated delivery is allowed, a slow receiver must not hold the
+     * child. */
+    http_client = trv_http_curl_create(pchild, NULL, main_conf->cfg.max_response);
     webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);

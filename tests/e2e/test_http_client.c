@@ -7,6 +7,7 @@
 #include <apr_atomic.h>
 #include <apr_general.h>
 #include <apr_strings.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,7 +124,51 @@ static void stopping_aborts_transfers(void **state)
     apr_atomic_set32(&stopping, 0);
     assert_true(resp.aborted);
     assert_int_equal(resp.status, 0);
+    /* Nothing went out: the caller may take it that nothing happened. */
+    assert_false(resp.unanswered);
     assert_true(e2e_now_ms() - t0 < 2500);
+}
+
+static void *stop_soon(void *u)
+{
+    (void)u;
+    e2e_sleep_ms(700);
+    apr_atomic_set32(&stopping, 1);
+    return NULL;
+}
+
+/* A graceful restart stops the process while a call waits for its answer:
+ * the request was sent and may have acted (an authorization made), so the
+ * abort is reported as unanswered, never as "nothing happened". */
+static void stopping_after_the_request_went_out_is_unanswered(void **state)
+{
+    trv_http_resp resp;
+    char box[96];
+    const char *path, *hdrs[] = {"Content-Type: application/json", NULL};
+    pthread_t t;
+    e2e_resp *r;
+    long t0;
+    (void)state;
+    snprintf(box, sizeof(box), "%s-sent", inbox);
+    path = apr_pstrcat(pool, "/inbox/", box, NULL);
+    r = e2e_call(e2e_sandbox_url(), "PUT",
+                 apr_pstrcat(pool, "/sandbox/inboxes/", box, "/behavior", NULL), hdrs,
+                 "{\"status\": 200, \"delay_ms\": 4000, \"times\": 1}");
+    e2e_free(r);
+    assert_int_equal(pthread_create(&t, NULL, stop_soon, NULL), 0);
+    t0 = e2e_now_ms();
+    call("POST", path, NULL, apr_time_from_sec(20), 0, 0, &resp);
+    pthread_join(t, NULL);
+    apr_atomic_set32(&stopping, 0);
+    assert_true(resp.aborted);
+    assert_int_equal(resp.status, 0);
+    assert_true(resp.unanswered);
+    assert_true(e2e_now_ms() - t0 < 4000);
+    /* It did reach the receiver. */
+    r = e2e_call(e2e_sandbox_url(), "GET",
+                 apr_pstrcat(pool, "/sandbox/inboxes/", box, "/requests", NULL), NULL, NULL);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    e2e_free(r);
 }
 
 int main(void)
@@ -134,6 +179,7 @@ int main(void)
         cmocka_unit_test(slow_answers_time_out),
         cmocka_unit_test(answers_are_capped),
         cmocka_unit_test(stopping_aborts_transfers),
+        cmocka_unit_test(stopping_after_the_request_went_out_is_unanswered),
     };
     return E2E_RUN("http client", tests);
 }

@@ -7,6 +7,10 @@
 #include "test_webhook_common.h"
 
 #include <openssl/sha.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char *key;
 static char *org;
@@ -138,6 +142,82 @@ static void a_key_in_flight_is_409(void **state)
     e2e_free(r);
 }
 
+/* "host/boot id/pid namespace:pid", as mod_travel names a process. */
+static void owner_of(long pid, char *out, size_t n)
+{
+    char host[256] = "localhost", boot[64] = "-";
+    struct stat st;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof(boot), f)) {
+            strcpy(boot, "-");
+        }
+        boot[strcspn(boot, "\n")] = '\0';
+        fclose(f);
+    }
+    gethostname(host, sizeof(host) - 1);
+    snprintf(out, n, "%s/%s/%lu:%ld", host, boot,
+             stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long)st.st_ino : 0UL, pid);
+}
+
+/* The first request of a key ran in an httpd child that was killed (kill
+ * -9, a crash): nobody will finish it, so its next request takes the key
+ * over at once instead of answering 409 idempotency_key_in_use for 10
+ * minutes (the chaos soak's clients gave up on such keys). A key whose
+ * process is alive stays in use. */
+static void a_key_whose_process_is_gone_is_taken_over(void **state)
+{
+    char url[256], body[512], idem[64], fp[65], owner[512];
+    const char *params[4];
+    char *key0 = key, *org0 = org;
+    pid_t child;
+    e2e_resp *r;
+    (void)state;
+    /* An organization of its own: the others' subscriptions are limited. */
+    key = e2e_new_org_key("idem-orphan", &org);
+    unique_url(url, sizeof(url));
+    snprintf(idem, sizeof(idem), "orphan-%ld", e2e_now_ms());
+    snprintf(body, sizeof(body), "{\"url\": \"%s\", \"event_types\": "
+             "[\"flight.booking.canceled\"]}", url);
+    fingerprint("POST", "/v1/flight/webhook-subscriptions", body, fp);
+    params[0] = org;
+    params[1] = idem;
+    params[2] = fp;
+    params[3] = owner;
+    /* Running in this (live) process: in use. */
+    owner_of((long)getpid(), owner, sizeof(owner));
+    e2e_sql_exec("INSERT INTO idempotent_requests (org_id, idem_key, fingerprint, owner) "
+                 "VALUES ($1, $2, $3, $4)", 4, params);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    e2e_assert_error(r, 409, "idempotency_key_in_use");
+    e2e_free(r);
+    /* Running in a process that is gone: taken over and run. */
+    child = fork();
+    if (child == 0) {
+        _exit(0);
+    }
+    waitpid(child, NULL, 0);
+    owner_of((long)child, owner, sizeof(owner));
+    e2e_sql_exec("UPDATE idempotent_requests SET owner = $4 WHERE org_id = $1 "
+                 "AND idem_key = $2 AND fingerprint = $3", 4, params);
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    /* Its answer is kept for the key as any other. */
+    r = post_with("/v1/flight/webhook-subscriptions", idem, body);
+    assert_int_equal(r->status, 201);
+    {
+        char *replayed = e2e_header(r, "idempotent-replayed");
+        assert_non_null(replayed);
+        free(replayed);
+    }
+    e2e_free(r);
+    free(key);
+    free(org);
+    key = key0;
+    org = org0;
+}
+
 static void a_validation_failure_does_not_use_the_key(void **state)
 {
     char url[256], body[512], idem[64];
@@ -223,6 +303,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(retried_create_replays_its_answer_with_the_secret, setup),
         cmocka_unit_test(a_key_in_flight_is_409),
+        cmocka_unit_test(a_key_whose_process_is_gone_is_taken_over),
         cmocka_unit_test(a_validation_failure_does_not_use_the_key),
         cmocka_unit_test(answers_expire_after_a_day),
         cmocka_unit_test(rotation_is_not_repeated),

@@ -205,6 +205,76 @@ static void loopback_is_allowed_by_the_test_configuration(void **state)
     free(k);
 }
 
+/* The detail the API gave for url, or "". */
+static const char *url_detail(e2e_resp *r)
+{
+    json_t *d;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(r->json, "error"), "details"), i, d) {
+        if (strcmp(wh_str(d, "field"), "url") == 0) {
+            return wh_str(d, "reason") ? wh_str(d, "reason") : "";
+        }
+    }
+    return "";
+}
+
+/* Whether the test resolver recorded NAME as refused (its log, one
+ * "name call" line per lookup it refused). */
+static int resolver_refused(const char *name)
+{
+    char line[600];
+    size_t n = strlen(name);
+    int found = 0;
+    FILE *f = fopen(e2e_env("TRAVEL_TEST_DNS_LOG"), "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        found |= strncmp(line, name, n) == 0 && line[n] == ' ';
+    }
+    if (f) {
+        fclose(f);
+    }
+    return found;
+}
+
+/* Webhook hosts are resolved when saved; in tests every name goes through
+ * the test resolver (tests/resolver/hosts_only.c, preloaded into httpd):
+ * a name of its table resolves to the table's address (and the address rule
+ * applies to it), any other name is refused and recorded, never asked of
+ * the system resolver (no DNS query leaves the machine). */
+static void hostnames_resolve_through_the_test_table_only(void **state)
+{
+    char body[512], path[4096];
+    const char *name = "unlisted-name.invalid";
+    e2e_resp *r;
+    FILE *f;
+    long before = e2e_sql_long("SELECT count(*) FROM webhook_subscriptions", 0, NULL);
+    (void)state;
+    r = wh_call(key, "POST", "/v1/flight/webhook-subscriptions",
+                "{\"url\": \"https://private.hooks.test/in\", "
+                "\"event_types\": [\"flight.booking.confirmed\"]}");
+    e2e_assert_error(r, 422, "validation_failed");
+    if (!strstr(url_detail(r), "private.hooks.test resolves to 10.1.2.3")) {
+        fail_msg("private.hooks.test: %s", r->body);
+    }
+    e2e_free(r);
+    /* This one the run expects to see refused. */
+    snprintf(path, sizeof(path), "%s/expected-dns", e2e_env("TRAVEL_TEST_DIR"));
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f, "%s\n", name);
+    fclose(f);
+    snprintf(body, sizeof(body), "{\"url\": \"https://%s/in\", "
+             "\"event_types\": [\"flight.booking.confirmed\"]}", name);
+    r = wh_call(key, "POST", "/v1/flight/webhook-subscriptions", body);
+    e2e_assert_error(r, 422, "validation_failed");
+    if (!strstr(url_detail(r), "does not resolve")) {
+        fail_msg("%s: %s", name, r->body);
+    }
+    e2e_free(r);
+    assert_true(resolver_refused(name));
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions", 0, NULL),
+                     before);
+}
+
 static void five_per_organization_and_family_one_per_url(void **state)
 {
     char *k = e2e_new_org_key("limits", NULL);
@@ -485,6 +555,7 @@ int main(void)
         cmocka_unit_test(bad_bodies_are_422_naming_the_field),
         cmocka_unit_test(ssrf_targets_are_refused),
         cmocka_unit_test(loopback_is_allowed_by_the_test_configuration),
+        cmocka_unit_test(hostnames_resolve_through_the_test_table_only),
         cmocka_unit_test(five_per_organization_and_family_one_per_url),
         cmocka_unit_test(patch_changes_what_it_names),
         cmocka_unit_test(path_ids_follow_the_documented_patterns),

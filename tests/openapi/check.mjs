@@ -13,6 +13,17 @@
 //        error responses do;
 //     5. every $ref resolves, operationIds are unique, and each operation
 //        declares exactly its path template's parameters (required).
+//     6. every example matches what it illustrates: a media type's
+//        `example` / `examples` (components/examples followed) its schema
+//        (a response's closed: no field the schema does not name; an error
+//        example's code in the response's x-error-codes), a parameter's its
+//        schema, a schema's own `example` / `examples` that schema; under
+//        paths, every success (2xx) response with a body shows an example
+//        (or says why it cannot in `x-example-missing`), and every required
+//        request body one; no component example is unused.
+//
+//   node check.mjs --examples-only SPEC
+//     steps 3 and 6 alone (tests/openapi/selftest.mjs runs it many times).
 //
 //   node check.mjs SPEC EXCHANGES
 //     also judges the /v1 exchanges the e2e tests recorded (one JSON object a
@@ -36,7 +47,10 @@ const Ajv2020 = require("ajv/dist/2020").default;
 const addFormats = require("ajv-formats").default;
 const YAML = require("yaml");
 
-const [specPath, exchangesPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const examplesOnly = args[0] === "--examples-only";
+if (examplesOnly) args.shift();
+const [specPath, exchangesPath] = args;
 if (!specPath) {
   console.error("usage: node check.mjs SPEC [EXCHANGES]");
   process.exit(2);
@@ -52,7 +66,7 @@ function ok() { passed++; }
 const spec = YAML.parse(readFileSync(specPath, "utf8"));
 
 // 1. The OpenAPI 3.1 schema.
-{
+if (!examplesOnly) {
   const v = new Validator();
   const res = await v.validate(structuredClone(spec));
   if (res.valid && v.version === "3.1") ok();
@@ -60,11 +74,13 @@ const spec = YAML.parse(readFileSync(specPath, "utf8"));
 }
 
 // 2. swagger-parser's semantic validation.
-try {
-  await SwaggerParser.validate(structuredClone(spec));
-  ok();
-} catch (e) {
-  problem(`swagger-parser: ${e.message}`);
+if (!examplesOnly) {
+  try {
+    await SwaggerParser.validate(structuredClone(spec));
+    ok();
+  } catch (e) {
+    problem(`swagger-parser: ${e.message}`);
+  }
 }
 
 // 3. Every schema compiles strictly. Local references become schema ids.
@@ -89,7 +105,8 @@ function prepare(schema, closed) {
       out.$ref = `#${v.slice("#/components/schemas/".length)}`;
     } else if (k === "properties" || k === "$defs" || k === "patternProperties") {
       out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, prepare(s, closed)]));
-    } else if (k === "enum" || k === "const" || k === "default" || k === "example" || k === "required") {
+    } else if (k === "enum" || k === "const" || k === "default" || k === "example" || k === "examples"
+               || k === "required") {
       out[k] = v;
     } else {
       out[k] = prepare(v, closed);
@@ -203,8 +220,115 @@ for (const [path, m, op, item] of operations()) {
   }
 }
 
+// 6. The examples. A response example is held to the closed schema, as the
+// recorded answers are: an example with a field the service no longer
+// sends, or without one it now always sends, fails here.
+const usedExamples = new Set();
+function exampleValues(holder) {
+  // [label, value] of an object's `example` and `examples` (a map of
+  // Example objects, possibly references to components/examples).
+  const out = [];
+  if (holder && Object.hasOwn(holder, "example")) out.push(["example", holder.example]);
+  for (const [name, e] of Object.entries(holder?.examples ?? {})) {
+    if (e?.$ref) {
+      const m = /^#\/components\/examples\/(.+)$/.exec(e.$ref);
+      if (m) usedExamples.add(m[1]);
+    }
+    const ex = resolve(e);
+    if (ex && Object.hasOwn(ex, "value")) out.push([`examples.${name}`, ex.value]);
+    else problem(`examples.${name}: no value (externalValue is not used here)`);
+  }
+  return out;
+}
+function checkExample(where, validator, value, codes) {
+  if (!validator(value)) {
+    const errs = validator.errors.map((e) => `${e.instancePath || "/"} ${e.message}${
+      e.params?.additionalProperty ? ` (${e.params.additionalProperty})` : ""}`);
+    problem(`${where}: the example does not match its schema: ${[...new Set(errs)].slice(0, 4).join("; ")}`);
+  } else if (codes && !codes.includes(value?.error?.code)) {
+    problem(`${where}: the example's error code ${value?.error?.code} is not in x-error-codes`);
+  } else ok();
+}
+// Schema-level `example` (OpenAPI) and `examples` (JSON Schema), anywhere
+// in a schema: each must be valid against the schema that carries it.
+const SUBSCHEMA_MAPS = ["properties", "$defs", "patternProperties", "dependentSchemas"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMA_ONE = ["items", "additionalProperties", "not", "if", "then", "else", "contains",
+  "propertyNames", "unevaluatedItems", "unevaluatedProperties"];
+const walkedSchemas = new Set();
+function schemaExamples(schema, where) {
+  if (!schema || typeof schema !== "object" || walkedSchemas.has(schema)) return;
+  walkedSchemas.add(schema);
+  const values = [];
+  if (Object.hasOwn(schema, "example")) values.push(["example", schema.example]);
+  if (Array.isArray(schema.examples)) schema.examples.forEach((v, i) => values.push([`examples[${i}]`, v]));
+  for (const [label, value] of values) {
+    try {
+      checkExample(`${where} ${label}`, validators(schema).open, value);
+    } catch (e) {
+      problem(`${where} ${label}: ${e.message}`);
+    }
+  }
+  for (const k of SUBSCHEMA_MAPS) for (const [n, s] of Object.entries(schema[k] ?? {})) schemaExamples(s, `${where}.${n}`);
+  for (const k of SUBSCHEMA_LISTS) (schema[k] ?? []).forEach((s, i) => schemaExamples(s, `${where}.${k}[${i}]`));
+  for (const k of SUBSCHEMA_ONE) if (schema[k] && typeof schema[k] === "object") schemaExamples(schema[k], `${where}.${k}`);
+}
+for (const [name, schema] of Object.entries(spec.components?.schemas ?? {})) {
+  schemaExamples(schema, `components.schemas.${name}`);
+}
+function* allOperations() {
+  for (const [path, m, op, item] of operations()) yield [`${m.toUpperCase()} ${path}`, op, item, true];
+  for (const [name, item] of Object.entries(spec.webhooks ?? {})) {
+    for (const m of METHODS) if (item[m]) yield [`webhook ${name} ${m.toUpperCase()}`, item[m], item, false];
+  }
+}
+for (const [where, op, item, isPath] of allOperations()) {
+  for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])]) {
+    const param = resolve(p);
+    if (!param?.schema) continue;
+    schemaExamples(param.schema, `${where} parameter ${param.name} schema`);
+    for (const [label, value] of exampleValues(param)) {
+      checkExample(`${where} parameter ${param.name} ${label}`, validators(param.schema).open, value);
+    }
+  }
+  const body = resolve(op.requestBody);
+  let requestShown = false;
+  for (const [type, media] of Object.entries(body?.content ?? {})) {
+    if (!media.schema) continue;
+    schemaExamples(media.schema, `${where} request body schema`);
+    for (const [label, value] of exampleValues(media)) {
+      requestShown = true;
+      checkExample(`${where} request body ${type} ${label}`, validators(media.schema).open, value);
+    }
+  }
+  if (isPath && body?.required && !requestShown) problem(`${where}: the required request body has no example`);
+  for (const [status, r] of Object.entries(op.responses ?? {})) {
+    const resp = resolve(r);
+    let shown = false;
+    for (const [type, media] of Object.entries(resp?.content ?? {})) {
+      if (!media.schema) continue;
+      schemaExamples(media.schema, `${where} response ${status} schema`);
+      for (const [label, value] of exampleValues(media)) {
+        shown = true;
+        checkExample(`${where} response ${status} ${type} ${label}`, validators(media.schema).closed, value,
+          resp["x-error-codes"]);
+      }
+    }
+    if (!isPath || !/^2\d\d$/.test(status) || Object.keys(resp?.content ?? {}).length === 0) continue;
+    const why = resp["x-example-missing"];
+    if (shown && why !== undefined) problem(`${where} response ${status}: an example and x-example-missing`);
+    else if (!shown && (typeof why !== "string" || why.trim() === "")) {
+      problem(`${where} response ${status}: no example (x-example-missing says why there cannot be one)`);
+    } else ok();
+  }
+}
+for (const name of Object.keys(spec.components?.examples ?? {})) {
+  if (!usedExamples.has(name)) problem(`components.examples.${name}: used by no operation`);
+  else ok();
+}
+
 // The exchanges the e2e tests recorded.
-if (exchangesPath) {
+if (exchangesPath && !examplesOnly) {
   const routes = [...operations()].map(([path, m, op, item]) => ({
     path, method: m.toUpperCase(), op, item,
     re: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&")

@@ -12,4 +12,9 @@ if ! command -v node >/dev/null 2>&1 \
   echo "openapi: skipped (node or the checker's npm packages are missing; make test installs them)"
   exit 0
 fi
+# Without exchanges (the first call of make test) the checker's own test
+# runs first: it must catch wrong examples (selftest.mjs).
+if [ $# -eq 0 ]; then
+  node "$here/selftest.mjs" "$root/docs/openapi.yaml" || exit 1
+fi
 exec node "$here/check.mjs" "$root/docs/openapi.yaml" "$@"
