@@ -15,7 +15,9 @@ B=${1:-build}
 mode=${2:-smoke}
 shift 2 2>/dev/null || shift $#
 root=$(cd "$(dirname "$0")/../.." && pwd)
+B=$(cd "$B" && pwd)
 fz="$B/fuzz"
+cd "$root" # the sandbox target reads data/openflights
 
 case "$mode" in
   smoke) args=(-max_total_time="${FUZZ_SMOKE_SECONDS:-4}") ;;
