@@ -6,7 +6,7 @@
 #                                  FUZZ_RUNS executions when that is set
 # A target starts from its seed corpus tests/fuzz/corpus/NAME (read only;
 # every seed, crash reproducers included, runs first) and its dictionary
-# tests/fuzz/NAME.dict when there is one; inputs it finds go to
+# tests/fuzz/NAME.dict and flags tests/fuzz/NAME.options when there are; inputs it finds go to
 # BUILD/fuzz/work/NAME, a crashing input to BUILD/fuzz/crashes/NAME/.
 # Prints one line per target (executions, rate, crashes) and exits
 # non-zero when any target crashed, leaked, timed out or did not run.
@@ -51,9 +51,15 @@ for n in "${names[@]}"; do
     printf '  FAIL  fuzz_%-14s not built (%s)\n' "$n" "$bin"
     failed=$((failed + 1)); continue
   fi
-  opts=(-timeout=10 -rss_limit_mb=1024 -max_len=8192 -print_final_stats=1
+  opts=(-timeout=10 -rss_limit_mb=1024 -max_len=4096 -print_final_stats=1
         -artifact_prefix="$crashes/")
   [ -f "$root/tests/fuzz/$n.dict" ] && opts+=(-dict="$root/tests/fuzz/$n.dict")
+  # tests/fuzz/NAME.options: more libFuzzer flags, one per line (a later
+  # -max_len wins).
+  if [ -f "$root/tests/fuzz/$n.options" ]; then
+    while read -r o; do [ -n "$o" ] && [ "${o#\#}" = "$o" ] && opts+=("$o"); done \
+      <"$root/tests/fuzz/$n.options"
+  fi
   dirs=("$work")
   [ -d "$seeds" ] && dirs+=("$seeds")
   before=$(ls "$crashes" | wc -l)
