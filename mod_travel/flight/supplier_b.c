@@ -420,10 +420,19 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     list = json_object_get(co, "ancillaries");
     for (i = 0; i < json_array_size(list); i++) {
         const json_t *a = json_array_get(list, i);
-        json_t *e = bag_entry(ctx->pool, a, cur, 1), *segids = json_array();
+        json_t *e = bag_entry(ctx->pool, a, cur, 1), *segids;
         json_int_t jn = json_integer_value(json_object_get(a, "leg_ref")) - 1;
         const json_t *fl = json_object_get(json_array_get(json_object_get(fare, "legs"),
                                                           (size_t)jn), "flights");
+        if (!e) {
+            /* A bag bought but unreadable (no price, no weight): the
+             * checkout cannot be shown as it is, and the bag has no type
+             * to count. */
+            json_decref(js);
+            json_decref(svc_out);
+            return bad(ctx, err, "a readable ancillary of a checkout");
+        }
+        segids = json_array();
         for (k = 0; k < json_array_size(fl); k++) {
             json_array_append_new(segids, json_string(trv_json_str(json_array_get(fl, k), "id")));
         }

@@ -1,10 +1,16 @@
-/* The supplier adapters read an answer without keeping any JSON beyond the
- * request: every value they make is bound to the request's pool or freed.
- * Found by tests/fuzz/fuzz_supplier: checking an amount with trv_sup_money
+/* What the supplier adapters make of their suppliers' answers, as found by
+ * tests/fuzz/fuzz_supplier.
+ *
+ * They keep no JSON beyond the request: every value they make is bound to
+ * the request's pool or freed. Checking an amount with trv_sup_money
  * (which makes a new value) leaked that value on every SUPPLIER_A prebook
  * and cancellation quote and every SUPPLIER_B checkout and refund quote,
  * in a long-running httpd child. Jansson's allocations are counted here,
- * so the test fails with or without a leak checker. */
+ * so the test fails with or without a leak checker.
+ *
+ * A part they cannot read makes the answer a bad response: a SUPPLIER_B
+ * checkout whose bought bag had no readable price or weight crashed the
+ * child (the bag's missing type reached strcmp). */
 #include "unit.h"
 
 #include <apr_strings.h>
@@ -161,11 +167,42 @@ static void supplier_b_answers_leave_nothing(void **state)
     assert_int_equal(leaked_by(&trv_supplier_b, quote, b_quote, TRV_UP_OK), 0);
 }
 
+static void supplier_b_unreadable_bag_is_a_bad_response(void **state)
+{
+    /* A bag without weight_kg, then one with an amount that is not money. */
+    static const char *const no_weight[] = {
+        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[{\"flights\":[{\"id\":\"fl_1-1\"}]}]},"
+        "\"price\":{\"currency\":\"JPY\",\"total\":\"1000\",\"base\":\"800\",\"taxes\":\"200\","
+        "\"ancillaries\":\"0\"},\"hold\":{\"held\":false},\"ancillaries\":[{\"ancillary_id\":"
+        "\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,\"qty\":2,\"unit_price\":\"50\","
+        "\"total\":\"100\",\"kind\":\"checked_bag\"}]}",
+        NULL};
+    static const char *const bad_price[] = {
+        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[]},\"price\":{\"currency\":\"GBP\","
+        "\"total\":\"10.00\",\"base\":\"8.00\",\"taxes\":\"2.00\",\"ancillaries\":\"0.00\"},"
+        "\"ancillaries\":[{\"ancillary_id\":\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,"
+        "\"qty\":1,\"unit_price\":\"1.234\",\"weight_kg\":23}]}",
+        NULL};
+    static const char *const readable[] = {
+        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[{\"flights\":[{\"id\":\"fl_1-1\"}]}]},"
+        "\"price\":{\"currency\":\"JPY\",\"total\":\"1000\",\"base\":\"800\",\"taxes\":\"200\","
+        "\"ancillaries\":\"100\"},\"hold\":{\"held\":false},\"ancillaries\":[{\"ancillary_id\":"
+        "\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,\"qty\":2,\"unit_price\":\"50\","
+        "\"total\":\"100\",\"kind\":\"checked_bag\",\"weight_kg\":23}]}",
+        NULL};
+    (void)state;
+    assert_int_equal(leaked_by(&trv_supplier_b, no_weight, b_prebook, TRV_UP_BAD_RESPONSE), 0);
+    assert_int_equal(leaked_by(&trv_supplier_b, bad_price, b_prebook, TRV_UP_BAD_RESPONSE), 0);
+    /* The same bag, readable, is priced. */
+    assert_int_equal(leaked_by(&trv_supplier_b, readable, b_prebook, TRV_UP_OK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(supplier_a_answers_leave_nothing),
         cmocka_unit_test(supplier_b_answers_leave_nothing),
+        cmocka_unit_test(supplier_b_unreadable_bag_is_a_bad_response),
     };
     /* Before any JSON exists: every value is counted from the start. */
     json_set_alloc_funcs(counting_malloc, counting_free);
