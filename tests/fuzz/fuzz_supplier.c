@@ -12,41 +12,7 @@
 
 #include "core/json.h"
 #include "flight/supplier.h"
-
-#define SEPARATOR "\n--next--\n"
-
-typedef struct fake {
-    int status;
-    const char *rest;   /* the pieces not answered yet */
-    const char *last;
-} fake;
-
-static apr_status_t perform(trv_http *h, apr_pool_t *p, const trv_http_req *req,
-                            trv_http_resp *resp)
-{
-    fake *f = h->impl;
-    const char *piece = f->rest, *sep;
-    (void)req;
-    memset(resp, 0, sizeof(*resp));
-    if (!piece) {
-        piece = f->last;
-    }
-    else if ((sep = strstr(piece, SEPARATOR))) {
-        f->last = apr_pstrmemdup(p, piece, (apr_size_t)(sep - piece));
-        f->rest = sep + strlen(SEPARATOR);
-        piece = f->last;
-    }
-    else {
-        f->last = piece;
-        f->rest = NULL;
-    }
-    resp->status = f->status;
-    resp->headers = apr_table_make(p, 1);
-    apr_table_setn(resp->headers, "Content-Type", "application/json");
-    resp->body = apr_pstrdup(p, piece);
-    resp->body_len = strlen(piece);
-    return APR_SUCCESS;
-}
+#include "fake_http.h"
 
 static const char *const passengers =
     "[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"birthday\":\"1990-12-10\","
@@ -82,17 +48,11 @@ static void outcome(apr_pool_t *p, trv_up_status st, const json_t *out, const tr
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int statuses[] = {200, 201, 200, 200, 404, 409, 422, 402,
-                                   429, 500, 503, 400, 302, 204, 200, 299};
     apr_pool_t *p;
     const trv_flight_supplier *sup;
-    trv_upstream up;
-    trv_config cfg;
-    trv_env env;
-    trv_http http;
     trv_flight_ctx ctx;
     trv_sup_err err;
-    fake f;
+    fake_http f;
     json_t *out = NULL, *out2 = NULL;
     int truncated = 0, op;
     trv_up_status st;
@@ -104,26 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p = fz_begin();
     sup = data[0] & 1 ? &trv_supplier_b : &trv_supplier_a;
     op = (data[0] >> 1) % 9;
-    memset(&f, 0, sizeof(f));
-    f.status = statuses[data[1] % 16];
-    f.rest = fz_str(p, data + 2, size - 2);
-    f.last = "";
-    http.perform = perform;
-    http.impl = &f;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.max_response = 8 * 1024 * 1024;
-    memset(&up, 0, sizeof(up));
-    up.name = sup->name;
-    up.base_url = "http://127.0.0.1:9/suppliers/x";
-    up.api_key = "sandbox-key";
-    memset(&env, 0, sizeof(env));
-    env.http = &http;
-    env.cfg = &cfg;
+    fake_http_init(&f, sup->name, data[1], fz_str(p, data + 2, size - 2));
     memset(&ctx, 0, sizeof(ctx));
-    ctx.env = &env;
+    ctx.env = &f.env;
     ctx.pool = p;
     ctx.request_id = "req_fuzz";
-    ctx.up = &up;
+    ctx.up = &f.up;
     memset(&err, 0, sizeof(err));
     offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "fk_0000fuzz";
 
