@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets built under BUILD/fuzz (make fuzz-binaries).
-#   run.sh BUILD smoke [NAME...]   each target FUZZ_SMOKE_SECONDS (default 4):
+#   run.sh BUILD smoke [NAME...]   each target FUZZ_SMOKE_SECONDS (default 3):
 #                                  the `make test` step
 #   run.sh BUILD full  [NAME...]   each target FUZZ_SECONDS (default 300), or
 #                                  FUZZ_RUNS executions when that is set
@@ -20,7 +20,7 @@ fz="$B/fuzz"
 cd "$root" # the sandbox target reads data/openflights
 
 case "$mode" in
-  smoke) args=(-max_total_time="${FUZZ_SMOKE_SECONDS:-4}") ;;
+  smoke) args=(-max_total_time="${FUZZ_SMOKE_SECONDS:-3}") ;;
   full)
     if [ -n "${FUZZ_RUNS:-}" ]; then args=(-runs="$FUZZ_RUNS")
     else args=(-max_total_time="${FUZZ_SECONDS:-300}"); fi ;;
