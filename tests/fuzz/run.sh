@@ -3,7 +3,8 @@
 #   run.sh BUILD smoke [NAME...]   each target FUZZ_SMOKE_SECONDS (default 3):
 #                                  the `make test` step
 #   run.sh BUILD full  [NAME...]   each target FUZZ_SECONDS (default 300), or
-#                                  FUZZ_RUNS executions when that is set
+#                                  FUZZ_RUNS executions when that is set (and
+#                                  at most FUZZ_SECONDS when both are)
 # A target starts from its seed corpus tests/fuzz/corpus/NAME (read only;
 # every seed, crash reproducers included, runs first) and its dictionary
 # tests/fuzz/NAME.dict and flags tests/fuzz/NAME.options when there are; inputs it finds go to
@@ -22,8 +23,13 @@ cd "$root" # the sandbox target reads data/openflights
 case "$mode" in
   smoke) args=(-max_total_time="${FUZZ_SMOKE_SECONDS:-3}") ;;
   full)
-    if [ -n "${FUZZ_RUNS:-}" ]; then args=(-runs="$FUZZ_RUNS")
-    else args=(-max_total_time="${FUZZ_SECONDS:-300}"); fi ;;
+    # FUZZ_RUNS alone: that many executions; with FUZZ_SECONDS too, at
+    # most that long.
+    args=()
+    [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
+    if [ -z "${FUZZ_RUNS:-}" ] || [ -n "${FUZZ_SECONDS:-}" ]; then
+      args+=(-max_total_time="${FUZZ_SECONDS:-300}")
+    fi ;;
   *) echo "usage: $0 BUILD smoke|full [NAME...]" >&2; exit 2 ;;
 esac
 
