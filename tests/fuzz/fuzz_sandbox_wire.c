@@ -1,15 +1,23 @@
 /* The sandbox's parsers of what arrives on its wire (the gateway, or a
  * test, is the client): base64url, supplier amounts, the supplier offer
  * references (client text, and payloads signed with the supplier's key so
- * the fields behind the signature are reached), and the fault-control
- * bodies. Input: one byte choosing the parser, then its text. Beyond not
- * crashing: base64url round-trips, accepted amounts are in range, a
- * decoded offer is this supplier's with 1..4 journeys. */
+ * the fields behind the signature are reached), the fault-control bodies,
+ * and whole requests to its APIs (SUPPLIER_A, SUPPLIER_B, the payment
+ * provider, the webhook inbox, faults) through dispatch and the real
+ * handlers, up to a database that answers "unavailable". Input: one byte
+ * choosing the parser, then its text (for a request: "METHOD
+ * /path?query\nbody"). Beyond not crashing: base64url round-trips,
+ * accepted amounts are in range, a decoded offer is this supplier's with
+ * 1..4 journeys, every request is answered with a document that
+ * serializes. */
 #include "fuzz.h"
 
 #include "core/money.h"
+#include "core/dispatch.h"
+#include "core/router.h"
 #include "sandbox/faults.h"
 #include "sandbox/offers.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/sbx_api.h"
 #include "sandbox/world.h"
 
@@ -33,6 +41,90 @@ static const sbx_world *world(void)
         }
     }
     return w;
+}
+
+static apr_status_t db_down(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
+{
+    (void)src; (void)p; (void)out;
+    return APR_ECONNREFUSED;
+}
+
+static void db_close(trv_dbsrc *src, trv_dbc *c)
+{
+    (void)src; (void)c;
+}
+
+/* The sandbox's APIs as its module serves them, minus the database. */
+static const trv_router *sandbox(sbx_ctx **ctx)
+{
+    static trv_router *rt;
+    static sbx_ctx x;
+    static sbx_settings set;
+    static trv_config cfg;
+    static trv_dbsrc db;
+    if (!rt) {
+        set.key_a = key;
+        set.key_b = key;
+        set.key_pay = key;
+        set.offer_ttl_a = set.offer_ttl_b = apr_time_from_sec(1800);
+        set.hold_ttl = apr_time_from_sec(600);
+        cfg.max_body = 1024 * 1024;
+        db.open = db_down;
+        db.close = db_close;
+        x.env.db = &db;
+        x.env.cfg = &cfg;
+        x.set = &set;
+        x.world = world();
+        rt = trv_router_make(fz_root);
+        trv_router_add(rt, trv_sandbox_inbox_routes);
+        trv_router_add(rt, sbx_air_a_routes);
+        trv_router_add(rt, sbx_air_b_routes);
+        trv_router_add(rt, sbx_pay_routes);
+        trv_router_add(rt, sbx_fault_routes);
+    }
+    *ctx = &x;
+    return rt;
+}
+
+static void request(apr_pool_t *p, const uint8_t *data, size_t size)
+{
+    sbx_ctx *x;
+    const trv_router *rt = sandbox(&x);
+    char *line = fz_line(p, &data, &size), *sp = strchr(line, ' '), *q, *pair, *last;
+    trv_req req;
+    trv_resp resp;
+    if (!sp) {
+        return;
+    }
+    *sp = '\0';
+    memset(&req, 0, sizeof(req));
+    memset(&resp, 0, sizeof(resp));
+    req.pool = p;
+    req.method = line;
+    req.path = sp + 1;
+    req.query = apr_table_make(p, 4);
+    if ((q = strchr(sp + 1, '?'))) {
+        *q++ = '\0';
+        req.args = q;
+        for (pair = apr_strtok(apr_pstrdup(p, q), "&", &last); pair;
+             pair = apr_strtok(NULL, "&", &last)) {
+            char *eq = strchr(pair, '=');
+            if (eq) {
+                *eq++ = '\0';
+            }
+            apr_table_add(req.query, pair, eq ? eq : "");
+        }
+    }
+    req.headers = apr_table_make(p, 2);
+    req.content_type = "application/json";
+    req.body = fz_str(p, data, size);
+    req.body_len = size;
+    req.request_id = "req_fuzz";
+    req.env = &x->env;
+    resp.headers = apr_table_make(p, 1);
+    trv_dispatch(rt, NULL, &req, &resp);
+    FZ_ASSERT(resp.status >= 200 && resp.status <= 599);
+    FZ_ASSERT(trv_resp_body(p, &resp) != NULL);
 }
 
 static void b64(apr_pool_t *p, const uint8_t *data, size_t size)
@@ -114,12 +206,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     p = fz_begin();
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0: b64(p, data + 1, size - 1); break;
     case 1: amount(p, data + 1, size - 1); break;
     case 2: offer(p, data + 1, size - 1, 0); break;
     case 3: offer(p, data + 1, size - 1, 1); break;
-    default: fault(p, data + 1, size - 1);
+    case 4: fault(p, data + 1, size - 1); break;
+    default: request(p, data + 1, size - 1);
     }
     fz_end(p);
     return 0;
