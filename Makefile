@@ -239,7 +239,14 @@ $(FZ)/obj/%.o: %.c
 	@echo "  CC-FUZZ $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEP_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FZ)/libtravel.a: $(call fobj,$(LIB_SRC))
+# The generated sources (the OpenAPI text the module serves) are compiled
+# by the same rule from build/gen/.
+$(FZ)/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC-FUZZ $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEP_CFLAGS) -c $< -o $@
+
+$(FZ)/libtravel.a: $(call fobj,$(LIB_SRC)) $(FZ)/obj/gen/openapi.o
 	@rm -f $@; ar rcs $@ $^
 
 $(FZ)/libsandbox.a: $(call fobj,$(SBX_LIB_SRC))

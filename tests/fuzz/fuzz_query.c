@@ -7,16 +7,16 @@
  *   2 GET /v1/flight/webhook-subscriptions/{id}/deliveries
  *   3 GET /v1/flight/bookings/{id}                    (takes no parameters)
  * run through dispatch and the real handlers, up to a database that
- * answers "unavailable". On this branch httpd decodes the query string
- * (ap_unescape_urlencoded in httpd/glue_request.c, which a fuzzer cannot
- * link), so the pairs are split here and their bytes reach the checks as
- * decoded values; once the decoding is in the library this target should
- * call it instead. Beyond not crashing: every answer is a 422 naming
- * parameters or the database's 503, and it serializes; every accepted
- * timestamp prints back as the same instant. */
+ * answers "unavailable". The raw query string goes through the library's
+ * one decoding rule (core/decode.c, as httpd/glue_request.c calls it).
+ * Beyond not crashing: every pair that reaches the handlers is well-formed
+ * UTF-8 without control bytes; every answer is a 422 naming parameters or
+ * the database's 503, and it serializes; every accepted timestamp prints
+ * back as the same instant. */
 #include "fuzz.h"
 
 #include "core/clock.h"
+#include "core/decode.h"
 #include "core/dispatch.h"
 #include "core/json.h"
 #include "gateway/gateway.h"
@@ -56,6 +56,22 @@ static const trv_router *router(void)
     return trv_gateway_router(gw);
 }
 
+/* What the decoding hands on is text the database and JSON accept. */
+static int clean_text(void *p, const char *key, const char *value)
+{
+    const char *s[2] = {key, value};
+    int i;
+    size_t j;
+    (void)p;
+    for (i = 0; i < 2; i++) {
+        FZ_ASSERT(trv_utf8_valid(s[i], strlen(s[i])));
+        for (j = 0; s[i][j]; j++) {
+            FZ_ASSERT((unsigned char)s[i][j] >= 0x20 && s[i][j] != 0x7f);
+        }
+    }
+    return 1;
+}
+
 /* A value that parses as a date or timestamp prints back as that instant
  * (to the millisecond the API shows). */
 static int time_round_trip(void *p, const char *key, const char *value)
@@ -81,7 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     apr_pool_t *p;
     trv_req req;
     trv_resp resp;
-    char *args, *pair, *last;
+    char *args;
+    trv_errs *errs;
     const char *body;
     if (size < 1) {
         return 0;
@@ -100,14 +117,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     resp.headers = apr_table_make(p, 1);
     args = fz_str(p, data + 1, size - 1);
     req.args = args;
-    args = apr_pstrdup(p, args);
-    for (pair = apr_strtok(args, "&", &last); pair; pair = apr_strtok(NULL, "&", &last)) {
-        char *eq = strchr(pair, '=');
-        if (eq) {
-            *eq = '\0';
-        }
-        apr_table_add(req.query, pair, eq ? eq + 1 : "");
-    }
+    errs = trv_errs_new(p);
+    trv_query_decode(p, args, req.query, errs);
+    req.decode_errs = trv_errs_any(errs) ? errs : NULL;
+    apr_table_do(clean_text, p, req.query, NULL);
     apr_table_do(time_round_trip, p, req.query, NULL);
 
     trv_dispatch(router(), NULL, &req, &resp);

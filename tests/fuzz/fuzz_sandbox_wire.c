@@ -16,7 +16,7 @@
 #include "core/dispatch.h"
 #include "core/router.h"
 #include "sandbox/faults.h"
-#include "sandbox/offers.h"
+#include "sandbox/air/offers.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_api.h"
 #include "sandbox/world.h"
