@@ -39,7 +39,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos docs
+.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos docs fuzz fuzz-smoke fuzz-binaries
 all: build
 
 deps:
@@ -186,6 +186,7 @@ test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%
 unit: deps
 	@$(MAKE) --no-print-directory -j2 test-binaries
 	@tests/run-unit.sh $(B)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 # The receiver-side check of webhook signatures with the standardwebhooks
 # npm package (tests/e2e/webhook-verifier); skipped when npm is missing.
@@ -212,8 +213,67 @@ test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
 	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER)
 	@tests/run-unit.sh $(B)
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh
 	@tests/run-stack-tests.sh $(B)
+
+# ---- fuzzing (clang + libFuzzer; tests/fuzz, docs/operations.md) ----
+# The library is compiled a second time with clang, instrumented for
+# libFuzzer and under AddressSanitizer + UBSan, into $(FZ); each
+# tests/fuzz/fuzz_<name>.c links against that copy. Every target is linked
+# with the DNS hook (tests/fuzz/no_dns.c): no fuzzer input reaches the
+# system resolver.
+FUZZ_CC     ?= clang
+FZ          := $(B)/fuzz
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -fPIC -pthread $(WARN) -Imod_travel -I$(B)/gen \
+               -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined
+FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS   := $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
+fobj = $(patsubst %.c,$(FZ)/obj/%.o,$(1))
+FUZZ_HOOK   := $(FZ)/obj/tests/fuzz/no_dns.o
+.SECONDARY: $(FUZZ_HOOK)
+
+$(FZ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC-FUZZ $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEP_CFLAGS) -MMD -MP -c $< -o $@
+
+# The generated sources (the OpenAPI text the module serves) are compiled
+# by the same rule from build/gen/.
+$(FZ)/obj/gen/%.o: $(B)/gen/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC-FUZZ $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEP_CFLAGS) -c $< -o $@
+
+$(FZ)/libtravel.a: $(call fobj,$(LIB_SRC)) $(FZ)/obj/gen/openapi.o
+	@rm -f $@; ar rcs $@ $^
+
+$(FZ)/libsandbox.a: $(call fobj,$(SBX_LIB_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_HOOK) $(FZ)/libsandbox.a $(FZ)/libtravel.a
+	@echo "  LINK    $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEP_CFLAGS) -MMD -MP -MF $@.d -o $@ $< \
+	  $(FUZZ_HOOK) $(FZ)/libsandbox.a $(FZ)/libtravel.a \
+	  -Wl,--wrap=apr_sockaddr_info_get $(DEP_LIBS) $(LIBS)
+
+fuzz-binaries: $(FUZZ_BINS)
+
+# `make fuzz`: every target for FUZZ_SECONDS (default 300) each, or
+# FUZZ_RUNS executions each; FUZZ_TARGETS="money url" picks some. Prints
+# per target the executions and crashes; a crash's input is kept under
+# build/fuzz/crashes/<target>/. Not part of `make test`, which runs each
+# target for a few seconds (fuzz-smoke).
+fuzz: deps
+	@tests/fuzz/can-build.sh $(FUZZ_CC) || { echo "fuzz: $(FUZZ_CC) with libFuzzer is not usable (scripts/install-deps.sh installs clang and libclang-rt-14-dev)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory -j2 fuzz-binaries
+	@tests/fuzz/run.sh $(B) full $(FUZZ_TARGETS)
+
+fuzz-smoke:
+	@if tests/fuzz/can-build.sh $(FUZZ_CC); then \
+	  $(MAKE) --no-print-directory -j2 fuzz-binaries && tests/fuzz/run.sh $(B) smoke; \
+	else echo "fuzz: SKIPPED: $(FUZZ_CC) with libFuzzer is not usable here (scripts/install-deps.sh installs clang and libclang-rt-14-dev)"; fi
 
 # Benchmarks on throwaway stacks: API throughput against a Node gateway doing
 # the same work (tests/bench/api.sh BOOKINGS SECONDS), and webhook deliveries

@@ -89,6 +89,7 @@ apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
     unsigned char *raw, tag[TAG_LEN];
     int len;
     char *end;
+    long long secs;
 
     *why = "is not an offer reference from POST /v1/flight/offers";
     if (n < 24 || n > MAX_TEXT) {
@@ -130,10 +131,13 @@ apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
         || !next_field(&cursor, &f)) {
         return APR_EINVAL;
     }
-    out->expires_at = apr_time_from_sec(strtoll(f, &end, 10));
-    if (*end || !*cursor) {
+    secs = strtoll(f, &end, 10);
+    /* Only what apr_time_t can hold: the multiplication would overflow. */
+    if (*end || !*cursor || secs > APR_INT64_MAX / APR_USEC_PER_SEC
+        || secs < -(APR_INT64_MAX / APR_USEC_PER_SEC)) {
         return APR_EINVAL;
     }
+    out->expires_at = apr_time_from_sec(secs);
     out->ref = cursor;
     return APR_SUCCESS;
 }

@@ -380,6 +380,7 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     json_t *offer, *pax = json_array(), *ids = json_array(), *body, *o, *js, *svc_out, *conds;
     const json_t *opax, *svcs;
     const char *cur;
+    apr_int64_t minor; /* checked only: a trv_sup_money here was never freed */
     trv_up_result res;
     trv_up_status st;
     size_t i, k;
@@ -422,7 +423,7 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     o = json_object_get(res.body, "data");
     cur = trv_json_str(o, "total_currency");
     if (!json_is_object(o) || !cur
-        || !trv_sup_money(json_object_get(o, "total_amount"), cur)) {
+        || trv_sup_minor(json_object_get(o, "total_amount"), cur, &minor) != 0) {
         return bad(ctx, err, "a priced offer");
     }
     js = journeys(ctx, o, 1);
@@ -633,6 +634,7 @@ static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char
                            json_t **cancellation, trv_sup_err *err)
 {
     trv_up_result res;
+    apr_int64_t minor;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:{s:s}}", "data", "order_id", order_id));
     trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, key, &res, err);
     if (st != TRV_UP_OK) {
@@ -640,8 +642,8 @@ static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char
     }
     *cancellation = json_object_get(res.body, "data");
     if (!trv_json_str(*cancellation, "id")
-        || !trv_sup_money(json_object_get(*cancellation, "refund_amount"),
-                          trv_json_str(*cancellation, "refund_currency"))) {
+        || trv_sup_minor(json_object_get(*cancellation, "refund_amount"),
+                         trv_json_str(*cancellation, "refund_currency"), &minor) != 0) {
         return bad(ctx, err, "a readable order cancellation");
     }
     return TRV_UP_OK;

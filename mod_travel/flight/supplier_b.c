@@ -365,6 +365,7 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     json_t *trav = json_array(), *anc = json_array(), *body, *js, *svc_out, *conds;
     const json_t *co, *fare, *price, *hold, *list;
     const char *cur;
+    apr_int64_t minor; /* checked only: a trv_sup_money here was never freed */
     trv_up_result res;
     trv_up_status st;
     size_t i, k;
@@ -410,7 +411,7 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     hold = json_object_get(co, "hold");
     cur = trv_json_str(price, "currency");
     if (!trv_json_str(co, "checkout_id") || !json_is_object(fare) || !cur
-        || !trv_sup_money(json_object_get(price, "total"), cur)) {
+        || trv_sup_minor(json_object_get(price, "total"), cur, &minor) != 0) {
         return bad(ctx, err, "a readable checkout");
     }
     js = journeys(ctx, fare, json_object_get(json_object_get(co, "dictionaries"), "carriers"),
@@ -419,10 +420,19 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     list = json_object_get(co, "ancillaries");
     for (i = 0; i < json_array_size(list); i++) {
         const json_t *a = json_array_get(list, i);
-        json_t *e = bag_entry(ctx->pool, a, cur, 1), *segids = json_array();
+        json_t *e = bag_entry(ctx->pool, a, cur, 1), *segids;
         json_int_t jn = json_integer_value(json_object_get(a, "leg_ref")) - 1;
         const json_t *fl = json_object_get(json_array_get(json_object_get(fare, "legs"),
                                                           (size_t)jn), "flights");
+        if (!e) {
+            /* A bag bought but unreadable (no price, no weight): the
+             * checkout cannot be shown as it is, and the bag has no type
+             * to count. */
+            json_decref(js);
+            json_decref(svc_out);
+            return bad(ctx, err, "a readable ancillary of a checkout");
+        }
+        segids = json_array();
         for (k = 0; k < json_array_size(fl); k++) {
             json_array_append_new(segids, json_string(trv_json_str(json_array_get(fl, k), "id")));
         }
@@ -579,6 +589,7 @@ static trv_up_status b_cancellation_quote(trv_flight_ctx *ctx, const char *order
                                           json_t **quote, trv_sup_err *err)
 {
     trv_up_result res;
+    apr_int64_t minor;
     trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/orders/",
                                                      trv_sup_path_escape(ctx->pool, order_id),
                                                      "/refund-quote", NULL),
@@ -586,8 +597,8 @@ static trv_up_status b_cancellation_quote(trv_flight_ctx *ctx, const char *order
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (!trv_sup_money(json_object_get(res.body, "refund_total"),
-                       trv_json_str(res.body, "currency"))) {
+    if (trv_sup_minor(json_object_get(res.body, "refund_total"),
+                      trv_json_str(res.body, "currency"), &minor) != 0) {
         return bad(ctx, err, "a readable refund quote");
     }
     *quote = trv_json_bind(ctx->pool, terms(res.body, "refundable_amount"));

@@ -8,9 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <apr_base64.h>
 #include <apr_general.h>
 #include <apr_pools.h>
 #include <apr_strings.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -249,6 +252,61 @@ static void offer_reference(void **state)
                                           &why), APR_EINVAL);
 }
 
+/* A reference the server could have signed around any payload: base64url
+ * of HMAC-SHA256(key, org NUL payload)[0..16) followed by the payload (the
+ * construction of flight/offer_ref.c). */
+static const char *signed_ref(const unsigned char *key, const char *org, const char *payload)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE], raw[512], msg[512];
+    unsigned int maclen = 0;
+    size_t olen = strlen(org), plen = strlen(payload);
+    char *out = apr_palloc(pool, (apr_size_t)apr_base64_encode_len((int)(16 + plen))), *s, *d;
+    memcpy(msg, org, olen + 1);
+    memcpy(msg + olen + 1, payload, plen);
+    HMAC(EVP_sha256(), key, 32, msg, olen + 1 + plen, mac, &maclen);
+    memcpy(raw, mac, 16);
+    memcpy(raw + 16, payload, plen);
+    apr_base64_encode_binary(out, raw, (int)(16 + plen));
+    for (s = d = out; *s; s++) {
+        if (*s != '=') {
+            *d++ = *s == '+' ? '-' : *s == '/' ? '_' : *s;
+        }
+    }
+    *d = '\0';
+    return out;
+}
+
+/* Found by tests/fuzz/fuzz_offer_ref: an expiry beyond what apr_time_t
+ * holds overflowed (undefined behaviour) while decoding; it is refused. */
+static void offer_reference_expiry_range(void **state)
+{
+    unsigned char key[32];
+    trv_offer_ref back;
+    const char *why;
+    (void)state;
+    memset(key, 7, sizeof(key));
+    /* The helper signs what the encoder signs. */
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
+                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|1780000000|R1"),
+                                          &back, &why), APR_SUCCESS);
+    assert_true(back.expires_at == apr_time_from_sec(1780000000));
+    assert_string_equal(back.ref, "R1");
+    /* The largest expiry that fits still decodes... */
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
+                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036854|R1"),
+                                          &back, &why), APR_SUCCESS);
+    /* ...one beyond, or beyond long long, is refused. */
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
+                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036855|R1"),
+                                          &back, &why), APR_EINVAL);
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
+                                          signed_ref(key, "org_1", "1|1|1|0|1|1222222222222222222222|R"),
+                                          &back, &why), APR_EINVAL);
+    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
+                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|-9223372036855|R1"),
+                                          &back, &why), APR_EINVAL);
+}
+
 static void filters(void **state)
 {
     json_t *offers = js("["
@@ -304,6 +362,7 @@ int main(void)
         cmocka_unit_test(idempotency_keys),
         cmocka_unit_test(request_hash),
         cmocka_unit_test(offer_reference),
+        cmocka_unit_test(offer_reference_expiry_range),
         cmocka_unit_test(filters),
         cmocka_unit_test(book_body),
     };

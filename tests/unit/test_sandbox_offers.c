@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include <apr_general.h>
+#include <apr_strings.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +277,71 @@ static void searches_are_checked(void **state)
     assert_int_equal(j, -1);
 }
 
+/* A reference signed with key around any payload: base64url of the
+ * payload and the first 8 bytes of HMAC-SHA256(key, payload), the way
+ * sandbox/offers.c signs its own. */
+static const char *signed_ref(const char *key, const char *payload)
+{
+    unsigned char mac[EVP_MAX_MD_SIZE], buf[512];
+    unsigned int n = 0;
+    size_t len = strlen(payload);
+    HMAC(EVP_sha256(), key, (int)strlen(key), (const unsigned char *)payload, len, mac, &n);
+    memcpy(buf, payload, len);
+    memcpy(buf + len, mac, 8);
+    return sbx_b64url(pool, buf, len + 8);
+}
+
+/* Found by tests/fuzz/fuzz_sandbox_wire: a signed reference whose day or
+ * party no search can produce overflowed (undefined behaviour) while the
+ * offer was rebuilt; such references are refused. */
+static void references_hold_only_searchable_values(void **state)
+{
+    sbx_search q = {0};
+    sbx_offer *o, d;
+    apr_int64_t now;
+    apr_size_t len;
+    int t;
+    const char *payload, *bar;
+    unsigned char *raw;
+    (void)state;
+    assert_int_equal(trv_date_parse("2026-02-10", &now), APR_SUCCESS);
+    now = apr_time_sec(now);
+    q.nj = 1;
+    q.adults = 1;
+    q.j[0].origin = sbx_airport_find(w, "LHR");
+    q.j[0].dest = sbx_airport_find(w, "JFK");
+    q.j[0].day = now / 86400 + 30;
+    assert_true(sbx_search_run(pool, w, &q, 'A', "key-a", now, 1800, 1, 7, &o, &t) == 1);
+    raw = sbx_b64url_decode(pool, o[0].ref, &len);
+    payload = apr_pstrmemdup(pool, (const char *)raw, len - 8);
+    /* The helper signs the way the sandbox does: the payload as is decodes. */
+    assert_int_equal(sbx_offer_decode(pool, w, signed_ref("key-a", payload), 'A', "key-a", now,
+                                      &d), 0);
+    /* "1|A|nonce|expires|cabin|brand|adults|children|infants|nj|o-d-day-opt" */
+    bar = strrchr(payload, '|');
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "%.*s|%d-%d-9223372036854775807-0",
+                                         (int)(bar - payload), payload, q.j[0].origin,
+                                         q.j[0].dest)), 'A', "key-a", now, &d), -1);
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "%.*s|%d-%d--5-0", (int)(bar - payload),
+                                         payload, q.j[0].origin, q.j[0].dest)),
+        'A', "key-a", now, &d), -1);
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "1|A|7|%" APR_INT64_T_FMT "|0|0|-3|0|0|1%s",
+                                         o[0].expires, bar)), 'A', "key-a", now, &d), -1);
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "1|A|7|%" APR_INT64_T_FMT "|0|0|9|1|0|1%s",
+                                         o[0].expires, bar)), 'A', "key-a", now, &d), -1);
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "1|A|7|%" APR_INT64_T_FMT "|0|0|1|0|2|1%s",
+                                         o[0].expires, bar)), 'A', "key-a", now, &d), -1);
+    /* The same journey with a party a search allows still decodes. */
+    assert_int_equal(sbx_offer_decode(pool, w,
+        signed_ref("key-a", apr_psprintf(pool, "1|A|7|%" APR_INT64_T_FMT "|0|0|2|1|1|1%s",
+                                         o[0].expires, bar)), 'A', "key-a", now, &d), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +352,7 @@ int main(void)
         cmocka_unit_test(search_limits_and_references),
         cmocka_unit_test(member_price_and_bags),
         cmocka_unit_test(searches_are_checked),
+        cmocka_unit_test(references_hold_only_searchable_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

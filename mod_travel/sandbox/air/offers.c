@@ -10,6 +10,8 @@
 #include <string.h>
 
 #define TAG_LEN 8
+/* 9999-12-31 in days since the epoch: no search reaches further. */
+#define SBX_LAST_DAY 2932896L
 
 
 /* ---- passengers and prices ---- */
@@ -320,7 +322,11 @@ int sbx_offer_decode(apr_pool_t *p, const sbx_world *w, const char *ref, char su
     o->q.children = (int)v[4];
     o->q.infants = (int)v[5];
     o->q.nj = (int)v[6];
-    if (!sbx_brand_get(o->q.cabin, o->brand) || o->q.nj < 1 || o->q.nj > SBX_MAX_JOURNEYS) {
+    /* Only what a search can have produced: beyond it, the arithmetic on
+     * days and passengers overflows. */
+    if (!sbx_brand_get(o->q.cabin, o->brand) || o->q.nj < 1 || o->q.nj > SBX_MAX_JOURNEYS
+        || o->q.adults < 1 || o->q.children < 0 || o->q.infants < 0
+        || o->q.adults + o->q.children > SBX_MAX_PAX || o->q.infants > o->q.adults) {
         return -1;
     }
     list = apr_palloc(p, sizeof(sbx_itin) * SBX_MAX_ITINS);
@@ -330,7 +336,8 @@ int sbx_offer_decode(apr_pool_t *p, const sbx_world *w, const char *ref, char su
             || sscanf(f, "%d-%d-%ld-%d", &o->q.j[j].origin, &o->q.j[j].dest, &o->q.j[j].day,
                       &o->opt[j]) != 4
             || o->q.j[j].origin < 0 || o->q.j[j].origin >= w->n_airports
-            || o->q.j[j].dest < 0 || o->q.j[j].dest >= w->n_airports) {
+            || o->q.j[j].dest < 0 || o->q.j[j].dest >= w->n_airports
+            || o->q.j[j].day < 0 || o->q.j[j].day > SBX_LAST_DAY) {
             return -1;
         }
         n = sbx_itineraries(w, o->q.j[j].origin, o->q.j[j].dest, o->q.j[j].day, list,
