@@ -251,3 +251,21 @@ apr_status_t trv_money_add(trv_money *acc, const trv_money *m)
     acc->minor = sum;
     return APR_SUCCESS;
 }
+
+int trv_money_minor_of(const json_t *amount, const char *currency, apr_int64_t *minor)
+{
+    int exp = currency ? trv_currency_exponent(currency) : -1;
+    trv_money m;
+    if (exp < 0) {
+        return -1;
+    }
+    if (json_is_string(amount)) {
+        return trv_money_parse_decimal(json_string_value(amount), exp, minor) == APR_SUCCESS
+                   ? 0 : -1;
+    }
+    if (json_is_number(amount) && trv_money_from_json_number(amount, currency, &m) == APR_SUCCESS) {
+        *minor = m.minor;
+        return 0;
+    }
+    return -1;
+}

@@ -33,6 +33,11 @@ apr_status_t trv_money_parse_decimal(const char *s, int exponent,
 apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
                                         trv_money *out);
 
+/* The minor units of an amount a supplier wrote as a decimal string
+ * ("123.45") or a JSON number, in currency; 0 on success, -1 when it is
+ * neither or the currency is unknown. */
+int trv_money_minor_of(const json_t *amount, const char *currency, apr_int64_t *minor);
+
 /* Reads {"amount": number, "currency": "EUR"}; *reason says what is wrong. */
 apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
                                  const char **reason);

@@ -26,28 +26,10 @@ trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char 
     return st;
 }
 
-int trv_sup_minor(const json_t *amount, const char *currency, apr_int64_t *minor)
-{
-    int exp = currency ? trv_currency_exponent(currency) : -1;
-    trv_money m;
-    if (exp < 0) {
-        return -1;
-    }
-    if (json_is_string(amount)) {
-        return trv_money_parse_decimal(json_string_value(amount), exp, minor) == APR_SUCCESS
-                   ? 0 : -1;
-    }
-    if (json_is_number(amount) && trv_money_from_json_number(amount, currency, &m) == APR_SUCCESS) {
-        *minor = m.minor;
-        return 0;
-    }
-    return -1;
-}
-
 json_t *trv_sup_money(const json_t *amount, const char *currency)
 {
     trv_money m;
-    if (trv_sup_minor(amount, currency, &m.minor) != 0
+    if (trv_money_minor_of(amount, currency, &m.minor) != 0
         || trv_money_make(&m, m.minor, currency) != APR_SUCCESS) {
         return NULL;
     }

@@ -423,7 +423,7 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     o = json_object_get(res.body, "data");
     cur = trv_json_str(o, "total_currency");
     if (!json_is_object(o) || !cur
-        || trv_sup_minor(json_object_get(o, "total_amount"), cur, &minor) != 0) {
+        || trv_money_minor_of(json_object_get(o, "total_amount"), cur, &minor) != 0) {
         return bad(ctx, err, "a priced offer");
     }
     js = journeys(ctx, o, 1);
@@ -642,8 +642,8 @@ static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char
     }
     *cancellation = json_object_get(res.body, "data");
     if (!trv_json_str(*cancellation, "id")
-        || trv_sup_minor(json_object_get(*cancellation, "refund_amount"),
-                         trv_json_str(*cancellation, "refund_currency"), &minor) != 0) {
+        || trv_money_minor_of(json_object_get(*cancellation, "refund_amount"),
+                              trv_json_str(*cancellation, "refund_currency"), &minor) != 0) {
         return bad(ctx, err, "a readable order cancellation");
     }
     return TRV_UP_OK;

@@ -411,7 +411,7 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     hold = json_object_get(co, "hold");
     cur = trv_json_str(price, "currency");
     if (!trv_json_str(co, "checkout_id") || !json_is_object(fare) || !cur
-        || trv_sup_minor(json_object_get(price, "total"), cur, &minor) != 0) {
+        || trv_money_minor_of(json_object_get(price, "total"), cur, &minor) != 0) {
         return bad(ctx, err, "a readable checkout");
     }
     js = journeys(ctx, fare, json_object_get(json_object_get(co, "dictionaries"), "carriers"),
@@ -597,8 +597,8 @@ static trv_up_status b_cancellation_quote(trv_flight_ctx *ctx, const char *order
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (trv_sup_minor(json_object_get(res.body, "refund_total"),
-                      trv_json_str(res.body, "currency"), &minor) != 0) {
+    if (trv_money_minor_of(json_object_get(res.body, "refund_total"),
+                           trv_json_str(res.body, "currency"), &minor) != 0) {
         return bad(ctx, err, "a readable refund quote");
     }
     *quote = trv_json_bind(ctx->pool, terms(res.body, "refundable_amount"));

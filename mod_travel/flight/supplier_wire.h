@@ -17,8 +17,6 @@ trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char 
 /* Money {amount, currency} (a new reference) from a decimal string or
  * number in currency; NULL when either is unusable. */
 json_t *trv_sup_money(const json_t *amount, const char *currency);
-/* The minor units of a decimal string or number; 0 on success. */
-int trv_sup_minor(const json_t *amount, const char *currency, apr_int64_t *minor);
 /* The decimal string of Money ({amount, currency}) for a supplier, or NULL. */
 const char *trv_sup_decimal(apr_pool_t *p, const json_t *money, const char **currency);
 

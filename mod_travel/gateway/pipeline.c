@@ -134,7 +134,7 @@ void trv_gateway_error(trv_req *req, trv_resp *resp, int status)
     case 415: msg = "The request body must be application/json"; break;
     case 417: msg = "The Expect header names an expectation this server cannot meet"; break;
     case 431: msg = "The request headers are too large"; break;
-    case 501: msg = "This method is not implemented"; break;
+    case 501: msg = "This server does not support the request method"; break;
     case 503: msg = "The service is temporarily unavailable; retry shortly"; break;
     default: msg = status >= 500 ? "An internal error occurred" : "The request failed";
     }

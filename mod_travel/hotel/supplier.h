@@ -10,6 +10,7 @@
 #ifndef TRV_HOTEL_SUPPLIER_H
 #define TRV_HOTEL_SUPPLIER_H
 
+#include "core/money.h"
 #include "core/registry.h"
 #include "core/upstream.h"
 
@@ -121,8 +122,6 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
                              trv_up_result *res, trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
-/* Minor units of a decimal string (or JSON number) in currency; 0 on success. */
-int trv_hotel_minor(const json_t *amount, const char *currency, apr_int64_t *minor);
 /* Lower-case hex of the SHA-256 (bits 256) or SHA-512 (bits 512) of s. */
 const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits);
 /* A query-string value, percent-encoded. */

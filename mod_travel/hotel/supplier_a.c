@@ -85,7 +85,7 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             continue;
         }
         if (!trv_json_str(rate, "currency") || strcmp(trv_json_str(rate, "currency"), stay->currency)
-            || trv_hotel_minor(json_object_get(rate, "amount"), stay->currency, &f->total_minor)) {
+            || trv_money_minor_of(json_object_get(rate, "amount"), stay->currency, &f->total_minor)) {
             return trv_hotel_bad(ctx, err, "a price in the requested currency");
         }
         f->priced = 1;
@@ -175,7 +175,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     trv_json_bind(ctx->pool, policy);
     if (!out->ref || strcmp(trv_json_str(total, "currency") ? trv_json_str(total, "currency") : "",
                             cur)
-        || trv_hotel_minor(json_object_get(total, "amount"), cur, &out->total_minor)
+        || trv_money_minor_of(json_object_get(total, "amount"), cur, &out->total_minor)
         || !json_is_array(rates) || (int)json_array_size(rates) != stay->n_rooms) {
         return -1;
     }
@@ -185,7 +185,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         const json_t *info, *promo;
         apr_int64_t room_total;
         json_t *ages = json_array();
-        if (trv_hotel_minor(json_object_get(rt, "amount"), cur, &room_total)) {
+        if (trv_money_minor_of(json_object_get(rt, "amount"), cur, &room_total)) {
             json_decref(ages);
             return -1;
         }
@@ -204,7 +204,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                                            "cancelPolicyInfos"), k, info) {
             const char *at = trv_json_str(info, "cancelTime");
             apr_int64_t m, *sum;
-            if (!at || trv_hotel_minor(json_object_get(info, "amount"), cur, &m)) {
+            if (!at || trv_money_minor_of(json_object_get(info, "amount"), cur, &m)) {
                 return -1;
             }
             if (!(sum = apr_hash_get(merged, at, APR_HASH_KEY_STRING))) {
@@ -216,7 +216,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         json_array_foreach(json_object_get(rate, "promotions"), k, promo) {
             apr_int64_t m;
             if (trv_json_str(promo, "name")
-                && !trv_hotel_minor(json_object_get(promo, "amount"), cur, &m)) {
+                && !trv_money_minor_of(json_object_get(promo, "amount"), cur, &m)) {
                 trv_hotel_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
                                     (int)i);
             }

@@ -192,7 +192,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
             }
         }
         if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
-            || trv_hotel_minor(json_object_get(h, "minRate"), cur, &f->total_minor)) {
+            || trv_money_minor_of(json_object_get(h, "minRate"), cur, &f->total_minor)) {
             return trv_hotel_bad(ctx, err, "a hotel's name, country or price");
         }
         f->priced = 1;
@@ -221,7 +221,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     trv_json_bind(ctx->pool, rooms);
     trv_json_bind(ctx->pool, promos);
     trv_json_bind(ctx->pool, policy);
-    if (!out->ref || trv_hotel_minor(json_object_get(rate, "net"), cur, &out->total_minor)) {
+    if (!out->ref || trv_money_minor_of(json_object_get(rate, "net"), cur, &out->total_minor)) {
         return -1;
     }
     /* roomRates: the rate room by room, in request order (the API's
@@ -236,7 +236,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[all]));
         }
         if (rr) {
-            if (trv_hotel_minor(json_object_get(rr, "net"), cur, &m)) {
+            if (trv_money_minor_of(json_object_get(rr, "net"), cur, &m)) {
                 json_decref(ages);
                 return -1;
             }
@@ -244,7 +244,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             total = trv_hotel_money(m, cur);
             json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
                 if (!json_is_true(json_object_get(e, "included"))
-                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
                     sum += m;
                     has_due = 1;
                 }
@@ -255,7 +255,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             }
             json_array_foreach(json_object_get(rr, "offers"), k, e) {
                 if (trv_json_str(e, "name")
-                    && !trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
                     trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur, i);
                 }
             }
@@ -277,7 +277,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         json_array_foreach(json_object_get(rate, "offers"), k, e) {
             apr_int64_t m;
             if (!trv_json_str(e, "name")
-                || trv_hotel_minor(json_object_get(e, "amount"), cur, &m)) {
+                || trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
                 continue;
             }
             for (i = 0; i < stay->n_rooms; i++) {

@@ -61,7 +61,7 @@ static int rate_total(apr_pool_t *p, const json_t *rate, const trv_hotel_stay *s
             "request_currency");
         apr_int64_t m;
         if (!trv_json_str(inc, "currency") || strcmp(trv_json_str(inc, "currency"), stay->currency)
-            || trv_hotel_minor(json_object_get(inc, "value"), stay->currency, &m)) {
+            || trv_money_minor_of(json_object_get(inc, "value"), stay->currency, &m)) {
             return -1;
         }
         *total += m;
@@ -219,8 +219,8 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         json_t *ages = json_array();
         apr_int64_t total, due;
         int k2;
-        if (trv_hotel_minor(json_object_get(request_currency(pr, "inclusive"), "value"), cur,
-                            &total)) {
+        if (trv_money_minor_of(json_object_get(request_currency(pr, "inclusive"), "value"),
+                               cur, &total)) {
             json_decref(ages);
             return -1;
         }
@@ -232,12 +232,12 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             "name", trv_json_str(room, "room_name"), "board", trv_hotel_board(ctx->pool, board),
             "board_name", "adults", stay->rooms[i].adults, "children", ages,
             "total", trv_hotel_money(total, cur),
-            "due_at_property", fees && !trv_hotel_minor(json_object_get(fees, "value"), cur, &due)
+            "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"), cur, &due)
                                    ? trv_hotel_money(due, cur) : json_null()));
         json_array_foreach(json_object_get(pr, "stay"), k, e) {
             apr_int64_t m;
             if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
-                && !trv_hotel_minor(json_object_get(e, "value"), cur, &m)) {
+                && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)) {
                 trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion", m < 0 ? -m : m,
                                     cur, i);
             }

@@ -43,24 +43,6 @@ trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *
     return TRV_UP_BAD_RESPONSE;
 }
 
-int trv_hotel_minor(const json_t *amount, const char *currency, apr_int64_t *minor)
-{
-    int exp = currency ? trv_currency_exponent(currency) : -1;
-    trv_money m;
-    if (exp < 0) {
-        return -1;
-    }
-    if (json_is_string(amount)) {
-        return trv_money_parse_decimal(json_string_value(amount), exp, minor) == APR_SUCCESS
-                   ? 0 : -1;
-    }
-    if (json_is_number(amount) && trv_money_from_json_number(amount, currency, &m) == APR_SUCCESS) {
-        *minor = m.minor;
-        return 0;
-    }
-    return -1;
-}
-
 const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -133,7 +115,7 @@ int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
     apr_time_t t;
     apr_int64_t minor;
     if (!from || trv_time_parse(from, &t) != APR_SUCCESS
-        || trv_hotel_minor(amount, currency, &minor) != 0) {
+        || trv_money_minor_of(amount, currency, &minor) != 0) {
         return -1;
     }
     json_array_append_new(json_object_get(policy, "penalties"),
