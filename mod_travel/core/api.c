@@ -1,6 +1,6 @@
 #include "api.h"
-#include "decode.h"
 #include "json.h"
+#include "utf8.h"
 
 #include <apr_strings.h>
 #include <stdarg.h>

@@ -8,15 +8,10 @@
 #define TRV_DECODE_H
 
 #include "errors.h"
+#include "utf8.h"
 
 #include <apr_tables.h>
 
-/* 1 when s[0..len) is well-formed UTF-8: no overlong forms, no surrogates,
- * nothing above U+10FFFF. */
-int trv_utf8_valid(const char *s, size_t len);
-/* s with every byte that is not part of well-formed UTF-8 replaced by
- * U+FFFD (s itself when it is clean): for text that must go into JSON. */
-const char *trv_utf8_clean(apr_pool_t *p, const char *s);
 
 /* Decodes args (the raw query string, may be NULL) into t: pairs separated
  * by '&', name and value split at the first '=', '+' is a space, %XX a

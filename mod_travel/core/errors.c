@@ -1,5 +1,5 @@
 #include "errors.h"
-#include "decode.h"
+#include "utf8.h"
 #include "json.h"
 
 #include <apr_strings.h>
