@@ -131,3 +131,19 @@ char *trv_resp_body(apr_pool_t *p, const trv_resp *resp)
     json_decref(doc);
     return body;
 }
+
+void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno,
+                       const char *area, const char *who, const char *message)
+{
+    trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id, "TRV%d: %s%s: %s: %s", logno,
+                area, who, trv_up_status_name(st), message ? message : "");
+    if (st == TRV_UP_TIMEOUT) {
+        trv_fail(req, resp, 504, "supplier_timeout", "%s did not answer in time; retry later",
+                 who);
+    }
+    else {
+        trv_fail(req, resp, 502, "supplier_error", "%s could not be used: %s", who,
+                 st == TRV_UP_UNAVAILABLE ? "it is unavailable; retry later"
+                                          : "it gave an answer the service cannot use");
+    }
+}

@@ -5,6 +5,7 @@
 
 #include "env.h"
 #include "errors.h"
+#include "upstream.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
@@ -71,6 +72,10 @@ void trv_fail(trv_req *req, trv_resp *resp, int status, const char *code,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* 422 validation_failed with the collected details. */
 void trv_fail_invalid(trv_req *req, trv_resp *resp, const trv_errs *errs);
+/* A supplier or provider call failed: 504 supplier_timeout for a timeout,
+ * else 502 supplier_error; logged as TRV<logno> "<area><who>: ...". */
+void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno,
+                       const char *area, const char *who, const char *message);
 /* A database step failed: 503 when the database is unreachable, else 500;
  * logs the cause with the request id. */
 void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,

@@ -25,18 +25,7 @@ void trv_fapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
 void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                             const char *who, const char *message)
 {
-    trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                TRVLOGNO(1050) "%s: %s: %s", who, trv_up_status_name(st),
-                message ? message : "");
-    if (st == TRV_UP_TIMEOUT) {
-        trv_fail(req, resp, 504, "supplier_timeout", "%s did not answer in time; retry later",
-                 who);
-    }
-    else {
-        trv_fail(req, resp, 502, "supplier_error", "%s could not be used: %s", who,
-                 st == TRV_UP_UNAVAILABLE ? "it is unavailable; retry later"
-                                          : "it gave an answer the service cannot use");
-    }
+    trv_fail_upstream(req, resp, st, 1050, "", who, message);
 }
 
 void trv_fapi_booking(trv_req *req, trv_resp *resp, int status, const trv_fbooking *b,

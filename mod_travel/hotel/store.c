@@ -158,16 +158,5 @@ int trv_hotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
 void trv_hotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                              const char *who, const char *message)
 {
-    trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                TRVLOGNO(1414) "hotel %s: %s: %s", who, trv_up_status_name(st),
-                message ? message : "");
-    if (st == TRV_UP_TIMEOUT) {
-        trv_fail(req, resp, 504, "supplier_timeout", "%s did not answer in time; retry later",
-                 who);
-    }
-    else {
-        trv_fail(req, resp, 502, "supplier_error", "%s could not be used: %s", who,
-                 st == TRV_UP_UNAVAILABLE ? "it is unavailable; retry later"
-                                          : "it gave an answer the service cannot use");
-    }
+    trv_fail_upstream(req, resp, st, 1414, "hotel ", who, message);
 }
