@@ -22,18 +22,38 @@ typedef struct slot {
     apr_time_t expires_at; /* 0: never */
 } slot;
 
-static slot table[SLOTS];
-static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
-static int enabled;
-static apr_uint64_t generation;
-/* The listener's socket while it listens, else -1. */
-static volatile apr_uint32_t listen_fd = (apr_uint32_t)-1;
+/* One per database (per distinct DBDParams in the configuration): a key of
+ * one tenant's database is never found in another's cache. */
+struct trv_key_cache {
+    slot table[SLOTS];
+    pthread_rwlock_t lock;
+    int enabled;
+    apr_uint64_t generation;
+    /* The listener's socket while it listens, else -1. */
+    volatile apr_uint32_t listen_fd;
+};
+
+static apr_status_t cache_cleanup(void *data)
+{
+    trv_key_cache *kc = data;
+    pthread_rwlock_destroy(&kc->lock);
+    return APR_SUCCESS;
+}
+
+trv_key_cache *trv_key_cache_create(apr_pool_t *p)
+{
+    trv_key_cache *kc = apr_pcalloc(p, sizeof(*kc));
+    pthread_rwlock_init(&kc->lock, NULL);
+    kc->listen_fd = (apr_uint32_t)-1;
+    apr_pool_cleanup_register(p, kc, cache_cleanup, apr_pool_cleanup_null);
+    return kc;
+}
 
 /* Data waiting on the listener's socket may be a change not flushed yet:
  * a hit is then not trusted (one poll, no read: the listener consumes). */
-static int change_pending(void)
+static int change_pending(trv_key_cache *kc)
 {
-    struct pollfd fd = {(int)apr_atomic_read32(&listen_fd), POLLIN, 0};
+    struct pollfd fd = {(int)apr_atomic_read32(&kc->listen_fd), POLLIN, 0};
     return fd.fd < 0 || poll(&fd, 1, 0) != 0;
 }
 
@@ -53,18 +73,22 @@ static int is_hash(const char *hash)
     return hash && strlen(hash) == 64 && strspn(hash, "0123456789abcdef") == 64;
 }
 
-int trv_key_cache_get(apr_pool_t *p, const char *hash, trv_principal *who,
-                      trv_key_stamp *stamp)
+int trv_key_cache_get(trv_key_cache *kc, apr_pool_t *p, const char *hash,
+                      trv_principal *who, trv_key_stamp *stamp)
 {
     int found = 0;
-    pthread_rwlock_rdlock(&lock);
-    *stamp = generation;
-    if (enabled && is_hash(hash)) {
-        const slot *s = &table[slot_of(hash)];
+    *stamp = 0;
+    if (!kc) {
+        return 0;
+    }
+    pthread_rwlock_rdlock(&kc->lock);
+    *stamp = kc->generation;
+    if (kc->enabled && is_hash(hash)) {
+        const slot *s = &kc->table[slot_of(hash)];
         /* Constant time over the whole hash, as the database path does. */
         /* An expiry is no change to the row (nothing notifies it): a key
          * past it is a miss, and the database then refuses it. */
-        if (s->used && CRYPTO_memcmp(s->hash, hash, 64) == 0 && !change_pending()
+        if (s->used && CRYPTO_memcmp(s->hash, hash, 64) == 0 && !change_pending(kc)
             && (!s->expires_at || apr_time_now() < s->expires_at)) {
             who->key_id = apr_pstrdup(p, s->key_id);
             who->org_id = apr_pstrdup(p, s->org_id);
@@ -74,7 +98,7 @@ int trv_key_cache_get(apr_pool_t *p, const char *hash, trv_principal *who,
             found = 1;
         }
     }
-    pthread_rwlock_unlock(&lock);
+    pthread_rwlock_unlock(&kc->lock);
     return found;
 }
 
@@ -83,17 +107,18 @@ static int fits(const char *v, size_t n)
     return v && strlen(v) < n;
 }
 
-void trv_key_cache_put(const char *hash, const trv_principal *who, trv_key_stamp stamp)
+void trv_key_cache_put(trv_key_cache *kc, const char *hash, const trv_principal *who,
+                       trv_key_stamp stamp)
 {
     slot *s;
-    if (!is_hash(hash) || !fits(who->key_id, FIELD) || !fits(who->org_id, FIELD)
+    if (!kc || !is_hash(hash) || !fits(who->key_id, FIELD) || !fits(who->org_id, FIELD)
         || !fits(who->user_id, FIELD) || !fits(who->mode, 8)) {
         return;
     }
-    pthread_rwlock_wrlock(&lock);
+    pthread_rwlock_wrlock(&kc->lock);
     /* A change that arrived after the lookup began may be this key's. */
-    if (enabled && generation == stamp) {
-        s = &table[slot_of(hash)];
+    if (kc->enabled && kc->generation == stamp) {
+        s = &kc->table[slot_of(hash)];
         memcpy(s->hash, hash, 65);
         strcpy(s->key_id, who->key_id);
         strcpy(s->org_id, who->org_id);
@@ -102,37 +127,38 @@ void trv_key_cache_put(const char *hash, const trv_principal *who, trv_key_stamp
         s->expires_at = who->expires_at;
         s->used = 1;
     }
-    pthread_rwlock_unlock(&lock);
+    pthread_rwlock_unlock(&kc->lock);
 }
 
-static void flush_locked(void)
+static void flush_locked(trv_key_cache *kc)
 {
     int i;
-    generation++;
+    kc->generation++;
     for (i = 0; i < SLOTS; i++) {
-        table[i].used = 0;
+        kc->table[i].used = 0;
     }
 }
 
-void trv_key_cache_flush(void)
+void trv_key_cache_flush(trv_key_cache *kc)
 {
-    pthread_rwlock_wrlock(&lock);
-    flush_locked();
-    pthread_rwlock_unlock(&lock);
+    pthread_rwlock_wrlock(&kc->lock);
+    flush_locked(kc);
+    pthread_rwlock_unlock(&kc->lock);
 }
 
-void trv_key_cache_enable(int on)
+void trv_key_cache_enable(trv_key_cache *kc, int on)
 {
-    pthread_rwlock_wrlock(&lock);
-    enabled = on;
-    flush_locked();
-    pthread_rwlock_unlock(&lock);
+    pthread_rwlock_wrlock(&kc->lock);
+    kc->enabled = on;
+    flush_locked(kc);
+    pthread_rwlock_unlock(&kc->lock);
 }
 
 /* ---- the listener ---- */
 
 struct trv_key_listener {
     trv_env *env;
+    trv_key_cache *kc;
     apr_thread_t *thread;
     apr_pool_t *pool;
     volatile apr_uint32_t stop;
@@ -173,8 +199,8 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
     if (pg && PQstatus(pg) == CONNECTION_OK && command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)
         && command_ok(pg, "LISTEN " TRV_JOBS_CHANNEL)) {
         listening = 1;
-        apr_atomic_set32(&listen_fd, (apr_uint32_t)PQsocket(pg));
-        trv_key_cache_enable(1);
+        apr_atomic_set32(&l->kc->listen_fd, (apr_uint32_t)PQsocket(pg));
+        trv_key_cache_enable(l->kc, 1);
         while (!STOPPED(l)) {
             struct pollfd fd = {PQsocket(pg), POLLIN, 0};
             PGnotify *n;
@@ -195,7 +221,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
                 PQfreemem(n);
             }
             if (got) {
-                trv_key_cache_flush();
+                trv_key_cache_flush(l->kc);
             }
             if (jobs) {
                 trv_env_wake(l->env);
@@ -204,8 +230,8 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
                 break;
             }
         }
-        apr_atomic_set32(&listen_fd, (apr_uint32_t)-1);
-        trv_key_cache_enable(0);
+        apr_atomic_set32(&l->kc->listen_fd, (apr_uint32_t)-1);
+        trv_key_cache_enable(l->kc, 0);
         if (PQstatus(pg) == CONNECTION_OK) {
             /* The connection goes back to the pool: it must not keep
              * collecting notifications for nobody. */
@@ -264,7 +290,8 @@ static apr_status_t stop_cleanup(void *data)
     return APR_SUCCESS;
 }
 
-trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env)
+trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env,
+                                         trv_key_cache *kc)
 {
     apr_allocator_t *allocator;
     apr_pool_t *pool;
@@ -280,6 +307,7 @@ trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env)
     apr_allocator_mutex_set(allocator, mu);
     l = apr_pcalloc(pool, sizeof(*l));
     l->env = env;
+    l->kc = kc;
     l->pool = pool;
     /* Before mod_dbd's pool goes: the thread holds one of its connections. */
     apr_pool_pre_cleanup_register(pchild, l, stop_cleanup);

@@ -23,6 +23,7 @@ typedef struct trv_idempotency {
     void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
+struct trv_key_cache; /* account/key_cache.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -46,6 +47,10 @@ typedef struct trv_env {
     int (*workers_alive)(void *baton, apr_interval_time_t within);
     /* Figures shared by the children of this httpd; NULL: not kept. */
     struct trv_metrics *metrics;
+    /* The authenticated API keys of this env's database (account/
+     * key_cache.h), shared by the virtual hosts on that database; NULL:
+     * every request asks the database. */
+    struct trv_key_cache *key_cache;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

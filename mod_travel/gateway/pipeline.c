@@ -84,10 +84,10 @@ static int authenticate(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 401, "unauthorized", "The API key is invalid or revoked");
         return 0;
     }
-    /* A key this child has seen since the last change to any key: no query
-     * (key_cache.h says why that is safe). */
+    /* A key this child has seen on this database since the last change to
+     * any key there: no query (key_cache.h says why that is safe). */
     hash = trv_sha256_hex(req->pool, key, strlen(key));
-    if (trv_key_cache_get(req->pool, hash, &who, &stamp)) {
+    if (trv_key_cache_get(req->env->key_cache, req->pool, hash, &who, &stamp)) {
         goto known;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
@@ -105,7 +105,7 @@ static int authenticate(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 401, "unauthorized", "The API key is invalid or revoked");
         return 0;
     }
-    trv_key_cache_put(hash, &who, stamp);
+    trv_key_cache_put(req->env->key_cache, hash, &who, stamp);
 known:
     req->org_id = who.org_id;
     req->user_id = who.user_id;

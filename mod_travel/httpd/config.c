@@ -62,9 +62,10 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     return n;
 }
 
-/* The background workers, their database pool and every job they run use
- * the main server's values, so a virtual host may not set its own: a
- * setting that would be honoured only half of the time is refused. */
+/* Settings of the whole process, not of a tenant: the upstream client
+ * (TravelUpstreamMaxResponse) is one per child and the rate-limit cache one
+ * per server. Everything else may differ per <VirtualHost>; virtual hosts
+ * that share a database must agree on what its jobs use (tenants.c). */
 #define GLOBAL_ONLY_CHECK(cmd) \
     do { \
         const char *ctx_err = ap_check_cmd_context((cmd), GLOBAL_ONLY); \
@@ -173,7 +174,6 @@ static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
     trv_upstream u;
     const char *err;
     const char *s;
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     memset(&u, 0, sizeof(u));
     u.name = ap_getword_conf(cmd->pool, &args);
@@ -212,7 +212,6 @@ static const char *set_payment(cmd_parms *cmd, void *d, const char *args)
     trv_srv_conf *c = conf_of(cmd);
     trv_upstream *u = apr_pcalloc(cmd->pool, sizeof(*u));
     const char *err;
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     u->name = "PAYMENT";
     u->base_url = ap_getword_conf(cmd->pool, &args);
@@ -230,7 +229,6 @@ static const char *set_workers(cmd_parms *cmd, void *d, const char *arg)
 {
     char *end;
     long n = strtol(arg, &end, 10);
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     if (*end || n < 0 || n > 64) {
         return "TravelWorkerThreads must be a number from 0 to 64";
@@ -244,7 +242,6 @@ static const char *set_retry(cmd_parms *cmd, void *d, const char *args)
     trv_srv_conf *c = conf_of(cmd);
     apr_array_header_t *a = apr_array_make(cmd->pool, 8, sizeof(apr_interval_time_t));
     const char *word;
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     while (*(word = ap_getword_conf(cmd->temp_pool, &args))) {
         apr_interval_time_t t;
@@ -293,7 +290,6 @@ static const char *set_allow(cmd_parms *cmd, void *d, const char *arg)
     trv_srv_conf *c = conf_of(cmd);
     trv_cidr net;
     const char *err = trv_parse_cidr(cmd->pool, arg, &net);
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     if (err) {
         return apr_psprintf(cmd->pool, "TravelWebhookAllowNetwork: '%s' %s", arg, err);
@@ -320,14 +316,12 @@ static const char *set_duration(cmd_parms *cmd, const char *arg,
 
 static const char *set_lease(cmd_parms *cmd, void *d, const char *arg)
 {
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_lease);
 }
 
 static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
 {
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_poll);
 }
@@ -370,7 +364,6 @@ static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 static const char *set_secret_file(cmd_parms *cmd, void *d, const char *arg)
 {
     trv_config *cfg = &conf_of(cmd)->cfg;
-    GLOBAL_ONLY_CHECK(cmd);
     (void)d;
     cfg->secret_key_file = ap_server_root_relative(cmd->pool, arg);
     if (!cfg->secret_key_file) {

@@ -18,7 +18,8 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
                                     const trv_router *routes)
 {
     static const char key[] = "travel-metrics-shm";
-    trv_srv_conf *c = ap_get_module_config(s->module_config, &travel_module);
+    trv_srv_conf *c;
+    server_rec *sv;
     apr_array_header_t *names = apr_array_make(pconf, 8, sizeof(const char *));
     apr_shm_t *shm;
     void *data = NULL;
@@ -38,12 +39,22 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
         memset(apr_shm_baseaddr_get(shm), 0, trv_metrics_size());
         apr_pool_userdata_set(shm, key, apr_pool_cleanup_null, s->process->pool);
     }
-    for (i = 0; c->cfg.upstreams && i < c->cfg.upstreams->nelts; i++) {
-        *(const char **)apr_array_push(names) =
-            APR_ARRAY_IDX(c->cfg.upstreams, i, trv_upstream).name;
-    }
-    if (c->cfg.payment) {
-        *(const char **)apr_array_push(names) = c->cfg.payment->name;
+    /* Every server's suppliers (virtual hosts may name their own), each
+     * name once: the figures are per upstream name for the whole httpd. */
+    for (sv = s; sv; sv = sv->next) {
+        c = ap_get_module_config(sv->module_config, &travel_module);
+        for (i = 0; c->cfg.upstreams && i <= c->cfg.upstreams->nelts; i++) {
+            const char *name = i < c->cfg.upstreams->nelts
+                                   ? APR_ARRAY_IDX(c->cfg.upstreams, i, trv_upstream).name
+                                   : c->cfg.payment ? c->cfg.payment->name : NULL;
+            int j, seen = 0;
+            for (j = 0; name && j < names->nelts; j++) {
+                seen |= strcmp(APR_ARRAY_IDX(names, j, const char *), name) == 0;
+            }
+            if (name && !seen) {
+                *(const char **)apr_array_push(names) = name;
+            }
+        }
     }
     *(const char **)apr_array_push(names) = NULL;
     metrics = trv_metrics_attach(pconf, apr_shm_baseaddr_get(shm), routes,

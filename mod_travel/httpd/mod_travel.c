@@ -12,7 +12,7 @@
 #include <apr_strings.h>
 
 static trv_gateway *gateway;      /* routes; built in post_config */
-static trv_workers *workers;      /* this child's background threads */
+static apr_array_header_t *worker_sets; /* trv_workers *: one per database */
 static apr_uint32_t stopping;     /* this child is stopping */
 static trv_http *http_client;     /* this child's upstream client */
 static trv_http *webhook_client;  /* this child's webhook sender client */
@@ -28,6 +28,30 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)plog;
     (void)ptemp;
     trv_rate_pre_config(pconf);
+    return OK;
+}
+
+/* Also run by configtest (-t), which stops before post_config: a virtual
+ * host that shares a database but not its jobs' settings is refused
+ * there. */
+static int check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                        server_rec *s)
+{
+    const char *err;
+    server_rec *sv;
+    (void)plog;
+    for (sv = s; sv; sv = sv->next) {
+        trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        if ((err = trv_finish_srv_conf(pconf, sv, c))) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, TRVLOGNO(502) "%s [request_id -]",
+                         err);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+    }
+    if ((err = trv_tenants_group(pconf, ptemp, s))) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(1650) "%s [request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     return OK;
 }
 
@@ -109,27 +133,49 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->metrics = metrics;
         c->env = env;
     }
-    if (main_conf->cfg.worker_threads > 0) {
-        workers = trv_workers_start(pchild, s, main_conf->env, trv_gateway_job_kinds(gateway),
-                                    main_conf->cfg.worker_threads);
-        for (sv = s->next; sv; sv = sv->next) {
-            trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
-            c->env->wake = main_conf->env->wake;
-            c->env->wake_baton = main_conf->env->wake_baton;
-            c->env->workers_alive = main_conf->env->workers_alive;
+    /* One worker set, key cache and listener per database (each server's
+     * db_leader, tenants.c), not per virtual host. */
+    worker_sets = apr_array_make(pchild, 2, sizeof(trv_workers *));
+    for (sv = s; sv; sv = sv->next) {
+        trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        if (c->db_leader && c->db_leader != sv) {
+            continue;
         }
+        c->env->key_cache = trv_key_cache_create(pchild);
+        if (c->cfg.worker_threads > 0) {
+            APR_ARRAY_PUSH(worker_sets, trv_workers *) =
+                trv_workers_start(pchild, sv, c->env, trv_gateway_job_kinds(gateway),
+                                  c->cfg.worker_threads);
+        }
+        /* Keys are cached in this child only while it hears about key
+         * changes; the same listener wakes the workers (set up above) on
+         * new jobs. */
+        trv_key_listener_start(pchild, c->env, c->env->key_cache);
     }
-    /* Keys are cached in this child only while it hears about key changes;
-     * the same listener wakes the workers (set up above) on new jobs. */
-    trv_key_listener_start(pchild, main_conf->env);
+    for (sv = s; sv; sv = sv->next) {
+        trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        trv_env *lead;
+        if (!c->db_leader || c->db_leader == sv) {
+            continue;
+        }
+        lead = ((trv_srv_conf *)ap_get_module_config(c->db_leader->module_config,
+                                                     &travel_module))->env;
+        c->env->key_cache = lead->key_cache;
+        c->env->wake = lead->wake;
+        c->env->wake_baton = lead->wake_baton;
+        c->env->workers_alive = lead->workers_alive;
+    }
 }
 
 static void child_stopping(apr_pool_t *pchild, int graceful)
 {
+    int i;
     (void)pchild;
     (void)graceful;
     apr_atomic_set32(&stopping, 1);
-    trv_workers_stop(workers);
+    for (i = 0; worker_sets && i < worker_sets->nelts; i++) {
+        trv_workers_stop(APR_ARRAY_IDX(worker_sets, i, trv_workers *));
+    }
 }
 
 static int handler(request_rec *r)
@@ -228,6 +274,7 @@ static void register_hooks(apr_pool_t *p)
     (void)p;
     trv_httpd_glue_init(&travel_module);
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_check_config(check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_stopping(child_stopping, NULL, NULL, APR_HOOK_MIDDLE);

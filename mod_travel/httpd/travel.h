@@ -17,6 +17,9 @@ typedef struct trv_srv_conf {
     trv_rate_conf rate;      /* rate limits (httpd/ratelimit.h) */
     int hotel_upstreams_set;
     trv_env *env;            /* per child, made in child_init */
+    /* The first server on the same database (tenants.c): its env runs the
+     * background work of every server that names this database. */
+    server_rec *db_leader;
 } trv_srv_conf;
 
 extern const command_rec trv_directives[];
@@ -24,6 +27,14 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s);
 void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv);
 /* Fills defaults and reads the secret key file; NULL or the error. */
 const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c);
+
+/* tenants.c: sets each server's db_leader, grouping the servers by the
+ * database they name (mod_dbd's DBDriver and DBDParams), and refuses
+ * servers that share a database but not the settings its jobs run with.
+ * NULL or the reason (for configtest). */
+const char *trv_tenants_group(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s);
+/* "the main server" or "<VirtualHost> name (file line n)". */
+const char *trv_server_label(apr_pool_t *p, const server_rec *sv);
 
 /* Starts the configured number of worker threads in this child; they stop
  * when *stopping becomes non-zero and are joined before pchild goes away. */
