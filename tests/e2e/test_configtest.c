@@ -76,12 +76,55 @@ static void wrong_directives_are_refused(void **state)
     expect_refused("TravelJobLease 0", "TravelJobLease must be positive");
     expect_refused("TravelSecretKeyFile /nonexistent/key", "cannot be read");
     expect_refused("TravelNoSuchDirective on", "Invalid command 'TravelNoSuchDirective'");
-    /* Values the background jobs use cannot differ per virtual host. */
+    /* The upstream client is one per child: not per virtual host. */
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelUpstreamMaxResponse 1M\n</VirtualHost>",
+                   "TravelUpstreamMaxResponse cannot occur within <VirtualHost> section");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelRateLimitCache shmcb\n</VirtualHost>",
+                   "TravelRateLimitCache cannot occur within <VirtualHost> section");
+}
+
+/* A virtual host is a tenant when it names a database of its own: it may
+ * then set its own suppliers, payment provider, secret key, retry schedule
+ * and workers. One that shares the main server's database but not the
+ * settings the database's jobs run with is incomplete: refused (TRV1650),
+ * naming the host and the directive. */
+static void virtual_host_tenants(void **state)
+{
+    char out[8192], extra[4096];
+    const char *conninfo = e2e_conninfo();
+    (void)state;
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWorkerThreads 3\n</VirtualHost>",
-                   "TravelWorkerThreads cannot occur within <VirtualHost> section");
+                   "TRV1650");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nServerName t1.localhost\n"
+                   "TravelWorkerThreads 3\n</VirtualHost>",
+                   "<VirtualHost> t1.localhost");
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWebhookAllowNetwork 10.0.0.0/8\n"
-                   "</VirtualHost>",
-                   "TravelWebhookAllowNetwork cannot occur within <VirtualHost> section");
+                   "</VirtualHost>", "their TravelWebhookAllowNetwork settings differ");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelSupplier SUPPLIER_A "
+                   "http://127.0.0.1:9/a\n</VirtualHost>",
+                   "their TravelSupplier settings differ");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWebhookRetrySchedule 1m\n"
+                   "</VirtualHost>", "their TravelWebhookRetrySchedule settings differ");
+    /* The same value as the main server is no difference. */
+    assert_int_equal(configtest("<VirtualHost 127.0.0.1:9>\nTravelWebhookAllowNetwork "
+                                "127.0.0.0/8 ::1\n</VirtualHost>", out, sizeof(out)), 0);
+    /* With a database of its own (written differently from the main
+     * server's), anything goes; two hosts on that database must agree. */
+    snprintf(extra, sizeof(extra),
+             "<VirtualHost 127.0.0.1:9>\nDBDParams \"%s dbname=tenant_x\"\n"
+             "TravelWorkerThreads 3\nTravelSupplier SUPPLIER_A http://127.0.0.1:9/a\n"
+             "TravelWebhookRetrySchedule 1m\nTravelSecretKeyFile %s/secret.key\n"
+             "TravelPaymentProvider http://127.0.0.1:9/pay\n</VirtualHost>",
+             conninfo, e2e_env("TRAVEL_TEST_DIR"));
+    if (configtest(extra, out, sizeof(out)) != 0) {
+        fail_msg("a tenant with its own database was refused: %s", out);
+    }
+    {
+        char two[8300];
+        snprintf(two, sizeof(two), "%s\n<VirtualHost 127.0.0.1:10>\nDBDParams \"%s "
+                 "dbname=tenant_x\"\n</VirtualHost>", extra, conninfo);
+        expect_refused(two, "shares its database");
+    }
 }
 
 int main(void)
@@ -89,6 +132,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_test_configuration_is_valid),
         cmocka_unit_test(wrong_directives_are_refused),
+        cmocka_unit_test(virtual_host_tenants),
     };
     return E2E_RUN("configtest", tests);
 }
