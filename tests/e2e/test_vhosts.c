@@ -129,6 +129,7 @@ static void start(void)
              "    DBDParams \"%s\"\n"
              "    TravelSecretKeyFile \"%s\"\n"
              "    <Location /v1>\n        SetHandler travel\n    </Location>\n"
+             "    <Location /metrics>\n        SetHandler travel-metrics\n    </Location>\n"
              "</VirtualHost>\n", port, port, port, b_conninfo, secret);
     pid = e2e_start_instance("vhosts", NULL, extra, url, sizeof(url));
     snprintf(url_a, sizeof(url_a), "http://tenant-a.localhost:%d", port);
@@ -325,10 +326,34 @@ static void bookings_jobs_and_webhooks_stay_in_their_tenant(void)
     json_decref(sub_b);
 }
 
-/* Each host's health reports the workers of its own database. */
+/* A gauge's value in Prometheus text, or -1. */
+static long gauge(const char *text, const char *name)
+{
+    char pat[128];
+    const char *at;
+    snprintf(pat, sizeof(pat), "\n%s ", name);
+    at = strstr(text, pat);
+    return at ? atol(at + strlen(pat)) : -1;
+}
+
+/* Each host's health reports the workers of its own database, and its
+ * metrics the queue of its own database. */
 static void each_database_has_its_workers(void)
 {
     e2e_resp *r;
+    long main_dead = e2e_sql_long("SELECT count(*) FROM jobs WHERE status = 'dead'", 0, NULL);
+    char n[32];
+    /* More dead jobs in b's database than the test database has. */
+    snprintf(n, sizeof(n), "%ld", main_dead + 2);
+    b_count("WITH j AS (INSERT INTO jobs (kind, status, last_error) "
+            "SELECT 'test.vhosts', 'dead', 'planted by test_vhosts' "
+            "FROM generate_series(1, $1::int) RETURNING 1) SELECT count(*) FROM j", n);
+    r = e2e_call(url_b, "GET", "/metrics", NULL, NULL);
+    fe_expect(r, 200, "tenant b's metrics");
+    /* At least main_dead + 2: not the test database's figure. */
+    assert_int_equal(gauge(r->body, "travel_jobs_dead"),
+                     b_count("SELECT count(*) FROM jobs WHERE status = $1", "dead"));
+    e2e_free(r);
     use(url_b);
     r = e2e_call(url_b, "GET", "/v1/health", NULL, NULL);
     fe_expect(r, 200, "tenant b's health");
