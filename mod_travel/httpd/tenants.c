@@ -51,13 +51,19 @@ static const ap_directive_t *vhost_section(const server_rec *sv)
     return NULL;
 }
 
-/* "driver\nparams" of server sv (main server: s), inherited field by field. */
+/* "driver\nparams" of server sv (main server: s), inherited field by field;
+ * a key of its own when sv's section cannot be found. */
 static const char *db_key(apr_pool_t *p, const server_rec *s, const server_rec *sv,
                           const dbd_text *main_dbd)
 {
     dbd_text t = {NULL, NULL};
     const ap_directive_t *sec;
-    if (sv != s && (sec = vhost_section(sv)) != NULL) {
+    if (sv != s) {
+        if (!(sec = vhost_section(sv))) {
+            /* Not found in the tree: its database is unknown, so it shares
+             * nothing (workers, key cache) with another server. */
+            return apr_psprintf(p, "unknown\n%pp", (const void *)sv);
+        }
         read_dbd(p, sec->first_child, &t);
     }
     if (!t.driver || !*t.driver) {
