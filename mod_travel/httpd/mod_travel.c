@@ -138,7 +138,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     worker_sets = apr_array_make(pchild, 2, sizeof(trv_workers *));
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
-        if (c->db_leader && c->db_leader != sv) {
+        if ((c->db_leader && c->db_leader != sv) || c->no_database) {
             continue;
         }
         c->env->key_cache = trv_key_cache_create(pchild);

@@ -103,6 +103,7 @@ const char *trv_tenants_group(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *
                                 "main server): add DBDriver pgsql",
                                 trv_server_label(ptemp, sv));
         }
+        c->no_database = strcmp(key, "\n") == 0;
         if (!leader) {
             apr_hash_set(leaders, key, APR_HASH_KEY_STRING, sv);
             c->db_leader = sv;

@@ -20,6 +20,9 @@ typedef struct trv_srv_conf {
     /* The first server on the same database (tenants.c): its env runs the
      * background work of every server that names this database. */
     server_rec *db_leader;
+    /* Neither it nor the main server names a database (a main server that
+     * only holds virtual hosts with their own): no workers, no listener. */
+    int no_database;
 } trv_srv_conf;
 
 extern const command_rec trv_directives[];
