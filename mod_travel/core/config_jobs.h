@@ -1,7 +1,8 @@
 /* The settings a database's background jobs run with. Jobs do not know
  * which virtual host queued them: the workers of one database run every
  * job there with one configuration, so virtual hosts that share a
- * database must agree on these (httpd/tenants.c refuses them otherwise). */
+ * database must agree on these (httpd/tenants.c refuses them otherwise).
+ * A new trv_config field that a job reads belongs in the comparison too. */
 #ifndef TRV_CONFIG_JOBS_H
 #define TRV_CONFIG_JOBS_H
 
