@@ -7,10 +7,11 @@ B := build
 CORE_SRC    := $(wildcard mod_travel/core/*.c)
 DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/hotel/*.c \
                           mod_travel/payment/*.c mod_travel/webhook/*.c mod_travel/watch/*.c \
-                          mod_travel/gateway/*.c)
+                          mod_travel/gateway/*.c mod_travel/dashboard/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
-               mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c
+               mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
+               mod_travel/httpd/dashboard.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
 # (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
