@@ -207,12 +207,18 @@ $(OPENAPI_CHECKER): tests/openapi/package.json tests/openapi/package-lock.json
 	    || echo "npm ci failed: the OpenAPI checks will be skipped"; \
 	else echo "npm not found: the OpenAPI checks will be skipped"; fi
 
+# The dashboard's browser test drives Debian's chromium with puppeteer-core
+# (tests/e2e/dashboard-browser); it fails without it, so npm ci must work.
+DASHBOARD_BROWSER := tests/e2e/dashboard-browser/node_modules/puppeteer-core/package.json
+$(DASHBOARD_BROWSER): tests/e2e/dashboard-browser/package.json tests/e2e/dashboard-browser/package-lock.json
+	@cd tests/e2e/dashboard-browser && npm ci --no-audit --no-fund --silent
+
 # Everything: unit, the OpenAPI file, then db and e2e against a throwaway
 # PostgreSQL cluster and httpd on free ports (so it passes while `make run`
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER)
 	@tests/run-unit.sh $(B)
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh
