@@ -247,7 +247,8 @@ demo_dashboard() {
     fi
     pw=$(cat "$dir/dashboard.password")
   fi
-  htpasswd -b -B "$(htpasswd_file)" admin "$pw" 2>/dev/null
+  # -i: the password on standard input, not in the process list.
+  printf '%s' "$pw" | htpasswd -i -B "$(htpasswd_file)" admin 2>/dev/null
   "$root/bin/travelctl" --db "$(conninfo)" dashboard grant --org "$(cat "$dir/demo.org")" \
     --login admin >/dev/null
   echo "$pw"
