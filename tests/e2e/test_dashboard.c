@@ -266,6 +266,110 @@ static void test_organization_scope(void **state)
     free(org);
 }
 
+static const char *sub_status(const char *sub_id)
+{
+    static char out[32];
+    const char *p[1] = {sub_id};
+    char *s = e2e_sql_text("SELECT status FROM webhook_subscriptions WHERE id = $1", 1, p);
+    snprintf(out, sizeof(out), "%s", s ? s : "");
+    free(s);
+    return out;
+}
+
+/* Pause, Resume, Rotate secret and Replay are the API's own handlers: the
+ * subscription changes as through the API, a paused subscription's
+ * delivery is not replayed (the API's 409 and its message on the page),
+ * and a rotated secret is shown once and signs what is sent next. */
+static void test_webhook_buttons(void **state)
+{
+    char login[128], form[1024], inbox[128], url[512], *org, *key, *evt, *dlv, *secret;
+    const char *sub_id;
+    json_t *sub, *d;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "hooks");
+    key = e2e_new_key(org, "hooks-api");
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    evt = wh_emit(org, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_buttons\"}}");
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, sub_id));
+    assert_non_null(strstr(r->body, dlv));
+    assert_non_null(strstr(r->body, ">Pause</button>"));
+    assert_non_null(strstr(r->body, ">Rotate secret</button>"));
+    assert_non_null(strstr(r->body, ">Replay</button>"));
+    e2e_free(r);
+
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "PAUSED");
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, ">Resume</button>"));
+    e2e_free(r);
+
+    /* Replaying while paused: refused as the API refuses it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=replay&family=flight&subscription_id=%s"
+             "&delivery_id=%s", s.csrf, sub_id, dlv);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 409);
+    assert_non_null(strstr(r->body, "paused"));
+    e2e_free(r);
+
+    snprintf(form, sizeof(form), "csrf=%s&action=resume&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "ACTIVE");
+
+    /* Rotate: the new secret once, and the previous one kept signing. */
+    snprintf(form, sizeof(form), "csrf=%s&action=rotate_secret&family=flight"
+             "&subscription_id=%s", s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 200);
+    secret = dash_secret(r->body);
+    assert_non_null(secret);
+    assert_true(strncmp(secret, "whsec_", 6) == 0);
+    assert_string_not_equal(secret, wh_str(sub, "signing_secret"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH);
+    assert_null(strstr(r->body, secret));
+    e2e_free(r);
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE "
+                                      "id = $1 AND previous_secret_expires_at > now()", 1, p),
+                         1);
+    }
+
+    /* Replay: a new send of the same event, delivered again. */
+    snprintf(form, sizeof(form), "csrf=%s&action=replay&family=flight&subscription_id=%s"
+             "&delivery_id=%s", s.csrf, sub_id, dlv);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    d = wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000);
+    assert_int_equal(json_integer_value(json_object_get(d, "replay_count")), 1);
+    json_decref(d);
+    free(secret);
+    json_decref(sub);
+    free(evt);
+    free(dlv);
+    free(key);
+    free(org);
+}
+
 static void test_everything_shown_is_escaped(void **state)
 {
     static const char hostile[] = "<script>alert(\"x\")</script>&'";
@@ -319,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_changes_need_the_form_token),
         cmocka_unit_test(test_key_shown_once_and_revoked_at_once),
         cmocka_unit_test(test_organization_scope),
+        cmocka_unit_test(test_webhook_buttons),
         cmocka_unit_test(test_everything_shown_is_escaped),
     };
     return E2E_RUN("dashboard", tests);
