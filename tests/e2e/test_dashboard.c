@@ -370,6 +370,31 @@ static void test_webhook_buttons(void **state)
     free(org);
 }
 
+/* With the database unreachable (the stack's instance nodb) the page says
+ * so with 503 and Retry-After, and shows nothing. */
+static void test_database_down_is_503(void **state)
+{
+    char login[128];
+    const char *h[2];
+    dash_session s;
+    e2e_resp *r;
+    char *retry;
+    (void)state;
+    dash_login_name(login, sizeof(login), "nodb");
+    dash_htpasswd(login, PW);
+    memset(&s, 0, sizeof(s));
+    dash_basic(&s, login, PW);
+    h[0] = s.auth;
+    h[1] = NULL;
+    r = e2e_call(e2e_env("TRAVEL_TEST_URL_NODB"), "GET", DASH_PATH, h, NULL);
+    assert_int_equal(r->status, 503);
+    retry = e2e_header(r, "Retry-After");
+    assert_non_null(retry);
+    free(retry);
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+}
+
 static void test_everything_shown_is_escaped(void **state)
 {
     static const char hostile[] = "<script>alert(\"x\")</script>&'";
@@ -425,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_organization_scope),
         cmocka_unit_test(test_webhook_buttons),
         cmocka_unit_test(test_everything_shown_is_escaped),
+        cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);
 }
