@@ -2,6 +2,7 @@
 #include "api_call.h"
 #include "bookings.h"
 #include "account/keys.h"
+#include "core/clock.h"
 #include "core/registry.h"
 
 #include <apr_strings.h>
@@ -75,13 +76,21 @@ static void keys_section(const trv_dash_ctx *x, const trv_rows *keys, trv_html *
             const char *id = trv_rows_get(keys, i, "id");
             const char *revoked = trv_rows_get(keys, i, "revoked_at");
             const char *expires = trv_rows_get(keys, i, "expires_at");
+            apr_time_t until;
+            /* An expired key is refused like a revoked one (nothing stores
+             * the moment it passes: it is read here). */
+            int expired = !revoked && expires && trv_time_parse(expires, &until) == APR_SUCCESS
+                          && until <= apr_time_now();
             trv_html_fmt(h, "<tr data-key=\"%s\" data-state=\"%s\"><td><code>%s</code></td>"
                             "<td>%s</td><td><code>%s…</code></td><td>%s</td><td>%s</td><td>",
-                         id, revoked ? "revoked" : "active", id,
+                         id, revoked ? "revoked" : expired ? "expired" : "active", id,
                          trv_rows_get(keys, i, "user_name"), trv_rows_get(keys, i, "key_prefix"),
                          trv_rows_get(keys, i, "mode"), trv_rows_get(keys, i, "created_at"));
             if (revoked) {
                 trv_html_fmt(h, "revoked %s</td><td>", revoked);
+            }
+            else if (expired) {
+                trv_html_fmt(h, "expired %s</td><td>", expires);
             }
             else {
                 trv_html_raw(h, "active");

@@ -189,6 +189,28 @@ static void test_key_shown_once_and_revoked_at_once(void **state)
             e2e_free(r);
         }
     }
+    r = dash_get(&s, DASH_PATH);
+    snprintf(form, sizeof(form), "data-key=\"%s\" data-state=\"revoked\"", key_id);
+    assert_non_null(strstr(r->body, form));
+    e2e_free(r);
+    /* A key past its expiry is listed as expired, without a Revoke. */
+    {
+        char *other = e2e_new_key(org, "expiring"), *other_id;
+        const char *p[1] = {org};
+        assert_non_null(other);
+        other_id = e2e_sql_text("UPDATE api_keys SET expires_at = now() - interval '1 minute' "
+                                "WHERE org_id = $1 AND user_id = (SELECT id FROM users WHERE "
+                                "org_id = $1 AND name = 'expiring') RETURNING id", 1, p);
+        assert_non_null(other_id);
+        r = dash_get(&s, DASH_PATH);
+        snprintf(form, sizeof(form), "data-key=\"%s\" data-state=\"expired\"", other_id);
+        assert_non_null(strstr(r->body, form));
+        snprintf(form, sizeof(form), "name=\"key_id\" value=\"%s\"", other_id);
+        assert_null(strstr(r->body, form));
+        e2e_free(r);
+        free(other);
+        free(other_id);
+    }
     free(key);
     free(org);
 }
