@@ -7,11 +7,11 @@ B := build
 CORE_SRC    := $(wildcard mod_travel/core/*.c)
 DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/hotel/*.c \
                           mod_travel/payment/*.c mod_travel/webhook/*.c mod_travel/watch/*.c \
-                          mod_travel/gateway/*.c)
+                          mod_travel/gateway/*.c mod_travel/dashboard/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
-               mod_travel/httpd/tenants.c
+               mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
 # (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
@@ -207,12 +207,22 @@ $(OPENAPI_CHECKER): tests/openapi/package.json tests/openapi/package-lock.json
 	    || echo "npm ci failed: the OpenAPI checks will be skipped"; \
 	else echo "npm not found: the OpenAPI checks will be skipped"; fi
 
+# The dashboard's browser test drives Debian's chromium with puppeteer-core
+# (tests/e2e/dashboard-browser); without the package that test fails (it is
+# skipped only when chromium is missing).
+DASHBOARD_BROWSER := tests/e2e/dashboard-browser/node_modules/puppeteer-core/package.json
+$(DASHBOARD_BROWSER): tests/e2e/dashboard-browser/package.json tests/e2e/dashboard-browser/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/e2e/dashboard-browser && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the dashboard's browser test will fail"; \
+	else echo "npm not found: the dashboard's browser test will fail"; fi
+
 # Everything: unit, the OpenAPI file, then db and e2e against a throwaway
 # PostgreSQL cluster and httpd on free ports (so it passes while `make run`
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER)
 	@tests/run-unit.sh $(B)
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh

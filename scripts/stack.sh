@@ -24,7 +24,8 @@
 # provider call, 10s), TRAVEL_RATE_LIMIT (requests per second per API key,
 # 100; 0 = off; a window may follow the count, e.g. "5 60s"),
 # TRAVEL_AUTH_FAIL_LIMIT (failed key attempts per minute per client
-# address, 30; 0 = off; a window may follow).
+# address, 30; 0 = off; a window may follow), TRAVEL_DASHBOARD_PASSWORD (the
+# dashboard login admin's password; random when unset).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -152,7 +153,7 @@ httpd_conf() {
     [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
     [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"
     [SECRET]="$dir/secret.key" [RATE_LIMIT]="${TRAVEL_RATE_LIMIT:-100}"
-    [AUTH_FAIL_LIMIT]="${TRAVEL_AUTH_FAIL_LIMIT:-30}")
+    [AUTH_FAIL_LIMIT]="${TRAVEL_AUTH_FAIL_LIMIT:-30}" [HTPASSWD]="$(htpasswd_file)")
   render_conf "$name" stack.conf.in v
 }
 
@@ -224,8 +225,37 @@ demo_key() {
   cat "$dir/demo.key"
 }
 
+# The dashboard's Basic authentication logins (htpasswd), readable by
+# httpd's children.
+htpasswd_file() {
+  local f="$dir/dashboard.htpasswd"
+  if [ ! -e "$f" ]; then
+    (umask 077; : >"$f")
+    if is_root; then chgrp www-data "$f"; chmod 640 "$f"; fi
+  fi
+  echo "$f"
+}
+
+# The demo dashboard login: admin, password TRAVEL_DASHBOARD_PASSWORD or a
+# random one kept in DIR/dashboard.password (so the banner can repeat it),
+# mapped to the demo organization.
+demo_dashboard() {
+  local pw=${TRAVEL_DASHBOARD_PASSWORD:-}
+  if [ -z "$pw" ]; then
+    if [ ! -s "$dir/dashboard.password" ]; then
+      (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$dir/dashboard.password")
+    fi
+    pw=$(cat "$dir/dashboard.password")
+  fi
+  # -i: the password on standard input, not in the process list.
+  printf '%s' "$pw" | htpasswd -i -B "$(htpasswd_file)" admin 2>/dev/null
+  "$root/bin/travelctl" --db "$(conninfo)" dashboard grant --org "$(cat "$dir/demo.org")" \
+    --login admin >/dev/null
+  echo "$pw"
+}
+
 banner() {
-  local key=$1
+  local key=$1 dashpw=$2
   cat <<MSG
 
 mod_travel is up on http://127.0.0.1:$PORT (sandbox suppliers on 127.0.0.1:$SANDBOX_PORT).
@@ -237,6 +267,8 @@ Try:
 
   curl -s -H 'x-api-key: $key' http://127.0.0.1:$PORT/v1/flight/bookings
 
+Dashboard: http://127.0.0.1:$PORT/dashboard/  login admin, password $dashpw
+
 Logs: $dir/httpd-main/error.log, $dir/httpd-main/access.log
 (sandbox: $dir/httpd-sandbox/error.log, $dir/httpd-sandbox/access.log)
 MSG
@@ -246,19 +278,21 @@ case "$cmd" in
   run)
     pg_start
     key=$(demo_key)
+    dashpw=$(demo_dashboard)
     trap 'httpd_stop sandbox; pg_stop' EXIT
     sandbox_start
     httpd_conf main
-    banner "$key"
+    banner "$key" "$dashpw"
     echo "Ctrl-C stops httpd (the API and the sandbox) and PostgreSQL."
     /usr/sbin/apache2 -f "$dir/httpd-main/httpd.conf" -DFOREGROUND || true
     ;;
   start)
     pg_start
     key=$(demo_key)
+    dashpw=$(demo_dashboard)
     sandbox_start
     httpd_start main
-    banner "$key"
+    banner "$key" "$dashpw"
     echo "\`make stop\` stops it."
     ;;
   stop)

@@ -50,6 +50,13 @@ failed=0
 
 cleanup() {
   "$stack" stop "$dir" >/dev/null 2>&1
+  # What tests keep for people to look at (the dashboard's screenshots)
+  # outlives the run's folder.
+  if [ -d "$dir/artifacts" ]; then
+    rm -rf "$B/test-artifacts"
+    cp -r "$dir/artifacts" "$B/test-artifacts"
+    echo "Test artifacts (screenshots): $B/test-artifacts"
+  fi
   if [ $failed -eq 0 ]; then
     rm -rf "$dir"
   else

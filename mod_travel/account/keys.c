@@ -35,6 +35,10 @@ static const trv_stmt org_list = {"trv_org_list",
 static const trv_stmt key_revoke = {"trv_key_revoke",
     "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, trv_now()) WHERE id = %s"};
 
+static const trv_stmt key_revoke_in_org = {"trv_key_revoke_in_org",
+    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, trv_now()) "
+    "WHERE id = %s AND org_id = %s"};
+
 static const trv_stmt key_list = {"trv_key_list",
     "SELECT k.id, u.name AS user_name, k.key_prefix, k.mode, trv_ts(k.created_at) AS created_at, "
     "trv_ts(k.revoked_at) AS revoked_at, trv_ts(k.expires_at) AS expires_at FROM api_keys k JOIN users u ON u.id = k.user_id "
@@ -171,6 +175,17 @@ apr_status_t trv_key_revoke(trv_dbc *c, apr_pool_t *p, const char *key_id)
 {
     int n = 0;
     if (trv_db_exec(c, p, &key_revoke, &n, TRV_DB_ARGS(key_id)) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return n == 1 ? APR_SUCCESS : APR_ENOENT;
+}
+
+apr_status_t trv_key_revoke_in_org(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                   const char *key_id)
+{
+    int n = 0;
+    if (trv_db_exec(c, p, &key_revoke_in_org, &n, TRV_DB_ARGS(key_id, org_id))
+            != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     return n == 1 ? APR_SUCCESS : APR_ENOENT;

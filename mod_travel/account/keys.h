@@ -40,6 +40,10 @@ apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_
                                      const char **key);
 /* APR_ENOENT when no such key. */
 apr_status_t trv_key_revoke(trv_dbc *c, apr_pool_t *p, const char *key_id);
+/* The same, for a key of org_id only (the dashboard): APR_ENOENT for a key
+ * of another organization, as for no key. */
+apr_status_t trv_key_revoke_in_org(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                   const char *key_id);
 apr_status_t trv_key_list(trv_dbc *c, apr_pool_t *p, const char *org_id,
                           trv_rows **rows);
 /* Every organization: id, name, created_at; oldest first. */

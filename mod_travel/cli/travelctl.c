@@ -1,7 +1,9 @@
 /* travelctl: the operator's command for mod_travel's database: migrations,
- * organizations, API keys, and a probe of the background workers. */
+ * organizations, API keys, dashboard logins, and a probe of the background
+ * workers. */
 #include "migrations.h"
 #include "account/keys.h"
+#include "dashboard/logins.h"
 #include "core/clock.h"
 #include "core/jobs.h"
 #include "core/json.h"
@@ -29,6 +31,10 @@ static const char usage[] =
     "  key revoke KEY_ID                    revoke a key\n"
     "  key list --org ORG_ID                one key a line: id, user, prefix, mode,\n"
     "                                       created, revoked, expires\n"
+    "  dashboard grant --org ORG_ID --login LOGIN\n"
+    "                                       let the httpd login LOGIN use the\n"
+    "                                       dashboard as a user of the organization\n"
+    "  dashboard revoke --login LOGIN       take the dashboard from LOGIN\n"
     "  worker probe [--count N] [--timeout SECONDS]\n"
     "                                       enqueue N probe jobs and wait for the\n"
     "                                       running httpd's workers to run them\n"
@@ -328,6 +334,68 @@ static int cmd_key_list(trv_dbc *c, apr_pool_t *p, int argc, const char *const *
     return 0;
 }
 
+/* LOGIN: what httpd's authentication names the user (REMOTE_USER). */
+static const char *login_arg(const char *v)
+{
+    const char *s;
+    if (!v || !*v || strlen(v) > 200) {
+        usage_error("%s", "--login must be 1 to 200 characters");
+    }
+    for (s = v; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+            usage_error("%s", "--login must not contain control characters");
+        }
+    }
+    return v;
+}
+
+static int cmd_dashboard_grant(trv_dbc *c, apr_pool_t *p, int argc, const char *const *argv)
+{
+    opt opts[] = {{"--org", 1, NULL, 0}, {"--login", 1, NULL, 0}, {NULL, 0, NULL, 0}};
+    const char *login, *user_id;
+    apr_status_t rv;
+    parse_args(argc, argv, opts, NULL, 0, 0);
+    if (!opts[0].value || !opts[1].value) {
+        usage_error("%s", "dashboard grant needs --org ORG_ID and --login LOGIN");
+    }
+    login = login_arg(opts[1].value);
+    if (!c) {
+        return 0;
+    }
+    rv = trv_dash_grant(c, p, opts[0].value, login, &user_id);
+    if (rv == APR_ENOENT) {
+        die("no organization %s", opts[0].value);
+    }
+    if (rv != APR_SUCCESS) {
+        die("cannot grant: %s", c->error ? c->error : "database error");
+    }
+    printf("granted %s: the dashboard of %s as user %s\n", login, opts[0].value, user_id);
+    return 0;
+}
+
+static int cmd_dashboard_revoke(trv_dbc *c, apr_pool_t *p, int argc, const char *const *argv)
+{
+    opt opts[] = {{"--login", 1, NULL, 0}, {NULL, 0, NULL, 0}};
+    apr_status_t rv;
+    parse_args(argc, argv, opts, NULL, 0, 0);
+    if (!opts[0].value) {
+        usage_error("%s", "dashboard revoke needs --login LOGIN");
+    }
+    login_arg(opts[0].value);
+    if (!c) {
+        return 0;
+    }
+    rv = trv_dash_revoke(c, p, opts[0].value);
+    if (rv == APR_ENOENT) {
+        die("%s has no dashboard grant", opts[0].value);
+    }
+    if (rv != APR_SUCCESS) {
+        die("cannot revoke: %s", c->error ? c->error : "database error");
+    }
+    printf("revoked the dashboard of %s\n", opts[0].value);
+    return 0;
+}
+
 static int cmd_worker_probe(trv_dbc *c, apr_pool_t *p, int argc, const char *const *argv)
 {
     static const trv_stmt count_stmt = {"trv_probe_count",
@@ -379,6 +447,8 @@ static const command commands[] = {
     {"key", "create", cmd_key_create},
     {"key", "revoke", cmd_key_revoke},
     {"key", "list", cmd_key_list},
+    {"dashboard", "grant", cmd_dashboard_grant},
+    {"dashboard", "revoke", cmd_dashboard_revoke},
     {"worker", "probe", cmd_worker_probe},
     {NULL, NULL, NULL},
 };

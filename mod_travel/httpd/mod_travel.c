@@ -188,6 +188,9 @@ static int handler(request_rec *r)
     if (r->handler && strcmp(r->handler, "travel-metrics") == 0) {
         return trv_httpd_metrics_handler(r);
     }
+    if (r->handler && strcmp(r->handler, "travel-dashboard") == 0) {
+        return trv_httpd_dashboard_handler(r, gateway);
+    }
     if (!r->handler || strcmp(r->handler, "travel") != 0) {
         return DECLINED;
     }

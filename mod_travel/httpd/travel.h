@@ -56,4 +56,7 @@ struct trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
 int trv_httpd_metrics_handler(request_rec *r);
 void trv_httpd_metrics_hooks(void);
 
+/* dashboard.c: the `travel-dashboard` handler (dashboard/dashboard.h). */
+int trv_httpd_dashboard_handler(request_rec *r, const trv_gateway *gw);
+
 #endif

@@ -1,0 +1,327 @@
+#include "page.h"
+#include "api_call.h"
+#include "bookings.h"
+#include "account/keys.h"
+#include "core/clock.h"
+#include "core/registry.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Deliveries shown per subscription, newest first. */
+#define DELIVERIES_SHOWN "10"
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a}"
+    "table{border-collapse:collapse;margin:.5em 0 1em}"
+    "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
+    "th{background:#f2f2f2}form{display:inline;margin:0}"
+    ".notice{padding:.5em 1em;border:1px solid #7a7;background:#efe}"
+    ".notice.failed{border-color:#c66;background:#fee}"
+    "code[data-secret]{font-size:1.1em;background:#ffd;padding:.1em .3em;user-select:all}"
+    ".attempts{margin:0;padding-left:1.2em}";
+
+static void head(trv_html *h, const char *nonce, const char *title)
+{
+    trv_html_fmt(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                    "<meta name=\"referrer\" content=\"no-referrer\"><title>%s</title>"
+                    "<style nonce=\"%s\">", title, nonce);
+    trv_html_raw(h, style);
+    trv_html_raw(h, "</style></head>\n<body>\n");
+}
+
+const char *trv_dash_refusal(apr_pool_t *p, const char *style_nonce, const char *title,
+                             const char *message)
+{
+    trv_html *h = trv_html_new(p);
+    head(h, style_nonce, title);
+    trv_html_fmt(h, "<h1>%s</h1>\n<p>%s</p>\n</body></html>\n", title, message);
+    return trv_html_done(h);
+}
+
+void trv_dash_form(trv_html *h, const trv_dash_ctx *x, const char *action)
+{
+    trv_html_fmt(h, "<form method=\"post\"><input type=\"hidden\" name=\"csrf\" value=\"%s\">"
+                    "<input type=\"hidden\" name=\"action\" value=\"%s\">", x->csrf, action);
+}
+
+static void notice_html(trv_html *h, apr_pool_t *p, const trv_dash_notice *n)
+{
+    if (!n || !n->message) {
+        return;
+    }
+    trv_html_fmt(h, "<div class=\"notice%s\" role=\"status\" data-status=\"%s\"><p>%s</p>",
+                 n->status >= 400 ? " failed" : "", apr_itoa(p, n->status), n->message);
+    if (n->secret) {
+        trv_html_fmt(h, "<p><code data-secret>%s</code></p>", n->secret);
+    }
+    trv_html_raw(h, "</div>\n");
+}
+
+static void keys_section(const trv_dash_ctx *x, const trv_rows *keys, trv_html *h)
+{
+    int i;
+    trv_html_raw(h, "<section id=\"keys\"><h2>API keys</h2>\n");
+    if (!keys) {
+        trv_html_raw(h, "<p class=\"failed\">The keys could not be read (database).</p>\n");
+    }
+    else if (keys->n == 0) {
+        trv_html_raw(h, "<p class=\"empty\">No API keys yet.</p>\n");
+    }
+    else {
+        trv_html_raw(h, "<table><thead><tr><th>Key</th><th>User</th><th>Starts with</th>"
+                        "<th>Mode</th><th>Created</th><th>State</th><th></th></tr></thead>"
+                        "<tbody>\n");
+        for (i = 0; i < keys->n; i++) {
+            const char *id = trv_rows_get(keys, i, "id");
+            const char *revoked = trv_rows_get(keys, i, "revoked_at");
+            const char *expires = trv_rows_get(keys, i, "expires_at");
+            apr_time_t until;
+            /* An expired key is refused like a revoked one (nothing stores
+             * the moment it passes: it is read here). */
+            int expired = !revoked && expires && trv_time_parse(expires, &until) == APR_SUCCESS
+                          && until <= apr_time_now();
+            trv_html_fmt(h, "<tr data-key=\"%s\" data-state=\"%s\"><td><code>%s</code></td>"
+                            "<td>%s</td><td><code>%s…</code></td><td>%s</td><td>%s</td><td>",
+                         id, revoked ? "revoked" : expired ? "expired" : "active", id,
+                         trv_rows_get(keys, i, "user_name"), trv_rows_get(keys, i, "key_prefix"),
+                         trv_rows_get(keys, i, "mode"), trv_rows_get(keys, i, "created_at"));
+            if (revoked) {
+                trv_html_fmt(h, "revoked %s</td><td>", revoked);
+            }
+            else if (expired) {
+                trv_html_fmt(h, "expired %s</td><td>", expires);
+            }
+            else {
+                trv_html_raw(h, "active");
+                if (expires) {
+                    trv_html_fmt(h, ", expires %s", expires);
+                }
+                trv_html_raw(h, "</td><td>");
+                trv_dash_form(h, x, "revoke_key");
+                trv_html_fmt(h, "<input type=\"hidden\" name=\"key_id\" value=\"%s\">"
+                                "<button type=\"submit\">Revoke</button></form>", id);
+            }
+            trv_html_raw(h, "</td></tr>\n");
+        }
+        trv_html_raw(h, "</tbody></table>\n");
+    }
+    trv_dash_form(h, x, "create_key");
+    trv_html_fmt(h, "<label>Mode <select name=\"mode\"><option value=\"test\">test</option>"
+                    "<option value=\"live\">live</option></select></label> "
+                    "<button type=\"submit\">Create key</button> "
+                    "<small>for user %s; the key is shown once</small></form>\n</section>\n",
+                 x->who.user_name);
+}
+
+static void bookings_sections(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
+{
+    const trv_dash_booking_list *b;
+    for (b = trv_dash_booking_lists; b->id; b++) {
+        trv_html_fmt(h, "<section id=\"%s\"><h2>%s</h2>\n", b->id, b->title);
+        if (!c) {
+            trv_html_raw(h, "<p class=\"failed\">The bookings could not be read "
+                            "(database).</p>\n");
+        }
+        else if (b->render(x, c, h) != APR_SUCCESS) {
+            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
+                        TRVLOGNO(1607) "dashboard: reading %s failed: %s", b->id,
+                        c->error ? c->error : "database error");
+            trv_html_raw(h, "<p class=\"failed\">The bookings could not be read "
+                            "(database).</p>\n");
+        }
+        trv_html_raw(h, "</section>\n");
+    }
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* An integer member as text (apr's formatter does not take Jansson's). */
+static const char *num(apr_pool_t *p, const json_t *o, const char *k)
+{
+    return apr_psprintf(p, "%" APR_INT64_T_FMT,
+                        (apr_int64_t)json_integer_value(json_object_get(o, k)));
+}
+
+static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char *family,
+                                 const char *id, const char *status)
+{
+    int paused = status && strcmp(status, "PAUSED") == 0;
+    trv_dash_form(h, x, paused ? "resume" : "pause");
+    trv_html_fmt(h, "<input type=\"hidden\" name=\"family\" value=\"%s\">"
+                    "<input type=\"hidden\" name=\"subscription_id\" value=\"%s\">"
+                    "<button type=\"submit\">%s</button></form> ",
+                 family, id, paused ? "Resume" : "Pause");
+    trv_dash_form(h, x, "rotate_secret");
+    trv_html_fmt(h, "<input type=\"hidden\" name=\"family\" value=\"%s\">"
+                    "<input type=\"hidden\" name=\"subscription_id\" value=\"%s\">"
+                    "<button type=\"submit\">Rotate secret</button></form>", family, id);
+}
+
+static void attempts_html(trv_html *h, apr_pool_t *p, const json_t *attempts)
+{
+    size_t i;
+    json_t *a;
+    if (!json_array_size(attempts)) {
+        trv_html_raw(h, "none yet");
+        return;
+    }
+    trv_html_raw(h, "<ol class=\"attempts\">");
+    json_array_foreach(attempts, i, a) {
+        json_int_t st = json_integer_value(json_object_get(a, "response_status"));
+        trv_html_fmt(h, "<li data-attempt=\"%s\">%s: %s, %s ms",
+                     num(p, a, "attempt_number"), str(a, "created_at"),
+                     st ? apr_pstrcat(p, "HTTP ", num(p, a, "response_status"), NULL)
+                        : "no response",
+                     num(p, a, "duration_ms"));
+        if (str(a, "error")) {
+            trv_html_fmt(h, " (%s)", str(a, "error"));
+        }
+        trv_html_raw(h, "</li>");
+    }
+    trv_html_raw(h, "</ol>");
+}
+
+static void deliveries_html(const trv_dash_ctx *x, trv_html *h, const char *family,
+                            const char *sub_id)
+{
+    apr_pool_t *p = x->req->pool;
+    trv_resp resp;
+    size_t i;
+    json_t *d;
+    trv_dash_api(x, "GET", apr_pstrcat(p, "/v1/", family, "/webhook-subscriptions/", sub_id,
+                                       "/deliveries?limit=" DELIVERIES_SHOWN, NULL),
+                 NULL, &resp);
+    if (resp.status != 200) {
+        trv_html_fmt(h, "<p class=\"failed\">The deliveries could not be read: %s</p>\n",
+                     trv_dash_api_message(&resp));
+        return;
+    }
+    if (!json_array_size(resp.data)) {
+        trv_html_raw(h, "<p class=\"empty\">No deliveries yet.</p>\n");
+        return;
+    }
+    trv_html_raw(h, "<table><thead><tr><th>Delivery</th><th>Event</th><th>Status</th>"
+                    "<th>Replays</th><th>Attempts of the current send</th><th></th></tr>"
+                    "</thead><tbody>\n");
+    json_array_foreach(resp.data, i, d) {
+        const char *id = str(d, "id"), *status = str(d, "status");
+        json_t *ev = json_object_get(d, "event"), *attempts = json_object_get(d, "attempts");
+        const char *replays = num(p, d, "replay_count");
+        trv_html_fmt(h, "<tr data-delivery=\"%s\" data-status=\"%s\" data-replay-count=\"%s\" "
+                        "data-attempts=\"%s\"><td><code>%s</code></td><td>%s<br><code>%s</code>"
+                        "</td><td>%s", id, status, replays,
+                     apr_psprintf(p, "%lu", (unsigned long)json_array_size(attempts)), id,
+                     str(ev, "type"), str(ev, "id"), status);
+        if (str(d, "failure_reason")) {
+            trv_html_fmt(h, " (%s)", str(d, "failure_reason"));
+        }
+        trv_html_fmt(h, "</td><td>%s</td><td>", replays);
+        attempts_html(h, p, attempts);
+        trv_html_raw(h, "</td><td>");
+        /* Finished sends are the ones to replay; the API decides the rest
+         * (a stuck send, a paused subscription) and says why not. */
+        if (status && (strcmp(status, "DELIVERED") == 0 || strcmp(status, "FAILED") == 0)) {
+            trv_dash_form(h, x, "replay");
+            trv_html_fmt(h, "<input type=\"hidden\" name=\"family\" value=\"%s\">"
+                            "<input type=\"hidden\" name=\"subscription_id\" value=\"%s\">"
+                            "<input type=\"hidden\" name=\"delivery_id\" value=\"%s\">"
+                            "<button type=\"submit\">Replay</button></form>",
+                         family, sub_id, id);
+        }
+        trv_html_raw(h, "</td></tr>\n");
+    }
+    trv_html_raw(h, "</tbody></table>\n");
+}
+
+static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
+{
+    trv_resp resp;
+    size_t i;
+    json_t *s;
+    trv_html_fmt(h, "<h3>%s events</h3>\n", family);
+    trv_dash_api(x, "GET", apr_pstrcat(x->req->pool, "/v1/", family, "/webhook-subscriptions",
+                                       NULL), NULL, &resp);
+    if (resp.status != 200) {
+        trv_html_fmt(h, "<p class=\"failed\">The subscriptions could not be read: %s</p>\n",
+                     trv_dash_api_message(&resp));
+        return;
+    }
+    if (!json_array_size(resp.data)) {
+        trv_html_raw(h, "<p class=\"empty\">No subscriptions.</p>\n");
+        return;
+    }
+    json_array_foreach(resp.data, i, s) {
+        const char *id = str(s, "id"), *status = str(s, "status");
+        json_t *types = json_object_get(s, "event_types"), *t;
+        size_t k;
+        trv_html_fmt(h, "<div class=\"subscription\" data-subscription=\"%s\" "
+                        "data-status=\"%s\"><h4><code>%s</code> %s</h4><p>%s; events: ",
+                     id, status, id, str(s, "url"), status);
+        json_array_foreach(types, k, t) {
+            trv_html_fmt(h, "%s%s", k ? ", " : "", json_string_value(t));
+        }
+        trv_html_raw(h, "</p><p>");
+        subscription_buttons(h, x, family, id, status);
+        trv_html_raw(h, "</p>\n");
+        deliveries_html(x, h, family, id);
+        trv_html_raw(h, "</div>\n");
+    }
+}
+
+static void webhooks_section(const trv_dash_ctx *x, trv_html *h)
+{
+    const trv_registry *reg = x->req->env->registry;
+    int i, n = reg ? trv_registry_domain_count(reg) : 0;
+    trv_html_raw(h, "<section id=\"webhooks\"><h2>Webhook subscriptions</h2>\n");
+    for (i = 0; i < n; i++) {
+        const trv_domain *d = trv_registry_domain_at(reg, i);
+        if (d->event_types && d->event_types[0]) {
+            family_html(x, h, d->name);
+        }
+    }
+    trv_html_raw(h, "</section>\n");
+}
+
+const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice)
+{
+    apr_pool_t *p = x->req->pool;
+    trv_html *h = trv_html_new(p);
+    trv_rows *keys = NULL;
+    trv_dbc *c = NULL;
+
+    head(h, x->style_nonce, "mod_travel dashboard");
+    trv_html_fmt(h, "<header><h1>mod_travel dashboard</h1><p>Organization <strong>%s</strong> "
+                    "(<code data-org=\"%s\">%s</code>), signed in as <strong>%s</strong> "
+                    "(user %s)</p></header>\n",
+                 x->who.org_name, x->who.org_id, x->who.org_id, x->who.login,
+                 x->who.user_name);
+    notice_html(h, p, notice);
+    /* One connection for the page's own reads, given back before the API
+     * handlers borrow theirs. */
+    if (trv_db_open(x->req->env->db, p, &c) == APR_SUCCESS) {
+        if (trv_key_list(c, p, x->who.org_id, &keys) != APR_SUCCESS) {
+            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
+                        TRVLOGNO(1605) "dashboard: reading the API keys failed: %s",
+                        c->error ? c->error : "database error");
+            keys = NULL;
+        }
+    }
+    else {
+        trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
+                    TRVLOGNO(1606) "dashboard: no database connection (%s)",
+                    TRV_DB_UNAVAILABLE);
+        c = NULL;
+    }
+    keys_section(x, keys, h);
+    bookings_sections(x, c, h);
+    if (c) {
+        trv_db_close(x->req->env->db, c);
+    }
+    webhooks_section(x, h);
+    trv_html_raw(h, "</body></html>\n");
+    return trv_html_done(h);
+}

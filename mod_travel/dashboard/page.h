@@ -1,0 +1,17 @@
+/* The dashboard page: the organization's API keys, bookings and webhook
+ * subscriptions with their deliveries, each with its buttons. */
+#ifndef TRV_DASHBOARD_PAGE_H
+#define TRV_DASHBOARD_PAGE_H
+
+#include "context.h"
+#include "html.h"
+
+/* The whole page, with the notice (may be NULL) on top. */
+const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice);
+/* A short page that only says why (403, 404, 503): no data, no forms. */
+const char *trv_dash_refusal(apr_pool_t *p, const char *style_nonce, const char *title,
+                             const char *message);
+/* Opens a form posting `action` back to the page, with the CSRF token. */
+void trv_dash_form(trv_html *h, const trv_dash_ctx *x, const char *action);
+
+#endif

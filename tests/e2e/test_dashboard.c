@@ -1,0 +1,478 @@
+/* The dashboard over real HTTP behind httpd's Basic authentication (the
+ * stack's /dashboard/ location): a login without a grant is refused, every
+ * change needs the page's form token with its cookie, a login sees and
+ * changes only its own organization, and nothing it shows is markup. */
+#include "dashboard_e2e.h"
+#include "test_webhook_common.h"
+
+#define PW "correct-horse-battery"
+
+static long keys_of(const char *org_id)
+{
+    const char *p[1] = {org_id};
+    return e2e_sql_long("SELECT count(*) FROM api_keys WHERE org_id = $1", 1, p);
+}
+
+/* A new organization with a granted login; returns the org id. */
+static char *org_with_login(char *login, size_t n, const char *stem)
+{
+    char *org = NULL, *key = e2e_new_org_key("owner", &org);
+    free(key);
+    dash_login_name(login, n, stem);
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    return org;
+}
+
+static void test_login_needs_a_grant(void **state)
+{
+    char login[128], *org = NULL, *key;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    key = e2e_new_org_key("owner", &org);
+    dash_login_name(login, sizeof(login), "nogrant");
+    dash_htpasswd(login, PW);
+    memset(&s, 0, sizeof(s));
+    dash_basic(&s, login, PW);
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 403);
+    assert_null(strstr(r->body, "<form"));
+    assert_null(strstr(r->body, org));
+    assert_non_null(e2e_header(r, "Content-Security-Policy"));
+    e2e_free(r);
+
+    dash_grant(org, login);
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, org));
+    e2e_free(r);
+
+    free(e2e_travelctl("dashboard revoke --login '%s'", login));
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    free(key);
+    free(org);
+}
+
+static void test_travelctl_dashboard_flags(void **state)
+{
+    const char *ctl = e2e_env("TRAVEL_TEST_TRAVELCTL"), *db = e2e_conninfo();
+    (void)state;
+    /* An unknown flag, a missing one: usage, exit 2, nothing done. */
+    assert_int_equal(dash_sh("'%s' --db '%s' dashboard grant --org org_x --login a --admin "
+                             ">/dev/null 2>&1", ctl, db), 2);
+    assert_int_equal(dash_sh("'%s' --db '%s' dashboard grant --login a >/dev/null 2>&1",
+                             ctl, db), 2);
+    assert_int_equal(dash_sh("'%s' --db '%s' dashboard revoke --login a --org b "
+                             ">/dev/null 2>&1", ctl, db), 2);
+    /* Well-formed but wrong: exit 1. */
+    assert_int_equal(dash_sh("'%s' --db '%s' dashboard grant --org org_missing --login a "
+                             ">/dev/null 2>&1", ctl, db), 1);
+    assert_int_equal(dash_sh("'%s' --db '%s' dashboard revoke --login never-granted-%d "
+                             ">/dev/null 2>&1", ctl, db, (int)getpid()), 1);
+}
+
+static void test_changes_need_the_form_token(void **state)
+{
+    char login[128], other[128], form[512], *org, *org2;
+    dash_session s, s2, nocookie;
+    e2e_resp *r;
+    long before;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "csrf");
+    org2 = org_with_login(other, sizeof(other), "csrf-other");
+    dash_open(&s, login, PW);
+    dash_open(&s2, other, PW);
+    before = keys_of(org);
+
+    /* No token, a made-up one, another login's, and the right one
+     * without the session cookie: 403, nothing created. */
+    r = dash_post(&s, "action=create_key&mode=test");
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    r = dash_post(&s, "csrf=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&action=create_key");
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=create_key", s2.csrf);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    nocookie = s;
+    nocookie.cookie[0] = '\0';
+    snprintf(form, sizeof(form), "csrf=%s&action=create_key", s.csrf);
+    r = dash_post(&nocookie, form);
+    assert_int_equal(r->status, 403);
+    assert_null(dash_secret(r->body));
+    e2e_free(r);
+    /* A GET never changes anything, whatever it carries. */
+    snprintf(form, sizeof(form), DASH_PATH "?csrf=%s&action=create_key", s.csrf);
+    r = dash_get(&s, form);
+    assert_int_equal(r->status, 200);
+    assert_null(dash_secret(r->body));
+    e2e_free(r);
+    assert_int_equal(keys_of(org), before);
+
+    /* The page's own form, with its cookie: done. */
+    snprintf(form, sizeof(form), "csrf=%s&action=create_key&mode=test", s.csrf);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 201);
+    assert_non_null(dash_secret(r->body));
+    e2e_free(r);
+    assert_int_equal(keys_of(org), before + 1);
+    free(org);
+    free(org2);
+}
+
+static void test_key_shown_once_and_revoked_at_once(void **state)
+{
+    char login[128], form[512], key_id[128], *org, *key;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "keys");
+    dash_open(&s, login, PW);
+    snprintf(form, sizeof(form), "csrf=%s&action=create_key&mode=test", s.csrf);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 201);
+    key = dash_secret(r->body);
+    assert_non_null(key);
+    assert_true(strncmp(key, "tk_test_", 8) == 0);
+    e2e_free(r);
+
+    r = e2e_get(key, "/v1/flight/bookings");
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+
+    /* Never shown again: the next page has its prefix only. */
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, key));
+    assert_null(dash_secret(r->body));
+    {
+        const char *p[1] = {org};
+        char *id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1 AND user_id = "
+                                "(SELECT user_id FROM dashboard_logins WHERE org_id = $1) "
+                                "ORDER BY created_at DESC LIMIT 1", 1, p);
+        assert_non_null(id);
+        snprintf(key_id, sizeof(key_id), "%s", id);
+        free(id);
+    }
+    assert_non_null(strstr(r->body, key_id));
+    e2e_free(r);
+
+    snprintf(form, sizeof(form), "csrf=%s&action=revoke_key&key_id=%s", s.csrf, key_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    /* Every child's key cache forgets the key when the database's change
+     * notification reaches it: milliseconds after the commit, unless the
+     * scheduler of a loaded machine holds a process back. Bounded (as in
+     * test_flight_reads); from then on, refused for good. */
+    {
+        long start = e2e_now_ms();
+        int i;
+        for (;;) {
+            r = e2e_get(key, "/v1/flight/bookings");
+            if (r->status == 401 || e2e_now_ms() - start > 5000) {
+                break;
+            }
+            e2e_free(r);
+            e2e_sleep_ms(10);
+        }
+        e2e_assert_error(r, 401, "unauthorized");
+        e2e_free(r);
+        for (i = 0; i < 10; i++) {
+            r = e2e_get(key, "/v1/flight/bookings");
+            e2e_assert_error(r, 401, "unauthorized");
+            e2e_free(r);
+        }
+    }
+    r = dash_get(&s, DASH_PATH);
+    snprintf(form, sizeof(form), "data-key=\"%s\" data-state=\"revoked\"", key_id);
+    assert_non_null(strstr(r->body, form));
+    e2e_free(r);
+    /* A key past its expiry is listed as expired, without a Revoke. */
+    {
+        char *other = e2e_new_key(org, "expiring"), *other_id;
+        const char *p[1] = {org};
+        assert_non_null(other);
+        other_id = e2e_sql_text("UPDATE api_keys SET expires_at = now() - interval '1 minute' "
+                                "WHERE org_id = $1 AND user_id = (SELECT id FROM users WHERE "
+                                "org_id = $1 AND name = 'expiring') RETURNING id", 1, p);
+        assert_non_null(other_id);
+        r = dash_get(&s, DASH_PATH);
+        snprintf(form, sizeof(form), "data-key=\"%s\" data-state=\"expired\"", other_id);
+        assert_non_null(strstr(r->body, form));
+        snprintf(form, sizeof(form), "name=\"key_id\" value=\"%s\"", other_id);
+        assert_null(strstr(r->body, form));
+        e2e_free(r);
+        free(other);
+        free(other_id);
+    }
+    free(key);
+    free(org);
+}
+
+static void test_organization_scope(void **state)
+{
+    char login[128], form[1024], inbox[128], url[512];
+    char *org, *org_b = NULL, *key_b, *key_b_id, *evt, *dlv;
+    const char *sub_id;
+    json_t *sub;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "scope");
+    key_b = e2e_new_org_key("b-user", &org_b);
+    {
+        const char *p[1] = {org_b};
+        key_b_id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1", 1, p);
+    }
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key_b, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    evt = wh_emit(org_b, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_scope\"}}");
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key_b, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+
+    dash_open(&s, login, PW);
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, key_b_id));
+    assert_null(strstr(r->body, sub_id));
+    assert_null(strstr(r->body, org_b));
+    e2e_free(r);
+
+    /* Another organization's key, subscription and delivery, named by id:
+     * 404, and nothing changed. */
+    snprintf(form, sizeof(form), "csrf=%s&action=revoke_key&key_id=%s", s.csrf, key_b_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    r = e2e_get(key_b, "/v1/flight/bookings");
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=replay&family=flight&subscription_id=%s"
+             "&delivery_id=%s", s.csrf, sub_id, dlv);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=rotate_secret&family=flight"
+             "&subscription_id=%s", s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    assert_null(dash_secret(r->body));
+    e2e_free(r);
+    {
+        const char *p[2] = {sub_id, dlv};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE "
+                                      "id = $1 AND status = 'ACTIVE' AND "
+                                      "previous_secret_enc IS NULL", 1, p), 1);
+        assert_int_equal(e2e_sql_long("SELECT replay_count FROM webhook_deliveries "
+                                      "WHERE id = $2 AND subscription_id = $1", 2, p), 0);
+    }
+    json_decref(sub);
+    free(evt);
+    free(dlv);
+    free(key_b);
+    free(key_b_id);
+    free(org_b);
+    free(org);
+}
+
+static const char *sub_status(const char *sub_id)
+{
+    static char out[32];
+    const char *p[1] = {sub_id};
+    char *s = e2e_sql_text("SELECT status FROM webhook_subscriptions WHERE id = $1", 1, p);
+    snprintf(out, sizeof(out), "%s", s ? s : "");
+    free(s);
+    return out;
+}
+
+/* Pause, Resume, Rotate secret and Replay are the API's own handlers: the
+ * subscription changes as through the API, a paused subscription's
+ * delivery is not replayed (the API's 409 and its message on the page),
+ * and a rotated secret is shown once and signs what is sent next. */
+static void test_webhook_buttons(void **state)
+{
+    char login[128], form[1024], inbox[128], url[512], *org, *key, *evt, *dlv, *secret;
+    const char *sub_id;
+    json_t *sub, *d;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "hooks");
+    key = e2e_new_key(org, "hooks-api");
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    evt = wh_emit(org, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_buttons\"}}");
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, sub_id));
+    assert_non_null(strstr(r->body, dlv));
+    assert_non_null(strstr(r->body, ">Pause</button>"));
+    assert_non_null(strstr(r->body, ">Rotate secret</button>"));
+    assert_non_null(strstr(r->body, ">Replay</button>"));
+    e2e_free(r);
+
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "PAUSED");
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, ">Resume</button>"));
+    e2e_free(r);
+
+    /* Replaying while paused: refused as the API refuses it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=replay&family=flight&subscription_id=%s"
+             "&delivery_id=%s", s.csrf, sub_id, dlv);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 409);
+    assert_non_null(strstr(r->body, "paused"));
+    e2e_free(r);
+
+    snprintf(form, sizeof(form), "csrf=%s&action=resume&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "ACTIVE");
+
+    /* Rotate: the new secret once, and the previous one kept signing. */
+    snprintf(form, sizeof(form), "csrf=%s&action=rotate_secret&family=flight"
+             "&subscription_id=%s", s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 200);
+    secret = dash_secret(r->body);
+    assert_non_null(secret);
+    assert_true(strncmp(secret, "whsec_", 6) == 0);
+    assert_string_not_equal(secret, wh_str(sub, "signing_secret"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH);
+    assert_null(strstr(r->body, secret));
+    e2e_free(r);
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE "
+                                      "id = $1 AND previous_secret_expires_at > now()", 1, p),
+                         1);
+    }
+
+    /* Replay: a new send of the same event, delivered again. */
+    snprintf(form, sizeof(form), "csrf=%s&action=replay&family=flight&subscription_id=%s"
+             "&delivery_id=%s", s.csrf, sub_id, dlv);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    d = wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000);
+    assert_int_equal(json_integer_value(json_object_get(d, "replay_count")), 1);
+    json_decref(d);
+    free(secret);
+    json_decref(sub);
+    free(evt);
+    free(dlv);
+    free(key);
+    free(org);
+}
+
+/* With the database unreachable (the stack's instance nodb) the page says
+ * so with 503 and Retry-After, and shows nothing. */
+static void test_database_down_is_503(void **state)
+{
+    char login[128];
+    const char *h[2];
+    dash_session s;
+    e2e_resp *r;
+    char *retry;
+    (void)state;
+    dash_login_name(login, sizeof(login), "nodb");
+    dash_htpasswd(login, PW);
+    memset(&s, 0, sizeof(s));
+    dash_basic(&s, login, PW);
+    h[0] = s.auth;
+    h[1] = NULL;
+    r = e2e_call(e2e_env("TRAVEL_TEST_URL_NODB"), "GET", DASH_PATH, h, NULL);
+    assert_int_equal(r->status, 503);
+    retry = e2e_header(r, "Retry-After");
+    assert_non_null(retry);
+    free(retry);
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+}
+
+static void test_everything_shown_is_escaped(void **state)
+{
+    static const char hostile[] = "<script>alert(\"x\")</script>&'";
+    char login[128], *org, *key, *user_id;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    /* An organization, a login and a booking's supplier reference made of
+     * markup: each is shown as text. */
+    org = e2e_travelctl("org create '%s'", "<script>alert(\"org\")</script>&Co");
+    assert_non_null(org);
+    key = e2e_new_key(org, "'<img src=x onerror=alert(1)>'"); /* quoted for the shell */
+    assert_non_null(key);
+    dash_login_name(login, sizeof(login), "esc<b>\"x\"");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    {
+        const char *p[1] = {org};
+        user_id = e2e_sql_text("SELECT id FROM users WHERE org_id = $1 LIMIT 1", 1, p);
+        assert_non_null(user_id);
+    }
+    {
+        const char *q[3] = {org, user_id, hostile};
+        e2e_sql_exec("INSERT INTO flight_bookings (id, org_id, user_id, supplier, status, "
+                     "currency, total_amount, supplier_reference) VALUES ('bkg_' || "
+                     "gen_random_uuid(), $1, $2, 'SUPPLIER_B', 'CONFIRMED', 'EUR', "
+                     "123.45, $3)", 3, q);
+    }
+    dash_open(&s, login, PW);
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, "<script"));
+    assert_null(strstr(r->body, "<img"));
+    assert_null(strstr(r->body, "<b>\""));
+    assert_non_null(strstr(r->body, "&lt;script&gt;alert(&quot;org&quot;)&lt;/script&gt;&amp;Co"));
+    assert_non_null(strstr(r->body, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"));
+    assert_non_null(strstr(r->body, "&lt;img src=x onerror=alert(1)&gt;"));
+    assert_non_null(strstr(r->body, "esc&lt;b&gt;&quot;x&quot;"));
+    assert_non_null(strstr(r->body, "123.45 EUR"));
+    e2e_free(r);
+    free(user_id);
+    free(key);
+    free(org);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_login_needs_a_grant),
+        cmocka_unit_test(test_travelctl_dashboard_flags),
+        cmocka_unit_test(test_changes_need_the_form_token),
+        cmocka_unit_test(test_key_shown_once_and_revoked_at_once),
+        cmocka_unit_test(test_organization_scope),
+        cmocka_unit_test(test_webhook_buttons),
+        cmocka_unit_test(test_everything_shown_is_escaped),
+        cmocka_unit_test(test_database_down_is_503),
+    };
+    return E2E_RUN("dashboard", tests);
+}

@@ -1,0 +1,127 @@
+/* The dashboard in a real browser: headless Chromium (Debian's chromium
+ * package) driven by puppeteer-core (tests/e2e/dashboard-browser/drive.mjs)
+ * signs in, creates a key and uses it (200), revokes it (401 at once) and
+ * replays a delivery (a new attempt appears), taking a screenshot of each
+ * step; they are kept under the run's artifacts (path printed). Skipped,
+ * saying so, only when Chromium is not installed. */
+#include "dashboard_e2e.h"
+#include "test_webhook_common.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#define PW "browser-password-1"
+
+static const char *chromium(void)
+{
+    const char *env = getenv("TRAVEL_TEST_CHROMIUM");
+    static const char *const paths[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser", NULL};
+    int i;
+    if (env && *env) {
+        return access(env, X_OK) == 0 ? env : NULL;
+    }
+    for (i = 0; paths[i]; i++) {
+        if (access(paths[i], X_OK) == 0) {
+            return paths[i];
+        }
+    }
+    return NULL;
+}
+
+/* The checkout: bin/travelctl's folder's parent. */
+static void repo_root(char *out, size_t n)
+{
+    const char *ctl = e2e_env("TRAVEL_TEST_TRAVELCTL");
+    const char *end = strstr(ctl, "/bin/travelctl");
+    assert_non_null(end);
+    snprintf(out, n, "%.*s", (int)(end - ctl), ctl);
+}
+
+static void test_dashboard_in_a_browser(void **state)
+{
+    const char *browser = chromium();
+    char root[1024], module[1200], shots[1200], login[128], inbox[128];
+    char url[512], cmd[16384], *org = NULL, *key, *evt, *dlv, *out;
+    const char *sub_id;
+    json_t *sub;
+    int rc;
+    (void)state;
+    if (!browser) {
+        print_message("SKIPPED: Chromium is not installed (apt-get install chromium; "
+                      "scripts/install-deps.sh does), so the dashboard was not tried in "
+                      "a browser\n");
+        skip();
+    }
+    repo_root(root, sizeof(root));
+    snprintf(module, sizeof(module),
+             "%s/tests/e2e/dashboard-browser/node_modules/puppeteer-core/package.json", root);
+    if (access(module, R_OK) != 0) {
+        fail_msg("puppeteer-core is not installed in tests/e2e/dashboard-browser "
+                 "(make test runs npm ci there)");
+    }
+
+    /* An organization with a granted login and a delivered webhook. */
+    key = e2e_new_org_key("owner", &org);
+    dash_login_name(login, sizeof(login), "browser");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    evt = wh_emit(org, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_browser\"}}");
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+
+    snprintf(shots, sizeof(shots), "%s/artifacts/dashboard-browser", e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s/tests/e2e/dashboard-browser' && DASH_URL='%s" DASH_PATH "' API_URL='%s' "
+             "SHOTS='%s' DELIVERY_ID='%s' LOGIN='%s' PASSWORD='%s' CHROMIUM='%s' "
+             "HOME='%s' timeout 300 node drive.mjs 2>'%s/browser.log'",
+             root, e2e_url(), e2e_url(), shots, dlv, login, PW, browser,
+             e2e_env("TRAVEL_TEST_DIR"), e2e_env("TRAVEL_TEST_DIR"));
+    {
+        FILE *f = popen(cmd, "r");
+        char line[16384];
+        assert_non_null(f);
+        out = NULL;
+        while (fgets(line, sizeof(line), f)) {
+            free(out);
+            out = strdup(line);
+        }
+        rc = pclose(f);
+    }
+    print_message("dashboard screenshots: %s\n", shots);
+    if (rc != 0 || !out || !strstr(out, "\"ok\":true")) {
+        fail_msg("the browser run failed (exit %d): %s (Chromium's log: %s/browser.log)",
+                 rc, out ? out : "(no output)", e2e_env("TRAVEL_TEST_DIR"));
+    }
+    {
+        /* Every step's screenshot exists. */
+        static const char *const names[] = {"01-dashboard.png", "02-key-created.png",
+                                            "03-key-revoked.png", "04-delivery-replayed.png",
+                                            NULL};
+        int i;
+        for (i = 0; names[i]; i++) {
+            char path[1300];
+            struct stat st;
+            snprintf(path, sizeof(path), "%s/%s", shots, names[i]);
+            assert_int_equal(stat(path, &st), 0);
+            assert_true(st.st_size > 1000);
+        }
+    }
+    free(out);
+    json_decref(sub);
+    free(evt);
+    free(dlv);
+    free(key);
+    free(org);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dashboard_in_a_browser),
+    };
+    return E2E_RUN("dashboard_browser", tests);
+}
