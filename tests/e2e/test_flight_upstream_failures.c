@@ -433,8 +433,10 @@ static void book_fails_502_at_the_supplier_and_charges_nothing(void **state)
 static void book_answer_lost_is_result_unknown(void **state)
 {
     static const char *const specs[] = {
+        /* Every send of this test id: libcurl resends a request whose reused
+         * connection closed without an answer, once per reused connection. */
         "\"method\":\"POST\",\"path\":\"/air/orders\",\"action\":\"drop_after_handling\","
-        "\"times\":2",
+        "\"times\":null",
         "\"method\":\"POST\",\"path\":\"/air/orders\",\"action\":\"garbage\",\"status\":201"};
     static const long made[] = {1, 0};
     size_t k;
