@@ -7,5 +7,6 @@ const trv_route trv_hotel_routes[] = {
     {"GET", "/v1/hotel/features", trv_hotel_features, 0},
     {"POST", "/v1/hotel/search", trv_hotel_search, 0},
     {"POST", "/v1/hotel/offers", trv_hotel_offers, 0},
+    {"POST", "/v1/hotel/prebook", trv_hotel_prebook, 0},
     {NULL, NULL, NULL, 0},
 };

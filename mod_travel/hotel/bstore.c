@@ -586,3 +586,19 @@ apr_status_t trv_hbstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
 {
     return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
 }
+
+/* ---- the hotel a booking names ---- */
+
+static const trv_stmt hotel_stmt = {"trv_hotel_booking_hotel",
+    "SELECT jsonb_build_object('id', h.id, 'name', h.name, 'address', "
+    "jsonb_build_object('city', h.city, 'postal_code', nullif(h.postal_code, ''), "
+    "'country_code', h.country_code))::text AS hotel FROM hotels h WHERE h.id = %s"};
+
+apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                               const char **hotel_json)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &hotel_stmt, &rows, TRV_DB_ARGS(hotel_id));
+    *hotel_json = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "hotel") : NULL;
+    return rv;
+}

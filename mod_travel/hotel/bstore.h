@@ -42,6 +42,11 @@ apr_status_t trv_hbstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
  * A document never replaces one of a later revision. */
 apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 
+/* The service's hotel as a booking names it: {id, name, address {city,
+ * postal_code, country_code}} (JSON text), or NULL when unknown. */
+apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                               const char **hotel_json);
+
 /* ---- prebook ---- */
 
 typedef struct trv_hprebook_row {

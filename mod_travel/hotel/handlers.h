@@ -14,4 +14,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp);
 /* POST /v1/hotel/offers (offers.c). */
 void trv_hotel_offers(trv_req *req, trv_resp *resp);
 
+/* POST /v1/hotel/prebook (prebook.c). */
+void trv_hotel_prebook(trv_req *req, trv_resp *resp);
+
 #endif

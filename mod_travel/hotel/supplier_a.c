@@ -192,12 +192,29 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         for (k = 0; k < (size_t)stay->rooms[i].n_children; k++) {
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n}", "position", (int)i,
-            "name", trv_json_str(rate, "name"),
-            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardType")),
-            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", trv_hotel_money(room_total, cur), "due_at_property"));
+        {
+            /* The room's own policy, as LiteAPI gives it per rate. */
+            const json_t *cp = json_object_get(rate, "cancellationPolicies");
+            json_t *rp = json_pack("{s:b,s:[]}", "refundable",
+                                   strcmp(trv_json_str(cp, "refundableTag")
+                                          ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
+                                   "penalties");
+            trv_json_bind(ctx->pool, rp);
+            json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
+                if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(info, "cancelTime"),
+                                          json_object_get(info, "amount"), cur) != 0) {
+                    json_decref(ages);
+                    return -1;
+                }
+            }
+            json_array_append_new(rooms, json_pack(
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
+                "name", trv_json_str(rate, "name"),
+                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardType")),
+                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+                "children", ages, "total", trv_hotel_money(room_total, cur), "due_at_property",
+                "cancellation_policy", rp));
+        }
         /* The offer's penalty at an instant is the rooms' penalties summed:
          * the rooms of one offer share their policy's instants. */
         json_array_foreach(json_object_get(json_object_get(rate, "cancellationPolicies"),

@@ -260,12 +260,30 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 }
             }
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_json_str(room, "name"),
-            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
-            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", total, "due_at_property", due));
+        {
+            /* The room's own policy (roomRates' breakdown), when given. */
+            json_t *rp = NULL;
+            if (rr) {
+                rp = trv_json_bind(ctx->pool, json_pack(
+                    "{s:b,s:[]}", "refundable",
+                    strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
+                                                           : "", "NRF") != 0, "penalties"));
+                json_array_foreach(json_object_get(rr, "cancellationPolicies"), k, e) {
+                    if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
+                                              json_object_get(e, "amount"), cur) != 0) {
+                        json_decref(ages);
+                        return -1;
+                    }
+                }
+            }
+            json_array_append_new(rooms, json_pack(
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O?}", "position", i,
+                "name", trv_json_str(room, "name"),
+                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+                "children", ages, "total", total, "due_at_property", due,
+                "cancellation_policy", rp));
+        }
     }
     json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
         if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
