@@ -8,5 +8,9 @@ const trv_route trv_hotel_routes[] = {
     {"POST", "/v1/hotel/search", trv_hotel_search, 0},
     {"POST", "/v1/hotel/offers", trv_hotel_offers, 0},
     {"POST", "/v1/hotel/prebook", trv_hotel_prebook, 0},
+    {"POST", "/v1/hotel/bookings/{id:bkg}/cancel", trv_hotel_cancel,
+     TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
+    {"GET", "/v1/hotel/bookings/{id:bkg}/cancellation-estimate", trv_hotel_cancellation_estimate,
+     0},
     {NULL, NULL, NULL, 0},
 };
