@@ -57,7 +57,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hcstore_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
                                  &started) != APR_SUCCESS
-            || (started && (trv_hjob_enqueue(c, req->pool, &trv_hjob_cancel, id,
+            || (started && (trv_hcancel_enqueue(c, req->pool, &trv_hjob_cancel, id,
                                              started->attempt, req->request_id) != APR_SUCCESS
                             || trv_hbstore_get_any(c, req->pool, id, &after) != APR_SUCCESS
                             || trv_hbooking_keep(c, req->pool, after) != APR_SUCCESS))
@@ -88,7 +88,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     if (strcmp(b->status, "CANCELED") == 0) {
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hcstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
-            || (restarted > 0 && trv_hjob_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
+            || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
                                                   req->request_id) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
             db_fail(req, resp, c, 1458, "restarting hotel refunds");

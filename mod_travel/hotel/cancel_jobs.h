@@ -22,7 +22,7 @@ extern const trv_job_spec trv_hjob_refund;
 
 /* Enqueues kind for the booking inside the caller's transaction,
  * deduplicated by kind:id(:attempt) while queued; attempt < 0: none. */
-apr_status_t trv_hjob_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
+apr_status_t trv_hcancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
                               const char *id, int attempt, const char *request_id);
 
 void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,

@@ -27,7 +27,7 @@
 const trv_job_spec trv_hjob_cancel = {"hotel.booking.cancel", 8};
 const trv_job_spec trv_hjob_refund = {"hotel.refund.submit", 8};
 
-apr_status_t trv_hjob_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
+apr_status_t trv_hcancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
                               const char *id, int attempt, const char *request_id)
 {
     json_t *payload = trv_json_bind(p, json_pack("{s:s,s:s}", "id", id, "request_id",
@@ -216,7 +216,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
             }
         }
         if ((refunds->nelts > 0
-             && trv_hjob_enqueue(c, p, &trv_hjob_refund, b->id, -1, job_rid(job))
+             && trv_hcancel_enqueue(c, p, &trv_hjob_refund, b->id, -1, job_rid(job))
                 != APR_SUCCESS)
             || settle(c, p, b->id, TRV_HEV_CANCELED) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a cancellation");
