@@ -17,6 +17,24 @@
 
 /* ---- reads ---- */
 
+typedef struct trv_hbooking_filter {
+    const char *org_id;
+    const char *status;             /* NULL: any (as a reader sees it) */
+    const char *supplier;           /* NULL: any */
+    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
+    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
+    int sort_by_total;              /* else created_at */
+    int ascending;
+    long limit;
+    long offset;
+} trv_hbooking_filter;
+
+/* One page of the organization's bookings; *total counts every match
+ * (list_query.c). A booking whose list rendering is stored for its
+ * revision comes with only id, revision and list_doc; the others whole. */
+apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                              apr_array_header_t **page, long *total);
+
 apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
                              trv_hbooking **out);
 /* Any booking by id (background jobs, the cancel flow's re-reads). */

@@ -5,11 +5,13 @@
  * join this table as the booking flow is built. */
 #include "domain.h"
 #include "api.h"
+#include "enqueue.h"
 #include "cancel_jobs.h"
 #include "events.h"
 #include "supplier.h"
 
 static const trv_job_def jobs[] = {
+    {&trv_hjob_complete, trv_hjob_complete_run},
     {&trv_hjob_cancel, trv_hjob_cancel_run},
     {&trv_hjob_refund, trv_hjob_refund_run},
     {NULL, NULL},
