@@ -73,7 +73,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     trv_hotel_estimate est;
     apr_int64_t price;
     int exponent, restricted = 0, n_rooms;
-    const char *revision;
+    const char *revision, *unusable = NULL;
 
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         trv_fail_db(req, resp, NULL, 1460, "reading a hotel booking to estimate");
@@ -121,15 +121,9 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
             trv_fail_upstream(req, resp, st, 1462, "hotel ", b->supplier, err.message);
             return;
         }
-        if (pv.restricted) {
-            trv_fail(req, resp, 422, "cancellation_restricted", "The supplier has restricted "
-                     "cancellation of hotel booking %s; it cannot be cancelled online", id);
-            return;
-        }
+        restricted = pv.restricted;
         if (!pv.currency || strcmp(pv.currency, b->currency) != 0 || pv.fee_minor < 0) {
-            trv_fail_upstream(req, resp, TRV_UP_BAD_RESPONSE, 1463, "hotel ", b->supplier,
-                              "the cancellation preview is not in the booking's currency");
-            return;
+            unusable = "the cancellation preview is not in the booking's currency";
         }
         est.available = price >= 0;
         est.fee_minor = pv.fee_minor;
@@ -149,10 +143,8 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
             return;
         }
         if (!got.status || strcmp(got.status, "CONFIRMED") != 0) {
-            trv_fail_upstream(req, resp, TRV_UP_BAD_RESPONSE, 1463, "hotel ", b->supplier,
-                              apr_psprintf(req->pool, "the supplier holds the booking as %s",
-                                           got.status ? got.status : "unknown"));
-            return;
+            unusable = apr_psprintf(req->pool, "the supplier holds the booking as %s",
+                                    got.status ? got.status : "unknown");
         }
         for (i = 0; price >= 0 && b->rooms && i < b->rooms->nelts; i++) {
             const trv_hroom *r = &APR_ARRAY_IDX(b->rooms, i, trv_hroom);
@@ -172,9 +164,12 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
         return;
     }
     /* The supplier reads are done: checked_at, then the booking as it
-     * stands now, which must be the one that was read. */
+     * stands now, which must be the one that was read (a local change,
+     * such as a cancel, also explains a supplier answer that no longer
+     * fits: that is a 409, not a supplier error). */
     {
         apr_time_t checked_at = apr_time_now();
+        int preview_restricted = restricted;
         if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
             trv_fail_db(req, resp, NULL, 1464, "reading a hotel booking to estimate");
             return;
@@ -192,9 +187,14 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
                      "supplier was read; ask again", id);
             return;
         }
-        if (restricted) {
+        if (restricted || preview_restricted) {
             trv_fail(req, resp, 422, "cancellation_restricted", "The supplier has restricted "
                      "cancellation of hotel booking %s; it cannot be cancelled online", id);
+            return;
+        }
+        if (unusable) {
+            trv_fail_upstream(req, resp, TRV_UP_BAD_RESPONSE, 1463, "hotel ", b->supplier,
+                              unusable);
             return;
         }
         trv_ok(req, resp, 200, json_pack("{s:s,s:b,s:s,s:o,s:o,s:o}", "source", source,

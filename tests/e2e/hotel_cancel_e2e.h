@@ -24,15 +24,20 @@ static inline json_t *hc_get(const char *key, const char *id)
 
 /* A two-room offer (HE_STAY, London) of this supplier whose policy is
  * refundable or not, from the first hotels that have one (a new
- * reference). */
+ * reference). Each call asks another stay (20 to about 400 days ahead,
+ * by process and call): SUPPLIER_A sells an offer once, so two tests (or
+ * two test programs on one stack) must not book the same one. */
 static inline json_t *hc_offer(const char *key, const char *supplier, int refundable)
 {
-    char body[2048], stay[512];
+    static int seq;
+    char body[2048], stay[512], in[16];
     e2e_resp *r, *o;
     const json_t *h, *offer;
     json_t *found = NULL;
     size_t i, k;
-    snprintf(stay, sizeof(stay), HE_STAY, fe_date(40), fe_date(42));
+    int days = 20 + (int)(getpid() % 300) + 3 * (seq++ % 30);
+    snprintf(in, sizeof(in), "%s", fe_date(days));
+    snprintf(stay, sizeof(stay), HE_STAY, in, fe_date(days + 2));
     snprintf(body, sizeof(body), "{\"destination\":{\"city\":\"London\",\"country_code\":\"GB\"},"
              "%s,\"limit\":8,\"supplier\":\"%s\"}", stay, supplier);
     r = he_post(key, NULL, "/v1/hotel/search", body);
@@ -74,7 +79,11 @@ static inline json_t *hc_confirmed_plan(const char *key, const char *supplier, i
     fe_expect(r, 201, "a hotel prebook");
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", fe_s(fe_data(r), "id"));
     e2e_free(r);
-    r = he_post(key, NULL, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    /* SUPPLIER_C charges the traveller's card itself; the others are paid
+     * with a saved instrument through the service. */
+    r = he_post(key, NULL, path, strcmp(supplier, "SUPPLIER_C") == 0
+                ? "{\"card\":{\"number\":\"4242424242424242\"}}"
+                : "{\"payment_instrument_id\":\"pi_test_visa\"}");
     fe_expect(r, 200, "booking a hotel");
     d = json_incref(fe_data(r));
     assert_string_equal(fe_s(d, "status"), "CONFIRMED");
