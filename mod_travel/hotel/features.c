@@ -3,7 +3,7 @@
  * No supplier is called and the database is not touched: the registry is
  * static data. A feature is listed only once its operation is built; a
  * feature that needs a capability is listed only for the rows that have it
- * (as cancellation_preview will be, for SUPPLIER_C). */
+ * (cancellation_preview, for SUPPLIER_C). */
 #include "handlers.h"
 #include "supplier.h"
 #include "core/registry.h"
@@ -16,6 +16,11 @@ typedef struct feature {
 static const feature features[] = {
     {"search", 0},
     {"offers", 0},
+    /* hotel/cancel.c, hotel/estimate.c (POLICY_ESTIMATE, or the preview
+     * where the row has it). */
+    {"cancel", 0},
+    {"cancellation_estimate", 0},
+    {"cancellation_preview", TRV_SUP_CANCEL_PREVIEW},
     {NULL, 0},
 };
 
