@@ -14,6 +14,8 @@
 #include "flight/jobs.h"
 #include "flight/supplier.h"
 #include "gateway/gateway.h"
+#include "hotel/cancel_jobs.h"
+#include "hotel/enqueue.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
@@ -130,6 +132,9 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
+        {&trv_hjob_complete, trv_hjob_complete_run},
+        {&trv_hjob_cancel, trv_hjob_cancel_run},
+        {&trv_hjob_refund, trv_hjob_refund_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
