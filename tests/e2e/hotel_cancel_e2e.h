@@ -22,11 +22,16 @@ static inline json_t *hc_get(const char *key, const char *id)
     return d;
 }
 
+/* The first day ahead of the stays a test program books (its own range:
+ * test_hotel_cancel 150.., test_hotel_cancel_estimate 300..; the other
+ * hotel tests stay below 150). */
+static int hc_days_base = 150;
+
 /* A two-room offer (HE_STAY, London) of this supplier whose policy is
  * refundable or not, from the first hotels that have one (a new
- * reference). Each call asks another stay (20 to about 400 days ahead,
- * by process and call): SUPPLIER_A sells an offer once, so two tests (or
- * two test programs on one stack) must not book the same one. */
+ * reference). Each call asks another stay, a day later than the last:
+ * SUPPLIER_A sells an offer once, so no two bookings of the test run may
+ * take the same one. */
 static inline json_t *hc_offer(const char *key, const char *supplier, int refundable)
 {
     static int seq;
@@ -35,7 +40,7 @@ static inline json_t *hc_offer(const char *key, const char *supplier, int refund
     const json_t *h, *offer;
     json_t *found = NULL;
     size_t i, k;
-    int days = 20 + (int)(getpid() % 300) + 3 * (seq++ % 30);
+    int days = hc_days_base + seq++;
     snprintf(in, sizeof(in), "%s", fe_date(days));
     snprintf(stay, sizeof(stay), HE_STAY, in, fe_date(days + 2));
     snprintf(body, sizeof(body), "{\"destination\":{\"city\":\"London\",\"country_code\":\"GB\"},"

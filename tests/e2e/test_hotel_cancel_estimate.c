@@ -16,6 +16,7 @@ static int setup(void **state)
 {
     (void)state;
     key = e2e_new_org_key("hotel-estimator", NULL);
+    hc_days_base = 300;
     return 0;
 }
 
