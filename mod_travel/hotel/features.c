@@ -16,10 +16,16 @@ typedef struct feature {
 static const feature features[] = {
     {"search", 0},
     {"offers", 0},
+    {"prebook", 0},
+    {"book", 0},
     /* hotel/cancel.c, hotel/estimate.c (POLICY_ESTIMATE, or the preview
      * where the row has it). */
     {"cancel", 0},
     {"cancellation_estimate", 0},
+    /* How book is paid: through the payment SDK, or by the supplier
+     * charging the traveller's card itself (book sends the card). */
+    {"payment_sdk", TRV_SUP_PAYMENT_SDK},
+    {"supplier_collects_payment", TRV_SUP_COLLECTS_PAYMENT},
     {"cancellation_preview", TRV_SUP_CANCEL_PREVIEW},
     {NULL, 0},
 };

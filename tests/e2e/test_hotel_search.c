@@ -36,8 +36,12 @@ static const json_t *find_id(const json_t *list, const char *hotel_id)
 static void features_list_the_configured_suppliers(void **state)
 {
     static const char *const names[] = {"SUPPLIER_A", "SUPPLIER_B", "SUPPLIER_C"};
-    static const char *const features[] = {"search", "offers", "cancel",
-                                           "cancellation_estimate", "cancellation_preview"};
+    static const char *const features_ab[] = {"search", "offers", "prebook", "book", "cancel",
+                                              "cancellation_estimate", "payment_sdk"};
+    static const char *const features_c[] = {"search", "offers", "prebook", "book", "cancel",
+                                             "cancellation_estimate",
+                                             "supplier_collects_payment",
+                                             "cancellation_preview"};
     e2e_resp *r = e2e_get(key, "/v1/hotel/features");
     size_t i, k;
     (void)state;
@@ -47,10 +51,12 @@ static void features_list_the_configured_suppliers(void **state)
         const json_t *e = json_array_get(fe_data(r), i), *lim = json_object_get(e, "limits");
         const json_t *f;
         assert_string_equal(fe_s(e, "supplier"), names[i]);
-        /* Only what works; the preview only where the row has it. */
-        assert_int_equal(json_array_size(json_object_get(e, "features")), i == 2 ? 5 : 4);
+        /* Only what works today, and how each is paid: the service
+         * collects for A and B (payment SDK too), C charges the card and
+         * previews a cancellation. */
+        assert_int_equal(json_array_size(json_object_get(e, "features")), i < 2 ? 7 : 8);
         json_array_foreach(json_object_get(e, "features"), k, f) {
-            assert_string_equal(json_string_value(f), features[k]);
+            assert_string_equal(json_string_value(f), i < 2 ? features_ab[k] : features_c[k]);
         }
         assert_int_equal(json_integer_value(json_object_get(lim, "max_hotels_per_offers_request")),
                          10);
