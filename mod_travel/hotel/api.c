@@ -11,5 +11,9 @@ const trv_route trv_hotel_routes[] = {
     {"GET", "/v1/hotel/bookings", trv_hotel_bookings, TRV_ROUTE_OWN_QUERY},
     {"GET", "/v1/hotel/bookings/{id:bkg}", trv_hotel_booking, 0},
     {"POST", "/v1/hotel/bookings/{id:bkg}/book", trv_hotel_book, TRV_ROUTE_IDEMPOTENT},
+    {"POST", "/v1/hotel/bookings/{id:bkg}/cancel", trv_hotel_cancel,
+     TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
+    {"GET", "/v1/hotel/bookings/{id:bkg}/cancellation-estimate", trv_hotel_cancellation_estimate,
+     0},
     {NULL, NULL, NULL, 0},
 };

@@ -1,5 +1,6 @@
 /* Hotel booking statements (bstore.h). */
 #include "bstore.h"
+#include "cstore.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -208,6 +209,20 @@ static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_h
                                        APR_HASH_KEY_STRING);
         if (b) {
             APR_ARRAY_PUSH(b->payments, trv_hpayment) = payment_at(p, pays, i);
+        }
+    }
+    /* Cancellation attempts (cstore.c): part of the booking as shown. */
+    {
+        apr_hash_t *cans;
+        if ((rv = trv_hcstore_list_many(c, p, ids, &cans)) != APR_SUCCESS) {
+            return rv;
+        }
+        for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
+            trv_hbooking *b = apr_hash_this_val(hi);
+            b->cancellations = apr_hash_get(cans, b->id, APR_HASH_KEY_STRING);
+            if (!b->cancellations) {
+                b->cancellations = apr_array_make(p, 1, sizeof(trv_hcancel));
+            }
         }
     }
     return APR_SUCCESS;

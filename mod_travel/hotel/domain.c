@@ -6,11 +6,14 @@
 #include "domain.h"
 #include "api.h"
 #include "enqueue.h"
+#include "cancel_jobs.h"
 #include "events.h"
 #include "supplier.h"
 
 static const trv_job_def jobs[] = {
     {&trv_hjob_complete, trv_hjob_complete_run},
+    {&trv_hjob_cancel, trv_hjob_cancel_run},
+    {&trv_hjob_refund, trv_hjob_refund_run},
     {NULL, NULL},
 };
 

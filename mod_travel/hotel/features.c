@@ -3,7 +3,7 @@
  * No supplier is called and the database is not touched: the registry is
  * static data. A feature is listed only once its operation is built; a
  * feature that needs a capability is listed only for the rows that have it
- * (as cancellation_preview will be, for SUPPLIER_C). */
+ * (cancellation_preview, for SUPPLIER_C). */
 #include "handlers.h"
 #include "supplier.h"
 #include "core/registry.h"
@@ -18,10 +18,15 @@ static const feature features[] = {
     {"offers", 0},
     {"prebook", 0},
     {"book", 0},
+    /* hotel/cancel.c, hotel/estimate.c (POLICY_ESTIMATE, or the preview
+     * where the row has it). */
+    {"cancel", 0},
+    {"cancellation_estimate", 0},
     /* How book is paid: through the payment SDK, or by the supplier
      * charging the traveller's card itself (book sends the card). */
     {"payment_sdk", TRV_SUP_PAYMENT_SDK},
     {"supplier_collects_payment", TRV_SUP_COLLECTS_PAYMENT},
+    {"cancellation_preview", TRV_SUP_CANCEL_PREVIEW},
     {NULL, 0},
 };
 

@@ -22,4 +22,9 @@ void trv_hotel_book(trv_req *req, trv_resp *resp);
 void trv_hotel_bookings(trv_req *req, trv_resp *resp);
 void trv_hotel_booking(trv_req *req, trv_resp *resp);
 
+/* POST /v1/hotel/bookings/{id}/cancel (cancel.c) and GET
+ * /v1/hotel/bookings/{id}/cancellation-estimate (estimate.c). */
+void trv_hotel_cancel(trv_req *req, trv_resp *resp);
+void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp);
+
 #endif

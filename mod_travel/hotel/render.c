@@ -1,6 +1,7 @@
 /* The hotel booking document (render.h): the service document's field
  * table, in its order. */
 #include "render.h"
+#include "cstore.h"
 #include "bstore.h"
 #include "core/json.h"
 #include "core/money.h"
@@ -91,6 +92,8 @@ json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
                   "contact", or_null(b->contact), "loyalty", or_null(b->loyalty),
                   "rooms", rooms);
     json_object_set_new(o, "supplier_reference", trv_json_strn(b->supplier_booking_id));
+    /* Cancellation attempts, oldest first (cstore.c). */
+    json_object_set_new(o, "cancellations", trv_hcancel_render(b->cancellations));
     if (b->failure) {
         json_object_set_new(o, "failure", json_incref(b->failure));
     }

@@ -150,6 +150,25 @@ typedef struct trv_hotel_book_req {
     const char *idempotency_key;         /* sent as Idempotency-Key */
 } trv_hotel_book_req;
 
+/* A supplier's answer to a cancellation: its fee and what it releases
+ * (the booking's price less the fee), integer minor units. */
+typedef struct trv_hotel_canceled {
+    const char *currency;
+    apr_int64_t fee_minor;
+    apr_int64_t refund_minor;
+} trv_hotel_canceled;
+
+/* A supplier's cancellation preview at checked_at. */
+typedef struct trv_hotel_preview {
+    const char *currency;
+    apr_int64_t fee_minor;
+    apr_int64_t refund_minor;
+    int cancelable;                      /* 0: the supplier would refuse now */
+    int restricted;                      /* a stored restriction forbids it */
+    apr_time_t checked_at;
+    apr_time_t deadline;                 /* free until then (earliest room); 0: none */
+} trv_hotel_preview;
+
 typedef struct trv_hotel_supplier {
     const char *name;                    /* as its row in suppliers.c */
     /* The hotels the supplier sells in the area with their cheapest price
@@ -178,6 +197,19 @@ typedef struct trv_hotel_supplier {
     trv_up_status (*retrieve)(trv_hotel_ctx *ctx, const char *booking_id,
                               const char *client_reference, trv_hotel_booked *out,
                               trv_hotel_err *err);
+
+    /* ---- cancellation (hotel/cancel*.c) ---- */
+    /* Cancels every room of the supplier's booking ref (its booking,
+     * reference or itinerary id). Suppliers answer a repeated cancel with
+     * the same outcome, so a cancel whose answer was lost is simply sent
+     * again. TRV_UP_REJECTED with err->code the supplier's refusal
+     * (cancellation_failed, cancellation_restricted, booking_pending). */
+    trv_up_status (*cancel)(trv_hotel_ctx *ctx, const char *ref,
+                            struct trv_hotel_canceled *out, trv_hotel_err *err);
+    /* What cancelling now would cost, from the supplier's own preview; NULL
+     * for a supplier without previews (capability "cancellation preview"). */
+    trv_up_status (*cancel_preview)(trv_hotel_ctx *ctx, const char *ref,
+                                    struct trv_hotel_preview *out, trv_hotel_err *err);
 } trv_hotel_supplier;
 
 extern const trv_hotel_supplier trv_hotel_supplier_a;

@@ -454,6 +454,37 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     return booked_of(ctx, json_object_get(res.body, "data"), out, err);
 }
 
+/* ---- cancellation ---- */
+
+/* PUT /bookings/{id} cancels every room; the booking comes back CANCELLED
+ * with its cancellation {cancellationFee, refundAmount, currency}. */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = trv_hotel_call(ctx, "PUT",
+                                      apr_pstrcat(ctx->pool, "/bookings/",
+                                                  trv_hotel_qs(ctx->pool, ref), NULL),
+                                      auth(ctx), NULL, &res, err);
+    const json_t *d, *c;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    d = json_object_get(res.body, "data");
+    c = json_object_get(d, "cancellation");
+    out->currency = trv_json_str(c, "currency");
+    if (!trv_json_str(d, "status") || strcmp(trv_json_str(d, "status"), "CANCELLED") != 0
+        || !out->currency
+        || trv_money_minor_of(json_object_get(c, "cancellationFee"), out->currency,
+                              &out->fee_minor) != 0
+        || trv_money_minor_of(json_object_get(c, "refundAmount"), out->currency,
+                              &out->refund_minor) != 0) {
+        return trv_hotel_bad(ctx, err, "a cancelled booking with its fee and refund");
+    }
+    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_a = {
     "SUPPLIER_A",
     search,
@@ -461,4 +492,6 @@ const trv_hotel_supplier trv_hotel_supplier_a = {
     prebook,
     book,
     retrieve,
+    .cancel = cancel,
+    .cancel_preview = NULL,              /* no previews: estimates come from the policy */
 };

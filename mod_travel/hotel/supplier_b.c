@@ -526,6 +526,39 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     return booked_of(ctx, json_object_get(res.body, "booking"), out, err);
 }
 
+/* ---- cancellation ---- */
+
+/* DELETE .../bookings/{reference}?cancellationFlag=CANCELLATION; the
+ * booking comes back CANCELLED with cancellationAmount (the fee) beside
+ * totalNet. (SIMULATION, Hotelbeds' preview, is not offered to us.) */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = trv_hotel_call(ctx, "DELETE",
+                                      apr_pstrcat(ctx->pool, BOOKING "/bookings/",
+                                                  trv_hotel_qs(ctx->pool, ref),
+                                                  "?cancellationFlag=CANCELLATION", NULL),
+                                      auth(ctx), NULL, &res, err);
+    const json_t *b;
+    apr_int64_t total;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    b = json_object_get(res.body, "booking");
+    out->currency = trv_json_str(b, "currency");
+    if (!trv_json_str(b, "status") || strcmp(trv_json_str(b, "status"), "CANCELLED") != 0
+        || !out->currency
+        || trv_money_minor_of(json_object_get(b, "cancellationAmount"), out->currency,
+                              &out->fee_minor) != 0
+        || trv_money_minor_of(json_object_get(b, "totalNet"), out->currency, &total) != 0) {
+        return trv_hotel_bad(ctx, err, "a cancelled booking with its cancellation amount");
+    }
+    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    out->refund_minor = total > out->fee_minor ? total - out->fee_minor : 0;
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_b = {
     "SUPPLIER_B",
     search,
@@ -533,4 +566,6 @@ const trv_hotel_supplier trv_hotel_supplier_b = {
     prebook,
     book,
     retrieve,
+    .cancel = cancel,
+    .cancel_preview = NULL,              /* no previews: estimates come from the policy */
 };

@@ -7,6 +7,7 @@
  * one page), then availability for those properties; a rate's price per
  * room is its occupancy's totals.inclusive. */
 #include "supplier.h"
+#include "core/clock.h"
 #include "core/json.h"
 
 #include <apr_hash.h>
@@ -572,6 +573,88 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     return TRV_UP_OK;
 }
 
+/* ---- cancellation ---- */
+
+/* Rapid money {value, currency}: minor units in *minor; currency set from
+ * the first amount read and then required to match. */
+static int rapid_money(const json_t *m, const char **currency, apr_int64_t *minor)
+{
+    const char *cur = trv_json_str(m, "currency");
+    if (!cur || (*currency && strcmp(*currency, cur) != 0)) {
+        return -1;
+    }
+    *currency = cur;
+    return trv_money_minor_of(json_object_get(m, "value"), cur, minor);
+}
+
+/* DELETE /itineraries/{id} cancels every room; the sandbox answers 200
+ * with the itinerary and its cancellation {penalty, refund} (Rapid's
+ * room DELETE answers 204 and the itinerary is read after). */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = trv_hotel_call(ctx, "DELETE",
+                                      apr_pstrcat(ctx->pool, "/itineraries/",
+                                                  trv_hotel_qs(ctx->pool, ref), NULL),
+                                      auth(ctx), NULL, &res, err);
+    const json_t *c;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    c = json_object_get(res.body, "cancellation");
+    out->currency = NULL;
+    if (!c || rapid_money(json_object_get(c, "penalty"), &out->currency, &out->fee_minor) != 0
+        || rapid_money(json_object_get(c, "refund"), &out->currency, &out->refund_minor) != 0) {
+        return trv_hotel_bad(ctx, err, "a cancelled itinerary with its penalty and refund");
+    }
+    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    return TRV_UP_OK;
+}
+
+/* GET /itineraries/{id}/cancellation-preview: the fee and refund if it
+ * were cancelled now, whether a restriction forbids it, and each room's
+ * free_cancellation_until (the estimate's deadline is the earliest). */
+static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
+                                    trv_hotel_preview *out, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = trv_hotel_call(ctx, "GET",
+                                      apr_pstrcat(ctx->pool, "/itineraries/",
+                                                  trv_hotel_qs(ctx->pool, ref),
+                                                  "/cancellation-preview", NULL),
+                                      auth(ctx), NULL, &res, err);
+    const json_t *b, *room, *cancelable, *restricted;
+    size_t i;
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    b = res.body;
+    cancelable = json_object_get(b, "cancelable");
+    restricted = json_object_get(b, "restricted");
+    out->currency = NULL;
+    out->deadline = 0;
+    if (!json_is_boolean(cancelable) || !json_is_boolean(restricted)
+        || !trv_json_str(b, "checked_at")
+        || trv_time_parse(trv_json_str(b, "checked_at"), &out->checked_at) != APR_SUCCESS
+        || rapid_money(json_object_get(b, "penalty"), &out->currency, &out->fee_minor) != 0
+        || rapid_money(json_object_get(b, "refund"), &out->currency, &out->refund_minor) != 0) {
+        return trv_hotel_bad(ctx, err, "a preview with its penalty, refund and checked_at");
+    }
+    out->cancelable = json_is_true(cancelable);
+    out->restricted = json_is_true(restricted);
+    json_array_foreach(json_object_get(b, "rooms"), i, room) {
+        const char *until = trv_json_str(room, "free_cancellation_until");
+        apr_time_t t;
+        if (until && trv_time_parse(until, &t) == APR_SUCCESS
+            && (!out->deadline || t < out->deadline)) {
+            out->deadline = t;
+        }
+    }
+    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_c = {
     "SUPPLIER_C",
     search,
@@ -579,4 +662,6 @@ const trv_hotel_supplier trv_hotel_supplier_c = {
     prebook,
     book,
     retrieve,
+    .cancel = cancel,
+    .cancel_preview = cancel_preview,
 };

@@ -36,6 +36,12 @@ static const json_t *find_id(const json_t *list, const char *hotel_id)
 static void features_list_the_configured_suppliers(void **state)
 {
     static const char *const names[] = {"SUPPLIER_A", "SUPPLIER_B", "SUPPLIER_C"};
+    static const char *const features_ab[] = {"search", "offers", "prebook", "book", "cancel",
+                                              "cancellation_estimate", "payment_sdk"};
+    static const char *const features_c[] = {"search", "offers", "prebook", "book", "cancel",
+                                             "cancellation_estimate",
+                                             "supplier_collects_payment",
+                                             "cancellation_preview"};
     e2e_resp *r = e2e_get(key, "/v1/hotel/features");
     size_t i, k;
     (void)state;
@@ -46,13 +52,11 @@ static void features_list_the_configured_suppliers(void **state)
         const json_t *f;
         assert_string_equal(fe_s(e, "supplier"), names[i]);
         /* Only what works today, and how each is paid: the service
-         * collects for A and B (payment SDK too), C charges the card. */
-        assert_int_equal(json_array_size(json_object_get(e, "features")), 5);
+         * collects for A and B (payment SDK too), C charges the card and
+         * previews a cancellation. */
+        assert_int_equal(json_array_size(json_object_get(e, "features")), i < 2 ? 7 : 8);
         json_array_foreach(json_object_get(e, "features"), k, f) {
-            static const char *const common[] = {"search", "offers", "prebook", "book"};
-            assert_string_equal(json_string_value(f),
-                                k < 4 ? common[k] : i < 2 ? "payment_sdk"
-                                                          : "supplier_collects_payment");
+            assert_string_equal(json_string_value(f), i < 2 ? features_ab[k] : features_c[k]);
         }
         assert_int_equal(json_integer_value(json_object_get(lim, "max_hotels_per_offers_request")),
                          10);

@@ -15,6 +15,7 @@
 #include "flight/supplier.h"
 #include "hotel/enqueue.h"
 #include "gateway/gateway.h"
+#include "hotel/cancel_jobs.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
@@ -132,6 +133,8 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
         {&trv_hjob_complete, trv_hjob_complete_run},
+        {&trv_hjob_cancel, trv_hjob_cancel_run},
+        {&trv_hjob_refund, trv_hjob_refund_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;

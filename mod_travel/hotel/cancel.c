@@ -1,0 +1,110 @@
+/* POST /v1/hotel/bookings/{id}/cancel: cancels every remaining room. The
+ * request records the attempt and answers at once (202
+ * CANCEL_IN_PROGRESS with an IN_PROGRESS cancellation); the
+ * hotel.booking.cancel job asks the supplier (cancel_run.c). A repeat while
+ * an attempt runs reuses it (202, nothing new); after a failed attempt it
+ * resumes that attempt (the same can_ id); on CANCELED it answers 200 and
+ * restarts refund submissions that failed. */
+#include "handlers.h"
+#include "bstore.h"
+#include "cancel_jobs.h"
+#include "cstore.h"
+#include "render.h"
+#include "core/ids.h"
+#include "core/log.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static void answer(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b)
+{
+    trv_ok(req, resp, status, trv_hbooking_render(req->pool, b, TRV_HRENDER_FULL), NULL);
+}
+
+static void db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
+{
+    trv_fail_db(req, resp, c, logno, what);
+    if (c) {
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        trv_db_close(req->env->db, c);
+    }
+}
+
+void trv_hotel_cancel(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    trv_hbooking *b, *after = NULL;
+    trv_hcancel *started = NULL;
+    int restarted = 0;
+    trv_dbc *c;
+
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_fail_db(req, resp, NULL, 1455, "reading a hotel booking to cancel");
+        return;
+    }
+    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
+        db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
+        return;
+    }
+    if (!b) {
+        trv_db_close(req->env->db, c);
+        trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
+        return;
+    }
+    if (strcmp(b->status, "CONFIRMED") == 0) {
+        if (trv_db_begin(c, req->pool) != APR_SUCCESS
+            || trv_hcstore_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
+                                 &started) != APR_SUCCESS
+            || (started && (trv_hcancel_enqueue(c, req->pool, &trv_hjob_cancel, id,
+                                             started->attempt, req->request_id) != APR_SUCCESS
+                            || trv_hbstore_get_any(c, req->pool, id, &after) != APR_SUCCESS
+                            || trv_hbooking_keep(c, req->pool, after) != APR_SUCCESS))
+            || trv_db_commit(c) != APR_SUCCESS) {
+            db_fail(req, resp, c, 1456, "starting a hotel cancellation");
+            return;
+        }
+        if (started && after) {
+            trv_db_close(req->env->db, c);
+            trv_env_wake(req->env);
+            trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                        TRVLOGNO(1457) "hotel booking %s: cancellation %s (attempt %d) started",
+                        id, started->id, started->attempt);
+            answer(req, resp, 202, after);
+            return;
+        }
+        /* A concurrent cancel moved it first: answer as it stands now. */
+        if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+            db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
+            return;
+        }
+    }
+    if (strcmp(b->status, "CANCEL_IN_PROGRESS") == 0) {
+        trv_db_close(req->env->db, c);
+        answer(req, resp, 202, b);
+        return;
+    }
+    if (strcmp(b->status, "CANCELED") == 0) {
+        if (trv_db_begin(c, req->pool) != APR_SUCCESS
+            || trv_hcstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
+            || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
+                                                  req->request_id) != APR_SUCCESS)
+            || trv_db_commit(c) != APR_SUCCESS) {
+            db_fail(req, resp, c, 1458, "restarting hotel refunds");
+            return;
+        }
+        trv_db_close(req->env->db, c);
+        if (restarted > 0) {
+            trv_env_wake(req->env);
+            trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                        TRVLOGNO(1459) "hotel booking %s: %d failed refund submission(s) "
+                        "restarted", id, restarted);
+        }
+        answer(req, resp, 200, b);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
+             "booking can be canceled", id, trv_hbooking_status(b));
+}
