@@ -147,3 +147,23 @@ void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno
                                           : "it gave an answer the service cannot use");
     }
 }
+
+int trv_api_db_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what)
+{
+    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
+        trv_fail_db(req, resp, NULL, logno, what);
+        return 0;
+    }
+    return 1;
+}
+
+void trv_api_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
+{
+    trv_fail_db(req, resp, c, logno, what);
+    if (c) {
+        if (c->in_txn) {
+            trv_db_rollback(c);
+        }
+        trv_db_close(req->env->db, c);
+    }
+}

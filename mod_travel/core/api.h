@@ -81,6 +81,13 @@ void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno
 void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
                  const char *what);
 
+/* A connection borrowed for the request; else the failure answered as
+ * trv_fail_db and 0. */
+int trv_api_db_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what);
+/* A database step failed: answered as trv_fail_db, the open transaction
+ * rolled back and c (when set) given back. */
+void trv_api_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what);
+
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
 /* The body to send, serialized (NULL only when encoding fails). */

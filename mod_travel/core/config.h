@@ -69,6 +69,11 @@ int trv_cidr_contains(const trv_cidr *net, int family, const unsigned char *addr
 const char *trv_check_base_url(const char *s);
 
 const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name);
+/* How long supplier_calls calls to supplier (NULL: not configured) and
+ * payment_calls to the payment provider may take at most (their timeouts),
+ * plus a margin: after that a step whose request vanished may be taken over. */
+apr_interval_time_t trv_config_call_budget(const trv_config *cfg, const trv_upstream *supplier,
+                                           int supplier_calls, int payment_calls);
 /* A hotel supplier's configuration: hotel and flight suppliers share names
  * (SUPPLIER_A), so each domain has its own directive and list. */
 const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char *name);

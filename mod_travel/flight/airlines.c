@@ -71,14 +71,14 @@ void trv_flight_airlines(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!trv_fapi_open(req, resp, &c, 390, "searching airlines")) {
+    if (!trv_api_db_open(req, resp, &c, 390, "searching airlines")) {
         return;
     }
     /* One more than asked tells whether more matched. */
     if (trv_db_select(c, req->pool, &list_stmt, &rows,
                       TRV_DB_ARGS(active_only ? "true" : "false", q, q, q, q, alliance,
                                   alliance, apr_ltoa(req->pool, limit + 1))) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 391, "searching airlines");
+        trv_api_db_fail(req, resp, c, 391, "searching airlines");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -151,11 +151,11 @@ static int import(trv_req *req, const char *code, trv_up_status *st, const char 
 static int lookup(trv_req *req, trv_resp *resp, const char *code, trv_rows **rows)
 {
     trv_dbc *c;
-    if (!trv_fapi_open(req, resp, &c, 394, "reading an airline")) {
+    if (!trv_api_db_open(req, resp, &c, 394, "reading an airline")) {
         return 0;
     }
     if (trv_db_select(c, req->pool, &one_stmt, rows, TRV_DB_ARGS(code)) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 395, "reading an airline");
+        trv_api_db_fail(req, resp, c, 395, "reading an airline");
         return 0;
     }
     trv_db_close(req->env->db, c);

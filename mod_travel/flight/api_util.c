@@ -1,27 +1,6 @@
 #include "handlers.h"
 #include "render.h"
 
-int trv_fapi_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what)
-{
-    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, logno, what);
-        return 0;
-    }
-    return 1;
-}
-
-void trv_fapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
-                      const char *what)
-{
-    trv_fail_db(req, resp, c, logno, what);
-    if (c) {
-        if (c->in_txn) {
-            trv_db_rollback(c);
-        }
-        trv_db_close(req->env->db, c);
-    }
-}
-
 void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                             const char *who, const char *message)
 {

@@ -209,7 +209,7 @@ static int void_authorization(trv_book_run *run, const char *authorization_id, i
     s->by_auth = authorization_id;
     s->provider_ref = authorization_id;
     s->sdk = sdk;
-    if (trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+    if (trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         st = trv_payment_adapter.void_auth(&pc, authorization_id, &auth, &err);
     }
     if (st == TRV_UP_OK) {
@@ -234,7 +234,7 @@ static int cancel_sdk_session(trv_book_run *run, const char *authorization_id, s
     trv_pay_err err = {0};
     json_t *auth = NULL;
     trv_up_status st = TRV_UP_UNAVAILABLE;
-    if (trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+    if (trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         st = trv_payment_adapter.sdk_cancel(&pc, run->b->sdk_token, &auth, &err);
     }
     if (st == TRV_UP_OK) {
@@ -393,7 +393,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
             trv_money total;
             trv_up_status st = TRV_UP_UNAVAILABLE;
             if (booking_total(run->b, &total)
-                && trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+                && trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
                 st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
                                                  key(run, "capture"), &auth, &err);
             }
@@ -730,7 +730,7 @@ static trv_book_outcome step_authorize(trv_book_run *run)
         run->message = "the booking has no price";
         return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
     }
-    if (!trv_flight_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+    if (!trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         trv_log_msg(run->log, TRV_LOG_ERR, run->request_id,
                     TRVLOGNO(347) "booking %s: no TravelPaymentProvider is configured",
                     run->b->id);

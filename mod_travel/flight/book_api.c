@@ -21,12 +21,12 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
 {
     trv_dbc *c;
     trv_fbooking *b;
-    if (!trv_fapi_open(req, resp, &c, 320, "reading a booked booking")) {
+    if (!trv_api_db_open(req, resp, &c, 320, "reading a booked booking")) {
         return;
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS || !b) {
-        trv_fapi_db_fail(req, resp, c, 321, "reading a booked booking");
+        trv_api_db_fail(req, resp, c, 321, "reading a booked booking");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -80,12 +80,12 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!trv_fapi_open(req, resp, &c, 322, "reading a booking to book")) {
+    if (!trv_api_db_open(req, resp, &c, 322, "reading a booking to book")) {
         return;
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 323, "reading a booking to book");
+        trv_api_db_fail(req, resp, c, 323, "reading a booking to book");
         return;
     }
     if (!b) {
@@ -96,7 +96,7 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     if (b->past_expiry) {
         trv_fbooking *e;
         if (trv_fstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
-            trv_fapi_db_fail(req, resp, c, 324, "expiring a booking");
+            trv_api_db_fail(req, resp, c, 324, "expiring a booking");
             return;
         }
         b = e ? e : b;
@@ -134,14 +134,14 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
             && trv_fjob_enqueue(c, req->pool, TRV_FJOB_COMPLETE, id, started->book_attempt,
                                 req->request_id, apr_time_from_sec(2)) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 325, "starting book");
+        trv_api_db_fail(req, resp, c, 325, "starting book");
         return;
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
         if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
             != APR_SUCCESS || !b) {
-            trv_fapi_db_fail(req, resp, c, 326, "reading a booking to book");
+            trv_api_db_fail(req, resp, c, 326, "reading a booking to book");
             return;
         }
         trv_db_close(req->env->db, c);

@@ -102,11 +102,11 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     f.created_from = has_from ? trv_time_format(req->pool, from) : NULL;
     f.created_to = has_to ? trv_time_format(req->pool, to) : NULL;
 
-    if (!trv_fapi_open(req, resp, &c, 301, "listing flight bookings")) {
+    if (!trv_api_db_open(req, resp, &c, 301, "listing flight bookings")) {
         return;
     }
     if (trv_flight_store_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 302, "listing flight bookings");
+        trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
     /* The page is the stored renderings joined; what is missing is
@@ -143,13 +143,13 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
     trv_fbooking *b;
     trv_dbc *c;
 
-    if (!trv_fapi_open(req, resp, &c, 303, "reading a flight booking")) {
+    if (!trv_api_db_open(req, resp, &c, 303, "reading a flight booking")) {
         return;
     }
     /* A warm read: the stored rendering of the current revision, one query. */
     if (trv_fstore_get_doc(c, req->pool, req->org_id, req->user_id, id, &doc)
         != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 304, "reading a flight booking");
+        trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
         return;
     }
     if (doc) {
@@ -159,7 +159,7 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 304, "reading a flight booking");
+        trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
         return;
     }
     if (!b) {

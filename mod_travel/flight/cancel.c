@@ -27,12 +27,12 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     int restarted = 0;
 
-    if (!trv_fapi_open(req, resp, &c, 361, "reading a booking to cancel")) {
+    if (!trv_api_db_open(req, resp, &c, 361, "reading a booking to cancel")) {
         return;
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 362, "reading a booking to cancel");
+        trv_api_db_fail(req, resp, c, 362, "reading a booking to cancel");
         return;
     }
     if (!b) {
@@ -49,14 +49,14 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
                                             started->cancel_attempt, req->request_id, 0)
                            != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
-            trv_fapi_db_fail(req, resp, c, 363, "starting a cancellation");
+            trv_api_db_fail(req, resp, c, 363, "starting a cancellation");
             return;
         }
         if (!started) {
             /* A concurrent cancel started it: the same answer. */
             if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
                 != APR_SUCCESS || !b) {
-                trv_fapi_db_fail(req, resp, c, 364, "reading a booking to cancel");
+                trv_api_db_fail(req, resp, c, 364, "reading a booking to cancel");
                 return;
             }
             trv_db_close(req->env->db, c);
@@ -81,7 +81,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
             || (restarted > 0 && trv_fjob_enqueue(c, req->pool, TRV_FJOB_REFUND, id, -1,
                                                   req->request_id, 0) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
-            trv_fapi_db_fail(req, resp, c, 366, "restarting refunds");
+            trv_api_db_fail(req, resp, c, 366, "restarting refunds");
             return;
         }
         trv_db_close(req->env->db, c);
@@ -339,7 +339,7 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (pending->nelts == 0) {
         return;
     }
-    if (!trv_flight_payment_ctx(env, p, job_rid(job), &pc)) {
+    if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
         res->outcome = TRV_JOB_DEAD;
         res->error = "no TravelPaymentProvider is configured";
         return;

@@ -18,11 +18,6 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp);
 void trv_flight_airlines(trv_req *req, trv_resp *resp);
 void trv_flight_airline(trv_req *req, trv_resp *resp);
 
-/* Borrows a connection, or answers 503 and returns 0. */
-int trv_fapi_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what);
-/* Answers a failed database step (rolls back, gives the connection back). */
-void trv_fapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
-                      const char *what);
 /* Answers an upstream that failed: 502 supplier_error, 504 supplier_timeout. */
 void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                             const char *who, const char *message);

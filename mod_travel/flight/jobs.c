@@ -160,7 +160,7 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (strcmp(pay->collected_by, "SERVICE") == 0) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
-        if (!trv_flight_payment_ctx(env, p, job_rid(job), &pc)) {
+        if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
             res->outcome = TRV_JOB_DEAD;
             res->error = "no TravelPaymentProvider is configured";
             return;

@@ -59,12 +59,12 @@ static int existing(prebook_ctx *x)
     for (;;) {
         trv_dbc *c;
         trv_fbooking *b;
-        if (!trv_fapi_open(req, x->resp, &c, 310, "reading a prebook key")) {
+        if (!trv_api_db_open(req, x->resp, &c, 310, "reading a prebook key")) {
             return 1;
         }
         if (trv_fstore_by_key(c, req->pool, req->org_id, req->user_id, x->key, &b)
             != APR_SUCCESS) {
-            trv_fapi_db_fail(req, x->resp, c, 311, "reading a prebook key");
+            trv_api_db_fail(req, x->resp, c, 311, "reading a prebook key");
             return 1;
         }
         trv_db_close(req->env->db, c);
@@ -271,7 +271,7 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
                                               : "The supplier refused the prebook";
     json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
                                                          "description", desc));
-    if (!trv_fapi_open(req, x->resp, &c, 312, "recording a failed prebook")) {
+    if (!trv_api_db_open(req, x->resp, &c, 312, "recording a failed prebook")) {
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
@@ -279,7 +279,7 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
            != APR_SUCCESS
         || (b && trv_flight_emit(c, req->pool, b, TRV_EV_FAILED) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, x->resp, c, 313, "recording a failed prebook");
+        trv_api_db_fail(req, x->resp, c, 313, "recording a failed prebook");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -361,7 +361,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         trv_pay_err perr = {0};
         trv_money total;
         trv_up_status ps = TRV_UP_UNAVAILABLE;
-        if (trv_flight_payment_ctx(req->env, p, req->request_id, &pc)
+        if (trv_pay_ctx_init(req->env, p, req->request_id, &pc)
             && trv_money_parse_decimal(pr.total_amount, trv_currency_exponent(currency),
                                        &total.minor) == APR_SUCCESS) {
             memcpy(total.currency, currency, 4);
@@ -389,7 +389,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         ? trv_json_dump(p, json_object_get(priced, "supplier_data")) : NULL;
     pr.sdk_token = sdk_token;
 
-    if (!trv_fapi_open(req, x->resp, &c, 316, "storing a prebook")) {
+    if (!trv_api_db_open(req, x->resp, &c, 316, "storing a prebook")) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
@@ -398,7 +398,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
                                   exp - apr_time_now() > 0 ? exp - apr_time_now() : 0)
                  != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, x->resp, c, 317, "storing a prebook");
+        trv_api_db_fail(req, x->resp, c, 317, "storing a prebook");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -518,7 +518,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
                                       TRV_SUP_OFFER_ONCE);
     row.contact = trv_json_dump(req->pool, x.in.contact);
     row.passengers = trv_json_dump(req->pool, x.pax);
-    if (!trv_fapi_open(req, resp, &c, 318, "starting a prebook")) {
+    if (!trv_api_db_open(req, resp, &c, 318, "starting a prebook")) {
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
@@ -531,7 +531,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
                                 trv_flight_step_budget(req->env, row.supplier, 1, 1)
                                     + apr_time_from_sec(10)) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 319, "starting a prebook");
+        trv_api_db_fail(req, resp, c, 319, "starting a prebook");
         return;
     }
     trv_db_close(req->env->db, c);

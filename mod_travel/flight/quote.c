@@ -25,12 +25,12 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
     trv_money total;
     int exponent;
 
-    if (!trv_fapi_open(req, resp, &c, 380, "reading a booking to quote")) {
+    if (!trv_api_db_open(req, resp, &c, 380, "reading a booking to quote")) {
         return;
     }
     if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
-        trv_fapi_db_fail(req, resp, c, 381, "reading a booking to quote");
+        trv_api_db_fail(req, resp, c, 381, "reading a booking to quote");
         return;
     }
     trv_db_close(req->env->db, c);

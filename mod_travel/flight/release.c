@@ -212,7 +212,7 @@ void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!in || (!claimed && strcmp(in->status, TRV_FINTENT_RELEASING) != 0)) {
         return;
     }
-    if (!trv_flight_payment_ctx(env, p, job_rid(job), &pc)) {
+    if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
         res->outcome = TRV_JOB_DEAD;
         res->error = "no TravelPaymentProvider is configured";
         return;

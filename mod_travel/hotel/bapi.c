@@ -4,26 +4,6 @@
 
 #include <string.h>
 
-int trv_hbapi_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what)
-{
-    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, logno, what);
-        return 0;
-    }
-    return 1;
-}
-
-void trv_hbapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
-{
-    trv_fail_db(req, resp, c, logno, what);
-    if (c) {
-        if (c->in_txn) {
-            trv_db_rollback(c);
-        }
-        trv_db_close(req->env->db, c);
-    }
-}
-
 void trv_hbapi_booking(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b,
                        json_t *meta)
 {
@@ -43,30 +23,12 @@ const trv_hotel_supplier *trv_hbapi_supplier(trv_env *env, apr_pool_t *p,
     return *row ? trv_hotel_supplier_for(env, p, request_id, *row, ctx) : NULL;
 }
 
-int trv_hbapi_payment_ctx(trv_env *env, apr_pool_t *p, const char *request_id,
-                          trv_pay_ctx *ctx)
-{
-    memset(ctx, 0, sizeof(*ctx));
-    if (!env->cfg || !env->cfg->payment) {
-        return 0;
-    }
-    ctx->env = env;
-    ctx->pool = p;
-    ctx->request_id = request_id;
-    ctx->up = env->cfg->payment;
-    return 1;
-}
-
 apr_interval_time_t trv_hbapi_budget(const trv_env *env, const char *supplier,
                                      int supplier_calls, int payment_calls)
 {
-    const trv_upstream *s = env->cfg && supplier ? trv_config_hotel_upstream(env->cfg, supplier)
-                                                 : NULL;
-    const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;
-    apr_interval_time_t t = apr_time_from_sec(5);
-    t += supplier_calls * (s ? s->connect_timeout + s->timeout : TRV_DEFAULT_TIMEOUT);
-    t += payment_calls * (pay ? pay->connect_timeout + pay->timeout : TRV_DEFAULT_TIMEOUT);
-    return t;
+    return trv_config_call_budget(env->cfg,
+                                  supplier ? trv_config_hotel_upstream(env->cfg, supplier) : NULL,
+                                  supplier_calls, payment_calls);
 }
 
 int trv_hbapi_total(const trv_hbooking *b, trv_money *m)

@@ -10,10 +10,6 @@
 #include "core/db.h"
 #include "payment/provider.h"
 
-/* A borrowed connection, or 503 answered (logno: the TRV tag). */
-int trv_hbapi_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what);
-/* Answers 503/500 for a failed statement, rolls back and gives c back. */
-void trv_hbapi_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what);
 /* The booking as the API shows it. */
 void trv_hbapi_booking(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b,
                        json_t *meta);
@@ -24,8 +20,6 @@ void trv_hbapi_no_booking(trv_req *req, trv_resp *resp, const char *id);
 const trv_hotel_supplier *trv_hbapi_supplier(trv_env *env, apr_pool_t *p,
                                              const char *request_id, const char *name,
                                              const trv_supplier **row, trv_hotel_ctx *ctx);
-int trv_hbapi_payment_ctx(trv_env *env, apr_pool_t *p, const char *request_id,
-                          trv_pay_ctx *ctx);
 /* How long supplier_calls calls to the supplier and payment_calls to the
  * payment provider may take at most (their timeouts), plus a margin. */
 apr_interval_time_t trv_hbapi_budget(const trv_env *env, const char *supplier,

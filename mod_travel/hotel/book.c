@@ -129,7 +129,7 @@ static int void_payment(trv_hbook_run *run, const trv_hpayment *pay)
         || strcmp(pay->collected_by, "SERVICE") != 0) {
         return 0;
     }
-    if (trv_hbapi_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+    if (trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         st = trv_payment_adapter.void_auth(&pc, pay->provider_ref, &auth, &err);
     }
     if (st != TRV_UP_OK) {
@@ -217,7 +217,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         trv_money total;
         trv_up_status st = TRV_UP_UNAVAILABLE;
         if (trv_hbapi_total(run->b, &total)
-            && trv_hbapi_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+            && trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
             /* One key per booking: a capture repeated by a takeover is the
              * same capture. */
             st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
@@ -341,7 +341,7 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     int inserted = 0;
 
     if (!trv_hbapi_total(run->b, &total)
-        || !trv_hbapi_payment_ctx(run->env, run->p, run->request_id, &pc)) {
+        || !trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         run->message = "no payment provider is configured";
         return revert(run, TRV_HBOOK_UNAVAILABLE);
     }

@@ -73,11 +73,11 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
 {
     trv_dbc *c;
     trv_hbooking *b;
-    if (!trv_hbapi_open(req, resp, &c, 1441, "reading a booked hotel booking")) {
+    if (!trv_api_db_open(req, resp, &c, 1441, "reading a booked hotel booking")) {
         return;
     }
     if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
-        trv_hbapi_db_fail(req, resp, c, 1441, "reading a booked hotel booking");
+        trv_api_db_fail(req, resp, c, 1441, "reading a booked hotel booking");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -140,11 +140,11 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!trv_hbapi_open(req, resp, &c, 1442, "reading a hotel booking to book")) {
+    if (!trv_api_db_open(req, resp, &c, 1442, "reading a hotel booking to book")) {
         return;
     }
     if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1442, "reading a hotel booking to book");
+        trv_api_db_fail(req, resp, c, 1442, "reading a hotel booking to book");
         return;
     }
     if (!b) {
@@ -158,7 +158,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
             || trv_hbstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS
             || trv_hbooking_keep(c, req->pool, e) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {
-            trv_hbapi_db_fail(req, resp, c, 1442, "expiring a hotel booking");
+            trv_api_db_fail(req, resp, c, 1442, "expiring a hotel booking");
             return;
         }
         b = e ? e : b;
@@ -203,13 +203,13 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
                                             req->request_id, apr_time_from_sec(2))
                                != APR_SUCCESS))
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1443, "starting hotel book");
+        trv_api_db_fail(req, resp, c, 1443, "starting hotel book");
         return;
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
         if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
-            trv_hbapi_db_fail(req, resp, c, 1443, "reading a hotel booking to book");
+            trv_api_db_fail(req, resp, c, 1443, "reading a hotel booking to book");
             return;
         }
         trv_db_close(req->env->db, c);

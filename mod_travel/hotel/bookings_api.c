@@ -95,11 +95,11 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     f.org_id = req->org_id;
     f.created_from = has_from ? trv_time_format(req->pool, from) : NULL;
     f.created_to = has_to ? trv_time_format(req->pool, to) : NULL;
-    if (!trv_hbapi_open(req, resp, &c, 1445, "listing hotel bookings")) {
+    if (!trv_api_db_open(req, resp, &c, 1445, "listing hotel bookings")) {
         return;
     }
     if (trv_hbstore_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1445, "listing hotel bookings");
+        trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -123,12 +123,12 @@ void trv_hotel_booking(trv_req *req, trv_resp *resp)
     const char *id = apr_table_get(req->params, "id"), *doc;
     trv_hbooking *b;
     trv_dbc *c;
-    if (!trv_hbapi_open(req, resp, &c, 1446, "reading a hotel booking")) {
+    if (!trv_api_db_open(req, resp, &c, 1446, "reading a hotel booking")) {
         return;
     }
     /* The usual read: the stored rendering of the current revision. */
     if (trv_hbstore_get_doc(c, req->pool, req->org_id, id, &doc) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1446, "reading a hotel booking");
+        trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
         return;
     }
     if (doc) {
@@ -137,7 +137,7 @@ void trv_hotel_booking(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1446, "reading a hotel booking");
+        trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
         return;
     }
     trv_db_close(req->env->db, c);

@@ -58,7 +58,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
         if (strcmp(pay->status, "AUTHORIZED") != 0 || strcmp(pay->collected_by, "SERVICE")) {
             continue;
         }
-        if (trv_hbapi_total(b, &total) && trv_hbapi_payment_ctx(env, p, job_rid(job), &pc)) {
+        if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
             st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
                                              apr_pstrcat(p, b->id, ":capture", NULL), &auth,
                                              &err);

@@ -52,24 +52,6 @@ static json_t *place_json(const trv_rows *r, int i)
         "radius_m", trv_rows_int(r, i, "radius_m", 0));
 }
 
-static int db_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const char *what)
-{
-    if (trv_db_open(req->env->db, req->pool, c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, logno, what);
-        return 0;
-    }
-    return 1;
-}
-
-static void db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
-{
-    trv_fail_db(req, resp, c, logno, what);
-    if (c->in_txn) {
-        trv_db_rollback(c);
-    }
-    trv_db_close(req->env->db, c);
-}
-
 /* The organization's saved place for a catalogue key: saved now, or
  * before (by this or a concurrent search). */
 static apr_status_t save(trv_req *req, trv_dbc *c, const char *key, trv_rows **row)
@@ -104,14 +86,14 @@ void trv_hotel_places(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!db_open(req, resp, &c, 1400, "searching places")) {
+    if (!trv_api_db_open(req, resp, &c, 1400, "searching places")) {
         return;
     }
     /* One more than asked tells whether more matched. */
     if (trv_db_select(c, req->pool, &search_stmt, &found,
                       TRV_DB_ARGS(q, q, q, apr_ltoa(req->pool, limit + 1))) != APR_SUCCESS
         || (found->n > 0 && trv_db_begin(c, req->pool) != APR_SUCCESS)) {
-        db_fail(req, resp, c, 1401, "searching places");
+        trv_api_db_fail(req, resp, c, 1401, "searching places");
         return;
     }
     data = json_array();
@@ -119,14 +101,14 @@ void trv_hotel_places(trv_req *req, trv_resp *resp)
         trv_rows *row;
         if (save(req, c, trv_rows_get(found, i, "key"), &row) != APR_SUCCESS) {
             json_decref(data);
-            db_fail(req, resp, c, 1402, "saving places");
+            trv_api_db_fail(req, resp, c, 1402, "saving places");
             return;
         }
         json_array_append_new(data, place_json(row, 0));
     }
     if (found->n > 0 && trv_db_commit(c) != APR_SUCCESS) {
         json_decref(data);
-        db_fail(req, resp, c, 1402, "saving places");
+        trv_api_db_fail(req, resp, c, 1402, "saving places");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -139,12 +121,12 @@ void trv_hotel_place(trv_req *req, trv_resp *resp)
     trv_rows *rows;
     trv_dbc *c;
 
-    if (!db_open(req, resp, &c, 1403, "reading a place")) {
+    if (!trv_api_db_open(req, resp, &c, 1403, "reading a place")) {
         return;
     }
     if (trv_db_select(c, req->pool, &one_stmt, &rows, TRV_DB_ARGS(id, req->org_id))
         != APR_SUCCESS) {
-        db_fail(req, resp, c, 1404, "reading a place");
+        trv_api_db_fail(req, resp, c, 1404, "reading a place");
         return;
     }
     trv_db_close(req->env->db, c);

@@ -64,11 +64,11 @@ static int existing(prebook_ctx *x)
     for (;;) {
         trv_dbc *c;
         trv_hbooking *b;
-        if (!trv_hbapi_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
+        if (!trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
             return 1;
         }
         if (trv_hbstore_by_key(c, req->pool, req->org_id, x->key, &b) != APR_SUCCESS) {
-            trv_hbapi_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
+            trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
             return 1;
         }
         trv_db_close(req->env->db, c);
@@ -83,10 +83,10 @@ static int existing(prebook_ctx *x)
             int gone = 0;
             /* The first request died with the key (its calls have all
              * timed out by now): its row goes and this one takes over. */
-            if (trv_hbapi_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
+            if (trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
                 if (trv_hbstore_prebook_abandon_stale(c, req->pool, b->id, budget, &gone)
                     != APR_SUCCESS) {
-                    trv_hbapi_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
+                    trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
                     return 1;
                 }
                 trv_db_close(req->env->db, c);
@@ -123,7 +123,7 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
                                                      : "The supplier refused the prebook";
     json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
                                                          "description", desc));
-    if (!trv_hbapi_open(req, x->resp, &c, 1422, "recording a failed hotel prebook")) {
+    if (!trv_api_db_open(req, x->resp, &c, 1422, "recording a failed hotel prebook")) {
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
@@ -131,7 +131,7 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
            != APR_SUCCESS
         || trv_hbooking_keep(c, req->pool, b) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, x->resp, c, 1422, "recording a failed hotel prebook");
+        trv_api_db_fail(req, x->resp, c, 1422, "recording a failed hotel prebook");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -333,7 +333,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         trv_pay_err perr = {0};
         trv_money total;
         trv_up_status ps = TRV_UP_UNAVAILABLE;
-        if (trv_hbapi_payment_ctx(req->env, p, req->request_id, &pc)
+        if (trv_pay_ctx_init(req->env, p, req->request_id, &pc)
             && trv_money_make(&total, pb.total_minor, cur) == APR_SUCCESS) {
             ps = trv_payment_adapter.sdk_token(&pc, &total, apr_pstrcat(p, id, ":sdk", NULL),
                                                &token, &perr);
@@ -344,14 +344,14 @@ static void bind_offer(prebook_ctx *x, const char *id)
             return;
         }
     }
-    if (!trv_hbapi_open(req, x->resp, &c, 1425, "storing a hotel prebook")) {
+    if (!trv_api_db_open(req, x->resp, &c, 1425, "storing a hotel prebook")) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
         || trv_hbstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
         || trv_hbooking_keep(c, p, b) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, x->resp, c, 1425, "storing a hotel prebook");
+        trv_api_db_fail(req, x->resp, c, 1425, "storing a hotel prebook");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -488,18 +488,18 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
         "email", x.in.email, "phone", x.in.phone)));
     row.use_payment_sdk = x.in.use_payment_sdk;
     row.rooms = rooms_row(&x);
-    if (!trv_hbapi_open(req, resp, &c, 1426, "starting a hotel prebook")) {
+    if (!trv_api_db_open(req, resp, &c, 1426, "starting a hotel prebook")) {
         return;
     }
     if ((x.offer.hotel_id
          && trv_hbstore_hotel(c, req->pool, x.offer.hotel_id, &hotel) != APR_SUCCESS)) {
-        trv_hbapi_db_fail(req, resp, c, 1426, "starting a hotel prebook");
+        trv_api_db_fail(req, resp, c, 1426, "starting a hotel prebook");
         return;
     }
     row.hotel = hotel ? hotel : trv_json_dump(req->pool, trv_json_bind(req->pool, json_pack(
         "{s:o,s:n,s:n}", "id", trv_json_strn(x.offer.hotel_id), "name", "address")));
     if (trv_hbstore_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS) {
-        trv_hbapi_db_fail(req, resp, c, 1426, "starting a hotel prebook");
+        trv_api_db_fail(req, resp, c, 1426, "starting a hotel prebook");
         return;
     }
     trv_db_close(req->env->db, c);

@@ -3,6 +3,7 @@
  * integers in minor units with lower-case currencies; Idempotency-Key on
  * every call that changes something). */
 #include "provider.h"
+#include "core/config.h"
 #include "core/json.h"
 
 #include <apr_lib.h>
@@ -285,3 +286,16 @@ const trv_payment_provider trv_payment_adapter = {
     sdk_authorization,
     sdk_cancel,
 };
+
+int trv_pay_ctx_init(trv_env *env, apr_pool_t *p, const char *request_id, trv_pay_ctx *ctx)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    if (!env->cfg || !env->cfg->payment) {
+        return 0;
+    }
+    ctx->env = env;
+    ctx->pool = p;
+    ctx->request_id = request_id;
+    ctx->up = env->cfg->payment;
+    return 1;
+}

@@ -65,4 +65,8 @@ typedef struct trv_payment_provider {
 
 extern const trv_payment_provider trv_payment_adapter;
 
+/* The payment provider's context for a request or job; 0 when no
+ * TravelPaymentProvider is set. */
+int trv_pay_ctx_init(trv_env *env, apr_pool_t *p, const char *request_id, trv_pay_ctx *ctx);
+
 #endif
