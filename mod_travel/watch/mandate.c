@@ -23,7 +23,7 @@ static const trv_stmt arm_stmt = {"trv_mandate_arm",
 void trv_watch_mandate_confirm(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {NULL};
-    const char *id = apr_table_get(req->params, "id");
+    const char *id = apr_table_get(req->params, "mandate_id");
     trv_errs *errs = trv_errs_new(req->pool);
     trv_dbc *c;
     trv_rows *r;
