@@ -4,7 +4,8 @@
  *   1. hands its key to the next run, due TravelWatchInterval later (or
  *      at once when it could not take every due watch);
  *   2. stores expired for the watches whose check_in has come;
- *   3. claims the due watches (FOR UPDATE SKIP LOCKED, a check lease in
+ *   3. claims the due watches, in stay and hotel order so that one run
+ *      holds all the watches of a hotel-stay (FOR UPDATE SKIP LOCKED, a check lease in
  *      checking_until, the next check one interval later), so no watch is
  *      in two checks at once across children and instances;
  *   4. queues their checks: price watches grouped by stay and hotel (all
@@ -38,7 +39,7 @@ static const trv_stmt expire_stmt = {"trv_watch_expire",
 static const trv_stmt claim_stmt = {"trv_watch_claim",
     "WITH due AS (SELECT id FROM watches WHERE status IN ('active', 'armed') "
     "AND next_check_at <= now() AND (checking_until IS NULL OR checking_until < now()) "
-    "ORDER BY next_check_at LIMIT %s::int FOR UPDATE SKIP LOCKED) "
+    "ORDER BY stay_key, hotel_id LIMIT %s::int FOR UPDATE SKIP LOCKED) "
     "UPDATE watches w SET checking_until = now() + %s::int * interval '1 second', "
     "next_check_at = now() + %s::bigint * interval '1 microsecond' FROM due WHERE w.id = due.id "
     "RETURNING w.id, w.kind, w.hotel_id, w.stay_key, w.check_in::text AS check_in, "
