@@ -5,8 +5,14 @@
  * join this table as the booking flow is built. */
 #include "domain.h"
 #include "api.h"
+#include "enqueue.h"
 #include "events.h"
 #include "supplier.h"
+
+static const trv_job_def jobs[] = {
+    {&trv_hjob_complete, trv_hjob_complete_run},
+    {NULL, NULL},
+};
 
 static const char *const event_types[] = {
     TRV_HEV_CONFIRMED, TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, NULL,
@@ -15,7 +21,7 @@ static const char *const event_types[] = {
 const trv_domain trv_hotel_domain = {
     "hotel",
     trv_hotel_routes,
-    NULL,
+    jobs,
     event_types,
     trv_hotel_suppliers,
     NULL,

@@ -14,4 +14,12 @@ void trv_hotel_search(trv_req *req, trv_resp *resp);
 /* POST /v1/hotel/offers (offers.c). */
 void trv_hotel_offers(trv_req *req, trv_resp *resp);
 
+/* POST /v1/hotel/prebook (prebook.c). */
+void trv_hotel_prebook(trv_req *req, trv_resp *resp);
+/* POST /v1/hotel/bookings/{id}/book (book_api.c). */
+void trv_hotel_book(trv_req *req, trv_resp *resp);
+/* GET /v1/hotel/bookings and GET /v1/hotel/bookings/{id} (bookings_api.c). */
+void trv_hotel_bookings(trv_req *req, trv_resp *resp);
+void trv_hotel_booking(trv_req *req, trv_resp *resp);
+
 #endif

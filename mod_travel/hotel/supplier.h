@@ -85,6 +85,71 @@ typedef struct trv_hotel_offer {
     json_t *doc;                         /* pool-bound */
 } trv_hotel_offer;
 
+/* ---- prebook, book, retrieve ---- */
+
+/* A guest as prebook binds them. */
+typedef struct trv_hotel_guest {
+    const char *first_name, *last_name;
+    int is_lead;
+    int child;                           /* type CHILD */
+} trv_hotel_guest;
+
+/* Who stays: the contact (the booking's holder) and each room's guests in
+ * the offer's room order, the room's lead first. */
+typedef struct trv_hotel_party {
+    const char *first_name, *last_name, *email, *phone;
+    int n_rooms;
+    int n_guests[TRV_HOTEL_MAX_ROOMS];
+    const trv_hotel_guest *guests[TRV_HOTEL_MAX_ROOMS];
+} trv_hotel_party;
+
+/* What a supplier's prebook (its re-pricing of an offer) answered. */
+typedef struct trv_hotel_prebooked {
+    const char *prebook_id;              /* what book takes (A: prebookId, B: the new rateKey,
+                                          * C: the book link) */
+    apr_int64_t total_minor;             /* in the stay's currency */
+    apr_time_t expires_at;               /* bookable until then */
+    int price_changed;                   /* differs from the offer's total */
+    const char *hotel_name, *hotel_address; /* when the answer names them, else NULL */
+    json_t *doc;                         /* the terms, as trv_hotel_offer's doc */
+} trv_hotel_prebooked;
+
+/* A booking as the supplier holds it: book's and retrieve's answer. */
+typedef struct trv_hotel_booked {
+    const char *status;                  /* CONFIRMED, PENDING (confirmation to come),
+                                          * CANCELED */
+    const char *booking_id;              /* the supplier's */
+    const char *client_reference;
+    const char *hotel_confirmation_code; /* or NULL (pending) */
+    const char *hotel_remarks;           /* or NULL */
+    apr_int64_t total_minor;             /* -1 when not given */
+    /* [{position, supplier_reference_number, hotel_confirmation_code,
+     * cancellation_policy}], rooms in order; policy in the neutral shape
+     * {refundable, penalties [{from, amount}]} (amounts of that room). */
+    json_t *rooms;
+    /* The whole booking's policy in the same shape (penalties summed over
+     * the rooms at each instant), or NULL when the supplier gives none. */
+    json_t *cancellation_policy;
+    /* {collected_by, amount (Money), last4} when the supplier charged the
+     * traveller itself, else NULL. */
+    json_t *payment;
+} trv_hotel_booked;
+
+/* What book sends. */
+typedef struct trv_hotel_book_req {
+    const trv_hotel_stay *stay;
+    const char *sid;                     /* the supplier's hotel id */
+    const char *prebook_id;              /* from trv_hotel_prebooked */
+    apr_int64_t total_minor;             /* the price agreed at prebook */
+    /* Unique per booking (the service's booking id) and carrying the
+     * caller's reference_id: how a booking whose answer was lost is found
+     * (retrieve) and never bought twice. At most 64 characters. */
+    const char *client_reference;
+    const trv_hotel_party *party;
+    const char *card_number;             /* merchant-of-record suppliers: the traveller's card */
+    const char *idempotency_key;         /* sent as Idempotency-Key */
+} trv_hotel_book_req;
+
 typedef struct trv_hotel_supplier {
     const char *name;                    /* as its row in suppliers.c */
     /* The hotels the supplier sells in the area with their cheapest price
@@ -98,6 +163,21 @@ typedef struct trv_hotel_supplier {
     trv_up_status (*offers)(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **offers, trv_hotel_err *err);
+    /* Re-prices an offer (ref: trv_hotel_offer.ref) for booking. NULL: the
+     * supplier cannot book through this gateway. */
+    trv_up_status (*prebook)(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                             const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err);
+    /* Books what prebook answered. TRV_UP_REJECTED: the supplier refused
+     * (err->code book_failed when the hotel refused the booking,
+     * price_changed when the price moved since prebook); TRV_UP_TIMEOUT:
+     * the outcome is unknown (read it with retrieve, never book again). */
+    trv_up_status (*book)(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
+                          trv_hotel_booked *out, trv_hotel_err *err);
+    /* Reads a booking by the supplier's id, or when booking_id is NULL by
+     * the client reference book sent. TRV_UP_NOT_FOUND: no such booking. */
+    trv_up_status (*retrieve)(trv_hotel_ctx *ctx, const char *booking_id,
+                              const char *client_reference, trv_hotel_booked *out,
+                              trv_hotel_err *err);
 } trv_hotel_supplier;
 
 extern const trv_hotel_supplier trv_hotel_supplier_a;
@@ -120,6 +200,11 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
 trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);
+/* The same with an Idempotency-Key (calls that change something). */
+trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+                                  const apr_table_t *auth, const json_t *body,
+                                  const char *idempotency_key, trv_up_result *res,
+                                  trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
 /* Lower-case hex of the SHA-256 (bits 256) or SHA-512 (bits 512) of s. */
@@ -146,6 +231,10 @@ int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
  * position to promotions, merging with an entry of the same name. */
 void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
                          const char *currency, int position);
+/* A booking-level policy from the rooms' policies ({refundable,
+ * penalties}): refundable when every room is, each instant's penalty the
+ * rooms' penalties in force then, summed. NULL when a room has none. */
+json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency);
 /* Sorts offers (trv_hotel_offer) by hotel, then total; keeps at most max
  * per hotel. */
 void trv_hotel_offers_trim(apr_array_header_t *offers, int max);

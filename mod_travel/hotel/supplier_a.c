@@ -192,12 +192,29 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         for (k = 0; k < (size_t)stay->rooms[i].n_children; k++) {
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n}", "position", (int)i,
-            "name", trv_json_str(rate, "name"),
-            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardType")),
-            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", trv_hotel_money(room_total, cur), "due_at_property"));
+        {
+            /* The room's own policy, as LiteAPI gives it per rate. */
+            const json_t *cp = json_object_get(rate, "cancellationPolicies");
+            json_t *rp = json_pack("{s:b,s:[]}", "refundable",
+                                   strcmp(trv_json_str(cp, "refundableTag")
+                                          ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
+                                   "penalties");
+            trv_json_bind(ctx->pool, rp);
+            json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
+                if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(info, "cancelTime"),
+                                          json_object_get(info, "amount"), cur) != 0) {
+                    json_decref(ages);
+                    return -1;
+                }
+            }
+            json_array_append_new(rooms, json_pack(
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
+                "name", trv_json_str(rate, "name"),
+                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardType")),
+                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+                "children", ages, "total", trv_hotel_money(room_total, cur), "due_at_property",
+                "cancellation_policy", rp));
+        }
         /* The offer's penalty at an instant is the rooms' penalties summed:
          * the rooms of one offer share their policy's instants. */
         json_array_foreach(json_object_get(json_object_get(rate, "cancellationPolicies"),
@@ -287,8 +304,161 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     return TRV_UP_OK;
 }
 
+/* ---- prebook, book, retrieve ---- */
+
+static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                             const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    trv_hotel_offer o;
+    const json_t *d;
+    apr_time_t exp;
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s}", "offerId", ref));
+    memset(out, 0, sizeof(*out));
+    st = trv_hotel_call(ctx, "POST", "/rates/prebook", auth(ctx), body, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    d = json_object_get(res.body, "data");
+    if (!trv_json_str(d, "prebookId") || !trv_json_str(d, "expiresAt")
+        || trv_time_parse(trv_json_str(d, "expiresAt"), &exp) != APR_SUCCESS
+        || strcmp(trv_json_str(d, "currency") ? trv_json_str(d, "currency") : "", stay->currency)
+        || offer_of(ctx, stay, sid, json_array_get(json_object_get(d, "roomTypes"), 0),
+                    apr_time_now(), &o) != 0
+        || trv_money_minor_of(json_object_get(d, "price"), stay->currency, &out->total_minor)) {
+        return trv_hotel_bad(ctx, err, "a prebook's id, expiry and prices");
+    }
+    out->prebook_id = trv_json_str(d, "prebookId");
+    out->expires_at = exp;
+    out->price_changed = json_is_true(json_object_get(d, "priceChanged"));
+    out->doc = o.doc;
+    return TRV_UP_OK;
+}
+
+static const char *a_status(const char *s)
+{
+    if (!s) {
+        return NULL;
+    }
+    return strcmp(s, "CONFIRMED") == 0 ? "CONFIRMED" : strcmp(s, "PENDING") == 0 ? "PENDING"
+         : strcmp(s, "CANCELLED") == 0 ? "CANCELED" : NULL;
+}
+
+/* A LiteAPI booking: its rooms carry their own policies. */
+static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_booked *out,
+                               trv_hotel_err *err)
+{
+    const char *cur = trv_json_str(d, "currency");
+    const json_t *r, *info;
+    size_t i, k;
+    memset(out, 0, sizeof(*out));
+    out->status = a_status(trv_json_str(d, "status"));
+    out->booking_id = trv_json_str(d, "bookingId");
+    out->client_reference = trv_json_str(d, "clientReference");
+    out->hotel_confirmation_code = trv_json_str(d, "hotelConfirmationCode");
+    if (!out->status || !out->booking_id || !cur
+        || trv_money_minor_of(json_object_get(d, "price"), cur, &out->total_minor)) {
+        return trv_hotel_bad(ctx, err, "a booking's id, status and price");
+    }
+    out->rooms = trv_json_bind(ctx->pool, json_array());
+    json_array_foreach(json_object_get(d, "bookedRooms"), i, r) {
+        const json_t *cp = json_object_get(r, "cancellationPolicies");
+        json_t *policy = json_pack("{s:b,s:[]}", "refundable",
+                                   strcmp(trv_json_str(cp, "refundableTag")
+                                          ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
+                                   "penalties");
+        json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
+            if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(info, "cancelTime"),
+                                      json_object_get(info, "amount"), cur) != 0) {
+                json_decref(policy);
+                return trv_hotel_bad(ctx, err, "a room's cancellation policy");
+            }
+        }
+        json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?,s:o}", "position", (int)i,
+                                                    "supplier_reference_number",
+                                                    "hotel_confirmation_code",
+                                                    out->hotel_confirmation_code,
+                                                    "cancellation_policy", policy));
+    }
+    out->cancellation_policy = trv_json_bind(ctx->pool,
+                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+    /* A charges the partner's account: the traveller pays the service. */
+    return TRV_UP_OK;
+}
+
+static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
+                          trv_hotel_booked *out, trv_hotel_err *err)
+{
+    const trv_hotel_party *pt = rq->party;
+    json_t *guests = json_array(), *body;
+    trv_up_result res;
+    trv_up_status st;
+    int i, k;
+    for (i = 0; i < pt->n_rooms; i++) {
+        for (k = 0; k < pt->n_guests[i]; k++) {
+            json_array_append_new(guests, json_pack("{s:i,s:s,s:s}", "occupancyNumber", i + 1,
+                                                    "firstName", pt->guests[i][k].first_name,
+                                                    "lastName", pt->guests[i][k].last_name));
+        }
+    }
+    body = trv_json_bind(ctx->pool, json_pack(
+        "{s:s,s:{s:s,s:s,s:s,s:s?},s:o,s:{s:s},s:s}", "prebookId", rq->prebook_id,
+        "holder", "firstName", pt->first_name, "lastName", pt->last_name, "email", pt->email,
+        "phone", pt->phone, "guests", guests, "payment", "method", "ACC_CREDIT_CARD",
+        "clientReference", rq->client_reference));
+    st = trv_hotel_call_idem(ctx, "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
+                             &res, err);
+    if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "booking_failed") == 0) {
+        err->code = "book_failed";
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return booked_of(ctx, json_object_get(res.body, "data"), out, err);
+}
+
+static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
+                              const char *client_reference, trv_hotel_booked *out,
+                              trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    if (!booking_id) {
+        const json_t *list;
+        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/bookings?clientReference=%s",
+                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                            auth(ctx), NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        list = json_object_get(res.body, "data");
+        if (!json_is_array(list)) {
+            return trv_hotel_bad(ctx, err, "a list of bookings");
+        }
+        if (json_array_size(list) == 0) {
+            err->code = "not_found";
+            err->message = "no booking under this client reference";
+            return TRV_UP_NOT_FOUND;
+        }
+        if (!(booking_id = trv_json_str(json_array_get(list, 0), "bookingId"))) {
+            return trv_hotel_bad(ctx, err, "a booking's id");
+        }
+    }
+    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/bookings/%s",
+                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                        auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return booked_of(ctx, json_object_get(res.body, "data"), out, err);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_a = {
     "SUPPLIER_A",
     search,
     offers,
+    prebook,
+    book,
+    retrieve,
 };

@@ -260,12 +260,30 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 }
             }
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_json_str(room, "name"),
-            "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
-            "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", total, "due_at_property", due));
+        {
+            /* The room's own policy (roomRates' breakdown), when given. */
+            json_t *rp = NULL;
+            if (rr) {
+                rp = trv_json_bind(ctx->pool, json_pack(
+                    "{s:b,s:[]}", "refundable",
+                    strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
+                                                           : "", "NRF") != 0, "penalties"));
+                json_array_foreach(json_object_get(rr, "cancellationPolicies"), k, e) {
+                    if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
+                                              json_object_get(e, "amount"), cur) != 0) {
+                        json_decref(ages);
+                        return -1;
+                    }
+                }
+            }
+            json_array_append_new(rooms, json_pack(
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O?}", "position", i,
+                "name", trv_json_str(room, "name"),
+                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
+                "children", ages, "total", total, "due_at_property", due,
+                "cancellation_policy", rp));
+        }
     }
     json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
         if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
@@ -344,8 +362,175 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     return TRV_UP_OK;
 }
 
+/* ---- prebook, book, retrieve ---- */
+
+/* checkrates: the rate again at today's price, under a new rateKey. */
+static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                             const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    trv_hotel_offer o;
+    const json_t *h, *room;
+    apr_time_t now = apr_time_now();
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:[{s:s}]}", "rooms", "rateKey", ref));
+    memset(out, 0, sizeof(*out));
+    st = trv_hotel_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    h = json_object_get(res.body, "hotel");
+    room = json_array_get(json_object_get(h, "rooms"), 0);
+    if (strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "", stay->currency)
+        || offer_of(ctx, stay, sid, room, json_array_get(json_object_get(room, "rates"), 0), now,
+                    &o) != 0) {
+        return trv_hotel_bad(ctx, err, "a checked rate's key and prices");
+    }
+    out->prebook_id = o.ref;
+    out->total_minor = o.total_minor;
+    out->expires_at = o.expires_at;
+    out->price_changed = json_is_true(json_object_get(h, "priceChanged"));
+    out->hotel_name = trv_json_str(h, "name");
+    out->doc = o.doc;
+    return TRV_UP_OK;
+}
+
+static const char *b_status(const char *s)
+{
+    if (!s) {
+        return NULL;
+    }
+    return strcmp(s, "CONFIRMED") == 0 ? "CONFIRMED" : strcmp(s, "PENDING") == 0 ? "PENDING"
+         : strcmp(s, "CANCELLED") == 0 ? "CANCELED" : NULL;
+}
+
+/* A Hotelbeds booking: each room's rate carries that room's policy and its
+ * supplierReference (the hotel's confirmation number). */
+static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_booked *out,
+                               trv_hotel_err *err)
+{
+    const char *cur = trv_json_str(bk, "currency");
+    const json_t *r, *pen;
+    size_t i, k;
+    memset(out, 0, sizeof(*out));
+    out->status = b_status(trv_json_str(bk, "status"));
+    out->booking_id = trv_json_str(bk, "reference");
+    out->client_reference = trv_json_str(bk, "clientReference");
+    if (!out->status || !out->booking_id || !cur
+        || trv_money_minor_of(json_object_get(bk, "totalNet"), cur, &out->total_minor)) {
+        return trv_hotel_bad(ctx, err, "a booking's reference, status and price");
+    }
+    out->rooms = trv_json_bind(ctx->pool, json_array());
+    json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
+        const json_t *rate = json_array_get(json_object_get(r, "rates"), 0);
+        json_t *policy = json_pack("{s:b,s:[]}", "refundable",
+                                   strcmp(trv_json_str(rate, "rateClass")
+                                          ? trv_json_str(rate, "rateClass") : "", "NRF") != 0,
+                                   "penalties");
+        json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, pen) {
+            if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(pen, "from"),
+                                      json_object_get(pen, "amount"), cur) != 0) {
+                json_decref(policy);
+                return trv_hotel_bad(ctx, err, "a room's cancellation policy");
+            }
+        }
+        if (!out->hotel_confirmation_code) {
+            out->hotel_confirmation_code = trv_json_str(r, "supplierReference");
+        }
+        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:o}", "position", (int)i,
+                                                    "supplier_reference_number",
+                                                    trv_json_str(r, "supplierReference"),
+                                                    "hotel_confirmation_code",
+                                                    trv_json_str(r, "supplierReference"),
+                                                    "cancellation_policy", policy));
+    }
+    out->cancellation_policy = trv_json_bind(ctx->pool,
+                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+    /* B invoices the partner: the traveller pays the service. */
+    return TRV_UP_OK;
+}
+
+static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
+                              const char *client_reference, trv_hotel_booked *out,
+                              trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    if (!booking_id) {
+        const json_t *list;
+        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+                                                     BOOKING "/bookings?clientReference=%s",
+                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                            auth(ctx), NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        list = json_object_get(json_object_get(res.body, "bookings"), "bookings");
+        if (!json_is_array(list)) {
+            return trv_hotel_bad(ctx, err, "a list of bookings");
+        }
+        if (json_array_size(list) == 0) {
+            err->code = "not_found";
+            err->message = "no booking under this client reference";
+            return TRV_UP_NOT_FOUND;
+        }
+        if (!(booking_id = trv_json_str(json_array_get(list, 0), "reference"))) {
+            return trv_hotel_bad(ctx, err, "a booking's reference");
+        }
+    }
+    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
+                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                        auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return booked_of(ctx, json_object_get(res.body, "booking"), out, err);
+}
+
+static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
+                          trv_hotel_booked *out, trv_hotel_err *err)
+{
+    const trv_hotel_party *pt = rq->party;
+    json_t *rooms = json_array(), *body;
+    trv_up_result res;
+    trv_up_status st;
+    int i, k;
+    for (i = 0; i < pt->n_rooms; i++) {
+        json_t *paxes = json_array();
+        for (k = 0; k < pt->n_guests[i]; k++) {
+            json_array_append_new(paxes, json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
+                                                   "type", pt->guests[i][k].child ? "CH" : "AD",
+                                                   "name", pt->guests[i][k].first_name,
+                                                   "surname", pt->guests[i][k].last_name));
+        }
+        json_array_append_new(rooms, json_pack("{s:s,s:o}", "rateKey", rq->prebook_id,
+                                               "paxes", paxes));
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:o,s:s}", "holder",
+                                              "name", pt->first_name, "surname", pt->last_name,
+                                              "rooms", rooms, "clientReference",
+                                              rq->client_reference));
+    st = trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
+                             rq->idempotency_key, &res, err);
+    if (st == TRV_UP_REJECTED && res.code) {
+        if (strcmp(res.code, "DUPLICATE_CLIENT_REFERENCE") == 0) {
+            /* Booked before (an answer lost): that booking, never a second. */
+            return retrieve(ctx, NULL, rq->client_reference, out, err);
+        }
+        err->code = strcmp(res.code, "BOOKING_REFUSED") == 0 ? "book_failed"
+                  : strcmp(res.code, "PRICE_CHANGED") == 0 ? "price_changed" : err->code;
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return booked_of(ctx, json_object_get(res.body, "booking"), out, err);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_b = {
     "SUPPLIER_B",
     search,
     offers,
+    prebook,
+    book,
+    retrieve,
 };

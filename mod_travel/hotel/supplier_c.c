@@ -12,6 +12,7 @@
 #include <apr_hash.h>
 #include <apr_strings.h>
 #include <apr_time.h>
+#include <apr_uri.h>
 #include <string.h>
 
 #define MAX_PROPERTIES 250
@@ -303,8 +304,279 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     return TRV_UP_OK;
 }
 
+/* ---- prebook, book, retrieve ---- */
+
+/* Rapid's links are paths from its host ("/v3/itineraries?token=.."): the
+ * path under this supplier's base URL. */
+static const char *link_path(trv_hotel_ctx *ctx, const char *href)
+{
+    apr_uri_t u;
+    const char *base = "";
+    size_t n;
+    if (apr_uri_parse(ctx->pool, ctx->up->base_url, &u) == APR_SUCCESS && u.path) {
+        base = u.path;
+    }
+    n = strlen(base);
+    while (n > 0 && base[n - 1] == '/') {
+        n--;
+    }
+    return n && strncmp(href, base, n) == 0 ? href + n : href;
+}
+
+/* A room's total and its fees due at the property from an occupancy's
+ * pricing; its policy from its own cancel_penalties. */
+static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, int refundable,
+                       const char *board, int position, const trv_hotel_occ *occ)
+{
+    const json_t *fees = request_currency(pr, "property_fees"), *e;
+    json_t *policy = json_pack("{s:b,s:[]}", "refundable", refundable, "penalties");
+    json_t *ages = json_array();
+    apr_int64_t total, due;
+    size_t k;
+    int i;
+    trv_json_bind(ctx->pool, policy);
+    if (trv_money_minor_of(json_object_get(request_currency(pr, "inclusive"), "value"), cur,
+                           &total)) {
+        json_decref(ages);
+        return NULL;
+    }
+    json_array_foreach(json_object_get(pr, "cancel_penalties"), k, e) {
+        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+                                  json_object_get(e, "amount"), cur) != 0) {
+            json_decref(ages);
+            return NULL;
+        }
+    }
+    for (i = 0; occ && i < occ->n_children; i++) {
+        json_array_append_new(ages, json_integer(occ->ages[i]));
+    }
+    return json_pack("{s:i,s:n,s:s,s:n,s:i,s:o,s:o,s:o,s:O}", "position", position, "name",
+                     "board", trv_hotel_board(ctx->pool, board), "board_name",
+                     "adults", occ ? occ->adults : 0, "children", ages,
+                     "total", trv_hotel_money(total, cur),
+                     "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"),
+                                                                    cur, &due)
+                                            ? trv_hotel_money(due, cur) : json_null(),
+                     "cancellation_policy", policy);
+}
+
+/* The price check: the rate at today's price and the link that books it. */
+static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                             const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    const char *status, *book, *rate_id, *board, *q;
+    const json_t *pricing;
+    json_t *rooms, *policy;
+    int i, refundable;
+    (void)sid;
+    memset(out, 0, sizeof(*out));
+    st = trv_hotel_call(ctx, "GET", link_path(ctx, ref), auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    status = trv_json_str(res.body, "status");
+    if (status && strcmp(status, "sold_out") == 0) {
+        err->code = "offer_expired";
+        err->message = "the rate is no longer available";
+        return TRV_UP_REJECTED;
+    }
+    book = trv_json_str(json_object_get(json_object_get(res.body, "links"), "book"), "href");
+    pricing = json_object_get(res.body, "occupancy_pricing");
+    /* The rate's id (RFN-BB, NRF-RO) is the link's last path segment. */
+    q = strchr(ref, '?');
+    rate_id = apr_pstrndup(ctx->pool, ref, q ? (apr_size_t)(q - ref) : strlen(ref));
+    rate_id = strrchr(rate_id, '/') ? strrchr(rate_id, '/') + 1 : rate_id;
+    board = strchr(rate_id, '-') ? strchr(rate_id, '-') + 1 : "RO";
+    refundable = strncmp(rate_id, "NRF", 3) != 0;
+    if (!status || !book || rate_total(ctx->pool, res.body, stay, &out->total_minor) != 0) {
+        return trv_hotel_bad(ctx, err, "a price check's status, link and prices");
+    }
+    rooms = trv_json_bind(ctx->pool, json_array());
+    for (i = 0; i < stay->n_rooms; i++) {
+        json_t *r = room_of(ctx, json_object_get(pricing, occupancy(ctx->pool, &stay->rooms[i])),
+                            stay->currency, refundable, board, i, &stay->rooms[i]);
+        if (!r) {
+            return trv_hotel_bad(ctx, err, "a room's price and policy");
+        }
+        json_array_append_new(rooms, r);
+    }
+    policy = trv_json_bind(ctx->pool, trv_hotel_policy_sum(ctx->pool, rooms, stay->currency));
+    out->prebook_id = book;
+    out->expires_at = apr_time_now() + TRV_HOTEL_OFFER_TTL;
+    out->price_changed = strcmp(status, "price_changed") == 0;
+    out->doc = trv_json_bind(ctx->pool, json_pack(
+        "{s:s,s:o,s:O?,s:[],s:O}", "board", trv_hotel_board(ctx->pool, board),
+        "total", trv_hotel_money(out->total_minor, stay->currency),
+        "cancellation_policy", policy, "promotions", "rooms", rooms));
+    return TRV_UP_OK;
+}
+
+/* An itinerary: pending while any room is, canceled when every room is. */
+static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_booked *out,
+                               trv_hotel_err *err)
+{
+    const json_t *r, *pay = json_array_get(json_object_get(it, "payments"), 0);
+    const json_t *total = json_object_get(json_object_get(it, "totals"), "inclusive");
+    const char *cur;
+    size_t i;
+    int pending = 0, canceled = 0, n = 0;
+    memset(out, 0, sizeof(*out));
+    total = json_object_get(total, "request_currency");
+    cur = trv_json_str(total, "currency");
+    out->booking_id = trv_json_str(it, "itinerary_id");
+    out->client_reference = trv_json_str(it, "affiliate_reference_id");
+    if (!out->booking_id || !cur
+        || trv_money_minor_of(json_object_get(total, "value"), cur, &out->total_minor)) {
+        return trv_hotel_bad(ctx, err, "an itinerary's id and total");
+    }
+    out->rooms = trv_json_bind(ctx->pool, json_array());
+    json_array_foreach(json_object_get(it, "rooms"), i, r) {
+        const json_t *rate = json_object_get(r, "rate"), *conf = json_object_get(r, "confirmation_id");
+        const char *st = trv_json_str(r, "status") ? trv_json_str(r, "status") : "";
+        json_t *pr = json_pack("{s:O?,s:O?}", "totals",
+                               json_object_get(json_object_get(rate, "pricing"), "totals"),
+                               "cancel_penalties", json_object_get(rate, "cancel_penalties"));
+        json_t *room = room_of(ctx, pr, cur, json_is_true(json_object_get(rate, "refundable")),
+                               "RO", (int)i, NULL);
+        json_decref(pr);
+        if (!room) {
+            return trv_hotel_bad(ctx, err, "a room's pricing and policy");
+        }
+        pending += strcmp(st, "pending") == 0;
+        canceled += strcmp(st, "canceled") == 0;
+        n++;
+        if (!out->hotel_confirmation_code) {
+            out->hotel_confirmation_code = trv_json_str(conf, "property");
+        }
+        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:O}", "position", (int)i,
+                                                    "supplier_reference_number",
+                                                    trv_json_str(conf, "expedia"),
+                                                    "hotel_confirmation_code",
+                                                    trv_json_str(conf, "property"),
+                                                    "cancellation_policy",
+                                                    json_object_get(room, "cancellation_policy")));
+        json_decref(room);
+    }
+    if (n == 0) {
+        return trv_hotel_bad(ctx, err, "an itinerary's rooms");
+    }
+    out->status = pending ? "PENDING" : canceled == n ? "CANCELED" : "CONFIRMED";
+    out->cancellation_policy = trv_json_bind(ctx->pool,
+                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+    if (pay) {
+        apr_int64_t m;
+        /* Merchant of record: what it charged the traveller's card. */
+        out->payment = trv_json_bind(ctx->pool, json_pack(
+            "{s:s,s:o,s:s?}", "collected_by", trv_json_str(pay, "collected_by")
+                                                  ? trv_json_str(pay, "collected_by")
+                                                  : "SUPPLIER_C",
+            "amount", trv_money_minor_of(json_object_get(pay, "amount"), cur, &m) == 0
+                          ? trv_hotel_money(m, cur) : trv_hotel_money(out->total_minor, cur),
+            "last4", trv_json_str(pay, "last4")));
+    }
+    return TRV_UP_OK;
+}
+
+static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
+                              const char *client_reference, trv_hotel_booked *out,
+                              trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    if (!booking_id) {
+        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+                                                     "/itineraries?affiliate_reference_id=%s",
+                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                            auth(ctx), NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        if (!json_is_array(res.body)) {
+            return trv_hotel_bad(ctx, err, "a list of itineraries");
+        }
+        if (json_array_size(res.body) == 0) {
+            err->code = "not_found";
+            err->message = "no itinerary under this affiliate reference";
+            return TRV_UP_NOT_FOUND;
+        }
+        return booked_of(ctx, json_array_get(res.body, 0), out, err);
+    }
+    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/itineraries/%s",
+                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                        auth(ctx), NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    return booked_of(ctx, res.body, out, err);
+}
+
+/* Rapid books the checked price through its book link; Expedia, the
+ * merchant of record, charges the traveller's card given here. */
+static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
+                          trv_hotel_booked *out, trv_hotel_err *err)
+{
+    const trv_hotel_party *pt = rq->party;
+    json_t *rooms = json_array(), *body;
+    trv_up_result res;
+    trv_up_status st;
+    int i;
+    if (!rq->card_number) {
+        err->code = "card_required";
+        err->message = "SUPPLIER_C charges the traveller's card itself: a card is required";
+        return TRV_UP_REJECTED;
+    }
+    for (i = 0; i < pt->n_rooms; i++) {
+        /* One name per room: the room's lead guest. */
+        const trv_hotel_guest *g = &pt->guests[i][0];
+        int k;
+        for (k = 0; k < pt->n_guests[i]; k++) {
+            if (pt->guests[i][k].is_lead) {
+                g = &pt->guests[i][k];
+            }
+        }
+        json_array_append_new(rooms, json_pack("{s:s,s:s,s:b}", "given_name", g->first_name,
+                                               "family_name", g->last_name, "smoking", 0));
+    }
+    body = trv_json_bind(ctx->pool, json_pack(
+        "{s:s,s:b,s:s,s:{s:s,s:s},s:o,s:[{s:s,s:s}]}",
+        "affiliate_reference_id", rq->client_reference, "hold", 0, "email", pt->email,
+        "phone", "country_code", "", "number", pt->phone ? pt->phone : "",
+        "rooms", rooms, "payments", "type", "customer_card", "number", rq->card_number));
+    st = trv_hotel_call_idem(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
+                             rq->idempotency_key, &res, err);
+    if (st == TRV_UP_REJECTED && res.code) {
+        if (strcmp(res.code, "duplicate_itinerary") == 0) {
+            return retrieve(ctx, NULL, rq->client_reference, out, err);
+        }
+        err->code = strcmp(res.code, "booking_refused") == 0 ? "book_failed"
+                  : strcmp(res.code, "price_mismatch") == 0 ? "price_changed" : err->code;
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if (!trv_json_str(res.body, "itinerary_id")) {
+        return trv_hotel_bad(ctx, err, "an itinerary id");
+    }
+    if (retrieve(ctx, trv_json_str(res.body, "itinerary_id"), NULL, out, err) != TRV_UP_OK) {
+        /* Booked, whatever the read says: what the create answered. */
+        memset(out, 0, sizeof(*out));
+        out->booking_id = trv_json_str(res.body, "itinerary_id");
+        out->client_reference = rq->client_reference;
+        out->status = strcmp(trv_json_str(res.body, "status") ? trv_json_str(res.body, "status")
+                                                              : "", "pending") == 0
+                          ? "PENDING" : "CONFIRMED";
+        out->total_minor = -1;
+    }
+    return TRV_UP_OK;
+}
+
 const trv_hotel_supplier trv_hotel_supplier_c = {
     "SUPPLIER_C",
     search,
     offers,
+    prebook,
+    book,
+    retrieve,
 };

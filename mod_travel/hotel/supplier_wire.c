@@ -34,6 +34,82 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
     return st;
 }
 
+trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+                                  const apr_table_t *auth, const json_t *body,
+                                  const char *idempotency_key, trv_up_result *res,
+                                  trv_hotel_err *err)
+{
+    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
+                                           body, ctx->request_id, idempotency_key, res);
+    if (st != TRV_UP_OK) {
+        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
+                                                                       : TRV_LOG_WARNING;
+        err->code = res->code ? res->code : trv_up_status_name(st);
+        err->message = res->message ? res->message : "the supplier did not answer";
+        trv_log_msg(&ctx->env->log, level, ctx->request_id,
+                    TRVLOGNO(1420) "hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT
+                    " ms", ctx->up->name, method, path, trv_up_status_name(st),
+                    res->http_status, err->code, apr_time_as_msec(res->elapsed));
+    }
+    return st;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency)
+{
+    apr_array_header_t *ats = apr_array_make(p, 8, sizeof(const char *));
+    const json_t *r, *pen;
+    json_t *out;
+    size_t i, k;
+    int refundable = 1, n;
+    json_array_foreach(rooms, i, r) {
+        const json_t *pol = json_object_get(r, "cancellation_policy");
+        if (!json_is_object(pol)) {
+            return NULL;
+        }
+        refundable = refundable && json_is_true(json_object_get(pol, "refundable"));
+        json_array_foreach(json_object_get(pol, "penalties"), k, pen) {
+            if (trv_json_str(pen, "from")) {
+                APR_ARRAY_PUSH(ats, const char *) = trv_json_str(pen, "from");
+            }
+        }
+    }
+    if (json_array_size(rooms) == 0) {
+        return NULL;
+    }
+    /* Instants are all printed by trv_time_format: they sort as text. */
+    qsort(ats->elts, (size_t)ats->nelts, sizeof(const char *), cmp_cstr);
+    out = json_pack("{s:b,s:[]}", "refundable", refundable, "penalties");
+    for (n = 0; n < ats->nelts; n++) {
+        const char *at = APR_ARRAY_IDX(ats, n, const char *);
+        apr_int64_t sum = 0;
+        if (n > 0 && strcmp(at, APR_ARRAY_IDX(ats, n - 1, const char *)) == 0) {
+            continue;
+        }
+        json_array_foreach(rooms, i, r) {
+            apr_int64_t in_force = 0, m;
+            json_array_foreach(json_object_get(json_object_get(r, "cancellation_policy"),
+                                               "penalties"), k, pen) {
+                const char *from = trv_json_str(pen, "from");
+                if (from && strcmp(from, at) <= 0
+                    && trv_money_minor_of(json_object_get(json_object_get(pen, "amount"),
+                                                          "amount"), currency, &m) == 0) {
+                    in_force = m;
+                }
+            }
+            sum += in_force;
+        }
+        json_array_append_new(json_object_get(out, "penalties"),
+                              json_pack("{s:s,s:o}", "from", at, "amount",
+                                        trv_hotel_money(sum, currency)));
+    }
+    return out;
+}
+
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
 {
     err->code = "bad_response";

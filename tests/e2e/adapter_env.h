@@ -85,7 +85,7 @@ static __attribute__((unused)) long ad_seconds_until(const char *instant)
 }
 
 /* A Money object's amount in minor units (2 decimals unless JPY). */
-static long long ad_minor(const json_t *money)
+static __attribute__((unused)) long long ad_minor(const json_t *money)
 {
     const json_t *a = json_object_get(money, "amount");
     const char *c = json_string_value(json_object_get(money, "currency"));

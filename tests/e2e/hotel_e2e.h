@@ -95,4 +95,88 @@ static inline long he_minor(const json_t *money)
     return (long)(a * 100 + (a >= 0 ? 0.5 : -0.5));
 }
 
+/* ---- booking: offers, prebook, book (test_hotel_prebook.c, _book.c) ---- */
+
+#define HE_STAY "\"check_in\":\"%s\",\"check_out\":\"%s\",\"occupancy\":[{\"adults\":2}," \
+                "{\"adults\":1,\"children\":[5]}],\"guest_nationality\":\"GB\"," \
+                "\"guest_residence\":\"GB\",\"currency\":\"EUR\""
+
+/* The cheapest offer (a new reference) of the nth London hotel that this
+ * supplier prices, two rooms (2 adults; 1 adult and a child of 5), 40..42
+ * days ahead. */
+static inline json_t *he_offer(const char *key, const char *supplier, int nth)
+{
+    char body[2048], stay[512];
+    e2e_resp *r;
+    const json_t *h;
+    json_t *offer;
+    snprintf(stay, sizeof(stay), HE_STAY, fe_date(40), fe_date(42));
+    snprintf(body, sizeof(body), "{\"destination\":{\"city\":\"London\",\"country_code\":\"GB\"},"
+             "%s,\"limit\":20,\"supplier\":\"%s\"}", stay, supplier);
+    r = he_post(key, NULL, "/v1/hotel/search", body);
+    fe_expect(r, 200, "a hotel search");
+    h = json_array_get(fe_data(r), (size_t)nth);
+    assert_non_null(h);
+    snprintf(body, sizeof(body), "{\"supplier\":\"%s\",\"supplier_hotel_ids\":[\"%s\"],%s,"
+             "\"max_offers_per_hotel\":1}", supplier, fe_s(h, "supplier_hotel_id"), stay);
+    e2e_free(r);
+    r = he_post(key, NULL, "/v1/hotel/offers", body);
+    fe_expect(r, 200, "hotel offers");
+    assert_true(json_array_size(fe_data(r)) >= 1);
+    offer = json_deep_copy(json_array_get(fe_data(r), 0));
+    e2e_free(r);
+    return offer;
+}
+
+/* A prebook body (malloc'd) for the two-room offer: room 0 has its lead
+ * (last name lead_last) and a second adult, room 1 its lead and a child. */
+static inline char *he_prebook_body(const char *offer_ref, const char *reference_id,
+                                    const char *lead_last)
+{
+    char *b = malloc(8192);
+    snprintf(b, 8192,
+             "{\"offer_reference\":\"%s\",\"reference_id\":\"%s\","
+             "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\","
+             "\"email\":\"ada@example.com\",\"phone\":\"+442079460000\"},"
+             "\"rooms\":[{\"guests\":[{\"first_name\":\"Ada\",\"last_name\":\"%s\","
+             "\"type\":\"ADULT\",\"is_lead\":true},{\"first_name\":\"Bo\","
+             "\"last_name\":\"Lovelace\",\"type\":\"ADULT\",\"is_lead\":false}]},"
+             "{\"guests\":[{\"first_name\":\"Cy\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
+             "\"is_lead\":true},{\"first_name\":\"Di\",\"last_name\":\"Lovelace\","
+             "\"type\":\"CHILD\",\"is_lead\":false}]}]}",
+             offer_ref, reference_id, lead_last);
+    return b;
+}
+
+/* POST /v1/hotel/prebook with an idempotency key (NULL: none). */
+static inline e2e_resp *he_prebook(const char *key, const char *idem, const char *body)
+{
+    char kh[512], ih[400];
+    const char *hdrs[4] = {kh, "Content-Type: application/json", NULL, NULL};
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    if (idem) {
+        snprintf(ih, sizeof(ih), "x-idempotency-key: %s", idem);
+        hdrs[2] = ih;
+    }
+    return e2e_call(e2e_url(), "POST", "/v1/hotel/prebook", hdrs, body);
+}
+
+/* A READY_FOR_COMPLETE booking (a new reference) of this supplier. */
+static inline json_t *he_ready(const char *key, const char *supplier, const char *reference_id,
+                               const char *lead_last)
+{
+    json_t *offer = he_offer(key, supplier, 0), *b;
+    char *body = he_prebook_body(fe_s(offer, "offer_reference"), reference_id, lead_last);
+    char idem[64];
+    e2e_resp *r;
+    snprintf(idem, sizeof(idem), "he-%ld-%d", e2e_now_ms(), rand());
+    r = he_prebook(key, idem, body);
+    fe_expect(r, 201, "a hotel prebook");
+    b = json_deep_copy(fe_data(r));
+    e2e_free(r);
+    free(body);
+    json_decref(offer);
+    return b;
+}
+
 #endif

@@ -1,0 +1,278 @@
+/* POST /v1/hotel/bookings/{id}/book: 200 CONFIRMED, 202
+ * COMPLETE_IN_PROGRESS while the supplier confirms (then
+ * hotel.booking.confirmed; the same 202 on repeat), 500 result_unknown when
+ * the supplier did not answer (the booking is read at the supplier, never
+ * bought again), 422 book_failed when the supplier refused (FAILED, the
+ * payment voided), 200 unchanged on a CONFIRMED booking, 409 invalid_state
+ * on an expired or finished one. Concurrent books of one booking: one wins
+ * the guarded READY_FOR_COMPLETE -> COMPLETE_IN_PROGRESS update and pays;
+ * the others answer from where it stands. */
+#include "handlers.h"
+#include "bapi.h"
+#include "book.h"
+#include "bstore.h"
+#include "enqueue.h"
+#include "render.h"
+#include "flight/owner.h"
+#include "core/json.h"
+#include "core/validate.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Nothing was bought (the supplier or the payment provider failed or did
+ * not answer before the supplier was asked): 502/504. */
+static void upstream_failed(trv_req *req, trv_resp *resp, trv_up_status st, const char *id,
+                            const char *message)
+{
+    trv_fail_upstream(req, resp, st, 1444, "hotel ",
+                      apr_psprintf(req->pool, "booking %s (nothing was bought; book again)", id),
+                      message);
+}
+
+static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
+{
+    trv_fail(req, resp, 500, "result_unknown",
+             "The supplier did not answer in time, so whether hotel booking %s was made is "
+             "unknown. Do not book it again: read the booking (it is read at the supplier "
+             "and settles by itself)", id);
+}
+
+/* Answers a booking that is not (or no longer) READY_FOR_COMPLETE. */
+static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
+{
+    const char *st = trv_hbooking_status(b);
+    if (strcmp(st, "CONFIRMED") == 0) {
+        trv_hbapi_booking(req, resp, 200, b, NULL);
+    }
+    else if (strcmp(st, "COMPLETE_IN_PROGRESS") == 0) {
+        if (b->book_phase && strcmp(b->book_phase, "unknown") == 0) {
+            answer_unknown(req, resp, b->id);
+        }
+        else {
+            trv_hbapi_booking(req, resp, 202, b, NULL);
+        }
+    }
+    else if (strcmp(st, "FAILED") == 0 && b->failure) {
+        trv_fail(req, resp, 422, "book_failed", "Booking %s is FAILED: %s; prebook again with "
+                 "a new x-idempotency-key", b->id, trv_json_str(b->failure, "description")
+                     ? trv_json_str(b->failure, "description") : "the supplier refused it");
+    }
+    else if (strcmp(st, "EXPIRED") == 0) {
+        trv_fail(req, resp, 409, "invalid_state", "Booking %s expired at %s and cannot be "
+                 "booked; prebook again", b->id,
+                 b->offer_expires_at ? b->offer_expires_at : "its deadline");
+    }
+    else {
+        trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
+                 b->id, st);
+    }
+}
+
+static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int status)
+{
+    trv_dbc *c;
+    trv_hbooking *b;
+    if (!trv_hbapi_open(req, resp, &c, 1441, "reading a booked hotel booking")) {
+        return;
+    }
+    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+        trv_hbapi_db_fail(req, resp, c, 1441, "reading a booked hotel booking");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_hbapi_booking(req, resp, status, b, NULL);
+}
+
+/* The body: {payment_instrument_id}, {} or, for a supplier that charges
+ * the card itself, {card: {number}}. */
+static void read_body(trv_req *req, const char **instrument, const char **card,
+                      trv_errs *errs)
+{
+    static const char *const known[] = {"payment_instrument_id", "card", NULL};
+    static const char *const card_known[] = {"number", NULL};
+    const json_t *body = req->json, *c;
+    *instrument = *card = NULL;
+    if (!body) {
+        return;
+    }
+    if (!json_is_object(body)) {
+        trv_errs_add(errs, "body", "must be a JSON object");
+        return;
+    }
+    trv_json_known(body, NULL, known, errs);
+    *instrument = trv_json_req_str(body, "payment_instrument_id", "payment_instrument_id", 0, 1,
+                                   200, errs);
+    c = json_object_get(body, "card");
+    if (c) {
+        const char *n;
+        size_t i;
+        if (!json_is_object(c)) {
+            trv_errs_add(errs, "card", "must be an object {number}");
+            return;
+        }
+        trv_json_known(c, "card", card_known, errs);
+        n = trv_json_req_str(c, "number", "card.number", 1, 12, 19, errs);
+        for (i = 0; n && n[i]; i++) {
+            if (n[i] < '0' || n[i] > '9') {
+                trv_errs_add(errs, "card.number", "must be 12 to 19 digits");
+                n = NULL;
+                break;
+            }
+        }
+        *card = n;
+    }
+}
+
+void trv_hotel_book(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "id");
+    const char *owner = trv_flight_owner_self(req->pool), *instrument, *card, *phase;
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_hbook_run run;
+    trv_hbook_outcome out;
+    trv_hbooking *b, *started;
+    trv_dbc *c;
+    int pays;
+
+    read_body(req, &instrument, &card, errs);
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    if (!trv_hbapi_open(req, resp, &c, 1442, "reading a hotel booking to book")) {
+        return;
+    }
+    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
+        trv_hbapi_db_fail(req, resp, c, 1442, "reading a hotel booking to book");
+        return;
+    }
+    if (!b) {
+        trv_db_close(req->env->db, c);
+        trv_hbapi_no_booking(req, resp, id);
+        return;
+    }
+    if (b->past_expiry) {
+        trv_hbooking *e;
+        if (trv_db_begin(c, req->pool) != APR_SUCCESS
+            || trv_hbstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS
+            || trv_hbooking_keep(c, req->pool, e) != APR_SUCCESS
+            || trv_db_commit(c) != APR_SUCCESS) {
+            trv_hbapi_db_fail(req, resp, c, 1442, "expiring a hotel booking");
+            return;
+        }
+        b = e ? e : b;
+    }
+    if (strcmp(trv_hbooking_status(b), "READY_FOR_COMPLETE") != 0) {
+        trv_db_close(req->env->db, c);
+        answer_state(req, resp, b);
+        return;
+    }
+    /* Who pays decides the body. */
+    pays = trv_hbook_service_pays(b);
+    if (pays && !b->use_payment_sdk && !instrument) {
+        trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument to pay "
+                     "%s with", b->id);
+    }
+    if (instrument && (!pays || b->use_payment_sdk)) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: %s", pays
+                     ? "this booking is paid through the payment SDK (book with {})"
+                     : "the supplier charges the traveller's card itself (send card)");
+    }
+    if (!pays && !card) {
+        trv_errs_add(errs, "card", "is required: %s charges the traveller's card itself",
+                     b->supplier);
+    }
+    if (pays && card) {
+        trv_errs_add(errs, "card", "must be absent: the service collects this payment");
+    }
+    if (trv_errs_any(errs)) {
+        trv_db_close(req->env->db, c);
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    phase = pays ? "authorizing" : "ordering";
+    /* The recovery job is queued with the start: if this request dies, it
+     * takes the step over once its deadline has passed. */
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_hbstore_book_start(c, req->pool, req->org_id, id, phase, owner,
+                                  trv_hbook_budget(req->env, b, phase), instrument, &started)
+           != APR_SUCCESS
+        || (started && (trv_hbooking_keep(c, req->pool, started) != APR_SUCCESS
+                        || trv_hjob_enqueue(c, req->pool, TRV_HJOB_COMPLETE, id,
+                                            req->request_id, apr_time_from_sec(2))
+                               != APR_SUCCESS))
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_hbapi_db_fail(req, resp, c, 1443, "starting hotel book");
+        return;
+    }
+    if (!started) {
+        /* Another book won the race: answer from where it stands. */
+        if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+            trv_hbapi_db_fail(req, resp, c, 1443, "reading a hotel booking to book");
+            return;
+        }
+        trv_db_close(req->env->db, c);
+        answer_state(req, resp, b);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_env_wake(req->env);
+
+    memset(&run, 0, sizeof(run));
+    run.env = req->env;
+    run.p = req->pool;
+    run.request_id = req->request_id;
+    run.log = &req->log;
+    run.owner = owner;
+    run.b = started;
+    run.card_number = card;
+    out = trv_hbook_continue(&run);
+    switch (out) {
+    case TRV_HBOOK_CONFIRMED:
+        answer_fresh(req, resp, id, 200);
+        return;
+    case TRV_HBOOK_PENDING:
+    case TRV_HBOOK_RETRY:
+        answer_fresh(req, resp, id, 202);
+        return;
+    case TRV_HBOOK_FAILED:
+        trv_fail(req, resp, 422, "book_failed", "Booking %s failed and is FAILED: %s; prebook "
+                 "again with a new x-idempotency-key", id,
+                 run.message ? run.message : "the hotel refused the booking");
+        return;
+    case TRV_HBOOK_DECLINED:
+        trv_fail(req, resp, 422, "payment_declined", "The payment instrument was declined%s%s; "
+                 "the booking is still READY_FOR_COMPLETE", run.message ? ": " : "",
+                 run.message ? run.message : "");
+        return;
+    case TRV_HBOOK_BAD_INSTRUMENT:
+        trv_errs_add(errs, pays ? "payment_instrument_id" : "card", "%s",
+                     run.message ? run.message : "was not accepted");
+        trv_fail_invalid(req, resp, errs);
+        return;
+    case TRV_HBOOK_NOT_PAID:
+        trv_fail(req, resp, 409, "invalid_state", "The payment for booking %s is not "
+                 "authorized%s%s: complete the payment SDK checkout, then book with {}", id,
+                 run.message ? ": " : "", run.message ? run.message : "");
+        return;
+    case TRV_HBOOK_UNAVAILABLE:
+        upstream_failed(req, resp, TRV_UP_UNAVAILABLE, id, run.message);
+        return;
+    case TRV_HBOOK_TIMEOUT:
+        upstream_failed(req, resp, TRV_UP_TIMEOUT, id, run.message);
+        return;
+    case TRV_HBOOK_UNKNOWN:
+        answer_unknown(req, resp, id);
+        return;
+    default:
+        if (run.db_down) {
+            trv_fail(req, resp, 503, "unavailable", "The service is temporarily unavailable; "
+                     "read booking %s before booking again", id);
+        }
+        else {
+            trv_fail(req, resp, 500, "internal_error", "An internal error occurred; read "
+                     "booking %s before booking again", id);
+        }
+    }
+}

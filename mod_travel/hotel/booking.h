@@ -1,0 +1,80 @@
+/* A hotel booking with its rooms, guests and payments as read from
+ * PostgreSQL (sql/100_hotel_bookings.sql): the values the state machine,
+ * the renderer and the jobs work with. Strings and JSON are pool-bound;
+ * money columns are exact decimal text in major units. */
+#ifndef TRV_HOTEL_BOOKING_H
+#define TRV_HOTEL_BOOKING_H
+
+#include <apr_tables.h>
+#include <jansson.h>
+
+typedef struct trv_hguest {
+    const char *id;            /* guest_... */
+    const char *room_id;
+    int position;
+    const char *first_name, *last_name;
+    const char *type;          /* ADULT, CHILD */
+    int is_lead;
+} trv_hguest;
+
+typedef struct trv_hroom {
+    const char *id;            /* room_... */
+    int position;              /* 0-based, offer order */
+    const char *name, *board, *board_name;
+    int adults;
+    json_t *children;          /* [age, ...] */
+    const char *currency;
+    const char *total_amount;  /* decimal text or NULL */
+    json_t *due_at_property, *cancellation_policy, *promotions; /* or NULL */
+    const char *supplier_reference_number, *hotel_confirmation_code;
+    const char *canceled_at;
+    apr_array_header_t *guests; /* trv_hguest, in order */
+} trv_hroom;
+
+typedef struct trv_hpayment {
+    const char *id;            /* pay_... */
+    const char *booking_id;
+    const char *status;        /* AUTHORIZED, CAPTURED, VOIDED */
+    const char *currency;
+    const char *amount;        /* decimal text */
+    const char *collected_by;  /* SERVICE or SUPPLIER */
+    const char *provider_ref;
+    json_t *card;              /* {brand, last4, funding, wallet} or NULL */
+    const char *created_at;
+} trv_hpayment;
+
+typedef struct trv_hbooking {
+    const char *id, *org_id, *user_id, *supplier, *status;
+    const char *reference_id, *idempotency_key, *request_hash;
+    const char *hotel_id, *supplier_hotel_id;
+    json_t *hotel;             /* {id, name, address} */
+    const char *offer_reference;
+    const char *check_in, *check_out;
+    const char *currency, *total_amount;
+    json_t *due_at_property, *cancellation_policy, *promotions, *contact, *loyalty;
+    const char *offer_expires_at;
+    int past_expiry;           /* READY_FOR_COMPLETE and offer_expires_at has passed */
+    int use_payment_sdk;
+    const char *sdk_token;
+    const char *supplier_prebook_id;
+    json_t *supplier_data;
+    const char *supplier_booking_id, *hotel_confirmation_code, *hotel_remarks;
+    json_t *failure;           /* {code, description} or NULL */
+    const char *book_phase;    /* authorizing, ordering, confirming, unknown */
+    const char *phase_owner;
+    int phase_due;             /* phase_deadline has passed */
+    int book_attempt;
+    const char *payment_instrument_id;
+    int cancel_attempt;
+    const char *confirmed_at, *canceled_at, *created_at, *updated_at;
+    const char *revision;
+    apr_array_header_t *rooms;    /* trv_hroom by position; NULL until loaded */
+    apr_array_header_t *payments; /* trv_hpayment oldest first; NULL until loaded */
+    const char *list_doc;      /* list: its stored rendering for this revision, if any */
+} trv_hbooking;
+
+/* The status a reader sees: READY_FOR_COMPLETE past its offer's expiry is
+ * EXPIRED before any job has stored it. */
+const char *trv_hbooking_status(const trv_hbooking *b);
+
+#endif

@@ -1,0 +1,604 @@
+/* Hotel booking statements (bstore.h). */
+#include "bstore.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* Every column a trv_hbooking holds, from a booking aliased b. */
+#define HB_COLS \
+    "b.id, b.org_id, b.user_id, b.supplier, b.status, b.reference_id, b.idempotency_key, " \
+    "b.request_hash, b.hotel_id, b.supplier_hotel_id, b.hotel::text AS hotel, " \
+    "b.offer_reference, b.check_in::text AS check_in, b.check_out::text AS check_out, " \
+    "b.currency, b.total_amount::text AS total_amount, " \
+    "b.due_at_property::text AS due_at_property, " \
+    "b.cancellation_policy::text AS cancellation_policy, b.promotions::text AS promotions, " \
+    "b.contact::text AS contact, b.loyalty::text AS loyalty, " \
+    "trv_ts(b.offer_expires_at) AS offer_expires_at, " \
+    "(b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now()) AS past_expiry, " \
+    "b.use_payment_sdk, b.sdk_token, b.supplier_prebook_id, " \
+    "b.supplier_data::text AS supplier_data, b.supplier_booking_id, " \
+    "b.hotel_confirmation_code, b.hotel_remarks, b.failure::text AS failure, " \
+    "b.book_phase, b.phase_owner, (b.phase_deadline <= clock_timestamp()) AS phase_due, " \
+    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, " \
+    "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
+    "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, b.revision"
+
+#define ROOM_COLS \
+    "r.id, r.booking_id, r.position, r.name, r.board, r.board_name, r.adults, " \
+    "r.children::text AS children, r.currency, r.total_amount::text AS total_amount, " \
+    "r.due_at_property::text AS due_at_property, " \
+    "r.cancellation_policy::text AS cancellation_policy, r.promotions::text AS promotions, " \
+    "r.supplier_reference_number, r.hotel_confirmation_code, " \
+    "trv_ts(r.canceled_at) AS canceled_at"
+
+#define GUEST_COLS \
+    "g.id, g.booking_id, g.room_id, g.position, g.first_name, g.last_name, g.type, g.is_lead"
+
+#define PAY_COLS \
+    "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
+    "card::text AS card, trv_ts(created_at) AS created_at"
+
+const char *trv_hbooking_status(const trv_hbooking *b)
+{
+    return b->past_expiry ? "EXPIRED" : b->status;
+}
+
+static json_t *json_col(apr_pool_t *p, const trv_rows *r, int i, const char *col)
+{
+    const char *v = trv_rows_get(r, i, col);
+    json_t *j = v ? trv_json_parse(p, v, strlen(v), NULL) : NULL;
+    return j && !json_is_null(j) ? j : NULL;
+}
+
+static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+{
+    trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
+    b->id = trv_rows_get(r, i, "id");
+    b->org_id = trv_rows_get(r, i, "org_id");
+    b->user_id = trv_rows_get(r, i, "user_id");
+    b->supplier = trv_rows_get(r, i, "supplier");
+    b->status = trv_rows_get(r, i, "status");
+    b->reference_id = trv_rows_get(r, i, "reference_id");
+    b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
+    b->request_hash = trv_rows_get(r, i, "request_hash");
+    b->hotel_id = trv_rows_get(r, i, "hotel_id");
+    b->supplier_hotel_id = trv_rows_get(r, i, "supplier_hotel_id");
+    b->hotel = json_col(p, r, i, "hotel");
+    b->offer_reference = trv_rows_get(r, i, "offer_reference");
+    b->check_in = trv_rows_get(r, i, "check_in");
+    b->check_out = trv_rows_get(r, i, "check_out");
+    b->currency = trv_rows_get(r, i, "currency");
+    b->total_amount = trv_rows_get(r, i, "total_amount");
+    b->due_at_property = json_col(p, r, i, "due_at_property");
+    b->cancellation_policy = json_col(p, r, i, "cancellation_policy");
+    b->promotions = json_col(p, r, i, "promotions");
+    b->contact = json_col(p, r, i, "contact");
+    b->loyalty = json_col(p, r, i, "loyalty");
+    b->offer_expires_at = trv_rows_get(r, i, "offer_expires_at");
+    b->past_expiry = trv_rows_bool(r, i, "past_expiry");
+    b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
+    b->sdk_token = trv_rows_get(r, i, "sdk_token");
+    b->supplier_prebook_id = trv_rows_get(r, i, "supplier_prebook_id");
+    b->supplier_data = json_col(p, r, i, "supplier_data");
+    b->supplier_booking_id = trv_rows_get(r, i, "supplier_booking_id");
+    b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
+    b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
+    b->failure = json_col(p, r, i, "failure");
+    b->book_phase = trv_rows_get(r, i, "book_phase");
+    b->phase_owner = trv_rows_get(r, i, "phase_owner");
+    b->phase_due = trv_rows_bool(r, i, "phase_due");
+    b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
+    b->payment_instrument_id = trv_rows_get(r, i, "payment_instrument_id");
+    b->cancel_attempt = trv_rows_int(r, i, "cancel_attempt", 0);
+    b->confirmed_at = trv_rows_get(r, i, "confirmed_at");
+    b->canceled_at = trv_rows_get(r, i, "canceled_at");
+    b->created_at = trv_rows_get(r, i, "created_at");
+    b->updated_at = trv_rows_get(r, i, "updated_at");
+    b->revision = trv_rows_get(r, i, "revision");
+    return b;
+}
+
+static trv_hroom room_at(apr_pool_t *p, const trv_rows *r, int i)
+{
+    trv_hroom m;
+    memset(&m, 0, sizeof(m));
+    m.id = trv_rows_get(r, i, "id");
+    m.position = trv_rows_int(r, i, "position", 0);
+    m.name = trv_rows_get(r, i, "name");
+    m.board = trv_rows_get(r, i, "board");
+    m.board_name = trv_rows_get(r, i, "board_name");
+    m.adults = trv_rows_int(r, i, "adults", 0);
+    m.children = json_col(p, r, i, "children");
+    m.currency = trv_rows_get(r, i, "currency");
+    m.total_amount = trv_rows_get(r, i, "total_amount");
+    m.due_at_property = json_col(p, r, i, "due_at_property");
+    m.cancellation_policy = json_col(p, r, i, "cancellation_policy");
+    m.promotions = json_col(p, r, i, "promotions");
+    m.supplier_reference_number = trv_rows_get(r, i, "supplier_reference_number");
+    m.hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
+    m.canceled_at = trv_rows_get(r, i, "canceled_at");
+    m.guests = apr_array_make(p, 2, sizeof(trv_hguest));
+    return m;
+}
+
+static trv_hguest guest_at(const trv_rows *r, int i)
+{
+    trv_hguest g;
+    g.id = trv_rows_get(r, i, "id");
+    g.room_id = trv_rows_get(r, i, "room_id");
+    g.position = trv_rows_int(r, i, "position", 0);
+    g.first_name = trv_rows_get(r, i, "first_name");
+    g.last_name = trv_rows_get(r, i, "last_name");
+    g.type = trv_rows_get(r, i, "type");
+    g.is_lead = trv_rows_bool(r, i, "is_lead");
+    return g;
+}
+
+static trv_hpayment payment_at(apr_pool_t *p, const trv_rows *r, int i)
+{
+    trv_hpayment pay;
+    pay.id = trv_rows_get(r, i, "id");
+    pay.booking_id = trv_rows_get(r, i, "booking_id");
+    pay.status = trv_rows_get(r, i, "status");
+    pay.currency = trv_rows_get(r, i, "currency");
+    pay.amount = trv_rows_get(r, i, "amount");
+    pay.collected_by = trv_rows_get(r, i, "collected_by");
+    pay.provider_ref = trv_rows_get(r, i, "provider_ref");
+    pay.card = json_col(p, r, i, "card");
+    pay.created_at = trv_rows_get(r, i, "created_at");
+    return pay;
+}
+
+static const char *us(apr_pool_t *p, apr_interval_time_t t)
+{
+    return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)t);
+}
+
+/* ---- parts: rooms, guests, payments of one or many bookings ---- */
+
+static const trv_stmt rooms_stmt = {"trv_hotel_rooms_of",
+    "SELECT " ROOM_COLS " FROM hotel_booking_rooms r WHERE r.booking_id = ANY (%s::text[]) "
+    "ORDER BY r.booking_id, r.position"};
+static const trv_stmt guests_stmt = {"trv_hotel_guests_of",
+    "SELECT " GUEST_COLS " FROM hotel_booking_guests g "
+    "WHERE g.booking_id = ANY (%s::text[]) ORDER BY g.room_id, g.position"};
+static const trv_stmt payments_stmt = {"trv_hotel_payments_of",
+    "SELECT " PAY_COLS " FROM hotel_payments WHERE booking_id = ANY (%s::text[]) "
+    "ORDER BY created_at, id"};
+
+/* Fills rooms, guests and payments of the bookings in `by_id` (id ->
+ * trv_hbooking*), whose ids are the text[] literal ids. */
+static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_hash_t *by_id)
+{
+    trv_rows *rows, *guests, *pays;
+    apr_hash_t *room_by_id = apr_hash_make(p);
+    apr_hash_index_t *hi;
+    apr_status_t rv;
+    int i;
+
+    for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
+        trv_hbooking *b = apr_hash_this_val(hi);
+        b->rooms = apr_array_make(p, 2, sizeof(trv_hroom));
+        b->payments = apr_array_make(p, 1, sizeof(trv_hpayment));
+    }
+    if ((rv = trv_db_select(c, p, &rooms_stmt, &rows, TRV_DB_ARGS(ids))) != APR_SUCCESS ||
+        (rv = trv_db_select(c, p, &guests_stmt, &guests, TRV_DB_ARGS(ids))) != APR_SUCCESS ||
+        (rv = trv_db_select(c, p, &payments_stmt, &pays, TRV_DB_ARGS(ids))) != APR_SUCCESS) {
+        return rv;
+    }
+    for (i = 0; i < rows->n; i++) {
+        trv_hbooking *b = apr_hash_get(by_id, trv_rows_get(rows, i, "booking_id"),
+                                       APR_HASH_KEY_STRING);
+        if (b) {
+            trv_hroom *m = apr_array_push(b->rooms);
+            *m = room_at(p, rows, i);
+            apr_hash_set(room_by_id, m->id, APR_HASH_KEY_STRING, m);
+        }
+    }
+    for (i = 0; i < guests->n; i++) {
+        trv_hroom *m = apr_hash_get(room_by_id, trv_rows_get(guests, i, "room_id"),
+                                    APR_HASH_KEY_STRING);
+        if (m) {
+            APR_ARRAY_PUSH(m->guests, trv_hguest) = guest_at(guests, i);
+        }
+    }
+    for (i = 0; i < pays->n; i++) {
+        trv_hbooking *b = apr_hash_get(by_id, trv_rows_get(pays, i, "booking_id"),
+                                       APR_HASH_KEY_STRING);
+        if (b) {
+            APR_ARRAY_PUSH(b->payments, trv_hpayment) = payment_at(p, pays, i);
+        }
+    }
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_hbstore_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b)
+{
+    apr_hash_t *one = apr_hash_make(p);
+    apr_hash_set(one, b->id, APR_HASH_KEY_STRING, b);
+    /* Ids are [A-Za-z0-9_-]: safe inside an array literal. */
+    return load_parts(c, p, apr_psprintf(p, "{%s}", b->id), one);
+}
+
+/* Runs a statement returning booking rows; *out is the first, whole, or
+ * NULL. */
+static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                                trv_hbooking **out, int nargs, const char *const *args)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
+    *out = NULL;
+    if (rv != APR_SUCCESS || rows->n == 0) {
+        return rv;
+    }
+    *out = booking_at(p, rows, 0);
+    return trv_hbstore_load_parts(c, p, *out);
+}
+
+static const trv_stmt get_any_stmt;
+
+/* Runs a statement that changes a booking and returns its row; *out is
+ * the booking read again, whole, or NULL. Read again because a change to
+ * its rooms in the same statement raises the revision after RETURNING was
+ * computed (the parts' triggers run at the statement's end): the revision
+ * returned must be the one a rendering of what is returned belongs to. */
+static apr_status_t moved_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                                  trv_hbooking **out, int nargs, const char *const *args)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
+    *out = NULL;
+    if (rv != APR_SUCCESS || rows->n == 0) {
+        return rv;
+    }
+    return one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(trv_rows_get(rows, 0, "id")));
+}
+
+/* ---- reads ---- */
+
+static const trv_stmt get_stmt = {"trv_hotel_booking_get",
+    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s AND b.org_id = %s"};
+
+apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
+                             trv_hbooking **out)
+{
+    return one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id));
+}
+
+static const trv_stmt get_any_stmt = {"trv_hotel_booking_get_any",
+    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s"};
+
+apr_status_t trv_hbstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                 trv_hbooking **out)
+{
+    return one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
+}
+
+static const trv_stmt by_key_stmt = {"trv_hotel_booking_by_key",
+    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.org_id = %s AND b.idempotency_key = %s"};
+
+apr_status_t trv_hbstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *key, trv_hbooking **out)
+{
+    return one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, key));
+}
+
+static const trv_stmt many_stmt = {"trv_hotel_booking_get_many",
+    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = ANY (%s::text[])"};
+
+apr_status_t trv_hbstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                   apr_hash_t **out)
+{
+    trv_rows *rows;
+    apr_status_t rv;
+    int i;
+    *out = apr_hash_make(p);
+    if ((rv = trv_db_select(c, p, &many_stmt, &rows, TRV_DB_ARGS(ids))) != APR_SUCCESS) {
+        return rv;
+    }
+    for (i = 0; i < rows->n; i++) {
+        trv_hbooking *b = booking_at(p, rows, i);
+        apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
+    }
+    return load_parts(c, p, ids, *out);
+}
+
+/* A READY_FOR_COMPLETE booking past its offer's expiry shows EXPIRED
+ * before any job stores it: its stored renderings are not served then. */
+#define DOC_CURRENT \
+    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
+    "AND b.offer_expires_at <= trv_now())"
+
+static const trv_stmt get_doc_stmt = {"trv_hotel_booking_get_doc",
+    "SELECT d.doc FROM hotel_bookings b JOIN hotel_booking_docs d ON d.booking_id = b.id "
+    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s"};
+
+apr_status_t trv_hbstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *id, const char **doc)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows, TRV_DB_ARGS(id, org_id));
+    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
+    return rv;
+}
+
+static const trv_stmt keep_docs_stmt = {"trv_hotel_booking_keep_docs",
+    "INSERT INTO hotel_booking_docs (booking_id, revision, doc, list_doc) "
+    "SELECT x.booking_id, x.revision, x.doc, x.list_doc FROM jsonb_to_recordset(%s::jsonb) "
+    "AS x(booking_id text, revision bigint, doc text, list_doc text) "
+    "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
+    "doc = EXCLUDED.doc, list_doc = EXCLUDED.list_doc "
+    "WHERE hotel_booking_docs.revision < EXCLUDED.revision"};
+
+apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+{
+    return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
+}
+
+/* ---- prebook ---- */
+
+/* One statement: the booking, its rooms and their guests go in together or
+ * not at all (a taken key inserts no booking, and so no rooms). */
+static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
+    "WITH b AS (INSERT INTO hotel_bookings (id, org_id, user_id, supplier, status, "
+    "reference_id, idempotency_key, request_hash, hotel_id, supplier_hotel_id, hotel, "
+    "offer_reference, check_in, check_out, currency, total_amount, offer_expires_at, "
+    "contact, loyalty, use_payment_sdk) VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, "
+    "%s, %s, %s, %s, %s::jsonb, %s, %s::date, %s::date, %s, %s::numeric, %s::timestamptz, "
+    "%s::jsonb, %s::jsonb, %s::boolean) "
+    "ON CONFLICT (org_id, idempotency_key) DO NOTHING RETURNING id), "
+    "x AS (SELECT e.value AS room FROM jsonb_array_elements(%s::jsonb) e), "
+    "r AS (INSERT INTO hotel_booking_rooms (id, booking_id, position, name, board, "
+    "board_name, adults, children, currency, total_amount, due_at_property, "
+    "cancellation_policy, promotions) "
+    "SELECT x.room->>'id', b.id, (x.room->>'position')::int, x.room->>'name', "
+    "x.room->>'board', x.room->>'board_name', (x.room->>'adults')::int, "
+    "coalesce(x.room->'children', '[]'), x.room->>'currency', "
+    "(x.room->>'total_amount')::numeric, nullif(x.room->'due_at_property', 'null'), "
+    "nullif(x.room->'cancellation_policy', 'null'), nullif(x.room->'promotions', 'null') "
+    "FROM b, x RETURNING id), "
+    "g AS (INSERT INTO hotel_booking_guests (id, booking_id, room_id, position, first_name, "
+    "last_name, type, is_lead) "
+    "SELECT gu.value->>'id', b.id, x.room->>'id', (gu.value->>'position')::int, "
+    "gu.value->>'first_name', gu.value->>'last_name', gu.value->>'type', "
+    "coalesce((gu.value->>'is_lead')::boolean, false) "
+    "FROM b, x, jsonb_array_elements(x.room->'guests') gu RETURNING id) "
+    "SELECT b.id, (SELECT count(*) FROM r) AS rooms, (SELECT count(*) FROM g) AS guests "
+    "FROM b"};
+
+apr_status_t trv_hbstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
+                                        int *inserted)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
+        TRV_DB_ARGS(r->id, r->org_id, r->user_id, r->supplier, r->reference_id,
+                    r->idempotency_key, r->request_hash, r->hotel_id, r->supplier_hotel_id,
+                    r->hotel, r->offer_reference, r->check_in, r->check_out, r->currency,
+                    r->total_amount, r->offer_expires_at, r->contact, r->loyalty,
+                    r->use_payment_sdk ? "true" : "false", r->rooms));
+    *inserted = rv == APR_SUCCESS && rows->n == 1;
+    return rv;
+}
+
+/* The rooms' new terms and the booking's in one statement. */
+static const trv_stmt prebook_done_stmt = {"trv_hotel_prebook_done",
+    "WITH r AS (UPDATE hotel_booking_rooms m SET name = coalesce(x.name, m.name), "
+    "board = coalesce(x.board, m.board), board_name = coalesce(x.board_name, m.board_name), "
+    "currency = coalesce(x.currency, m.currency), total_amount = x.total_amount, "
+    "due_at_property = nullif(x.due_at_property, 'null'), "
+    "cancellation_policy = nullif(x.cancellation_policy, 'null'), "
+    "promotions = nullif(x.promotions, 'null') "
+    "FROM jsonb_to_recordset(coalesce(%s::jsonb, '[]')) AS x(position int, name text, "
+    "board text, board_name text, currency text, total_amount numeric, due_at_property jsonb, "
+    "cancellation_policy jsonb, promotions jsonb) "
+    "WHERE m.booking_id = %s AND m.position = x.position RETURNING m.id) "
+    "UPDATE hotel_bookings b SET status = 'READY_FOR_COMPLETE', currency = %s, "
+    "total_amount = %s::numeric, offer_expires_at = %s::timestamptz, "
+    "due_at_property = %s::jsonb, cancellation_policy = %s::jsonb, promotions = %s::jsonb, "
+    "hotel = coalesce(%s::jsonb, b.hotel), supplier_prebook_id = %s, "
+    "supplier_data = %s::jsonb, sdk_token = %s "
+    "WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' RETURNING b.id"};
+
+apr_status_t trv_hbstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const trv_hpriced *pr, trv_hbooking **out)
+{
+    return moved_booking(c, p, &prebook_done_stmt, out,
+        TRV_DB_ARGS(pr->rooms, id, pr->currency, pr->total_amount, pr->offer_expires_at,
+                    pr->due_at_property, pr->cancellation_policy, pr->promotions, pr->hotel,
+                    pr->supplier_prebook_id, pr->supplier_data, pr->sdk_token, id));
+}
+
+static const trv_stmt prebook_failed_stmt = {"trv_hotel_prebook_failed",
+    "UPDATE hotel_bookings b SET status = 'FAILED', failure = %s::jsonb "
+    "WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        const char *failure_json, trv_hbooking **out)
+{
+    return one_booking(c, p, &prebook_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+}
+
+/* Rooms and guests go with the booking (ON DELETE CASCADE). */
+static const trv_stmt prebook_abandon_stmt = {"trv_hotel_prebook_abandon",
+    "DELETE FROM hotel_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
+
+apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         int *deleted)
+{
+    return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
+}
+
+static const trv_stmt expire_one_stmt = {"trv_hotel_expire_one",
+    "UPDATE hotel_bookings b SET status = 'EXPIRED' "
+    "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now() "
+    "RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    trv_hbooking **out)
+{
+    return one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
+}
+
+/* ---- book ---- */
+
+static const trv_stmt book_start_stmt = {"trv_hotel_book_start",
+    "UPDATE hotel_bookings b SET status = 'COMPLETE_IN_PROGRESS', book_phase = %s, "
+    "phase_owner = %s, phase_deadline = clock_timestamp() + %s::bigint * "
+    "interval '1 microsecond', payment_instrument_id = %s, "
+    "book_attempt = b.book_attempt + 1, failure = NULL "
+    "WHERE b.id = %s AND b.org_id = %s "
+    "AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now() "
+    "RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                    const char *id, const char *phase, const char *owner,
+                                    apr_interval_time_t deadline, const char *instrument,
+                                    trv_hbooking **out)
+{
+    return one_booking(c, p, &book_start_stmt, out,
+                       TRV_DB_ARGS(phase, owner, us(p, deadline), instrument, id, org_id));
+}
+
+static const trv_stmt phase_stmt = {"trv_hotel_book_phase",
+    "UPDATE hotel_bookings b SET book_phase = %s, phase_owner = %s, "
+    "phase_deadline = clock_timestamp() + %s::bigint * interval '1 microsecond', "
+    "supplier_booking_id = coalesce(%s, b.supplier_booking_id) "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
+    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
+                               const char *owner_was, const char *to, const char *owner,
+                               apr_interval_time_t deadline, const char *supplier_booking_id,
+                               trv_hbooking **out)
+{
+    return one_booking(c, p, &phase_stmt, out,
+                       TRV_DB_ARGS(to, owner, us(p, deadline), supplier_booking_id, id, from,
+                                   owner_was));
+}
+
+static const trv_stmt revert_stmt = {"trv_hotel_book_revert",
+    "WITH d AS (DELETE FROM hotel_payments WHERE booking_id = %s AND status <> 'CAPTURED' "
+    "AND EXISTS (SELECT 1 FROM hotel_bookings WHERE id = %s "
+    "AND status = 'COMPLETE_IN_PROGRESS' AND phase_owner IS NOT DISTINCT FROM %s)) "
+    "UPDATE hotel_bookings b SET status = 'READY_FOR_COMPLETE', book_phase = NULL, "
+    "phase_owner = NULL, phase_deadline = NULL "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
+    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *owner, trv_hbooking **out)
+{
+    return one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, id, owner, id, owner));
+}
+
+static const trv_stmt confirm_stmt = {"trv_hotel_confirm",
+    "WITH r AS (UPDATE hotel_booking_rooms m SET "
+    "supplier_reference_number = coalesce(x.supplier_reference_number, "
+    "m.supplier_reference_number), "
+    "hotel_confirmation_code = coalesce(x.hotel_confirmation_code, m.hotel_confirmation_code) "
+    "FROM jsonb_to_recordset(coalesce(%s::jsonb, '[]')) AS x(position int, "
+    "supplier_reference_number text, hotel_confirmation_code text) "
+    "WHERE m.booking_id = %s AND m.position = x.position RETURNING m.id) "
+    "UPDATE hotel_bookings b SET status = 'CONFIRMED', "
+    "supplier_booking_id = coalesce(%s, b.supplier_booking_id), "
+    "hotel_confirmation_code = coalesce(%s, b.hotel_confirmation_code), "
+    "hotel_remarks = coalesce(%s, b.hotel_remarks), confirmed_at = trv_now(), "
+    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL, failure = NULL, "
+    "synced_at = clock_timestamp() "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING b.id"};
+
+apr_status_t trv_hbstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                 const trv_hconfirmed *cf, trv_hbooking **out)
+{
+    return moved_booking(c, p, &confirm_stmt, out,
+                       TRV_DB_ARGS(cf->rooms, id, cf->supplier_booking_id,
+                                   cf->hotel_confirmation_code, cf->hotel_remarks, id));
+}
+
+static const trv_stmt book_failed_stmt = {"trv_hotel_book_failed",
+    "UPDATE hotel_bookings b SET status = 'FAILED', failure = %s::jsonb, "
+    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL "
+    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " HB_COLS};
+
+apr_status_t trv_hbstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *failure_json, trv_hbooking **out)
+{
+    return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+}
+
+/* synced_at alone is bookkeeping: it raises no revision (the trigger of
+ * sql/100 leaves the booking's documents current). */
+static const trv_stmt synced_stmt = {"trv_hotel_synced",
+    "UPDATE hotel_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
+
+apr_status_t trv_hbstore_synced(trv_dbc *c, apr_pool_t *p, const char *id)
+{
+    return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
+}
+
+/* ---- payments ---- */
+
+static const trv_stmt pay_insert_stmt = {"trv_hotel_payment_insert",
+    "INSERT INTO hotel_payments (id, booking_id, status, currency, amount, collected_by, "
+    "provider_ref, card, captured_at) VALUES (%s, %s, %s, %s, %s::numeric, %s, %s, "
+    "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
+    "ON CONFLICT (booking_id) WHERE kind = 'BOOK' DO NOTHING RETURNING id"};
+
+apr_status_t trv_hbstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
+                                        int *inserted)
+{
+    trv_rows *rows;
+    const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
+    apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
+        TRV_DB_ARGS(pay->id, pay->booking_id, pay->status, pay->currency, pay->amount,
+                    pay->collected_by, pay->provider_ref, card, pay->status));
+    *inserted = rv == APR_SUCCESS && rows->n == 1;
+    return rv;
+}
+
+static const trv_stmt pay_captured_stmt = {"trv_hotel_payment_captured",
+    "UPDATE hotel_payments SET status = 'CAPTURED', captured_at = trv_now(), "
+    "card = coalesce(%s::jsonb, card), updated_at = trv_now() "
+    "WHERE id = %s AND status = 'AUTHORIZED'"};
+
+apr_status_t trv_hbstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          const char *card_json)
+{
+    return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
+}
+
+static const trv_stmt pay_voided_stmt = {"trv_hotel_payment_voided",
+    "UPDATE hotel_payments SET status = 'VOIDED', updated_at = trv_now() "
+    "WHERE id = %s AND status = 'AUTHORIZED'"};
+
+apr_status_t trv_hbstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
+{
+    return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
+}
+
+static const trv_stmt pay_card_stmt = {"trv_hotel_payment_card",
+    "UPDATE hotel_payments SET card = %s::jsonb, updated_at = trv_now() "
+    "WHERE id = %s AND card IS NULL"};
+
+apr_status_t trv_hbstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *card_json)
+{
+    return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
+}
+
+/* ---- the hotel a booking names ---- */
+
+static const trv_stmt hotel_stmt = {"trv_hotel_booking_hotel",
+    "SELECT jsonb_build_object('id', h.id, 'name', h.name, 'address', "
+    "jsonb_build_object('city', h.city, 'postal_code', nullif(h.postal_code, ''), "
+    "'country_code', h.country_code))::text AS hotel FROM hotels h WHERE h.id = %s"};
+
+apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                               const char **hotel_json)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, &hotel_stmt, &rows, TRV_DB_ARGS(hotel_id));
+    *hotel_json = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "hotel") : NULL;
+    return rv;
+}

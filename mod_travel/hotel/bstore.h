@@ -1,0 +1,168 @@
+/* Hotel bookings, their rooms, guests and payments in PostgreSQL: every
+ * statement the hotel booking code runs (sql/100_hotel_bookings.sql).
+ * State changes are guarded UPDATEs (... WHERE status = <from> RETURNING):
+ * of two racing requests or jobs one gets the row back and the other gets
+ * nothing and re-reads. Functions returning a booking set *out to NULL when
+ * no row matched; a booking returned is whole (rooms with their guests,
+ * payments). Hotel bookings are an organization's: reads for the API take
+ * the organization. */
+#ifndef TRV_HOTEL_BSTORE_H
+#define TRV_HOTEL_BSTORE_H
+
+#include "booking.h"
+#include "core/db.h"
+
+#include <apr_hash.h>
+#include <apr_time.h>
+
+/* ---- reads ---- */
+
+typedef struct trv_hbooking_filter {
+    const char *org_id;
+    const char *status;             /* NULL: any (as a reader sees it) */
+    const char *supplier;           /* NULL: any */
+    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
+    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
+    int sort_by_total;              /* else created_at */
+    int ascending;
+    long limit;
+    long offset;
+} trv_hbooking_filter;
+
+/* One page of the organization's bookings; *total counts every match
+ * (list_query.c). A booking whose list rendering is stored for its
+ * revision comes with only id, revision and list_doc; the others whole. */
+apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                              apr_array_header_t **page, long *total);
+
+apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
+                             trv_hbooking **out);
+/* Any booking by id (background jobs, the cancel flow's re-reads). */
+apr_status_t trv_hbstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                 trv_hbooking **out);
+/* The booking a prebook key made. */
+apr_status_t trv_hbstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                const char *key, trv_hbooking **out);
+/* Loads b->rooms (with guests) and b->payments. */
+apr_status_t trv_hbstore_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b);
+/* Bookings by id, whole: ids is a text[] literal of ids ([A-Za-z0-9_-]
+ * only); *out maps id -> trv_hbooking*. */
+apr_status_t trv_hbstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                   apr_hash_t **out);
+
+/* The booking as GET shows it, from its stored rendering, in one query:
+ * *doc is NULL when the booking is not the organization's, has no
+ * rendering stored for its revision, or has passed its offer's expiry
+ * unstored. */
+apr_status_t trv_hbstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *id, const char **doc);
+/* Keeps rendered documents: docs is [{booking_id, revision, doc, list_doc}].
+ * A document never replaces one of a later revision. */
+apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+
+/* The service's hotel as a booking names it: {id, name, address {city,
+ * postal_code, country_code}} (JSON text), or NULL when unknown. */
+apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                               const char **hotel_json);
+
+/* ---- prebook ---- */
+
+typedef struct trv_hprebook_row {
+    const char *id, *org_id, *user_id, *supplier, *reference_id;
+    const char *idempotency_key, *request_hash;
+    const char *hotel_id;          /* NULL: no search has seen the hotel */
+    const char *supplier_hotel_id, *offer_reference;
+    const char *check_in, *check_out, *currency;
+    const char *total_amount;      /* the offer's, decimal text */
+    const char *offer_expires_at;  /* RFC 3339 */
+    const char *hotel;             /* JSON {id, name, address} */
+    const char *contact, *loyalty; /* JSON text; loyalty may be NULL */
+    int use_payment_sdk;
+    /* JSON [{id, position, name, board, board_name, adults, children,
+     * currency, total_amount, due_at_property, cancellation_policy,
+     * promotions, guests [{id, position, first_name, last_name, type,
+     * is_lead}]}]: the rooms as the offer sold them, the guests as given. */
+    const char *rooms;
+} trv_hprebook_row;
+
+/* The booking (PREBOOK_IN_PROGRESS) with its rooms and guests, in one
+ * statement: *inserted 0 when the organization's key is taken. */
+apr_status_t trv_hbstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
+                                        int *inserted);
+
+/* What the supplier's prebook answered. */
+typedef struct trv_hpriced {
+    const char *currency, *total_amount;
+    const char *offer_expires_at;                 /* RFC 3339 */
+    const char *due_at_property, *cancellation_policy, *promotions; /* JSON or NULL */
+    const char *hotel;                            /* JSON {id, name, address} */
+    const char *supplier_prebook_id, *supplier_data, *sdk_token;
+    /* JSON [{position, name, board, board_name, currency, total_amount,
+     * due_at_property, cancellation_policy, promotions}]: the rooms' terms
+     * as the supplier re-priced them (matched by position). */
+    const char *rooms;
+} trv_hpriced;
+
+/* PREBOOK_IN_PROGRESS -> READY_FOR_COMPLETE with the supplier's terms. */
+apr_status_t trv_hbstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const trv_hpriced *pr, trv_hbooking **out);
+/* PREBOOK_IN_PROGRESS -> FAILED. */
+apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                        const char *failure_json, trv_hbooking **out);
+/* Removes a prebook that changed nothing anywhere (its key may be used
+ * again). */
+apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         int *deleted);
+/* READY_FOR_COMPLETE past its offer's expiry -> EXPIRED. */
+apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                    trv_hbooking **out);
+
+/* ---- book ---- */
+
+/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
+ * `owner` until `deadline` from now; book_attempt + 1. */
+apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                    const char *id, const char *phase, const char *owner,
+                                    apr_interval_time_t deadline, const char *instrument,
+                                    trv_hbooking **out);
+/* Phase `from` held by `owner_was` -> phase `to` held by `owner`
+ * (supplier_booking_id set when given). */
+apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
+                               const char *owner_was, const char *to, const char *owner,
+                               apr_interval_time_t deadline, const char *supplier_booking_id,
+                               trv_hbooking **out);
+/* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured
+ * payment row is removed). */
+apr_status_t trv_hbstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *owner, trv_hbooking **out);
+
+/* What the supplier's book (or a later read) says of a confirmed booking. */
+typedef struct trv_hconfirmed {
+    const char *supplier_booking_id, *hotel_confirmation_code, *hotel_remarks;
+    /* JSON [{position, supplier_reference_number, hotel_confirmation_code}]
+     * or NULL. */
+    const char *rooms;
+} trv_hconfirmed;
+
+/* COMPLETE_IN_PROGRESS -> CONFIRMED (confirmed_at set). */
+apr_status_t trv_hbstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                 const trv_hconfirmed *cf, trv_hbooking **out);
+/* COMPLETE_IN_PROGRESS -> FAILED. */
+apr_status_t trv_hbstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     const char *failure_json, trv_hbooking **out);
+/* Records that the supplier was read (synced_at). */
+apr_status_t trv_hbstore_synced(trv_dbc *c, apr_pool_t *p, const char *id);
+
+/* ---- payments ---- */
+
+/* The booking's charge: at most one; *inserted 0 when it exists already. */
+apr_status_t trv_hbstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
+                                        int *inserted);
+apr_status_t trv_hbstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          const char *card_json);
+apr_status_t trv_hbstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
+/* Sets a payment's card once it could be read. */
+apr_status_t trv_hbstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *card_json);
+
+#endif

@@ -1,0 +1,494 @@
+/* POST /v1/hotel/prebook: bind an offer to the contact and each room's
+ * guests, have the supplier re-price it, and hold the result as a
+ * READY_FOR_COMPLETE booking until the offer expires.
+ *
+ * The x-idempotency-key makes it safe to repeat: the key is unique per
+ * organization in PostgreSQL and the booking (with its rooms and guests)
+ * is inserted with INSERT ... ON CONFLICT DO NOTHING before the supplier
+ * is asked, so of concurrent prebooks with one key exactly one reaches the
+ * supplier and the others answer with its booking (200). The same key with
+ * another body is 409 idempotency_key_reused. A prebook the supplier
+ * refused keeps its key (FAILED); one that changed nothing anywhere (the
+ * supplier did not answer) gives its key back. No connection is held while
+ * the supplier or the payment provider is asked. */
+#include "handlers.h"
+#include "bapi.h"
+#include "bstore.h"
+#include "prebook_input.h"
+#include "render.h"
+#include "store.h"
+#include "flight/input.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/json.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+typedef struct prebook_ctx {
+    trv_req *req;
+    trv_resp *resp;
+    trv_hotel_prebook_in in;
+    trv_hotel_sealed offer;
+    const char *key, *hash;
+    const trv_supplier *row;
+    const trv_hotel_supplier *sup;
+    trv_hotel_ctx sc;
+} prebook_ctx;
+
+static const unsigned char *secret(const trv_req *req)
+{
+    return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
+}
+
+/* 200 with the booking a key made, or 409 when the body differs. */
+static void answer_existing(prebook_ctx *x, trv_hbooking *b)
+{
+    if (strcmp(b->request_hash, x->hash) != 0) {
+        trv_fail(x->req, x->resp, 409, "idempotency_key_reused",
+                 "This x-idempotency-key was used for a different prebook request "
+                 "(booking %s); use a new key", b->id);
+        return;
+    }
+    trv_hbapi_booking(x->req, x->resp, 200, b, NULL);
+}
+
+/* The booking of this key, waiting while another request is still
+ * prebooking it. Answers and returns 1 when there is one; 0 when none. */
+static int existing(prebook_ctx *x)
+{
+    trv_req *req = x->req;
+    apr_time_t until = apr_time_now() + trv_hbapi_budget(req->env, x->offer.supplier, 1, 1);
+    for (;;) {
+        trv_dbc *c;
+        trv_hbooking *b;
+        if (!trv_hbapi_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
+            return 1;
+        }
+        if (trv_hbstore_by_key(c, req->pool, req->org_id, x->key, &b) != APR_SUCCESS) {
+            trv_hbapi_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
+            return 1;
+        }
+        trv_db_close(req->env->db, c);
+        if (!b) {
+            return 0;
+        }
+        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0 || strcmp(b->request_hash, x->hash)) {
+            answer_existing(x, b);
+            return 1;
+        }
+        if (apr_time_now() > until) {
+            trv_fail(req, x->resp, 409, "idempotency_key_in_use",
+                     "A prebook with this x-idempotency-key is still in progress; "
+                     "read booking %s", b->id);
+            return 1;
+        }
+        /* The first request is at the supplier: no connection held here. */
+        apr_sleep(apr_time_from_msec(100));
+    }
+}
+
+/* The supplier refused: the booking is FAILED and keeps its key. */
+static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
+                            const trv_hotel_err *err)
+{
+    trv_req *req = x->req;
+    trv_dbc *c;
+    trv_hbooking *b;
+    const char *code = st == TRV_UP_NOT_FOUND || (err->code && !strcmp(err->code, "offer_expired"))
+                           ? "offer_unavailable" : "prebook_failed";
+    const char *desc = err->message && *err->message ? err->message
+                                                     : "The supplier refused the prebook";
+    json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
+                                                         "description", desc));
+    if (!trv_hbapi_open(req, x->resp, &c, 1422, "recording a failed hotel prebook")) {
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_hbstore_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
+           != APR_SUCCESS
+        || trv_hbooking_keep(c, req->pool, b) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_hbapi_db_fail(req, x->resp, c, 1422, "recording a failed hotel prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                TRVLOGNO(1423) "hotel prebook %s failed at %s: %s: %s", id, x->offer.supplier,
+                code, desc);
+    trv_fail(req, x->resp, 422, code, "The prebook failed (booking %s is FAILED; send a new "
+             "x-idempotency-key to try again): %s", id, desc);
+}
+
+/* Nothing was bound anywhere: the row goes and the key may be used again. */
+static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
+{
+    trv_dbc *c;
+    int deleted = 0;
+    if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
+        if (trv_hbstore_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
+            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
+                        TRVLOGNO(1424) "hotel prebook %s: removing it failed: %s", id,
+                        c->error);
+        }
+        trv_db_close(x->req->env->db, c);
+    }
+    trv_hotel_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+}
+
+/* What the guest pays at the hotel, for the whole booking: the rooms'
+ * amounts summed when they share a currency, a list when they do not,
+ * null when no room states one. */
+static json_t *due_total(apr_pool_t *p, const json_t *rooms)
+{
+    json_t *list = json_array();
+    const json_t *r;
+    size_t i, k;
+    json_array_foreach(rooms, i, r) {
+        const json_t *d = json_object_get(r, "due_at_property");
+        trv_money m;
+        const char *why;
+        int merged = 0;
+        if (!json_is_object(d) || trv_money_from_json(d, &m, &why) != APR_SUCCESS) {
+            continue;
+        }
+        for (k = 0; k < json_array_size(list); k++) {
+            trv_money acc;
+            json_t *e = json_array_get(list, k);
+            if (trv_money_from_json(e, &acc, &why) == APR_SUCCESS
+                && strcmp(acc.currency, m.currency) == 0) {
+                acc.minor += m.minor;
+                json_array_set_new(list, k, trv_money_json(&acc));
+                merged = 1;
+            }
+        }
+        if (!merged) {
+            json_array_append_new(list, trv_money_json(&m));
+        }
+    }
+    (void)p;
+    if (json_array_size(list) == 0) {
+        json_decref(list);
+        return json_null();
+    }
+    if (json_array_size(list) == 1) {
+        json_t *one = json_incref(json_array_get(list, 0));
+        json_decref(list);
+        return one;
+    }
+    return list;
+}
+
+/* A policy in the neutral shape (supplier.h) as a booking shows it:
+ * {version, refundable, deadline (free cancellation until then; null when
+ * never free), penalties [{from, type AMOUNT, amount}], restrictions []}. */
+static json_t *policy_doc(const json_t *neutral)
+{
+    json_t *pens = json_array(), *out;
+    const json_t *pen;
+    const char *deadline = NULL;
+    int refundable = json_is_true(json_object_get(neutral, "refundable"));
+    size_t i;
+    if (!json_is_object(neutral)) {
+        json_decref(pens);
+        return json_null();
+    }
+    json_array_foreach(json_object_get(neutral, "penalties"), i, pen) {
+        const json_t *amount = json_object_get(pen, "amount");
+        json_array_append_new(pens, json_pack("{s:O,s:s,s:O}", "from",
+                                              json_object_get(pen, "from"), "type", "AMOUNT",
+                                              "amount", amount));
+        if (!deadline && refundable && json_number_value(json_object_get(amount, "amount")) > 0) {
+            deadline = json_string_value(json_object_get(pen, "from"));
+        }
+    }
+    out = json_pack("{s:i,s:b,s:o,s:o,s:[]}", "version", 1, "refundable", refundable,
+                    "deadline", trv_json_strn(deadline), "penalties", pens, "restrictions");
+    return out;
+}
+
+/* The rooms' terms as the store takes them (decimal text totals). */
+static const char *room_terms(apr_pool_t *p, const json_t *rooms)
+{
+    json_t *out = trv_json_bind(p, json_array());
+    const json_t *r;
+    size_t i;
+    json_array_foreach(rooms, i, r) {
+        const json_t *t = json_object_get(r, "total");
+        json_t *promos = json_array();
+        trv_money m;
+        const char *why;
+        const char *total = NULL, *cur = NULL;
+        const json_t *promo;
+        size_t k;
+        if (json_is_object(t) && trv_money_from_json(t, &m, &why) == APR_SUCCESS) {
+            total = trv_money_decimal(p, m.minor, trv_currency_exponent(m.currency));
+            cur = apr_pstrdup(p, m.currency);
+        }
+        json_array_foreach(json_object_get(r, "promotions"), k, promo) {
+            json_array_append(promos, (json_t *)promo);
+        }
+        json_array_append_new(out, json_pack(
+            "{s:O,s:O?,s:O?,s:O?,s:s?,s:s?,s:O?,s:O?,s:o}",
+            "position", json_object_get(r, "position"), "name", json_object_get(r, "name"),
+            "board", json_object_get(r, "board"), "board_name", json_object_get(r, "board_name"),
+            "currency", cur, "total_amount", total,
+            "due_at_property", json_object_get(r, "due_at_property"),
+            "cancellation_policy", trv_json_bind(p, policy_doc(json_object_get(
+                                       r, "cancellation_policy"))),
+            "promotions", json_array_size(promos) ? promos : (json_decref(promos), json_null())));
+    }
+    return trv_json_dump(p, out);
+}
+
+/* Each offer-level promotion named on the rooms it applies to. */
+static void promos_to_rooms(const json_t *doc)
+{
+    const json_t *promo, *pos;
+    size_t i, k;
+    json_array_foreach(json_object_get(doc, "promotions"), i, promo) {
+        json_array_foreach(json_object_get(promo, "room_positions"), k, pos) {
+            json_t *room = json_array_get(json_object_get(doc, "rooms"),
+                                          (size_t)json_integer_value(pos));
+            json_t *list;
+            if (!room) {
+                continue;
+            }
+            if (!json_is_array(list = json_object_get(room, "promotions"))) {
+                json_object_set_new(room, "promotions", list = json_array());
+            }
+            json_array_append_new(list, json_pack("{s:O}", "name",
+                                                  json_object_get(promo, "name")));
+        }
+    }
+}
+
+static void bind_offer(prebook_ctx *x, const char *id)
+{
+    trv_req *req = x->req;
+    apr_pool_t *p = req->pool;
+    trv_hotel_err err = {0};
+    trv_hotel_prebooked pb;
+    trv_hpriced pr;
+    trv_dbc *c;
+    trv_hbooking *b;
+    json_t *token = NULL, *meta = NULL;
+    const char *cur = x->offer.stay.currency;
+    int e = trv_currency_exponent(cur);
+    trv_up_status st;
+
+    st = x->sup->prebook(&x->sc, &x->offer.stay, x->offer.sid, x->offer.ref, &pb, &err);
+    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED || st == TRV_UP_DECLINED) {
+        supplier_failed(x, id, st, &err);
+        return;
+    }
+    if (st != TRV_UP_OK) {
+        abandon(x, id, st, err.message);
+        return;
+    }
+    memset(&pr, 0, sizeof(pr));
+    pr.currency = cur;
+    pr.total_amount = trv_money_decimal(p, pb.total_minor, e);
+    pr.offer_expires_at = trv_time_format(p, pb.expires_at);
+    json_object_set_new(pb.doc, "due_at_property",
+                        due_total(p, json_object_get(pb.doc, "rooms")));
+    promos_to_rooms(pb.doc);
+    pr.due_at_property = trv_json_dump(p, json_object_get(pb.doc, "due_at_property"));
+    pr.cancellation_policy = json_is_object(json_object_get(pb.doc, "cancellation_policy"))
+        ? trv_json_dump(p, trv_json_bind(p, policy_doc(json_object_get(pb.doc,
+                                                                        "cancellation_policy"))))
+        : NULL;
+    pr.promotions = json_array_size(json_object_get(pb.doc, "promotions"))
+        ? trv_json_dump(p, json_object_get(pb.doc, "promotions")) : NULL;
+    pr.supplier_prebook_id = pb.prebook_id;
+    if (!x->offer.hotel_id && pb.hotel_name) {
+        pr.hotel = trv_json_dump(p, trv_json_bind(p, json_pack(
+            "{s:n,s:s,s:s?}", "id", "name", pb.hotel_name, "address", pb.hotel_address)));
+    }
+    pr.rooms = room_terms(p, json_object_get(pb.doc, "rooms"));
+    if (x->in.use_payment_sdk) {
+        trv_pay_ctx pc;
+        trv_pay_err perr = {0};
+        trv_money total;
+        trv_up_status ps = TRV_UP_UNAVAILABLE;
+        if (trv_hbapi_payment_ctx(req->env, p, req->request_id, &pc)
+            && trv_money_make(&total, pb.total_minor, cur) == APR_SUCCESS) {
+            ps = trv_payment_adapter.sdk_token(&pc, &total, apr_pstrcat(p, id, ":sdk", NULL),
+                                               &token, &perr);
+        }
+        pr.sdk_token = trv_json_str(token, "token");
+        if (ps != TRV_UP_OK || !pr.sdk_token) {
+            abandon(x, id, ps == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : ps, perr.message);
+            return;
+        }
+    }
+    if (!trv_hbapi_open(req, x->resp, &c, 1425, "storing a hotel prebook")) {
+        return;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS
+        || trv_hbstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
+        || trv_hbooking_keep(c, p, b) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        trv_hbapi_db_fail(req, x->resp, c, 1425, "storing a hotel prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (!b) {
+        trv_fail(req, x->resp, 409, "invalid_state",
+                 "The prebook took too long and was abandoned; use a new x-idempotency-key");
+        return;
+    }
+    if (token) {
+        meta = json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
+                         json_object_get(token, "provider") ? json_object_get(token, "provider")
+                                                            : json_string(trv_payment_adapter.name),
+                         "token", pr.sdk_token);
+    }
+    if (pb.total_minor != x->offer.total_minor) {
+        /* The supplier's price now binds; the caller sees both before book. */
+        if (!meta) {
+            meta = json_object();
+        }
+        json_object_set_new(meta, "price_change", json_pack(
+            "{s:o,s:o}", "offer_total", trv_hotel_money(x->offer.total_minor, cur),
+            "total", trv_hotel_money(pb.total_minor, cur)));
+    }
+    trv_hbapi_booking(req, x->resp, 201, b, meta);
+}
+
+/* The rooms and guests as inserted: our ids, the stay's occupancy. */
+static const char *rooms_row(prebook_ctx *x)
+{
+    apr_pool_t *p = x->req->pool;
+    json_t *rooms = trv_json_bind(p, json_array());
+    int i, k;
+    for (i = 0; i < x->in.n_rooms; i++) {
+        const trv_hotel_occ *o = &x->offer.stay.rooms[i];
+        json_t *ages = json_array(), *guests = json_array();
+        for (k = 0; k < o->n_children; k++) {
+            json_array_append_new(ages, json_integer(o->ages[k]));
+        }
+        for (k = 0; k < x->in.n_guests[i]; k++) {
+            const trv_hotel_guest *g = &x->in.guests[i][k];
+            json_array_append_new(guests, json_pack("{s:s,s:i,s:s,s:s,s:s,s:b}",
+                                                    "id", trv_id_new(p, "guest"), "position", k,
+                                                    "first_name", g->first_name,
+                                                    "last_name", g->last_name,
+                                                    "type", g->child ? "CHILD" : "ADULT",
+                                                    "is_lead", g->is_lead));
+        }
+        json_array_append_new(rooms, json_pack("{s:s,s:i,s:i,s:o,s:s,s:o}",
+                                               "id", trv_id_new(p, "room"), "position", i,
+                                               "adults", o->adults, "children", ages,
+                                               "currency", x->offer.stay.currency,
+                                               "guests", guests));
+    }
+    return trv_json_dump(p, rooms);
+}
+
+void trv_hotel_prebook(trv_req *req, trv_resp *resp)
+{
+    prebook_ctx x;
+    trv_errs *errs = trv_errs_new(req->pool);
+    trv_hprebook_row row;
+    trv_dbc *c;
+    const char *hotel = NULL;
+    int inserted = 0;
+
+    memset(&x, 0, sizeof(x));
+    x.req = req;
+    x.resp = resp;
+    x.key = apr_table_get(req->headers, "x-idempotency-key");
+    if (!x.key) {
+        trv_errs_add(errs, "x-idempotency-key", "header is required (1 to 200 characters)");
+    }
+    else if (!trv_hotel_key_valid(x.key)) {
+        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 200 printable ASCII characters");
+    }
+    trv_hotel_prebook_read(req->pool, req->json, &x.in, errs);
+    if (x.in.offer_reference
+        && trv_hotel_offer_open(req->pool, secret(req), req->org_id, x.in.offer_reference,
+                                &x.offer) != APR_SUCCESS) {
+        trv_errs_add(errs, "offer_reference", "is not an offer reference of this organization "
+                     "(from POST /v1/hotel/offers)");
+        x.in.offer_reference = NULL;
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+    x.hash = trv_request_hash(req->pool, req->json);
+    /* A repeated key answers with its booking before the offer is checked
+     * again (it may have expired since). */
+    if (existing(&x)) {
+        return;
+    }
+    trv_hotel_prebook_match(&x.in, &x.offer.stay, errs);
+    if (apr_time_now() >= x.offer.expires_at) {
+        trv_errs_add(errs, "offer_reference", "the offer has expired; price the hotel again");
+    }
+    x.sup = trv_hbapi_supplier(req->env, req->pool, req->request_id, x.offer.supplier, &x.row,
+                               &x.sc);
+    if (!x.sup || !x.sup->prebook || !x.sup->book) {
+        trv_errs_add(errs, "offer_reference", "its supplier %s does not book through this "
+                     "service now", x.offer.supplier);
+    }
+    if (x.in.use_payment_sdk && !trv_supplier_can(x.row, TRV_SUP_PAYMENT_SDK)) {
+        trv_errs_add(errs, "use_payment_sdk", trv_supplier_can(x.row, TRV_SUP_COLLECTS_PAYMENT)
+                         ? "this supplier charges the traveller's card itself: leave "
+                           "use_payment_sdk out"
+                         : "this supplier does not take the payment SDK");
+    }
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return;
+    }
+
+    memset(&row, 0, sizeof(row));
+    row.id = trv_id_new(req->pool, "bkg");
+    row.org_id = req->org_id;
+    row.user_id = req->user_id;
+    row.supplier = x.offer.supplier;
+    row.reference_id = x.in.reference_id;
+    row.idempotency_key = x.key;
+    row.request_hash = x.hash;
+    row.hotel_id = x.offer.hotel_id;
+    row.supplier_hotel_id = x.offer.sid;
+    row.offer_reference = x.offer.ref;
+    row.check_in = x.offer.stay.check_in;
+    row.check_out = x.offer.stay.check_out;
+    row.currency = x.offer.stay.currency;
+    row.total_amount = trv_money_decimal(req->pool, x.offer.total_minor,
+                                         trv_currency_exponent(row.currency));
+    row.offer_expires_at = trv_time_format(req->pool, x.offer.expires_at);
+    row.contact = trv_json_dump(req->pool, trv_json_bind(req->pool, json_pack(
+        "{s:s,s:s,s:s,s:s}", "first_name", x.in.first_name, "last_name", x.in.last_name,
+        "email", x.in.email, "phone", x.in.phone)));
+    row.use_payment_sdk = x.in.use_payment_sdk;
+    row.rooms = rooms_row(&x);
+    if (!trv_hbapi_open(req, resp, &c, 1426, "starting a hotel prebook")) {
+        return;
+    }
+    if ((x.offer.hotel_id
+         && trv_hbstore_hotel(c, req->pool, x.offer.hotel_id, &hotel) != APR_SUCCESS)) {
+        trv_hbapi_db_fail(req, resp, c, 1426, "starting a hotel prebook");
+        return;
+    }
+    row.hotel = hotel ? hotel : trv_json_dump(req->pool, trv_json_bind(req->pool, json_pack(
+        "{s:o,s:n,s:n}", "id", trv_json_strn(x.offer.hotel_id), "name", "address")));
+    if (trv_hbstore_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS) {
+        trv_hbapi_db_fail(req, resp, c, 1426, "starting a hotel prebook");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (!inserted) {
+        /* The key was taken meanwhile: a concurrent repeat. */
+        if (!existing(&x)) {
+            trv_fail(req, resp, 409, "idempotency_key_in_use",
+                     "A prebook with this x-idempotency-key is in progress; retry");
+        }
+        return;
+    }
+    bind_offer(&x, row.id);
+}

@@ -1,0 +1,334 @@
+/* The hotel supplier adapters' booking half (prebook, book, retrieve),
+ * called directly as the hotel code calls them, against the running
+ * sandbox over real HTTP, for each of the three wire formats: the neutral
+ * shapes supplier.h promises, a booking found again by its id and by the
+ * client reference, and the test triggers Failbook (refused: book_failed),
+ * Async (pending, then confirmed) and sandbox-unknown (no answer: the
+ * booking exists and is found by its reference, never bought twice). */
+#include "adapter_env.h"
+#include "hotel_e2e.h"
+#include "hotel/supplier.h"
+
+#include <stdlib.h>
+
+static trv_upstream up_a, up_b, up_c;
+
+static void hotel_upstreams(void)
+{
+    if (!up_a.name) {
+        ad_upstream(&up_a, "SUPPLIER_A", "/hotels/a/v3.0", "sandbox-key-hotel-a");
+        ad_upstream(&up_b, "SUPPLIER_B", "/hotels/b", "sandbox-key-hotel-b");
+        up_b.api_secret = "sandbox-secret-hotel-b";
+        ad_upstream(&up_c, "SUPPLIER_C", "/hotels/c/v3", "sandbox-key-hotel-c");
+        up_c.api_secret = "sandbox-secret-hotel-c";
+    }
+}
+
+static int setup(void **state)
+{
+    ad_setup(state);
+    hotel_upstreams();
+    return 0;
+}
+
+static trv_hotel_ctx ctx_of(const trv_upstream *up, const char *rid)
+{
+    trv_hotel_ctx c = {&ad_env, ad_pool, rid, up};
+    return c;
+}
+
+/* Two rooms (2 adults; 1 adult and a child of 7), 40..42 days ahead. */
+static trv_hotel_stay stay_of(void)
+{
+    trv_hotel_stay s;
+    memset(&s, 0, sizeof(s));
+    s.check_in = ad_date(40);
+    s.check_out = ad_date(42);
+    s.nights = 2;
+    s.n_rooms = 2;
+    s.rooms[0].adults = 2;
+    s.rooms[1].adults = 1;
+    s.rooms[1].n_children = 1;
+    s.rooms[1].ages[0] = 7;
+    strcpy(s.currency, "EUR");
+    s.nationality = "GB";
+    s.residence = "GB";
+    return s;
+}
+
+/* The cheapest offer of a London hotel of this supplier. */
+static trv_hotel_offer an_offer(const trv_hotel_supplier *s, const trv_upstream *up,
+                                const trv_hotel_stay *stay)
+{
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    trv_hotel_area area = {"London", "GB", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL, *offers = NULL;
+    const char *sid = NULL;
+    int i;
+    assert_int_equal(s->search(&c, &area, stay, &found, &err), TRV_UP_OK);
+    for (i = 0; i < found->nelts && !sid; i++) {
+        if (APR_ARRAY_IDX(found, i, trv_hotel_found).priced) {
+            sid = APR_ARRAY_IDX(found, i, trv_hotel_found).sid;
+        }
+    }
+    assert_non_null(sid);
+    assert_int_equal(s->offers(&c, stay, &sid, 1, 1, &offers, &err), TRV_UP_OK);
+    assert_true(offers->nelts >= 1);
+    return APR_ARRAY_IDX(offers, 0, trv_hotel_offer);
+}
+
+static trv_hotel_guest g0[2], g1[1];
+
+static trv_hotel_party party_of(const char *last_name)
+{
+    trv_hotel_party p;
+    memset(&p, 0, sizeof(p));
+    p.first_name = "Ada";
+    p.last_name = "Lovelace";
+    p.email = "ada@example.com";
+    p.phone = "+442079460000";
+    g0[0].first_name = "Ada";
+    g0[0].last_name = last_name;
+    g0[0].is_lead = 1;
+    g0[1].first_name = "Bo";
+    g0[1].last_name = "Lovelace";
+    g1[0].first_name = "Cy";
+    g1[0].last_name = "Lovelace";
+    g1[0].is_lead = 1;
+    p.n_rooms = 2;
+    p.n_guests[0] = 2;
+    p.n_guests[1] = 1;
+    p.guests[0] = g0;
+    p.guests[1] = g1;
+    return p;
+}
+
+static const char *unique_ref(const char *tag)
+{
+    return apr_psprintf(ad_pool, "bkg_%ld_%d/%s", e2e_now_ms(), rand() % 100000, tag);
+}
+
+/* prebook: the offer again, bookable, with each room's terms. */
+static trv_hotel_prebooked prebooked(const trv_hotel_supplier *s, const trv_upstream *up,
+                                     const trv_hotel_stay *stay, const trv_hotel_offer *o)
+{
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    trv_hotel_err err = {0};
+    trv_hotel_prebooked pb;
+    const json_t *rooms;
+    assert_non_null(s->prebook);
+    assert_int_equal(s->prebook(&c, stay, o->sid, o->ref, &pb, &err), TRV_UP_OK);
+    assert_non_null(pb.prebook_id);
+    /* No price factor is set: the price is the offer's. */
+    assert_int_equal(pb.price_changed, 0);
+    assert_true(pb.total_minor == o->total_minor);
+    assert_true(pb.expires_at > apr_time_now());
+    rooms = json_object_get(pb.doc, "rooms");
+    assert_int_equal(json_array_size(rooms), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rooms, 1), "adults")), 1);
+    assert_int_equal(json_integer_value(json_array_get(
+        json_object_get(json_array_get(rooms, 1), "children"), 0)), 7);
+    assert_true(json_is_object(json_object_get(pb.doc, "total")));
+    return pb;
+}
+
+static trv_up_status book(const trv_hotel_supplier *s, const trv_upstream *up,
+                          const trv_hotel_stay *stay, const trv_hotel_offer *o,
+                          const trv_hotel_prebooked *pb, const trv_hotel_party *p,
+                          const char *ref, trv_hotel_booked *out, trv_hotel_err *err)
+{
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    trv_hotel_book_req rq;
+    memset(&rq, 0, sizeof(rq));
+    rq.stay = stay;
+    rq.sid = o->sid;
+    rq.prebook_id = pb->prebook_id;
+    rq.total_minor = pb->total_minor;
+    rq.client_reference = ref;
+    rq.party = p;
+    rq.card_number = "4242424242424242";
+    rq.idempotency_key = apr_pstrcat(ad_pool, ref, ":book", NULL);
+    return s->book(&c, &rq, out, err);
+}
+
+static void assert_booked(const trv_hotel_booked *b, const char *status, apr_int64_t total)
+{
+    size_t i;
+    assert_non_null(b->booking_id);
+    assert_string_equal(b->status, status);
+    assert_true(b->total_minor == total);
+    assert_int_equal(json_array_size(b->rooms), 2);
+    for (i = 0; i < 2; i++) {
+        const json_t *r = json_array_get(b->rooms, i);
+        const json_t *pol = json_object_get(r, "cancellation_policy");
+        assert_int_equal(json_integer_value(json_object_get(r, "position")), (json_int_t)i);
+        assert_true(json_is_boolean(json_object_get(pol, "refundable")));
+        assert_true(json_is_array(json_object_get(pol, "penalties")));
+    }
+    assert_non_null(b->cancellation_policy);
+    assert_true(json_array_size(json_object_get(b->cancellation_policy, "penalties")) >= 1);
+}
+
+static void books_and_reads_back(const trv_hotel_supplier *s, const trv_upstream *up,
+                                 int collects)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o = an_offer(s, up, &stay);
+    trv_hotel_prebooked pb = prebooked(s, up, &stay, &o);
+    trv_hotel_party p = party_of("Lovelace");
+    trv_hotel_booked b, r1, r2;
+    trv_hotel_err err = {0};
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    const char *ref = unique_ref("plain");
+
+    assert_int_equal(book(s, up, &stay, &o, &pb, &p, ref, &b, &err), TRV_UP_OK);
+    assert_booked(&b, "CONFIRMED", pb.total_minor);
+    assert_non_null(b.hotel_confirmation_code);
+    if (collects) {
+        assert_non_null(b.payment);
+        assert_string_equal(ad_str(b.payment, "collected_by"), s->name);
+        assert_string_equal(ad_str(b.payment, "last4"), "4242");
+    }
+    else {
+        assert_null(b.payment);
+    }
+    assert_int_equal(s->retrieve(&c, b.booking_id, NULL, &r1, &err), TRV_UP_OK);
+    assert_booked(&r1, "CONFIRMED", pb.total_minor);
+    assert_string_equal(r1.booking_id, b.booking_id);
+    assert_true(json_equal(r1.cancellation_policy, b.cancellation_policy));
+    assert_int_equal(s->retrieve(&c, NULL, ref, &r2, &err), TRV_UP_OK);
+    assert_string_equal(r2.booking_id, b.booking_id);
+    assert_string_equal(r2.client_reference, ref);
+    /* A reference never used: nothing. */
+    assert_int_equal(s->retrieve(&c, NULL, unique_ref("never"), &r2, &err), TRV_UP_NOT_FOUND);
+}
+
+static void a_books(void **state)
+{
+    (void)state;
+    books_and_reads_back(&trv_hotel_supplier_a, &up_a, 0);
+}
+
+static void b_books(void **state)
+{
+    (void)state;
+    books_and_reads_back(&trv_hotel_supplier_b, &up_b, 0);
+}
+
+static void c_books(void **state)
+{
+    (void)state;
+    books_and_reads_back(&trv_hotel_supplier_c, &up_c, 1);
+}
+
+static void failbook_is_refused(const trv_hotel_supplier *s, const trv_upstream *up)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o = an_offer(s, up, &stay);
+    trv_hotel_prebooked pb = prebooked(s, up, &stay, &o);
+    trv_hotel_party p = party_of("Failbook");
+    trv_hotel_booked b;
+    trv_hotel_err err = {0};
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    const char *ref = unique_ref("failbook");
+    assert_int_equal(book(s, up, &stay, &o, &pb, &p, ref, &b, &err), TRV_UP_REJECTED);
+    assert_string_equal(err.code, "book_failed");
+    assert_int_equal(s->retrieve(&c, NULL, ref, &b, &err), TRV_UP_NOT_FOUND);
+}
+
+static void failbook(void **state)
+{
+    (void)state;
+    failbook_is_refused(&trv_hotel_supplier_a, &up_a);
+    failbook_is_refused(&trv_hotel_supplier_b, &up_b);
+    failbook_is_refused(&trv_hotel_supplier_c, &up_c);
+}
+
+static void async_confirms_later(const trv_hotel_supplier *s, const trv_upstream *up)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o = an_offer(s, up, &stay);
+    trv_hotel_prebooked pb = prebooked(s, up, &stay, &o);
+    trv_hotel_party p = party_of("Async");
+    trv_hotel_booked b, r;
+    trv_hotel_err err = {0};
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    long until = e2e_now_ms() + 30000;
+    assert_int_equal(book(s, up, &stay, &o, &pb, &p, unique_ref("async"), &b, &err), TRV_UP_OK);
+    assert_string_equal(b.status, "PENDING");
+    do {
+        e2e_sleep_ms(500);
+        assert_int_equal(s->retrieve(&c, b.booking_id, NULL, &r, &err), TRV_UP_OK);
+    } while (strcmp(r.status, "PENDING") == 0 && e2e_now_ms() < until);
+    assert_string_equal(r.status, "CONFIRMED");
+    assert_non_null(r.hotel_confirmation_code);
+}
+
+static void async(void **state)
+{
+    (void)state;
+    async_confirms_later(&trv_hotel_supplier_a, &up_a);
+    async_confirms_later(&trv_hotel_supplier_b, &up_b);
+    async_confirms_later(&trv_hotel_supplier_c, &up_c);
+}
+
+/* The supplier makes the booking and does not answer: book times out, and
+ * the booking is there under its reference; booking again buys nothing. */
+static void unknown_is_found_by_reference(const trv_hotel_supplier *s, const trv_upstream *up)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o = an_offer(s, up, &stay);
+    trv_hotel_prebooked pb = prebooked(s, up, &stay, &o);
+    trv_hotel_party p = party_of("Lovelace");
+    trv_hotel_booked b, again;
+    trv_hotel_err err = {0};
+    trv_upstream quick = *up;
+    trv_hotel_ctx c = ctx_of(up, "req_hotel_adapters");
+    const char *ref = unique_ref("sandbox-unknown");
+    /* Shorter than the sandbox's hang (10 s in the test stack). */
+    quick.timeout = apr_time_from_sec(4);
+    assert_int_equal(book(s, &quick, &stay, &o, &pb, &p, ref, &b, &err), TRV_UP_TIMEOUT);
+    assert_int_equal(s->retrieve(&c, NULL, ref, &b, &err), TRV_UP_OK);
+    assert_string_equal(b.status, "CONFIRMED");
+    /* Booking again (a new idempotency key) answers that booking. */
+    {
+        trv_hotel_book_req rq;
+        trv_up_status st;
+        memset(&rq, 0, sizeof(rq));
+        rq.stay = &stay;
+        rq.sid = o.sid;
+        rq.prebook_id = pb.prebook_id;
+        rq.total_minor = pb.total_minor;
+        rq.client_reference = ref;
+        rq.party = &p;
+        rq.card_number = "4242424242424242";
+        rq.idempotency_key = apr_pstrcat(ad_pool, ref, ":again", NULL);
+        quick.timeout = apr_time_from_sec(20);
+        st = s->book(&c, &rq, &again, &err);
+        assert_int_equal(st, TRV_UP_OK);
+        assert_string_equal(again.booking_id, b.booking_id);
+    }
+}
+
+static void unknown(void **state)
+{
+    (void)state;
+    unknown_is_found_by_reference(&trv_hotel_supplier_a, &up_a);
+    unknown_is_found_by_reference(&trv_hotel_supplier_b, &up_b);
+    unknown_is_found_by_reference(&trv_hotel_supplier_c, &up_c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_books, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_books, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(c_books, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(failbook, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(async, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
+    };
+    srand((unsigned)e2e_now_ms());
+    return E2E_RUN("hotel_adapters", tests);
+}

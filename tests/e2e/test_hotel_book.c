@@ -1,0 +1,271 @@
+/* Hotel book over real HTTP against the sandbox suppliers and payment
+ * provider: a saved instrument pays a SUPPLIER_A or SUPPLIER_B booking
+ * (200 CONFIRMED, the payment captured by the service, the card shown,
+ * hotel.booking.confirmed in the outbox); SUPPLIER_C charges the card
+ * itself (the payment collected by the supplier); a repeat answers the
+ * stored result; Async answers 202 and confirms in the background;
+ * sandbox-unknown answers 500 result_unknown and the booking is read at
+ * the supplier (one booking there, charged once); Failbook is FAILED with
+ * its authorization voided; a declined card leaves the booking
+ * READY_FOR_COMPLETE; another organization gets a 404. */
+#include "hotel_e2e.h"
+
+static char *key;
+
+static int setup(void **state)
+{
+    (void)state;
+    key = e2e_new_org_key("hotel-book", NULL);
+    return 0;
+}
+
+static e2e_resp *book(const char *id, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);
+    return e2e_post(key, path, body);
+}
+
+static e2e_resp *get(const char *k, const char *id)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s", id);
+    return e2e_get(k, path);
+}
+
+static json_t *wait_status(const char *id, const char *status, long timeout_ms)
+{
+    long until = e2e_now_ms() + timeout_ms;
+    for (;;) {
+        e2e_resp *r = get(key, id);
+        fe_expect(r, 200, "reading a hotel booking");
+        if (strcmp(fe_s(fe_data(r), "status"), status) == 0) {
+            json_t *b = json_incref(fe_data(r));
+            e2e_free(r);
+            return b;
+        }
+        if (e2e_now_ms() > until) {
+            fail_msg("booking %s did not become %s: %s", id, status, r->body);
+        }
+        e2e_free(r);
+        e2e_sleep_ms(200);
+    }
+}
+
+/* What the sandbox's payment provider captured for the booking's payments. */
+static long captured_minor(const char *id)
+{
+    const char *p[1] = {id};
+    return e2e_sql_long("SELECT coalesce(sum(a.amount_captured), 0) FROM "
+                        "sandbox.pay_authorizations a JOIN hotel_payments hp ON "
+                        "hp.provider_ref = a.id WHERE hp.booking_id = $1", 1, p);
+}
+
+/* Bookings the sandbox supplier holds under the booking's reference. */
+static long supplier_bookings(const char *id)
+{
+    const char *p[1] = {id};
+    return e2e_sql_long("SELECT count(*) FROM sandbox.hotel_bookings "
+                        "WHERE client_reference LIKE $1 || '/%'", 1, p);
+}
+
+static void assert_confirmed_once(const json_t *b, const char *collected_by)
+{
+    const char *id = fe_s(b, "id");
+    const json_t *pays = json_object_get(b, "payments"), *pay = json_array_get(pays, 0);
+    assert_string_equal(fe_s(b, "status"), "CONFIRMED");
+    assert_non_null(fe_s(b, "confirmed_at"));
+    assert_non_null(fe_s(b, "supplier_reference"));
+    assert_non_null(fe_s(b, "hotel_confirmation_code"));
+    assert_int_equal(json_array_size(pays), 1);
+    assert_string_equal(fe_s(pay, "status"), "CAPTURED");
+    assert_string_equal(fe_s(pay, "collected_by"), collected_by);
+    assert_int_equal(he_minor(json_object_get(pay, "amount")),
+                     he_minor(json_object_get(b, "total")));
+    assert_string_equal(fe_s(json_object_get(json_object_get(pay, "payment_method"), "card"),
+                             "last4"), "4242");
+    if (strcmp(collected_by, "SERVICE") == 0) {
+        assert_int_equal(captured_minor(id), he_minor(json_object_get(b, "total")));
+    }
+    assert_int_equal(supplier_bookings(id), 1);
+    assert_int_equal(fe_events(id, "hotel.booking.confirmed"), 1);
+}
+
+static void service_collects(const char *supplier)
+{
+    json_t *ready = he_ready(key, supplier, "trip-1", "Lovelace");
+    const char *id = fe_s(ready, "id");
+    e2e_resp *r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}"), *again, *read;
+    fe_expect(r, 200, "book");
+    assert_confirmed_once(fe_data(r), "SERVICE");
+    assert_string_equal(fe_s(json_object_get(json_object_get(json_array_get(
+        json_object_get(fe_data(r), "payments"), 0), "payment_method"), "card"), "brand"),
+                        "visa");
+    /* A repeat: the stored result, nothing bought or charged again. */
+    again = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(again, 200, "a repeated book");
+    assert_true(json_equal(fe_data(again), fe_data(r)));
+    /* GET reads what book answered. */
+    read = get(key, id);
+    fe_expect(read, 200, "GET");
+    assert_true(json_equal(fe_data(read), fe_data(r)));
+    assert_confirmed_once(fe_data(read), "SERVICE");
+    e2e_free(read);
+    e2e_free(again);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+static void a_books(void **state)
+{
+    (void)state;
+    service_collects("SUPPLIER_A");
+}
+
+static void b_books(void **state)
+{
+    (void)state;
+    service_collects("SUPPLIER_B");
+}
+
+static void c_charges_the_card_itself(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_C", "trip-c", "Lovelace");
+    const char *id = fe_s(ready, "id");
+    e2e_resp *r;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(r, 422, "validation_failed");
+    e2e_free(r);
+    r = book(id, "{\"card\":{\"number\":\"4242424242424242\"}}");
+    fe_expect(r, 200, "book at SUPPLIER_C");
+    assert_confirmed_once(fe_data(r), "SUPPLIER");
+    assert_int_equal(captured_minor(id), 0);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+static void async_confirms_in_the_background(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_A", "trip-async", "Async"), *done;
+    const char *id = fe_s(ready, "id");
+    e2e_resp *r, *again;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 202, "book (Async)");
+    assert_string_equal(fe_s(fe_data(r), "status"), "COMPLETE_IN_PROGRESS");
+    again = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    assert_true(again->status == 202 || again->status == 200);
+    done = wait_status(id, "CONFIRMED", 60000);
+    assert_confirmed_once(done, "SERVICE");
+    json_decref(done);
+    e2e_free(again);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+static void unknown_is_read_never_bought_again(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_B", "sandbox-unknown", "Lovelace"), *done;
+    const char *id = fe_s(ready, "id");
+    e2e_resp *r, *again;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(r, 500, "result_unknown");
+    /* Booking again does not buy again. */
+    again = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    assert_true(again->status == 500 || again->status == 200);
+    done = wait_status(id, "CONFIRMED", 60000);
+    assert_confirmed_once(done, "SERVICE");
+    json_decref(done);
+    e2e_free(again);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+static void failbook_fails_and_voids(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_B", "trip-fail", "Failbook");
+    const char *id = fe_s(ready, "id");
+    const char *p[1] = {id};
+    e2e_resp *r, *read;
+    const json_t *b;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(r, 422, "book_failed");
+    read = get(key, id);
+    fe_expect(read, 200, "GET");
+    b = fe_data(read);
+    assert_string_equal(fe_s(b, "status"), "FAILED");
+    assert_string_equal(fe_s(json_object_get(b, "failure"), "code"), "book_failed");
+    assert_string_equal(fe_s(json_array_get(json_object_get(b, "payments"), 0), "status"),
+                        "VOIDED");
+    assert_int_equal(captured_minor(id), 0);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.pay_authorizations a JOIN "
+                                  "hotel_payments hp ON hp.provider_ref = a.id WHERE "
+                                  "hp.booking_id = $1 AND a.status = 'requires_capture'", 1, p),
+                     0);
+    assert_int_equal(supplier_bookings(id), 0);
+    e2e_free(read);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+static void declined_card_leaves_it_ready(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_A", "trip-decline", "Lovelace");
+    const char *id = fe_s(ready, "id");
+    char *other = e2e_new_org_key("hotel-book-other", NULL);
+    e2e_resp *r, *read;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_decline\"}");
+    e2e_assert_error(r, 422, "payment_declined");
+    e2e_free(r);
+    read = get(key, id);
+    fe_expect(read, 200, "GET");
+    assert_string_equal(fe_s(fe_data(read), "status"), "READY_FOR_COMPLETE");
+    assert_int_equal(json_array_size(json_object_get(fe_data(read), "payments")), 0);
+    assert_int_equal(supplier_bookings(id), 0);
+    e2e_free(read);
+    /* Bad bodies and another organization. */
+    r = book(id, "{}");
+    e2e_assert_error(r, 422, "validation_failed");
+    e2e_free(r);
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\",\"extra\":1}");
+    e2e_assert_error(r, 422, "validation_failed");
+    e2e_free(r);
+    r = get(other, id);
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    {
+        char path[256];
+        snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);
+        r = e2e_post(other, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+        e2e_assert_error(r, 404, "not_found");
+        e2e_free(r);
+    }
+    /* It books now with a good card. */
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book after a decline");
+    assert_confirmed_once(fe_data(r), "SERVICE");
+    e2e_free(r);
+    free(other);
+    json_decref(ready);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_books),
+        cmocka_unit_test(b_books),
+        cmocka_unit_test(c_charges_the_card_itself),
+        cmocka_unit_test(async_confirms_in_the_background),
+        cmocka_unit_test(unknown_is_read_never_bought_again),
+        cmocka_unit_test(failbook_fails_and_voids),
+        cmocka_unit_test(declined_card_leaves_it_ready),
+    };
+    if (setup(NULL) != 0) {
+        return 1;
+    }
+    return E2E_RUN("hotel_book", tests);
+}
