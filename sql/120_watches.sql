@@ -25,6 +25,10 @@ CREATE TABLE watches (
     auto_purchase    jsonb,                             -- without payment details
     max_total_minor  bigint,
     mandate_id       text,
+    -- Auto-purchase: the prebook request chosen by the fresh price check,
+    -- kept so that every run of the purchase repeats exactly it (its
+    -- idempotency key is the watch's).
+    purchase_body    jsonb,
     last_checked_at  timestamptz,
     last_price_minor bigint,
     triggered_at     timestamptz,

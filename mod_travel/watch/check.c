@@ -5,9 +5,9 @@
  * triggered, guarded by its status so a watch fires once however many
  * checks race — and its travel.hotel.watch.triggered event is written in
  * the same transaction (the outbox); the others record the price. An armed
- * watch (confirmed auto-purchase) is not fired here: it buys instead,
- * which needs the hotel booking flow (docs/watches.md). The supplier is
- * asked holding no database connection. */
+ * watch (confirmed auto-purchase) whose trigger is met is not fired: its
+ * purchase job is queued in the same transaction (purchase.c). The
+ * supplier is asked holding no database connection. */
 #include "watch.h"
 #include "webhook/outbox.h"
 #include "core/json.h"
@@ -24,6 +24,11 @@ static const trv_stmt fire_stmt = {"trv_watch_fire_price",
     "AND kind = 'price' AND trigger_minor >= %s::bigint "
     "AND check_in > (now() AT TIME ZONE 'UTC')::date RETURNING *) "
     "SELECT " TRV_WATCH_COLS ", w.org_id FROM f w" TRV_WATCH_JOINS "ORDER BY w.id"};
+/* Armed watches whose trigger is met buy instead of firing (purchase.c). */
+static const trv_stmt armed_stmt = {"trv_watch_armed_met",
+    "SELECT id FROM watches WHERE id = ANY (string_to_array(%s, ' ')) AND status = 'armed' "
+    "AND kind = 'price' AND trigger_minor >= %s::bigint "
+    "AND check_in > (now() AT TIME ZONE 'UTC')::date"};
 static const trv_stmt seen_stmt = {"trv_watch_seen",
     "UPDATE watches SET last_checked_at = trv_now(), last_price_minor = %s::bigint, "
     "checking_until = NULL, updated_at = trv_now() "
@@ -80,6 +85,19 @@ static int decide(trv_env *env, apr_pool_t *p, const json_t *hotel,
                                                   current(cheapest, currency)));
         if (trv_outbox_emit(c, p, trv_rows_get(fired, i, "org_id"), TRV_WEV_TRIGGERED, data,
                             NULL) != APR_SUCCESS) {
+            goto failed;
+        }
+    }
+    if (cheapest
+        && trv_db_select(c, p, &armed_stmt, &fired, TRV_DB_ARGS(ids, price)) != APR_SUCCESS) {
+        goto failed;
+    }
+    for (i = 0; cheapest && i < fired->n; i++) {
+        const char *wid = trv_rows_get(fired, i, "id");
+        if (trv_job_enqueue_spec(c, p, &trv_watch_purchase_job,
+                                 trv_json_bind(p, json_pack("{s:s}", "watch_id", wid)), 0,
+                                 apr_pstrcat(p, "watch.purchase:", wid, NULL), NULL)
+            != APR_SUCCESS) {
             goto failed;
         }
     }

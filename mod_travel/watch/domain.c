@@ -15,6 +15,7 @@ static const trv_job_def jobs[] = {
     {&trv_watch_schedule_job, trv_watch_schedule_run},
     {&trv_watch_price_job, trv_watch_price_run},
     {&trv_watch_trip_job, trv_watch_trip_run},
+    {&trv_watch_purchase_job, trv_watch_purchase_run},
     {NULL, NULL},
 };
 

@@ -31,6 +31,10 @@ extern const char *const trv_watch_event_types[];
 extern const trv_job_spec trv_watch_schedule_job;
 extern const trv_job_spec trv_watch_price_job;
 extern const trv_job_spec trv_watch_trip_job;
+/* An armed watch's purchase (purchase.c). */
+extern const trv_job_spec trv_watch_purchase_job;
+void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                            trv_job_result *res);
 void trv_watch_schedule_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                             trv_job_result *res);
 void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,

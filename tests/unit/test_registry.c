@@ -18,6 +18,7 @@
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
 #include "webhook/send.h"
+#include "hotel/enqueue.h"
 #include "watch/watch.h"
 
 static const trv_registry *gateway_registry(apr_pool_t *p)
@@ -131,9 +132,11 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
+        {&trv_hjob_complete, trv_hjob_complete_run},
         {&trv_watch_schedule_job, trv_watch_schedule_run},
         {&trv_watch_price_job, trv_watch_price_run},
         {&trv_watch_trip_job, trv_watch_trip_run},
+        {&trv_watch_purchase_job, trv_watch_purchase_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
