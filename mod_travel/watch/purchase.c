@@ -267,7 +267,9 @@ void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     x->env = env;
     x->p = p;
     x->w = w;
-    x->rid = apr_pstrcat(p, "job_", job->id, NULL);
+    /* One request id for every run of the watch's purchase (its calls can
+     * be told apart from the checks' at the supplier and in the logs). */
+    x->rid = apr_pstrcat(p, "purchase_", wid, NULL);
     max_total = apr_atoi64(W("max_total_minor"));
     if (W("purchase_body")) {
         body = trv_json_parse(p, W("purchase_body"), strlen(W("purchase_body")), NULL);

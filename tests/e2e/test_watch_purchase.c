@@ -8,6 +8,10 @@
  * event and nothing bought. */
 #include "watch_e2e.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/types.h>
+
 static char *key, *org;
 
 static int setup(void **state)
@@ -176,12 +180,93 @@ static void above_max_total_goes_back_to_active_without_buying(void **state)
     json_decref(w);
 }
 
+/* kill -9 every child of an httpd parent; returns how many. */
+static int kill_children(long parent)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512], *q;
+        long ppid = -1, pid = atol(e->d_name);
+        FILE *f;
+        if (pid <= 1) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        if (!(f = fopen(path, "r"))) {
+            continue;
+        }
+        if (fgets(buf, sizeof(buf), f) && (q = strrchr(buf, ')'))) {
+            sscanf(q + 2, "%*c %ld", &ppid);
+        }
+        fclose(f);
+        if (ppid == parent && kill((pid_t)pid, SIGKILL) == 0) {
+            n++;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    return n;
+}
+
+static void a_purchase_killed_mid_book_still_buys_once(void **state)
+{
+    we_hotel h;
+    json_t *w, *ev;
+    char rid[200];
+    const char *p[1];
+    long a = e2e_instance_pid("a"), b = e2e_instance_pid("b"), t0;
+    int i;
+    (void)state;
+    for (i = 9; i < 40; i++) {
+        we_pick_hotel(key, 66, 68, i, &h);
+        if (strcmp(h.supplier, "SUPPLIER_A") == 0) {
+            break;
+        }
+    }
+    assert_string_equal(h.supplier, "SUPPLIER_A");
+    w = armed_watch(&h, 66, 68, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_visa");
+    p[0] = fe_s(w, "id");
+    /* The supplier takes 3 s to answer the purchase's book: every httpd
+     * child (the worker running it included) is killed meanwhile. */
+    snprintf(rid, sizeof(rid), "purchase_%s", p[0]);
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/book\","
+             "\"action\":\"respond\",\"delay_ms\":3000");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    t0 = e2e_now_ms();
+    while (fe_fault_hits(rid) < 1) {
+        assert_true(e2e_now_ms() - t0 < 60000);
+        e2e_sleep_ms(100);
+    }
+    e2e_sleep_ms(500);
+    e2e_expect_log("AH00052: .*exit signal Killed");
+    assert_true(kill_children(a) + kill_children(b) >= 2);
+    json_decref(we_wait(key, WE_WATCHES, p[0], "purchased", 90000));
+    fe_fault_clear(rid);
+    ev = events_of(p[0]);
+    assert_int_equal(json_array_size(ev), 1);
+    assert_string_equal(fe_s(json_array_get(ev, 0), "type"), "travel.hotel.watch.purchased");
+    assert_int_equal(bookings_of(p[0]), 1);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_payments y JOIN hotel_bookings b "
+                                  "ON b.id = y.booking_id WHERE b.reference_id = $1", 1, p), 1);
+    /* One booking at the supplier for it. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.hotel_bookings s JOIN "
+                                  "hotel_bookings b ON s.client_reference LIKE b.id || '/%' "
+                                  "WHERE b.reference_id = $1", 1, p), 1);
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(an_armed_watch_buys_once, setup),
         cmocka_unit_test(a_declined_card_sends_purchase_failed),
         cmocka_unit_test(above_max_total_goes_back_to_active_without_buying),
+        cmocka_unit_test(a_purchase_killed_mid_book_still_buys_once),
     };
     return E2E_RUN("watch_purchase", tests);
 }
