@@ -470,6 +470,17 @@ static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
 
 static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booked *bk)
 {
+    const char *ours = trv_hbook_client_reference(run->p, run->b);
+    if (bk->client_reference && strcmp(bk->client_reference, ours) != 0) {
+        /* Another booking's (a supplier that books a prebook once answers
+         * a second book of it with the first booking): never ours. */
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(1447) "hotel booking %s: %s answered booking %s of reference %s",
+                    run->b->id, run->b->supplier, bk->booking_id ? bk->booking_id : "-",
+                    bk->client_reference);
+        return finish_failed(run, "book_failed", "The supplier's offer was already booked "
+                             "under another reference; prebook again");
+    }
     if (strcmp(bk->status, "CONFIRMED") == 0) {
         return finish_confirmed(run, bk);
     }

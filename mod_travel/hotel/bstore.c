@@ -429,6 +429,18 @@ apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *
     return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
 }
 
+/* A prebook whose request died (kill -9) holds its key: once every call it
+ * could make has timed out (created more than `age` ago), it goes. */
+static const trv_stmt prebook_stale_stmt = {"trv_hotel_prebook_abandon_stale",
+    "DELETE FROM hotel_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS' "
+    "AND created_at < clock_timestamp() - %s::bigint * interval '1 microsecond'"};
+
+apr_status_t trv_hbstore_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
+                                               apr_interval_time_t age, int *deleted)
+{
+    return trv_db_exec(c, p, &prebook_stale_stmt, deleted, TRV_DB_ARGS(id, us(p, age)));
+}
+
 static const trv_stmt expire_one_stmt = {"trv_hotel_expire_one",
     "UPDATE hotel_bookings b SET status = 'EXPIRED' "
     "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now() "

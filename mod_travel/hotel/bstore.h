@@ -113,6 +113,10 @@ apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *i
  * again). */
 apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
                                          int *deleted);
+/* Removes a PREBOOK_IN_PROGRESS booking created more than `age` ago (its
+ * request died: every call it could make has timed out). */
+apr_status_t trv_hbstore_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
+                                               apr_interval_time_t age, int *deleted);
 /* READY_FOR_COMPLETE past its offer's expiry -> EXPIRED. */
 apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
                                     trv_hbooking **out);

@@ -16,6 +16,12 @@ typedef struct feature {
 static const feature features[] = {
     {"search", 0},
     {"offers", 0},
+    {"prebook", 0},
+    {"book", 0},
+    /* How book is paid: through the payment SDK, or by the supplier
+     * charging the traveller's card itself (book sends the card). */
+    {"payment_sdk", TRV_SUP_PAYMENT_SDK},
+    {"supplier_collects_payment", TRV_SUP_COLLECTS_PAYMENT},
     {NULL, 0},
 };
 

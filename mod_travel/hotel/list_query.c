@@ -75,7 +75,8 @@ static char *build_sql(int kind, int bits, int sort)
 {
     static const char *const status_sql[ST_KINDS] = {
         "", " AND b.status = %s",
-        " AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now()",
+        " AND b.status = 'READY_FOR_COMPLETE' "
+        "AND b.offer_expires_at > trv_now()",
         " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
         "AND b.offer_expires_at <= trv_now()))"};
     size_t n = 4096;

@@ -59,7 +59,8 @@ static void answer_existing(prebook_ctx *x, trv_hbooking *b)
 static int existing(prebook_ctx *x)
 {
     trv_req *req = x->req;
-    apr_time_t until = apr_time_now() + trv_hbapi_budget(req->env, x->offer.supplier, 1, 1);
+    apr_interval_time_t budget = trv_hbapi_budget(req->env, x->offer.supplier, 1, 1);
+    apr_time_t until = apr_time_now() + budget;
     for (;;) {
         trv_dbc *c;
         trv_hbooking *b;
@@ -79,6 +80,26 @@ static int existing(prebook_ctx *x)
             return 1;
         }
         if (apr_time_now() > until) {
+            int gone = 0;
+            /* The first request died with the key (its calls have all
+             * timed out by now): its row goes and this one takes over. */
+            if (trv_hbapi_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
+                if (trv_hbstore_prebook_abandon_stale(c, req->pool, b->id, budget, &gone)
+                    != APR_SUCCESS) {
+                    trv_hbapi_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
+                    return 1;
+                }
+                trv_db_close(req->env->db, c);
+            }
+            else {
+                return 1;
+            }
+            if (gone) {
+                trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                            TRVLOGNO(1448) "hotel prebook %s: its request is gone; the key "
+                            "is taken over", b->id);
+                return 0;
+            }
             trv_fail(req, x->resp, 409, "idempotency_key_in_use",
                      "A prebook with this x-idempotency-key is still in progress; "
                      "read booking %s", b->id);

@@ -165,7 +165,10 @@ static inline e2e_resp *he_prebook(const char *key, const char *idem, const char
 static inline json_t *he_ready(const char *key, const char *supplier, const char *reference_id,
                                const char *lead_last)
 {
-    json_t *offer = he_offer(key, supplier, 0), *b;
+    /* A hotel of its own each time: SUPPLIER_A books a prebook once, and
+     * two prebooks of one offer in the same second share their id. */
+    static int n;
+    json_t *offer = he_offer(key, supplier, (int)((getpid() + n++) % 15)), *b;
     char *body = he_prebook_body(fe_s(offer, "offer_reference"), reference_id, lead_last);
     char idem[64];
     e2e_resp *r;

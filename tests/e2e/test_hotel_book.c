@@ -253,6 +253,64 @@ static void declined_card_leaves_it_ready(void **state)
     json_decref(ready);
 }
 
+/* use_payment_sdk: prebook hands out the session's token once; book {}
+ * before the customer's device paid is 409, after it 200 with the card
+ * the device used. */
+static void paid_through_the_sdk(void **state)
+{
+    json_t *offer = he_offer(key, "SUPPLIER_B", 3);
+    char *body = he_prebook_body(fe_s(offer, "offer_reference"), "trip-sdk", "Lovelace"), *sdk;
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    char *session, *cut, path[512], pay[1024], idem[64];
+    const char *token, *id;
+    e2e_resp *r, *b;
+    (void)state;
+    /* The body with "use_payment_sdk": true (body ends with '}'). */
+    sdk = malloc(strlen(body) + 32);
+    memcpy(sdk, body, strlen(body) - 1);
+    strcpy(sdk + strlen(body) - 1, ",\"use_payment_sdk\":true}");
+    snprintf(idem, sizeof(idem), "sdk-%ld", e2e_now_ms());
+    r = he_prebook(key, idem, sdk);
+    fe_expect(r, 201, "a prebook paid through the SDK");
+    token = fe_s(json_object_get(json_object_get(r->json, "meta"), "payment_sdk"), "token");
+    id = fe_s(fe_data(r), "id");
+    assert_non_null(token);
+    /* Shown once: a repeat of the prebook does not show it again. */
+    b = he_prebook(key, idem, sdk);
+    fe_expect(b, 200, "the prebook repeated");
+    assert_null(json_object_get(b->json, "meta"));
+    e2e_free(b);
+    b = book(id, "{}");
+    e2e_assert_error(b, 409, "invalid_state");
+    e2e_free(b);
+    b = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    e2e_assert_error(b, 422, "validation_failed");
+    e2e_free(b);
+    session = strdup(token);
+    cut = strstr(session, "_secret_");
+    assert_non_null(cut);
+    *cut = '\0';
+    snprintf(path, sizeof(path), "/payments/v1/sdk_sessions/%s/confirm", session);
+    snprintf(pay, sizeof(pay), "{\"client_secret\":\"%s\",\"payment_method\":"
+             "\"pi_test_mastercard\"}", token);
+    b = e2e_call(e2e_sandbox_url(), "POST", path, hdrs, pay);
+    fe_expect(b, 200, "the device pays");
+    e2e_free(b);
+    b = book(id, "{}");
+    fe_expect(b, 200, "book after the SDK checkout");
+    assert_string_equal(fe_s(fe_data(b), "status"), "CONFIRMED");
+    assert_string_equal(fe_s(json_object_get(json_object_get(json_array_get(
+        json_object_get(fe_data(b), "payments"), 0), "payment_method"), "card"), "last4"),
+                        "4444");
+    assert_int_equal(captured_minor(id), he_minor(json_object_get(fe_data(b), "total")));
+    e2e_free(b);
+    e2e_free(r);
+    free(session);
+    free(sdk);
+    free(body);
+    json_decref(offer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +321,7 @@ int main(void)
         cmocka_unit_test(unknown_is_read_never_bought_again),
         cmocka_unit_test(failbook_fails_and_voids),
         cmocka_unit_test(declined_card_leaves_it_ready),
+        cmocka_unit_test(paid_through_the_sdk),
     };
     if (setup(NULL) != 0) {
         return 1;

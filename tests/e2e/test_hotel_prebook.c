@@ -263,6 +263,36 @@ static void supplier_failure_frees_the_key(void **state)
     json_decref(offer);
 }
 
+/* A prebook whose request died holds its key PREBOOK_IN_PROGRESS: a repeat
+ * waits for it as long as its calls could take, then takes the key over
+ * (a new booking, 201) instead of answering 409 for ever. */
+static void a_dead_prebook_frees_its_key(void **state)
+{
+    json_t *offer = he_offer(key, "SUPPLIER_C", 2);
+    char *body = he_prebook_body(fe_s(offer, "offer_reference"), "trip-dead", "Lovelace");
+    const char *p[1];
+    char *first;
+    e2e_resp *r;
+    (void)state;
+    r = he_prebook(key, "dead-1", body);
+    fe_expect(r, 201, "a prebook");
+    first = strdup(fe_s(fe_data(r), "id"));
+    e2e_free(r);
+    /* As if its request had died mid-way an hour ago. */
+    p[0] = first;
+    e2e_sql_exec("UPDATE hotel_bookings SET status = 'PREBOOK_IN_PROGRESS', "
+                 "created_at = now() - interval '1 hour' WHERE id = $1", 1, p);
+    r = he_prebook(key, "dead-1", body);
+    fe_expect(r, 201, "the key taken over");
+    assert_string_not_equal(fe_s(fe_data(r), "id"), first);
+    assert_string_equal(fe_s(fe_data(r), "status"), "READY_FOR_COMPLETE");
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_bookings WHERE id = $1", 1, p), 0);
+    e2e_free(r);
+    free(first);
+    free(body);
+    json_decref(offer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +302,7 @@ int main(void)
         cmocka_unit_test(bad_input_changes_nothing),
         cmocka_unit_test(a_changed_price_binds_and_shows),
         cmocka_unit_test(supplier_failure_frees_the_key),
+        cmocka_unit_test(a_dead_prebook_frees_its_key),
     };
     (void)setup;
     if (setup(NULL) != 0) {

@@ -45,10 +45,14 @@ static void features_list_the_configured_suppliers(void **state)
         const json_t *e = json_array_get(fe_data(r), i), *lim = json_object_get(e, "limits");
         const json_t *f;
         assert_string_equal(fe_s(e, "supplier"), names[i]);
-        /* Only what works today: the booking operations are not built. */
-        assert_int_equal(json_array_size(json_object_get(e, "features")), 2);
+        /* Only what works today, and how each is paid: the service
+         * collects for A and B (payment SDK too), C charges the card. */
+        assert_int_equal(json_array_size(json_object_get(e, "features")), 5);
         json_array_foreach(json_object_get(e, "features"), k, f) {
-            assert_string_equal(json_string_value(f), k ? "offers" : "search");
+            static const char *const common[] = {"search", "offers", "prebook", "book"};
+            assert_string_equal(json_string_value(f),
+                                k < 4 ? common[k] : i < 2 ? "payment_sdk"
+                                                          : "supplier_collects_payment");
         }
         assert_int_equal(json_integer_value(json_object_get(lim, "max_hotels_per_offers_request")),
                          10);

@@ -13,12 +13,12 @@
 #include "flight/enqueue.h"
 #include "flight/jobs.h"
 #include "flight/supplier.h"
+#include "hotel/enqueue.h"
 #include "gateway/gateway.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
 #include "webhook/send.h"
-#include "hotel/enqueue.h"
 #include "watch/watch.h"
 
 static const trv_registry *gateway_registry(apr_pool_t *p)
