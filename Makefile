@@ -198,6 +198,15 @@ $(WEBHOOK_VERIFIER): tests/e2e/webhook-verifier/package.json tests/e2e/webhook-v
 	    || echo "npm ci failed: the standardwebhooks cross-check will be skipped"; \
 	else echo "npm not found: the standardwebhooks cross-check will be skipped"; fi
 
+# The receiver-side check of watcher event signatures with Stripe's own
+# verifier (tests/e2e/watcher-verifier); skipped when npm is missing.
+WATCHER_VERIFIER := tests/e2e/watcher-verifier/node_modules/stripe/package.json
+$(WATCHER_VERIFIER): tests/e2e/watcher-verifier/package.json tests/e2e/watcher-verifier/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/e2e/watcher-verifier && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the stripe cross-check will be skipped"; \
+	else echo "npm not found: the stripe cross-check will be skipped"; fi
+
 # The OpenAPI checker (tests/openapi/check.mjs: validators from npm);
 # skipped when npm is missing.
 OPENAPI_CHECKER := tests/openapi/node_modules/@seriousme/openapi-schema-validator/package.json
@@ -222,7 +231,7 @@ $(DASHBOARD_BROWSER): tests/e2e/dashboard-browser/package.json tests/e2e/dashboa
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER)
 	@tests/run-unit.sh $(B)
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh

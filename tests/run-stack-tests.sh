@@ -35,6 +35,8 @@ PORT_B=$(free_port)
 PORT_RL=$(free_port)
 PORT_NODB=$(free_port)
 export TRAVEL_RETRY_SCHEDULE="1 1 1" TRAVEL_JOB_LEASE=3s TRAVEL_JOB_POLL=100ms STACK_PG_FAST=1
+# Watches are checked every second (TravelWatchInterval) so a price change shows at once.
+export TRAVEL_WATCH_INTERVAL=1
 # The sandbox answers fast in tests (its latency is realistic in `make run`).
 export TRAVEL_SANDBOX_LATENCY="1ms 5ms"
 # Calls that get no answer (Unknown, delayed sandbox faults) give up after

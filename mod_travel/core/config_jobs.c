@@ -102,5 +102,8 @@ const char *trv_config_jobs_differ(const trv_config *a, const trv_config *b)
     if (a->job_poll != b->job_poll) {
         return "TravelJobPollInterval";
     }
+    if (a->watch_interval != b->watch_interval) {
+        return "TravelWatchInterval";
+    }
     return NULL;
 }

@@ -10,7 +10,8 @@
 
 /* NULL when a and b agree on every setting the jobs use (suppliers, hotel
  * suppliers, payment provider, secret key, webhook retry schedule and
- * allowed networks, worker threads, job lease and poll interval); else the
+ * allowed networks, worker threads, job lease and poll interval, watch
+ * interval); else the
  * name of the first directive where they differ. Both are complete (the
  * defaults filled in). */
 const char *trv_config_jobs_differ(const trv_config *a, const trv_config *b);

@@ -95,16 +95,27 @@ static apr_status_t add_jobs(apr_pool_t *p, trv_registry *r, const trv_domain *d
     return APR_SUCCESS;
 }
 
+const char *trv_domain_family(const trv_domain *d)
+{
+    return d->family ? d->family : d->name;
+}
+
 static apr_status_t add_events(apr_pool_t *p, trv_registry *r, const trv_domain *d,
                                apr_hash_t *seen, const char **err)
 {
     const char *const *t;
     apr_array_header_t *list = apr_array_make(p, 8, sizeof(const char *));
-    size_t n = strlen(d->name);
+    const char *family = trv_domain_family(d);
+    size_t n = strlen(family);
+    if (d->family && (!name_ok(d->family)
+                      || apr_hash_get(r->families, d->family, APR_HASH_KEY_STRING))) {
+        return refuse(p, err, apr_psprintf(p, "domain %s: family %s is not a name or is "
+                                           "taken", d->name, d->family));
+    }
     for (t = d->event_types; t && *t; t++) {
-        if (strncmp(*t, d->name, n) != 0 || (*t)[n] != '.' || !(*t)[n + 1]) {
+        if (strncmp(*t, family, n) != 0 || (*t)[n] != '.' || !(*t)[n + 1]) {
             return refuse(p, err, apr_psprintf(p, "domain %s: event type %s is outside its "
-                                               "family (%s.…)", d->name, *t, d->name));
+                                               "family (%s.…)", d->name, *t, family));
         }
         if (apr_hash_get(seen, *t, APR_HASH_KEY_STRING)) {
             return refuse(p, err, apr_psprintf(p, "domain %s: event type %s is registered "
@@ -115,7 +126,7 @@ static apr_status_t add_events(apr_pool_t *p, trv_registry *r, const trv_domain 
     }
     if (list->nelts) {
         *(const char **)apr_array_push(list) = NULL;
-        apr_hash_set(r->families, d->name, APR_HASH_KEY_STRING, list);
+        apr_hash_set(r->families, family, APR_HASH_KEY_STRING, list);
     }
     return APR_SUCCESS;
 }
@@ -188,7 +199,8 @@ apr_status_t trv_registry_build(apr_pool_t *p, const trv_domain *const *domains,
         }
         for (j = 0; j < r->domains->nelts; j++) {
             const trv_domain *e = APR_ARRAY_IDX(r->domains, j, const trv_domain *);
-            if (e != d && apr_hash_get(r->families, e->name, APR_HASH_KEY_STRING)
+            if (e != d && !(e->flags & TRV_DOMAIN_OWN_ENDPOINT)
+                && apr_hash_get(r->families, trv_domain_family(e), APR_HASH_KEY_STRING)
                 && (rv = add_routes(p, r, routes, d->name, d->routes_for(p, e), err))
                    != APR_SUCCESS) {
                 return rv;

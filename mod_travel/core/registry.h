@@ -83,7 +83,19 @@ struct trv_domain {
      * (webhook subscriptions, per family); may be NULL. The table is
      * allocated from p and ends at a NULL method. */
     const trv_route *(*routes_for)(apr_pool_t *p, const trv_domain *emitter);
+    /* The family of its event types when it is not the name (the watch
+     * domain's events are "travel.hotel.…"); NULL: the name. */
+    const char *family;
+    /* TRV_DOMAIN_* */
+    unsigned flags;
 };
+
+/* The domain delivers its events to an endpoint of its own, not through
+ * webhook subscriptions: no /v1/<family>/webhook-subscriptions routes. */
+#define TRV_DOMAIN_OWN_ENDPOINT 0x01u
+
+/* The event family of a domain: its family, else its name. */
+const char *trv_domain_family(const trv_domain *d);
 
 typedef struct trv_registry trv_registry;
 

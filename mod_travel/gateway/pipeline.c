@@ -4,6 +4,7 @@
 #include "core/dispatch.h"
 #include "flight/domain.h"
 #include "hotel/domain.h"
+#include "watch/domain.h"
 #include "system.h"
 #include "webhook/domain.h"
 
@@ -24,6 +25,7 @@ const trv_domain *const *trv_gateway_domains(void)
         &trv_webhook_domain,
         &trv_flight_domain,
         &trv_hotel_domain,
+        &trv_watch_domain,
         NULL,
     };
     return domains;

@@ -22,6 +22,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.max_body = UNSET;
     c->cfg.job_lease = UNSET;
     c->cfg.job_poll = UNSET;
+    c->cfg.watch_interval = UNSET;
     c->cfg.max_response = 0;
     trv_rate_conf_init(&c->rate);
     return c;
@@ -46,6 +47,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_PTR(webhook_allow);
     MERGE(job_lease);
     MERGE(job_poll);
+    MERGE(watch_interval);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -326,6 +328,13 @@ static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_poll);
 }
 
+static const char *set_watch_interval(cmd_parms *cmd, void *d, const char *arg)
+{
+    GLOBAL_ONLY_CHECK(cmd);
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.watch_interval);
+}
+
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -417,6 +426,8 @@ const command_rec trv_directives[] = {
         "how long a claimed background job is reserved (default 60s)"),
     AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
         "how often idle workers look for due jobs (default 500ms)"),
+    AP_INIT_TAKE1("TravelWatchInterval", set_watch_interval, NULL, RSRC_CONF,
+        "time between two price checks of one watch (default 15m)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
         "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
     AP_INIT_RAW_ARGS("TravelRateLimit", set_rate, (void *)"key", RSRC_CONF,
@@ -445,6 +456,9 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->job_poll == UNSET) {
         cfg->job_poll = TRV_DEFAULT_POLL;
+    }
+    if (cfg->watch_interval == UNSET) {
+        cfg->watch_interval = TRV_DEFAULT_WATCH_INTERVAL;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;

@@ -17,7 +17,7 @@ static const trv_stmt claim_stmt = {"trv_dlv_send_claim",
     "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
     "AND status IN ('PENDING', 'PUBLISHED') "
     "RETURNING subscription_id, url, array_to_json(secrets_enc)::text AS secrets, event_id) "
-    "SELECT d.subscription_id, d.url, d.secrets, e.id AS event_id, "
+    "SELECT d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
     "'data', e.data)::text AS body FROM d JOIN events e ON e.id = d.event_id"};
 
@@ -103,6 +103,7 @@ typedef struct claimed {
     const char *url;
     const char *event_id;
     const char *body;
+    const char *family;
     apr_array_header_t *secrets; /* const char *, opened */
 } claimed;
 
@@ -143,6 +144,7 @@ static int claim(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dl
     out->url = trv_rows_get(rows, 0, "url");
     out->event_id = trv_rows_get(rows, 0, "event_id");
     out->body = trv_rows_get(rows, 0, "body");
+    out->family = trv_rows_get(rows, 0, "family");
     sealed = trv_json_parse(p, trv_rows_get(rows, 0, "secrets"),
                             strlen(trv_rows_get(rows, 0, "secrets")), NULL);
     out->secrets = apr_array_make(p, 2, sizeof(const char *));
@@ -246,16 +248,29 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     else {
         rule.https = https;
-        sig = trv_webhook_signature(p, cl.secrets, cl.event_id,
-                                    (long long)apr_time_sec(now), cl.body, strlen(cl.body));
         req.method = "POST";
         req.url = cl.url;
         req.headers = apr_table_make(p, 6);
         apr_table_setn(req.headers, "Content-Type", "application/json");
-        apr_table_setn(req.headers, "webhook-id", cl.event_id);
-        apr_table_setn(req.headers, "webhook-timestamp",
-                       apr_psprintf(p, "%" APR_TIME_T_FMT, apr_time_sec(now)));
-        apr_table_setn(req.headers, "webhook-signature", sig ? sig : "");
+        if (strcmp(cl.family, TRV_WEBHOOK_SERVICE_FAMILY) == 0) {
+            /* Watcher events: the service document's own scheme, one
+             * secret (re-registering rotates at once, no overlap). */
+            sig = cl.secrets->nelts
+                ? trv_webhook_sign_service(p, APR_ARRAY_IDX(cl.secrets, 0, const char *),
+                                           (long long)apr_time_sec(now), cl.body,
+                                           strlen(cl.body))
+                : NULL;
+            apr_table_setn(req.headers, "service-signature", sig ? sig : "");
+        }
+        else {
+            sig = trv_webhook_signature(p, cl.secrets, cl.event_id,
+                                        (long long)apr_time_sec(now), cl.body,
+                                        strlen(cl.body));
+            apr_table_setn(req.headers, "webhook-id", cl.event_id);
+            apr_table_setn(req.headers, "webhook-timestamp",
+                           apr_psprintf(p, "%" APR_TIME_T_FMT, apr_time_sec(now)));
+            apr_table_setn(req.headers, "webhook-signature", sig ? sig : "");
+        }
         req.body = cl.body;
         req.body_len = strlen(cl.body);
         req.timeout = TRV_WEBHOOK_TIMEOUT;

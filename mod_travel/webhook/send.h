@@ -26,6 +26,11 @@
 
 extern const trv_job_spec trv_webhook_send_job;
 
+/* The event family signed with service-signature (signature.h) instead of
+ * Standard Webhooks: the watch domain's events, sent to the organization's
+ * watcher endpoint (a subscription of this family). */
+#define TRV_WEBHOOK_SERVICE_FAMILY "travel"
+
 /* Queues attempt `attempt` of send `replay` of a delivery, after delay,
  * inside the caller's transaction. */
 apr_status_t trv_webhook_send_enqueue(trv_dbc *c, apr_pool_t *p, const char *delivery_id,

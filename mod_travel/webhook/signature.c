@@ -5,6 +5,7 @@
 #include <apr_strings.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg_id,
@@ -55,5 +56,31 @@ const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secre
         }
         out = out ? apr_pstrcat(p, out, " ", one, NULL) : one;
     }
+    return out;
+}
+
+const char *trv_webhook_sign_service(apr_pool_t *p, const char *secret, long long timestamp,
+                                     const char *body, apr_size_t body_len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *head = apr_psprintf(p, "%" APR_INT64_T_FMT ".", (apr_int64_t)timestamp);
+    apr_size_t head_len = strlen(head), msg_len = head_len + body_len;
+    unsigned char mac[EVP_MAX_MD_SIZE], *msg = apr_palloc(p, msg_len + 1);
+    unsigned int mac_len = 0, i;
+    char *out, *o;
+
+    memcpy(msg, head, head_len);
+    memcpy(msg + head_len, body, body_len);
+    if (!secret || !HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, msg_len, mac,
+                         &mac_len)) {
+        return NULL;
+    }
+    out = apr_palloc(p, head_len + 2 * mac_len + 8);
+    o = out + sprintf(out, "t=%" APR_INT64_T_FMT ",v1=", (apr_int64_t)timestamp);
+    for (i = 0; i < mac_len; i++) {
+        *o++ = hex[mac[i] >> 4];
+        *o++ = hex[mac[i] & 15];
+    }
+    *o = '\0';
     return out;
 }

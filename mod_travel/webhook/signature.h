@@ -20,4 +20,11 @@ const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secre
                                   const char *msg_id, long long timestamp,
                                   const char *body, apr_size_t body_len);
 
+/* The watcher events' signature header, service-signature:
+ * "t=<timestamp>,v1=<lower-case hex HMAC-SHA256(secret, "<timestamp>.<body>")>",
+ * keyed with the whole secret text (whsec_ included), as Stripe's
+ * verifiers check it. NULL when out of memory or HMAC fails. */
+const char *trv_webhook_sign_service(apr_pool_t *p, const char *secret, long long timestamp,
+                                     const char *body, apr_size_t body_len);
+
 #endif

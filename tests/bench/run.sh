@@ -10,6 +10,8 @@
 #      (webhooks.sh)
 #   4. httpd child memory over 1,000,000 mixed requests (rss.sh)
 #   5. mod_travel against a Node gateway doing the same queries (api.sh)
+#   6. one check cycle of 100,000 price watches on 2,000 hotel-stays:
+#      supplier calls and wall time (watches.sh)
 # A step that fails is reported and the next one runs; the exit status is
 # the number of failed steps.
 set -uo pipefail
@@ -34,6 +36,7 @@ step "list at 10,000 and 1,000,000 bookings" "$here/list-1m.sh" "${LIST_ROWS:-10
 step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
 step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
+step "price watches: one check cycle" "$here/watches.sh" "${WATCHES:-100000}" "${WATCH_STAYS:-2000}"
 echo
 echo "make bench: $failed step(s) failed"
 exit "$failed"

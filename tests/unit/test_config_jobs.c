@@ -109,6 +109,9 @@ static void each_difference_is_named(void **state)
     b = config(p);
     b->job_poll += 1;
     assert_string_equal(trv_config_jobs_differ(a, b), "TravelJobPollInterval");
+    b = config(p);
+    b->watch_interval += 1;
+    assert_string_equal(trv_config_jobs_differ(a, b), "TravelWatchInterval");
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
 #include "webhook/send.h"
+#include "watch/watch.h"
 
 static const trv_registry *gateway_registry(apr_pool_t *p)
 {
@@ -135,6 +136,10 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_hjob_complete, trv_hjob_complete_run},
         {&trv_hjob_cancel, trv_hjob_cancel_run},
         {&trv_hjob_refund, trv_hjob_refund_run},
+        {&trv_watch_schedule_job, trv_watch_schedule_run},
+        {&trv_watch_price_job, trv_watch_price_run},
+        {&trv_watch_trip_job, trv_watch_trip_run},
+        {&trv_watch_purchase_job, trv_watch_purchase_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
@@ -205,9 +210,14 @@ static void subscriptions_exist_for_each_event_family(void **state)
     assert_false(has_route(reg, "POST", "/v1/system/webhook-subscriptions"));
     assert_false(has_route(reg, "POST", "/v1/webhook/webhook-subscriptions"));
     assert_true(has_route(reg, "POST", "/v1/flight/prebook"));
-    assert_int_equal(trv_registry_domain_count(reg), 4);
+    assert_int_equal(trv_registry_domain_count(reg), 5);
     assert_non_null(trv_registry_domain(reg, "hotel"));
-    assert_null(trv_registry_domain(reg, "watch"));
+    /* The watch domain's events (family travel) go to its own endpoint. */
+    assert_non_null(trv_registry_domain(reg, "watch"));
+    assert_true(trv_registry_event_type_known(reg, "travel", "travel.hotel.watch.triggered"));
+    assert_false(has_route(reg, "POST", "/v1/travel/webhook-subscriptions"));
+    assert_false(has_route(reg, "POST", "/v1/watch/webhook-subscriptions"));
+    assert_true(has_route(reg, "POST", "/v1/watcher/webhooks"));
 }
 
 /* ---- refusals ---- */

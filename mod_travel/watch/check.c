@@ -1,0 +1,181 @@
+/* watch.price: one offers request for up to ten hotels of one stay at one
+ * supplier (the schedule's batch), then, per hotel, the watches of that
+ * hotel and stay decided in one transaction: every active watch whose
+ * trigger amount the cheapest offer is at or below fires — status
+ * triggered, guarded by its status so a watch fires once however many
+ * checks race — and its travel.hotel.watch.triggered event is written in
+ * the same transaction (the outbox); the others record the price. An armed
+ * watch (confirmed auto-purchase) whose trigger is met is not fired: its
+ * purchase job is queued in the same transaction (purchase.c). The
+ * supplier is asked holding no database connection. */
+#include "watch.h"
+#include "webhook/outbox.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static const trv_stmt fire_stmt = {"trv_watch_fire_price",
+    "WITH f AS (UPDATE watches SET status = 'triggered', triggered_at = trv_now(), "
+    "last_checked_at = trv_now(), last_price_minor = %s::bigint, checking_until = NULL, "
+    "updated_at = trv_now() WHERE id = ANY (string_to_array(%s, ' ')) AND status = 'active' "
+    "AND kind = 'price' AND trigger_minor >= %s::bigint "
+    "AND check_in > (now() AT TIME ZONE 'UTC')::date RETURNING *) "
+    "SELECT " TRV_WATCH_COLS ", w.org_id FROM f w" TRV_WATCH_JOINS "ORDER BY w.id"};
+/* Armed watches whose trigger is met buy instead of firing (purchase.c). */
+static const trv_stmt armed_stmt = {"trv_watch_armed_met",
+    "SELECT id FROM watches WHERE id = ANY (string_to_array(%s, ' ')) AND status = 'armed' "
+    "AND kind = 'price' AND trigger_minor >= %s::bigint "
+    "AND check_in > (now() AT TIME ZONE 'UTC')::date"};
+static const trv_stmt seen_stmt = {"trv_watch_seen",
+    "UPDATE watches SET last_checked_at = trv_now(), last_price_minor = %s::bigint, "
+    "checking_until = NULL, updated_at = trv_now() "
+    "WHERE id = ANY (string_to_array(%s, ' ')) AND status IN ('active', 'armed')"};
+
+static const char *ids_text(apr_pool_t *p, const json_t *ids)
+{
+    const char *s = "";
+    size_t i;
+    for (i = 0; i < json_array_size(ids); i++) {
+        s = apr_pstrcat(p, s, i ? " " : "", json_string_value(json_array_get(ids, i)), NULL);
+    }
+    return s;
+}
+
+/* data.current: the cheapest offer's advisory details. */
+static json_t *current(const trv_hotel_offer *o, const char *currency)
+{
+    const json_t *policy = json_object_get(o->doc, "cancellation_policy");
+    int e = trv_currency_exponent(currency);
+    json_t *refundable = json_object_get(policy, "refundable");
+    return json_pack("{s:o,s:s,s:O,s:O,s:O}", "total", trv_money_amount_json(o->total_minor, e),
+                     "currency", currency,
+                     "room_type", json_object_get(o->doc, "room_type")
+                                      ? json_object_get(o->doc, "room_type") : json_null(),
+                     "board", json_object_get(o->doc, "board")
+                                  ? json_object_get(o->doc, "board") : json_null(),
+                     "refundable", refundable ? refundable : json_null());
+}
+
+/* One hotel's watches decided. 0 on success. */
+static int decide(trv_env *env, apr_pool_t *p, const json_t *hotel,
+                  const trv_hotel_offer *cheapest, const char *currency)
+{
+    const char *ids = ids_text(p, json_object_get(hotel, "watches"));
+    const char *price = cheapest ? apr_psprintf(p, "%" APR_INT64_T_FMT, cheapest->total_minor)
+                                 : NULL;
+    trv_dbc *c;
+    trv_rows *fired = NULL;
+    int i;
+
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        return -1;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS
+        || (cheapest && trv_db_select(c, p, &fire_stmt, &fired,
+                                      TRV_DB_ARGS(price, ids, price)) != APR_SUCCESS)) {
+        goto failed;
+    }
+    for (i = 0; fired && i < fired->n; i++) {
+        json_t *data = trv_json_bind(p, json_pack("{s:s,s:o,s:o}", "user_id",
+                                                  trv_rows_get(fired, i, "user_id"), "watch",
+                                                  trv_watch_json(p, fired, i), "current",
+                                                  current(cheapest, currency)));
+        if (trv_outbox_emit(c, p, trv_rows_get(fired, i, "org_id"), TRV_WEV_TRIGGERED, data,
+                            NULL) != APR_SUCCESS) {
+            goto failed;
+        }
+    }
+    if (cheapest
+        && trv_db_select(c, p, &armed_stmt, &fired, TRV_DB_ARGS(ids, price)) != APR_SUCCESS) {
+        goto failed;
+    }
+    for (i = 0; cheapest && i < fired->n; i++) {
+        const char *wid = trv_rows_get(fired, i, "id");
+        if (trv_job_enqueue_spec(c, p, &trv_watch_purchase_job,
+                                 trv_json_bind(p, json_pack("{s:s}", "watch_id", wid)), 0,
+                                 apr_pstrcat(p, "watch.purchase:", wid, NULL), NULL)
+            != APR_SUCCESS) {
+            goto failed;
+        }
+    }
+    if (trv_db_exec(c, p, &seen_stmt, NULL, TRV_DB_ARGS(price, ids)) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        goto failed;
+    }
+    trv_db_close(env->db, c);
+    return 0;
+failed:
+    trv_log_msg(&env->log, TRV_LOG_WARNING, NULL, TRVLOGNO(1541) "watch check of %s: %s",
+                trv_json_str(hotel, "hotel_id"), c->error ? c->error : "failed");
+    if (c->in_txn) {
+        trv_db_rollback(c);
+    }
+    trv_db_close(env->db, c);
+    return -1;
+}
+
+void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                         trv_job_result *res)
+{
+    const json_t *stay_j = json_object_get(job->payload, "stay");
+    const json_t *hotels = json_object_get(job->payload, "hotels");
+    const trv_supplier *row = trv_registry_supplier(env->registry, "hotel",
+                                                    trv_json_str(job->payload, "supplier"));
+    const char *rid = apr_pstrcat(p, "job_", job->id, NULL);
+    const trv_hotel_supplier *adapter;
+    trv_hotel_ctx ctx;
+    trv_hotel_stay stay;
+    trv_hotel_err err;
+    apr_array_header_t *offers = NULL;
+    const char **sids;
+    trv_up_status st;
+    size_t i;
+    int k, n = (int)json_array_size(hotels), failures = 0;
+
+    if (!row || !stay_j || n < 1
+        || !trv_watch_stay(p, trv_json_str(stay_j, "check_in"), trv_json_str(stay_j, "check_out"),
+                           trv_json_str(stay_j, "occupancy"), trv_json_str(stay_j, "currency"),
+                           trv_json_str(stay_j, "guest_nationality"),
+                           trv_json_str(stay_j, "guest_residence"), &stay)) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload needs a known supplier, a stay and hotels";
+        return;
+    }
+    if (!(adapter = trv_hotel_supplier_for(env, p, rid, row, &ctx))) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "the supplier is not configured here";
+        return;
+    }
+    sids = apr_pcalloc(p, sizeof(char *) * (apr_size_t)n);
+    for (i = 0; i < (size_t)n; i++) {
+        sids[i] = trv_json_str(json_array_get(hotels, i), "sid");
+    }
+    memset(&err, 0, sizeof(err));
+    st = adapter->offers(&ctx, &stay, sids, n, 1, &offers, &err);
+    if (st != TRV_UP_OK) {
+        /* The watches stay claimed until their lease ends; the job retries
+         * first, then the next cycles ask again. */
+        res->outcome = TRV_JOB_RETRY;
+        res->error = apr_psprintf(p, "%s offers: %s", row->name,
+                                  err.message ? err.message : "failed");
+        return;
+    }
+    for (i = 0; i < (size_t)n; i++) {
+        const trv_hotel_offer *cheapest = NULL;
+        for (k = 0; offers && k < offers->nelts; k++) {
+            const trv_hotel_offer *o = &APR_ARRAY_IDX(offers, k, trv_hotel_offer);
+            if (strcmp(o->sid, sids[i]) == 0
+                && (!cheapest || o->total_minor < cheapest->total_minor)) {
+                cheapest = o;
+            }
+        }
+        failures += decide(env, p, json_array_get(hotels, i), cheapest, stay.currency) != 0;
+    }
+    if (failures) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "recording a check failed";
+    }
+}

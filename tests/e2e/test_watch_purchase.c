@@ -1,0 +1,272 @@
+/* Auto-purchase over real HTTP: an armed watch (its mandate confirmed)
+ * whose price drops at the sandbox buys the stay through the hotel
+ * prebook and book of the API — once, even with extra purchase runs racing
+ * on both instances — and sends travel.hotel.watch.purchased (the booking
+ * with total_amount, the mandate) instead of watch.triggered; a declined
+ * card (pi_test_decline) sends purchase_failed; a fresh price above the
+ * mandate's max_total puts the watch back to active with no purchase
+ * event and nothing bought. */
+#include "watch_e2e.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/types.h>
+
+static char *key, *org;
+
+static int setup(void **state)
+{
+    (void)state;
+    key = e2e_new_org_key("watch-purchase", &org);
+    return 0;
+}
+
+/* A London hotel the service collects the payment for (priced by
+ * SUPPLIER_A or SUPPLIER_B), from the nth result on. */
+static void pick(int from, int to, int nth, we_hotel *h)
+{
+    int i;
+    for (i = nth; i < nth + 30; i++) {
+        we_pick_hotel(key, from, to, i, h);
+        if (strcmp(h->supplier, "SUPPLIER_C") != 0) {
+            return;
+        }
+    }
+    fail_msg("no London hotel priced by SUPPLIER_A or SUPPLIER_B");
+}
+
+static json_t *armed_watch(const we_hotel *h, int from, int to, long trigger, long max,
+                           const char *instrument)
+{
+    char extra[1024], path[256];
+    json_t *w;
+    e2e_resp *r;
+    snprintf(extra, sizeof(extra),
+             ",\"auto_purchase\":{\"max_total\":%ld.%02ld,\"payment_instrument_id\":\"%s\","
+             "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"email\":"
+             "\"ada@example.com\",\"phone\":\"+441234567890\"},\"rooms\":[{\"guests\":[{"
+             "\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
+             "\"is_lead\":true}]}]}", max / 100, max % 100, instrument);
+    w = we_price_watch(key, h, from, to, trigger, extra);
+    snprintf(path, sizeof(path), "/v1/mandate/%s/confirm",
+             fe_s(json_object_get(w, "mandate"), "id"));
+    r = we_call(key, "POST", path, "{}");
+    fe_expect(r, 200, "confirming the mandate");
+    e2e_free(r);
+    json_decref(we_wait(key, WE_WATCHES, fe_s(w, "id"), "armed", 30000));
+    return w;
+}
+
+/* The watch's events in the log (a new array). */
+static json_t *events_of(const char *watch_id)
+{
+    json_t *out = json_array(), *e;
+    e2e_resp *r = we_call(key, "GET", "/v1/watcher/events?limit=200", NULL);
+    size_t i;
+    fe_expect(r, 200, "the event log");
+    json_array_foreach(fe_data(r), i, e) {
+        const json_t *w = json_object_get(json_object_get(json_object_get(e, "payload"),
+                                                          "data"), "watch");
+        if (strcmp(fe_s(w, "id"), watch_id) == 0) {
+            json_array_append(out, e);
+        }
+    }
+    e2e_free(r);
+    return out;
+}
+
+static long bookings_of(const char *watch_id)
+{
+    const char *p[2] = {org, watch_id};
+    return e2e_sql_long("SELECT count(*) FROM hotel_bookings WHERE org_id = $1 "
+                        "AND reference_id = $2", 2, p);
+}
+
+static void an_armed_watch_buys_once(void **state)
+{
+    we_hotel h;
+    json_t *w, *got, *ev;
+    const json_t *data, *booking;
+    const char *p[1];
+    char path[256];
+    e2e_resp *r;
+    int i;
+    (void)state;
+    pick(55, 57, 0, &h);
+    w = armed_watch(&h, 55, 57, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_visa");
+    p[0] = fe_s(w, "id");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    /* Purchase runs racing the scheduled one, without its dedupe key: they
+     * may run on either instance at once. */
+    for (i = 0; i < 3; i++) {
+        e2e_sql_exec("INSERT INTO jobs (kind, payload, max_attempts) VALUES ('watch.purchase', "
+                     "jsonb_build_object('watch_id', $1::text), 40)", 1, p);
+    }
+    got = we_wait(key, WE_WATCHES, p[0], "purchased", 60000);
+    json_decref(got);
+    /* Let every racing run finish. */
+    for (i = 0; i < 100 && e2e_sql_long("SELECT count(*) FROM jobs WHERE kind = "
+                                        "'watch.purchase' AND payload->>'watch_id' = $1",
+                                        1, p) > 0; i++) {
+        e2e_sleep_ms(200);
+    }
+    ev = events_of(p[0]);
+    assert_int_equal(json_array_size(ev), 1);
+    assert_string_equal(fe_s(json_array_get(ev, 0), "type"), "travel.hotel.watch.purchased");
+    data = json_object_get(json_object_get(json_array_get(ev, 0), "payload"), "data");
+    booking = json_object_get(data, "booking");
+    assert_string_equal(fe_s(data, "mandate_id"), fe_s(json_object_get(w, "mandate"), "id"));
+    assert_string_equal(fe_s(booking, "status"), "CONFIRMED");
+    assert_string_equal(fe_s(booking, "reference_id"), p[0]);
+    assert_true(he_minor(json_object_get(booking, "total_amount")) <= h.cents * 9 / 10);
+    assert_int_equal(he_minor(json_object_get(booking, "total_amount")),
+                     he_minor(json_object_get(booking, "total")));
+    /* One booking, one charge, readable through the API. */
+    assert_int_equal(bookings_of(p[0]), 1);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_payments y JOIN hotel_bookings b "
+                                  "ON b.id = y.booking_id WHERE b.reference_id = $1", 1, p), 1);
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s", fe_s(booking, "id"));
+    r = we_call(key, "GET", path, NULL);
+    fe_expect(r, 200, "the bought booking");
+    assert_string_equal(fe_s(fe_data(r), "status"), "CONFIRMED");
+    e2e_free(r);
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
+static void a_declined_card_sends_purchase_failed(void **state)
+{
+    we_hotel h;
+    json_t *w, *ev;
+    const json_t *data;
+    (void)state;
+    pick(58, 60, 3, &h);
+    w = armed_watch(&h, 58, 60, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_decline");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    json_decref(we_wait(key, WE_WATCHES, fe_s(w, "id"), "purchase_failed", 60000));
+    ev = events_of(fe_s(w, "id"));
+    assert_int_equal(json_array_size(ev), 1);
+    assert_string_equal(fe_s(json_array_get(ev, 0), "type"),
+                        "travel.hotel.watch.purchase_failed");
+    data = json_object_get(json_object_get(json_array_get(ev, 0), "payload"), "data");
+    assert_string_equal(fe_s(data, "reason"), "payment_declined");
+    assert_string_equal(fe_s(json_object_get(data, "current"), "currency"), "EUR");
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
+static void above_max_total_goes_back_to_active_without_buying(void **state)
+{
+    we_hotel h;
+    json_t *w, *ev;
+    size_t i;
+    (void)state;
+    pick(63, 65, 6, &h);
+    /* The trigger is met at half price, the mandate's cap is not. */
+    w = armed_watch(&h, 63, 65, h.cents * 8 / 10, h.cents * 3 / 10, "pi_test_visa");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    /* Active again, then (no longer armed) it fires as a plain watch. */
+    json_decref(we_wait(key, WE_WATCHES, fe_s(w, "id"), "triggered", 60000));
+    ev = events_of(fe_s(w, "id"));
+    for (i = 0; i < json_array_size(ev); i++) {
+        assert_string_equal(fe_s(json_array_get(ev, i), "type"),
+                            "travel.hotel.watch.triggered");
+    }
+    assert_int_equal(bookings_of(fe_s(w, "id")), 0);
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
+/* kill -9 every child of an httpd parent; returns how many. */
+static int kill_children(long parent)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512], *q;
+        long ppid = -1, pid = atol(e->d_name);
+        FILE *f;
+        if (pid <= 1) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        if (!(f = fopen(path, "r"))) {
+            continue;
+        }
+        if (fgets(buf, sizeof(buf), f) && (q = strrchr(buf, ')'))) {
+            sscanf(q + 2, "%*c %ld", &ppid);
+        }
+        fclose(f);
+        if (ppid == parent && kill((pid_t)pid, SIGKILL) == 0) {
+            n++;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    return n;
+}
+
+static void a_purchase_killed_mid_book_still_buys_once(void **state)
+{
+    we_hotel h;
+    json_t *w, *ev;
+    char rid[200];
+    const char *p[1];
+    long a = e2e_instance_pid("a"), b = e2e_instance_pid("b"), t0;
+    int i;
+    (void)state;
+    for (i = 9; i < 40; i++) {
+        we_pick_hotel(key, 66, 68, i, &h);
+        if (strcmp(h.supplier, "SUPPLIER_A") == 0) {
+            break;
+        }
+    }
+    assert_string_equal(h.supplier, "SUPPLIER_A");
+    w = armed_watch(&h, 66, 68, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_visa");
+    p[0] = fe_s(w, "id");
+    /* The supplier takes 3 s to answer the purchase's book: every httpd
+     * child (the worker running it included) is killed meanwhile. */
+    snprintf(rid, sizeof(rid), "purchase_%s", p[0]);
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/book\","
+             "\"action\":\"respond\",\"delay_ms\":3000");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    t0 = e2e_now_ms();
+    while (fe_fault_hits(rid) < 1) {
+        assert_true(e2e_now_ms() - t0 < 60000);
+        e2e_sleep_ms(100);
+    }
+    e2e_sleep_ms(500);
+    e2e_expect_log("AH00052: .*exit signal Killed");
+    assert_true(kill_children(a) + kill_children(b) >= 2);
+    json_decref(we_wait(key, WE_WATCHES, p[0], "purchased", 90000));
+    fe_fault_clear(rid);
+    ev = events_of(p[0]);
+    assert_int_equal(json_array_size(ev), 1);
+    assert_string_equal(fe_s(json_array_get(ev, 0), "type"), "travel.hotel.watch.purchased");
+    assert_int_equal(bookings_of(p[0]), 1);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_payments y JOIN hotel_bookings b "
+                                  "ON b.id = y.booking_id WHERE b.reference_id = $1", 1, p), 1);
+    /* One booking at the supplier for it. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.hotel_bookings s JOIN "
+                                  "hotel_bookings b ON s.client_reference LIKE b.id || '/%' "
+                                  "WHERE b.reference_id = $1", 1, p), 1);
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(an_armed_watch_buys_once, setup),
+        cmocka_unit_test(a_declined_card_sends_purchase_failed),
+        cmocka_unit_test(above_max_total_goes_back_to_active_without_buying),
+        cmocka_unit_test(a_purchase_killed_mid_book_still_buys_once),
+    };
+    return E2E_RUN("watch_purchase", tests);
+}
