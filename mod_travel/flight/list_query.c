@@ -225,7 +225,7 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
     if (misses == 0) {
         return APR_SUCCESS;
     }
-    /* Rendered now (and kept by the caller): the whole rows. */
+    /* Rendered by the caller for this answer only: the whole rows. */
     rv = trv_fstore_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole);
     if (rv != APR_SUCCESS) {
         return rv;
