@@ -38,9 +38,12 @@ free_port() {
 }
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
+# No rate limit: every request of the measurement is one key from 127.0.0.1.
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX -v ON_ERROR_STOP=1 "$@"; }
@@ -88,7 +91,7 @@ SQL
 # trigger would have, and waits (at most 60 s) until the workers ran them.
 render_page() {
   local ids i
-  ids=$(curl -s -H "x-api-key: $KEY" "$1" | grep -o '"id":"bkg_[^"]*"' | cut -d'"' -f4 | paste -sd, -)
+  ids=$(curl -s -H "x-api-key: $KEY" "$1" | { grep -o '"id":"bkg_[^"]*"' || true; } | cut -d'"' -f4 | paste -sd, -)
   psql -v ids="{$ids}" <<'SQL'
 INSERT INTO jobs (kind, payload, max_attempts, dedupe_key)
 SELECT 'flight.booking.render',
