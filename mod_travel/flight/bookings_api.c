@@ -19,30 +19,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* "[a,b,...]" from stored JSON texts, copied once. */
-static const char *json_array_text(apr_pool_t *p, const apr_array_header_t *parts)
-{
-    apr_size_t n = 2, *lens = apr_palloc(p, sizeof(apr_size_t) * (parts->nelts + 1));
-    char *out, *at;
-    int i;
-    for (i = 0; i < parts->nelts; i++) {
-        lens[i] = strlen(APR_ARRAY_IDX(parts, i, const char *));
-        n += lens[i] + 1;
-    }
-    at = out = apr_palloc(p, n + 1);
-    *at++ = '[';
-    for (i = 0; i < parts->nelts; i++) {
-        if (i) {
-            *at++ = ',';
-        }
-        memcpy(at, APR_ARRAY_IDX(parts, i, const char *), lens[i]);
-        at += lens[i];
-    }
-    *at++ = ']';
-    *at = '\0';
-    return out;
-}
-
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"limit", "offset", "status", "supplier",
@@ -101,8 +77,8 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
             : trv_fbooking_render_text(req->pool, b, TRV_RENDER_LIST);
     }
     trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200, json_array_text(req->pool, parts),
-                json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
+    trv_ok_items(req, resp, 200, parts,
+                 json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
                           "offset", (json_int_t)f.offset, "has_more",
                           f.offset + page->nelts < total, "total", (json_int_t)total));
 }

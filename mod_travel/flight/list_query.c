@@ -101,13 +101,17 @@ static char *build_sql(int kind, int bits, int sort)
          * counted again for every row of the page. */
         "WITH t AS MATERIALIZED (SELECT %s AS total) "
         "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
-        "SELECT b.id, b.revision, b.created_at, b.total_amount, "
+        "SELECT k.id, b.revision, b.created_at, b.total_amount, "
         "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
         "AND b.expires_at <= trv_now()) THEN d.list_doc END AS list_doc "
         "FROM (SELECT b.id FROM flight_bookings b WHERE b.org_id = %%s AND b.user_id = %%s"
         "%s%s%s%s%s ORDER BY %s LIMIT %%s::bigint OFFSET %%s::bigint) k "
-        "JOIN flight_bookings b ON b.id = k.id "
-        "LEFT JOIN flight_booking_docs d ON d.booking_id = b.id) p ON true ORDER BY %s",
+        /* Each row of the page by its key (OFFSET 0 keeps the subquery
+         * apart): joined as a whole, a generic plan hashed every booking of
+         * a small table to find the page's 20. */
+        "CROSS JOIN LATERAL (SELECT b.revision, b.created_at, b.total_amount, b.status, "
+        "b.expires_at FROM flight_bookings b WHERE b.id = k.id OFFSET 0) b "
+        "LEFT JOIN flight_booking_docs d ON d.booking_id = k.id) p ON true ORDER BY %s",
         total_sql(kind, bits), status_sql[kind],
         bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
         bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
