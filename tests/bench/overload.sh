@@ -50,7 +50,6 @@ trap cleanup EXIT
 
 "$stack" pg-start "$dir" >/dev/null
 "$stack" sandbox-start "$dir" >/dev/null
-"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null | tail -n 1; }
 org=$(ctl org create overload)

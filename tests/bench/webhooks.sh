@@ -42,7 +42,6 @@ trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
 "$stack" sandbox-start "$dir" >/dev/null
-"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 if [ "$INSTANCES" -ge 2 ]; then
   TRAVEL_PORT=$PORT_B "$stack" httpd-start "$dir" b >/dev/null
