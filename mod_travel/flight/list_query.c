@@ -1,5 +1,6 @@
 /* GET /v1/flight/bookings' query. One prepared statement per combination
- * of the filters present and the sort (made on first use, kept for the
+ * of the filters present, the sort and whether the page size is the
+ * default (made on first use, kept for the
  * process), so each plan has only the conditions that apply and the index
  * for them is used; a generic plan of "(x IS NULL OR col = x)" conditions
  * cannot use one. The exact total comes from flight_bookings_total()
