@@ -130,6 +130,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
+        {&trv_fjob_render, trv_fjob_render_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
