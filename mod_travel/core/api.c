@@ -4,6 +4,7 @@
 
 #include <apr_strings.h>
 #include <stdarg.h>
+#include <string.h>
 
 void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta)
 {
@@ -17,6 +18,45 @@ void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json
 {
     trv_ok(req, resp, status, NULL, meta);
     resp->data_text = data_json;
+}
+
+void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_header_t *items,
+                  json_t *meta)
+{
+    static const char head[] = "{\"data\":[", mid[] = "],\"meta\":";
+    const char *m = meta ? trv_json_dump(req->pool, trv_json_bind(req->pool, meta)) : NULL;
+    apr_size_t ml = m ? strlen(m) : 0, n, *lens;
+    char *body, *at;
+    int i;
+
+    lens = apr_palloc(req->pool, sizeof(apr_size_t) * (items->nelts + 1));
+    n = sizeof(head) - 1 + (m ? sizeof(mid) - 1 + ml : 1) + 1;
+    for (i = 0; i < items->nelts; i++) {
+        lens[i] = strlen(APR_ARRAY_IDX(items, i, const char *));
+        n += lens[i] + (i ? 1 : 0);
+    }
+    at = body = apr_palloc(req->pool, n + 1);
+    memcpy(at, head, sizeof(head) - 1);
+    at += sizeof(head) - 1;
+    for (i = 0; i < items->nelts; i++) {
+        if (i) {
+            *at++ = ',';
+        }
+        memcpy(at, APR_ARRAY_IDX(items, i, const char *), lens[i]);
+        at += lens[i];
+    }
+    if (m) {
+        memcpy(at, mid, sizeof(mid) - 1);
+        at += sizeof(mid) - 1;
+        memcpy(at, m, ml);
+        at += ml;
+    }
+    else {
+        *at++ = ']';
+    }
+    *at++ = '}';
+    *at = '\0';
+    trv_ok_raw(req, resp, status, "application/json", body, (apr_size_t)(at - body));
 }
 
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)

@@ -55,6 +55,13 @@ void trv_ok(trv_req *req, trv_resp *resp, int status, json_t *data, json_t *meta
  * renderings): it goes out as is, without being parsed and printed again. */
 void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json,
                  json_t *meta);
+/* Success whose data is an array of JSON texts (a page of stored
+ * renderings): the whole body is written once, in one buffer, instead of
+ * the array being joined and then copied into the envelope (a page is tens
+ * of kB; the copies showed in a profile of the list). Same bytes as
+ * trv_ok_text with the joined array. */
+void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_header_t *items,
+                  json_t *meta);
 /* Answers a whole document of another wire format as is, without the
  * {data, meta} envelope (the sandbox speaks each simulated API's own). */
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc);

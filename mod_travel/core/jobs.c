@@ -115,6 +115,9 @@ static apr_status_t record(trv_env *env, apr_pool_t *p, const trv_job *job,
     apr_status_t rv;
     const char *att = apr_itoa(p, job->attempt);
 
+    if (res->outcome == TRV_JOB_GONE) {
+        return APR_SUCCESS;
+    }
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
@@ -155,6 +158,7 @@ static const char *outcome_name(trv_job_outcome o)
     case TRV_JOB_RETRY: return "to be retried";
     case TRV_JOB_DEAD: return "dead";
     case TRV_JOB_RELEASE: return "released";
+    case TRV_JOB_GONE: return "done";
     }
     return "?";
 }

@@ -22,7 +22,10 @@ typedef enum {
     TRV_JOB_DONE,          /* finished: the job is removed */
     TRV_JOB_RETRY,         /* transient failure: run again after a backoff */
     TRV_JOB_DEAD,          /* permanent failure: kept with its error */
-    TRV_JOB_RELEASE        /* not run (stopping): due again at once */
+    TRV_JOB_RELEASE,       /* not run (stopping): due again at once */
+    TRV_JOB_GONE           /* finished, and the runner removed the job itself in
+                            * the statement that recorded its work (one round
+                            * trip fewer: the webhook sender) */
 } trv_job_outcome;
 
 typedef struct trv_job_result {

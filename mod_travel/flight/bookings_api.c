@@ -1,6 +1,8 @@
 /* GET /v1/flight/bookings and GET /v1/flight/bookings/{id}: the booking in
  * any status, only to its organization and user (404 otherwise). Reads are
- * reads: they write nothing but renderings kept for the next read. What
+ * reads: they write nothing. A booking's renderings are stored by its
+ * render job (render_job.c, queued with every change by sql/045); until
+ * that has run, a read renders the booking itself and keeps nothing. What
  * time has decided shows at once (READY_FOR_COMPLETE past expires_at reads
  * as EXPIRED; the expiry job stores it), and airline-initiated changes come
  * from the scheduled order reads (sync_schedule.h), not from readers. */
@@ -17,48 +19,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* "[a,b,...]" from stored JSON texts, copied once. */
-static const char *json_array_text(apr_pool_t *p, const apr_array_header_t *parts)
-{
-    apr_size_t n = 2, *lens = apr_palloc(p, sizeof(apr_size_t) * (parts->nelts + 1));
-    char *out, *at;
-    int i;
-    for (i = 0; i < parts->nelts; i++) {
-        lens[i] = strlen(APR_ARRAY_IDX(parts, i, const char *));
-        n += lens[i] + 1;
-    }
-    at = out = apr_palloc(p, n + 1);
-    *at++ = '[';
-    for (i = 0; i < parts->nelts; i++) {
-        if (i) {
-            *at++ = ',';
-        }
-        memcpy(at, APR_ARRAY_IDX(parts, i, const char *), lens[i]);
-        at += lens[i];
-    }
-    *at++ = ']';
-    *at = '\0';
-    return out;
-}
-
-static const char *render(apr_pool_t *p, const trv_fbooking *b, int mode)
-{
-    return trv_json_dump(p, trv_json_bind(p, trv_fbooking_render(p, b, mode)));
-}
-
-/* Both renderings of a revision are kept for the next reads, unless time
- * has changed the booking (past expiry) since that revision. */
-static void keep(apr_pool_t *p, json_t *fresh, const trv_fbooking *b, const char *list_doc,
-                 const char *doc)
-{
-    (void)p;
-    if (!b->past_expiry && b->revision) {
-        json_array_append_new(fresh, json_pack("{s:s,s:s,s:s,s:s}", "booking_id", b->id,
-                                               "revision", b->revision, "list_doc", list_doc,
-                                               "doc", doc));
-    }
-}
-
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"limit", "offset", "status", "supplier",
@@ -74,7 +34,6 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     long total;
     trv_dbc *c;
     apr_array_header_t *parts;
-    json_t *fresh;
 
     memset(&f, 0, sizeof(f));
     trv_query_known(req->query, known, errs);
@@ -109,28 +68,17 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
         trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
-    /* The page is the stored renderings joined; what is missing is
-     * rendered now and kept for the next read of the same revision. */
+    /* The page is the stored renderings joined; a booking whose render
+     * job has not run yet for its revision is rendered here. */
     parts = apr_array_make(req->pool, page->nelts ? page->nelts : 1, sizeof(char *));
-    fresh = trv_json_bind(req->pool, json_array());
     for (i = 0; i < page->nelts; i++) {
         trv_fbooking *b = APR_ARRAY_IDX(page, i, trv_fbooking *);
-        const char *doc = b->list_doc;
-        if (!doc) {
-            doc = render(req->pool, b, TRV_RENDER_LIST);
-            keep(req->pool, fresh, b, doc, render(req->pool, b, TRV_RENDER_FULL));
-        }
-        APR_ARRAY_PUSH(parts, const char *) = doc;
-    }
-    if (json_array_size(fresh) > 0
-        && trv_fstore_keep_docs(c, req->pool, fresh) != APR_SUCCESS) {
-        /* Only a cache: the answer stands without it. */
-        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                    TRVLOGNO(306) "keeping rendered bookings failed: %s", c->error);
+        APR_ARRAY_PUSH(parts, const char *) = b->list_doc ? b->list_doc
+            : trv_fbooking_render_text(req->pool, b, TRV_RENDER_LIST);
     }
     trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200, json_array_text(req->pool, parts),
-                json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
+    trv_ok_items(req, resp, 200, parts,
+                 json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f.limit,
                           "offset", (json_int_t)f.offset, "has_more",
                           f.offset + page->nelts < total, "total", (json_int_t)total));
 }
@@ -139,7 +87,6 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
     const char *doc;
-    json_t *fresh;
     trv_fbooking *b;
     trv_dbc *c;
 
@@ -167,14 +114,8 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
         trv_fapi_no_booking(req, resp, id);
         return;
     }
-    doc = render(req->pool, b, TRV_RENDER_FULL);
-    fresh = trv_json_bind(req->pool, json_array());
-    keep(req->pool, fresh, b, render(req->pool, b, TRV_RENDER_LIST), doc);
-    if (json_array_size(fresh) > 0
-        && trv_fstore_keep_docs(c, req->pool, fresh) != APR_SUCCESS) {
-        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                    TRVLOGNO(305) "keeping a rendered booking failed: %s", c->error);
-    }
+    /* Cold (its render job has not run yet) or past expiry: rendered
+     * here, nothing kept. */
     trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200, doc, NULL);
+    trv_ok_text(req, resp, 200, trv_fbooking_render_text(req->pool, b, TRV_RENDER_FULL), NULL);
 }

@@ -16,6 +16,7 @@ static const trv_job_def jobs[] = {
     {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
     {&trv_fjob_sync, trv_fjob_sync_run},
     {&trv_fjob_release, trv_fjob_release_run},
+    {&trv_fjob_render, trv_fjob_render_run},
     {NULL, NULL},
 };
 

@@ -14,6 +14,8 @@ const trv_job_spec trv_fjob_expire = {"flight.booking.expire", 10};
 const trv_job_spec trv_fjob_prebook_watch = {"flight.prebook.watchdog", 10};
 const trv_job_spec trv_fjob_sync = {"flight.order.sync", 3};
 const trv_job_spec trv_fjob_release = {"flight.payment.release", 40};
+/* Queued by sql/045 with the same name and limit. */
+const trv_job_spec trv_fjob_render = {"flight.booking.render", 5};
 
 apr_status_t trv_fjob_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
                               const char *id, int attempt, const char *request_id,

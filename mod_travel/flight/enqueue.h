@@ -18,6 +18,9 @@
  *                            one whose authorize went unanswered and was not
  *                            taken up by the next attempt, or whose void
  *                            failed (release.c, intents.h)
+ *   flight.booking.render    stores the renderings of a booking's revision
+ *                            (render_job.c); queued only by the database
+ *                            (sql/045), with the revision in its payload
  * Each payload is {"id": <booking, payment or intent id>, "request_id":
  * <the request that caused it>} (+ "attempt" for cancel and release). */
 #ifndef TRV_FLIGHT_ENQUEUE_H
@@ -33,6 +36,7 @@ extern const trv_job_spec trv_fjob_expire;
 extern const trv_job_spec trv_fjob_prebook_watch;
 extern const trv_job_spec trv_fjob_sync;
 extern const trv_job_spec trv_fjob_release;
+extern const trv_job_spec trv_fjob_render;
 
 /* The names the call sites use. */
 #define TRV_FJOB_COMPLETE (&trv_fjob_complete)

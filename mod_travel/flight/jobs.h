@@ -21,5 +21,7 @@ void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                        trv_job_result *res);
 void trv_fjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res);
+void trv_fjob_render_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                         trv_job_result *res);
 
 #endif

@@ -204,3 +204,8 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     json_object_set_new(o, "updated_at", json_string(b->updated_at));
     return o;
 }
+
+const char *trv_fbooking_render_text(apr_pool_t *p, const trv_fbooking *b, int mode)
+{
+    return trv_json_dump(p, trv_json_bind(p, trv_fbooking_render(p, b, mode)));
+}

@@ -13,6 +13,9 @@
 /* A new reference; b->payments must be loaded. */
 json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode);
 
+/* The same as JSON text in p. */
+const char *trv_fbooking_render_text(apr_pool_t *p, const trv_fbooking *b, int mode);
+
 /* {"amount", "currency"} from exact decimal text, or JSON null when either
  * is missing or unreadable (a new reference). */
 json_t *trv_money_text_json(const char *amount, const char *currency);

@@ -40,7 +40,8 @@ apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
                                   apr_hash_t **out);
 /* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
  * (the list's and GET's renderings of one revision). A document never
- * replaces one of a later revision. */
+ * replaces one of a later revision. Only the render job writes them
+ * (render_job.c): reads never do. */
 apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 /* The booking as GET shows it, from its stored rendering, in one query:
  * *doc is NULL when the booking is not this organization's and user's, or

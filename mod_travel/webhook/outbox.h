@@ -1,6 +1,8 @@
 /* The events outbox. A domain calls trv_outbox_emit inside the transaction
- * that makes the change; the event and the job that publishes it commit or
- * roll back with it. */
+ * that makes the change; the event and its fan-out (deliveries and send
+ * jobs, by the insert's trigger, sql/044) commit or roll back with it. An
+ * event.publish job is queued only for an event the trigger did not
+ * publish. */
 #ifndef TRV_WEBHOOK_OUTBOX_H
 #define TRV_WEBHOOK_OUTBOX_H
 

@@ -8,14 +8,19 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* Takes the attempt: only while the delivery is still on this send and
- * this attempt is the next one. Returns what the request needs; the body
- * is built by PostgreSQL so the event's numbers go out exactly as stored. */
+/* Takes the attempt: only while the job is still this sender's (its lease
+ * pushed past the receiver's timeout, as trv_job_hold does, in the same
+ * statement: one round trip), the delivery is still on this send and this
+ * attempt is the next one. Returns what the request needs; the body is
+ * built by PostgreSQL so the event's numbers go out exactly as stored. */
 static const trv_stmt claim_stmt = {"trv_dlv_send_claim",
-    "WITH d AS (UPDATE webhook_deliveries SET status = 'PUBLISHED', "
+    "WITH h AS (UPDATE jobs SET available_at = clock_timestamp() + %s::bigint * "
+    "interval '1 microsecond' WHERE id = %s::bigint AND locked_by = %s "
+    "AND attempts = %s::int RETURNING id), "
+    "d AS (UPDATE webhook_deliveries SET status = 'PUBLISHED', "
     "published_at = coalesce(published_at, trv_now()), updated_at = trv_now() "
     "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
-    "AND status IN ('PENDING', 'PUBLISHED') "
+    "AND status IN ('PENDING', 'PUBLISHED') AND EXISTS (SELECT 1 FROM h) "
     "RETURNING subscription_id, url, array_to_json(secrets_enc)::text AS secrets, event_id) "
     "SELECT d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
@@ -23,9 +28,11 @@ static const trv_stmt claim_stmt = {"trv_dlv_send_claim",
 
 /* Records an attempt and its consequence in one statement (atomic, one
  * round trip): the outcome (DELIVERED, FAILED when retries are exhausted,
- * or PUBLISHED: retrying), the attempt row, and for PUBLISHED the next
- * attempt's send job, due in %s microseconds. Nothing is written when the
- * attempt was recorded already or the send replaced: the count says 0. */
+ * or PUBLISHED: retrying), the attempt row, for PUBLISHED the next
+ * attempt's send job, due in %s microseconds, and the end of this send job
+ * (what the queue's "done" would do, one round trip later). Nothing is
+ * written when the attempt was recorded already or the send replaced: the
+ * count says 0. */
 static const trv_stmt record_stmt = {"trv_dlv_send_record",
     "WITH o AS (UPDATE webhook_deliveries SET attempt_count = %s::int, status = %s, "
     "delivered_at = CASE WHEN %s = 'DELIVERED' THEN trv_now() END, "
@@ -41,7 +48,9 @@ static const trv_stmt record_stmt = {"trv_dlv_send_record",
     "SELECT %s, jsonb_build_object('delivery_id', o.id, 'replay', o.replay_count, "
     "'attempt', o.attempt_count + 1), "
     "clock_timestamp() + %s::bigint * interval '1 microsecond', %s::int "
-    "FROM o WHERE o.status = 'PUBLISHED') "
+    "FROM o WHERE o.status = 'PUBLISHED'), "
+    "g AS (DELETE FROM jobs WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int "
+    "AND EXISTS (SELECT 1 FROM o)) "
     "SELECT count(*) AS n FROM o"};
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
@@ -115,23 +124,21 @@ static int claim(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dl
     trv_rows *rows;
     json_t *sealed;
     size_t i;
-    apr_status_t rv;
+    apr_interval_time_t hold;
 
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         *err = "database unavailable";
         return -1;
     }
     /* The receiver has TRV_WEBHOOK_TIMEOUT: keep the job ours past it, so
-     * no other sender makes the same attempt while this one is waiting. */
-    rv = trv_job_hold(c, p, job, TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5));
-    if (rv == APR_NOTFOUND) {
-        trv_db_close(env->db, c);
-        return 0; /* another sender has this attempt now */
-    }
-    if (rv != APR_SUCCESS
-        || trv_db_select(c, p, &claim_stmt, &rows,
-                         TRV_DB_ARGS(dlv, apr_itoa(p, replay), apr_itoa(p, attempt)))
-               != APR_SUCCESS) {
+     * no other sender makes the same attempt while this one is waiting. No
+     * row when another sender has this attempt now. */
+    hold = TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5);
+    if (trv_db_select(c, p, &claim_stmt, &rows,
+                      TRV_DB_ARGS(apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)hold),
+                                  job->id, job->worker, apr_itoa(p, job->attempt), dlv,
+                                  apr_itoa(p, replay), apr_itoa(p, attempt)))
+        != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error);
         trv_db_close(env->db, c);
         return -1;
@@ -192,7 +199,8 @@ static int record(trv_env *env, apr_pool_t *p, const trv_job *job, const char *d
                                   apr_itoa(p, (int)(resp->elapsed / 1000)), job->worker,
                                   TRV_WEBHOOK_SEND_JOB,
                                   apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)o->next),
-                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS))) != APR_SUCCESS) {
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), job->id,
+                                  job->worker, apr_itoa(p, job->attempt))) != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error ? c->error : "failed");
         trv_db_close(env->db, c);
         return -1;
@@ -318,6 +326,9 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->outcome = TRV_JOB_RETRY;
         res->error = err;
         return;
+    }
+    if (rc > 0) {
+        res->outcome = TRV_JOB_GONE; /* removed by the record statement */
     }
     if (rc > 0 && strcmp(o.status, "FAILED") == 0) {
         trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,

@@ -29,9 +29,12 @@ free_port() {
 }
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
+# No rate limit: every request of the measurement is one key from 127.0.0.1.
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
 "$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null | tail -n 1; }
 org=$(ctl org create bench)

@@ -56,13 +56,23 @@ sub=$(curl -sf -H "x-api-key: $key" -H 'content-type: application/json' \
   -d "{\"url\": \"http://127.0.0.1:$TRAVEL_SANDBOX_PORT/inbox/bench\", \"event_types\": [\"flight.booking.confirmed\"]}" \
   "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions" | sed -E 's/.*"id":"(whs_[^"]+)".*/\1/')
 
+# Events as trv_outbox_emit writes them, in one transaction: the event,
+# whose insert fans out (deliveries and send jobs, sql/044), then an
+# event.publish job only for an event that insert did not publish (none
+# here: the fan-out trigger is on).
+emit_batch=0
 emit() {
-  psql -c "WITH e AS (INSERT INTO events (id, org_id, family, type, data)
-    SELECT 'evt_' || gen_random_uuid(), '$org', 'flight', 'flight.booking.confirmed',
+  emit_batch=$((emit_batch + 1))
+  local b="b$$-$emit_batch"
+  psql -c "INSERT INTO events (id, org_id, family, type, data)
+    SELECT 'evt_$b-' || i, '$org', 'flight', 'flight.booking.confirmed',
       jsonb_build_object('booking', jsonb_build_object('id', 'bkg_' || i, 'status', 'CONFIRMED',
         'total_amount', jsonb_build_object('amount', 1234.5, 'currency', 'EUR')))
-    FROM generate_series(1, $1) i RETURNING id)
-    INSERT INTO jobs (kind, payload) SELECT 'event.publish', jsonb_build_object('event_id', id) FROM e"
+    FROM generate_series(1, $1) i;
+    INSERT INTO jobs (kind, payload, max_attempts)
+    SELECT 'event.publish', jsonb_build_object('event_id', 'evt_$b-' || i), 20
+    FROM generate_series(1, $1) i
+    WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = 'evt_$b-' || i AND published_at IS NOT NULL)"
 }
 wait_done() {
   local want=$1 n=0 i
@@ -87,7 +97,9 @@ latency() {
       INSERT INTO events (id, org_id, family, type, data) VALUES (e, '$org', 'flight',
         'flight.booking.confirmed', jsonb_build_object('booking', jsonb_build_object('id',
         'bkg_lat_' || i, 'status', 'CONFIRMED')));
-      INSERT INTO jobs (kind, payload) VALUES ('event.publish', jsonb_build_object('event_id', e));
+      INSERT INTO jobs (kind, payload, max_attempts) SELECT 'event.publish',
+        jsonb_build_object('event_id', e), 20
+        WHERE NOT EXISTS (SELECT 1 FROM events WHERE id = e AND published_at IS NOT NULL);
       COMMIT;
       PERFORM pg_sleep($LAT_GAP_MS / 1000.0);
     END LOOP; END \$\$"

@@ -1,4 +1,5 @@
-/* Fan-out of an outbox event (the event.publish job) against a real
+/* Fan-out of an outbox event (at its insert, sql/044, or by the
+ * event.publish job where the insert did not) against a real
  * PostgreSQL, without httpd: one delivery per live matching subscription of
  * the event's organization and family, paused ones failed at once, the
  * live secrets fixed in the delivery, one send job per pending delivery, and
@@ -124,7 +125,9 @@ static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
                            "UPDATE webhook_subscriptions SET previous_secret_enc = 'v1:old-' || $1, "
                            "previous_secret_expires_at = now() - interval '1 second' WHERE id = $1");
 
-    /* The outbox, as a domain uses it: event and publish job in one transaction. */
+    /* The outbox, as a domain uses it: the event and its fan-out in one
+     * transaction, published by the insert itself, so no publish job is
+     * queued (one would only find nothing to do). */
     assert_int_equal(trv_db_begin(dbt_conn, dbt_pool), APR_SUCCESS);
     assert_int_equal(trv_outbox_emit(dbt_conn, dbt_pool, org, "flight.booking.confirmed", data,
                                      &event_id), APR_SUCCESS);
@@ -132,12 +135,14 @@ static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
     assert_non_null(event_id);
     p[0] = event_id;
     assert_int_equal(count("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
-                           "payload->>'event_id' = $1", 1, p), 1);
-
-    res = publish(event_id);
-    assert_int_equal(res.outcome, TRV_JOB_DONE);
+                           "payload->>'event_id' = $1", 1, p), 0);
     assert_int_equal(count("SELECT count(*) FROM events WHERE id = $1 AND published_at IS NOT NULL",
                            1, p), 1);
+    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
+
+    /* A publish job run anyway (queued before this change) adds nothing. */
+    res = publish(event_id);
+    assert_int_equal(res.outcome, TRV_JOB_DONE);
     assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
 
     p[1] = active;
@@ -193,6 +198,36 @@ static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
     cleanup();
 }
 
+/* Where the insert did not publish the event (its trigger off), the outbox
+ * queues the publish job, and the job fans it out. */
+static void an_event_not_fanned_out_at_insert_gets_a_publish_job(void **state)
+{
+    const char *event_id = NULL, *active, *p[1];
+    json_t *data = trv_json_bind(dbt_pool, json_pack("{s:{s:s}}", "booking", "id", "bkg_2"));
+    trv_job_result res;
+    (void)state;
+
+    org = trv_id_new(dbt_pool, "org");
+    p[0] = org;
+    sql("INSERT INTO organizations (id, name) VALUES ($1, 'publish job test')", 1, p);
+    active = subscription("flight", "{flight.booking.confirmed}", NULL);
+    assert_non_null(active);
+    assert_int_equal(trv_db_begin(dbt_conn, dbt_pool), APR_SUCCESS);
+    sql("ALTER TABLE events DISABLE TRIGGER events_fan_out", 0, NULL);
+    assert_int_equal(trv_outbox_emit(dbt_conn, dbt_pool, org, "flight.booking.confirmed", data,
+                                     &event_id), APR_SUCCESS);
+    sql("ALTER TABLE events ENABLE TRIGGER events_fan_out", 0, NULL);
+    assert_int_equal(trv_db_commit(dbt_conn), APR_SUCCESS);
+    p[0] = event_id;
+    assert_int_equal(count("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
+                           "payload->>'event_id' = $1", 1, p), 1);
+    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 0);
+    res = publish(event_id);
+    assert_int_equal(res.outcome, TRV_JOB_DONE);
+    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 1);
+    cleanup();
+}
+
 static void an_unknown_event_is_a_dead_job(void **state)
 {
     trv_job_result res = publish("evt_0000-no-such-event");
@@ -205,6 +240,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_event_fans_out_once_to_the_matching_subscriptions),
+        cmocka_unit_test(an_event_not_fanned_out_at_insert_gets_a_publish_job),
         cmocka_unit_test(an_unknown_event_is_a_dead_job),
     };
     return cmocka_run_group_tests_name("webhook fan-out", tests, dbt_setup, dbt_teardown);

@@ -208,6 +208,30 @@ static inline json_t *fe_wait_status(const char *key, const char *id, const char
     }
 }
 
+/* Waits until no render job of the booking is queued or running (sql/045:
+ * every change queues one; reads never write its renderings). */
+static inline void fe_wait_rendered(const char *id, long timeout_ms)
+{
+    const char *p[1] = {id};
+    long start = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM jobs WHERE kind = 'flight.booking.render' "
+                        "AND payload->>'id' = $1 AND status IN ('queued', 'running')",
+                        1, p) > 0) {
+        if (e2e_now_ms() - start > timeout_ms) {
+            fail_msg("booking %s: its render job did not run in %ld ms", id, timeout_ms);
+        }
+        e2e_sleep_ms(50);
+    }
+}
+
+/* The booking's stored renderings' revision, or -1 without any. */
+static inline long fe_docs_revision(const char *id)
+{
+    const char *p[1] = {id};
+    return e2e_sql_long("SELECT coalesce(max(revision), -1) FROM flight_booking_docs "
+                        "WHERE booking_id = $1", 1, p);
+}
+
 /* Outbox events of this type for this booking. */
 static inline long fe_events(const char *booking_id, const char *type)
 {

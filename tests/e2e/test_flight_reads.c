@@ -1,8 +1,10 @@
 /* Reads are reads: GET of a booking and of the list write nothing (no
- * UPDATE, no job); what time decides (expiry) shows at once all the same;
- * a warm read is the stored rendering of the booking's current revision,
- * never an older one; and a cached API key stops working on every instance
- * as soon as the revocation's notification arrives. */
+ * UPDATE, no job, no rendering: the render job queued by each change
+ * stores those); a cold read (nothing stored) answers what the stored
+ * rendering says, byte for byte; what time decides (expiry) shows at once
+ * all the same; a warm read is the stored rendering of the booking's
+ * current revision, never an older one; and a cached API key stops working
+ * on every instance as soon as the revocation's notification arrives. */
 #include "flight_e2e.h"
 
 #include <stdio.h>
@@ -33,6 +35,12 @@ static char *row_state(const char *id)
                         "FROM flight_bookings WHERE id = $1", 1, p);
 }
 
+static long docs_of(const char *id)
+{
+    const char *p[1] = {id};
+    return e2e_sql_long("SELECT count(*) FROM flight_booking_docs WHERE booking_id = $1", 1, p);
+}
+
 static int listed(const char *query, const char *id)
 {
     char path[256];
@@ -59,7 +67,7 @@ static void expiry_shows_at_once_and_reads_store_nothing(void **state)
     int i;
     e2e_resp *r;
     (void)state;
-    /* Read once while it can still be booked: renderings are kept. */
+    /* Read once while it can still be booked. */
     r = fe_get(key, id, NULL);
     fe_expect(r, 200, "reading");
     assert_string_equal(fe_s(fe_data(r), "status"), "READY_FOR_COMPLETE");
@@ -68,6 +76,9 @@ static void expiry_shows_at_once_and_reads_store_nothing(void **state)
      * original expires_at), so only reading can tell. */
     e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '1 minute' "
                  "WHERE id = $1", 1, p);
+    /* The change's render job keeps nothing for a booking time has
+     * changed; once it is gone, nothing but a read could write. */
+    fe_wait_rendered(id, 30000);
     before = row_state(id);
     jobs = jobs_of(id);
     for (i = 0; i < 3; i++) {
@@ -90,35 +101,96 @@ static void expiry_shows_at_once_and_reads_store_nothing(void **state)
     json_decref(b);
 }
 
+static char *stored_doc(const char *id, const char *col)
+{
+    const char *p[1] = {id};
+    char sql[300];
+    snprintf(sql, sizeof(sql), "SELECT d.%s FROM flight_booking_docs d JOIN flight_bookings b "
+             "ON b.id = d.booking_id AND b.revision = d.revision WHERE d.booking_id = $1",
+             col);
+    return e2e_sql_text(sql, 1, p);
+}
+
+/* A booking with nothing stored (its renderings deleted once its render
+ * job had run, so nothing else will write them): GET and the list answer
+ * exactly what was stored, and write nothing at all. Before reads were
+ * reads, the first GET stored the renderings again. */
+static void cold_read_writes_nothing(void **state)
+{
+    json_t *b = fe_ready(key, "SUPPLIER_A", "Cold", NULL);
+    const char *id = fe_s(b, "id");
+    const char *p[1] = {id};
+    char *doc, *list_doc, *before, *after;
+    long jobs;
+    int i;
+    e2e_resp *r;
+    (void)state;
+    fe_wait_rendered(id, 30000);
+    doc = stored_doc(id, "doc");
+    list_doc = stored_doc(id, "list_doc");
+    assert_non_null(doc);
+    assert_non_null(list_doc);
+    e2e_sql_exec("DELETE FROM flight_booking_docs WHERE booking_id = $1", 1, p);
+    before = row_state(id);
+    jobs = jobs_of(id);
+    for (i = 0; i < 3; i++) {
+        r = fe_get(key, id, NULL);
+        fe_expect(r, 200, "a cold read");
+        assert_non_null(strstr(r->body, doc));
+        e2e_free(r);
+        r = e2e_get(key, "/v1/flight/bookings?limit=100");
+        fe_expect(r, 200, "a cold list");
+        assert_non_null(strstr(r->body, list_doc));
+        e2e_free(r);
+    }
+    after = row_state(id);
+    assert_string_equal(before, after);
+    assert_int_equal(jobs_of(id), jobs);
+    assert_int_equal(docs_of(id), 0);
+    free(doc);
+    free(list_doc);
+    free(before);
+    free(after);
+    json_decref(b);
+}
+
 static void warm_read_is_the_current_revision(void **state)
 {
     json_t *b = fe_ready(key, "SUPPLIER_B", "Warm", NULL);
     const char *id = fe_s(b, "id");
     const char *p[1] = {id};
-    char *cold, *stored;
+    char *stored;
+    long rev;
     e2e_resp *r;
     (void)state;
-    r = fe_get(key, id, NULL);
-    fe_expect(r, 200, "first read");
-    cold = strdup(r->body);
-    e2e_free(r);
-    stored = e2e_sql_text("SELECT d.doc FROM flight_booking_docs d JOIN flight_bookings b "
-                          "ON b.id = d.booking_id AND b.revision = d.revision "
-                          "WHERE d.booking_id = $1", 1, p);
+    /* The prebook's render job stores the renderings of its revision. */
+    fe_wait_rendered(id, 30000);
+    stored = stored_doc(id, "doc");
     assert_non_null(stored);
     r = fe_get(key, id, NULL);
     fe_expect(r, 200, "warm read");
-    /* The same answer, byte for byte, and it is the stored text. */
-    assert_string_equal(r->body, cold);
+    /* It is the stored text. */
     assert_non_null(strstr(r->body, stored));
     e2e_free(r);
-    /* Any change raises the revision: the next read is never the old text. */
+    free(stored);
+    /* Any change raises the revision: the next read is never the old text,
+     * whether its render job has run yet or not ... */
+    rev = fe_docs_revision(id);
     e2e_sql_exec("UPDATE flight_bookings SET airline_pnr = 'WARM42' WHERE id = $1", 1, p);
     r = fe_get(key, id, NULL);
     fe_expect(r, 200, "read after a change");
     assert_string_equal(fe_s(fe_data(r), "airline_pnr"), "WARM42");
     e2e_free(r);
-    free(cold);
+    /* ... and the change's render job stores the new revision. */
+    fe_wait_rendered(id, 30000);
+    assert_true(fe_docs_revision(id) > rev);
+    stored = stored_doc(id, "doc");
+    assert_non_null(stored);
+    assert_non_null(strstr(stored, "WARM42"));
+    r = fe_get(key, id, NULL);
+    fe_expect(r, 200, "warm read after the change");
+    assert_non_null(strstr(r->body, stored));
+    e2e_free(r);
     free(stored);
     json_decref(b);
 }
@@ -187,6 +259,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(expiry_shows_at_once_and_reads_store_nothing, setup),
+        cmocka_unit_test_setup(cold_read_writes_nothing, setup),
         cmocka_unit_test_setup(warm_read_is_the_current_revision, setup),
         cmocka_unit_test_setup(revocation_is_at_once_on_every_instance, setup),
     };

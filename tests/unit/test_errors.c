@@ -226,6 +226,41 @@ static void test_ok_null_data(void **state)
     assert_string_equal(doc_text(p, &resp), "{\"data\":null}");
 }
 
+/* A page of stored texts goes out as the same bytes as the joined array
+ * would through trv_ok_text, with and without meta and when empty. */
+static void test_ok_items_same_bytes_as_text(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_req *req = make_req(p, "req-ok");
+    apr_array_header_t *items = apr_array_make(p, 3, sizeof(const char *));
+    const char *const texts[3] = {"{\"id\":\"a\"}", "{\"id\":\"b\",\"n\":[1,2]}", "{}"};
+    const char *joined[4] = {"[]", "[{\"id\":\"a\"}]",
+                             "[{\"id\":\"a\"},{\"id\":\"b\",\"n\":[1,2]}]",
+                             "[{\"id\":\"a\"},{\"id\":\"b\",\"n\":[1,2]},{}]"};
+    int n, with_meta;
+    for (n = 0; n <= 3; n++) {
+        for (with_meta = 0; with_meta < 2; with_meta++) {
+            trv_resp a = {0}, b = {0};
+            json_t *meta = with_meta ? json_pack("{s:{s:i}}", "pagination", "total", n) : NULL;
+            json_t *meta2 = meta ? json_deep_copy(meta) : NULL;
+            items->nelts = 0;
+            if (n > 0) {
+                int i;
+                for (i = 0; i < n; i++) {
+                    APR_ARRAY_PUSH(items, const char *) = texts[i];
+                }
+            }
+            trv_ok_items(req, &a, 200, items, meta);
+            trv_ok_text(req, &b, 200, joined[n], meta2);
+            assert_int_equal(a.status, 200);
+            assert_non_null(a.raw);
+            assert_int_equal(a.raw_len, strlen(a.raw));
+            assert_string_equal(a.raw_type, "application/json");
+            assert_string_equal(a.raw, trv_resp_body(p, &b));
+        }
+    }
+}
+
 static void test_status_codes(void **state)
 {
     (void)state;
@@ -261,6 +296,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ok_with_meta, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_ok_without_meta, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_ok_null_data, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_ok_items_same_bytes_as_text, pool_setup, pool_teardown),
         cmocka_unit_test(test_status_codes),
     };
     return UNIT_RUN(tests);

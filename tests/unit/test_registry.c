@@ -140,6 +140,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_watch_price_job, trv_watch_price_run},
         {&trv_watch_trip_job, trv_watch_trip_run},
         {&trv_watch_purchase_job, trv_watch_purchase_run},
+        {&trv_fjob_render, trv_fjob_render_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
