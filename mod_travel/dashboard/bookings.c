@@ -50,10 +50,10 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
     return APR_SUCCESS;
 }
 
-/* Hotel bookings join here as one more entry (its id, title and a render
- * over the hotel domain's booking table) once the hotel booking flow
- * stores them; until then there is nothing to list. */
+/* One entry per kind of booking, each rendered from its own domain's
+ * store. */
 const trv_dash_booking_list trv_dash_booking_lists[] = {
     {"flight-bookings", "Flight bookings", flights},
+    {"hotel-bookings", "Hotel bookings", trv_dash_hotel_bookings},
     {NULL, NULL, NULL},
 };

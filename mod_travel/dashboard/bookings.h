@@ -15,6 +15,9 @@ typedef struct trv_dash_booking_list {
     apr_status_t (*render)(const trv_dash_ctx *x, trv_dbc *c, trv_html *h);
 } trv_dash_booking_list;
 
+/* The organization's hotel bookings (hotel_bookings.c). */
+apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h);
+
 /* Ends at a NULL id. */
 extern const trv_dash_booking_list trv_dash_booking_lists[];
 

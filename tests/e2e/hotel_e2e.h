@@ -165,8 +165,8 @@ static inline e2e_resp *he_prebook(const char *key, const char *idem, const char
 static inline json_t *he_ready(const char *key, const char *supplier, const char *reference_id,
                                const char *lead_last)
 {
-    /* A hotel of its own each time: SUPPLIER_A books a prebook once, and
-     * two prebooks of one offer in the same second share their id. */
+    /* A hotel of its own each time, so that tests running side by side
+     * rarely price the same offer. */
     static int n;
     json_t *offer = he_offer(key, supplier, (int)((getpid() + n++) % 15)), *b;
     char *body = he_prebook_body(fe_s(offer, "offer_reference"), reference_id, lead_last);

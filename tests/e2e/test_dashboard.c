@@ -3,6 +3,7 @@
  * change needs the page's form token with its cookie, a login sees and
  * changes only its own organization, and nothing it shows is markup. */
 #include "dashboard_e2e.h"
+#include "hotel_e2e.h"
 #include "test_webhook_common.h"
 
 #define PW "correct-horse-battery"
@@ -392,6 +393,100 @@ static void test_webhook_buttons(void **state)
     free(org);
 }
 
+/* The page's row of a booking (malloc'd), or NULL when it is not shown. */
+static char *booking_row(const char *body, const char *id)
+{
+    char attr[160];
+    const char *at, *end;
+    snprintf(attr, sizeof(attr), "<tr data-booking=\"%s\">", id);
+    if (!(at = strstr(body, attr)) || !(end = strstr(at, "</tr>"))) {
+        return NULL;
+    }
+    return strndup(at, (size_t)(end - at));
+}
+
+/* Hotel bookings made through the API are listed with the status the API
+ * gives them, their stay and exact total; another organization's are not. */
+static void test_hotel_bookings_listed(void **state)
+{
+    char login[128], path[256], want[256], *org = NULL, *org_b = NULL, *key, *key_b, *row;
+    const char *section;
+    json_t *ready, *booked, *other;
+    dash_session s;
+    e2e_resp *r, *page;
+    long minor;
+    (void)state;
+    key = e2e_new_org_key("owner", &org);
+    dash_login_name(login, sizeof(login), "hotels");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    key_b = e2e_new_org_key("b-user", &org_b);
+
+    ready = he_ready(key, "SUPPLIER_A", "dash-ready", "Lovelace");
+    booked = he_ready(key, "SUPPLIER_B", "dash-booked", "Lovelace");
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", fe_s(booked, "id"));
+    r = e2e_post(key, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    assert_string_equal(fe_s(fe_data(r), "status"), "CONFIRMED");
+    json_decref(booked);
+    booked = json_incref(fe_data(r));
+    e2e_free(r);
+    other = he_ready(key_b, "SUPPLIER_A", "dash-other", "Lovelace");
+
+    dash_open(&s, login, PW);
+    page = dash_get(&s, DASH_PATH);
+    assert_int_equal(page->status, 200);
+    section = strstr(page->body, "<section id=\"hotel-bookings\">");
+    assert_non_null(section);
+    assert_null(strstr(page->body, fe_s(other, "id")));
+
+    row = booking_row(section, fe_s(booked, "id"));
+    assert_non_null(row);
+    assert_non_null(strstr(row, "<td>CONFIRMED</td>"));
+    snprintf(want, sizeof(want), "<td>%s – %s</td>", fe_s(booked, "check_in"),
+             fe_s(booked, "check_out"));
+    assert_non_null(strstr(row, want));
+    minor = he_minor(json_object_get(booked, "total"));
+    assert_true(minor > 0);
+    snprintf(want, sizeof(want), "<td>%ld.%02ld EUR</td>", minor / 100, minor % 100);
+    assert_non_null(strstr(row, want));
+    snprintf(want, sizeof(want), "<td>%s</td>", fe_s(booked, "created_at"));
+    assert_non_null(strstr(row, want));
+    free(row);
+
+    row = booking_row(section, fe_s(ready, "id"));
+    assert_non_null(row);
+    assert_non_null(strstr(row, "<td>READY_FOR_COMPLETE</td>"));
+    free(row);
+    e2e_free(page);
+
+    /* What the other organization's own login sees: its booking only. */
+    {
+        char login_b[128];
+        dash_session sb;
+        dash_login_name(login_b, sizeof(login_b), "hotels-b");
+        dash_htpasswd(login_b, PW);
+        dash_grant(org_b, login_b);
+        dash_open(&sb, login_b, PW);
+        page = dash_get(&sb, DASH_PATH);
+        assert_int_equal(page->status, 200);
+        row = booking_row(page->body, fe_s(other, "id"));
+        assert_non_null(row);
+        assert_non_null(strstr(row, "<td>READY_FOR_COMPLETE</td>"));
+        free(row);
+        assert_null(strstr(page->body, fe_s(booked, "id")));
+        assert_null(strstr(page->body, fe_s(ready, "id")));
+        e2e_free(page);
+    }
+    json_decref(ready);
+    json_decref(booked);
+    json_decref(other);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 /* With the database unreachable (the stack's instance nodb) the page says
  * so with 503 and Retry-After, and shows nothing. */
 static void test_database_down_is_503(void **state)
@@ -472,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_organization_scope),
         cmocka_unit_test(test_webhook_buttons),
         cmocka_unit_test(test_everything_shown_is_escaped),
+        cmocka_unit_test(test_hotel_bookings_listed),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);

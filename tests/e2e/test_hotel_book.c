@@ -311,6 +311,45 @@ static void paid_through_the_sdk(void **state)
     json_decref(offer);
 }
 
+/* Two prebooks of one SUPPLIER_A offer, back to back: two bookings, each
+ * with a prebook of its own at the supplier, so each books once and is
+ * CONFIRMED under its own supplier booking (the gateway refuses a supplier
+ * booking made under another booking's client reference). */
+static void one_offer_prebooked_twice_books_twice(void **state)
+{
+    json_t *offer = he_offer(key, "SUPPLIER_A", (int)(getpid() % 15));
+    char *body1 = he_prebook_body(fe_s(offer, "offer_reference"), "twice-1", "Lovelace");
+    char *body2 = he_prebook_body(fe_s(offer, "offer_reference"), "twice-2", "Lovelace");
+    char idem1[64], idem2[64];
+    e2e_resp *p1, *p2, *b1, *b2;
+    const char *id1, *id2;
+    (void)state;
+    snprintf(idem1, sizeof(idem1), "twice-1-%ld-%d", e2e_now_ms(), rand());
+    snprintf(idem2, sizeof(idem2), "twice-2-%ld-%d", e2e_now_ms(), rand());
+    p1 = he_prebook(key, idem1, body1);
+    p2 = he_prebook(key, idem2, body2);
+    fe_expect(p1, 201, "the first prebook");
+    fe_expect(p2, 201, "the second prebook of the same offer");
+    id1 = fe_s(fe_data(p1), "id");
+    id2 = fe_s(fe_data(p2), "id");
+    assert_string_not_equal(id1, id2);
+    b1 = book(id1, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    b2 = book(id2, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(b1, 200, "booking the first");
+    fe_expect(b2, 200, "booking the second");
+    assert_confirmed_once(fe_data(b1), "SERVICE");
+    assert_confirmed_once(fe_data(b2), "SERVICE");
+    assert_string_not_equal(fe_s(fe_data(b1), "supplier_reference"),
+                            fe_s(fe_data(b2), "supplier_reference"));
+    e2e_free(b1);
+    e2e_free(b2);
+    e2e_free(p1);
+    e2e_free(p2);
+    free(body1);
+    free(body2);
+    json_decref(offer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +361,7 @@ int main(void)
         cmocka_unit_test(failbook_fails_and_voids),
         cmocka_unit_test(declined_card_leaves_it_ready),
         cmocka_unit_test(paid_through_the_sdk),
+        cmocka_unit_test(one_offer_prebooked_twice_books_twice),
     };
     if (setup(NULL) != 0) {
         return 1;

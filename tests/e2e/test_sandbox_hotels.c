@@ -457,6 +457,58 @@ static void a_books_reads_finds_and_cancels(void **state)
     free(idem);
 }
 
+/* Two prebooks of one offer within the same second (their expiresAt, to
+ * the second, tells) are two prebooks: two ids, and each books a booking
+ * of its own under its own client reference. */
+static void a_prebooks_of_one_offer_are_two(void **state)
+{
+    const char *hotel = first_a_hotel("Paris", "FR", 3);
+    json_t *types = a_rates(hotel, 45, 2, "EUR", "[{\"adults\": 2}]"), *d1 = NULL, *d2 = NULL;
+    char body[2048], *ref1 = unique("a-twice"), *ref2 = unique("a-twice"), id1[64];
+    e2e_resp *r1 = NULL, *r2 = NULL, *b1, *b2;
+    json_t *book1, *book2;
+    int tries;
+    (void)state;
+    assert_true(json_array_size(types) > 0);
+    snprintf(body, sizeof(body), "{\"offerId\": \"%s\"}",
+             str(json_array_get(types, 0), "offerId"));
+    for (tries = 0; tries < 20; tries++) {
+        e2e_free(r1);
+        e2e_free(r2);
+        r1 = must(call('a', "POST", "/rates/prebook", body), 200);
+        r2 = must(call('a', "POST", "/rates/prebook", body), 200);
+        d1 = json_object_get(r1->json, "data");
+        d2 = json_object_get(r2->json, "data");
+        if (strcmp(str(d1, "expiresAt"), str(d2, "expiresAt")) == 0) {
+            break;
+        }
+    }
+    assert_true(tries < 20);
+    assert_string_not_equal(str(d1, "prebookId"), str(d2, "prebookId"));
+    book1 = a_book_body(str(d1, "prebookId"), "Lovelace", ref1);
+    book2 = a_book_body(str(d2, "prebookId"), "Lovelace", ref2);
+    b1 = must(call('a', "POST", "/rates/book", json_dumps(book1, 0)), 200);
+    b2 = must(call('a', "POST", "/rates/book", json_dumps(book2, 0)), 200);
+    snprintf(id1, sizeof(id1), "%s", str(json_object_get(b1->json, "data"), "bookingId"));
+    assert_string_not_equal(id1, str(json_object_get(b2->json, "data"), "bookingId"));
+    assert_string_equal(str(json_object_get(b1->json, "data"), "clientReference"), ref1);
+    assert_string_equal(str(json_object_get(b2->json, "data"), "clientReference"), ref2);
+    assert_string_equal(str(json_object_get(b2->json, "data"), "status"), "CONFIRMED");
+    e2e_free(b1);
+    e2e_free(b2);
+    /* Each prebook is still booked once: the first again is its booking. */
+    b1 = must(call('a', "POST", "/rates/book", json_dumps(book1, 0)), 200);
+    assert_string_equal(str(json_object_get(b1->json, "data"), "bookingId"), id1);
+    e2e_free(b1);
+    e2e_free(r1);
+    e2e_free(r2);
+    json_decref(book1);
+    json_decref(book2);
+    json_decref(types);
+    free(ref1);
+    free(ref2);
+}
+
 static void a_nonrefundable_cancels_at_full_fee(void **state)
 {
     const char *hotel;
@@ -1088,6 +1140,7 @@ int main(void)
         cmocka_unit_test(hotels_are_found_by_coordinates),
         cmocka_unit_test(a_rates_are_deterministic_and_plausible),
         cmocka_unit_test(a_books_reads_finds_and_cancels),
+        cmocka_unit_test(a_prebooks_of_one_offer_are_two),
         cmocka_unit_test(a_nonrefundable_cancels_at_full_fee),
         cmocka_unit_test(b_books_by_destination_and_cancels),
         cmocka_unit_test(b_rates_break_down_by_room),

@@ -399,22 +399,26 @@ char *sbx_hquote_encode(apr_pool_t *p, const sbx_hquote *q, const char *kind,
     for (k = 0; k < q->n_rooms; k++) {
         s = apr_pstrcat(p, s, k ? ";" : "", sbx_occ_format(p, &q->occ[k]), NULL);
     }
+    if (q->serial) {
+        s = apr_psprintf(p, "%s|%u", s, (unsigned)q->serial);
+    }
     return sbx_token_seal(p, key, s);
 }
 
 int sbx_hquote_decode(apr_pool_t *p, const char *token, const char *kind, const char *key,
                       const sbx_hotels *h, sbx_hquote *q)
 {
-    char *msg = sbx_token_open(p, key, token), *f[16], *last, *occ, *one, *t;
+    char *msg = sbx_token_open(p, key, token), *f[17], *last, *occ, *one, *t;
     int n = 0;
     if (!msg) {
         return -1;
     }
     memset(q, 0, sizeof(*q));
-    for (t = apr_strtok(msg, "|", &last); t && n < 16; t = apr_strtok(NULL, "|", &last)) {
+    for (t = apr_strtok(msg, "|", &last); t && n < 17; t = apr_strtok(NULL, "|", &last)) {
         f[n++] = t;
     }
-    if (t || n != 15 || strcmp(f[0], "h1") != 0 || strcmp(f[1], kind) != 0 || strlen(f[10]) != 3) {
+    /* 16 fields: a prebook's, with its serial. */
+    if (t || (n != 15 && n != 16) || strcmp(f[0], "h1") != 0 || strcmp(f[1], kind) != 0 || strlen(f[10]) != 3) {
         return -1;
     }
     q->supplier = atoi(f[2]);
@@ -429,6 +433,7 @@ int sbx_hquote_decode(apr_pool_t *p, const char *token, const char *kind, const 
     q->factor_permille = atoi(f[11]);
     q->total = apr_atoi64(f[12]);
     q->expires = apr_atoi64(f[13]);
+    q->serial = n == 16 ? (apr_uint32_t)strtoul(f[15], NULL, 10) : 0;
     occ = f[14];
     for (one = apr_strtok(occ, ";", &last); one; one = apr_strtok(NULL, ";", &last)) {
         if (q->n_rooms == SBX_MAX_HROOMS || sbx_occ_parse(one, &q->occ[q->n_rooms++]) != 0) {

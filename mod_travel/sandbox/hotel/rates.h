@@ -43,6 +43,10 @@ typedef struct sbx_hquote {
     int factor_permille;           /* the price control's factor then */
     apr_int64_t total;             /* the price quoted, all rooms */
     apr_int64_t expires;           /* unix seconds */
+    /* A prebook's own number (0 in offers and rates): every prebook of one
+     * offer gets a new one, so two prebooks in the same second still have
+     * different ids, as at a real supplier. */
+    apr_uint32_t serial;
 } sbx_hquote;
 
 /* One room's price and terms. */

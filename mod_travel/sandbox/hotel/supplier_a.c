@@ -388,6 +388,12 @@ static void prebook(trv_req *req, trv_resp *resp)
         q.total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &q, now, pr);
     }
     q.expires = now + A_PREBOOK_TTL;
+    /* A new id per prebook: the id is the signed quote, and without a
+     * number of its own two prebooks of one offer within a second would be
+     * the same prebook (book answers a booked prebook with its booking). */
+    do {
+        q.serial = sbx_nonce();
+    } while (q.serial == 0);
     pid = sbx_hquote_encode(req->pool, &q, "ap", SBX(req)->set->key_ha);
     rt = a_room_type(req, &q, trv_json_str(b, "offerId"));
     sbx_send(req, resp, 200, json_pack(

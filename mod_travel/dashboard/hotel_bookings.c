@@ -1,0 +1,88 @@
+/* The organization's latest hotel bookings on the dashboard, read through
+ * the hotel store's own list (hotel/list_query.c, as GET /v1/hotel/bookings
+ * with no filter): the same rows, the same organization scope and the same
+ * status a reader sees (READY_FOR_COMPLETE past its offer's expiry reads
+ * EXPIRED). Each row is shown from the booking's list rendering, the
+ * document the API answers, so the page and the API cannot disagree. */
+#include "bookings.h"
+#include "hotel/bstore.h"
+#include "hotel/render.h"
+#include "core/json.h"
+#include "core/money.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* The list document of b: its stored rendering, or rendered now (a booking
+ * time has changed since, or one without a current rendering). */
+static const json_t *list_doc(apr_pool_t *p, const trv_hbooking *b)
+{
+    if (b->list_doc) {
+        return trv_json_parse(p, b->list_doc, strlen(b->list_doc), NULL);
+    }
+    return trv_json_bind(p, trv_hbooking_render(p, b, TRV_HRENDER_LIST));
+}
+
+/* "1234.50 EUR" of a {amount, currency} money object, every minor digit
+ * shown; "-" without one (a booking not priced yet). */
+static const char *money_text(apr_pool_t *p, const json_t *total)
+{
+    trv_money m;
+    const char *reason;
+    apr_int64_t unit = 1, whole, frac;
+    int e, i;
+    if (!json_is_object(total) || trv_money_from_json(total, &m, &reason) != APR_SUCCESS
+        || (e = trv_currency_exponent(m.currency)) < 0) {
+        return "-";
+    }
+    for (i = 0; i < e; i++) {
+        unit *= 10;
+    }
+    whole = (m.minor < 0 ? -m.minor : m.minor) / unit;
+    frac = (m.minor < 0 ? -m.minor : m.minor) % unit;
+    if (e == 0) {
+        return apr_psprintf(p, "%s%" APR_INT64_T_FMT " %s", m.minor < 0 ? "-" : "", whole,
+                            m.currency);
+    }
+    return apr_psprintf(p, "%s%" APR_INT64_T_FMT ".%0*" APR_INT64_T_FMT " %s",
+                        m.minor < 0 ? "-" : "", whole, e, frac, m.currency);
+}
+
+apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
+{
+    apr_pool_t *p = x->req->pool;
+    trv_hbooking_filter f;
+    apr_array_header_t *page;
+    long total;
+    int i;
+    memset(&f, 0, sizeof(f));
+    f.org_id = x->who.org_id;
+    f.limit = TRV_DASH_BOOKINGS_SHOWN;
+    if (trv_hbstore_list(c, p, &f, &page, &total) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    if (page->nelts == 0) {
+        trv_html_raw(h, "<p class=\"empty\">No hotel bookings yet.</p>\n");
+        return APR_SUCCESS;
+    }
+    trv_html_raw(h, "<table><thead><tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
+                    "<th>Status</th><th>Total</th><th>Created</th></tr></thead><tbody>\n");
+    for (i = 0; i < page->nelts; i++) {
+        const trv_hbooking *b = APR_ARRAY_IDX(page, i, const trv_hbooking *);
+        const json_t *d = list_doc(p, b);
+        const char *hotel = trv_json_str(json_object_get(d, "hotel"), "name");
+        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><code>%s</code></td><td>%s</td>"
+                        "<td>%s – %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                     b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
+                     trv_json_str(d, "check_out"), trv_json_str(d, "status"),
+                     money_text(p, json_object_get(d, "total")),
+                     trv_json_str(d, "created_at"));
+    }
+    trv_html_raw(h, "</tbody></table>\n");
+    if (total > page->nelts) {
+        trv_html_fmt(h, "<p class=\"more\">The latest %s of %s are shown; the API lists "
+                        "them all (GET /v1/hotel/bookings).</p>\n",
+                     apr_itoa(p, page->nelts), apr_ltoa(p, total));
+    }
+    return APR_SUCCESS;
+}
