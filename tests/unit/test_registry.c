@@ -16,6 +16,7 @@
 #include "hotel/enqueue.h"
 #include "gateway/gateway.h"
 #include "hotel/cancel_jobs.h"
+#include "hotel/intents.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
@@ -135,6 +136,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_hjob_complete, trv_hjob_complete_run},
         {&trv_hjob_cancel, trv_hjob_cancel_run},
         {&trv_hjob_refund, trv_hjob_refund_run},
+        {&trv_hjob_release, trv_hjob_release_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
