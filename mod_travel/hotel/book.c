@@ -6,6 +6,7 @@
 #include "bstore.h"
 #include "enqueue.h"
 #include "events.h"
+#include "intents.h"
 #include "render.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -142,13 +143,143 @@ static int void_payment(trv_hbook_run *run, const trv_hpayment *pay)
     return 1;
 }
 
+/* ---- authorization intents (intents.h) ---- */
+
+/* What becomes of an authorization intent, written in the same
+ * transaction as the booking's move (a step that dies before it leaves
+ * the intent PENDING for whoever takes the step over). */
+typedef struct settle {
+    const char *intent_id;      /* the intent; NULL: the one of by_auth */
+    const char *by_auth;        /* the intent whose authorization this is */
+    const char *outcome;        /* RESOLVED with it; NULL: UNRESOLVED */
+    const char *provider_ref;   /* the authorization, when known */
+    apr_interval_time_t after;  /* UNRESOLVED: the release job voids it from then */
+} settle;
+
+static apr_status_t apply_settle(trv_hbook_run *run, trv_dbc *c, const settle *s)
+{
+    const trv_pintent_kind *k = &trv_hotel_intents;
+    trv_prelease rel;
+    const char *id;
+    if (!s) {
+        return APR_SUCCESS;
+    }
+    id = s->intent_id;
+    if (!id && s->by_auth) {
+        trv_pintent *in = NULL;
+        if (trv_pintent_of_auth(k, c, run->p, run->b->id, s->by_auth, &in) != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+        id = in ? in->id : NULL;
+    }
+    if (!id) {
+        return APR_SUCCESS;
+    }
+    if (s->outcome) {
+        return trv_pintent_resolved(k, c, run->p, id, s->outcome, s->provider_ref);
+    }
+    if (trv_pintent_unresolved(k, c, run->p, id, s->provider_ref, s->after, &rel)
+        != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return trv_pintent_schedule(k, c, run->p, &rel, run->request_id);
+}
+
+static settle *settled(trv_hbook_run *run, const char *intent_id, const char *outcome,
+                       const char *provider_ref, apr_interval_time_t after)
+{
+    settle *s = apr_pcalloc(run->p, sizeof(*s));
+    s->intent_id = intent_id;
+    s->outcome = outcome;
+    s->provider_ref = provider_ref;
+    s->after = after;
+    return s;
+}
+
+/* The service's authorization of pay after a void: its intent RESOLVED
+ * voided, or (the void failed) released by the job at once. NULL when
+ * pay is not the service's authorization. */
+static settle *after_void(trv_hbook_run *run, const trv_hpayment *pay, int voided)
+{
+    settle *s;
+    if (!pay || strcmp(pay->status, "AUTHORIZED") != 0 || !pay->provider_ref
+        || strcmp(pay->collected_by, "SERVICE") != 0) {
+        return NULL;
+    }
+    s = settled(run, NULL, voided ? "voided" : NULL, pay->provider_ref, 0);
+    s->by_auth = pay->provider_ref;
+    return s;
+}
+
+/* Takes the authorization intent of this attempt, written before the
+ * call: the attempt's own (a takeover of a step whose process died), else
+ * the one an unanswered earlier attempt left for this instrument and
+ * amount (its key finds the authorization the provider made late, or
+ * makes it now: the customer is authorized once), else a new one. Any
+ * other unsettled intent of the booking will not be used: released now. */
+static trv_hbook_outcome take_intent(trv_hbook_run *run, const trv_money *total,
+                                     trv_pintent **in)
+{
+    const trv_pintent_kind *k = &trv_hotel_intents;
+    const trv_hbooking *bk = run->b;
+    const char *instrument = bk->payment_instrument_id;
+    apr_array_header_t *others;
+    trv_dbc *c;
+    int held = 0, i;
+
+    *in = NULL;
+    if (!begin(run, &c)
+        || trv_pintent_lock_step(k, c, run->p, bk->id, run->owner, &held) != APR_SUCCESS) {
+        return db_failed(run, c, 1465, "recording the authorization intent");
+    }
+    if (!held) {
+        return lost(run, c);
+    }
+    if (trv_pintent_own(k, c, run->p, bk->id, bk->book_attempt, in) != APR_SUCCESS
+        || (!*in && trv_pintent_reuse(k, c, run->p, bk->id, bk->book_attempt, instrument,
+                                      total->currency, bk->total_amount, in) != APR_SUCCESS)
+        || (!*in && trv_pintent_insert(k, c, run->p, bk->id, bk->book_attempt, instrument,
+                                       total->currency, bk->total_amount, in)
+                    != APR_SUCCESS)) {
+        return db_failed(run, c, 1465, "recording the authorization intent");
+    }
+    if (!*in) {
+        c->error = "the attempt's authorization key is taken";
+        return db_failed(run, c, 1465, "recording the authorization intent");
+    }
+    if (trv_pintent_release_others(k, c, run->p, bk->id, (*in)->id, &others) != APR_SUCCESS) {
+        return db_failed(run, c, 1466, "releasing unused authorization intents");
+    }
+    for (i = 0; i < others->nelts; i++) {
+        if (trv_pintent_schedule(k, c, run->p, &APR_ARRAY_IDX(others, i, trv_prelease),
+                                 run->request_id) != APR_SUCCESS) {
+            return db_failed(run, c, 1466, "releasing unused authorization intents");
+        }
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 1465, "recording the authorization intent");
+    }
+    if (strcmp((*in)->key, key(run, "authorize")) != 0) {
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(1467) "hotel booking %s: authorizing with the unresolved key %s",
+                    bk->id, (*in)->key);
+    }
+    return TRV_HBOOK_RETRY;
+}
+
 /* Back to READY_FOR_COMPLETE: the attempt bought nothing (its payment,
- * voided first, goes). */
-static trv_hbook_outcome revert(trv_hbook_run *run, trv_hbook_outcome why)
+ * voided first, goes). s: what becomes of the attempt's intent; NULL: the
+ * one of the voided payment. */
+static trv_hbook_outcome revert_settled(trv_hbook_run *run, trv_hbook_outcome why,
+                                        const settle *s)
 {
     trv_dbc *c;
     trv_hbooking *b;
-    void_payment(run, live_payment(run->b));
+    const trv_hpayment *pay = live_payment(run->b);
+    int voided = void_payment(run, pay);
+    if (!s) {
+        s = after_void(run, pay, voided);
+    }
     if (!begin(run, &c)) {
         return db_failed(run, c, 1429, "reverting to READY_FOR_COMPLETE");
     }
@@ -158,11 +289,17 @@ static trv_hbook_outcome revert(trv_hbook_run *run, trv_hbook_outcome why)
     if (!b) {
         return lost(run, c);
     }
-    if (trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
+    if (apply_settle(run, c, s) != APR_SUCCESS || trv_hbooking_keep(c, run->p, b) != APR_SUCCESS
+        || !commit(run, c)) {
         return db_failed(run, c, 1429, "reverting to READY_FOR_COMPLETE");
     }
     run->b = b;
     return why;
+}
+
+static trv_hbook_outcome revert(trv_hbook_run *run, trv_hbook_outcome why)
+{
+    return revert_settled(run, why, NULL);
 }
 
 /* FAILED with failure {code, description}; the authorization voided. */
@@ -180,6 +317,7 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
         return db_failed(run, c, 1430, "recording a failed booking");
     }
     if ((voided && trv_hbstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+        || apply_settle(run, c, after_void(run, pay, voided)) != APR_SUCCESS
         || trv_hbstore_book_failed(c, run->p, run->b->id, trv_json_dump(run->p, failure), &b)
            != APR_SUCCESS) {
         return db_failed(run, c, 1430, "recording a failed booking");
@@ -338,7 +476,8 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     trv_hpayment pay;
     trv_dbc *c;
     trv_hbooking *b;
-    int inserted = 0;
+    trv_pintent *in = NULL;
+    int inserted = 0, updated = 1;
 
     if (!trv_hbapi_total(run->b, &total)
         || !trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
@@ -353,34 +492,67 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
         }
     }
     else {
-        /* The attempt's key: a takeover repeating it finds the same
+        /* The intent's key, written before the call: a takeover repeating
+         * it, or the next attempt after no answer, finds the same
          * authorization at the provider, never a second one. */
-        st = trv_payment_adapter.authorize(&pc, run->b->payment_instrument_id, &total,
-                                           key(run, "authorize"), &auth, &err);
+        trv_hbook_outcome out = take_intent(run, &total, &in);
+        if (out != TRV_HBOOK_RETRY) {
+            return out;
+        }
+        st = trv_payment_adapter.authorize(&pc, in->instrument, &total, in->key, &auth, &err);
     }
     run->message = err.message;
     switch (st) {
     case TRV_UP_OK:
         break;
     case TRV_UP_DECLINED:
-        return revert(run, TRV_HBOOK_DECLINED);
+        return revert_settled(run, TRV_HBOOK_DECLINED,
+                              in ? settled(run, in->id, "declined", NULL, 0) : NULL);
     case TRV_UP_NOT_FOUND:
     case TRV_UP_REJECTED:
-        return revert(run, TRV_HBOOK_BAD_INSTRUMENT);
+        return revert_settled(run, TRV_HBOOK_BAD_INSTRUMENT,
+                              in ? settled(run, in->id, st == TRV_UP_NOT_FOUND ? "not_found"
+                                                                              : "rejected",
+                                           NULL, 0)
+                                 : NULL);
     case TRV_UP_TIMEOUT:
-        return revert(run, TRV_HBOOK_TIMEOUT);
+        /* An authorization may exist: the intent keeps its key for the
+         * next attempt, or the release job voids what it finds. */
+        if (in) {
+            trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                        TRVLOGNO(1468) "hotel booking %s: authorize %s unanswered: kept for "
+                        "the next attempt or released in %" APR_TIME_T_FMT " s", run->b->id,
+                        in->key, apr_time_sec(trv_hintent_grace(run->env)));
+        }
+        return revert_settled(run, TRV_HBOOK_TIMEOUT,
+                              in ? settled(run, in->id, NULL, NULL,
+                                           trv_hintent_grace(run->env))
+                                 : NULL);
     default:
         trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
                     TRVLOGNO(1437) "hotel booking %s: payment provider %s: %s", run->b->id,
                     trv_up_status_name(st), err.message ? err.message : "");
-        return revert(run, TRV_HBOOK_UNAVAILABLE);
+        /* An error answer authorized nothing (core/upstream.h); anything
+         * else may have: released after the grace. */
+        return revert_settled(run, TRV_HBOOK_UNAVAILABLE,
+                              !in ? NULL
+                              : st == TRV_UP_UNAVAILABLE
+                                  ? settled(run, in->id, "unavailable", NULL, 0)
+                                  : settled(run, in->id, NULL, NULL,
+                                            trv_hintent_grace(run->env)));
     }
     auth_id = trv_json_str(auth, "id");
     status = trv_json_str(auth, "status");
     if (!auth_id || !status || strcmp(status, "AUTHORIZED") != 0) {
         run->message = apr_psprintf(run->p, "the payment's authorization is %s",
                                     status ? status : "unreadable");
-        return revert(run, run->b->use_payment_sdk ? TRV_HBOOK_NOT_PAID : TRV_HBOOK_UNAVAILABLE);
+        return revert_settled(
+            run, run->b->use_payment_sdk ? TRV_HBOOK_NOT_PAID : TRV_HBOOK_UNAVAILABLE,
+            !in ? NULL
+            : !auth_id || !status
+                ? settled(run, in->id, NULL, NULL, trv_hintent_grace(run->env))
+                : settled(run, in->id, strcmp(status, "VOIDED") == 0 ? "voided" : "captured",
+                          auth_id, 0));
     }
     memset(&pay, 0, sizeof(pay));
     pay.id = trv_id_new(run->p, "pay");
@@ -401,6 +573,13 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
         return db_failed(run, c, 1438, "recording the authorization");
     }
     if (!b) {
+        return lost(run, c);
+    }
+    if (in && trv_pintent_authorized(&trv_hotel_intents, c, run->p, in->id, auth_id, &updated)
+              != APR_SUCCESS) {
+        return db_failed(run, c, 1438, "recording the authorization");
+    }
+    if (!updated) {
         return lost(run, c);
     }
     if (trv_hbstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS

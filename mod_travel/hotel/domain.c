@@ -8,12 +8,14 @@
 #include "enqueue.h"
 #include "cancel_jobs.h"
 #include "events.h"
+#include "intents.h"
 #include "supplier.h"
 
 static const trv_job_def jobs[] = {
     {&trv_hjob_complete, trv_hjob_complete_run},
     {&trv_hjob_cancel, trv_hjob_cancel_run},
     {&trv_hjob_refund, trv_hjob_refund_run},
+    {&trv_hjob_release, trv_hjob_release_run},
     {NULL, NULL},
 };
 

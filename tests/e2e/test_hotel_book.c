@@ -7,7 +7,9 @@
  * sandbox-unknown answers 500 result_unknown and the booking is read at
  * the supplier (one booking there, charged once); Failbook is FAILED with
  * its authorization voided; a declined card leaves the booking
- * READY_FOR_COMPLETE; another organization gets a 404. */
+ * READY_FOR_COMPLETE; a capture the provider fails after the supplier
+ * confirmed is captured later by the job, once; another organization
+ * gets a 404. */
 #include "hotel_e2e.h"
 
 static char *key;
@@ -46,6 +48,28 @@ static json_t *wait_status(const char *id, const char *status, long timeout_ms)
         }
         if (e2e_now_ms() > until) {
             fail_msg("booking %s did not become %s: %s", id, status, r->body);
+        }
+        e2e_free(r);
+        e2e_sleep_ms(200);
+    }
+}
+
+/* Waits until the booking's first payment has this status; the booking. */
+static json_t *wait_payment(const char *id, const char *status, long timeout_ms)
+{
+    long until = e2e_now_ms() + timeout_ms;
+    for (;;) {
+        e2e_resp *r = get(key, id);
+        const json_t *pay;
+        fe_expect(r, 200, "reading a hotel booking");
+        pay = json_array_get(json_object_get(fe_data(r), "payments"), 0);
+        if (pay && strcmp(fe_s(pay, "status"), status) == 0) {
+            json_t *b = json_incref(fe_data(r));
+            e2e_free(r);
+            return b;
+        }
+        if (e2e_now_ms() > until) {
+            fail_msg("booking %s: its payment did not become %s: %s", id, status, r->body);
         }
         e2e_free(r);
         e2e_sleep_ms(200);
@@ -211,6 +235,44 @@ static void failbook_fails_and_voids(void **state)
     json_decref(ready);
 }
 
+/* The supplier confirmed but the provider failed the capture: the booking
+ * is CONFIRMED with its payment still AUTHORIZED, and the background job
+ * captures it later, once (the capture's idempotency key is per booking). */
+static void capture_failure_is_captured_later(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_A", "trip-capture", "Lovelace"), *done;
+    const char *id = fe_s(ready, "id");
+    const char *p[1] = {id};
+    char path[256], *rid = fe_rid("hb", "capture");
+    const json_t *d;
+    e2e_resp *r;
+    (void)state;
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);
+    fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/capture\","
+                              "\"action\":\"error\",\"status\":500");
+    r = he_post(key, rid, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book while capture fails");
+    d = fe_data(r);
+    assert_string_equal(fe_s(d, "status"), "CONFIRMED");
+    assert_string_equal(fe_s(json_array_get(json_object_get(d, "payments"), 0), "status"),
+                        "AUTHORIZED");
+    assert_int_equal(fe_fault_hits(rid), 1);
+    e2e_free(r);
+    done = wait_payment(id, "CAPTURED", 60000);
+    assert_confirmed_once(done, "SERVICE");
+    /* One authorization for the booking, captured once for the total. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.pay_authorizations a JOIN "
+                                  "hotel_payments hp ON hp.provider_ref = a.id WHERE "
+                                  "hp.booking_id = $1 AND a.status = 'captured'", 1, p),
+                     1);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_payments WHERE booking_id = $1",
+                                  1, p),
+                     1);
+    free(rid);
+    json_decref(done);
+    json_decref(ready);
+}
+
 static void declined_card_leaves_it_ready(void **state)
 {
     json_t *ready = he_ready(key, "SUPPLIER_A", "trip-decline", "Lovelace");
@@ -359,6 +421,7 @@ int main(void)
         cmocka_unit_test(async_confirms_in_the_background),
         cmocka_unit_test(unknown_is_read_never_bought_again),
         cmocka_unit_test(failbook_fails_and_voids),
+        cmocka_unit_test(capture_failure_is_captured_later),
         cmocka_unit_test(declined_card_leaves_it_ready),
         cmocka_unit_test(paid_through_the_sdk),
         cmocka_unit_test(one_offer_prebooked_twice_books_twice),

@@ -16,6 +16,7 @@
 #include "hotel/enqueue.h"
 #include "gateway/gateway.h"
 #include "hotel/cancel_jobs.h"
+#include "hotel/intents.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
@@ -141,6 +142,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_watch_trip_job, trv_watch_trip_run},
         {&trv_watch_purchase_job, trv_watch_purchase_run},
         {&trv_fjob_render, trv_fjob_render_run},
+        {&trv_hjob_release, trv_hjob_release_run},
     };
     const trv_job_kind *k;
     size_t i, n = 0;
