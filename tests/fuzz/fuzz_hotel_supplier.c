@@ -11,9 +11,10 @@
  * hotel), then the response bodies separated by "\n--next--\n" (a search
  * makes two to four calls). Beyond not crashing or leaking: a success
  * holds what the handlers rely on (ids, names, amounts within the money
- * range, offers that serialize with a priced total, one entry a room, at
- * most the asked number of offers a hotel, cheapest first); a failure
- * carries an error code and message. */
+ * range, offers that serialize with a priced total, every amount they
+ * show money in the stay's currency, one entry a room, at most the asked
+ * number of offers a hotel, cheapest first); a failure carries an error
+ * code and message. */
 #include "fuzz.h"
 
 #include "core/json.h"
@@ -66,6 +67,34 @@ static void check_found(const trv_hotel_supplier *sup, const apr_array_header_t 
     }
 }
 
+/* Every amount an offer shows is money in the stay's currency: "amount"
+ * (penalties, promotions) always, "total" and "due_at_property" (rooms)
+ * when not null. */
+static void check_amounts(const json_t *v, const char *currency)
+{
+    const char *k, *why;
+    json_t *e;
+    size_t i;
+    trv_money m;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e) {
+            check_amounts(e, currency);
+        }
+        return;
+    }
+    json_object_foreach((json_t *)v, k, e) {
+        if (strcmp(k, "amount") == 0
+            || ((strcmp(k, "total") == 0 || strcmp(k, "due_at_property") == 0)
+                && !json_is_null(e))) {
+            FZ_ASSERT(trv_money_from_json(e, &m, &why) == APR_SUCCESS);
+            FZ_ASSERT(strcmp(m.currency, currency) == 0);
+        }
+        else {
+            check_amounts(e, currency);
+        }
+    }
+}
+
 static void check_offers(apr_pool_t *p, const trv_hotel_stay *stay, int max,
                          const apr_array_header_t *offers)
 {
@@ -84,6 +113,7 @@ static void check_offers(apr_pool_t *p, const trv_hotel_stay *stay, int max,
         FZ_ASSERT(trv_money_from_json(total, &m, &why) == APR_SUCCESS);
         FZ_ASSERT(m.minor == o->total_minor && strcmp(m.currency, stay->currency) == 0);
         FZ_ASSERT(json_array_size(json_object_get(o->doc, "rooms")) == (size_t)stay->n_rooms);
+        check_amounts(o->doc, stay->currency);
         run = prev && strcmp(prev->sid, o->sid) == 0 ? run + 1 : 0;
         FZ_ASSERT(run < max);
         FZ_ASSERT(!run || prev->total_minor <= o->total_minor);
