@@ -11,7 +11,7 @@
  * hotel), then the response bodies separated by "\n--next--\n" (a search
  * makes two to four calls). Beyond not crashing or leaking: a success
  * holds what the handlers rely on (ids, names, amounts within the money
- * range, offers that serialize with a priced total, every amount they
+ * range, one supplier's hotels grouped one hotel each, offers that serialize with a priced total, every amount they
  * show money in the stay's currency, one entry a room, at most the asked
  * number of offers a hotel, cheapest first); a failure carries an error
  * code and message. */
@@ -19,6 +19,7 @@
 
 #include "core/json.h"
 #include "core/money.h"
+#include "hotel/mapping.h"
 #include "hotel/supplier.h"
 #include "fake_http.h"
 
@@ -55,15 +56,30 @@ static int in_range(apr_int64_t minor)
     return minor >= -TRV_MONEY_MAX_MINOR && minor <= TRV_MONEY_MAX_MINOR;
 }
 
-static void check_found(const trv_hotel_supplier *sup, const apr_array_header_t *found)
+/* What search does next with them: grouped into the service's hotels
+ * (hotel/mapping.c). One supplier's hotels are never one hotel, whatever
+ * codes, names and places it sends: one group each. */
+static void check_found(apr_pool_t *p, const trv_hotel_supplier *sup,
+                        const apr_array_header_t *found)
 {
+    apr_array_header_t *ptrs, *groups;
     int i;
     FZ_ASSERT(found != NULL);
+    ptrs = apr_array_make(p, found->nelts + 1, sizeof(trv_hotel_found *));
     for (i = 0; i < found->nelts; i++) {
         const trv_hotel_found *f = &APR_ARRAY_IDX(found, i, trv_hotel_found);
         FZ_ASSERT(f->supplier && strcmp(f->supplier, sup->name) == 0);
         FZ_ASSERT(f->sid && f->name && f->country_code);
         FZ_ASSERT(!f->priced || in_range(f->total_minor));
+        APR_ARRAY_PUSH(ptrs, const trv_hotel_found *) = f;
+    }
+    groups = trv_hotel_group_found(p, ptrs);
+    FZ_ASSERT(groups->nelts == found->nelts);
+    for (i = 0; i < groups->nelts; i++) {
+        const trv_hotel_group *g = APR_ARRAY_IDX(groups, i, const trv_hotel_group *);
+        const trv_hotel_found *only = APR_ARRAY_IDX(g->members, 0, const trv_hotel_found *);
+        FZ_ASSERT(g->members->nelts == 1);
+        FZ_ASSERT(g->cheapest == (only->priced ? only : NULL));
     }
 }
 
@@ -166,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (op < 2) {
         st = sup->search(&ctx, &area, &stay, &out, &err);
         if (st == TRV_UP_OK) {
-            check_found(sup, out);
+            check_found(p, sup, out);
         }
     }
     else {
