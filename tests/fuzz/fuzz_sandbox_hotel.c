@@ -6,11 +6,12 @@
  * priced) and is unavailable for everything else (bookings answer 503
  * once their input is read). Input: one byte choosing
  *   0: a request, "METHOD /path?query\nbody";
- *   1: a rate token the sandbox would sign: byte 1 picks the API and the
- *      rest is the token's payload ("h1|kind|supplier|hotel|room|..."),
- *      signed with the API's key and sent where that API takes it back
- *      (SUPPLIER_A prebook, SUPPLIER_B checkrates, SUPPLIER_C price check),
- *      so the fields behind the signature are reached too.
+ *   1: a token the sandbox would sign: byte 1 picks the API and the rest
+ *      is the token's payload ("h1|kind|supplier|hotel|room|..." for a
+ *      rate, "content|<offset>" for a SUPPLIER_C content page), signed
+ *      with the API's key and sent where that API takes it back
+ *      (SUPPLIER_A prebook, SUPPLIER_B checkrates, SUPPLIER_C price check
+ *      and content), so the fields behind the signature are reached too.
  * Beyond not crashing: every request is answered with a status from 200
  * to 599 and a document that serializes. */
 #include "fuzz.h"
@@ -117,10 +118,16 @@ static void token(apr_pool_t *p, uint8_t which, const uint8_t *data, size_t size
 {
     static const char *const kinds[3] = {"ao", "br", "cr"};
     sbx_ctx *x;
-    int s = which % 3;
+    int s = which % 4;
     const char *tok;
     sbx_hquote q;
     sandbox(&x);
+    if (s == 3) { /* SUPPLIER_C's content pages: "content|<offset>" */
+        tok = sbx_token_seal(p, keys[2], fz_str(p, data, size));
+        call(p, "GET", apr_psprintf(p, "/hotels/c/v3/properties/content?country_code=GB&"
+                                    "city=London&limit=7&token=%s", tok), "");
+        return;
+    }
     tok = sbx_token_seal(p, keys[s], fz_str(p, data, size));
     if (sbx_hquote_decode(p, tok, kinds[s], keys[s], x->hotels, &q) != 0) {
         return; /* what the handlers refuse with a 422 before anything else */
