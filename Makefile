@@ -251,7 +251,10 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -fPIC -pthread $(WARN) -Imod_travel -I$(B)/gen 
 FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS   := $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
 fobj = $(patsubst %.c,$(FZ)/obj/%.o,$(1))
-FUZZ_HOOK   := $(FZ)/obj/tests/fuzz/no_dns.o
+FUZZ_HOOK   := $(FZ)/obj/tests/fuzz/no_dns.o $(FZ)/obj/tests/fuzz/fake_db.o
+# tests/fuzz/fake_db.c: a database without libpq for the handlers' reads.
+FUZZ_WRAP   := -Wl,--wrap=apr_sockaddr_info_get -Wl,--wrap=trv_db_open \
+               -Wl,--wrap=trv_db_select -Wl,--wrap=trv_db_exec -Wl,--wrap=trv_db_begin
 .SECONDARY: $(FUZZ_HOOK)
 
 $(FZ)/obj/%.o: %.c
@@ -276,7 +279,7 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_HOOK) $(FZ)/libsandbo
 	@echo "  LINK    $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEP_CFLAGS) -MMD -MP -MF $@.d -o $@ $< \
 	  $(FUZZ_HOOK) $(FZ)/libsandbox.a $(FZ)/libtravel.a \
-	  -Wl,--wrap=apr_sockaddr_info_get $(DEP_LIBS) $(LIBS)
+	  $(FUZZ_WRAP) $(DEP_LIBS) $(LIBS)
 
 fuzz-binaries: $(FUZZ_BINS)
 

@@ -54,7 +54,9 @@ apr_status_t trv_hotel_unseal(apr_pool_t *p, const unsigned char *key, const cha
     char *b64;
     unsigned char *raw, tag[TAG_LEN];
     int len;
-    if (n < 24 || n > MAX_TEXT) {
+    /* The shortest token holds the tag and one byte of payload: 17 bytes,
+     * 23 characters unpadded (seal makes those too). */
+    if (n < (TAG_LEN + 1) * 4 / 3 + 1 || n > MAX_TEXT) {
         return APR_EINVAL;
     }
     b64 = apr_palloc(p, n + 4);

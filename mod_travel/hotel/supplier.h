@@ -260,9 +260,13 @@ const char *trv_hotel_board(apr_pool_t *p, const char *code);
 int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency);
 /* Adds a promotion's amount (a positive discount) for the room at
- * position to promotions, merging with an entry of the same name. */
-void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
-                         const char *currency, int position);
+ * position to promotions, merging with an entry of the same name; -1
+ * (nothing added) when the merged amount would leave the money range. */
+int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                        const char *currency, int position);
+/* *acc += minor when the sum stays within the money range (amounts a
+ * supplier sends each are, their sums need not be); else -1, *acc kept. */
+int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor);
 /* A booking-level policy from the rooms' policies ({refundable,
  * penalties}): refundable when every room is, each instant's penalty the
  * rooms' penalties in force then, summed. NULL when a room has none. */

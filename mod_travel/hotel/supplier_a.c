@@ -228,14 +228,17 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 sum = apr_pcalloc(ctx->pool, sizeof(*sum));
                 apr_hash_set(merged, at, APR_HASH_KEY_STRING, sum);
             }
-            *sum += m;
+            if (trv_hotel_sum(sum, m) != 0) {
+                return -1;
+            }
         }
         json_array_foreach(json_object_get(rate, "promotions"), k, promo) {
             apr_int64_t m;
             if (trv_json_str(promo, "name")
-                && !trv_money_minor_of(json_object_get(promo, "amount"), cur, &m)) {
-                trv_hotel_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
-                                    (int)i);
+                && !trv_money_minor_of(json_object_get(promo, "amount"), cur, &m)
+                && trv_hotel_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
+                                       (int)i) != 0) {
+                return -1;
             }
         }
     }

@@ -245,7 +245,11 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
                 if (!json_is_true(json_object_get(e, "included"))
                     && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
-                    sum += m;
+                    if (trv_hotel_sum(&sum, m) != 0) {
+                        json_decref(ages);
+                        json_decref(total);
+                        return -1;
+                    }
                     has_due = 1;
                 }
             }
@@ -255,8 +259,13 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             }
             json_array_foreach(json_object_get(rr, "offers"), k, e) {
                 if (trv_json_str(e, "name")
-                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
-                    trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur, i);
+                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)
+                    && trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m,
+                                           cur, i) != 0) {
+                    json_decref(ages);
+                    json_decref(total);
+                    json_decref(due);
+                    return -1;
                 }
             }
         }
@@ -299,8 +308,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 continue;
             }
             for (i = 0; i < stay->n_rooms; i++) {
-                trv_hotel_promo_add(promos, trv_json_str(e, "name"), i ? 0 : (m < 0 ? -m : m),
-                                    cur, i);
+                if (trv_hotel_promo_add(promos, trv_json_str(e, "name"),
+                                        i ? 0 : (m < 0 ? -m : m), cur, i) != 0) {
+                    return -1;
+                }
             }
         }
     }

@@ -62,11 +62,13 @@ static int rate_total(apr_pool_t *p, const json_t *rate, const trv_hotel_stay *s
                                             "totals"), "inclusive"),
             "request_currency");
         apr_int64_t m;
+        /* Each room's price is in range; their sum must be too (found by
+         * fuzz_hotel_supplier: three rooms at the largest amount). */
         if (!trv_json_str(inc, "currency") || strcmp(trv_json_str(inc, "currency"), stay->currency)
-            || trv_money_minor_of(json_object_get(inc, "value"), stay->currency, &m)) {
+            || trv_money_minor_of(json_object_get(inc, "value"), stay->currency, &m)
+            || trv_hotel_sum(total, m) != 0) {
             return -1;
         }
-        *total += m;
     }
     return 0;
 }
@@ -239,9 +241,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         json_array_foreach(json_object_get(pr, "stay"), k, e) {
             apr_int64_t m;
             if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
-                && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)) {
-                trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion", m < 0 ? -m : m,
-                                    cur, i);
+                && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)
+                && trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion",
+                                       m < 0 ? -m : m, cur, i) != 0) {
+                return -1;
             }
         }
     }

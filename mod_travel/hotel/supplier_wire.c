@@ -200,25 +200,44 @@ int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
     return 0;
 }
 
-void trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
-                         const char *currency, int position)
+int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor)
+{
+    if (minor > TRV_MONEY_MAX_MINOR - *acc || minor < -TRV_MONEY_MAX_MINOR - *acc) {
+        return -1;
+    }
+    *acc += minor;
+    return 0;
+}
+
+int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+                        const char *currency, int position)
 {
     size_t i;
     json_t *e;
     trv_money m;
+    if (minor > TRV_MONEY_MAX_MINOR || minor < -TRV_MONEY_MAX_MINOR) {
+        return -1;
+    }
     json_array_foreach(promotions, i, e) {
         if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0) {
             const char *why;
-            trv_money_from_json(json_object_get(e, "amount"), &m, &why);
-            m.minor += minor;
+            /* An entry holds an amount in range (made here), so m is set;
+             * two in-range amounts may sum beyond it (found by
+             * fuzz_hotel_supplier: the next merge then read an amount
+             * that did not parse, and m uninitialized). */
+            if (trv_money_from_json(json_object_get(e, "amount"), &m, &why) != APR_SUCCESS
+                || trv_hotel_sum(&m.minor, minor) != 0) {
+                return -1;
+            }
             json_object_set_new(e, "amount", trv_money_json(&m));
             json_array_append_new(json_object_get(e, "room_positions"), json_integer(position));
-            return;
+            return 0;
         }
     }
     json_array_append_new(promotions, json_pack("{s:s,s:o,s:[i]}", "name", name, "amount",
                                                 trv_hotel_money(minor, currency),
                                                 "room_positions", position));
+    return 0;
 }
 
 static int by_hotel_then_total(const void *a, const void *b)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every figure of the read path and the webhook sender, each
-# measured on its own throwaway stack. About 12-15 minutes on 2 cores.
+# measured on its own throwaway stack. About 13-16 minutes on 2 cores.
 #   1. the product beside its ceiling: GET one booking and the list of 20 in
 #      the same wrk rounds as a bare httpd + mod_dbd select by id and a Node
 #      http + pg server (the baseline harness in ../shared/bench, when it is
@@ -12,6 +12,8 @@
 #   5. mod_travel against a Node gateway doing the same queries (api.sh)
 #   6. one check cycle of 100,000 price watches on 2,000 hotel-stays:
 #      supplier calls and wall time (watches.sh)
+#   7. hotel search (a page of 20 of 30 hotels) and offers of 10 hotels,
+#      across the three sandbox hotel suppliers (hotels.sh)
 # A step that fails is reported and the next one runs; the exit status is
 # the number of failed steps.
 set -uo pipefail
@@ -37,6 +39,7 @@ step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
 step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
 step "price watches: one check cycle" "$here/watches.sh" "${WATCHES:-100000}" "${WATCH_STAYS:-2000}"
+step "hotel search and offers" "$here/hotels.sh"
 echo
 echo "make bench: $failed step(s) failed"
 exit "$failed"

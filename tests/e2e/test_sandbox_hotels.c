@@ -730,6 +730,14 @@ static void price_control_moves_one_hotels_prices(void **state)
                  (const char *const[]){"Content-Type: application/json", NULL}, ctl);
     assert_int_equal(r->status, 422);
     e2e_free(r);
+    /* 18446744073709552 x 1000 wraps to 384 in 64 bits: a factor of 0.384
+     * if the range were checked after multiplying (fuzz_sandbox_hotel). */
+    snprintf(ctl, sizeof(ctl), "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": \"%lld\", "
+             "\"factor\": 18446744073709552}", (long long)code);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
+                 (const char *const[]){"Content-Type: application/json", NULL}, ctl);
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
     r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
                  (const char *const[]){"Content-Type: application/json", NULL},
                  "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": \"12\", \"factor\": 2}");

@@ -21,7 +21,11 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/dispatch.h"
+#include "core/router.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/hotel/rates.h"
+#include "sandbox/token.h"
 
 static apr_pool_t *pool;
 static const sbx_world *w;
@@ -325,6 +329,122 @@ static void tokens_refuse_any_edit(void **state)
     assert_int_equal(sbx_hquote_decode(pool, NULL, "r", "key-1", h, &back), -1);
 }
 
+/* A token signed with the key holds only what the sandbox signs: one that
+ * names a day, amount, factor, supplier, plan, currency or room outside
+ * that is refused before anything prices or prints it (fuzz_sandbox_hotel
+ * found a check-in of 2^63 days overflowing the calendar). */
+static void tokens_hold_only_what_the_sandbox_signs(void **state)
+{
+    /* Field 2 (supplier) to 14 (occupancies) of a token, in order; each
+     * bad case changes one field of a good token. */
+    static const struct {
+        int field;
+        const char *value;
+    } bad[] = {
+        {2, "7"}, {6, "5"}, {7, "99999999999999999999"}, {7, "-3"},
+        {9, "-5"}, {9, "9223372036854775807"}, {10, "ZZZ"}, {11, "2147483647"},
+        {11, "99"}, {12, "-100"}, {12, "9223372036854775807"}, {13, "-1"},
+        {13, "9223372036854775807"}, {14, "0"}, {14, "2-18"},
+    };
+    sbx_hquote q = stay(h->cities[0].first, 10, 2, "EUR"), back;
+    const char *f[15];
+    size_t i;
+    int k;
+    (void)state;
+    f[0] = "h1";
+    f[1] = "r";
+    f[2] = apr_itoa(pool, q.supplier);
+    f[3] = apr_itoa(pool, q.hotel);
+    f[4] = f[5] = f[6] = "0";
+    f[7] = apr_ltoa(pool, q.checkin);
+    f[8] = "2";
+    f[9] = apr_ltoa(pool, q.today);
+    f[10] = "EUR";
+    f[11] = "1000";
+    f[12] = "100";
+    f[13] = "1800000000";
+    f[14] = "2;1-4,9";
+    for (i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *text = "", *saved = NULL;
+        if (i) {
+            saved = f[bad[i - 1].field];
+            f[bad[i - 1].field] = bad[i - 1].value;
+        }
+        for (k = 0; k < 15; k++) {
+            text = apr_pstrcat(pool, text, k ? "|" : "", f[k], NULL);
+        }
+        /* The good token (i == 0) decodes; each edited one is refused. */
+        assert_int_equal(sbx_hquote_decode(pool, sbx_token_seal(pool, "key-1", text), "r",
+                                           "key-1", h, &back), i ? -1 : 0);
+        if (i) {
+            f[bad[i - 1].field] = saved;
+        }
+    }
+}
+
+/* GET /hotels/c/v3/properties/content?country_code=GB&city=London&limit=7
+ * with a page token carrying payload, through the real handler; the
+ * status, and *n the properties on the page. */
+static int content_page(const char *payload, size_t *n)
+{
+    static sbx_settings set;
+    static sbx_ctx x;
+    trv_router *rt = trv_router_make(pool);
+    trv_req req;
+    trv_resp resp;
+    apr_pool_t *p;
+    int status;
+    apr_pool_create(&p, pool);
+    set.key_hc = "key-c";
+    x.set = &set;
+    x.world = w;
+    x.hotels = h;
+    trv_router_add(rt, sbx_hotel_c_routes);
+    memset(&req, 0, sizeof(req));
+    memset(&resp, 0, sizeof(resp));
+    req.pool = p;
+    req.method = "GET";
+    req.path = "/hotels/c/v3/properties/content";
+    req.query = apr_table_make(p, 4);
+    apr_table_setn(req.query, "country_code", "GB");
+    apr_table_setn(req.query, "city", "London");
+    apr_table_setn(req.query, "limit", "7");
+    apr_table_setn(req.query, "token", sbx_token_seal(p, "key-c", payload));
+    req.headers = apr_table_make(p, 1);
+    req.request_id = "req_test";
+    req.env = &x.env;
+    resp.headers = apr_table_make(p, 1);
+    trv_dispatch(rt, NULL, &req, &resp);
+    status = resp.status;
+    *n = 0;
+    if (status == 200) {
+        const char *body = trv_resp_body(p, &resp);
+        json_t *doc = json_loads(body, 0, NULL);
+        *n = json_object_size(doc);
+        json_decref(doc);
+    }
+    apr_pool_destroy(p);
+    return status;
+}
+
+/* A content page token is signed, but its offset is read as if it were
+ * not (fuzz_sandbox_hotel: a negative offset indexed before the hotels, one
+ * near INT_MAX overflowed offset + limit). */
+static void content_pages_take_offsets_within_the_catalogue(void **state)
+{
+    size_t n, first;
+    (void)state;
+    assert_int_equal(content_page("content|0", &first), 200);
+    assert_int_equal(first, 7);
+    assert_int_equal(content_page("content|7", &n), 200);
+    assert_int_equal(n, 7);
+    assert_int_equal(content_page("content|100000", &n), 422);
+    assert_int_equal(content_page("content|-7", &n), 422);
+    assert_int_equal(content_page("content|2147483647", &n), 422);
+    assert_int_equal(content_page("content|99999999999999999999", &n), 422);
+    assert_int_equal(content_page("content|7x", &n), 422);
+}
+
 static void occupancies_parse_rapid_style(void **state)
 {
     sbx_occ o;
@@ -362,6 +482,8 @@ int main(void)
         cmocka_unit_test(rates_are_deterministic_and_consistent),
         cmocka_unit_test(prices_follow_stay_currency_and_factor),
         cmocka_unit_test(tokens_refuse_any_edit),
+        cmocka_unit_test(tokens_hold_only_what_the_sandbox_signs),
+        cmocka_unit_test(content_pages_take_offsets_within_the_catalogue),
         cmocka_unit_test(occupancies_parse_rapid_style),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,11 +3,15 @@
 #include "sandbox/money.h"
 #include "sandbox/token.h"
 #include "core/clock.h"
+#include "core/money.h"
 
 #include <apr_strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* 9999-12-31 in days since 1970: the last day a token may name. */
+#define LAST_DAY 2932896L
 
 static const int star_base_eur[6] = {0, 0, 70, 105, 160, 290};
 
@@ -409,7 +413,8 @@ int sbx_hquote_decode(apr_pool_t *p, const char *token, const char *kind, const 
                       const sbx_hotels *h, sbx_hquote *q)
 {
     char *msg = sbx_token_open(p, key, token), *f[17], *last, *occ, *one, *t;
-    int n = 0;
+    const char *reason;
+    int n = 0, k;
     if (!msg) {
         return -1;
     }
@@ -446,6 +451,24 @@ int sbx_hquote_decode(apr_pool_t *p, const char *token, const char *kind, const 
         || q->board < 0 || q->board >= SBX_BOARDS || q->nights < 1
         || q->nights > SBX_MAX_NIGHTS || q->n_rooms < 1) {
         return -1;
+    }
+    /* Nor may it carry what the sandbox never signs: days, amounts and
+     * factors that would overflow the date and price arithmetic (found by
+     * fuzz_sandbox_hotel: a check-in of 2^63 days), an unknown supplier,
+     * plan or currency, a room nobody could book. */
+    if (q->supplier < 0 || q->supplier >= SBX_HOTEL_SUPPLIERS
+        || (q->plan != SBX_PLAN_REFUNDABLE && q->plan != SBX_PLAN_NONREFUNDABLE)
+        || q->today < 0 || q->today > LAST_DAY - SBX_MAX_DAYS_AHEAD - SBX_MAX_NIGHTS
+        || q->checkin < q->today || q->checkin > q->today + SBX_MAX_DAYS_AHEAD
+        || !sbx_currency_known(q->currency) || q->factor_permille < SBX_FACTOR_MIN
+        || q->factor_permille > SBX_FACTOR_MAX || q->total < 0 || q->total > TRV_MONEY_MAX_MINOR
+        || q->expires < 0 || q->expires > (apr_int64_t)LAST_DAY * 86400) {
+        return -1;
+    }
+    for (k = 0; k < q->n_rooms; k++) {
+        if (sbx_occ_check(&q->occ[k], &reason) != 0) {
+            return -1;
+        }
     }
     return 0;
 }

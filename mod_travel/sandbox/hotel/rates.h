@@ -19,6 +19,9 @@
 #define SBX_MAX_CHILDREN 4
 #define SBX_MAX_NIGHTS 99
 #define SBX_MAX_DAYS_AHEAD 500
+/* The price control's factor, permille (0.1 to 10). */
+#define SBX_FACTOR_MIN 100
+#define SBX_FACTOR_MAX 10000
 
 enum { SBX_PLAN_REFUNDABLE, SBX_PLAN_NONREFUNDABLE };
 

@@ -143,16 +143,24 @@ static int factor_permille(const json_t *v, int *out)
         }
     }
     else if (json_is_integer(v)) {
+        /* Range first: a huge integer times 1000 would overflow. */
+        if (json_integer_value(v) < 0 || json_integer_value(v) > SBX_FACTOR_MAX / 1000) {
+            return -1;
+        }
         m = (apr_int64_t)json_integer_value(v) * 1000;
     }
     else if (json_is_real(v)) {
-        /* A control knob, not money: rounded to thousandths. */
+        /* A control knob, not money: rounded to thousandths (range first:
+         * llround of a huge double has no defined result). */
+        if (!(json_real_value(v) >= 0.0 && json_real_value(v) <= SBX_FACTOR_MAX / 1000.0)) {
+            return -1;
+        }
         m = (apr_int64_t)llround(json_real_value(v) * 1000.0);
     }
     else {
         return -1;
     }
-    if (m < 100 || m > 10000) {
+    if (m < SBX_FACTOR_MIN || m > SBX_FACTOR_MAX) {
         return -1;
     }
     *out = (int)m;

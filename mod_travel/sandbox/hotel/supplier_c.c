@@ -102,6 +102,25 @@ static apr_array_header_t *all_of(trv_req *req, const char *name)
     return c.vals;
 }
 
+/* The offset a content page token carries: 0..max (the catalogue's size),
+ * else -1. Signed by the sandbox, but read as if it were not: an offset
+ * outside the hotels indexed outside them, and one near INT_MAX overflowed
+ * offset + limit (found by fuzz_sandbox_hotel with tokens it signed). */
+static int page_offset(trv_req *req, const char *tok, int max, int *offset)
+{
+    char *pl = sbx_token_open(req->pool, SBX(req)->set->key_hc, tok), *end;
+    long v;
+    if (!pl || strncmp(pl, "content|", 8) != 0 || pl[8] < '0' || pl[8] > '9') {
+        return -1;
+    }
+    v = strtol(pl + 8, &end, 10);
+    if (*end || v > max) {
+        return -1;
+    }
+    *offset = (int)v;
+    return 0;
+}
+
 static void content(trv_req *req, trv_resp *resp)
 {
     const sbx_hotels *h;
@@ -123,13 +142,9 @@ static void content(trv_req *req, trv_resp *resp)
         sbx_invalid(req, resp, "limit", "must be 1 to 250");
         return;
     }
-    if (tok) {
-        char *pl = sbx_token_open(req->pool, SBX(req)->set->key_hc, tok);
-        if (!pl || strncmp(pl, "content|", 8) != 0) {
-            sbx_invalid(req, resp, "token", "is not a page token of this API");
-            return;
-        }
-        offset = atoi(pl + 8);
+    if (tok && page_offset(req, tok, h->n_hotels, &offset) != 0) {
+        sbx_invalid(req, resp, "token", "is not a page token of this API");
+        return;
     }
     idx = apr_palloc(req->pool, sizeof(int) * (apr_size_t)h->n_hotels);
     if (pids->nelts) {
