@@ -254,3 +254,9 @@ apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
     }
     return rv;
 }
+
+const char *trv_job_request_id(const trv_job *job)
+{
+    const char *rid = trv_json_str(job->payload, "request_id");
+    return rid ? rid : "-";
+}

@@ -82,5 +82,8 @@ apr_status_t trv_job_hold(trv_dbc *c, apr_pool_t *p, const trv_job *job,
 
 /* Backoff for attempt n (1-based): 2^(n-1) s, capped at 5 min, jittered. */
 apr_interval_time_t trv_job_backoff(int attempt);
+/* The request id the job was queued under (its payload's request_id), for
+ * its log lines and upstream calls; "-" when it has none. */
+const char *trv_job_request_id(const trv_job *job);
 
 #endif

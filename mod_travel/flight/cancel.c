@@ -102,12 +102,6 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
 
 /* ---- the background run ---- */
 
-static const char *job_rid(const trv_job *job)
-{
-    const char *rid = trv_json_str(job->payload, "request_id");
-    return rid ? rid : "-";
-}
-
 static int job_begin(trv_env *env, apr_pool_t *p, trv_dbc **c)
 {
     *c = NULL;
@@ -149,7 +143,7 @@ static void rejected(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
     }
     trv_db_close(env->db, c);
     trv_env_wake(env);
-    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+    trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(368) "booking %s: cancellation %d rejected: %s: %s", b->id,
                 b->cancel_attempt, code, description);
 }
@@ -234,7 +228,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
             }
         }
         if ((refunds->nelts > 0
-             && trv_fjob_enqueue(c, p, TRV_FJOB_REFUND, b->id, -1, job_rid(job), 0)
+             && trv_fjob_enqueue(c, p, TRV_FJOB_REFUND, b->id, -1, trv_job_request_id(job), 0)
                 != APR_SUCCESS)
             || trv_flight_emit(c, p, after, TRV_EV_CANCELED) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a cancellation");
@@ -247,7 +241,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
     }
     trv_db_close(env->db, c);
     trv_env_wake(env);
-    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+    trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(369) "booking %s canceled (order %s), %d refund(s) to submit", b->id,
                 b->supplier_reference ? b->supplier_reference : "-", refunds->nelts);
 }
@@ -278,7 +272,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!b || strcmp(b->status, TRV_FB_CANCELING) != 0 || b->cancel_attempt != attempt) {
         return; /* finished, or another run's */
     }
-    sup = trv_flight_supplier_for(env, p, job_rid(job), b->supplier, &sc);
+    sup = trv_flight_supplier_for(env, p, trv_job_request_id(job), b->supplier, &sc);
     if (!sup || !b->supplier_reference) {
         rejected(env, p, job, b, "cancellation_failed",
                  "The booking's supplier cannot be reached to cancel it", res);
@@ -301,7 +295,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         /* Unanswered or unavailable: the same key asks again (a cancel that
          * did land answers with its result). The last attempt gives up. */
         if (job->attempt >= job->max_attempts) {
-            trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+            trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(370) "booking %s: cancellation %d failed for good: %s: %s",
                         b->id, b->cancel_attempt, trv_up_status_name(st),
                         err.message ? err.message : "");
@@ -339,7 +333,7 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (pending->nelts == 0) {
         return;
     }
-    if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
+    if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
         res->outcome = TRV_JOB_DEAD;
         res->error = "no TravelPaymentProvider is configured";
         return;
@@ -378,7 +372,7 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             continue;
         }
         if (strcmp(status, "FAILED") == 0) {
-            trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+            trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(371) "booking %s: refund %s of %s %s failed: %s (a repeated "
                         "cancel restarts it)", r->booking_id, r->id, r->amount, r->currency,
                         error);

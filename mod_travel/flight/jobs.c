@@ -13,12 +13,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static const char *job_rid(const trv_job *job)
-{
-    const char *rid = trv_json_str(job->payload, "request_id");
-    return rid ? rid : "-";
-}
-
 static trv_fbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
@@ -68,7 +62,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     memset(&run, 0, sizeof(run));
     run.env = env;
     run.p = p;
-    run.request_id = job_rid(job);
+    run.request_id = trv_job_request_id(job);
     run.log = &env->log;
     run.owner = owner;
     run.b = b;
@@ -160,7 +154,7 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (strcmp(pay->collected_by, "SERVICE") == 0) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
-        if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
+        if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
             res->outcome = TRV_JOB_DEAD;
             res->error = "no TravelPaymentProvider is configured";
             return;
@@ -194,7 +188,7 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         /* The supplier collected it: its order carries the card. */
         trv_flight_ctx sc;
         trv_sup_err err = {0};
-        const trv_flight_supplier *sup = trv_flight_supplier_for(env, p, job_rid(job),
+        const trv_flight_supplier *sup = trv_flight_supplier_for(env, p, trv_job_request_id(job),
                                                                  b->supplier, &sc);
         json_t *order = NULL;
         if (!sup || !b->supplier_reference) {
@@ -260,9 +254,9 @@ static void release_expired(trv_env *env, apr_pool_t *p, const trv_job *job,
          && (!e->use_payment_sdk || !e->sdk_token || !e->total_amount || !e->currency
              || trv_fintent_sdk_release(c, p, e->id, e->book_attempt, e->currency,
                                         e->total_amount, NULL, &sdk) == APR_SUCCESS)
-         && trv_fintent_schedule(c, p, &sdk, job_rid(job)) == APR_SUCCESS;
+         && trv_fintent_schedule(c, p, &sdk, trv_job_request_id(job)) == APR_SUCCESS;
     for (i = 0; ok && i < rels->nelts; i++) {
-        ok = trv_fintent_schedule(c, p, &APR_ARRAY_IDX(rels, i, trv_frelease), job_rid(job))
+        ok = trv_fintent_schedule(c, p, &APR_ARRAY_IDX(rels, i, trv_frelease), trv_job_request_id(job))
              == APR_SUCCESS;
     }
     if (!ok || trv_db_commit(c) != APR_SUCCESS) {
@@ -348,7 +342,7 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
     }
     else if (f) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+        trv_log_msg(&env->log, TRV_LOG_WARNING, trv_job_request_id(job),
                     TRVLOGNO(1001) "prebook %s did not finish (its request died): FAILED",
                     b->id);
     }
@@ -373,8 +367,8 @@ static void sync_schedule_next(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     if (trv_fjob_enqueue(c, p, TRV_FJOB_SYNC, b->id,
                          json_is_integer(gen) ? (int)json_integer_value(gen) + 1 : 1,
-                         job_rid(job), in) != APR_SUCCESS) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+                         trv_job_request_id(job), in) != APR_SUCCESS) {
+        trv_log_msg(&env->log, TRV_LOG_WARNING, trv_job_request_id(job),
                     TRVLOGNO(1004) "booking %s: scheduling the next order read failed: %s",
                     b->id, c->error);
     }
@@ -408,14 +402,14 @@ static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbook
     trv_up_status st;
     trv_dbc *c;
 
-    sup = trv_flight_supplier_for(env, p, job_rid(job), b->supplier, &sc);
+    sup = trv_flight_supplier_for(env, p, trv_job_request_id(job), b->supplier, &sc);
     if (!sup) {
         return;
     }
     st = sup->read_order(&sc, b->supplier_reference, &order, &err);
     if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED) {
         /* Nothing to bring in; the next link of the chain asks again. */
-        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+        trv_log_msg(&env->log, TRV_LOG_WARNING, trv_job_request_id(job),
                     TRVLOGNO(1003) "booking %s: %s does not know order %s (%s)", b->id,
                     b->supplier, b->supplier_reference, trv_up_status_name(st));
         return;
@@ -445,7 +439,7 @@ static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbook
             }
         }
         else {
-            trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+            trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                         TRVLOGNO(1002) "booking %s: the airline changed the booked flights",
                         b->id);
         }

@@ -40,12 +40,6 @@ apr_status_t trv_hcancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *
     return trv_job_enqueue_spec(c, p, kind, payload, 0, dedupe, NULL);
 }
 
-static const char *job_rid(const trv_job *job)
-{
-    const char *rid = trv_json_str(job->payload, "request_id");
-    return rid ? rid : "-";
-}
-
 static int job_begin(trv_env *env, apr_pool_t *p, trv_dbc **c)
 {
     *c = NULL;
@@ -107,7 +101,7 @@ static void failed(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_hb
     }
     trv_db_close(env->db, c);
     trv_env_wake(env);
-    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+    trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(1450) "hotel booking %s: cancellation %d failed: %s: %s", b->id,
                 b->cancel_attempt, code, message ? message : "");
 }
@@ -216,7 +210,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
             }
         }
         if ((refunds->nelts > 0
-             && trv_hcancel_enqueue(c, p, &trv_hjob_refund, b->id, -1, job_rid(job))
+             && trv_hcancel_enqueue(c, p, &trv_hjob_refund, b->id, -1, trv_job_request_id(job))
                 != APR_SUCCESS)
             || settle(c, p, b->id, TRV_HEV_CANCELED) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a cancellation");
@@ -230,12 +224,12 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
     trv_db_close(env->db, c);
     trv_env_wake(env);
     if (!refund) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, job_rid(job),
+        trv_log_msg(&env->log, TRV_LOG_WARNING, trv_job_request_id(job),
                     TRVLOGNO(1451) "hotel booking %s: canceled, but the refund could not be "
                     "established (fee in %s, booking in %s): review it", b->id,
                     out->currency ? out->currency : "-", b->currency);
     }
-    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+    trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(1452) "hotel booking %s canceled at %s (%s), %d refund(s) to submit",
                 b->id, b->supplier, b->supplier_booking_id, refunds->nelts);
 }
@@ -284,7 +278,7 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return; /* finished, or another run's */
     }
     row = trv_supplier_find(trv_hotel_suppliers, b->supplier);
-    sup = row ? trv_hotel_supplier_for(env, p, job_rid(job), row, &ctx) : NULL;
+    sup = row ? trv_hotel_supplier_for(env, p, trv_job_request_id(job), row, &ctx) : NULL;
     if (!sup || !sup->cancel || !b->supplier_booking_id) {
         failed(env, p, job, b, "cancellation_failed",
                "The booking's supplier cannot be reached to cancel it", res);
@@ -308,7 +302,7 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
          * answers the same). The last attempt gives up: the booking stays
          * CONFIRMED and a repeated cancel resumes the attempt. */
         if (job->attempt >= job->max_attempts) {
-            trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+            trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(1453) "hotel booking %s: cancellation %d given up: %s: %s",
                         b->id, b->cancel_attempt, trv_up_status_name(st),
                         err.message ? err.message : "");
@@ -354,7 +348,7 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     pc.env = env;
     pc.pool = p;
-    pc.request_id = job_rid(job);
+    pc.request_id = trv_job_request_id(job);
     pc.up = env->cfg->payment;
     for (i = 0; i < pending->nelts; i++) {
         trv_hrefund *r = &APR_ARRAY_IDX(pending, i, trv_hrefund);
@@ -393,7 +387,7 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             continue;
         }
         if (strcmp(status, "FAILED") == 0) {
-            trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+            trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(1454) "hotel booking %s: refund %s of %s %s failed: %s (a "
                         "repeated cancel restarts it)", r->booking_id, r->id, r->amount,
                         r->currency, error);

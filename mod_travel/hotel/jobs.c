@@ -10,12 +10,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static const char *job_rid(const trv_job *job)
-{
-    const char *rid = trv_json_str(job->payload, "request_id");
-    return rid ? rid : "-";
-}
-
 static trv_hbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
@@ -58,7 +52,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
         if (strcmp(pay->status, "AUTHORIZED") != 0 || strcmp(pay->collected_by, "SERVICE")) {
             continue;
         }
-        if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
+        if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
             st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
                                              apr_pstrcat(p, b->id, ":capture", NULL), &auth,
                                              &err);
@@ -114,7 +108,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     memset(&run, 0, sizeof(run));
     run.env = env;
     run.p = p;
-    run.request_id = job_rid(job);
+    run.request_id = trv_job_request_id(job);
     run.log = &env->log;
     run.owner = owner;
     run.b = b;

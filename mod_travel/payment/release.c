@@ -29,12 +29,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static const char *job_rid(const trv_job *job)
-{
-    const char *rid = trv_json_str(job->payload, "request_id");
-    return rid ? rid : "-";
-}
-
 static void retry(trv_job_result *res, apr_interval_time_t in, const char *why)
 {
     res->outcome = TRV_JOB_RETRY;
@@ -73,7 +67,7 @@ static void resolve(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
         return;
     }
     trv_db_close(env->db, c);
-    trv_log_msg(&env->log, TRV_LOG_INFO, job_rid(job),
+    trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(1260) "%s booking %s: authorization intent %s released: %s%s%s",
                 k->domain, in->booking_id, in->id, outcome, auth_id ? " " : "",
                 auth_id ? auth_id : "");
@@ -215,7 +209,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
     if (!in || (!claimed && strcmp(in->status, TRV_PINTENT_RELEASING) != 0)) {
         return;
     }
-    if (!trv_pay_ctx_init(env, p, job_rid(job), &pc)) {
+    if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
         res->outcome = TRV_JOB_DEAD;
         res->error = "no TravelPaymentProvider is configured";
         return;
@@ -252,7 +246,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
     case TRV_UP_REJECTED:
         /* Not voidable: it was captured, which the service never does to
          * an authorization no booking uses. An operator looks at it. */
-        trv_log_msg(&env->log, TRV_LOG_ERR, job_rid(job),
+        trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                     TRVLOGNO(1261) "booking %s: authorization %s cannot be voided: %s",
                     in->booking_id, auth_id, err.message ? err.message : "refused");
         resolve(k, env, p, job, in, "rejected", auth_id, res);
