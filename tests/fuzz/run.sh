@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets built under BUILD/fuzz (make fuzz-binaries).
-#   run.sh BUILD smoke [NAME...]   each target FUZZ_SMOKE_SECONDS (default 3):
-#                                  the `make test` step
+#   run.sh BUILD smoke [NAME...]   each target FUZZ_SMOKE_RUNS executions
+#                                  (default 20000) from a fixed seed, so the
+#                                  `make test` step finds the same inputs on
+#                                  every run (at most 120 s each)
 #   run.sh BUILD full  [NAME...]   each target FUZZ_SECONDS (default 300), or
 #                                  FUZZ_RUNS executions when that is set (and
 #                                  at most FUZZ_SECONDS when both are)
@@ -21,7 +23,9 @@ fz="$B/fuzz"
 cd "$root" # the sandbox target reads data/openflights
 
 case "$mode" in
-  smoke) args=(-max_total_time="${FUZZ_SMOKE_SECONDS:-3}") ;;
+  # A fixed seed and count: `make test` must not fail by chance; finding
+  # new inputs is `make fuzz`'s job.
+  smoke) args=(-seed=1 -runs="${FUZZ_SMOKE_RUNS:-20000}" -max_total_time=120) ;;
   full)
     # FUZZ_RUNS alone: that many executions; with FUZZ_SECONDS too, at
     # most that long.
@@ -50,6 +54,11 @@ for n in "${names[@]}"; do
   bin="$fz/fuzz_$n"
   seeds="$root/tests/fuzz/corpus/$n"
   work="$fz/work/$n"
+  # The smoke starts from the seeds alone each time (what `make fuzz` found
+  # before is not read), so every run sees the same inputs.
+  if [ "$mode" = smoke ]; then
+    work="$fz/smoke-work/$n"; rm -rf "$work"
+  fi
   crashes="$fz/crashes/$n"
   log="$fz/logs/$n.log"
   mkdir -p "$work" "$crashes" "$fz/logs"
