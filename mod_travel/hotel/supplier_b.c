@@ -281,6 +281,8 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                     if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
                                               json_object_get(e, "amount"), cur) != 0) {
                         json_decref(ages);
+                        json_decref(total);
+                        json_decref(due);
                         return -1;
                     }
                 }
