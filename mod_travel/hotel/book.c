@@ -302,7 +302,28 @@ static trv_hbook_outcome revert(trv_hbook_run *run, trv_hbook_outcome why)
     return revert_settled(run, why, NULL);
 }
 
-/* FAILED with failure {code, description}; the authorization voided. */
+/* A failed SDK booking's session goes to the hotel.payment.release job,
+ * in the transaction that makes it FAILED: the job cancels the session
+ * first (the customer's device can pay it no more; a payment the device
+ * made before is named by the cancel), then voids the authorization, and
+ * retries until the provider answers. Voiding here first would leave the
+ * session payable again. pay_ref: the authorization recorded, or NULL. */
+static apr_status_t release_sdk(trv_hbook_run *run, trv_dbc *c, const char *pay_ref)
+{
+    trv_prelease rel;
+    const trv_hbooking *b = run->b;
+    if (!b->use_payment_sdk || !b->sdk_token || !b->currency || !b->total_amount) {
+        return APR_SUCCESS;
+    }
+    if (trv_pintent_sdk_release(&trv_hotel_intents, c, run->p, b->id, b->book_attempt,
+                                b->currency, b->total_amount, pay_ref, &rel) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return trv_pintent_schedule(&trv_hotel_intents, c, run->p, &rel, run->request_id);
+}
+
+/* FAILED with failure {code, description}; the authorization voided (an
+ * SDK booking's by the release job, after its session is canceled). */
 static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
                                        const char *description)
 {
@@ -310,17 +331,24 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
     json_t *failure = trv_json_bind(run->p, json_pack(
         "{s:s,s:s}", "code", code ? code : "book_failed", "description",
         description && *description ? description : "The hotel refused the booking"));
-    int voided = void_payment(run, pay);
+    int sdk = run->b->use_payment_sdk && run->b->sdk_token;
+    int voided = sdk ? 0 : void_payment(run, pay);
+    const char *pay_ref = pay && strcmp(pay->status, "AUTHORIZED") == 0
+                          && strcmp(pay->collected_by, "SERVICE") == 0 ? pay->provider_ref
+                                                                       : NULL;
     trv_dbc *c;
     trv_hbooking *b;
     if (!begin(run, &c)) {
         return db_failed(run, c, 1430, "recording a failed booking");
     }
     if ((voided && trv_hbstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
-        || apply_settle(run, c, after_void(run, pay, voided)) != APR_SUCCESS
+        || (!sdk && apply_settle(run, c, after_void(run, pay, voided)) != APR_SUCCESS)
         || trv_hbstore_book_failed(c, run->p, run->b->id, trv_json_dump(run->p, failure), &b)
            != APR_SUCCESS) {
         return db_failed(run, c, 1430, "recording a failed booking");
+    }
+    if (b && sdk && release_sdk(run, c, pay_ref) != APR_SUCCESS) {
+        return db_failed(run, c, 1469, "releasing the failed booking's SDK session");
     }
     if (!b) {
         return lost(run, c);

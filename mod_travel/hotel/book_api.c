@@ -12,6 +12,7 @@
 #include "book.h"
 #include "bstore.h"
 #include "enqueue.h"
+#include "intents.h"
 #include "render.h"
 #include "flight/owner.h"
 #include "core/json.h"
@@ -19,6 +20,23 @@
 
 #include <apr_strings.h>
 #include <string.h>
+
+/* An SDK booking that expires here hands its session to the
+ * hotel.payment.release job in the same transaction: the job cancels it
+ * (the customer's device can pay it no more) and voids whatever the device
+ * paid before. e: the booking made EXPIRED now, or NULL. */
+static apr_status_t release_expired_sdk(trv_req *req, trv_dbc *c, const trv_hbooking *e)
+{
+    trv_prelease rel;
+    if (!e || !e->use_payment_sdk || !e->sdk_token || !e->currency || !e->total_amount) {
+        return APR_SUCCESS;
+    }
+    if (trv_pintent_sdk_release(&trv_hotel_intents, c, req->pool, e->id, e->book_attempt,
+                                e->currency, e->total_amount, NULL, &rel) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return trv_pintent_schedule(&trv_hotel_intents, c, req->pool, &rel, req->request_id);
+}
 
 /* Nothing was bought (the supplier or the payment provider failed or did
  * not answer before the supplier was asked): 502/504. */
@@ -157,6 +175,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hbstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS
             || trv_hbooking_keep(c, req->pool, e) != APR_SUCCESS
+            || release_expired_sdk(req, c, e) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {
             trv_api_db_fail(req, resp, c, 1442, "expiring a hotel booking");
             return;
