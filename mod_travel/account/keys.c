@@ -129,31 +129,41 @@ apr_status_t trv_key_create(trv_dbc *c, apr_pool_t *p, const char *org_id,
     return trv_key_create_expiring(c, p, org_id, user_name, live, NULL, key_id, key);
 }
 
-apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_name, int live,
-                                     const char *expires_at, const char **key_id,
-                                     const char **key)
+apr_status_t trv_org_user(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *name,
+                          const char **user_id)
 {
     trv_rows *rows;
-    const char *user_id, *secret, *k;
-
     if (trv_db_select(c, p, &org_exists, &rows, TRV_DB_ARGS(org_id)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (rows->n == 0) {
         return APR_ENOENT;
     }
+    if (trv_db_select(c, p, &user_upsert, &rows,
+                      TRV_DB_ARGS(trv_id_new(p, "usr"), org_id, name, org_id, name))
+            != APR_SUCCESS
+        || rows->n != 1) {
+        return APR_EGENERAL;
+    }
+    *user_id = trv_rows_get(rows, 0, "id");
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_name, int live,
+                                     const char *expires_at, const char **key_id,
+                                     const char **key)
+{
+    const char *user_id, *secret, *k;
+    apr_status_t rv;
+
     if (trv_db_begin(c, p) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
-    if (trv_db_select(c, p, &user_upsert, &rows,
-                      TRV_DB_ARGS(trv_id_new(p, "usr"), org_id, user_name, org_id,
-                                  user_name)) != APR_SUCCESS
-        || rows->n != 1) {
+    if ((rv = trv_org_user(c, p, org_id, user_name, &user_id)) != APR_SUCCESS) {
         trv_db_rollback(c);
-        return APR_EGENERAL;
+        return rv;
     }
-    user_id = trv_rows_get(rows, 0, "id");
     secret = trv_random_token(p, 32);
     if (!secret) {
         trv_db_rollback(c);

@@ -40,6 +40,11 @@ apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_
                                      const char **key);
 /* APR_ENOENT when no such key. */
 apr_status_t trv_key_revoke(trv_dbc *c, apr_pool_t *p, const char *key_id);
+/* The user called name in org_id, made if new (keys and dashboard logins
+ * act as users), inside the caller's transaction: APR_ENOENT when there is
+ * no such organization, APR_EGENERAL when the database failed. */
+apr_status_t trv_org_user(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *name,
+                          const char **user_id);
 /* The same, for a key of org_id only (the dashboard): APR_ENOENT for a key
  * of another organization, as for no key. */
 apr_status_t trv_key_revoke_in_org(trv_dbc *c, apr_pool_t *p, const char *org_id,

@@ -1,16 +1,5 @@
 #include "logins.h"
-#include "core/ids.h"
-
-static const trv_stmt org_exists = {"trv_dash_org_exists",
-    "SELECT id FROM organizations WHERE id = %s"};
-
-/* The login's user: one per organization and name, shared with API keys
- * made for that name (users are what keys and bookings belong to). */
-static const trv_stmt user_upsert = {"trv_dash_user_upsert",
-    "WITH ins AS (INSERT INTO users (id, org_id, name) VALUES (%s, %s, %s) "
-    "ON CONFLICT (org_id, name) DO NOTHING RETURNING id) "
-    "SELECT id FROM ins UNION ALL "
-    "SELECT id FROM users WHERE org_id = %s AND name = %s LIMIT 1"};
+#include "account/keys.h"
 
 static const trv_stmt grant_stmt = {"trv_dash_grant",
     "INSERT INTO dashboard_logins (login, org_id, user_id) VALUES (%s, %s, %s) "
@@ -27,24 +16,15 @@ static const trv_stmt lookup_stmt = {"trv_dash_lookup",
 apr_status_t trv_dash_grant(trv_dbc *c, apr_pool_t *p, const char *org_id,
                             const char *login, const char **user_id)
 {
-    trv_rows *rows;
-    if (trv_db_select(c, p, &org_exists, &rows, TRV_DB_ARGS(org_id)) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
-    if (rows->n == 0) {
-        return APR_ENOENT;
-    }
+    apr_status_t rv;
     if (trv_db_begin(c, p) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
-    if (trv_db_select(c, p, &user_upsert, &rows,
-                      TRV_DB_ARGS(trv_id_new(p, "usr"), org_id, login, org_id, login))
-            != APR_SUCCESS
-        || rows->n != 1) {
+    /* The login's user: shared with API keys made for that name. */
+    if ((rv = trv_org_user(c, p, org_id, login, user_id)) != APR_SUCCESS) {
         trv_db_rollback(c);
-        return APR_EGENERAL;
+        return rv;
     }
-    *user_id = trv_rows_get(rows, 0, "id");
     trv_db_exec(c, p, &grant_stmt, NULL, TRV_DB_ARGS(login, org_id, *user_id));
     return trv_db_commit(c) == APR_SUCCESS ? APR_SUCCESS : APR_EGENERAL;
 }

@@ -18,12 +18,6 @@ int trv_book_service_pays(const trv_fbooking *b)
     return !trv_supplier_can(trv_flight_supplier_row(b->supplier), TRV_SUP_COLLECTS_PAYMENT);
 }
 
-apr_interval_time_t trv_book_release_grace(const trv_env *env)
-{
-    const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;
-    return 2 * (pay ? pay->timeout : TRV_DEFAULT_TIMEOUT);
-}
-
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
                                           const char *phase)
 {
@@ -191,7 +185,7 @@ static void settle_unresolved(trv_book_run *run, settle *s, const char *intent_i
 {
     memset(s, 0, sizeof(*s));
     s->intent_id = intent_id;
-    s->after = trv_book_release_grace(run->env);
+    s->after = trv_pintent_grace(run->env);
 }
 
 /* Voids an authorization the booking will not use. *s: its intent
@@ -634,7 +628,7 @@ static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
         trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
                     TRVLOGNO(1258) "booking %s: authorize %s unanswered: kept for the next "
                     "attempt or released in %" APR_TIME_T_FMT " s", run->b->id, in->key,
-                    apr_time_sec(trv_book_release_grace(run->env)));
+                    apr_time_sec(trv_pintent_grace(run->env)));
         settle_unresolved(run, &s, in->id);
         return revert(run, TRV_BOOK_TIMEOUT, &s);
     default:

@@ -63,13 +63,6 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run);
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
                                           const char *phase);
 
-/* How long an authorization whose authorize call went unanswered waits
- * for the booking's next attempt with the same instrument before the
- * flight.payment.release job voids it: twice the payment provider's
- * timeout (a client that got the 504 has had as long again to book
- * again). */
-apr_interval_time_t trv_book_release_grace(const trv_env *env);
-
 /* Whether the service collects the payment, or the supplier does (its row
  * has TRV_SUP_COLLECTS_PAYMENT). */
 int trv_book_service_pays(const trv_fbooking *b);

@@ -118,8 +118,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
     }
     fp = fingerprint(req);
     me = trv_flight_owner_self(req->pool);
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 232, "claiming an idempotency key");
+    if (!trv_api_db_open(req, resp, &c, 232, "claiming an idempotency key")) {
         return 0;
     }
     /* Twice: a row released between our claim and our read is claimable. */

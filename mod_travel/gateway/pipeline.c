@@ -92,8 +92,7 @@ static int authenticate(trv_req *req, trv_resp *resp)
     if (trv_key_cache_get(req->env->key_cache, req->pool, hash, &who, &stamp)) {
         goto known;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 201, "authenticating");
+    if (!trv_api_db_open(req, resp, &c, 201, "authenticating")) {
         return 0;
     }
     rv = trv_key_authenticate(c, req->pool, key, &who);

@@ -550,11 +550,11 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
             trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
                         TRVLOGNO(1468) "hotel booking %s: authorize %s unanswered: kept for "
                         "the next attempt or released in %" APR_TIME_T_FMT " s", run->b->id,
-                        in->key, apr_time_sec(trv_hintent_grace(run->env)));
+                        in->key, apr_time_sec(trv_pintent_grace(run->env)));
         }
         return revert_settled(run, TRV_HBOOK_TIMEOUT,
                               in ? settled(run, in->id, NULL, NULL,
-                                           trv_hintent_grace(run->env))
+                                           trv_pintent_grace(run->env))
                                  : NULL);
     default:
         trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
@@ -567,7 +567,7 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
                               : st == TRV_UP_UNAVAILABLE
                                   ? settled(run, in->id, "unavailable", NULL, 0)
                                   : settled(run, in->id, NULL, NULL,
-                                            trv_hintent_grace(run->env)));
+                                            trv_pintent_grace(run->env)));
     }
     auth_id = trv_json_str(auth, "id");
     status = trv_json_str(auth, "status");
@@ -578,7 +578,7 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
             run, run->b->use_payment_sdk ? TRV_HBOOK_NOT_PAID : TRV_HBOOK_UNAVAILABLE,
             !in ? NULL
             : !auth_id || !status
-                ? settled(run, in->id, NULL, NULL, trv_hintent_grace(run->env))
+                ? settled(run, in->id, NULL, NULL, trv_pintent_grace(run->env))
                 : settled(run, in->id, strcmp(status, "VOIDED") == 0 ? "voided" : "captured",
                           auth_id, 0));
     }

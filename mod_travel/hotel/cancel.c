@@ -21,17 +21,6 @@ static void answer(trv_req *req, trv_resp *resp, int status, const trv_hbooking 
     trv_ok(req, resp, status, trv_hbooking_render(req->pool, b, TRV_HRENDER_FULL), NULL);
 }
 
-static void db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
-{
-    trv_fail_db(req, resp, c, logno, what);
-    if (c) {
-        if (c->in_txn) {
-            trv_db_rollback(c);
-        }
-        trv_db_close(req->env->db, c);
-    }
-}
-
 void trv_hotel_cancel(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
@@ -40,12 +29,11 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     int restarted = 0;
     trv_dbc *c;
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1455, "reading a hotel booking to cancel");
+    if (!trv_api_db_open(req, resp, &c, 1455, "reading a hotel booking to cancel")) {
         return;
     }
     if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
+        trv_api_db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
         return;
     }
     if (!b) {
@@ -62,7 +50,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
                             || trv_hbstore_get_any(c, req->pool, id, &after) != APR_SUCCESS
                             || trv_hbooking_keep(c, req->pool, after) != APR_SUCCESS))
             || trv_db_commit(c) != APR_SUCCESS) {
-            db_fail(req, resp, c, 1456, "starting a hotel cancellation");
+            trv_api_db_fail(req, resp, c, 1456, "starting a hotel cancellation");
             return;
         }
         if (started && after) {
@@ -76,7 +64,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
         }
         /* A concurrent cancel moved it first: answer as it stands now. */
         if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
-            db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
+            trv_api_db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
             return;
         }
     }
@@ -91,7 +79,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
             || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
                                                   req->request_id) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
-            db_fail(req, resp, c, 1458, "restarting hotel refunds");
+            trv_api_db_fail(req, resp, c, 1458, "restarting hotel refunds");
             return;
         }
         trv_db_close(req->env->db, c);

@@ -340,16 +340,11 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (pending->nelts == 0) {
         return;
     }
-    memset(&pc, 0, sizeof(pc));
-    if (!env->cfg || !env->cfg->payment) {
+    if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
         res->outcome = TRV_JOB_DEAD;
         res->error = "no TravelPaymentProvider is configured";
         return;
     }
-    pc.env = env;
-    pc.pool = p;
-    pc.request_id = trv_job_request_id(job);
-    pc.up = env->cfg->payment;
     for (i = 0; i < pending->nelts; i++) {
         trv_hrefund *r = &APR_ARRAY_IDX(pending, i, trv_hrefund);
         trv_pay_err err = {0};

@@ -75,8 +75,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     int exponent, restricted = 0, n_rooms;
     const char *revision, *unusable = NULL;
 
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1460, "reading a hotel booking to estimate");
+    if (!trv_api_db_open(req, resp, &c, 1460, "reading a hotel booking to estimate")) {
         return;
     }
     if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS
@@ -170,8 +169,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     {
         apr_time_t checked_at = apr_time_now();
         int preview_restricted = restricted;
-        if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-            trv_fail_db(req, resp, NULL, 1464, "reading a hotel booking to estimate");
+        if (!trv_api_db_open(req, resp, &c, 1464, "reading a hotel booking to estimate")) {
             return;
         }
         if (trv_hbstore_get(c, req->pool, req->org_id, id, &again) != APR_SUCCESS

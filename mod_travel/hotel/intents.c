@@ -18,9 +18,3 @@ void trv_hjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 {
     trv_pintent_release_run(&trv_hotel_intents, env, p, job, res);
 }
-
-apr_interval_time_t trv_hintent_grace(const trv_env *env)
-{
-    const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;
-    return 2 * (pay ? pay->timeout : TRV_DEFAULT_TIMEOUT);
-}

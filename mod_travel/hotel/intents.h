@@ -16,8 +16,5 @@ extern const trv_job_spec trv_hjob_release;
 void trv_hjob_release_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res);
 
-/* How long an unanswered authorization is kept for the booking's next
- * attempt before it is released: twice the payment provider's timeout. */
-apr_interval_time_t trv_hintent_grace(const trv_env *env);
 
 #endif

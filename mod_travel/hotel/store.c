@@ -19,8 +19,7 @@ int trv_hotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
     trv_dbc *c;
     trv_rows *r;
     *found = 0;
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1412, "reading a place");
+    if (!trv_api_db_open(req, resp, &c, 1412, "reading a place")) {
         return 0;
     }
     if (trv_db_select(c, req->pool, &place_stmt, &r, TRV_DB_ARGS(place_id, req->org_id))
@@ -85,8 +84,7 @@ int trv_hotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *gr
     }
     text = trv_json_dump(req->pool, page);
     json_decref(page);
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1413, "keeping hotel ids");
+    if (!trv_api_db_open(req, resp, &c, 1413, "keeping hotel ids")) {
         return 0;
     }
     if (trv_db_select(c, req->pool, &map_stmt, &r, TRV_DB_ARGS(text)) != APR_SUCCESS

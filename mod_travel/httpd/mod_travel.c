@@ -69,13 +69,10 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(501) "%s [request_id -]", err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    /* check_config, run before on every read of the configuration, has
+     * finished each server's configuration. */
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
-        if ((err = trv_finish_srv_conf(pconf, sv, c))) {
-            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sv, TRVLOGNO(502) "%s [request_id -]",
-                         err);
-            return HTTP_INTERNAL_SERVER_ERROR;
-        }
         any_limit |= c->rate.key_limit > 0 || c->rate.fail_limit > 0;
     }
     if ((err = trv_rate_post_config(pconf, ptemp, s, any_limit))) {

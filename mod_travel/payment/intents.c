@@ -1,6 +1,7 @@
 /* Authorization intents of any domain (intents.h): the statements are the
  * domain's (intents_sql.h), the logic one. */
 #include "intents.h"
+#include "core/config.h"
 #include "core/ids.h"
 #include "core/json.h"
 
@@ -176,4 +177,10 @@ apr_status_t trv_pintent_schedule(const trv_pintent_kind *k, trv_dbc *c, apr_poo
                                 apr_psprintf(p, "%s:%s:%d", k->release_job->kind, rel->id,
                                              rel->gen),
                                 NULL);
+}
+
+apr_interval_time_t trv_pintent_grace(const trv_env *env)
+{
+    const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;
+    return 2 * (pay ? pay->timeout : TRV_DEFAULT_TIMEOUT);
 }

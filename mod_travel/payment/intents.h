@@ -67,6 +67,11 @@ typedef struct trv_pintent_kind {
     const trv_job_spec *release_job;  /* payload {id, attempt: gen, request_id} */
 } trv_pintent_kind;
 
+/* How long an unanswered authorization is kept for the booking's next
+ * attempt before its release job voids it: twice the payment provider's
+ * timeout (a client that got the 504 has had as long again to book again). */
+apr_interval_time_t trv_pintent_grace(const trv_env *env);
+
 /* Locks the booking's row for the rest of the transaction if it is in
  * its authorizing step held by owner; *held 0 otherwise. */
 apr_status_t trv_pintent_lock_step(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,

@@ -96,8 +96,7 @@ void trv_watcher_webhook_put(trv_req *req, trv_resp *resp)
         return;
     }
     secret = trv_whsec_new(req->pool);
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1520, "registering the watcher endpoint");
+    if (!trv_api_db_open(req, resp, &c, 1520, "registering the watcher endpoint")) {
         return;
     }
     if (!secret || trv_db_begin(c, req->pool) != APR_SUCCESS
@@ -155,8 +154,7 @@ void trv_watcher_webhook_get(trv_req *req, trv_resp *resp)
 {
     trv_dbc *c;
     trv_rows *r;
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1522, "reading the watcher endpoint");
+    if (!trv_api_db_open(req, resp, &c, 1522, "reading the watcher endpoint")) {
         return;
     }
     if (trv_db_select(c, req->pool, &read_stmt, &r, TRV_DB_ARGS(req->org_id)) != APR_SUCCESS) {

@@ -46,8 +46,7 @@ void trv_watcher_events(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1530, "reading the event log");
+    if (!trv_api_db_open(req, resp, &c, 1530, "reading the event log")) {
         return;
     }
     if (after) {

@@ -36,8 +36,7 @@ void trv_watch_mandate_confirm(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1510, "confirming a mandate");
+    if (!trv_api_db_open(req, resp, &c, 1510, "confirming a mandate")) {
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS

@@ -72,17 +72,6 @@ static const char *i64(apr_pool_t *p, apr_int64_t v)
     return apr_psprintf(p, "%" APR_INT64_T_FMT, v);
 }
 
-static void db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what)
-{
-    trv_fail_db(req, resp, c, logno, what);
-    if (c) {
-        if (c->in_txn) {
-            trv_db_rollback(c);
-        }
-        trv_db_close(req->env->db, c);
-    }
-}
-
 /* The trip destination as a saved place of the organization: a plc_ id
  * it has, or the first place the text finds. NULL with a detail in errs
  * when nothing resolves; 0 when the database failed. */
@@ -94,7 +83,7 @@ static int resolve_place(trv_req *req, trv_resp *resp, trv_dbc *c, const char *d
     if (trv_id_valid(dest, "plc")) {
         if (trv_db_select(c, req->pool, &place_stmt, &r, TRV_DB_ARGS(dest, req->org_id))
             != APR_SUCCESS) {
-            db_fail(req, resp, c, 1501, "reading a place");
+            trv_api_db_fail(req, resp, c, 1501, "reading a place");
             return 0;
         }
         if (!r->n) {
@@ -108,7 +97,7 @@ static int resolve_place(trv_req *req, trv_resp *resp, trv_dbc *c, const char *d
     }
     if (trv_db_select(c, req->pool, &place_search_stmt, &r, TRV_DB_ARGS(dest, dest, dest))
         != APR_SUCCESS) {
-        db_fail(req, resp, c, 1501, "resolving a destination");
+        trv_api_db_fail(req, resp, c, 1501, "resolving a destination");
         return 0;
     }
     if (!r->n) {
@@ -120,7 +109,7 @@ static int resolve_place(trv_req *req, trv_resp *resp, trv_dbc *c, const char *d
         if (trv_db_select(c, req->pool, &place_save_stmt, &r,
                           TRV_DB_ARGS(trv_id_new(req->pool, "plc"), req->org_id, key,
                                       req->org_id, key)) != APR_SUCCESS || !r->n) {
-            db_fail(req, resp, c, 1501, "saving a destination");
+            trv_api_db_fail(req, resp, c, 1501, "saving a destination");
             return 0;
         }
         *place_id = trv_rows_get(r, 0, "id");
@@ -134,7 +123,7 @@ static int answer_one(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
     trv_rows *r;
     if (trv_db_select(c, req->pool, &one_stmt, &r,
                       TRV_DB_ARGS(id, req->org_id, req->user_id, kind)) != APR_SUCCESS) {
-        db_fail(req, resp, c, 1502, "reading a watch");
+        trv_api_db_fail(req, resp, c, 1502, "reading a watch");
         return 0;
     }
     trv_db_close(req->env->db, c);
@@ -159,8 +148,7 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1500, "creating a watch");
+    if (!trv_api_db_open(req, resp, &c, 1500, "creating a watch")) {
         return;
     }
     if (in.hotel_id) {
@@ -169,7 +157,7 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
         }
         else if (trv_db_select(c, req->pool, &hotel_known_stmt, &r,
                                TRV_DB_ARGS(in.hotel_id)) != APR_SUCCESS) {
-            db_fail(req, resp, c, 1501, "reading a hotel");
+            trv_api_db_fail(req, resp, c, 1501, "reading a hotel");
             return;
         }
         else if (trv_rows_int(r, 0, "n", 0) == 0) {
@@ -206,7 +194,7 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
                                        i64(req->pool, in.max_total_minor))) != APR_SUCCESS)
         || trv_watch_schedule_soon(c, req->pool) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
-        db_fail(req, resp, c, 1503, "creating a watch");
+        trv_api_db_fail(req, resp, c, 1503, "creating a watch");
         return;
     }
     trv_env_wake(req->env);
@@ -216,8 +204,7 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
 static void get(trv_req *req, trv_resp *resp, const char *kind)
 {
     trv_dbc *c;
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1502, "reading a watch");
+    if (!trv_api_db_open(req, resp, &c, 1502, "reading a watch")) {
         return;
     }
     answer_one(req, resp, c, apr_table_get(req->params, "id"), kind, 200);
@@ -244,15 +231,14 @@ static void list(trv_req *req, trv_resp *resp, const char *kind)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1504, "listing watches");
+    if (!trv_api_db_open(req, resp, &c, 1504, "listing watches")) {
         return;
     }
     if (trv_db_select(c, req->pool, &list_stmt, &r,
                       TRV_DB_ARGS(req->org_id, req->user_id, kind, status, status,
                                   apr_ltoa(req->pool, limit), apr_ltoa(req->pool, offset)))
         != APR_SUCCESS) {
-        db_fail(req, resp, c, 1504, "listing watches");
+        trv_api_db_fail(req, resp, c, 1504, "listing watches");
         return;
     }
     trv_db_close(req->env->db, c);
@@ -273,8 +259,7 @@ static void cancel(trv_req *req, trv_resp *resp, const char *kind)
     const char *id = apr_table_get(req->params, "id");
     trv_dbc *c;
     trv_rows *r, *cur;
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        trv_fail_db(req, resp, NULL, 1505, "canceling a watch");
+    if (!trv_api_db_open(req, resp, &c, 1505, "canceling a watch")) {
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
@@ -284,7 +269,7 @@ static void cancel(trv_req *req, trv_resp *resp, const char *kind)
             && trv_db_exec(c, req->pool, &cancel_mandate_stmt, NULL,
                            TRV_DB_ARGS(trv_rows_get(r, 0, "mandate_id"))) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
-        db_fail(req, resp, c, 1505, "canceling a watch");
+        trv_api_db_fail(req, resp, c, 1505, "canceling a watch");
         return;
     }
     if (!r->n) {
@@ -292,7 +277,7 @@ static void cancel(trv_req *req, trv_resp *resp, const char *kind)
          * answer (canceled again is the same answer). */
         if (trv_db_select(c, req->pool, &one_stmt, &cur,
                           TRV_DB_ARGS(id, req->org_id, req->user_id, kind)) != APR_SUCCESS) {
-            db_fail(req, resp, c, 1505, "canceling a watch");
+            trv_api_db_fail(req, resp, c, 1505, "canceling a watch");
             return;
         }
         if (!cur->n) {
