@@ -144,7 +144,8 @@ static curl_socket_t on_open_socket(void *u, curlsocktype purpose,
     return socket(a->family, a->socktype, a->protocol);
 }
 
-/* GET, HEAD and OPTIONS change nothing: libcurl may resend them. */
+/* Whether a second copy of the request is harmless, so libcurl may resend
+ * it: a keyed one, or GET, HEAD and OPTIONS (they change nothing). */
 static int resend_harmless(const trv_http_req *req)
 {
     return req->keyed || strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0
