@@ -17,6 +17,13 @@ typedef struct trv_http_req {
     apr_interval_time_t timeout;         /* whole exchange; 0: default */
     apr_size_t max_response;         /* 0: the client's default */
     int keep_truncated;              /* over max_response: keep the head, not fail */
+    /* The request carries a key the receiver deduplicates by (an
+     * Idempotency-Key the upstream honours, a webhook event id), so a
+     * second copy of it changes nothing. Unkeyed requests whose method is
+     * not GET, HEAD or OPTIONS go out on a fresh connection: libcurl
+     * resends a request by itself when a reused connection closes without
+     * an answer, and an unkeyed POST sent twice may order twice. */
+    int keyed;
     const char *request_id;          /* sent as x-request-id */
     /* Asked before each connect with the resolved address (4 or 16 bytes);
      * answering 0 refuses it. Checked at connect time, so a name that

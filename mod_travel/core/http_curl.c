@@ -144,6 +144,14 @@ static curl_socket_t on_open_socket(void *u, curlsocktype purpose,
     return socket(a->family, a->socktype, a->protocol);
 }
 
+/* Whether a second copy of the request is harmless, so libcurl may resend
+ * it: a keyed one, or GET, HEAD and OPTIONS (they change nothing). */
+static int resend_harmless(const trv_http_req *req)
+{
+    return req->keyed || strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0
+           || strcmp(req->method, "OPTIONS") == 0;
+}
+
 static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
                                  const trv_http_req *req, trv_http_resp *resp)
 {
@@ -195,6 +203,14 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     }
     if (strcmp(req->method, "GET") != 0) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
+    }
+    if (!resend_harmless(req)) {
+        /* libcurl resends a request only when the connection it used was a
+         * reused one that closed with no byte of answer: on a connection
+         * opened for this transfer it reports the failure instead (the
+         * caller then sees an unknown outcome, never a silent second copy).
+         * The connection may serve others afterwards. */
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
     }
     if (req->body) {
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);

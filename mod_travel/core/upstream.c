@@ -70,6 +70,7 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
     }
     if (idempotency_key) {
         apr_table_setn(hr.headers, "Idempotency-Key", idempotency_key);
+        hr.keyed = 1; /* the upstream answers a repeat with the first outcome */
     }
     if (body) {
         hr.body = trv_json_dump(p, body);

@@ -285,6 +285,10 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         req.connect_timeout = apr_time_from_sec(5);
         req.max_response = TRV_WEBHOOK_KEEP_BODY;
         req.keep_truncated = 1;
+        /* Receivers deduplicate by the event id (webhook-id, or the body's
+         * id for watcher events): a second copy is already expected, as a
+         * retry after a timeout sends one. */
+        req.keyed = 1;
         req.allow_address = trv_webhook_allow_address;
         req.allow_baton = &rule;
         trv_http_perform(env->webhook_http ? env->webhook_http : env->http, p, &req,
