@@ -13,6 +13,7 @@
 
 static const trv_job_def jobs[] = {
     {&trv_hjob_complete, trv_hjob_complete_run},
+    {&trv_hjob_expire, trv_hjob_expire_run},
     {&trv_hjob_cancel, trv_hjob_cancel_run},
     {&trv_hjob_refund, trv_hjob_refund_run},
     {&trv_hjob_release, trv_hjob_release_run},

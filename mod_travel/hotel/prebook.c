@@ -14,6 +14,7 @@
 #include "handlers.h"
 #include "bapi.h"
 #include "bstore.h"
+#include "enqueue.h"
 #include "prebook_input.h"
 #include "render.h"
 #include "store.h"
@@ -350,6 +351,11 @@ static void bind_offer(prebook_ctx *x, const char *id)
     if (trv_db_begin(c, p) != APR_SUCCESS
         || trv_hbstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
         || trv_hbooking_keep(c, p, b) != APR_SUCCESS
+        /* Expired in the background at its deadline (expire.c), so an
+         * SDK session nobody books is released without a request. */
+        || (b && trv_hjob_enqueue(c, p, TRV_HJOB_EXPIRE, id, req->request_id,
+                                  pb.expires_at > apr_time_now()
+                                      ? pb.expires_at - apr_time_now() : 0) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         trv_api_db_fail(req, x->resp, c, 1425, "storing a hotel prebook");
         return;

@@ -135,6 +135,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
         {&trv_hjob_complete, trv_hjob_complete_run},
+        {&trv_hjob_expire, trv_hjob_expire_run},
         {&trv_hjob_cancel, trv_hjob_cancel_run},
         {&trv_hjob_refund, trv_hjob_refund_run},
         {&trv_watch_schedule_job, trv_watch_schedule_run},

@@ -1,0 +1,124 @@
+/* hotel.booking.expire (enqueue.h): a READY_FOR_COMPLETE booking past its
+ * offer's deadline is stored EXPIRED (until then GET decides it at read
+ * time), with its stored rendering, and in the same transaction whatever
+ * authorization it holds goes to hotel.payment.release: the SDK session
+ * the customer's device could still pay (canceled, then whatever it paid
+ * voided) and any unsettled intent of an earlier book attempt.
+ *
+ * Safe against a concurrent book: both are guarded updates of the one row
+ * (book starts only before the deadline, expire only after it), so the row
+ * lock decides; a book that won leaves the job nothing to do. Safe to
+ * rerun (retry, kill -9): the release intents are made once per booking
+ * and attempt, the release job once per intent. Hotels emit no event on
+ * expiry (there is no hotel.booking.expired event type), and a hotel offer
+ * holds no inventory before book, so there is no hold to end. */
+#include "enqueue.h"
+#include "bstore.h"
+#include "intents.h"
+#include "render.h"
+#include "core/json.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+/* The expired booking's releases, queued inside the caller's transaction. */
+static apr_status_t release(trv_dbc *c, apr_pool_t *p, const trv_hbooking *e,
+                            const char *request_id)
+{
+    apr_array_header_t *rels;
+    trv_prelease sdk = {0};
+    int i;
+    if (trv_pintent_release_others(&trv_hotel_intents, c, p, e->id, NULL, &rels)
+        != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    if (e->use_payment_sdk && e->sdk_token && e->currency && e->total_amount
+        && (trv_pintent_sdk_release(&trv_hotel_intents, c, p, e->id, e->book_attempt,
+                                    e->currency, e->total_amount, NULL, &sdk) != APR_SUCCESS
+            || trv_pintent_schedule(&trv_hotel_intents, c, p, &sdk, request_id)
+                   != APR_SUCCESS)) {
+        return APR_EGENERAL;
+    }
+    for (i = 0; i < rels->nelts; i++) {
+        if (trv_pintent_schedule(&trv_hotel_intents, c, p,
+                                 &APR_ARRAY_IDX(rels, i, trv_prelease), request_id)
+            != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+    }
+    return APR_SUCCESS;
+}
+
+void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                         trv_job_result *res)
+{
+    const char *id = trv_json_str(job->payload, "id");
+    trv_hbooking *b = NULL, *e = NULL;
+    trv_dbc *c;
+    if (!id) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload has no id";
+        return;
+    }
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return;
+    }
+    if (trv_db_begin(c, p) != APR_SUCCESS || trv_hbstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+        goto db_failed;
+    }
+    if (!b) {
+        /* Gone (an abandoned prebook): nothing to expire. */
+        trv_db_rollback(c);
+        trv_db_close(env->db, c);
+        return;
+    }
+    if (strcmp(b->status, "EXPIRED") == 0) {
+        /* Expired by a book request first, which queued the releases in
+         * its own transaction; queued again here they are no-ops. */
+        e = b;
+    }
+    else if (strcmp(b->status, "READY_FOR_COMPLETE") != 0) {
+        /* Booked (or failed) meanwhile: the book owns the payment. */
+        trv_db_rollback(c);
+        trv_db_close(env->db, c);
+        return;
+    }
+    else if (!b->past_expiry) {
+        /* Early (clocks): look again shortly. */
+        trv_db_rollback(c);
+        trv_db_close(env->db, c);
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = apr_time_from_sec(1);
+        res->error = "not expired yet";
+        return;
+    }
+    else if (trv_hbstore_expire_one(c, p, id, &e) != APR_SUCCESS
+             || (e && trv_hbooking_keep(c, p, e) != APR_SUCCESS)) {
+        goto db_failed;
+    }
+    if (!e) {
+        /* A book took the row between the read and the update: it won. */
+        trv_db_rollback(c);
+        trv_db_close(env->db, c);
+        res->outcome = TRV_JOB_RETRY;
+        res->retry_in = apr_time_from_sec(1);
+        res->error = "moved on meanwhile";
+        return;
+    }
+    if (release(c, p, e, trv_job_request_id(job)) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        goto db_failed;
+    }
+    trv_db_close(env->db, c);
+    return;
+
+db_failed:
+    res->outcome = TRV_JOB_RETRY;
+    res->error = apr_psprintf(p, "expiring hotel booking %s: %s", id, c->error);
+    if (c->in_txn) {
+        trv_db_rollback(c);
+    }
+    trv_db_close(env->db, c);
+}
