@@ -59,6 +59,34 @@ void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_head
     trv_ok_raw(req, resp, status, "application/json", body, (apr_size_t)(at - body));
 }
 
+void trv_ok_joined(trv_req *req, trv_resp *resp, int status, const char *joined,
+                   json_t *meta)
+{
+    static const char head[] = "{\"data\":[", mid[] = "],\"meta\":";
+    const char *m = meta ? trv_json_dump(req->pool, trv_json_bind(req->pool, meta)) : NULL;
+    apr_size_t ml = m ? strlen(m) : 0, jl = strlen(joined), n;
+    char *body, *at;
+
+    n = sizeof(head) - 1 + jl + (m ? sizeof(mid) - 1 + ml : 1) + 1;
+    at = body = apr_palloc(req->pool, n + 1);
+    memcpy(at, head, sizeof(head) - 1);
+    at += sizeof(head) - 1;
+    memcpy(at, joined, jl);
+    at += jl;
+    if (m) {
+        memcpy(at, mid, sizeof(mid) - 1);
+        at += sizeof(mid) - 1;
+        memcpy(at, m, ml);
+        at += ml;
+    }
+    else {
+        *at++ = ']';
+    }
+    *at++ = '}';
+    *at = '\0';
+    trv_ok_raw(req, resp, status, "application/json", body, (apr_size_t)(at - body));
+}
+
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)
 {
     resp->status = status;

@@ -62,6 +62,11 @@ void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json
  * trv_ok_text with the joined array. */
 void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_header_t *items,
                   json_t *meta);
+/* Success whose data is an array given as its inside: JSON texts already
+ * joined with ',' (a page joined by PostgreSQL). Written into the body as
+ * is, once; same bytes as trv_ok_items with those texts. */
+void trv_ok_joined(trv_req *req, trv_resp *resp, int status, const char *joined,
+                   json_t *meta);
 /* Answers a whole document of another wire format as is, without the
  * {data, meta} envelope (the sandbox speaks each simulated API's own). */
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc);

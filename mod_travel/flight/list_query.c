@@ -6,7 +6,9 @@
  * cannot use one. The exact total comes from flight_bookings_total()
  * (migration 041: per-day counts), the page from the index in the order
  * asked for, and each listed booking from its stored rendering when there
- * is one for its revision. */
+ * is one for its revision. The usual (warm) page comes joined by
+ * PostgreSQL as one text (trv_flight_store_list_joined); a page with a
+ * booking to render comes row by row. */
 #include "store.h"
 
 #include <apr_strings.h>
@@ -31,7 +33,7 @@ enum { ST_ANY, ST_PLAIN, ST_READY, ST_EXPIRED, ST_KINDS };
  * limit known, the cached generic plan is taken. Other sizes stay a
  * parameter. */
 #define DEFAULT_LIMIT 20
-#define VARIANTS (ST_KINDS * 16 * 4 * 2)
+#define VARIANTS (ST_KINDS * 16 * 4 * 2 * 2)
 
 static const trv_stmt *variants[VARIANTS];
 static pthread_mutex_t variants_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,7 +95,7 @@ static const char *total_sql(int kind, int bits)
            "%s::timestamptz)";
 }
 
-static char *build_sql(int kind, int bits, int sort, int fixed_limit)
+static char *build_sql(int kind, int bits, int sort, int fixed_limit, int joined)
 {
     static const char *const status_sql[ST_KINDS] = {
         "",
@@ -105,14 +107,30 @@ static char *build_sql(int kind, int bits, int sort, int fixed_limit)
     const char *inner = order_by(sort, "b"), *outer = order_by(sort, "p");
     size_t n = 4096;
     char *sql = malloc(n);
+    char head[400];
     if (!sql) {
         return NULL;
     }
+    if (joined) {
+        snprintf(head, sizeof(head),
+                 "SELECT t.total, a.n, a.misses, a.docs FROM t CROSS JOIN ("
+                 "SELECT count(*) AS n, count(*) FILTER (WHERE p.list_doc IS NULL) AS misses, "
+                 "coalesce(string_agg(p.list_doc, ',' ORDER BY %s), '') AS docs FROM (",
+                 outer);
+    }
+    else {
+        snprintf(head, sizeof(head), "%s",
+                 "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL (");
+    }
+    /* joined: one row, the page's stored renderings joined with ',' in page
+     * order (the JSON array's inside, as is), their count and how many have
+     * none for their revision (then the caller asks again row by row). One
+     * field for libpq to parse and one buffer for the child to copy, where
+     * the rows were 20 fields of about 1.9 kB each. */
     snprintf(sql, n,
         /* MATERIALIZED: pulled up into the join, the total would be
          * counted again for every row of the page. */
-        "WITH t AS MATERIALIZED (SELECT %s AS total) "
-        "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
+        "WITH t AS MATERIALIZED (SELECT %s AS total) %s"
         "SELECT k.id, b.revision, b.created_at, b.total_amount, "
         "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
         "AND b.expires_at <= trv_now()) THEN d.list_doc END AS list_doc "
@@ -123,25 +141,27 @@ static char *build_sql(int kind, int bits, int sort, int fixed_limit)
          * a small table to find the page's 20. */
         "CROSS JOIN LATERAL (SELECT b.revision, b.created_at, b.total_amount, b.status, "
         "b.expires_at FROM flight_bookings b WHERE b.id = k.id OFFSET 0) b "
-        "LEFT JOIN flight_booking_docs d ON d.booking_id = k.id) p ON true ORDER BY %s",
-        total_sql(kind, bits), status_sql[kind],
+        "LEFT JOIN flight_booking_docs d ON d.booking_id = k.id) p %s%s",
+        total_sql(kind, bits), head,
+        status_sql[kind],
         bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
         bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
         bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
         bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "", inner,
-        fixed_limit ? TRV_STR(DEFAULT_LIMIT) : "%s::bigint", outer);
+        fixed_limit ? TRV_STR(DEFAULT_LIMIT) : "%s::bigint",
+        joined ? "" : "ON true ORDER BY ", joined ? ") a" : outer);
     return sql;
 }
 
-static const trv_stmt *variant(int kind, int bits, int sort, int fixed_limit)
+static const trv_stmt *variant(int kind, int bits, int sort, int fixed_limit, int joined)
 {
-    int v = ((kind * 16 + bits) * 4 + sort) * 2 + fixed_limit;
+    int v = (((kind * 16 + bits) * 4 + sort) * 2 + fixed_limit) * 2 + joined;
     const trv_stmt *st;
     pthread_mutex_lock(&variants_lock);
     st = variants[v];
     if (!st) {
         trv_stmt *made = malloc(sizeof(*made));
-        char *label = malloc(32), *sql = build_sql(kind, bits, sort, fixed_limit);
+        char *label = malloc(32), *sql = build_sql(kind, bits, sort, fixed_limit, joined);
         if (made && label && sql) {
             snprintf(label, 32, "trv_flight_list_%d", v);
             made->label = label;
@@ -158,28 +178,18 @@ static const trv_stmt *variant(int kind, int bits, int sort, int fixed_limit)
     return st;
 }
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
-                                   apr_array_header_t **page, long *total)
+/* The statement for f and its arguments in placeholder order: the
+ * total's, then the page's. */
+static const trv_stmt *statement(apr_pool_t *p, const trv_flight_filter *f, int joined,
+                                 const char **args, int *nargs_out)
 {
-    int kind = status_kind(f->status), bits = 0, sort, nargs = 0, i, misses = 0;
-    const char *args[7 + 7 + 2], *v, *ids = "{";
-    const trv_stmt *st;
-    trv_rows *rows;
-    apr_hash_t *whole;
-    apr_array_header_t *found;
-    apr_status_t rv;
+    int kind = status_kind(f->status), bits = 0, sort, nargs = 0;
 
     bits |= f->supplier ? HAS_SUPPLIER : 0;
     bits |= f->supplier_reference ? HAS_REF : 0;
     bits |= f->created_from ? HAS_FROM : 0;
     bits |= f->created_to ? HAS_TO : 0;
     sort = (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0);
-    st = variant(kind, bits, sort, f->limit == DEFAULT_LIMIT);
-    if (!st) {
-        c->error = "out of memory";
-        return APR_ENOMEM;
-    }
-    /* The total's arguments, then the page's, in placeholder order. */
     args[nargs++] = f->org_id;
     args[nargs++] = f->user_id;
     if (!plain_total(kind, bits)) {
@@ -218,6 +228,57 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
         args[nargs++] = apr_ltoa(p, f->limit);
     }
     args[nargs++] = apr_ltoa(p, f->offset);
+    *nargs_out = nargs;
+    return variant(kind, bits, sort, f->limit == DEFAULT_LIMIT, joined);
+}
+
+apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
+                                          const trv_flight_filter *f, const char **docs,
+                                          long *n, long *total)
+{
+    const char *args[7 + 7 + 2], *v;
+    const trv_stmt *st;
+    trv_rows *rows;
+    int nargs;
+    apr_status_t rv;
+
+    *docs = NULL;
+    st = statement(p, f, 1, args, &nargs);
+    if (!st) {
+        c->error = "out of memory";
+        return APR_ENOMEM;
+    }
+    rv = trv_db_select(c, p, st, &rows, nargs, args);
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    v = trv_rows_get(rows, 0, "total");
+    *total = v ? atol(v) : 0;
+    v = trv_rows_get(rows, 0, "n");
+    *n = v ? atol(v) : 0;
+    v = trv_rows_get(rows, 0, "misses");
+    if (v && atol(v) == 0) {
+        *docs = trv_rows_get(rows, 0, "docs");
+    }
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                   apr_array_header_t **page, long *total)
+{
+    int nargs, i, misses = 0;
+    const char *args[7 + 7 + 2], *v, *ids = "{";
+    const trv_stmt *st;
+    trv_rows *rows;
+    apr_hash_t *whole;
+    apr_array_header_t *found;
+    apr_status_t rv;
+
+    st = statement(p, f, 0, args, &nargs);
+    if (!st) {
+        c->error = "out of memory";
+        return APR_ENOMEM;
+    }
     rv = trv_db_select(c, p, st, &rows, nargs, args);
     if (rv != APR_SUCCESS) {
         return rv;

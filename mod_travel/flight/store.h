@@ -34,6 +34,15 @@ typedef struct trv_flight_filter {
  * rendering. */
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total);
+/* The same page as one text: its stored renderings joined with ',' in
+ * page order (the inside of the JSON array, byte for byte), *n its
+ * bookings, *total every match, all from one row of one statement. *docs
+ * is NULL when a booking of the page has no rendering stored for its
+ * revision (its render job has not run, or time changed it): then
+ * trv_flight_store_list gives the page row by row for rendering. */
+apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
+                                          const trv_flight_filter *f, const char **docs,
+                                          long *n, long *total);
 /* Bookings by id, whole with payments: ids is a text[] literal of ids
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
 apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
