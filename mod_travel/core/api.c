@@ -20,8 +20,11 @@ void trv_ok_text(trv_req *req, trv_resp *resp, int status, const char *data_json
     resp->data_text = data_json;
 }
 
-void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_header_t *items,
-                  json_t *meta)
+/* {"data":[part,part,...],"meta":...} written once into one buffer: the
+ * parts are stored renderings (or one run of them already joined by
+ * PostgreSQL), copied, never parsed. */
+static void ok_parts(trv_req *req, trv_resp *resp, int status, const char *const *parts,
+                     int nparts, json_t *meta)
 {
     static const char head[] = "{\"data\":[", mid[] = "],\"meta\":";
     const char *m = meta ? trv_json_dump(req->pool, trv_json_bind(req->pool, meta)) : NULL;
@@ -29,20 +32,20 @@ void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_head
     char *body, *at;
     int i;
 
-    lens = apr_palloc(req->pool, sizeof(apr_size_t) * (items->nelts + 1));
+    lens = apr_palloc(req->pool, sizeof(apr_size_t) * (nparts + 1));
     n = sizeof(head) - 1 + (m ? sizeof(mid) - 1 + ml : 1) + 1;
-    for (i = 0; i < items->nelts; i++) {
-        lens[i] = strlen(APR_ARRAY_IDX(items, i, const char *));
+    for (i = 0; i < nparts; i++) {
+        lens[i] = strlen(parts[i]);
         n += lens[i] + (i ? 1 : 0);
     }
     at = body = apr_palloc(req->pool, n + 1);
     memcpy(at, head, sizeof(head) - 1);
     at += sizeof(head) - 1;
-    for (i = 0; i < items->nelts; i++) {
+    for (i = 0; i < nparts; i++) {
         if (i) {
             *at++ = ',';
         }
-        memcpy(at, APR_ARRAY_IDX(items, i, const char *), lens[i]);
+        memcpy(at, parts[i], lens[i]);
         at += lens[i];
     }
     if (m) {
@@ -59,32 +62,16 @@ void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_head
     trv_ok_raw(req, resp, status, "application/json", body, (apr_size_t)(at - body));
 }
 
+void trv_ok_items(trv_req *req, trv_resp *resp, int status, const apr_array_header_t *items,
+                  json_t *meta)
+{
+    ok_parts(req, resp, status, (const char *const *)items->elts, items->nelts, meta);
+}
+
 void trv_ok_joined(trv_req *req, trv_resp *resp, int status, const char *joined,
                    json_t *meta)
 {
-    static const char head[] = "{\"data\":[", mid[] = "],\"meta\":";
-    const char *m = meta ? trv_json_dump(req->pool, trv_json_bind(req->pool, meta)) : NULL;
-    apr_size_t ml = m ? strlen(m) : 0, jl = strlen(joined), n;
-    char *body, *at;
-
-    n = sizeof(head) - 1 + jl + (m ? sizeof(mid) - 1 + ml : 1) + 1;
-    at = body = apr_palloc(req->pool, n + 1);
-    memcpy(at, head, sizeof(head) - 1);
-    at += sizeof(head) - 1;
-    memcpy(at, joined, jl);
-    at += jl;
-    if (m) {
-        memcpy(at, mid, sizeof(mid) - 1);
-        at += sizeof(mid) - 1;
-        memcpy(at, m, ml);
-        at += ml;
-    }
-    else {
-        *at++ = ']';
-    }
-    *at++ = '}';
-    *at = '\0';
-    trv_ok_raw(req, resp, status, "application/json", body, (apr_size_t)(at - body));
+    ok_parts(req, resp, status, &joined, 1, meta);
 }
 
 void trv_ok_document(trv_req *req, trv_resp *resp, int status, json_t *doc)

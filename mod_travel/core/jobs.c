@@ -260,3 +260,20 @@ const char *trv_job_request_id(const trv_job *job)
     const char *rid = trv_json_str(job->payload, "request_id");
     return rid ? rid : "-";
 }
+
+int trv_job_open(trv_env *env, apr_pool_t *p, const trv_job *job, const char **id,
+                 trv_dbc **c, trv_job_result *res)
+{
+    *id = trv_json_str(job->payload, "id");
+    if (!*id) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload has no id";
+        return 0;
+    }
+    if (trv_db_open(env->db, p, c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return 0;
+    }
+    return 1;
+}

@@ -16,17 +16,10 @@
 static trv_fbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
-    const char *id = trv_json_str(job->payload, "id");
+    const char *id;
     trv_fbooking *b = NULL;
     trv_dbc *c;
-    if (!id) {
-        res->outcome = TRV_JOB_DEAD;
-        res->error = "payload has no id";
-        return NULL;
-    }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_open(env, p, job, &id, &c, res)) {
         return NULL;
     }
     if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {

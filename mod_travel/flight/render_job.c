@@ -23,19 +23,12 @@ static int overtaken(const trv_job *job, const trv_fbooking *b)
 void trv_fjob_render_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
-    const char *id = trv_json_str(job->payload, "id");
+    const char *id;
     trv_fbooking *b = NULL;
     json_t *docs;
     trv_dbc *c;
 
-    if (!id) {
-        res->outcome = TRV_JOB_DEAD;
-        res->error = "payload has no id";
-        return;
-    }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_open(env, p, job, &id, &c, res)) {
         return;
     }
     if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {

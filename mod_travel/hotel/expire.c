@@ -52,17 +52,10 @@ static apr_status_t release(trv_dbc *c, apr_pool_t *p, const trv_hbooking *e,
 void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
-    const char *id = trv_json_str(job->payload, "id");
+    const char *id;
     trv_hbooking *b = NULL, *e = NULL;
     trv_dbc *c;
-    if (!id) {
-        res->outcome = TRV_JOB_DEAD;
-        res->error = "payload has no id";
-        return;
-    }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_open(env, p, job, &id, &c, res)) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS || trv_hbstore_get_any(c, p, id, &b) != APR_SUCCESS) {
