@@ -233,25 +233,18 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 static void release_expired(trv_env *env, apr_pool_t *p, const trv_job *job,
                             const trv_fbooking *e, trv_job_result *res)
 {
-    apr_array_header_t *rels;
-    trv_frelease sdk = {0};
     trv_dbc *c;
-    int i, ok;
+    int ok;
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = "database unavailable";
         return;
     }
     ok = trv_db_begin(c, p) == APR_SUCCESS
-         && trv_fintent_release_others(c, p, e->id, NULL, &rels) == APR_SUCCESS
-         && (!e->use_payment_sdk || !e->sdk_token || !e->total_amount || !e->currency
-             || trv_fintent_sdk_release(c, p, e->id, e->book_attempt, e->currency,
-                                        e->total_amount, NULL, &sdk) == APR_SUCCESS)
-         && trv_fintent_schedule(c, p, &sdk, trv_job_request_id(job)) == APR_SUCCESS;
-    for (i = 0; ok && i < rels->nelts; i++) {
-        ok = trv_fintent_schedule(c, p, &APR_ARRAY_IDX(rels, i, trv_frelease), trv_job_request_id(job))
-             == APR_SUCCESS;
-    }
+         && trv_pintent_release_expired(&trv_flight_intents, c, p, e->id, e->book_attempt,
+                                        e->use_payment_sdk && e->sdk_token, e->currency,
+                                        e->total_amount, trv_job_request_id(job))
+                == APR_SUCCESS;
     if (!ok || trv_db_commit(c) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "releasing the authorizations of %s: %s", e->id,

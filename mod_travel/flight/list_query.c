@@ -232,28 +232,42 @@ static const trv_stmt *statement(apr_pool_t *p, const trv_flight_filter *f, int 
     return variant(kind, bits, sort, f->limit == DEFAULT_LIMIT, joined);
 }
 
-apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
-                                          const trv_flight_filter *f, const char **docs,
-                                          long *n, long *total)
+/* Runs f's statement (joined or row by row) and reads the total. */
+static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                int joined, trv_rows **rows, long *total)
 {
     const char *args[7 + 7 + 2], *v;
     const trv_stmt *st;
-    trv_rows *rows;
     int nargs;
     apr_status_t rv;
 
-    *docs = NULL;
-    st = statement(p, f, 1, args, &nargs);
+    st = statement(p, f, joined, args, &nargs);
     if (!st) {
         c->error = "out of memory";
         return APR_ENOMEM;
     }
-    rv = trv_db_select(c, p, st, &rows, nargs, args);
+    rv = trv_db_select(c, p, st, rows, nargs, args);
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    v = trv_rows_get(rows, 0, "total");
+    v = trv_rows_get(*rows, 0, "total");
     *total = v ? atol(v) : 0;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
+                                          const trv_flight_filter *f, const char **docs,
+                                          long *n, long *total)
+{
+    const char *v;
+    trv_rows *rows;
+    apr_status_t rv;
+
+    *docs = NULL;
+    rv = select_page(c, p, f, 1, &rows, total);
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
     v = trv_rows_get(rows, 0, "n");
     *n = v ? atol(v) : 0;
     v = trv_rows_get(rows, 0, "misses");
@@ -266,25 +280,17 @@ apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total)
 {
-    int nargs, i, misses = 0;
-    const char *args[7 + 7 + 2], *v, *ids = "{";
-    const trv_stmt *st;
+    int i, misses = 0;
+    const char *ids = "{";
     trv_rows *rows;
     apr_hash_t *whole;
     apr_array_header_t *found;
     apr_status_t rv;
 
-    st = statement(p, f, 0, args, &nargs);
-    if (!st) {
-        c->error = "out of memory";
-        return APR_ENOMEM;
-    }
-    rv = trv_db_select(c, p, st, &rows, nargs, args);
+    rv = select_page(c, p, f, 0, &rows, total);
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    v = trv_rows_get(rows, 0, "total");
-    *total = v ? atol(v) : 0;
     *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_fbooking *));
     for (i = 0; i < rows->n; i++) {
         trv_fbooking *b;

@@ -21,34 +21,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* The expired booking's releases, queued inside the caller's transaction. */
-static apr_status_t release(trv_dbc *c, apr_pool_t *p, const trv_hbooking *e,
-                            const char *request_id)
-{
-    apr_array_header_t *rels;
-    trv_prelease sdk = {0};
-    int i;
-    if (trv_pintent_release_others(&trv_hotel_intents, c, p, e->id, NULL, &rels)
-        != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
-    if (e->use_payment_sdk && e->sdk_token && e->currency && e->total_amount
-        && (trv_pintent_sdk_release(&trv_hotel_intents, c, p, e->id, e->book_attempt,
-                                    e->currency, e->total_amount, NULL, &sdk) != APR_SUCCESS
-            || trv_pintent_schedule(&trv_hotel_intents, c, p, &sdk, request_id)
-                   != APR_SUCCESS)) {
-        return APR_EGENERAL;
-    }
-    for (i = 0; i < rels->nelts; i++) {
-        if (trv_pintent_schedule(&trv_hotel_intents, c, p,
-                                 &APR_ARRAY_IDX(rels, i, trv_prelease), request_id)
-            != APR_SUCCESS) {
-            return APR_EGENERAL;
-        }
-    }
-    return APR_SUCCESS;
-}
-
 void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
@@ -63,9 +35,7 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     if (!b) {
         /* Gone (an abandoned prebook): nothing to expire. */
-        trv_db_rollback(c);
-        trv_db_close(env->db, c);
-        return;
+        goto leave;
     }
     if (strcmp(b->status, "EXPIRED") == 0) {
         /* Expired by a book request first, which queued the releases in
@@ -74,18 +44,12 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     else if (strcmp(b->status, "READY_FOR_COMPLETE") != 0) {
         /* Booked (or failed) meanwhile: the book owns the payment. */
-        trv_db_rollback(c);
-        trv_db_close(env->db, c);
-        return;
+        goto leave;
     }
     else if (!b->past_expiry) {
         /* Early (clocks): look again shortly. */
-        trv_db_rollback(c);
-        trv_db_close(env->db, c);
-        res->outcome = TRV_JOB_RETRY;
-        res->retry_in = apr_time_from_sec(1);
         res->error = "not expired yet";
-        return;
+        goto again;
     }
     else if (trv_hbstore_expire_one(c, p, id, &e) != APR_SUCCESS
              || (e && trv_hbooking_keep(c, p, e) != APR_SUCCESS)) {
@@ -93,23 +57,27 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     if (!e) {
         /* A book took the row between the read and the update: it won. */
-        trv_db_rollback(c);
-        trv_db_close(env->db, c);
-        res->outcome = TRV_JOB_RETRY;
-        res->retry_in = apr_time_from_sec(1);
         res->error = "moved on meanwhile";
-        return;
+        goto again;
     }
-    if (release(c, p, e, trv_job_request_id(job)) != APR_SUCCESS
+    if (trv_pintent_release_expired(&trv_hotel_intents, c, p, e->id, e->book_attempt,
+                                    e->use_payment_sdk && e->sdk_token, e->currency,
+                                    e->total_amount, trv_job_request_id(job)) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
         goto db_failed;
     }
     trv_db_close(env->db, c);
     return;
 
+again:
+    res->outcome = TRV_JOB_RETRY;
+    res->retry_in = apr_time_from_sec(1);
+    goto leave;
+
 db_failed:
     res->outcome = TRV_JOB_RETRY;
     res->error = apr_psprintf(p, "expiring hotel booking %s: %s", id, c->error);
+leave:
     if (c->in_txn) {
         trv_db_rollback(c);
     }

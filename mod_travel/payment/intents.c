@@ -179,6 +179,32 @@ apr_status_t trv_pintent_schedule(const trv_pintent_kind *k, trv_dbc *c, apr_poo
                                 NULL);
 }
 
+apr_status_t trv_pintent_release_expired(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,
+                                         const char *booking_id, int attempt, int sdk,
+                                         const char *currency, const char *amount,
+                                         const char *request_id)
+{
+    apr_array_header_t *rels;
+    trv_prelease session = {0};
+    int i;
+    if (trv_pintent_release_others(k, c, p, booking_id, NULL, &rels) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    if (sdk && currency && amount
+        && (trv_pintent_sdk_release(k, c, p, booking_id, attempt, currency, amount, NULL,
+                                    &session) != APR_SUCCESS
+            || trv_pintent_schedule(k, c, p, &session, request_id) != APR_SUCCESS)) {
+        return APR_EGENERAL;
+    }
+    for (i = 0; i < rels->nelts; i++) {
+        if (trv_pintent_schedule(k, c, p, &APR_ARRAY_IDX(rels, i, trv_prelease), request_id)
+            != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+    }
+    return APR_SUCCESS;
+}
+
 apr_interval_time_t trv_pintent_grace(const trv_env *env)
 {
     const trv_upstream *pay = env->cfg ? env->cfg->payment : NULL;

@@ -131,6 +131,15 @@ apr_status_t trv_pintent_payment_voided(const trv_pintent_kind *k, trv_dbc *c, a
 apr_status_t trv_pintent_schedule(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,
                                   const trv_prelease *rel, const char *request_id);
 
+/* Everything an expired booking still holds, queued for the release job
+ * in the caller's transaction: its unsettled intents and, when it was paid
+ * through the payment SDK (sdk; currency and amount its total), the session
+ * the customer's device could still pay. */
+apr_status_t trv_pintent_release_expired(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,
+                                         const char *booking_id, int attempt, int sdk,
+                                         const char *currency, const char *amount,
+                                         const char *request_id);
+
 /* The release job's run (payment/release.c): voids the intent's
  * authorization once nobody will use it. */
 void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
