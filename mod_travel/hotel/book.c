@@ -7,6 +7,7 @@
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
+#include "policy.h"
 #include "render.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -364,6 +365,36 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
     return TRV_HBOOK_FAILED;
 }
 
+/* The rooms' references and the policy the supplier stated at book (or in
+ * the read that confirmed the booking) into cf, in the shape prebook
+ * stored its own (policy.h). Taken only whole: when every room of the
+ * booking states one; else (an answer without policies, or with other
+ * rooms) the prebook's policy stays, rooms and booking alike. */
+static void booked_terms(trv_hbook_run *run, const trv_hotel_booked *bk, trv_hconfirmed *cf)
+{
+    int whole = bk->rooms && bk->cancellation_policy && run->b->rooms
+                && json_array_size(bk->rooms) == (size_t)run->b->rooms->nelts;
+    json_t *rooms;
+    const json_t *r;
+    size_t i;
+    if (!bk->rooms) {
+        return;
+    }
+    rooms = trv_json_bind(run->p, json_array());
+    json_array_foreach(bk->rooms, i, r) {
+        json_t *one = json_deep_copy(r);
+        json_object_set_new(one, "cancellation_policy",
+                            whole ? trv_hotel_policy_doc(json_object_get(r, "cancellation_policy"))
+                                  : json_null());
+        json_array_append_new(rooms, one);
+    }
+    cf->rooms = trv_json_dump(run->p, rooms);
+    if (whole) {
+        cf->cancellation_policy = trv_json_dump(
+            run->p, trv_json_bind(run->p, trv_hotel_policy_doc(bk->cancellation_policy)));
+    }
+}
+
 /* The supplier confirmed: capture what the service authorized (or record
  * what the supplier collected), confirm, emit hotel.booking.confirmed. */
 static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_booked *bk)
@@ -429,7 +460,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
     cf.supplier_booking_id = bk->booking_id;
     cf.hotel_confirmation_code = bk->hotel_confirmation_code;
     cf.hotel_remarks = bk->hotel_remarks;
-    cf.rooms = bk->rooms ? trv_json_dump(run->p, bk->rooms) : NULL;
+    booked_terms(run, bk, &cf);
     if (!begin(run, &c)) {
         return db_failed(run, c, 1433, "confirming");
     }

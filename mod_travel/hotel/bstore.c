@@ -523,11 +523,15 @@ static const trv_stmt confirm_stmt = {"trv_hotel_confirm",
     "WITH r AS (UPDATE hotel_booking_rooms m SET "
     "supplier_reference_number = coalesce(x.supplier_reference_number, "
     "m.supplier_reference_number), "
-    "hotel_confirmation_code = coalesce(x.hotel_confirmation_code, m.hotel_confirmation_code) "
+    "hotel_confirmation_code = coalesce(x.hotel_confirmation_code, m.hotel_confirmation_code), "
+    "cancellation_policy = coalesce(nullif(x.cancellation_policy, 'null'), "
+    "m.cancellation_policy) "
     "FROM jsonb_to_recordset(coalesce(%s::jsonb, '[]')) AS x(position int, "
-    "supplier_reference_number text, hotel_confirmation_code text) "
+    "supplier_reference_number text, hotel_confirmation_code text, "
+    "cancellation_policy jsonb) "
     "WHERE m.booking_id = %s AND m.position = x.position RETURNING m.id) "
     "UPDATE hotel_bookings b SET status = 'CONFIRMED', "
+    "cancellation_policy = coalesce(%s::jsonb, b.cancellation_policy), "
     "supplier_booking_id = coalesce(%s, b.supplier_booking_id), "
     "hotel_confirmation_code = coalesce(%s, b.hotel_confirmation_code), "
     "hotel_remarks = coalesce(%s, b.hotel_remarks), confirmed_at = trv_now(), "
@@ -539,7 +543,8 @@ apr_status_t trv_hbstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                  const trv_hconfirmed *cf, trv_hbooking **out)
 {
     return moved_booking(c, p, &confirm_stmt, out,
-                       TRV_DB_ARGS(cf->rooms, id, cf->supplier_booking_id,
+                       TRV_DB_ARGS(cf->rooms, id, cf->cancellation_policy,
+                                   cf->supplier_booking_id,
                                    cf->hotel_confirmation_code, cf->hotel_remarks, id));
 }
 

@@ -143,9 +143,13 @@ apr_status_t trv_hbstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
 /* What the supplier's book (or a later read) says of a confirmed booking. */
 typedef struct trv_hconfirmed {
     const char *supplier_booking_id, *hotel_confirmation_code, *hotel_remarks;
-    /* JSON [{position, supplier_reference_number, hotel_confirmation_code}]
-     * or NULL. */
+    /* JSON [{position, supplier_reference_number, hotel_confirmation_code,
+     * cancellation_policy}] or NULL; a room's policy (as policy.h makes
+     * it) replaces the stored one when it is not null. */
     const char *rooms;
+    /* The booking's policy the supplier stated at book (policy.h), or NULL:
+     * the stored one (prebook's) stays. */
+    const char *cancellation_policy;
 } trv_hconfirmed;
 
 /* COMPLETE_IN_PROGRESS -> CONFIRMED (confirmed_at set). */

@@ -15,6 +15,7 @@
 #include "bapi.h"
 #include "bstore.h"
 #include "enqueue.h"
+#include "policy.h"
 #include "prebook_input.h"
 #include "render.h"
 #include "store.h"
@@ -202,34 +203,6 @@ static json_t *due_total(apr_pool_t *p, const json_t *rooms)
     return list;
 }
 
-/* A policy in the neutral shape (supplier.h) as a booking shows it:
- * {version, refundable, deadline (free cancellation until then; null when
- * never free), penalties [{from, type AMOUNT, amount}], restrictions []}. */
-static json_t *policy_doc(const json_t *neutral)
-{
-    json_t *pens = json_array(), *out;
-    const json_t *pen;
-    const char *deadline = NULL;
-    int refundable = json_is_true(json_object_get(neutral, "refundable"));
-    size_t i;
-    if (!json_is_object(neutral)) {
-        json_decref(pens);
-        return json_null();
-    }
-    json_array_foreach(json_object_get(neutral, "penalties"), i, pen) {
-        const json_t *amount = json_object_get(pen, "amount");
-        json_array_append_new(pens, json_pack("{s:O,s:s,s:O}", "from",
-                                              json_object_get(pen, "from"), "type", "AMOUNT",
-                                              "amount", amount));
-        if (!deadline && refundable && json_number_value(json_object_get(amount, "amount")) > 0) {
-            deadline = json_string_value(json_object_get(pen, "from"));
-        }
-    }
-    out = json_pack("{s:i,s:b,s:o,s:o,s:[]}", "version", 1, "refundable", refundable,
-                    "deadline", trv_json_strn(deadline), "penalties", pens, "restrictions");
-    return out;
-}
-
 /* The rooms' terms as the store takes them (decimal text totals). */
 static const char *room_terms(apr_pool_t *p, const json_t *rooms)
 {
@@ -257,7 +230,7 @@ static const char *room_terms(apr_pool_t *p, const json_t *rooms)
             "board", json_object_get(r, "board"), "board_name", json_object_get(r, "board_name"),
             "currency", cur, "total_amount", total,
             "due_at_property", json_object_get(r, "due_at_property"),
-            "cancellation_policy", trv_json_bind(p, policy_doc(json_object_get(
+            "cancellation_policy", trv_json_bind(p, trv_hotel_policy_doc(json_object_get(
                                        r, "cancellation_policy"))),
             "promotions", json_array_size(promos) ? promos : (json_decref(promos), json_null())));
     }
@@ -318,7 +291,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
     promos_to_rooms(pb.doc);
     pr.due_at_property = trv_json_dump(p, json_object_get(pb.doc, "due_at_property"));
     pr.cancellation_policy = json_is_object(json_object_get(pb.doc, "cancellation_policy"))
-        ? trv_json_dump(p, trv_json_bind(p, policy_doc(json_object_get(pb.doc,
+        ? trv_json_dump(p, trv_json_bind(p, trv_hotel_policy_doc(json_object_get(pb.doc,
                                                                         "cancellation_policy"))))
         : NULL;
     pr.promotions = json_array_size(json_object_get(pb.doc, "promotions"))

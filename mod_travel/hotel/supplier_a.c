@@ -367,18 +367,21 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(d, "bookedRooms"), i, r) {
         const json_t *cp = json_object_get(r, "cancellationPolicies");
-        json_t *policy = json_pack("{s:b,s:[]}", "refundable",
-                                   strcmp(trv_json_str(cp, "refundableTag")
-                                          ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
-                                   "penalties");
-        json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
+        /* A room without cancellationPolicies states no policy (NULL):
+         * the booking keeps the one of prebook (book.c). */
+        json_t *policy = !json_is_object(cp) ? NULL
+            : json_pack("{s:b,s:[]}", "refundable",
+                        strcmp(trv_json_str(cp, "refundableTag")
+                               ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
+                        "penalties");
+        json_array_foreach(policy ? json_object_get(cp, "cancelPolicyInfos") : NULL, k, info) {
             if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(info, "cancelTime"),
                                       json_object_get(info, "amount"), cur) != 0) {
                 json_decref(policy);
                 return trv_hotel_bad(ctx, err, "a room's cancellation policy");
             }
         }
-        json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?,s:o}", "position", (int)i,
+        json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?,s:o?}", "position", (int)i,
                                                     "supplier_reference_number",
                                                     "hotel_confirmation_code",
                                                     out->hotel_confirmation_code,

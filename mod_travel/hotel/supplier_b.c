@@ -436,11 +436,15 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
         const json_t *rate = json_array_get(json_object_get(r, "rates"), 0);
-        json_t *policy = json_pack("{s:b,s:[]}", "refundable",
-                                   strcmp(trv_json_str(rate, "rateClass")
-                                          ? trv_json_str(rate, "rateClass") : "", "NRF") != 0,
-                                   "penalties");
-        json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, pen) {
+        const json_t *cps = json_object_get(rate, "cancellationPolicies");
+        /* A rate without cancellationPolicies states no policy (NULL): the
+         * booking keeps the one of prebook (book.c). */
+        json_t *policy = !json_is_array(cps) ? NULL
+            : json_pack("{s:b,s:[]}", "refundable",
+                        strcmp(trv_json_str(rate, "rateClass")
+                               ? trv_json_str(rate, "rateClass") : "", "NRF") != 0,
+                        "penalties");
+        json_array_foreach(policy ? cps : NULL, k, pen) {
             if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(pen, "from"),
                                       json_object_get(pen, "amount"), cur) != 0) {
                 json_decref(policy);
@@ -450,7 +454,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
         if (!out->hotel_confirmation_code) {
             out->hotel_confirmation_code = trv_json_str(r, "supplierReference");
         }
-        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:o}", "position", (int)i,
+        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:o?}", "position", (int)i,
                                                     "supplier_reference_number",
                                                     trv_json_str(r, "supplierReference"),
                                                     "hotel_confirmation_code",

@@ -454,13 +454,21 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
         if (!out->hotel_confirmation_code) {
             out->hotel_confirmation_code = trv_json_str(conf, "property");
         }
-        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:O}", "position", (int)i,
+        /* A rate with neither cancel_penalties nor refundable states no
+         * policy (NULL): the booking keeps the one of prebook (book.c). */
+        json_array_append_new(out->rooms, json_pack("{s:i,s:s?,s:s?,s:O?}", "position", (int)i,
                                                     "supplier_reference_number",
                                                     trv_json_str(conf, "expedia"),
                                                     "hotel_confirmation_code",
                                                     trv_json_str(conf, "property"),
                                                     "cancellation_policy",
-                                                    json_object_get(room, "cancellation_policy")));
+                                                    json_is_array(json_object_get(
+                                                        rate, "cancel_penalties"))
+                                                    || json_is_boolean(json_object_get(
+                                                        rate, "refundable"))
+                                                        ? json_object_get(room,
+                                                                          "cancellation_policy")
+                                                        : NULL));
         json_decref(room);
     }
     if (n == 0) {

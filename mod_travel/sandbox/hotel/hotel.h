@@ -19,6 +19,7 @@ typedef struct sbx_htrigger {
     int failbook;      /* a guest named Failbook: the supplier refuses */
     int async;         /* Async: confirmed ~3 s later (pending first) */
     int restricted;    /* Restricted: SUPPLIER_C stores a cancellation restriction */
+    int tightened;     /* Tightened: book makes the rooms non-refundable (sbx_hdoc_tighten) */
     int cancel_fails;  /* client reference containing sandbox-cancel-fails */
     int unknown;       /* client reference containing sandbox-unknown: book hangs */
 } sbx_htrigger;
@@ -48,6 +49,12 @@ int sbx_hfactor_of(apr_hash_t *f, const char *sid);
 json_t *sbx_hbooking_doc(apr_pool_t *p, const sbx_hotels *h, const sbx_hquote *q,
                          const sbx_hprice *prices, const json_t *rooms_guests,
                          const json_t *holder);
+/* The Tightened trigger: the supplier books at a stricter policy than it
+ * stated at prebook, as a real one may. Every room of doc becomes
+ * non-refundable from now on (penalty the room's total from now, no
+ * deadline, plan NRF); what the supplier answers, reads, previews and
+ * charges at cancel all come from doc, so they agree. */
+void sbx_hdoc_tighten(json_t *doc, apr_int64_t now);
 /* The fee and refund of cancelling every room of doc at time t. */
 void sbx_hdoc_cancel_terms(const json_t *doc, apr_int64_t t, apr_int64_t *fee,
                            apr_int64_t *refund);

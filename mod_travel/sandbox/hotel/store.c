@@ -68,6 +68,9 @@ void sbx_htrigger_guest(sbx_htrigger *t, const char *last_name)
     else if (strcasecmp(last_name, "Restricted") == 0) {
         t->restricted = 1;
     }
+    else if (strcasecmp(last_name, "Tightened") == 0) {
+        t->tightened = 1;
+    }
 }
 
 void sbx_htrigger_reference(sbx_htrigger *t, const char *ref)
@@ -87,6 +90,7 @@ static const char *trigger_text(apr_pool_t *p, const sbx_htrigger *t)
 {
     const char *s = apr_pstrcat(p, t->failbook ? "failbook " : "", t->async ? "async " : "",
                                 t->restricted ? "restricted " : "",
+                                t->tightened ? "tightened " : "",
                                 t->cancel_fails ? "cancel-fails " : "",
                                 t->unknown ? "unknown " : "", NULL);
     return *s ? apr_pstrndup(p, s, strlen(s) - 1) : NULL;
@@ -305,6 +309,19 @@ json_t *sbx_hbooking_doc(apr_pool_t *p, const sbx_hotels *h, const sbx_hquote *q
                      "nights", q->nights, "currency", q->currency, "total", (json_int_t)total,
                      "due_at_property", (json_int_t)due, "vat", (json_int_t)vat,
                      "holder", holder, "rooms", rooms);
+}
+
+void sbx_hdoc_tighten(json_t *doc, apr_int64_t now)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "rooms"), i, r) {
+        json_object_set_new(r, "refundable", json_false());
+        json_object_set_new(r, "deadline", json_null());
+        json_object_set_new(r, "penalties", json_pack("[{s:I,s:O}]", "from", (json_int_t)now,
+                                                      "amount", json_object_get(r, "total")));
+    }
+    json_object_set_new(doc, "plan", json_string("NRF"));
 }
 
 void sbx_hdoc_cancel_terms(const json_t *doc, apr_int64_t t, apr_int64_t *fee,

@@ -577,6 +577,9 @@ static void book(trv_req *req, trv_resp *resp)
     nb.trigger = &trig;
     nb.currency = q.currency;
     nb.total = json_integer_value(json_object_get(doc, "total"));
+    if (trig.tightened) {
+        sbx_hdoc_tighten(doc, sbx_now());
+    }
     nb.doc = doc;
     nb.confirm_in = trig.async ? SBX(req)->set->async_ticketing : 0;
     sbx_hbook_run(req, resp, &nb, "booking_failed", "duplicate_booking", 200, a_booking);
