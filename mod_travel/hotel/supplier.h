@@ -269,7 +269,8 @@ int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
 int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor);
 /* A booking-level policy from the rooms' policies ({refundable,
  * penalties}): refundable when every room is, each instant's penalty the
- * rooms' penalties in force then, summed. NULL when a room has none. */
+ * rooms' penalties in force then, summed. NULL when a room has none, or
+ * when a sum would leave the money range. */
 json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency);
 /* Sorts offers (trv_hotel_offer) by hotel, then total; keeps at most max
  * per hotel. */

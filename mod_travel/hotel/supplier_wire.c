@@ -101,7 +101,12 @@ json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
                     in_force = m;
                 }
             }
-            sum += in_force;
+            /* Each room's penalty is in range; their sum must be too (a
+             * null amount is no policy: the caller keeps what it had). */
+            if (trv_hotel_sum(&sum, in_force) != 0) {
+                json_decref(out);
+                return NULL;
+            }
         }
         json_array_append_new(json_object_get(out, "penalties"),
                               json_pack("{s:s,s:o}", "from", at, "amount",

@@ -1,25 +1,30 @@
 /* The hotel suppliers' answers: whatever SUPPLIER_A's, SUPPLIER_B's or
  * SUPPLIER_C's hotel API sends back is read by the gateway's adapters
  * (hotel/supplier_a.c, supplier_b.c, supplier_c.c and supplier_wire.c)
- * into found hotels with their cheapest price (search) and priced offers.
+ * into found hotels with their cheapest price (search), priced offers, and
+ * a booking as book's answer or a read of it states it (one parser).
  * The adapters take their HTTP client from the environment, so no
  * refactoring is needed to reach the parse step: the fake client of
  * fake_http.h answers from the input and nothing leaves the process.
  * Input: byte 0 picks the adapter and the operation (search a city,
- * search around a point, offers of three hotels), byte 1 the HTTP status,
+ * search around a point, offers of three hotels, read a booking by its
+ * id or, byte 2 odd, by its client reference), byte 1 the HTTP status,
  * byte 2 the stay (currency, one to three rooms, children, offers a
  * hotel), then the response bodies separated by "\n--next--\n" (a search
  * makes two to four calls). Beyond not crashing or leaking: a success
  * holds what the handlers rely on (ids, names, amounts within the money
  * range, one supplier's hotels grouped one hotel each, offers that serialize with a priced total, every amount they
  * show money in the stay's currency, one entry a room, at most the asked
- * number of offers a hotel, cheapest first); a failure carries an error
- * code and message. */
+ * number of offers a hotel, cheapest first; a booking's rooms' policies
+ * null or with money penalties, the booking's only when every room has
+ * one, each convertible to the shape a booking stores, hotel/policy.c);
+ * a failure carries an error code and message. */
 #include "fuzz.h"
 
 #include "core/json.h"
 #include "core/money.h"
 #include "hotel/mapping.h"
+#include "hotel/policy.h"
 #include "hotel/supplier.h"
 #include "fake_http.h"
 
@@ -136,6 +141,51 @@ static void check_offers(apr_pool_t *p, const trv_hotel_stay *stay, int max,
     }
 }
 
+/* A policy in the neutral shape: refundable, penalties of money from an
+ * instant; and what book.c stores of it. */
+static void check_policy(apr_pool_t *p, const json_t *pol)
+{
+    const json_t *pen;
+    const char *why;
+    trv_money m;
+    size_t k;
+    json_t *doc;
+    FZ_ASSERT(json_is_boolean(json_object_get(pol, "refundable")));
+    FZ_ASSERT(json_is_array(json_object_get(pol, "penalties")));
+    json_array_foreach(json_object_get(pol, "penalties"), k, pen) {
+        FZ_ASSERT(trv_json_str(pen, "from") != NULL);
+        FZ_ASSERT(trv_money_from_json(json_object_get(pen, "amount"), &m, &why) == APR_SUCCESS);
+    }
+    doc = trv_json_bind(p, trv_hotel_policy_doc(pol));
+    FZ_ASSERT(json_is_object(doc) && trv_json_dump(p, doc) != NULL);
+}
+
+/* A booking read (book's answer has the same parser): each room's policy
+ * null or a policy; the booking's one only when every room has one. */
+static void check_booked(apr_pool_t *p, const trv_hotel_booked *b)
+{
+    const json_t *r, *pol;
+    size_t i;
+    int all = json_array_size(b->rooms) > 0;
+    FZ_ASSERT(b->status && b->booking_id && json_is_array(b->rooms));
+    FZ_ASSERT(strcmp(b->status, "CONFIRMED") == 0 || strcmp(b->status, "PENDING") == 0
+              || strcmp(b->status, "CANCELED") == 0);
+    json_array_foreach(b->rooms, i, r) {
+        pol = json_object_get(r, "cancellation_policy");
+        FZ_ASSERT(!pol || json_is_null(pol) || json_is_object(pol));
+        if (json_is_object(pol)) {
+            check_policy(p, pol);
+        }
+        else {
+            all = 0;
+        }
+    }
+    FZ_ASSERT(!b->cancellation_policy || all);
+    if (b->cancellation_policy) {
+        check_policy(p, b->cancellation_policy);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const trv_hotel_supplier *const adapters[3] = {
@@ -156,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     p = fz_begin();
     which = data[0] % 3;
-    op = (data[0] / 3) % 3;
+    op = (data[0] / 3) % 4;
     sup = adapters[which];
     stay_of(data[2], &stay);
     max = 1 + (data[2] >> 4) % 5;
@@ -185,10 +235,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_found(p, sup, out);
         }
     }
-    else {
+    else if (op == 2) {
         st = sup->offers(&ctx, &stay, sids[which], 3, max, &out, &err);
         if (st == TRV_UP_OK) {
             check_offers(p, &stay, max, out);
+        }
+    }
+    else {
+        trv_hotel_booked bk;
+        st = sup->retrieve(&ctx, data[2] & 1 ? NULL : "bk1", "bkg_1/trip-42", &bk, &err);
+        if (st == TRV_UP_OK) {
+            check_booked(p, &bk);
         }
     }
     if (st != TRV_UP_OK) {

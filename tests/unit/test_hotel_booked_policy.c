@@ -3,7 +3,8 @@
  * shape a booking stores it in (hotel/policy.c). Each room's policy is
  * read in the supplier's own wire shape; a room whose answer states none
  * has none (JSON null), never an empty non-refundable one, and then the
- * booking-level policy is NULL so that book.c keeps the prebook's. */
+ * booking-level policy is NULL so that book.c keeps the prebook's; so it
+ * is when the rooms' penalties summed would leave the money range. */
 #include "unit.h"
 
 #include <apr_strings.h>
@@ -173,6 +174,20 @@ static void c_reads_each_rooms_penalties(void **state)
     assert_null(b.cancellation_policy);
 }
 
+/* Each room's penalty in range, their sum not: the booking states no
+ * usable policy (NULL, so the prebook's is kept), never a null amount. */
+static void a_sum_beyond_the_money_range_is_no_policy(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_hotel_booked b;
+    assert_int_equal(read_booking(p, &trv_hotel_supplier_a,
+                                  A_BOOKING(A_ROOM_POLICY("9999999999999.99") ","
+                                            A_ROOM_POLICY("0.02")), &b), TRV_UP_OK);
+    assert_non_null(room_policy(&b, 0));
+    assert_non_null(room_policy(&b, 1));
+    assert_null(b.cancellation_policy);
+}
+
 /* The stored shape: version 1, the deadline the first penalty above zero
  * of a refundable policy, none for a non-refundable one. */
 static void the_stored_shape(void **state)
@@ -211,6 +226,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(b_reads_each_rooms_rate_policy, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(c_reads_each_rooms_penalties, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(a_sum_beyond_the_money_range_is_no_policy, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test(the_stored_shape),
     };
     return UNIT_RUN(tests);
