@@ -4,9 +4,9 @@
  * with paging, the same hotel at two or three suppliers under their own
  * ids with matching data, deterministic rates, the whole book flow of
  * each supplier (rates, re-price, book, read, find by reference, cancel),
- * the test triggers (Failbook, Async, Restricted, sandbox-cancel-fails,
- * sandbox-unknown), the price control, idempotency keys and faults on
- * demand. */
+ * the test triggers (Failbook, Async, Restricted, Tightened,
+ * sandbox-cancel-fails, sandbox-unknown), the price control, idempotency
+ * keys and faults on demand. */
 #include "e2e.h"
 
 #include <openssl/evp.h>
@@ -986,6 +986,88 @@ static void restricted_itineraries_cannot_be_cancelled(void **state)
     free(ref);
 }
 
+/* Tightened: a refundable rate is booked non-refundable, in each API's
+ * own shape, and the booking's reads (and SUPPLIER_C's preview) agree. */
+static void a_tightened_room(const json_t *data)
+{
+    const json_t *room = json_array_get(json_object_get(data, "bookedRooms"), 0);
+    const json_t *cp = json_object_get(room, "cancellationPolicies");
+    const json_t *infos = json_object_get(cp, "cancelPolicyInfos");
+    assert_string_equal(str(cp, "refundableTag"), "NRFN");
+    assert_int_equal(json_array_size(infos), 1);
+    assert_string_equal(str(json_array_get(infos, 0), "amount"), str(room, "amount"));
+}
+
+static const json_t *b_tightened_rate(const json_t *booking)
+{
+    const json_t *rate = json_array_get(json_object_get(json_array_get(json_object_get(
+        json_object_get(booking, "hotel"), "rooms"), 0), "rates"), 0);
+    const json_t *pens = json_object_get(rate, "cancellationPolicies");
+    assert_string_equal(str(rate, "rateClass"), "NRF");
+    assert_int_equal(json_array_size(pens), 1);
+    assert_string_equal(str(json_array_get(pens, 0), "amount"), str(rate, "net"));
+    return rate;
+}
+
+static void tightened_books_nonrefundable_in_each_api(void **state)
+{
+    char *pid = a_prebook(first_a_hotel("London", "GB", 3), 26, 0), *ref = unique("tight");
+    json_t *body = a_book_body(pid, "Tightened", ref), *hotels, *rate;
+    const json_t *room;
+    char *link, path[300], id[64];
+    e2e_resp *r;
+    (void)state;
+    assert_non_null(pid);
+    r = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
+    a_tightened_room(json_object_get(r->json, "data"));
+    snprintf(id, sizeof(id), "%s", str(json_object_get(r->json, "data"), "bookingId"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/bookings/%s", id);
+    r = must(call('a', "GET", path, NULL), 200);
+    a_tightened_room(json_object_get(r->json, "data"));
+    e2e_free(r);
+    json_decref(body);
+
+    hotels = b_availability("\"destination\": {\"code\": \"LHR\"}", 26, "EUR");
+    rate = b_first_rate(hotels, "NOR");
+    assert_non_null(rate);
+    body = b_book_body(str(rate, "rateKey"), "Tightened", ref);
+    r = must(call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(body, 0)), 200);
+    b_tightened_rate(json_object_get(r->json, "booking"));
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s",
+             str(json_object_get(r->json, "booking"), "reference"));
+    e2e_free(r);
+    r = must(call('b', "GET", path, NULL), 200);
+    b_tightened_rate(json_object_get(r->json, "booking"));
+    e2e_free(r);
+
+    link = c_book_link(c_property("London", "GB", 3), 26, "EUR", 0);
+    assert_non_null(link);
+    r = must(c_book(link, "Tightened", ref), 201);
+    snprintf(id, sizeof(id), "%s", str(r->json, "itinerary_id"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s", id);
+    r = must(call('c', "GET", path, NULL), 200);
+    room = json_array_get(json_object_get(r->json, "rooms"), 0);
+    assert_false(json_is_true(json_object_get(json_object_get(room, "rate"), "refundable")));
+    assert_int_equal(json_array_size(json_object_get(json_object_get(room, "rate"),
+                                                     "cancel_penalties")), 1);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/itineraries/%s/cancellation-preview", id);
+    r = must(call('c', "GET", path, NULL), 200);
+    room = json_array_get(json_object_get(r->json, "rooms"), 0);
+    assert_false(json_is_true(json_object_get(room, "refundable")));
+    assert_null(str(room, "free_cancellation_until"));
+    assert_string_equal(str(json_object_get(r->json, "refund"), "value"), "0.00");
+    assert_string_not_equal(str(json_object_get(r->json, "penalty"), "value"), "0.00");
+    e2e_free(r);
+    json_decref(body);
+    json_decref(hotels);
+    free(link);
+    free(pid);
+    free(ref);
+}
+
 static void cancel_fails_on_the_reference_trigger(void **state)
 {
     char *pid = a_prebook(first_a_hotel("Berlin", "DE", 4), 40, 0);
@@ -1157,6 +1239,7 @@ int main(void)
         cmocka_unit_test(failbook_is_refused_by_every_supplier),
         cmocka_unit_test(async_confirms_later),
         cmocka_unit_test(restricted_itineraries_cannot_be_cancelled),
+        cmocka_unit_test(tightened_books_nonrefundable_in_each_api),
         cmocka_unit_test(cancel_fails_on_the_reference_trigger),
         cmocka_unit_test(unknown_times_out_but_books_once),
         cmocka_unit_test(bad_requests_name_the_field),
