@@ -9,6 +9,7 @@
 #include "handlers.h"
 #include "render.h"
 #include "core/json.h"
+#include "core/list_page.h"
 #include "state.h"
 #include "store.h"
 #include "supplier.h"
@@ -21,9 +22,7 @@
 
 static json_t *list_meta(const trv_flight_filter *f, long n, long total)
 {
-    return json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)f->limit,
-                     "offset", (json_int_t)f->offset, "has_more", f->offset + n < total,
-                     "total", (json_int_t)total);
+    return trv_list_meta(f->limit, f->offset, n, total);
 }
 
 void trv_flight_list(trv_req *req, trv_resp *resp)

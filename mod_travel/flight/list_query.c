@@ -8,35 +8,28 @@
  * asked for, and each listed booking from its stored rendering when there
  * is one for its revision. The usual (warm) page comes joined by
  * PostgreSQL as one text (trv_flight_store_list_joined); a page with a
- * booking to render comes row by row. */
+ * booking to render comes row by row. The statements' shape and cache are
+ * the hotel list's too (core/list_page.h). */
 #include "store.h"
+#include "core/list_page.h"
 
 #include <apr_strings.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TRV_STR_(x) #x
-#define TRV_STR(x) TRV_STR_(x)
 
 enum { ST_ANY, ST_PLAIN, ST_READY, ST_EXPIRED, ST_KINDS };
 #define HAS_SUPPLIER 1
 #define HAS_REF 2
 #define HAS_FROM 4
 #define HAS_TO 8
-/* The default page size is written into its statements: PostgreSQL plans a
- * LIMIT it does not know as a tenth of the matching rows, which made the
- * generic plan of a filtered page look dearer than one planned for the
- * values, so every execution was planned again (0.6 ms of planning for
- * 0.35 ms of work at a million bookings, docs/performance.md). With the
- * limit known, the cached generic plan is taken. Other sizes stay a
- * parameter. */
-#define DEFAULT_LIMIT 20
-#define VARIANTS (ST_KINDS * 16 * 4 * 2 * 2)
+#define DEFAULT_LIMIT TRV_LIST_DEFAULT_LIMIT
+#define VARIANTS (ST_KINDS * 16 * TRV_LIST_SORTS * 2 * 2)
 
-static const trv_stmt *variants[VARIANTS];
-static pthread_mutex_t variants_lock = PTHREAD_MUTEX_INITIALIZER;
+static const trv_stmt *made[VARIANTS];
+static trv_list_stmts variants = {"trv_flight_list_", VARIANTS, made,
+                                  PTHREAD_MUTEX_INITIALIZER};
+static const trv_list_shape shape = {"flight_bookings", "flight_booking_docs", "expires_at"};
 
 static int status_kind(const char *status)
 {
@@ -52,21 +45,6 @@ static int status_kind(const char *status)
         return ST_EXPIRED;
     }
     return ST_PLAIN;
-}
-
-/* Called under variants_lock only (static buffers). */
-static const char *order_by(int sort, const char *t)
-{
-    static const char *const fmt[4] = {
-        "%1$s.created_at DESC, %1$s.id DESC",
-        "%1$s.created_at ASC, %1$s.id ASC",
-        /* Unpriced bookings last in both directions. */
-        "%1$s.total_amount DESC NULLS LAST, %1$s.created_at DESC, %1$s.id DESC",
-        "%1$s.total_amount ASC NULLS LAST, %1$s.created_at ASC, %1$s.id ASC"};
-    static char out[2][4][160];
-    int slot = strcmp(t, "b") == 0 ? 0 : 1;
-    snprintf(out[slot][sort], sizeof(out[slot][sort]), fmt[sort], t);
-    return out[slot][sort];
 }
 
 /* The usual list (no date or reference filter, no status whose meaning
@@ -95,7 +73,8 @@ static const char *total_sql(int kind, int bits)
            "%s::timestamptz)";
 }
 
-static char *build_sql(int kind, int bits, int sort, int fixed_limit, int joined)
+/* Variant v = (((kind * 16 + bits) * 4 + sort) * 2 + default limit) * 2 + joined. */
+static char *build_sql(int v)
 {
     static const char *const status_sql[ST_KINDS] = {
         "",
@@ -104,78 +83,23 @@ static char *build_sql(int kind, int bits, int sort, int fixed_limit, int joined
         "OR b.expires_at > trv_now())",
         " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
         "AND b.expires_at <= trv_now()))"};
-    const char *inner = order_by(sort, "b"), *outer = order_by(sort, "p");
-    size_t n = 4096;
-    char *sql = malloc(n);
-    char head[400];
-    if (!sql) {
-        return NULL;
-    }
-    if (joined) {
-        snprintf(head, sizeof(head),
-                 "SELECT t.total, a.n, a.misses, a.docs FROM t CROSS JOIN ("
-                 "SELECT count(*) AS n, count(*) FILTER (WHERE p.list_doc IS NULL) AS misses, "
-                 "coalesce(string_agg(p.list_doc, ',' ORDER BY %s), '') AS docs FROM (",
-                 outer);
-    }
-    else {
-        snprintf(head, sizeof(head), "%s",
-                 "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL (");
-    }
-    /* joined: one row, the page's stored renderings joined with ',' in page
-     * order (the JSON array's inside, as is), their count and how many have
-     * none for their revision (then the caller asks again row by row). One
-     * field for libpq to parse and one buffer for the child to copy, where
-     * the rows were 20 fields of about 1.9 kB each. */
-    snprintf(sql, n,
-        /* MATERIALIZED: pulled up into the join, the total would be
-         * counted again for every row of the page. */
-        "WITH t AS MATERIALIZED (SELECT %s AS total) %s"
-        "SELECT k.id, b.revision, b.created_at, b.total_amount, "
-        "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
-        "AND b.expires_at <= trv_now()) THEN d.list_doc END AS list_doc "
-        "FROM (SELECT b.id FROM flight_bookings b WHERE b.org_id = %%s AND b.user_id = %%s"
-        "%s%s%s%s%s ORDER BY %s LIMIT %s OFFSET %%s::bigint) k "
-        /* Each row of the page by its key (OFFSET 0 keeps the subquery
-         * apart): joined as a whole, a generic plan hashed every booking of
-         * a small table to find the page's 20. */
-        "CROSS JOIN LATERAL (SELECT b.revision, b.created_at, b.total_amount, b.status, "
-        "b.expires_at FROM flight_bookings b WHERE b.id = k.id OFFSET 0) b "
-        "LEFT JOIN flight_booking_docs d ON d.booking_id = k.id) p %s%s",
-        total_sql(kind, bits), head,
-        status_sql[kind],
-        bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
-        bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
-        bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
-        bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "", inner,
-        fixed_limit ? TRV_STR(DEFAULT_LIMIT) : "%s::bigint",
-        joined ? "" : "ON true ORDER BY ", joined ? ") a" : outer);
-    return sql;
+    int joined = v % 2, fixed_limit = v / 2 % 2, sort = v / 4 % TRV_LIST_SORTS;
+    int bits = v / (4 * TRV_LIST_SORTS) % 16, kind = v / (4 * TRV_LIST_SORTS * 16);
+    char where[600];
+    snprintf(where, sizeof(where), "b.org_id = %%s AND b.user_id = %%s%s%s%s%s%s",
+             status_sql[kind], bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
+             bits & HAS_REF ? " AND b.supplier_reference = %s" : "",
+             bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
+             bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "");
+    return trv_list_sql(&shape, total_sql(kind, bits), where, sort, fixed_limit, joined);
 }
 
 static const trv_stmt *variant(int kind, int bits, int sort, int fixed_limit, int joined)
 {
-    int v = (((kind * 16 + bits) * 4 + sort) * 2 + fixed_limit) * 2 + joined;
-    const trv_stmt *st;
-    pthread_mutex_lock(&variants_lock);
-    st = variants[v];
-    if (!st) {
-        trv_stmt *made = malloc(sizeof(*made));
-        char *label = malloc(32), *sql = build_sql(kind, bits, sort, fixed_limit, joined);
-        if (made && label && sql) {
-            snprintf(label, 32, "trv_flight_list_%d", v);
-            made->label = label;
-            made->sql = sql;
-            variants[v] = st = made;
-        }
-        else {
-            free(made);
-            free(label);
-            free(sql);
-        }
-    }
-    pthread_mutex_unlock(&variants_lock);
-    return st;
+    return trv_list_stmt(&variants,
+                         (((kind * 16 + bits) * TRV_LIST_SORTS + sort) * 2 + fixed_limit) * 2
+                             + joined,
+                         build_sql);
 }
 
 /* The statement for f and its arguments in placeholder order: the
@@ -236,30 +160,18 @@ static const trv_stmt *statement(apr_pool_t *p, const trv_flight_filter *f, int 
 static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                 int joined, trv_rows **rows, long *total)
 {
-    const char *args[7 + 7 + 2], *v;
+    const char *args[7 + 7 + 2];
     const trv_stmt *st;
     int nargs;
-    apr_status_t rv;
 
     st = statement(p, f, joined, args, &nargs);
-    if (!st) {
-        c->error = "out of memory";
-        return APR_ENOMEM;
-    }
-    rv = trv_db_select(c, p, st, rows, nargs, args);
-    if (rv != APR_SUCCESS) {
-        return rv;
-    }
-    v = trv_rows_get(*rows, 0, "total");
-    *total = v ? atol(v) : 0;
-    return APR_SUCCESS;
+    return trv_list_select(c, p, st, nargs, args, rows, total);
 }
 
 apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
                                           const trv_flight_filter *f, const char **docs,
                                           long *n, long *total)
 {
-    const char *v;
     trv_rows *rows;
     apr_status_t rv;
 
@@ -268,12 +180,7 @@ apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    v = trv_rows_get(rows, 0, "n");
-    *n = v ? atol(v) : 0;
-    v = trv_rows_get(rows, 0, "misses");
-    if (v && atol(v) == 0) {
-        *docs = trv_rows_get(rows, 0, "docs");
-    }
+    trv_list_joined(rows, docs, n);
     return APR_SUCCESS;
 }
 

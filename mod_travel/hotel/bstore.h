@@ -34,6 +34,12 @@ typedef struct trv_hbooking_filter {
  * revision comes with only id, revision and list_doc; the others whole. */
 apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
                               apr_array_header_t **page, long *total);
+/* The usual page as one text: the stored list renderings of its bookings
+ * joined with ',' in page order (the JSON array's inside, as is), *n their
+ * count; *docs NULL when a booking of the page has no rendering for its
+ * revision (then trv_hbstore_list gives the page for rendering). */
+apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     const char **docs, long *n, long *total);
 
 apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
                              trv_hbooking **out);

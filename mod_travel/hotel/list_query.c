@@ -1,13 +1,17 @@
 /* GET /v1/hotel/bookings' query (bstore.h): one prepared statement per
- * combination of the filters present and the sort, made on first use and
- * kept for the process, so each plan has only the conditions that apply
- * and uses the index for them. The exact total comes from the per-day
- * counts (hotel_bookings_total, sql/100) or, for the usual list, from the
- * all-time counts; each listed booking from its stored rendering. */
+ * combination of the filters present, the sort and whether the page size
+ * is the default, made on first use and kept for the process, so each
+ * plan has only the conditions that apply and uses the index for them.
+ * The exact total comes from the per-day counts (hotel_bookings_total,
+ * sql/100) or, for the usual list, from the all-time counts; each listed
+ * booking from its stored rendering. The usual (warm) page comes joined by
+ * PostgreSQL as one text (trv_hbstore_list_joined); a page with a booking
+ * to render comes row by row. The statements' shape and cache are the
+ * flight list's too (core/list_page.h). */
 #include "bstore.h"
+#include "core/list_page.h"
 
 #include <apr_strings.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +20,13 @@ enum { ST_ANY, ST_PLAIN, ST_READY, ST_EXPIRED, ST_KINDS };
 #define HAS_SUPPLIER 1
 #define HAS_FROM 2
 #define HAS_TO 4
-#define VARIANTS (ST_KINDS * 8 * 4)
+#define VARIANTS (ST_KINDS * 8 * TRV_LIST_SORTS * 2 * 2)
 
-static const trv_stmt *variants[VARIANTS];
-static pthread_mutex_t variants_lock = PTHREAD_MUTEX_INITIALIZER;
+static const trv_stmt *made[VARIANTS];
+static trv_list_stmts variants = {"trv_hotel_list_", VARIANTS, made,
+                                  PTHREAD_MUTEX_INITIALIZER};
+static const trv_list_shape shape = {"hotel_bookings", "hotel_booking_docs",
+                                     "offer_expires_at"};
 
 static int status_kind(const char *status)
 {
@@ -30,24 +37,6 @@ static int status_kind(const char *status)
      * EXPIRED. */
     return strcmp(status, "READY_FOR_COMPLETE") == 0 ? ST_READY
          : strcmp(status, "EXPIRED") == 0 ? ST_EXPIRED : ST_PLAIN;
-}
-
-static const char *order_by(int sort)
-{
-    static const char *const by[4] = {
-        "b.created_at DESC, b.id DESC", "b.created_at ASC, b.id ASC",
-        "b.total_amount DESC NULLS LAST, b.created_at DESC, b.id DESC",
-        "b.total_amount ASC NULLS LAST, b.created_at ASC, b.id ASC"};
-    return by[sort];
-}
-
-static const char *order_outer(int sort)
-{
-    static const char *const by[4] = {
-        "p.created_at DESC, p.id DESC", "p.created_at ASC, p.id ASC",
-        "p.total_amount DESC NULLS LAST, p.created_at DESC, p.id DESC",
-        "p.total_amount ASC NULLS LAST, p.created_at ASC, p.id ASC"};
-    return by[sort];
 }
 
 static int plain_total(int kind, int bits)
@@ -71,7 +60,8 @@ static const char *total_sql(int kind, int bits)
     return "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)";
 }
 
-static char *build_sql(int kind, int bits, int sort)
+/* Variant v = (((kind * 8 + bits) * 4 + sort) * 2 + default limit) * 2 + joined. */
+static char *build_sql(int v)
 {
     static const char *const status_sql[ST_KINDS] = {
         "", " AND b.status = %s",
@@ -79,73 +69,30 @@ static char *build_sql(int kind, int bits, int sort)
         "AND b.offer_expires_at > trv_now()",
         " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
         "AND b.offer_expires_at <= trv_now()))"};
-    size_t n = 4096;
-    char *sql = malloc(n);
-    if (!sql) {
-        return NULL;
-    }
-    snprintf(sql, n,
-        "WITH t AS MATERIALIZED (SELECT %s AS total) "
-        "SELECT t.total, p.id, p.revision, p.list_doc FROM t LEFT JOIN LATERAL ("
-        "SELECT b.id, b.revision, b.created_at, b.total_amount, "
-        "CASE WHEN d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' "
-        "AND b.offer_expires_at <= trv_now()) THEN d.list_doc END AS list_doc "
-        "FROM (SELECT b.id FROM hotel_bookings b WHERE b.org_id = %%s"
-        "%s%s%s%s ORDER BY %s LIMIT %%s::bigint OFFSET %%s::bigint) k "
-        "JOIN hotel_bookings b ON b.id = k.id "
-        "LEFT JOIN hotel_booking_docs d ON d.booking_id = b.id) p ON true ORDER BY %s",
-        total_sql(kind, bits), status_sql[kind],
-        bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
-        bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
-        bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "", order_by(sort),
-        order_outer(sort));
-    return sql;
+    int joined = v % 2, fixed_limit = v / 2 % 2, sort = v / 4 % TRV_LIST_SORTS;
+    int bits = v / (4 * TRV_LIST_SORTS) % 8, kind = v / (4 * TRV_LIST_SORTS * 8);
+    char where[400];
+    snprintf(where, sizeof(where), "b.org_id = %%s%s%s%s%s", status_sql[kind],
+             bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
+             bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
+             bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "");
+    return trv_list_sql(&shape, total_sql(kind, bits), where, sort, fixed_limit, joined);
 }
 
-static const trv_stmt *variant(int kind, int bits, int sort)
+/* f's statement (joined or row by row) run, its total read: the arguments
+ * in placeholder order, the total's, then the page's. */
+static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                int joined, trv_rows **rows, long *total)
 {
-    int v = (kind * 8 + bits) * 4 + sort;
+    int kind = status_kind(f->status), bits = 0, sort, nargs = 0;
+    int fixed_limit = f->limit == TRV_LIST_DEFAULT_LIMIT;
+    const char *args[16];
     const trv_stmt *st;
-    pthread_mutex_lock(&variants_lock);
-    st = variants[v];
-    if (!st) {
-        trv_stmt *made = malloc(sizeof(*made));
-        char *label = malloc(32), *sql = build_sql(kind, bits, sort);
-        if (made && label && sql) {
-            snprintf(label, 32, "trv_hotel_list_%d", v);
-            made->label = label;
-            made->sql = sql;
-            variants[v] = st = made;
-        }
-        else {
-            free(made);
-            free(label);
-            free(sql);
-        }
-    }
-    pthread_mutex_unlock(&variants_lock);
-    return st;
-}
-
-apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                              apr_array_header_t **page, long *total)
-{
-    int kind = status_kind(f->status), bits = 0, sort, nargs = 0, i, misses = 0;
-    const char *args[16], *v, *ids = "{";
-    const trv_stmt *st;
-    trv_rows *rows;
-    apr_hash_t *whole;
-    apr_array_header_t *found;
-    apr_status_t rv;
 
     bits |= f->supplier ? HAS_SUPPLIER : 0;
     bits |= f->created_from ? HAS_FROM : 0;
     bits |= f->created_to ? HAS_TO : 0;
     sort = (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0);
-    if (!(st = variant(kind, bits, sort))) {
-        c->error = "out of memory";
-        return APR_ENOMEM;
-    }
     args[nargs++] = f->org_id;
     if (!plain_total(kind, bits)) {
         args[nargs++] = f->status;
@@ -174,13 +121,44 @@ apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filt
     if (f->created_to) {
         args[nargs++] = f->created_to;
     }
-    args[nargs++] = apr_ltoa(p, f->limit);
+    if (!fixed_limit) {
+        args[nargs++] = apr_ltoa(p, f->limit);
+    }
     args[nargs++] = apr_ltoa(p, f->offset);
-    if ((rv = trv_db_select(c, p, st, &rows, nargs, args)) != APR_SUCCESS) {
+    st = trv_list_stmt(&variants,
+                       (((kind * 8 + bits) * TRV_LIST_SORTS + sort) * 2 + fixed_limit) * 2
+                           + joined,
+                       build_sql);
+    return trv_list_select(c, p, st, nargs, args, rows, total);
+}
+
+apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     const char **docs, long *n, long *total)
+{
+    trv_rows *rows;
+    apr_status_t rv;
+
+    *docs = NULL;
+    if ((rv = select_page(c, p, f, 1, &rows, total)) != APR_SUCCESS) {
         return rv;
     }
-    v = rows->n ? trv_rows_get(rows, 0, "total") : NULL;
-    *total = v ? atol(v) : 0;
+    trv_list_joined(rows, docs, n);
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                              apr_array_header_t **page, long *total)
+{
+    int i, misses = 0;
+    const char *ids = "{";
+    trv_rows *rows;
+    apr_hash_t *whole;
+    apr_array_header_t *found;
+    apr_status_t rv;
+
+    if ((rv = select_page(c, p, f, 0, &rows, total)) != APR_SUCCESS) {
+        return rv;
+    }
     *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_hbooking *));
     for (i = 0; i < rows->n; i++) {
         trv_hbooking *b;

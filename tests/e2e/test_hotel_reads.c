@@ -4,7 +4,9 @@
  * only (another organization's booking is a 404 and never listed). Reads
  * write nothing (the rows and their stored renderings keep their xmin);
  * time shows at once (a booking past its offer's expiry reads and lists as
- * EXPIRED). */
+ * EXPIRED). A page whose bookings all have their list rendering stored is
+ * answered from them joined by PostgreSQL; one with a booking to render
+ * (its rendering deleted here) answers the same bytes. */
 #include "hotel_e2e.h"
 
 static char *key;
@@ -156,6 +158,63 @@ static void get_reads_and_writes_nothing(void **state)
     free(other);
 }
 
+static char *stored_list_doc(const char *id)
+{
+    const char *p[1] = {id};
+    return e2e_sql_text("SELECT list_doc FROM hotel_booking_docs WHERE booking_id = $1", 1, p);
+}
+
+/* The list answers the same bytes whether its page comes joined from the
+ * stored renderings (warm) or a booking of it has none and is rendered
+ * for the answer (cold), for the default page size (written into the
+ * statement) and for others (a parameter); the cold reads write nothing. */
+static void cold_page_is_the_warm_page(void **state)
+{
+    static const char *const queries[] = {"", "?limit=100", "?limit=2&offset=1",
+                                          "?sort_by=total_amount&sort_order=asc",
+                                          "?supplier=SUPPLIER_A"};
+    enum { NQ = sizeof(queries) / sizeof(queries[0]) };
+    const char *id = fe_s(ready_a, "id");
+    const char *p[1] = {id};
+    char *warm[NQ], *list_doc, *before, *after;
+    e2e_resp *r;
+    size_t i;
+    int round;
+    (void)state;
+    list_doc = stored_list_doc(id);
+    assert_non_null(list_doc);
+    for (i = 0; i < NQ; i++) {
+        r = list(queries[i]);
+        fe_expect(r, 200, "a warm page");
+        warm[i] = strdup(r->body);
+        e2e_free(r);
+    }
+    /* Every query's page holds the booking: its stored text is in it. */
+    for (i = 0; i < NQ; i++) {
+        assert_non_null(strstr(warm[i], list_doc));
+    }
+    e2e_sql_exec("DELETE FROM hotel_booking_docs WHERE booking_id = $1", 1, p);
+    before = xmins(id);
+    for (round = 0; round < 2; round++) {
+        for (i = 0; i < NQ; i++) {
+            r = list(queries[i]);
+            fe_expect(r, 200, "a cold page");
+            assert_string_equal(r->body, warm[i]);
+            e2e_free(r);
+        }
+    }
+    after = xmins(id);
+    assert_string_equal(before, after);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_booking_docs "
+                                  "WHERE booking_id = $1", 1, p), 0);
+    for (i = 0; i < NQ; i++) {
+        free(warm[i]);
+    }
+    free(list_doc);
+    free(before);
+    free(after);
+}
+
 static void expiry_shows_at_once(void **state)
 {
     const char *id = fe_s(ready_b, "id");
@@ -193,6 +252,7 @@ int main(void)
         cmocka_unit_test(lists_the_organizations_bookings),
         cmocka_unit_test(bad_queries_are_422),
         cmocka_unit_test(get_reads_and_writes_nothing),
+        cmocka_unit_test(cold_page_is_the_warm_page),
         cmocka_unit_test(expiry_shows_at_once),
     };
     if (setup(NULL) != 0) {
