@@ -10,7 +10,7 @@
 #include "core/jobs.h"
 
 /* At most this many attempts per batch. */
-#define TRV_WEBHOOK_BATCH 8
+#define TRV_WEBHOOK_BATCH 16
 
 /* What an item of a batch becomes. */
 typedef enum {
