@@ -8,18 +8,17 @@
 /* The claim. h0 keeps the worker's own job (its lease pushed past the
  * receiver's timeout, as trv_job_hold does); x takes more due sends, oldest
  * first, exactly as the queue's claim picks one (FOR UPDATE SKIP LOCKED:
- * no two senders take one job); h claims them like the queue's claim
- * (attempts + 1, locked_by, the lease); d takes each job's delivery only
- * while it is still on that send and that attempt is the next one. The body
- * is built by PostgreSQL so the event's numbers go out exactly as stored. */
+ * no two senders take one job; trv_webhook_due_sends, sql/142); h claims
+ * them like the queue's claim (attempts + 1, locked_by, the lease); d
+ * takes each job's delivery only while it is still on that send and that
+ * attempt is the next one. The body is built by PostgreSQL so the event's
+ * numbers go out exactly as stored. */
 static const trv_stmt claim_stmt = {"trv_dlv_batch_claim",
     "WITH h0 AS (UPDATE jobs SET available_at = clock_timestamp() + %s::bigint * "
     "interval '1 microsecond' WHERE id = %s::bigint AND locked_by = %s "
     "AND attempts = %s::int RETURNING id, attempts, payload), "
-    "x AS (SELECT j.id, j.available_at FROM jobs j WHERE j.status IN ('queued', 'running') "
-    "AND j.available_at <= now() AND j.attempts < j.max_attempts AND j.kind = %s "
-    "AND j.id <> %s::bigint AND EXISTS (SELECT 1 FROM h0) "
-    "ORDER BY j.available_at LIMIT %s::int FOR UPDATE SKIP LOCKED), "
+    "x AS (SELECT t.job_id AS id, t.due AS available_at "
+    "FROM trv_webhook_due_sends(%s::int, %s::bigint) t WHERE EXISTS (SELECT 1 FROM h0)), "
     "h AS (UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, locked_by = %s, "
     "available_at = clock_timestamp() + %s::bigint * interval '1 microsecond', "
     "updated_at = clock_timestamp() FROM x WHERE j.id = x.id "
@@ -98,8 +97,8 @@ int trv_wh_batch_claim(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     if (trv_db_select(c, p, &claim_stmt, &rows,
                       TRV_DB_ARGS(h, job->id, job->worker, apr_itoa(p, job->attempt),
-                                  TRV_WEBHOOK_SEND_JOB, job->id,
-                                  apr_itoa(p, TRV_WEBHOOK_BATCH - 1), job->worker, h))
+                                  apr_itoa(p, TRV_WEBHOOK_BATCH - 1), job->id, job->worker,
+                                  h))
         != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error ? c->error : "failed");
         trv_db_close(env->db, c);
