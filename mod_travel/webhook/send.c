@@ -1,4 +1,5 @@
 #include "send.h"
+#include "send_batch.h"
 #include "schedule.h"
 #include "secret.h"
 #include "signature.h"
@@ -6,52 +7,8 @@
 #include "core/json.h"
 
 #include <apr_strings.h>
+#include <apr_thread_proc.h>
 #include <string.h>
-
-/* Takes the attempt: only while the job is still this sender's (its lease
- * pushed past the receiver's timeout, as trv_job_hold does, in the same
- * statement: one round trip), the delivery is still on this send and this
- * attempt is the next one. Returns what the request needs; the body is
- * built by PostgreSQL so the event's numbers go out exactly as stored. */
-static const trv_stmt claim_stmt = {"trv_dlv_send_claim",
-    "WITH h AS (UPDATE jobs SET available_at = clock_timestamp() + %s::bigint * "
-    "interval '1 microsecond' WHERE id = %s::bigint AND locked_by = %s "
-    "AND attempts = %s::int RETURNING id), "
-    "d AS (UPDATE webhook_deliveries SET status = 'PUBLISHED', "
-    "published_at = coalesce(published_at, trv_now()), updated_at = trv_now() "
-    "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
-    "AND status IN ('PENDING', 'PUBLISHED') AND EXISTS (SELECT 1 FROM h) "
-    "RETURNING subscription_id, url, array_to_json(secrets_enc)::text AS secrets, event_id) "
-    "SELECT d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
-    "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
-    "'data', e.data)::text AS body FROM d JOIN events e ON e.id = d.event_id"};
-
-/* Records an attempt and its consequence in one statement (atomic, one
- * round trip): the outcome (DELIVERED, FAILED when retries are exhausted,
- * or PUBLISHED: retrying), the attempt row, for PUBLISHED the next
- * attempt's send job, due in %s microseconds, and the end of this send job
- * (what the queue's "done" would do, one round trip later). Nothing is
- * written when the attempt was recorded already or the send replaced: the
- * count says 0. */
-static const trv_stmt record_stmt = {"trv_dlv_send_record",
-    "WITH o AS (UPDATE webhook_deliveries SET attempt_count = %s::int, status = %s, "
-    "delivered_at = CASE WHEN %s = 'DELIVERED' THEN trv_now() END, "
-    "failed_at = CASE WHEN %s = 'FAILED' THEN trv_now() END, "
-    "failure_reason = CASE WHEN %s = 'FAILED' THEN 'retries_exhausted' END, "
-    "updated_at = trv_now() "
-    "WHERE id = %s AND replay_count = %s::int AND attempt_count = %s::int - 1 "
-    "AND status = 'PUBLISHED' RETURNING id, status, replay_count, attempt_count), "
-    "a AS (INSERT INTO webhook_attempts (delivery_id, replay, attempt_number, "
-    "response_status, response_body, error, duration_ms, sender) "
-    "SELECT o.id, o.replay_count, o.attempt_count, %s::int, %s, %s, %s::int, %s FROM o), "
-    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) "
-    "SELECT %s, jsonb_build_object('delivery_id', o.id, 'replay', o.replay_count, "
-    "'attempt', o.attempt_count + 1), "
-    "clock_timestamp() + %s::bigint * interval '1 microsecond', %s::int "
-    "FROM o WHERE o.status = 'PUBLISHED'), "
-    "g AS (DELETE FROM jobs WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int "
-    "AND EXISTS (SELECT 1 FROM o)) "
-    "SELECT count(*) AS n FROM o"};
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
 
@@ -107,180 +64,84 @@ const char *trv_webhook_clean_text(apr_pool_t *p, const char *buf, apr_size_t le
     return out;
 }
 
-typedef struct claimed {
-    const char *subscription_id;
-    const char *url;
-    const char *event_id;
-    const char *body;
-    const char *family;
-    apr_array_header_t *secrets; /* const char *, opened */
-} claimed;
 
-/* 1: claimed; 0: nothing to do (stale job); -1: the database failed. */
-static int claim(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dlv,
-                 int replay, int attempt, claimed *out, const char **err)
+/* How long a batch's jobs are held: the receivers' timeout (the batch's
+ * requests run at once) and time to record. A sender that dies holding a
+ * batch leaves every job of it due again when the hold runs out, and each
+ * attempt is made again. */
+#define TRV_WEBHOOK_BATCH_HOLD (TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5))
+
+/* Opens the item's sealed secrets. NULL, or why not. */
+static const char *open_secrets(trv_env *env, apr_pool_t *p, const trv_wh_item *it,
+                                apr_array_header_t **out)
 {
-    trv_dbc *c;
-    trv_rows *rows;
-    json_t *sealed;
+    json_t *sealed = trv_json_parse(p, it->secrets ? it->secrets : "[]",
+                                    strlen(it->secrets ? it->secrets : "[]"), NULL);
     size_t i;
-    apr_interval_time_t hold;
-
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        *err = "database unavailable";
-        return -1;
-    }
-    /* The receiver has TRV_WEBHOOK_TIMEOUT: keep the job ours past it, so
-     * no other sender makes the same attempt while this one is waiting. No
-     * row when another sender has this attempt now. */
-    hold = TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5);
-    if (trv_db_select(c, p, &claim_stmt, &rows,
-                      TRV_DB_ARGS(apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)hold),
-                                  job->id, job->worker, apr_itoa(p, job->attempt), dlv,
-                                  apr_itoa(p, replay), apr_itoa(p, attempt)))
-        != APR_SUCCESS) {
-        *err = apr_pstrdup(p, c->error);
-        trv_db_close(env->db, c);
-        return -1;
-    }
-    trv_db_close(env->db, c);
-    if (rows->n == 0) {
-        return 0;
-    }
-    out->subscription_id = trv_rows_get(rows, 0, "subscription_id");
-    out->url = trv_rows_get(rows, 0, "url");
-    out->event_id = trv_rows_get(rows, 0, "event_id");
-    out->body = trv_rows_get(rows, 0, "body");
-    out->family = trv_rows_get(rows, 0, "family");
-    sealed = trv_json_parse(p, trv_rows_get(rows, 0, "secrets"),
-                            strlen(trv_rows_get(rows, 0, "secrets")), NULL);
-    out->secrets = apr_array_make(p, 2, sizeof(const char *));
+    *out = apr_array_make(p, 2, sizeof(const char *));
     for (i = 0; i < json_array_size(sealed); i++) {
         const char *plain;
         if (!env->cfg->have_secret_key
-            || trv_secret_open(p, env->cfg->secret_key, out->subscription_id,
+            || trv_secret_open(p, env->cfg->secret_key, it->subscription_id,
                                json_string_value(json_array_get(sealed, i)), &plain)
                    != APR_SUCCESS) {
-            *err = "a signing secret cannot be opened (is TravelSecretKeyFile the key "
+            return "a signing secret cannot be opened (is TravelSecretKeyFile the key "
                    "it was stored with?)";
-            return -2;
         }
-        APR_ARRAY_PUSH(out->secrets, const char *) = plain;
+        APR_ARRAY_PUSH(*out, const char *) = plain;
     }
-    return 1;
+    return NULL;
 }
 
-typedef struct outcome {
-    const char *status;        /* DELIVERED, FAILED or PUBLISHED */
-    apr_interval_time_t next;  /* PUBLISHED: when the next attempt goes */
-} outcome;
-
-/* Records the attempt and its consequence in one transaction. 1: done;
- * 0: the attempt was already recorded or the send replaced (nothing
- * written); -1: the database failed. */
-static int record(trv_env *env, apr_pool_t *p, const trv_job *job, const char *dlv,
-                  int replay, int attempt, const trv_http_resp *resp, const outcome *o,
-                  const char **err)
+/* Signs and sends one claimed attempt with its own event id, timestamp
+ * and signature, and decides its outcome. 0: sent (it->action SENT);
+ * 1: the process is stopping, nothing was decided. */
+static int send_one(trv_env *env, apr_pool_t *p, trv_wh_item *it,
+                    const apr_array_header_t *secrets)
 {
-    trv_dbc *c;
-    trv_rows *rows;
-    const char *att = apr_itoa(p, attempt), *rep = apr_itoa(p, replay);
-
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        *err = "database unavailable";
-        return -1;
-    }
-    if (trv_db_select(c, p, &record_stmt, &rows,
-                      TRV_DB_ARGS(att, o->status, o->status, o->status, o->status, dlv, rep,
-                                  att, apr_itoa(p, resp->status),
-                                  trv_webhook_clean_text(p, resp->body, resp->body_len),
-                                  resp->status ? NULL : (resp->error ? resp->error
-                                                                     : "no response"),
-                                  apr_itoa(p, (int)(resp->elapsed / 1000)), job->worker,
-                                  TRV_WEBHOOK_SEND_JOB,
-                                  apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)o->next),
-                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), job->id,
-                                  job->worker, apr_itoa(p, job->attempt))) != APR_SUCCESS) {
-        *err = apr_pstrdup(p, c->error ? c->error : "failed");
-        trv_db_close(env->db, c);
-        return -1;
-    }
-    trv_db_close(env->db, c);
-    return trv_rows_int(rows, 0, "n", 0) > 0 ? 1 : 0;
-}
-
-void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                          trv_job_result *res)
-{
-    const char *dlv = trv_json_str(job->payload, "delivery_id");
-    int replay = (int)json_integer_value(json_object_get(job->payload, "replay"));
-    int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
-    const char *err = NULL, *sig, *url_host;
+    const char *sig, *url_host;
     trv_webhook_connect_rule rule;
     trv_http_req req;
     trv_http_resp resp;
-    claimed cl;
-    outcome o;
-    int rc, port, https = 0, tries;
-    apr_time_t now;
+    int port, https = 0;
+    apr_time_t now = apr_time_now();
 
-    if (!dlv || attempt < 1) {
-        res->outcome = TRV_JOB_DEAD;
-        res->error = "payload needs delivery_id, replay and attempt";
-        return;
-    }
-    memset(&cl, 0, sizeof(cl));
-    rc = claim(env, p, job, dlv, replay, attempt, &cl, &err);
-    if (rc == 0) {
-        return; /* DONE: recorded already, replayed, or no longer sendable */
-    }
-    if (rc < 0) {
-        if (rc == -2) {
-            trv_log_msg(&env->log, TRV_LOG_ERR, NULL,
-                        TRVLOGNO(640) "delivery %s: %s", dlv, err);
-        }
-        res->outcome = TRV_JOB_RETRY;
-        res->error = err;
-        return;
-    }
-
-    now = apr_time_now();
     memset(&req, 0, sizeof(req));
     memset(&rule, 0, sizeof(rule));
+    memset(&resp, 0, sizeof(resp));
     rule.allow = env->cfg->webhook_allow;
     /* The URL was checked when saved; its shape is checked again here and
      * every address it resolves to now at connect time. */
-    if (trv_webhook_url_shape(p, cl.url, &url_host, &port, &https) != NULL) {
-        memset(&resp, 0, sizeof(resp));
+    if (trv_webhook_url_shape(p, it->url, &url_host, &port, &https) != NULL) {
         resp.error = "the URL is not a valid webhook target";
     }
     else {
         rule.https = https;
         req.method = "POST";
-        req.url = cl.url;
+        req.url = it->url;
         req.headers = apr_table_make(p, 6);
         apr_table_setn(req.headers, "Content-Type", "application/json");
-        if (strcmp(cl.family, TRV_WEBHOOK_SERVICE_FAMILY) == 0) {
+        if (strcmp(it->family, TRV_WEBHOOK_SERVICE_FAMILY) == 0) {
             /* Watcher events: the service document's own scheme, one
              * secret (re-registering rotates at once, no overlap). */
-            sig = cl.secrets->nelts
-                ? trv_webhook_sign_service(p, APR_ARRAY_IDX(cl.secrets, 0, const char *),
-                                           (long long)apr_time_sec(now), cl.body,
-                                           strlen(cl.body))
+            sig = secrets->nelts
+                ? trv_webhook_sign_service(p, APR_ARRAY_IDX(secrets, 0, const char *),
+                                           (long long)apr_time_sec(now), it->body,
+                                           strlen(it->body))
                 : NULL;
             apr_table_setn(req.headers, "service-signature", sig ? sig : "");
         }
         else {
-            sig = trv_webhook_signature(p, cl.secrets, cl.event_id,
-                                        (long long)apr_time_sec(now), cl.body,
-                                        strlen(cl.body));
-            apr_table_setn(req.headers, "webhook-id", cl.event_id);
+            sig = trv_webhook_signature(p, secrets, it->event_id,
+                                        (long long)apr_time_sec(now), it->body,
+                                        strlen(it->body));
+            apr_table_setn(req.headers, "webhook-id", it->event_id);
             apr_table_setn(req.headers, "webhook-timestamp",
                            apr_psprintf(p, "%" APR_TIME_T_FMT, apr_time_sec(now)));
             apr_table_setn(req.headers, "webhook-signature", sig ? sig : "");
         }
-        req.body = cl.body;
-        req.body_len = strlen(cl.body);
+        req.body = it->body;
+        req.body_len = strlen(it->body);
         req.timeout = TRV_WEBHOOK_TIMEOUT;
         req.connect_timeout = apr_time_from_sec(5);
         req.max_response = TRV_WEBHOOK_KEEP_BODY;
@@ -294,50 +155,194 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         trv_http_perform(env->webhook_http ? env->webhook_http : env->http, p, &req,
                          &resp);
         if (resp.aborted) {
-            /* Stopping: the attempt is made again by whoever claims it next. */
-            res->outcome = TRV_JOB_RELEASE;
-            return;
+            return 1; /* stopping: the attempt is made again by whoever claims it */
         }
     }
 
-    memset(&o, 0, sizeof(o));
+    it->action = TRV_WH_SENT;
+    it->response_status = resp.status;
+    it->response_body = trv_webhook_clean_text(p, resp.body, resp.body_len);
+    it->error = resp.status ? NULL : (resp.error ? resp.error : "no response");
+    it->duration_ms = (int)(resp.elapsed / 1000);
     if (trv_webhook_accepted(resp.status)) {
-        o.status = "DELIVERED";
+        it->status = "DELIVERED";
     }
-    else if (trv_webhook_next_delay(env->cfg->retry_schedule, attempt, resp.status,
-                                    apr_table_get(resp.headers ? resp.headers
-                                                               : apr_table_make(p, 1),
-                                                  "Retry-After"),
-                                    apr_time_now(), &o.next)) {
-        o.status = "PUBLISHED";
+    else if (trv_webhook_next_delay(env->cfg->retry_schedule, it->attempt, resp.status,
+                                    resp.headers ? apr_table_get(resp.headers, "Retry-After")
+                                                 : NULL,
+                                    apr_time_now(), &it->next)) {
+        it->status = "PUBLISHED";
     }
     else {
-        o.status = "FAILED";
+        it->status = "FAILED";
     }
-    /* PostgreSQL may be restarting: keep the result a little while rather
-     * than send the same attempt again. */
-    for (tries = 0; tries < 20; tries++) {
-        rc = record(env, p, job, dlv, replay, attempt, &resp, &o, &err);
-        if (rc >= 0 || TRV_STOPPING(env)) {
-            break;
+    return 0;
+}
+
+typedef struct send_task {
+    trv_env *env;
+    apr_pool_t *p;                 /* its own: pools are not shared by threads */
+    trv_wh_item *it;
+    apr_array_header_t *secrets;
+    int stopped;
+} send_task;
+
+static void *APR_THREAD_FUNC send_thread(apr_thread_t *t, void *data)
+{
+    send_task *task = data;
+    task->stopped = send_one(task->env, task->p, task->it, task->secrets);
+    apr_thread_exit(t, APR_SUCCESS);
+    return NULL;
+}
+
+/* Sends the batch's attempts at once, each on its own thread (this one
+ * makes the first): a slow receiver holds up no other receiver's request,
+ * and the batch takes as long as its slowest request, at most the
+ * timeout. Returns 1 when the process is stopping (unsent attempts are
+ * left RELEASE). */
+static int send_all(trv_env *env, apr_pool_t *p, send_task *tasks, int n)
+{
+    apr_thread_t **thr = apr_pcalloc(p, sizeof(*thr) * (apr_size_t)n);
+    apr_status_t trv;
+    int i, stopped = 0;
+
+    for (i = 1; i < n; i++) {
+        /* The thread's pool is made under the task's own, which no other
+         * thread touches until the join. */
+        if (apr_thread_create(&thr[i], NULL, send_thread, &tasks[i], tasks[i].p)
+            != APR_SUCCESS) {
+            thr[i] = NULL; /* no thread: sent on this one below */
         }
-        apr_sleep(apr_time_from_msec(250 * (tries < 8 ? tries + 1 : 8)));
     }
-    if (rc < 0) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
-                    "(the attempt will be made again): %s", dlv, attempt, err);
+    tasks[0].stopped = send_one(env, tasks[0].p, tasks[0].it, tasks[0].secrets);
+    for (i = 1; i < n; i++) {
+        if (thr[i]) {
+            apr_thread_join(&trv, thr[i]);
+        }
+        else {
+            tasks[i].stopped = send_one(env, tasks[i].p, tasks[i].it, tasks[i].secrets);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (tasks[i].stopped) {
+            tasks[i].it->action = TRV_WH_RELEASE;
+            stopped = 1;
+        }
+    }
+    return stopped;
+}
+
+void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                          trv_job_result *res)
+{
+    const char *dlv = trv_json_str(job->payload, "delivery_id");
+    int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
+    const char *err = NULL;
+    apr_array_header_t *items, *rec;
+    send_task *tasks;
+    int n, i, tries, ntasks = 0, secret_logged = 0;
+    apr_status_t rv = APR_EGENERAL;
+    trv_wh_item *first;
+
+    if (!dlv || attempt < 1) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "payload needs delivery_id, replay and attempt";
+        return;
+    }
+    /* The receiver has TRV_WEBHOOK_TIMEOUT: the jobs stay ours past it, so
+     * no other sender makes the same attempt while this one is waiting. */
+    n = trv_wh_batch_claim(env, p, job, TRV_WEBHOOK_BATCH_HOLD, &items, &err);
+    if (n < 0) {
         res->outcome = TRV_JOB_RETRY;
         res->error = err;
         return;
     }
-    if (rc > 0) {
+    if (n == 0) {
+        return; /* DONE: the job is no longer this worker's */
+    }
+
+    tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
+    for (i = 0; i < items->nelts; i++) {
+        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
+        apr_array_header_t *secrets;
+        const char *why;
+        if (!it->dlv || it->attempt < 1) {
+            it->action = TRV_WH_RELEASE; /* the queue's own claim marks it dead */
+            continue;
+        }
+        if (!it->claimed) {
+            continue; /* DONE: recorded already, replayed, or no longer sendable */
+        }
+        if ((why = open_secrets(env, p, it, &secrets)) != NULL) {
+            if (!secret_logged++) {
+                trv_log_msg(&env->log, TRV_LOG_ERR, NULL,
+                            TRVLOGNO(640) "delivery %s: %s", it->dlv, why);
+            }
+            it->action = TRV_WH_RETRY;
+            it->error = why;
+            it->next = trv_job_backoff(it->job_attempt);
+            continue;
+        }
+        tasks[ntasks].env = env;
+        tasks[ntasks].it = it;
+        tasks[ntasks].secrets = secrets;
+        apr_pool_create(&tasks[ntasks].p, p);
+        ntasks++;
+    }
+    if (ntasks > 0 && TRV_STOPPING(env)) {
+        for (i = 0; i < ntasks; i++) {
+            tasks[i].it->action = TRV_WH_RELEASE;
+        }
+    }
+    else if (ntasks > 0) {
+        send_all(env, p, tasks, ntasks);
+    }
+
+    /* The worker's own job goes through the queue's retry and release (its
+     * "failed for good" line included); the others are recorded here. */
+    first = &APR_ARRAY_IDX(items, 0, trv_wh_item);
+    rec = items;
+    if (first->action == TRV_WH_RETRY || first->action == TRV_WH_RELEASE) {
+        res->outcome = first->action == TRV_WH_RETRY ? TRV_JOB_RETRY : TRV_JOB_RELEASE;
+        res->error = first->error;
+        rec = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
+        for (i = 1; i < items->nelts; i++) {
+            *(trv_wh_item *)apr_array_push(rec) = APR_ARRAY_IDX(items, i, trv_wh_item);
+        }
+        if (rec->nelts == 0) {
+            return;
+        }
+    }
+    /* PostgreSQL may be restarting: keep the results a little while rather
+     * than send the same attempts again. */
+    for (tries = 0; tries < 20; tries++) {
+        rv = trv_wh_batch_record(env, p, job->worker, rec, &err);
+        if (rv == APR_SUCCESS || TRV_STOPPING(env)) {
+            break;
+        }
+        apr_sleep(apr_time_from_msec(250 * (tries < 8 ? tries + 1 : 8)));
+    }
+    if (rv != APR_SUCCESS) {
+        /* The other jobs of the batch become due when their hold runs out. */
+        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
+                    TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
+                    "(the attempt will be made again): %s", dlv, attempt, err);
+        if (rec == items) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = err;
+        }
+        return;
+    }
+    if (rec == items) {
         res->outcome = TRV_JOB_GONE; /* removed by the record statement */
     }
-    if (rc > 0 && strcmp(o.status, "FAILED") == 0) {
-        trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
-                    TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
-                    dlv, attempt, resp.status, resp.error ? ", " : "",
-                    resp.error ? resp.error : "");
+    for (i = 0; i < rec->nelts; i++) {
+        const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
+        if (it->recorded && strcmp(it->status, "FAILED") == 0) {
+            trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
+                        TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
+                        it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
+                        it->error ? it->error : "");
+        }
     }
 }

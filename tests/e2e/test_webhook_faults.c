@@ -190,24 +190,28 @@ static void two_instances_deliver_each_event_once(void **state)
 static void a_child_killed_mid_send_loses_nothing(void **state)
 {
     run r;
-    char *worker = NULL, *dlv = NULL;
+    char *worker = NULL, *dlv = NULL, *held = NULL;
     const char *p[2];
     long pid, t0;
     (void)state;
     run_start(&r, 40);
     emit_all(&r);
     wait_delivered(&r, 150, 60000);
-    /* A sender that is in the middle of a request right now. */
+    /* A sender that is in the middle of a batch of requests right now (it
+     * holds two jobs or more: a batch's claim is one statement). */
     p[0] = r.sub_id;
     t0 = e2e_now_ms();
     while (!worker && e2e_now_ms() - t0 < 20000) {
         PGresult *res = PQexecParams(e2e_db(),
-            "SELECT j.locked_by, d.id FROM jobs j JOIN webhook_deliveries d ON d.id = "
-            "j.payload->>'delivery_id' WHERE d.subscription_id = $1 AND j.status = 'running' "
-            "AND j.kind = 'webhook.send' LIMIT 1", 1, NULL, p, NULL, NULL, 0);
+            "SELECT j.locked_by, min(d.id), array_agg(d.id)::text FROM jobs j "
+            "JOIN webhook_deliveries d ON d.id = j.payload->>'delivery_id' "
+            "WHERE d.subscription_id = $1 AND j.status = 'running' "
+            "AND j.kind = 'webhook.send' GROUP BY j.locked_by HAVING count(*) >= 2 LIMIT 1",
+            1, NULL, p, NULL, NULL, 0);
         if (PQntuples(res) == 1) {
             worker = strdup(PQgetvalue(res, 0, 0));
             dlv = strdup(PQgetvalue(res, 0, 1));
+            held = strdup(PQgetvalue(res, 0, 2));
         }
         PQclear(res);
     }
@@ -216,9 +220,9 @@ static void a_child_killed_mid_send_loses_nothing(void **state)
     assert_true(pid > 1);
     e2e_expect_log("AH00052: .*exit signal Killed");
     assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
-    print_message("      killed sender %s (delivery %s) after %ld deliveries\n", worker, dlv,
+    print_message("      killed sender %s (deliveries %s) after %ld deliveries\n", worker, held,
                   delivered(&r));
-    /* Its job is claimed again when the lease it held runs out (15 s). */
+    /* Its jobs are claimed again when the hold runs out (15 s). */
     wait_delivered(&r, EVENTS, 180000);
     e2e_sleep_ms(500);
     check_consistent(&r, 0);
@@ -226,8 +230,16 @@ static void a_child_killed_mid_send_loses_nothing(void **state)
     assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
                                   "subscription_id = $1 AND id = $2 AND status = 'DELIVERED'",
                                   2, p), 1);
+    /* Every delivery of the batch it held, not only one. */
+    p[1] = held;
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
+                                  "subscription_id = $1 AND id = ANY ($2::text[]) "
+                                  "AND status = 'DELIVERED'", 2, p),
+                     e2e_sql_long("SELECT cardinality($1::text[])", 1, p + 1));
+    assert_true(e2e_sql_long("SELECT cardinality($1::text[])", 1, p + 1) >= 2);
     free(worker);
     free(dlv);
+    free(held);
     run_end(&r);
 }
 
