@@ -357,6 +357,29 @@ void e2e_sleep_ms(long ms)
     usleep((useconds_t)ms * 1000);
 }
 
+int e2e_until_steady(long (*status)(void *), void *baton, long want, long limit_ms)
+{
+    long start = e2e_now_ms(), since = -1;
+    for (;;) {
+        long now;
+        int same = status(baton) == want;
+        now = e2e_now_ms();
+        if (!same) {
+            since = -1;
+        }
+        else if (since < 0) {
+            since = now;
+        }
+        else if (now - since >= 1000) {
+            return 1;
+        }
+        if (since < 0 && now - start > limit_ms) {
+            return 0;
+        }
+        e2e_sleep_ms(20);
+    }
+}
+
 int e2e_run(const char *name, const struct CMUnitTest *tests, size_t n)
 {
     int rc;

@@ -83,6 +83,16 @@ void e2e_stop_pid(long pid);
 long e2e_now_ms(void);
 void e2e_sleep_ms(long ms);
 
+/* Waits until a change that each httpd child learns from its own database
+ * notification (key revocations, expiries moved) has reached every child
+ * that answers: the children hear it one by one, milliseconds apart or
+ * longer when a loaded machine holds one back, so one refused request says
+ * nothing of the other children. Done when status(baton) has answered
+ * `want` for a whole second in a row (a child still behind answers
+ * otherwise and starts the second again); gives up when none has begun
+ * limit_ms after the call. Returns 1 when done. */
+int e2e_until_steady(long (*status)(void *), void *baton, long want, long limit_ms);
+
 int e2e_run(const char *name, const struct CMUnitTest *tests, size_t n);
 #define E2E_RUN(name, tests) e2e_run(name, tests, sizeof(tests) / sizeof(tests[0]))
 
