@@ -14,7 +14,7 @@
  * total and the expiry. The suppliers are asked at once (fanout.h), no
  * database connection held meanwhile. */
 #include "handlers.h"
-#include "fanout.h"
+#include "core/fanout.h"
 #include "input.h"
 #include "seal.h"
 #include "store.h"
@@ -335,7 +335,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
                 j->sids[j->count++] = tg[i].sid;
             }
         }
-        if (!j->count || !(cp = trv_hotel_call_pool(req->pool))
+        if (!j->count || !(cp = trv_call_pool(req->pool))
             || !(j->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
                                                      &j->ctx))) {
             continue;
@@ -345,7 +345,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
         j->per_hotel = (int)per_hotel;
         batons[nb++] = j;
     }
-    trv_hotel_fanout(req->pool, nb, price_one, batons);
+    trv_fanout(req->pool, nb, price_one, batons);
     for (i = 0; i < nb; i++) {
         price_job *j = batons[i];
         if (j->st != TRV_UP_OK) {

@@ -13,7 +13,7 @@
  * search fields, by another organization, or edited is refused (422). Only
  * the page's hotels get their htl_ ids resolved (one statement). */
 #include "handlers.h"
-#include "fanout.h"
+#include "core/fanout.h"
 #include "input.h"
 #include "mapping.h"
 #include "seal.h"
@@ -221,7 +221,7 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
         if (s->only && s->only != row) {
             continue;
         }
-        if (!(cp = trv_hotel_call_pool(req->pool))
+        if (!(cp = trv_call_pool(req->pool))
             || !(a->adapter = trv_hotel_supplier_for(req->env, cp, req->request_id, row,
                                                      &a->ctx))) {
             continue;
@@ -236,7 +236,7 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
                  : "No hotel supplier is configured on this server");
         return 0;
     }
-    trv_hotel_fanout(req->pool, n, ask_one, batons);
+    trv_fanout(req->pool, n, ask_one, batons);
     for (i = 0; i < n; i++) {
         ask *a = batons[i];
         if (a->st != TRV_UP_OK) {

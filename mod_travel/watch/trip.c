@@ -8,7 +8,7 @@
  * Any match fires the watch once (guarded by its status) with its
  * travel.hotel.trip_watch.triggered event in the same transaction. */
 #include "watch.h"
-#include "hotel/fanout.h"
+#include "core/fanout.h"
 #include "hotel/mapping.h"
 #include "hotel/store.h"
 #include "webhook/outbox.h"
@@ -76,7 +76,7 @@ static int ask_all(trv_env *env, apr_pool_t *p, const char *rid, const trv_hotel
     *n = 0;
     for (row = hotel_rows(env); row && row->name && *n < 16; row++) {
         ask *a = apr_pcalloc(p, sizeof(*a));
-        apr_pool_t *cp = trv_hotel_call_pool(p);
+        apr_pool_t *cp = trv_call_pool(p);
         if (!cp || !(a->adapter = trv_hotel_supplier_for(env, cp, rid, row, &a->ctx))) {
             continue;
         }
@@ -88,7 +88,7 @@ static int ask_all(trv_env *env, apr_pool_t *p, const char *rid, const trv_hotel
     for (i = 0; i < *n; i++) {
         batons[i] = asks[i];
     }
-    trv_hotel_fanout(p, *n, fn, batons);
+    trv_fanout(p, *n, fn, batons);
     for (i = 0; i < *n; i++) {
         if (asks[i]->st != TRV_UP_OK) {
             *why = apr_psprintf(p, "%s: %s", asks[i]->row->name,
@@ -274,7 +274,7 @@ void trv_watch_trip_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job
                     batons[nb++] = asks[i];
                 }
             }
-            trv_hotel_fanout(p, nb, offers_one, batons);
+            trv_fanout(p, nb, offers_one, batons);
         }
         for (k = 0; k < top->nelts; k++) {
             const trv_hotel_group *g = APR_ARRAY_IDX(top, k, trv_hotel_group *);

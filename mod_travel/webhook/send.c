@@ -1,5 +1,6 @@
 #include "send.h"
 #include "send_batch.h"
+#include "core/fanout.h"
 #include "schedule.h"
 #include "secret.h"
 #include "signature.h"
@@ -7,7 +8,6 @@
 #include "core/json.h"
 
 #include <apr_strings.h>
-#include <apr_thread_proc.h>
 #include <string.h>
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
@@ -187,49 +187,16 @@ typedef struct send_task {
     int stopped;
 } send_task;
 
-static void *APR_THREAD_FUNC send_thread(apr_thread_t *t, void *data)
+/* One attempt of a batch, on its own thread (core/fanout.h): a slow
+ * receiver holds up no other receiver's request. When the process is
+ * stopping the attempt is left RELEASE. */
+static void send_task_run(void *baton)
 {
-    send_task *task = data;
+    send_task *task = baton;
     task->stopped = send_one(task->env, task->p, task->it, task->secrets);
-    apr_thread_exit(t, APR_SUCCESS);
-    return NULL;
-}
-
-/* Sends the batch's attempts at once, each on its own thread (this one
- * makes the first): a slow receiver holds up no other receiver's request,
- * and the batch takes as long as its slowest request, at most the
- * timeout. Returns 1 when the process is stopping (unsent attempts are
- * left RELEASE). */
-static int send_all(trv_env *env, apr_pool_t *p, send_task *tasks, int n)
-{
-    apr_thread_t **thr = apr_pcalloc(p, sizeof(*thr) * (apr_size_t)n);
-    apr_status_t trv;
-    int i, stopped = 0;
-
-    for (i = 1; i < n; i++) {
-        /* The thread's pool is made under the task's own, which no other
-         * thread touches until the join. */
-        if (apr_thread_create(&thr[i], NULL, send_thread, &tasks[i], tasks[i].p)
-            != APR_SUCCESS) {
-            thr[i] = NULL; /* no thread: sent on this one below */
-        }
+    if (task->stopped) {
+        task->it->action = TRV_WH_RELEASE;
     }
-    tasks[0].stopped = send_one(env, tasks[0].p, tasks[0].it, tasks[0].secrets);
-    for (i = 1; i < n; i++) {
-        if (thr[i]) {
-            apr_thread_join(&trv, thr[i]);
-        }
-        else {
-            tasks[i].stopped = send_one(env, tasks[i].p, tasks[i].it, tasks[i].secrets);
-        }
-    }
-    for (i = 0; i < n; i++) {
-        if (tasks[i].stopped) {
-            tasks[i].it->action = TRV_WH_RELEASE;
-            stopped = 1;
-        }
-    }
-    return stopped;
 }
 
 void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
@@ -283,10 +250,13 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             it->next = trv_job_backoff(it->job_attempt);
             continue;
         }
+        if (!(tasks[ntasks].p = trv_call_pool(p))) {
+            it->action = TRV_WH_RELEASE;
+            continue;
+        }
         tasks[ntasks].env = env;
         tasks[ntasks].it = it;
         tasks[ntasks].secrets = secrets;
-        apr_pool_create(&tasks[ntasks].p, p);
         ntasks++;
     }
     if (ntasks > 0 && TRV_STOPPING(env)) {
@@ -295,7 +265,11 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
     }
     else if (ntasks > 0) {
-        send_all(env, p, tasks, ntasks);
+        void **batons = apr_palloc(p, sizeof(*batons) * (apr_size_t)ntasks);
+        for (i = 0; i < ntasks; i++) {
+            batons[i] = &tasks[i];
+        }
+        trv_fanout(p, ntasks, send_task_run, batons);
     }
 
     /* The worker's own job goes through the queue's retry and release (its

@@ -3,7 +3,7 @@
 #include <apr_allocator.h>
 #include <apr_thread_proc.h>
 
-apr_pool_t *trv_hotel_call_pool(apr_pool_t *parent)
+apr_pool_t *trv_call_pool(apr_pool_t *parent)
 {
     apr_allocator_t *alloc;
     apr_pool_t *p;
@@ -31,7 +31,7 @@ static void *APR_THREAD_FUNC run(apr_thread_t *t, void *data)
     return NULL;
 }
 
-void trv_hotel_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
+void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
 {
     apr_thread_t **threads = apr_pcalloc(p, sizeof(apr_thread_t *) * (apr_size_t)(n + 1));
     job *jobs = apr_pcalloc(p, sizeof(job) * (apr_size_t)(n + 1));
@@ -40,7 +40,7 @@ void trv_hotel_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **bato
     for (i = 1; i < n; i++) {
         /* Each thread's own pool: a child of a fresh call pool, so no
          * allocator is shared with the request thread. */
-        apr_pool_t *tp = trv_hotel_call_pool(p);
+        apr_pool_t *tp = trv_call_pool(p);
         jobs[i].fn = fn;
         jobs[i].baton = batons[i];
         if (!tp || apr_thread_create(&threads[i], NULL, run, &jobs[i], tp) != APR_SUCCESS) {
