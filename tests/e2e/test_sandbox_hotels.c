@@ -880,6 +880,43 @@ static void c_books_previews_and_cancels(void **state)
     free(ref);
 }
 
+/* A hotel named again in one request is answered once, as the real APIs
+ * answer: a list of ids is a set. */
+static void a_hotel_named_again_is_answered_once(void **state)
+{
+    char body[1024], path[512], in[11], out[11], hotels[128], pid[32];
+    json_t *b = b_availability("\"destination\": {\"code\": \"CDG\"}", 50, "EUR");
+    e2e_resp *r;
+    const char *aid = first_a_hotel("Berlin", "DE", 0);
+    long long code;
+    (void)state;
+    snprintf(body, sizeof(body), "{\"hotelIds\": [\"%s\", \"%s\"], \"checkin\": \"%s\", "
+             "\"checkout\": \"%s\", \"occupancies\": [{\"adults\": 2}], \"currency\": "
+             "\"EUR\", \"guestNationality\": \"GB\"}", aid, aid, date_in(40, in),
+             date_in(42, out));
+    r = must(call('a', "POST", "/hotels/rates", body), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    e2e_free(r);
+
+    assert_true(json_array_size(b) >= 1);
+    code = (long long)json_integer_value(json_object_get(json_array_get(b, 0), "code"));
+    snprintf(hotels, sizeof(hotels), "\"hotels\": {\"hotel\": [%lld, %lld, %lld]}", code,
+             code, code);
+    json_decref(b);
+    b = b_availability(hotels, 50, "EUR");
+    assert_int_equal(json_array_size(b), 1);
+    json_decref(b);
+
+    snprintf(pid, sizeof(pid), "%s", c_property("New%20York", "US", 0));
+    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=USD"
+             "&occupancy=2&property_id=%s&property_id=%s&property_id=%s", date_in(45, in),
+             date_in(48, out), pid, pid, pid);
+    r = must(call('c', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(r->json), 1);
+    assert_string_equal(str(json_array_get(r->json, 0), "property_id"), pid);
+    e2e_free(r);
+}
+
 /* ---- triggers ---- */
 
 static void failbook_is_refused_by_every_supplier(void **state)
@@ -1236,6 +1273,7 @@ int main(void)
         cmocka_unit_test(b_rates_break_down_by_room),
         cmocka_unit_test(price_control_moves_one_hotels_prices),
         cmocka_unit_test(c_books_previews_and_cancels),
+        cmocka_unit_test(a_hotel_named_again_is_answered_once),
         cmocka_unit_test(failbook_is_refused_by_every_supplier),
         cmocka_unit_test(async_confirms_later),
         cmocka_unit_test(restricted_itineraries_cannot_be_cancelled),

@@ -185,6 +185,33 @@ int sbx_hotel_by_sid(const sbx_hotels *h, int s, const char *sid)
     return (int)idx;
 }
 
+struct sbx_hotel_set {
+    unsigned char *bits;
+    int n;
+};
+
+sbx_hotel_set *sbx_hotel_set_make(apr_pool_t *p, const sbx_hotels *h)
+{
+    sbx_hotel_set *set = apr_palloc(p, sizeof(*set));
+    set->n = h->n_hotels;
+    set->bits = apr_pcalloc(p, (apr_size_t)h->n_hotels / 8 + 1);
+    return set;
+}
+
+int sbx_hotel_set_add(sbx_hotel_set *set, int hotel)
+{
+    unsigned char bit;
+    if (hotel < 0 || hotel >= set->n) {
+        return 0;
+    }
+    bit = (unsigned char)(1u << (hotel % 8));
+    if (set->bits[hotel / 8] & bit) {
+        return 0;
+    }
+    set->bits[hotel / 8] |= bit;
+    return 1;
+}
+
 /* ---- cities ---- */
 
 typedef struct city_acc {

@@ -97,6 +97,14 @@ const char *sbx_hsupplier_name(int s);         /* SUPPLIER_A ... */
 char *sbx_hotel_sid(apr_pool_t *p, int s, int hotel);
 int sbx_hotel_by_sid(const sbx_hotels *h, int s, const char *sid);
 
+/* The hotels a request has answered so far: a supplier answers a hotel
+ * once however often the request names it, as the real APIs do (and a
+ * request naming one hotel 250 times costs what naming it once does). */
+typedef struct sbx_hotel_set sbx_hotel_set;
+sbx_hotel_set *sbx_hotel_set_make(apr_pool_t *p, const sbx_hotels *h);
+/* 1 when hotel was not in the set (it is now), 0 when it was. */
+int sbx_hotel_set_add(sbx_hotel_set *set, int hotel);
+
 /* A city by name and country code (case-insensitive), or -1. */
 int sbx_hcity_find(const sbx_hotels *h, const char *name, const char *country_code);
 /* A city by the IATA code of one of its airports (Hotelbeds-style

@@ -283,6 +283,7 @@ static int a_currency(trv_req *req, trv_resp *resp, const json_t *b, sbx_hquote 
 
 static void rates(trv_req *req, trv_resp *resp)
 {
+    sbx_hotel_set *seen;
     const sbx_hotels *h;
     const json_t *b, *ids, *v;
     const char *field, *reason;
@@ -329,12 +330,13 @@ static void rates(trv_req *req, trv_resp *resp)
     }
     q.expires = now + A_OFFER_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
+    seen = sbx_hotel_set_make(req->pool, h);
     data = json_array();
     json_array_foreach(ids, i, v) {
         const char *sid = json_string_value(v);
         json_t *types;
         q.hotel = sbx_hotel_by_sid(h, A, sid);
-        if (q.hotel < 0) {
+        if (!sbx_hotel_set_add(seen, q.hotel)) {
             continue;   /* LiteAPI leaves unknown or unavailable hotels out */
         }
         q.factor_permille = sbx_hfactor_of(factors, sid);

@@ -284,6 +284,7 @@ static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquo
 
 static void availability(trv_req *req, trv_resp *resp)
 {
+    sbx_hotel_set *seen;
     const sbx_hotels *h;
     const json_t *b, *stay, *hl, *geo, *dest, *v;
     const char *field, *reason, *cur;
@@ -327,6 +328,7 @@ static void availability(trv_req *req, trv_resp *resp)
         }
     }
     idx = apr_palloc(req->pool, sizeof(int) * (apr_size_t)h->n_hotels);
+    seen = sbx_hotel_set_make(req->pool, h);
     hl = json_object_get(json_object_get(b, "hotels"), "hotel");
     geo = json_object_get(b, "geolocation");
     dest = json_object_get(b, "destination");
@@ -340,7 +342,7 @@ static void availability(trv_req *req, trv_resp *resp)
             const char *sid = json_is_integer(v)
                 ? apr_psprintf(req->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(v))
                 : json_string_value(v);
-            if ((i = sbx_hotel_by_sid(h, B, sid)) >= 0) {
+            if (sbx_hotel_set_add(seen, i = sbx_hotel_by_sid(h, B, sid))) {
                 idx[n_idx++] = i;
             }
         }

@@ -315,6 +315,7 @@ static json_t *c_rate(trv_req *req, const sbx_hquote *q)
 
 static void availability(trv_req *req, trv_resp *resp)
 {
+    sbx_hotel_set *seen;
     const sbx_hotels *h;
     apr_array_header_t *occs = all_of(req, "occupancy"), *pids = all_of(req, "property_id");
     const char *cur = apr_table_get(req->query, "currency"), *field, *reason;
@@ -371,13 +372,14 @@ static void availability(trv_req *req, trv_resp *resp)
     }
     q.expires = now + C_RATE_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
+    seen = sbx_hotel_set_make(req->pool, h);
     out = json_array();
     for (i = 0; i < pids->nelts; i++) {
         const char *pid = APR_ARRAY_IDX(pids, i, const char *);
         json_t *rooms = json_object(), *list = json_array(), *rv;
         const char *rk;
         q.hotel = sbx_hotel_by_sid(h, C, pid);
-        if (q.hotel < 0) {
+        if (!sbx_hotel_set_add(seen, q.hotel)) {
             json_decref(rooms);
             json_decref(list);
             continue;
