@@ -111,6 +111,20 @@ apr_status_t trv_list_select(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int 
     return APR_SUCCESS;
 }
 
+apr_status_t trv_list_head(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int nargs,
+                           const char *const *args, const char **docs, long *n, long *total)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
+    *docs = NULL;
+    if (rv == APR_SUCCESS && rows->n == 1) {
+        *docs = trv_rows_get(rows, 0, "page");
+        *n = atol(trv_rows_get(rows, 0, "n"));
+        *total = atol(trv_rows_get(rows, 0, "total"));
+    }
+    return rv;
+}
+
 void trv_list_joined(const trv_rows *rows, const char **docs, long *n)
 {
     const char *v = rows->n ? trv_rows_get(rows, 0, "n") : NULL;

@@ -73,6 +73,12 @@ apr_status_t trv_list_select(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int 
  * *n the page's count. */
 void trv_list_joined(const trv_rows *rows, const char **docs, long *n);
 
+/* The usual page kept whole (sql/047, 143): st selects (page, n, total)
+ * of the owner's kept page where it is current; *docs as
+ * trv_list_joined's, NULL when there is none. */
+apr_status_t trv_list_head(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int nargs,
+                           const char *const *args, const char **docs, long *n, long *total);
+
 /* {"pagination":{limit, offset, has_more, total}} */
 json_t *trv_list_meta(long limit, long offset, long n, long total);
 

@@ -71,9 +71,13 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 301, "listing flight bookings")) {
         return;
     }
-    /* Warm: the page as one text joined by PostgreSQL, written into the
-     * envelope as is (one field for libpq, one copy here). */
-    if (trv_flight_store_list_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS) {
+    /* The usual page as the render jobs keep it whole (sql/047); else,
+     * warm: the page as one text joined by PostgreSQL. Either is written
+     * into the envelope as is (one field for libpq, one copy here). */
+    if (trv_flight_store_list_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
+        || (!joined
+            && trv_flight_store_list_joined(c, req->pool, &f, &joined, &n, &total)
+                   != APR_SUCCESS)) {
         trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }

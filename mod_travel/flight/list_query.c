@@ -184,6 +184,24 @@ apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
     return APR_SUCCESS;
 }
 
+static const trv_stmt head_stmt = {"trv_flight_list_head",
+    "SELECT h.page, h.n, h.total FROM flight_list_heads h "
+    "WHERE h.org_id = %s AND h.user_id = %s AND h.page_gen = h.gen "
+    "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
+
+apr_status_t trv_flight_store_list_head(trv_dbc *c, apr_pool_t *p,
+                                        const trv_flight_filter *f, const char **docs,
+                                        long *n, long *total)
+{
+    *docs = NULL;
+    if (f->status || f->supplier || f->supplier_reference || f->created_from
+        || f->created_to || f->sort_by_total || f->ascending || f->offset
+        || f->limit != DEFAULT_LIMIT) {
+        return APR_SUCCESS;
+    }
+    return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id, f->user_id), docs, n, total);
+}
+
 apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
                                    apr_array_header_t **page, long *total)
 {

@@ -4,7 +4,8 @@
  * it (sql/045). A job whose revision has been overtaken leaves the work to
  * the newer revision's job; a booking shown as EXPIRED before the expiry
  * job stores it keeps no rendering (readers render it), and the expiry's
- * own change queues the next. */
+ * own change queues the next. Having kept them, it builds the owner's usual
+ * list page again (sql/047), which the change made stale. */
 #include "jobs.h"
 #include "render.h"
 #include "store.h"
@@ -43,6 +44,10 @@ void trv_fjob_render_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         if (trv_fstore_keep_docs(c, p, docs) != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "keeping the renderings of %s: %s", id, c->error);
+        }
+        else if (trv_fstore_keep_head(c, p, b->org_id, b->user_id) != APR_SUCCESS) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = apr_psprintf(p, "keeping the list page of %s: %s", id, c->error);
         }
     }
     trv_db_close(env->db, c);

@@ -209,6 +209,16 @@ apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
 }
 
+static const trv_stmt keep_head_stmt = {"trv_flight_keep_head",
+    "SELECT flight_list_head_keep(%s, %s)"};
+
+apr_status_t trv_fstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id)
+{
+    trv_rows *rows;
+    return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id, user_id));
+}
+
 static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
     "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
     "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};

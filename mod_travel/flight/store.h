@@ -43,6 +43,14 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
 apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
                                           const trv_flight_filter *f, const char **docs,
                                           long *n, long *total);
+/* The usual page (no filter, newest first, the default size, from the
+ * start) as kept by the render jobs (sql/047): *docs as in
+ * trv_flight_store_list_joined, or NULL when f is another page or the kept
+ * page is behind (a change since, or a booking on it reads as EXPIRED
+ * now). */
+apr_status_t trv_flight_store_list_head(trv_dbc *c, apr_pool_t *p,
+                                        const trv_flight_filter *f, const char **docs,
+                                        long *n, long *total);
 /* Bookings by id, whole with payments: ids is a text[] literal of ids
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
 apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
@@ -52,6 +60,12 @@ apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
  * replaces one of a later revision. Only the render job writes them
  * (render_job.c): reads never do. */
 apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* Builds and keeps the owner's usual list page (sql/047) from the stored
+ * renderings, unless one of them is behind or the owner's bookings changed
+ * meanwhile. Only the render job calls it, after keeping a booking's
+ * renderings. */
+apr_status_t trv_fstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id);
 /* The booking as GET shows it, from its stored rendering, in one query:
  * *doc is NULL when the booking is not this organization's and user's, or
  * has no rendering stored for its revision, or time has changed it since

@@ -76,9 +76,12 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 1445, "listing hotel bookings")) {
         return;
     }
-    /* Warm: the page as one text joined by PostgreSQL, written into the
-     * envelope as is (one field for libpq, one copy here). */
-    if (trv_hbstore_list_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS) {
+    /* The usual page as the changes keep it whole (sql/143); else, warm:
+     * the page as one text joined by PostgreSQL. Either is written into
+     * the envelope as is (one field for libpq, one copy here). */
+    if (trv_hbstore_list_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
+        || (!joined
+            && trv_hbstore_list_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS)) {
         trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }

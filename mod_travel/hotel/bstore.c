@@ -351,6 +351,15 @@ apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
 }
 
+static const trv_stmt keep_head_stmt = {"trv_hotel_keep_head",
+    "SELECT hotel_list_head_keep(%s)"};
+
+apr_status_t trv_hbstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id)
+{
+    trv_rows *rows;
+    return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id));
+}
+
 /* ---- prebook ---- */
 
 /* One statement: the booking, its rooms and their guests go in together or

@@ -40,6 +40,14 @@ apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filt
  * revision (then trv_hbstore_list gives the page for rendering). */
 apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
                                      const char **docs, long *n, long *total);
+/* The usual page (no filter, newest first, the default size, from the
+ * start) as the changes' transactions keep it (sql/143): *docs as above,
+ * or NULL when f is another page or the kept page is behind. */
+apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                   const char **docs, long *n, long *total);
+/* Builds and keeps the organization's usual page from the stored
+ * renderings, unless one is behind or a change came since (sql/143). */
+apr_status_t trv_hbstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);
 
 apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
                              trv_hbooking **out);

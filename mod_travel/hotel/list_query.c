@@ -79,6 +79,22 @@ static char *build_sql(int v)
     return trv_list_sql(&shape, total_sql(kind, bits), where, sort, fixed_limit, joined);
 }
 
+static const trv_stmt head_stmt = {"trv_hotel_list_head",
+    "SELECT h.page, h.n, h.total FROM hotel_list_heads h "
+    "WHERE h.org_id = %s AND h.page_gen = h.gen "
+    "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
+
+apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                   const char **docs, long *n, long *total)
+{
+    *docs = NULL;
+    if (f->status || f->supplier || f->created_from || f->created_to || f->sort_by_total
+        || f->ascending || f->offset || f->limit != TRV_LIST_DEFAULT_LIMIT) {
+        return APR_SUCCESS;
+    }
+    return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id), docs, n, total);
+}
+
 /* f's statement (joined or row by row) run, its total read: the arguments
  * in placeholder order, the total's, then the page's. */
 static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,

@@ -103,6 +103,7 @@ json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
 apr_status_t trv_hbooking_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b)
 {
     json_t *docs;
+    apr_status_t rv;
     if (!b || b->past_expiry || !b->revision || !b->rooms || !b->payments) {
         return APR_SUCCESS;
     }
@@ -112,5 +113,10 @@ apr_status_t trv_hbooking_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b)
                                                            p, b, TRV_HRENDER_FULL)))),
         "list_doc", json_string(trv_json_dump(p, trv_json_bind(p, trv_hbooking_render(
                                                                 p, b, TRV_HRENDER_LIST))))));
-    return trv_hbstore_keep_docs(c, p, docs);
+    if ((rv = trv_hbstore_keep_docs(c, p, docs)) != APR_SUCCESS) {
+        return rv;
+    }
+    /* The change made the organization's usual page stale: built again
+     * here, in the change's transaction where there is one (sql/143). */
+    return trv_hbstore_keep_head(c, p, b->org_id);
 }

@@ -17,8 +17,9 @@
 json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode);
 
 /* Renders b (read whole in this transaction, after its change) and keeps
- * both renderings for its revision. A booking that time has changed since
- * (past its offer's expiry) is not kept: it reads as EXPIRED. */
+ * both renderings for its revision, then the organization's usual list
+ * page (sql/143). A booking that time has changed since (past its offer's
+ * expiry) is not kept: it reads as EXPIRED. */
 apr_status_t trv_hbooking_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b);
 
 /* Money {amount, currency} from exact decimal text, or JSON null (a new

@@ -195,6 +195,173 @@ static void warm_read_is_the_current_revision(void **state)
     json_decref(b);
 }
 
+/* ---- the usual page, kept whole (sql/047) ---- */
+
+static char *head_key, *head_org;
+
+static long head_current(void)
+{
+    const char *p[1] = {head_org};
+    return e2e_sql_long("SELECT count(*) FROM flight_list_heads WHERE org_id = $1 "
+                        "AND page_gen = gen", 1, p);
+}
+
+/* Bounded: the render jobs of the owner's last change have run and one of
+ * them has kept the page of the current gen. */
+static void wait_head(void)
+{
+    long start = e2e_now_ms();
+    while (!head_current()) {
+        if (e2e_now_ms() - start > 30000) {
+            fail_msg("the list page of %s was not kept in 30 s", head_org);
+        }
+        e2e_sleep_ms(50);
+    }
+}
+
+static e2e_resp *usual_page(void)
+{
+    e2e_resp *r = e2e_get(head_key, "/v1/flight/bookings");
+    fe_expect(r, 200, "the usual list page");
+    return r;
+}
+
+/* The same bookings through the statement that joins each page (a
+ * created_from filter is never kept whole). */
+static e2e_resp *joined_page(void)
+{
+    e2e_resp *r = e2e_get(head_key, "/v1/flight/bookings?created_from=2000-01-01T00:00:00Z");
+    fe_expect(r, 200, "the list page with a filter");
+    return r;
+}
+
+/* Marks the kept page, so an answer shows whether it was served. */
+static void mark_head(void)
+{
+    const char *p[1] = {head_org};
+    e2e_sql_exec("UPDATE flight_list_heads SET page = replace(page, 'Headcase', 'Keptcase') "
+                 "WHERE org_id = $1", 1, p);
+}
+
+static void usual_page_is_kept_whole_and_current(void **state)
+{
+    json_t *a, *b;
+    const char *p[1];
+    e2e_resp *r, *j;
+    char *same;
+    (void)state;
+    head_key = e2e_new_org_key("header", &head_org);
+    p[0] = head_org;
+    a = fe_ready(head_key, "SUPPLIER_A", "Headcase", NULL);
+    b = fe_ready(head_key, "SUPPLIER_B", "Headcase", NULL);
+    fe_wait_rendered(fe_s(a, "id"), 30000);
+    fe_wait_rendered(fe_s(b, "id"), 30000);
+    wait_head();
+    /* What the kept page answers is what the joined page answers. */
+    r = usual_page();
+    j = joined_page();
+    assert_true(json_equal(r->json, j->json));
+    assert_int_equal(json_array_size(fe_data(r)), 2);
+    e2e_free(r);
+    e2e_free(j);
+    /* Kept with the first time a booking on it reads as EXPIRED. */
+    same = e2e_sql_text("SELECT (h.valid_until = (SELECT min(b.expires_at) FROM flight_bookings b "
+                        "WHERE b.org_id = h.org_id AND b.status = 'READY_FOR_COMPLETE'))::text "
+                        "FROM flight_list_heads h WHERE h.org_id = $1", 1, p);
+    assert_string_equal(same, "true");
+    free(same);
+    /* It is what the list serves ... */
+    mark_head();
+    r = usual_page();
+    assert_non_null(strstr(r->body, "Keptcase"));
+    e2e_free(r);
+    /* ... until a booking of the owner changes: from that commit on, not
+     * once its render job has run. */
+    p[0] = fe_s(a, "id");
+    e2e_sql_exec("UPDATE flight_bookings SET airline_pnr = 'HEAD42' WHERE id = $1", 1, p);
+    r = usual_page();
+    assert_null(strstr(r->body, "Keptcase"));
+    assert_non_null(strstr(r->body, "HEAD42"));
+    e2e_free(r);
+    /* The change's render job keeps the page again, with the change. */
+    fe_wait_rendered(fe_s(a, "id"), 30000);
+    wait_head();
+    p[0] = head_org;
+    same = e2e_sql_text("SELECT (position('HEAD42' in page) > 0)::text FROM flight_list_heads "
+                        "WHERE org_id = $1", 1, p);
+    assert_string_equal(same, "true");
+    free(same);
+    r = usual_page();
+    j = joined_page();
+    assert_true(json_equal(r->json, j->json));
+    e2e_free(r);
+    e2e_free(j);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* A kept page whose first READY_FOR_COMPLETE booking has run out of time
+ * is not served (that booking reads as EXPIRED with nothing changed);
+ * other pages than the usual one never come from it. */
+static void usual_page_past_its_time_is_not_served(void **state)
+{
+    const char *p[1];
+    e2e_resp *r;
+    (void)state;
+    assert_non_null(head_org);
+    p[0] = head_org;
+    wait_head();
+    mark_head();
+    r = e2e_get(head_key, "/v1/flight/bookings?limit=19");
+    fe_expect(r, 200, "a page of another size");
+    assert_null(strstr(r->body, "Keptcase"));
+    e2e_free(r);
+    r = e2e_get(head_key, "/v1/flight/bookings?limit=20&sort_by=created_at&sort_order=desc");
+    fe_expect(r, 200, "the usual page, spelled out");
+    assert_non_null(strstr(r->body, "Keptcase"));
+    e2e_free(r);
+    e2e_sql_exec("UPDATE flight_list_heads SET valid_until = now() - interval '1 second' "
+                 "WHERE org_id = $1", 1, p);
+    r = usual_page();
+    assert_null(strstr(r->body, "Keptcase"));
+    assert_non_null(strstr(r->body, "Headcase"));
+    e2e_free(r);
+}
+
+/* The page is written only from renderings of each booking's current
+ * revision, and only at the gen it was built from. */
+static void usual_page_is_kept_only_when_current(void **state)
+{
+    const char *p[1], *q[1];
+    char *first;
+    long page_gen;
+    (void)state;
+    assert_non_null(head_org);
+    p[0] = head_org;
+    wait_head();
+    first = e2e_sql_text("SELECT b.id FROM flight_bookings b WHERE b.org_id = $1 "
+                         "ORDER BY b.created_at DESC, b.id DESC LIMIT 1", 1, p);
+    /* A rendering behind its booking, and a change the trigger counted
+     * (without queueing a render job that would repair it). */
+    q[0] = first;
+    e2e_sql_exec("UPDATE flight_booking_docs SET revision = revision - 1 WHERE booking_id = $1",
+                 1, q);
+    e2e_sql_exec("UPDATE flight_list_heads SET gen = gen + 1 WHERE org_id = $1", 1, p);
+    page_gen = e2e_sql_long("SELECT page_gen FROM flight_list_heads WHERE org_id = $1", 1, p);
+    e2e_sql_exec("SELECT flight_list_head_keep(org_id, user_id) FROM flight_list_heads "
+                 "WHERE org_id = $1", 1, p);
+    assert_int_equal(head_current(), 0);
+    assert_int_equal(e2e_sql_long("SELECT page_gen FROM flight_list_heads WHERE org_id = $1",
+                                  1, p), page_gen);
+    /* With the rendering current again it is kept. */
+    e2e_sql_exec("UPDATE flight_booking_docs SET revision = revision + 1 WHERE booking_id = $1",
+                 1, q);
+    e2e_sql_exec("SELECT flight_list_head_keep(org_id, user_id) FROM flight_list_heads "
+                 "WHERE org_id = $1", 1, p);
+    assert_int_equal(head_current(), 1);
+    free(first);
+}
+
 static long get_on(const char *base, const char *k)
 {
     char hdr[300];
@@ -265,6 +432,9 @@ int main(void)
         cmocka_unit_test_setup(cold_read_writes_nothing, setup),
         cmocka_unit_test_setup(warm_read_is_the_current_revision, setup),
         cmocka_unit_test_setup(revocation_is_at_once_on_every_instance, setup),
+        cmocka_unit_test(usual_page_is_kept_whole_and_current),
+        cmocka_unit_test(usual_page_past_its_time_is_not_served),
+        cmocka_unit_test(usual_page_is_kept_only_when_current),
     };
     return E2E_RUN("flight reads", tests);
 }

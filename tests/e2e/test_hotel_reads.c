@@ -6,10 +6,12 @@
  * time shows at once (a booking past its offer's expiry reads and lists as
  * EXPIRED). A page whose bookings all have their list rendering stored is
  * answered from them joined by PostgreSQL; one with a booking to render
- * (its rendering deleted here) answers the same bytes. */
+ * (its rendering deleted here) answers the same bytes. The usual page
+ * (no filter, newest first, 20) is kept whole by each change (sql/048)
+ * and served while nothing has changed since. */
 #include "hotel_e2e.h"
 
-static char *key;
+static char *key, *org;
 static json_t *ready_a, *ready_b, *confirmed;
 
 static int setup(void **state)
@@ -19,7 +21,7 @@ static int setup(void **state)
     char *other = e2e_new_org_key("hotel-reads-other", NULL);
     json_t *theirs;
     (void)state;
-    key = e2e_new_org_key("hotel-reads", NULL);
+    key = e2e_new_org_key("hotel-reads", &org);
     ready_a = he_ready(key, "SUPPLIER_A", "r-1", "Lovelace");
     ready_b = he_ready(key, "SUPPLIER_B", "r-2", "Lovelace");
     confirmed = he_ready(key, "SUPPLIER_A", "r-3", "Lovelace");
@@ -158,6 +160,75 @@ static void get_reads_and_writes_nothing(void **state)
     free(other);
 }
 
+static long head_current(void)
+{
+    const char *p[1] = {org};
+    return e2e_sql_long("SELECT count(*) FROM hotel_list_heads WHERE org_id = $1 "
+                        "AND page_gen = gen", 1, p);
+}
+
+/* Each change of setup's bookings kept the usual page in its own
+ * transaction; it answers what the joined page answers, and it is what
+ * the list serves until it is stale: a change since, or a booking on it
+ * past its offer's expiry. */
+static void usual_page_is_kept_whole(void **state)
+{
+    const char *p[1] = {org};
+    e2e_resp *r, *j;
+    char *same;
+    (void)state;
+    assert_int_equal(head_current(), 1);
+    r = list("");
+    j = list("?created_from=2000-01-01T00:00:00Z");
+    fe_expect(r, 200, "the usual page");
+    fe_expect(j, 200, "the page with a filter");
+    assert_true(json_equal(r->json, j->json));
+    assert_int_equal(json_array_size(fe_data(r)), 3);
+    e2e_free(r);
+    e2e_free(j);
+    same = e2e_sql_text("SELECT (h.valid_until = (SELECT min(b.offer_expires_at) "
+                        "FROM hotel_bookings b WHERE b.org_id = h.org_id "
+                        "AND b.status = 'READY_FOR_COMPLETE'))::text "
+                        "FROM hotel_list_heads h WHERE h.org_id = $1", 1, p);
+    assert_string_equal(same, "true");
+    free(same);
+    /* Marked, so an answer shows whether it was served. */
+    e2e_sql_exec("UPDATE hotel_list_heads SET page = replace(page, 'Lovelace', 'Keptlace') "
+                 "WHERE org_id = $1", 1, p);
+    r = list("?limit=20&sort_by=created_at&sort_order=desc");
+    assert_non_null(strstr(r->body, "Keptlace"));
+    e2e_free(r);
+    r = list("?limit=19");
+    assert_null(strstr(r->body, "Keptlace"));
+    e2e_free(r);
+    e2e_sql_exec("UPDATE hotel_list_heads SET valid_until = now() - interval '1 second' "
+                 "WHERE org_id = $1", 1, p);
+    r = list("");
+    assert_null(strstr(r->body, "Keptlace"));
+    assert_non_null(strstr(r->body, "Lovelace"));
+    e2e_free(r);
+    /* Built again from the renderings: clean, and served; then a change
+     * to one of the bookings, and it is not served from that commit on. */
+    e2e_sql_exec("SELECT hotel_list_head_keep($1)", 1, p);
+    assert_int_equal(head_current(), 1);
+    e2e_sql_exec("UPDATE hotel_list_heads SET page = replace(page, 'Lovelace', 'Keptlace') "
+                 "WHERE org_id = $1", 1, p);
+    r = list("");
+    assert_non_null(strstr(r->body, "Keptlace"));
+    e2e_free(r);
+    p[0] = fe_s(confirmed, "id");
+    e2e_sql_exec("UPDATE hotel_bookings SET updated_at = now() WHERE id = $1", 1, p);
+    assert_int_equal(head_current(), 0);
+    r = list("");
+    assert_null(strstr(r->body, "Keptlace"));
+    e2e_free(r);
+    /* Not built while a booking on the page has no rendering of its
+     * revision (that change kept none here). */
+    p[0] = org;
+    e2e_sql_exec("SELECT hotel_list_head_keep($1)", 1, p);
+    assert_int_equal(head_current(), 0);
+}
+
 static char *stored_list_doc(const char *id)
 {
     const char *p[1] = {id};
@@ -194,6 +265,11 @@ static void cold_page_is_the_warm_page(void **state)
         assert_non_null(strstr(warm[i], list_doc));
     }
     e2e_sql_exec("DELETE FROM hotel_booking_docs WHERE booking_id = $1", 1, p);
+    /* Nor is the usual page served kept whole: it is read cold too. */
+    {
+        const char *o[1] = {org};
+        e2e_sql_exec("UPDATE hotel_list_heads SET gen = gen + 1 WHERE org_id = $1", 1, o);
+    }
     before = xmins(id);
     for (round = 0; round < 2; round++) {
         for (i = 0; i < NQ; i++) {
@@ -252,6 +328,7 @@ int main(void)
         cmocka_unit_test(lists_the_organizations_bookings),
         cmocka_unit_test(bad_queries_are_422),
         cmocka_unit_test(get_reads_and_writes_nothing),
+        cmocka_unit_test(usual_page_is_kept_whole),
         cmocka_unit_test(cold_page_is_the_warm_page),
         cmocka_unit_test(expiry_shows_at_once),
     };
