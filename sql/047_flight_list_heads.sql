@@ -4,7 +4,7 @@
 -- keeps a booking's renderings), never by a reader.
 --
 -- gen is raised in the transaction of every change to one of the owner's
--- bookings (the trigger below), so a page kept at an older gen is never
+-- bookings (the triggers below), so a page kept at an older gen is never
 -- served (page_gen = gen). The job builds and writes the page in one
 -- statement that writes only while gen is the gen its snapshot read: a
 -- change committed after that snapshot raised gen (or holds the row until
@@ -40,12 +40,22 @@ BEGIN
     ON CONFLICT (org_id, user_id) DO UPDATE SET gen = h.gen + 1;
     RETURN NULL;
 END $$;
+-- An update counts when it made a new revision: what a reader is shown
+-- changed (014: every change to a booking or its payments makes one).
+CREATE FUNCTION flight_list_heads_raise_revised() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO flight_list_heads AS h (org_id, user_id)
+    SELECT DISTINCT n.org_id, n.user_id FROM changed n JOIN prior o ON o.id = n.id
+     WHERE n.revision IS DISTINCT FROM o.revision ORDER BY 1, 2
+    ON CONFLICT (org_id, user_id) DO UPDATE SET gen = h.gen + 1;
+    RETURN NULL;
+END $$;
 CREATE TRIGGER flight_list_heads_insert AFTER INSERT ON flight_bookings
     REFERENCING NEW TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();
 CREATE TRIGGER flight_list_heads_update AFTER UPDATE ON flight_bookings
-    REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();
+    REFERENCING OLD TABLE AS prior NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise_revised();
 CREATE TRIGGER flight_list_heads_delete AFTER DELETE ON flight_bookings
     REFERENCING OLD TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();

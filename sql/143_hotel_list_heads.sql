@@ -27,12 +27,23 @@ BEGIN
     ON CONFLICT (org_id) DO UPDATE SET gen = h.gen + 1;
     RETURN NULL;
 END $$;
+-- An update counts when it made a new revision: a read at the supplier
+-- that changed nothing (synced_at alone) makes none (100) and leaves the
+-- page as it was.
+CREATE FUNCTION hotel_list_heads_raise_revised() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO hotel_list_heads AS h (org_id)
+    SELECT DISTINCT n.org_id FROM changed n JOIN prior o ON o.id = n.id
+     WHERE n.revision IS DISTINCT FROM o.revision ORDER BY 1
+    ON CONFLICT (org_id) DO UPDATE SET gen = h.gen + 1;
+    RETURN NULL;
+END $$;
 CREATE TRIGGER hotel_list_heads_insert AFTER INSERT ON hotel_bookings
     REFERENCING NEW TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION hotel_list_heads_raise();
 CREATE TRIGGER hotel_list_heads_update AFTER UPDATE ON hotel_bookings
-    REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION hotel_list_heads_raise();
+    REFERENCING OLD TABLE AS prior NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION hotel_list_heads_raise_revised();
 CREATE TRIGGER hotel_list_heads_delete AFTER DELETE ON hotel_bookings
     REFERENCING OLD TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION hotel_list_heads_raise();

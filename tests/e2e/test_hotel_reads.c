@@ -217,6 +217,12 @@ static void usual_page_is_kept_whole(void **state)
     assert_non_null(strstr(r->body, "Keptlace"));
     e2e_free(r);
     p[0] = fe_s(confirmed, "id");
+    /* A read at the supplier that found nothing new is not a change. */
+    e2e_sql_exec("UPDATE hotel_bookings SET synced_at = now() WHERE id = $1", 1, p);
+    assert_int_equal(head_current(), 1);
+    r = list("");
+    assert_non_null(strstr(r->body, "Keptlace"));
+    e2e_free(r);
     e2e_sql_exec("UPDATE hotel_bookings SET updated_at = now() WHERE id = $1", 1, p);
     assert_int_equal(head_current(), 0);
     r = list("");
