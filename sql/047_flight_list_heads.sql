@@ -33,6 +33,8 @@ EXCEPTION WHEN feature_not_supported THEN
 END $$;
 
 -- Owners in key order, so two changes never take heads in opposite orders.
+-- Every update of a flight booking counts: each one makes a new revision
+-- (014), unlike hotels' reads at the supplier that find nothing (143).
 CREATE FUNCTION flight_list_heads_raise() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO flight_list_heads AS h (org_id, user_id)
@@ -40,22 +42,12 @@ BEGIN
     ON CONFLICT (org_id, user_id) DO UPDATE SET gen = h.gen + 1;
     RETURN NULL;
 END $$;
--- An update counts when it made a new revision: what a reader is shown
--- changed (014: every change to a booking or its payments makes one).
-CREATE FUNCTION flight_list_heads_raise_revised() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO flight_list_heads AS h (org_id, user_id)
-    SELECT DISTINCT n.org_id, n.user_id FROM changed n JOIN prior o ON o.id = n.id
-     WHERE n.revision IS DISTINCT FROM o.revision ORDER BY 1, 2
-    ON CONFLICT (org_id, user_id) DO UPDATE SET gen = h.gen + 1;
-    RETURN NULL;
-END $$;
 CREATE TRIGGER flight_list_heads_insert AFTER INSERT ON flight_bookings
     REFERENCING NEW TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();
 CREATE TRIGGER flight_list_heads_update AFTER UPDATE ON flight_bookings
-    REFERENCING OLD TABLE AS prior NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise_revised();
+    REFERENCING NEW TABLE AS changed
+    FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();
 CREATE TRIGGER flight_list_heads_delete AFTER DELETE ON flight_bookings
     REFERENCING OLD TABLE AS changed
     FOR EACH STATEMENT EXECUTE FUNCTION flight_list_heads_raise();
@@ -90,15 +82,10 @@ CREATE FUNCTION flight_list_head_keep(p_org text, p_user text) RETURNS void
      WHERE t.org_id = p_org AND t.user_id = p_user AND t.gen = h.gen AND pg.misses = 0
 $$;
 
--- Every owner has a head from now on; its page comes with a render of its
--- newest booking, queued here.
+-- Every owner has a head from now on, its page built here from the stored
+-- renderings (an owner with one behind gets it from that booking's render
+-- job, queued by 045 or by the change).
 INSERT INTO flight_list_heads (org_id, user_id)
 SELECT DISTINCT org_id, user_id FROM flight_bookings ORDER BY 1, 2;
-INSERT INTO jobs (kind, payload, available_at, max_attempts, dedupe_key)
-SELECT 'flight.booking.render',
-       jsonb_build_object('id', b.id, 'request_id', '-', 'revision', b.revision),
-       clock_timestamp(), 5, 'flight.booking.render:' || b.id || ':' || b.revision
-  FROM (SELECT DISTINCT ON (org_id, user_id) id, revision FROM flight_bookings
-         ORDER BY org_id, user_id, created_at DESC, id DESC) b
-ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL
-    AND status IN ('queued', 'running') DO NOTHING;
+SELECT flight_list_head_keep(h.org_id, h.user_id)
+  FROM (SELECT org_id, user_id FROM flight_list_heads ORDER BY 1, 2) h;

@@ -76,7 +76,9 @@ CREATE FUNCTION hotel_list_head_keep(p_org text) RETURNS void
      WHERE t.org_id = p_org AND t.gen = h.gen AND pg.misses = 0
 $$;
 
--- Every organization with hotel bookings has a head; its page comes with
--- the next change.
+-- Every organization with hotel bookings has a head, its page built here
+-- from the stored renderings (an organization with one behind gets it with
+-- that booking's next change).
 INSERT INTO hotel_list_heads (org_id)
 SELECT DISTINCT org_id FROM hotel_bookings ORDER BY 1;
+SELECT hotel_list_head_keep(h.org_id) FROM (SELECT org_id FROM hotel_list_heads ORDER BY 1) h;

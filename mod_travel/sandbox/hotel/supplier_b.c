@@ -284,7 +284,6 @@ static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquo
 
 static void availability(trv_req *req, trv_resp *resp)
 {
-    sbx_hotel_set *seen;
     const sbx_hotels *h;
     const json_t *b, *stay, *hl, *geo, *dest, *v;
     const char *field, *reason, *cur;
@@ -328,11 +327,11 @@ static void availability(trv_req *req, trv_resp *resp)
         }
     }
     idx = apr_palloc(req->pool, sizeof(int) * (apr_size_t)h->n_hotels);
-    seen = sbx_hotel_set_make(req->pool, h);
     hl = json_object_get(json_object_get(b, "hotels"), "hotel");
     geo = json_object_get(b, "geolocation");
     dest = json_object_get(b, "destination");
     if (json_is_array(hl)) {
+        sbx_hotel_set *seen = sbx_hotel_set_make(req->pool, h);
         size_t j;
         if (json_array_size(hl) < 1 || json_array_size(hl) > B_MAX_HOTELS) {
             sbx_invalid(req, resp, "hotels.hotel", "must list 1 to 100 hotel codes");
@@ -342,7 +341,8 @@ static void availability(trv_req *req, trv_resp *resp)
             const char *sid = json_is_integer(v)
                 ? apr_psprintf(req->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(v))
                 : json_string_value(v);
-            if (sbx_hotel_set_add(seen, i = sbx_hotel_by_sid(h, B, sid))) {
+            i = sbx_hotel_by_sid(h, B, sid);
+            if (sbx_hotel_set_add(seen, i)) {
                 idx[n_idx++] = i;
             }
         }
