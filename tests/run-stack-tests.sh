@@ -92,6 +92,8 @@ run_suite() {
   shopt -s nullglob
   for t in "$B/tests/$kind"/test_*; do
     name=${t##*/}
+    # TESTS="test_a test_b" runs only those (a developer's quick loop).
+    if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]]; then continue; fi
     out="$dir/$kind-$name.log"
     if "$t" >"$out" 2>&1; then
       passed=$(grep -Eo 'PASSED +\] +[0-9]+' "$out" | grep -Eo '[0-9]+$' || echo 0)
