@@ -41,6 +41,7 @@ apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
     if (rv == APR_SUCCESS) {
         (*out)->error = NULL;
         (*out)->unavailable = 0;
+        (*out)->retryable = 0;
         check_backend(*out);
     }
     return rv;
@@ -76,10 +77,20 @@ char *trv_db_one_line(apr_pool_t *p, const char *msg)
     return out;
 }
 
+/* PostgreSQL's words for 40P01 and 40001: apr_dbd gives the message, not
+ * the SQLSTATE (it clears the result), so the text is matched; the
+ * cluster's lc_messages is C/English (docs/operations.md). */
+static int aborted_for_a_race(const char *msg)
+{
+    return strstr(msg, "deadlock detected") != NULL
+        || strstr(msg, "could not serialize access") != NULL;
+}
+
 static void note_error(trv_dbc *c, apr_pool_t *p, int rv)
 {
     const char *msg = apr_dbd_error(c->driver, c->handle, rv);
     c->error = msg ? trv_db_one_line(p, msg) : "unknown database error";
+    c->retryable = msg && aborted_for_a_race(msg);
     if (c->in_txn) {
         c->txn_failed = 1;
     }
@@ -254,6 +265,40 @@ void trv_db_rollback(trv_dbc *c)
     c->in_txn = 0;
     c->txn_failed = 0;
     run_plain(c, c->conn_pool, "ROLLBACK");
+}
+
+/* 5..25 ms times the attempt: the other transaction of the race is usually
+ * done by then, and two losers do not start again in step. */
+static void pause_before(int attempt)
+{
+    apr_interval_time_t ms = (apr_interval_time_t)(5 + (apr_time_now() / 7) % 21);
+    apr_sleep(apr_time_from_msec(ms * attempt));
+}
+
+apr_status_t trv_db_transaction(trv_dbc *c, apr_pool_t *p, trv_db_txn_fn *fn, void *baton)
+{
+    apr_status_t rv = APR_EGENERAL;
+    int attempt;
+    for (attempt = 1; attempt <= TRV_DB_TXN_TRIES; attempt++) {
+        if (attempt > 1) {
+            pause_before(attempt - 1);
+        }
+        c->retryable = 0;
+        if (trv_db_begin(c, p) != APR_SUCCESS) {
+            return APR_EGENERAL;
+        }
+        rv = fn(c, p, baton);
+        if (rv == APR_SUCCESS) {
+            rv = trv_db_commit(c);
+        }
+        else {
+            trv_db_rollback(c);
+        }
+        if (rv == APR_SUCCESS || !c->retryable || c->unavailable) {
+            return rv;
+        }
+    }
+    return rv;
 }
 
 /* ---- standalone connections (travelctl, db tests) ---- */

@@ -26,6 +26,9 @@ typedef struct trv_dbc {
     int txn_failed;            /* a statement of the open transaction failed */
     const char *error;         /* last error text, for the log */
     int unavailable;           /* the connection is down: answer 503 */
+    int retryable;             /* the last failure aborted the transaction for
+                                * a deadlock or a serialization failure: run
+                                * again from BEGIN, it can succeed */
     void *token;               /* the source's own handle */
 } trv_dbc;
 
@@ -78,6 +81,19 @@ apr_status_t trv_db_begin(trv_dbc *c, apr_pool_t *p);
  * returns an error. */
 apr_status_t trv_db_commit(trv_dbc *c);
 void trv_db_rollback(trv_dbc *c);
+
+/* A transaction: BEGIN, fn(c, p, baton), COMMIT. When PostgreSQL aborts
+ * it for a deadlock (40P01) or a serialization failure (40001), in fn or
+ * at COMMIT, it is rolled back and run again from BEGIN (up to
+ * TRV_DB_TXN_TRIES times in all, after a short random pause that grows),
+ * so a request that lost such a race answers as if it had come second
+ * instead of 500. fn therefore does database work only, and sets its
+ * outputs afresh on each run. fn returns APR_SUCCESS to commit; any other
+ * status rolls back and is returned (a database failure: c->error says
+ * which). Returns APR_SUCCESS once committed. */
+#define TRV_DB_TXN_TRIES 5
+typedef apr_status_t trv_db_txn_fn(trv_dbc *c, apr_pool_t *p, void *baton);
+apr_status_t trv_db_transaction(trv_dbc *c, apr_pool_t *p, trv_db_txn_fn *fn, void *baton);
 
 /* libpq's messages span lines ("...unexpectedly\n\tThis probably means
  * ..."), and httpd escapes control characters in the error log, where they

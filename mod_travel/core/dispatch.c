@@ -1,5 +1,6 @@
 #include "dispatch.h"
 #include "json.h"
+#include "json_numbers.h"
 #include "metrics.h"
 #include "validate.h"
 
@@ -52,6 +53,8 @@ int trv_read_json_body(trv_req *req, trv_resp *resp, apr_off_t max_body)
         return 0;
     }
     req->json = trv_json_parse(req->pool, req->body, req->body_len, &err);
+    /* Amounts are read from the text the client wrote, not the doubles. */
+    trv_json_numbers_keep(req->pool, req->json, req->body, req->body_len);
     if (!req->json) {
         trv_fail(req, resp, 400, "invalid_json", "The request body is not valid JSON: %s",
                  err);
@@ -125,7 +128,9 @@ static void run_steps(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
         return;
     }
     if (((*route)->flags & TRV_ROUTE_IDEMPOTENT) && req->env->idempotency
-        && !req->env->idempotency->begin(req, resp, &idem)) {
+        && !req->env->idempotency->begin(req, resp,
+                                         ((*route)->flags & TRV_ROUTE_USER_SCOPED) != 0,
+                                         &idem)) {
         return;
     }
     (*route)->handler(req, resp);

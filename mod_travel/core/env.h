@@ -17,9 +17,11 @@ struct trv_resp;
 /* Idempotent requests (routes flagged TRV_ROUTE_IDEMPOTENT): begin returns
  * 1 to run the handler (with *token set when the answer is to be kept), 0
  * when resp already holds the answer (a replay or a conflict); finish keeps
- * the handler's answer. */
+ * the handler's answer. user_scoped: the route acts on a resource of the
+ * calling user (TRV_ROUTE_USER_SCOPED), so the key is the user's, not the
+ * organization's. */
 typedef struct trv_idempotency {
-    int (*begin)(struct trv_req *req, struct trv_resp *resp, void **token);
+    int (*begin)(struct trv_req *req, struct trv_resp *resp, int user_scoped, void **token);
     void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */

@@ -1,4 +1,5 @@
 #include "money.h"
+#include "json_numbers.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
@@ -150,6 +151,127 @@ apr_status_t trv_money_parse_decimal(const char *s, int exponent,
         return APR_EINVAL;
     }
     *minor = neg ? -v : v;
+    return APR_SUCCESS;
+}
+
+/* Exponents beyond this are clamped: with at most 15 significant digits an
+ * amount is out of range long before, and the sums below cannot overflow. */
+#define EXP_CLAMP 1000000000LL
+
+/* Digit k of the number's digits with the point taken out: the integer
+ * part's n_int digits, then the fraction's. */
+static char digit_at(const char *int_part, long long n_int, const char *frac, long long k)
+{
+    return k < n_int ? int_part[k] : frac[k - n_int];
+}
+
+apr_status_t trv_money_parse_number(const char *text, int exponent, apr_int64_t *minor)
+{
+    const char *s = text, *int_part, *frac = "";
+    long long n_int, n_frac = 0, n, exp10 = 0, first = -1, last = -1, k, e;
+    int neg = 0;
+    apr_int64_t v = 0;
+
+    if (!s || exponent < 0) {
+        return APR_EINVAL;
+    }
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    /* JSON's grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+    int_part = s;
+    if (*s == '0') {
+        s++;
+    }
+    else if (*s >= '1' && *s <= '9') {
+        while (*s >= '0' && *s <= '9') {
+            s++;
+        }
+    }
+    else {
+        return APR_EINVAL;
+    }
+    n_int = s - int_part;
+    if (*s == '.') {
+        frac = ++s;
+        while (*s >= '0' && *s <= '9') {
+            s++;
+        }
+        n_frac = s - frac;
+        if (n_frac == 0) {
+            return APR_EINVAL;
+        }
+    }
+    if (*s == 'e' || *s == 'E') {
+        int eneg = 0;
+        s++;
+        if (*s == '+' || *s == '-') {
+            eneg = *s == '-';
+            s++;
+        }
+        if (!(*s >= '0' && *s <= '9')) {
+            return APR_EINVAL;
+        }
+        while (*s >= '0' && *s <= '9') {
+            if (exp10 < EXP_CLAMP) {
+                exp10 = exp10 * 10 + (*s - '0');
+            }
+            s++;
+        }
+        if (eneg) {
+            exp10 = -exp10;
+        }
+    }
+    if (*s) {
+        return APR_EINVAL;
+    }
+    /* The value is digits * 10^(exp10 - n_frac): only the digits from the
+     * first to the last that is not zero count; the zeros after the last
+     * one move the exponent. */
+    n = n_int + n_frac;
+    for (k = 0; k < n; k++) {
+        if (digit_at(int_part, n_int, frac, k) != '0') {
+            if (first < 0) {
+                first = k;
+            }
+            last = k;
+        }
+    }
+    if (first < 0) {
+        *minor = 0; /* every digit is zero, whatever the exponent */
+        return APR_SUCCESS;
+    }
+    e = exp10 - n_frac + (n - 1 - last) + exponent;
+    if (e < 0) {
+        return APR_EINVAL; /* a digit that is not zero beyond the minor units */
+    }
+    if (last - first + 1 + e > 15) {
+        return APR_EINVAL; /* beyond TRV_MONEY_MAX_MINOR's 15 digits */
+    }
+    for (k = first; k <= last; k++) {
+        v = v * 10 + (digit_at(int_part, n_int, frac, k) - '0');
+    }
+    v *= pow10i((int)e);
+    if (v > TRV_MONEY_MAX_MINOR) {
+        return APR_EINVAL;
+    }
+    *minor = neg ? -v : v;
+    return APR_SUCCESS;
+}
+
+apr_status_t trv_money_from_request(apr_pool_t *p, const json_t *num, const char *currency,
+                                    trv_money *out)
+{
+    int exponent = trv_currency_exponent(currency);
+    const char *text = trv_json_numbers_text(p, num);
+    if (!text) {
+        return trv_money_from_json_number(num, currency, out);
+    }
+    if (exponent < 0 || trv_money_parse_number(text, exponent, &out->minor) != APR_SUCCESS) {
+        return APR_EINVAL;
+    }
+    memcpy(out->currency, currency, 4);
     return APR_SUCCESS;
 }
 

@@ -29,7 +29,23 @@ char *trv_money_decimal(apr_pool_t *p, apr_int64_t minor, int exponent);
 apr_status_t trv_money_parse_decimal(const char *s, int exponent,
                                      apr_int64_t *minor);
 
-/* Reads a JSON number (integer or real) as an amount of `currency`. */
+/* Parses the text of a JSON number ("-12.30", "1.5e2", "100.0000000000000001")
+ * exactly, digit by digit, into minor units of a currency of that exponent:
+ * no double in between, so any digit beyond the minor units that is not
+ * zero is refused however far out it is. Fails (APR_EINVAL) on text that
+ * is not a JSON number and beyond TRV_MONEY_MAX_MINOR. */
+apr_status_t trv_money_parse_number(const char *text, int exponent, apr_int64_t *minor);
+
+/* A request body's amount (a value of a body parsed by trv_read_json_body,
+ * whose text is kept: core/json_numbers.h) as minor units of currency, read
+ * exactly from the text the client wrote. A number made in code (no text
+ * kept) is read as trv_money_from_json_number reads it. */
+apr_status_t trv_money_from_request(apr_pool_t *p, const json_t *num, const char *currency,
+                                    trv_money *out);
+
+/* Reads a JSON number (integer or real) as an amount of `currency`. A real
+ * is recovered through 15 significant digits: for suppliers' amounts; a
+ * request's amounts are read with trv_money_from_request. */
 apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
                                         trv_money *out);
 

@@ -12,9 +12,9 @@
 /* Takes the key: a new row, or one whose answer is older than 24 hours,
  * or one whose request died running (no answer after 10 minutes). */
 static const trv_stmt claim_stmt = {"trv_idem_claim",
-    "INSERT INTO idempotent_requests (org_id, idem_key, fingerprint, owner) "
-    "VALUES (%s, %s, %s, %s) "
-    "ON CONFLICT (org_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+    "INSERT INTO idempotent_requests (org_id, user_scope, idem_key, fingerprint, owner) "
+    "VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (org_id, user_scope, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
     "status = NULL, answer = NULL, created_at = trv_now(), completed_at = NULL, "
     "owner = EXCLUDED.owner "
     "WHERE idempotent_requests.created_at < trv_now() - interval '24 hours' "
@@ -25,30 +25,39 @@ static const trv_stmt claim_stmt = {"trv_idem_claim",
  * caller); the same owner in the WHERE makes one of several takers win. */
 static const trv_stmt takeover_stmt = {"trv_idem_takeover",
     "UPDATE idempotent_requests SET owner = %s, created_at = trv_now() "
-    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL "
-    "AND owner = %s RETURNING 1 AS mine"};
+    "WHERE org_id = %s AND user_scope = %s AND idem_key = %s AND fingerprint = %s "
+    "AND status IS NULL AND owner = %s RETURNING 1 AS mine"};
 static const trv_stmt read_stmt = {"trv_idem_read",
     "SELECT fingerprint, status, answer, owner FROM idempotent_requests "
-    "WHERE org_id = %s AND idem_key = %s"};
+    "WHERE org_id = %s AND user_scope = %s AND idem_key = %s"};
 static const trv_stmt keep_stmt = {"trv_idem_keep",
     "UPDATE idempotent_requests SET status = %d, answer = %s, completed_at = trv_now() "
-    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
+    "WHERE org_id = %s AND user_scope = %s AND idem_key = %s AND fingerprint = %s "
+    "AND status IS NULL"};
 static const trv_stmt release_stmt = {"trv_idem_release",
-    "DELETE FROM idempotent_requests "
-    "WHERE org_id = %s AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
+    "DELETE FROM idempotent_requests WHERE org_id = %s AND user_scope = %s "
+    "AND idem_key = %s AND fingerprint = %s AND status IS NULL"};
 
 /* Answers past their 24 hours are dropped a few at a time by the requests
  * that keep new ones (the created_at index makes it cheap), so the table
  * holds about a day of keys without a job of its own. */
 static const trv_stmt purge_stmt = {"trv_idem_purge",
-    "DELETE FROM idempotent_requests WHERE (org_id, idem_key) IN ("
-    "SELECT org_id, idem_key FROM idempotent_requests "
+    "DELETE FROM idempotent_requests WHERE (org_id, user_scope, idem_key) IN ("
+    "SELECT org_id, user_scope, idem_key FROM idempotent_requests "
     "WHERE created_at < trv_now() - interval '24 hours' ORDER BY created_at LIMIT 20)"};
 
 typedef struct held {
     const char *key;
+    const char *scope;
     const char *fingerprint;
 } held;
+
+/* Whose the key is: '' for the organization, else the calling user (a
+ * route on a user's own resource, TRV_ROUTE_USER_SCOPED). */
+static const char *scope_of(const trv_req *req, int user_scoped)
+{
+    return user_scoped && req->user_id ? req->user_id : "";
+}
 
 /* The request a key stands for: method, path, query and the body's JSON
  * with sorted keys (so the order of fields does not make it another). */
@@ -62,20 +71,24 @@ static const char *fingerprint(trv_req *req)
     return trv_sha256_hex(req->pool, text, strlen(text));
 }
 
-static const char *aad_of(trv_req *req, const char *key)
+/* The sealed answer is bound to its organization, user scope and key (an
+ * organization-scoped one as before the user scope existed). */
+static const char *aad_of(trv_req *req, const char *scope, const char *key)
 {
-    return apr_pstrcat(req->pool, "idempotency:", req->org_id, ":", key, NULL);
+    return *scope ? apr_pstrcat(req->pool, "idempotency:", req->org_id, ":", scope, ":", key,
+                                NULL)
+                  : apr_pstrcat(req->pool, "idempotency:", req->org_id, ":", key, NULL);
 }
 
-static int replay(trv_req *req, trv_resp *resp, const char *key, int status,
-                  const char *answer)
+static int replay(trv_req *req, trv_resp *resp, const char *scope, const char *key,
+                  int status, const char *answer)
 {
     const trv_config *cfg = req->env->cfg;
     const char *plain = answer;
     json_t *doc;
     if (answer && strncmp(answer, "v1:", 3) == 0) {
         if (!cfg || !cfg->have_secret_key
-            || trv_secret_open(req->pool, cfg->secret_key, aad_of(req, key), answer,
+            || trv_secret_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
                                &plain) != APR_SUCCESS) {
             trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                         TRVLOGNO(231) "the kept answer of an idempotent request cannot "
@@ -96,9 +109,10 @@ static int replay(trv_req *req, trv_resp *resp, const char *key, int status,
     return 0;
 }
 
-static int begin(trv_req *req, trv_resp *resp, void **token)
+static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
 {
     const char *key = apr_table_get(req->headers, "x-idempotency-key");
+    const char *scope = scope_of(req, user_scoped);
     const char *fp;
     trv_rows *rows;
     trv_dbc *c;
@@ -125,18 +139,20 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
     for (attempt = 0; attempt < 2; attempt++) {
         const char *status;
         if (trv_db_select(c, req->pool, &claim_stmt, &rows,
-                          TRV_DB_ARGS(req->org_id, key, fp, me)) != APR_SUCCESS) {
+                          TRV_DB_ARGS(req->org_id, scope, key, fp, me)) != APR_SUCCESS) {
             break;
         }
         if (rows->n == 1) {
             trv_db_close(req->env->db, c);
             h = apr_pcalloc(req->pool, sizeof(*h));
             h->key = key;
+            h->scope = scope;
             h->fingerprint = fp;
             *token = h;
             return 1;
         }
-        if (trv_db_select(c, req->pool, &read_stmt, &rows, TRV_DB_ARGS(req->org_id, key))
+        if (trv_db_select(c, req->pool, &read_stmt, &rows,
+                          TRV_DB_ARGS(req->org_id, scope, key))
             != APR_SUCCESS) {
             break;
         }
@@ -153,7 +169,8 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
         if (!status && owner && strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) == 0
             && trv_flight_owner_gone(req->pool, owner)) {
             if (trv_db_select(c, req->pool, &takeover_stmt, &rows,
-                              TRV_DB_ARGS(me, req->org_id, key, fp, owner)) != APR_SUCCESS) {
+                              TRV_DB_ARGS(me, req->org_id, scope, key, fp, owner))
+                != APR_SUCCESS) {
                 break;
             }
             if (rows->n == 1) {
@@ -163,6 +180,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
                 trv_db_close(req->env->db, c);
                 h = apr_pcalloc(req->pool, sizeof(*h));
                 h->key = key;
+                h->scope = scope;
                 h->fingerprint = fp;
                 *token = h;
                 return 1;
@@ -182,7 +200,7 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
                      "retry shortly");
             return 0;
         }
-        return replay(req, resp, key, atoi(status), trv_rows_get(rows, 0, "answer"));
+        return replay(req, resp, scope, key, atoi(status), trv_rows_get(rows, 0, "answer"));
     }
     if (attempt == 2) {
         trv_db_close(req->env->db, c);
@@ -196,10 +214,12 @@ static int begin(trv_req *req, trv_resp *resp, void **token)
     return 0;
 }
 
-/* Answers a retry should run again instead of getting back. */
+/* Answers a retry should run again instead of getting back. A 404 says
+ * the resource is not the caller's (or not there): kept, it would answer a
+ * later request that can see the resource with that 404. */
 static int worth_keeping(const trv_resp *resp)
 {
-    if (resp->status >= 500 || resp->status == 429) {
+    if (resp->status >= 500 || resp->status == 429 || resp->status == 404) {
         return 0;
     }
     return !(resp->status == 422 && resp->error_code
@@ -217,7 +237,7 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
     if (worth_keeping(resp)) {
         answer = trv_resp_body(req->pool, resp);
         if (answer && cfg && cfg->have_secret_key
-            && trv_secret_seal(req->pool, cfg->secret_key, aad_of(req, h->key), answer,
+            && trv_secret_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
                                &answer) != APR_SUCCESS) {
             answer = NULL;
         }
@@ -241,11 +261,11 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
         if (answer) {
             rv = trv_db_exec(c, req->pool, &keep_stmt, NULL,
                              TRV_DB_ARGS(apr_itoa(req->pool, resp->status), answer,
-                                         req->org_id, h->key, h->fingerprint));
+                                         req->org_id, h->scope, h->key, h->fingerprint));
         }
         else {
             rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
-                             TRV_DB_ARGS(req->org_id, h->key, h->fingerprint));
+                             TRV_DB_ARGS(req->org_id, h->scope, h->key, h->fingerprint));
         }
         if (rv == APR_SUCCESS) {
             trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);

@@ -3,9 +3,11 @@
  * hours; a repeat with the same method, path, query and body replays it
  * (with Idempotent-Replayed: true), another request is 409
  * idempotency_key_reused, a repeat while the first still runs is 409
- * idempotency_key_in_use. Keys are per organization. Answers a retry should
- * run again are not kept: validation failures (422 validation_failed),
- * rate limits and 5xx. Kept answers are sealed under TravelSecretKeyFile,
+ * idempotency_key_in_use. Keys are scoped as the route's resource: per
+ * organization, and per organization and user on a user's own resources
+ * (TRV_ROUTE_USER_SCOPED). Answers a retry should run again are not kept:
+ * validation failures (422 validation_failed), 404 (not found, or not the
+ * caller's), rate limits and 5xx. Kept answers are sealed under TravelSecretKeyFile,
  * since a webhook subscription's answer carries its signing secret. A
  * request that died while running holds its key for 10 minutes. */
 #ifndef TRV_GATEWAY_IDEMPOTENCY_H

@@ -109,10 +109,7 @@ void trv_hotel_prebook_read(apr_pool_t *p, const json_t *body, trv_hotel_prebook
                                         "contact", "rooms", NULL};
     static const char *const contact_known[] = {"first_name", "last_name", "email", "phone",
                                                 NULL};
-    static const char *const guest_known[] = {"first_name", "last_name", "type", "is_lead",
-                                              NULL};
-    const json_t *c, *rooms, *r, *g, *sdk;
-    size_t i, k;
+    const json_t *c, *sdk;
     memset(in, 0, sizeof(*in));
     if (!json_is_object(body)) {
         trv_errs_add(errs, "body", "must be a JSON object");
@@ -141,16 +138,25 @@ void trv_hotel_prebook_read(apr_pool_t *p, const json_t *body, trv_hotel_prebook
         }
         in->phone = trv_json_req_str(c, "phone", "contact.phone", 1, 4, 30, errs);
     }
-    rooms = json_object_get(body, "rooms");
+    trv_hotel_rooms_read(p, json_object_get(body, "rooms"), "rooms", in, errs);
+}
+
+void trv_hotel_rooms_read(apr_pool_t *p, const json_t *rooms, const char *field,
+                          trv_hotel_prebook_in *in, trv_errs *errs)
+{
+    static const char *const guest_known[] = {"first_name", "last_name", "type", "is_lead",
+                                              NULL};
+    const json_t *r, *g;
+    size_t i, k;
     if (!json_is_array(rooms) || json_array_size(rooms) < 1
         || json_array_size(rooms) > TRV_HOTEL_MAX_ROOMS) {
-        trv_errs_add(errs, "rooms", "is required: 1 to %d rooms, in the offer's order, each "
+        trv_errs_add(errs, field, "is required: 1 to %d rooms, in the offer's order, each "
                      "{guests: [...]}", TRV_HOTEL_MAX_ROOMS);
         return;
     }
     in->n_rooms = (int)json_array_size(rooms);
     json_array_foreach(rooms, i, r) {
-        const char *rf = apr_psprintf(p, "rooms[%d]", (int)i);
+        const char *rf = apr_psprintf(p, "%s[%d]", field, (int)i);
         static const char *const room_known[] = {"guests", NULL};
         const json_t *guests = json_object_get(r, "guests");
         int leads = 0;
@@ -212,9 +218,15 @@ void trv_hotel_prebook_read(apr_pool_t *p, const json_t *body, trv_hotel_prebook
 void trv_hotel_prebook_match(const trv_hotel_prebook_in *in, const trv_hotel_stay *stay,
                              trv_errs *errs)
 {
+    trv_hotel_rooms_match(in, stay, "rooms", errs);
+}
+
+void trv_hotel_rooms_match(const trv_hotel_prebook_in *in, const trv_hotel_stay *stay,
+                           const char *field, trv_errs *errs)
+{
     int i, k;
     if (in->n_rooms != stay->n_rooms) {
-        trv_errs_add(errs, "rooms", "must be the %d room(s) the offer was priced for, in its "
+        trv_errs_add(errs, field, "must be the %d room(s) the offer was priced for, in its "
                      "order", stay->n_rooms);
         return;
     }
@@ -229,7 +241,7 @@ void trv_hotel_prebook_match(const trv_hotel_prebook_in *in, const trv_hotel_sta
             }
         }
         if (adults > stay->rooms[i].adults || children > stay->rooms[i].n_children) {
-            trv_errs_add(errs, apr_psprintf(errs->pool, "rooms[%d].guests", i),
+            trv_errs_add(errs, apr_psprintf(errs->pool, "%s[%d].guests", field, i),
                          "the room was priced for %d adult(s) and %d child(ren)",
                          stay->rooms[i].adults, stay->rooms[i].n_children);
         }

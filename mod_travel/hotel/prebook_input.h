@@ -44,4 +44,15 @@ void trv_hotel_prebook_read(apr_pool_t *p, const json_t *body, trv_hotel_prebook
 void trv_hotel_prebook_match(const trv_hotel_prebook_in *in, const trv_hotel_stay *stay,
                              trv_errs *errs);
 
+/* The rooms of a prebook (rooms: [{guests: [...]}]) read into in's rooms
+ * and guests, every problem named under `field` ("rooms", or
+ * "auto_purchase.rooms" for a watch's mandate, which prebooks them later):
+ * 1 to TRV_HOTEL_MAX_ROOMS rooms, each with exactly one lead, an ADULT. */
+void trv_hotel_rooms_read(apr_pool_t *p, const json_t *rooms, const char *field,
+                          trv_hotel_prebook_in *in, trv_errs *errs);
+/* Those rooms against the stay's occupancy: as many rooms, and no room
+ * with more adults or children than it holds. */
+void trv_hotel_rooms_match(const trv_hotel_prebook_in *in, const trv_hotel_stay *stay,
+                           const char *field, trv_errs *errs);
+
 #endif

@@ -11,6 +11,7 @@
 #include "mpm_common.h"
 
 #include <apr_strings.h>
+#include <strings.h>
 
 static trv_gateway *gateway;      /* routes; built in post_config */
 static apr_array_header_t *worker_sets; /* trv_workers *: one per database */
@@ -226,12 +227,16 @@ static int handler(request_rec *r)
     return trv_httpd_write_response(r, &resp);
 }
 
+/* httpd's own error pages under /v1 are the API's JSON envelope instead
+ * (ERROR_URI). In any letter case: /V1/flight/bookings is no endpoint (API
+ * paths are case-sensitive, and <Location /v1> does not take it), but a
+ * client that typed it expects the API's 404, not httpd's HTML page. */
 static int post_read_request(request_rec *r)
 {
     static const int statuses[] = {400, 401, 403, 404, 405, 408, 411, 413, 414,
                                    415, 417, 431, 500, 501, 502, 503, 504};
     size_t i;
-    if (strncmp(r->uri, "/v1/", 4) != 0 && strcmp(r->uri, "/v1") != 0) {
+    if (strncasecmp(r->uri, "/v1/", 4) != 0 && strcasecmp(r->uri, "/v1") != 0) {
         return DECLINED;
     }
     for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {

@@ -5,6 +5,7 @@
  * today's date. */
 #include "input.h"
 #include "hotel/input.h"
+#include "hotel/prebook_input.h"
 #include "core/json.h"
 #include "core/money.h"
 #include "core/validate.h"
@@ -12,8 +13,8 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static void read_trigger(const json_t *body, const char *currency, trv_watch_input *in,
-                         trv_errs *errs)
+static void read_trigger(apr_pool_t *p, const json_t *body, const char *currency,
+                         trv_watch_input *in, trv_errs *errs)
 {
     static const char *const known[] = {"type", "amount", NULL};
     const json_t *t = json_object_get(body, "trigger"), *type, *amount;
@@ -31,7 +32,7 @@ static void read_trigger(const json_t *body, const char *currency, trv_watch_inp
     if (!json_is_number(amount)) {
         trv_errs_add(errs, "trigger.amount", "must be a number in the watch's currency");
     }
-    else if (currency && (trv_money_from_json_number(amount, currency, &m) != APR_SUCCESS
+    else if (currency && (trv_money_from_request(p, amount, currency, &m) != APR_SUCCESS
                           || m.minor <= 0)) {
         trv_errs_add(errs, "trigger.amount", "must be a positive amount of %s with at most "
                      "its minor-unit digits", currency);
@@ -56,9 +57,8 @@ static void read_auto_purchase(apr_pool_t *p, const json_t *ap, const char *curr
                                                 NULL};
     const json_t *max = json_object_get(ap, "max_total");
     const json_t *contact = json_object_get(ap, "contact");
-    const json_t *rooms = json_object_get(ap, "rooms"), *room;
+    const json_t *rooms = json_object_get(ap, "rooms");
     trv_money m;
-    size_t i;
 
     if (!json_is_object(ap)) {
         trv_errs_add(errs, "auto_purchase", "must be an object {max_total, "
@@ -71,10 +71,10 @@ static void read_auto_purchase(apr_pool_t *p, const json_t *ap, const char *curr
         trv_errs_add(errs, "auto_purchase.max_total", "must be a number in the watch's "
                      "currency");
     }
-    else if (currency && (trv_money_from_json_number(max, currency, &m) != APR_SUCCESS
+    else if (currency && (trv_money_from_request(p, max, currency, &m) != APR_SUCCESS
                           || m.minor <= 0)) {
-        trv_errs_add(errs, "auto_purchase.max_total", "must be a positive amount of %s",
-                     currency);
+        trv_errs_add(errs, "auto_purchase.max_total", "must be a positive amount of %s with "
+                     "at most its minor-unit digits", currency);
     }
     else if (currency) {
         in->max_total_minor = m.minor;
@@ -96,29 +96,16 @@ static void read_auto_purchase(apr_pool_t *p, const json_t *ap, const char *curr
         }
         trv_json_req_str(contact, "phone", "auto_purchase.contact.phone", 1, 3, 40, errs);
     }
-    if (!json_is_array(rooms) || (stay->n_rooms && (int)json_array_size(rooms)
-                                                       != stay->n_rooms)) {
-        trv_errs_add(errs, "auto_purchase.rooms", "must list the guests of each room of "
-                     "occupancy, in its order");
-        return;
-    }
-    json_array_foreach(rooms, i, room) {
-        const char *at = apr_psprintf(p, "auto_purchase.rooms[%d].guests", (int)i);
-        const json_t *guests = json_object_get(room, "guests"), *g;
-        size_t k;
-        int leads = 0;
-        if (!json_is_array(guests) || json_array_size(guests) < 1) {
-            trv_errs_add(errs, at, "must list the room's guests, one adult lead");
-            continue;
-        }
-        json_array_foreach(guests, k, g) {
-            const char *gat = apr_psprintf(p, "%s[%d]", at, (int)k);
-            req_name(g, "first_name", apr_pstrcat(p, gat, ".first_name", NULL), errs);
-            req_name(g, "last_name", apr_pstrcat(p, gat, ".last_name", NULL), errs);
-            leads += json_is_true(json_object_get(g, "is_lead"));
-        }
-        if (leads != 1) {
-            trv_errs_add(errs, at, "must have exactly one guest with is_lead true");
+    /* The rooms are prebooked when the watch buys: read now with prebook's
+     * own rules (one ADULT lead per room, the rooms of the occupancy), so a
+     * mandate that could never buy is refused here, not at purchase time. */
+    {
+        trv_hotel_prebook_in party;
+        size_t before = errs->count;
+        memset(&party, 0, sizeof(party));
+        trv_hotel_rooms_read(p, rooms, "auto_purchase.rooms", &party, errs);
+        if (errs->count == before && stay->n_rooms) {
+            trv_hotel_rooms_match(&party, stay, "auto_purchase.rooms", errs);
         }
     }
     in->contact = contact;
@@ -161,7 +148,7 @@ void trv_watch_read(apr_pool_t *p, const json_t *body, const char *kind, long to
         trv_errs_add(errs, "check_in", "must be after today: a watch stops at check_in");
     }
     in->occupancy = json_object_get(copy, "occupancy");
-    read_trigger(body, in->stay.currency[0] ? in->stay.currency : NULL, in, errs);
+    read_trigger(p, body, in->stay.currency[0] ? in->stay.currency : NULL, in, errs);
     if (ap && !trip) {
         read_auto_purchase(p, ap, in->stay.currency[0] ? in->stay.currency : NULL, &in->stay,
                            in, errs);

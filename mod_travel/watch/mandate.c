@@ -8,11 +8,17 @@
 
 #include <string.h>
 
-static const trv_stmt read_stmt = {"trv_mandate_read",
-    "SELECT m.status, w.id AS watch_id, w.status AS watch_status, "
+/* One lock order for a watch and its mandate everywhere: the watch first,
+ * then the mandate (canceling a watch updates the watch, then its
+ * mandate). Confirming once locked the mandate and then the watch, and a
+ * confirm meeting a cancel deadlocked (one of them answered 500). */
+static const trv_stmt lock_watch_stmt = {"trv_mandate_lock_watch",
+    "SELECT w.id AS watch_id, w.status AS watch_status, "
     "(w.check_in <= (now() AT TIME ZONE 'UTC')::date) AS past "
-    "FROM watch_mandates m JOIN watches w ON w.id = m.watch_id "
-    "WHERE m.id = %s AND m.org_id = %s AND m.user_id = %s FOR UPDATE OF m, w"};
+    "FROM watches w WHERE w.id = (SELECT m.watch_id FROM watch_mandates m "
+    "WHERE m.id = %s AND m.org_id = %s AND m.user_id = %s) FOR UPDATE"};
+static const trv_stmt lock_mandate_stmt = {"trv_mandate_lock",
+    "SELECT status FROM watch_mandates WHERE id = %s FOR UPDATE"};
 static const trv_stmt confirm_stmt = {"trv_mandate_confirm",
     "UPDATE watch_mandates SET status = 'confirmed', confirmed_at = trv_now(), "
     "updated_at = trv_now() WHERE id = %s AND status = 'pending_confirmation'"};
@@ -20,14 +26,54 @@ static const trv_stmt arm_stmt = {"trv_mandate_arm",
     "UPDATE watches SET status = 'armed', updated_at = trv_now() "
     "WHERE id = %s AND status = 'active'"};
 
+typedef enum { CONFIRMED, NOT_FOUND, NOT_ACTIVE } outcome;
+
+typedef struct confirming {
+    trv_req *req;
+    const char *id;
+    outcome out;
+} confirming;
+
+/* One run of the transaction (trv_db_transaction runs it again when
+ * PostgreSQL aborts it for a deadlock or a serialization failure). */
+static apr_status_t confirm_txn(trv_dbc *c, apr_pool_t *p, void *baton)
+{
+    confirming *x = baton;
+    trv_rows *w, *m;
+    const char *ws;
+    if (trv_db_select(c, p, &lock_watch_stmt, &w,
+                      TRV_DB_ARGS(x->id, x->req->org_id, x->req->user_id)) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    if (!w->n) {
+        x->out = NOT_FOUND;
+        return APR_SUCCESS;
+    }
+    if (trv_db_select(c, p, &lock_mandate_stmt, &m, TRV_DB_ARGS(x->id)) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    ws = trv_rows_get(w, 0, "watch_status");
+    if (!m->n || strcmp(trv_rows_get(m, 0, "status"), "canceled") == 0
+        || (strcmp(ws, "active") != 0 && strcmp(ws, "armed") != 0)
+        || trv_rows_bool(w, 0, "past")) {
+        x->out = NOT_ACTIVE;
+        return APR_SUCCESS;
+    }
+    x->out = CONFIRMED;
+    if (trv_db_exec(c, p, &confirm_stmt, NULL, TRV_DB_ARGS(x->id)) != APR_SUCCESS
+        || trv_db_exec(c, p, &arm_stmt, NULL, TRV_DB_ARGS(trv_rows_get(w, 0, "watch_id")))
+               != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
+}
+
 void trv_watch_mandate_confirm(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {NULL};
-    const char *id = apr_table_get(req->params, "mandate_id");
     trv_errs *errs = trv_errs_new(req->pool);
+    confirming x = {req, apr_table_get(req->params, "mandate_id"), NOT_FOUND};
     trv_dbc *c;
-    trv_rows *r;
-    const char *ws;
 
     if (req->json) {
         trv_json_known(req->json, NULL, known, errs);
@@ -39,40 +85,19 @@ void trv_watch_mandate_confirm(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 1510, "confirming a mandate")) {
         return;
     }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_db_select(c, req->pool, &read_stmt, &r,
-                         TRV_DB_ARGS(id, req->org_id, req->user_id)) != APR_SUCCESS) {
-        goto failed;
-    }
-    if (!r->n) {
-        trv_db_rollback(c);
-        trv_db_close(req->env->db, c);
-        trv_fail(req, resp, 404, "not_found", "No mandate %s", id);
+    if (trv_db_transaction(c, req->pool, confirm_txn, &x) != APR_SUCCESS) {
+        trv_api_db_fail(req, resp, c, 1511, "confirming a mandate");
         return;
     }
-    ws = trv_rows_get(r, 0, "watch_status");
-    if (strcmp(trv_rows_get(r, 0, "status"), "canceled") == 0
-        || (strcmp(ws, "active") != 0 && strcmp(ws, "armed") != 0)
-        || trv_rows_bool(r, 0, "past")) {
-        trv_db_rollback(c);
-        trv_db_close(req->env->db, c);
+    trv_db_close(req->env->db, c);
+    if (x.out == NOT_FOUND) {
+        trv_fail(req, resp, 404, "not_found", "No mandate %s", x.id);
+    }
+    else if (x.out == NOT_ACTIVE) {
         trv_fail(req, resp, 409, "invalid_state", "Mandate %s belongs to a watch that is no "
-                 "longer active", id);
-        return;
+                 "longer active", x.id);
     }
-    if (trv_db_exec(c, req->pool, &confirm_stmt, NULL, TRV_DB_ARGS(id)) != APR_SUCCESS
-        || trv_db_exec(c, req->pool, &arm_stmt, NULL,
-                       TRV_DB_ARGS(trv_rows_get(r, 0, "watch_id"))) != APR_SUCCESS
-        || trv_db_commit(c) != APR_SUCCESS) {
-        goto failed;
+    else {
+        trv_ok(req, resp, 200, json_null(), NULL);
     }
-    trv_db_close(req->env->db, c);
-    trv_ok(req, resp, 200, json_null(), NULL);
-    return;
-failed:
-    trv_fail_db(req, resp, c, 1511, "confirming a mandate");
-    if (c->in_txn) {
-        trv_db_rollback(c);
-    }
-    trv_db_close(req->env->db, c);
 }

@@ -19,7 +19,11 @@ static const trv_stmt hotel_known_stmt = {"trv_watch_hotel_known",
 static const trv_stmt place_stmt = {"trv_watch_place",
     "SELECT id FROM hotel_places WHERE id = %s AND org_id = %s"};
 /* The destination text resolved as GET /v1/hotel/places?q= resolves it
- * (its first place), saved for the organization. */
+ * (its first place), saved for the organization. When another request
+ * saves the same place at the same moment, the INSERT waits for it and
+ * does nothing, and the SELECT (of this statement's snapshot, taken
+ * before that commit) finds nothing either: resolve_place runs the
+ * statement again, whose new snapshot sees the committed row. */
 static const trv_stmt place_search_stmt = {"trv_watch_place_search",
     "SELECT key FROM hotel_place_catalog "
     "WHERE starts_with(search, lower(%s::text)) OR strpos(search, ' ' || lower(%s::text)) > 0 "
@@ -106,15 +110,27 @@ static int resolve_place(trv_req *req, trv_resp *resp, trv_dbc *c, const char *d
     }
     {
         const char *key = trv_rows_get(r, 0, "key");
-        if (trv_db_select(c, req->pool, &place_save_stmt, &r,
-                          TRV_DB_ARGS(trv_id_new(req->pool, "plc"), req->org_id, key,
-                                      req->org_id, key)) != APR_SUCCESS || !r->n) {
-            trv_api_db_fail(req, resp, c, 1501, "saving a destination");
-            return 0;
+        int attempt;
+        /* Twice is enough: the second run's snapshot has every row that
+         * made the first one's INSERT do nothing. */
+        for (attempt = 0; attempt < 3; attempt++) {
+            if (trv_db_select(c, req->pool, &place_save_stmt, &r,
+                              TRV_DB_ARGS(trv_id_new(req->pool, "plc"), req->org_id, key,
+                                          req->org_id, key)) != APR_SUCCESS) {
+                trv_api_db_fail(req, resp, c, 1501, "saving a destination");
+                return 0;
+            }
+            if (r->n) {
+                *place_id = trv_rows_get(r, 0, "id");
+                return 1;
+            }
         }
-        *place_id = trv_rows_get(r, 0, "id");
+        trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                    TRVLOGNO(2400) "saving destination %s: no row after %d attempts", key,
+                    attempt);
+        trv_api_db_fail(req, resp, c, 1501, "saving a destination");
+        return 0;
     }
-    return 1;
 }
 
 static int answer_one(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
@@ -133,6 +149,40 @@ static int answer_one(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
     }
     trv_ok(req, resp, status, trv_watch_json(req->pool, r, 0), NULL);
     return 1;
+}
+
+/* What one run of a watch's insert needs (trv_db_transaction runs it
+ * again when PostgreSQL aborts it for a deadlock or serialization). */
+typedef struct creating {
+    trv_req *req;
+    const trv_watch_input *in;
+    const char *id, *kind, *place, *mandate;
+} creating;
+
+static apr_status_t create_txn(trv_dbc *c, apr_pool_t *p, void *baton)
+{
+    const creating *x = baton;
+    const trv_watch_input *in = x->in;
+    trv_req *req = x->req;
+    if (trv_db_exec(c, p, &insert_stmt, NULL,
+                    TRV_DB_ARGS(x->id, req->org_id, req->user_id, x->kind, in->hotel_id,
+                                in->destination, x->place, in->stay.check_in,
+                                in->stay.check_out, trv_json_dump(p, in->occupancy),
+                                in->stay.currency, in->stay.nationality, in->stay.residence,
+                                trv_watch_stay_key(p, &in->stay),
+                                i64(p, in->trigger_minor),
+                                x->mandate ? i64(p, in->max_total_minor) : NULL, x->mandate))
+            != APR_SUCCESS
+        || (x->mandate
+            && trv_db_exec(c, p, &mandate_stmt, NULL,
+                           TRV_DB_ARGS(x->mandate, req->org_id, req->user_id, x->id,
+                                       in->instrument, trv_json_dump(p, in->contact),
+                                       trv_json_dump(p, in->rooms),
+                                       i64(p, in->max_total_minor))) != APR_SUCCESS)
+        || trv_watch_schedule_soon(c, p) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    return APR_SUCCESS;
 }
 
 static void create(trv_req *req, trv_resp *resp, const char *kind)
@@ -176,26 +226,12 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
     if (in.auto_purchase) {
         mandate = trv_id_new(req->pool, "mdt");
     }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_db_exec(c, req->pool, &insert_stmt, NULL,
-                       TRV_DB_ARGS(id, req->org_id, req->user_id, kind, in.hotel_id,
-                                   in.destination, place, in.stay.check_in, in.stay.check_out,
-                                   trv_json_dump(req->pool, in.occupancy), in.stay.currency,
-                                   in.stay.nationality, in.stay.residence,
-                                   trv_watch_stay_key(req->pool, &in.stay),
-                                   i64(req->pool, in.trigger_minor),
-                                   mandate ? i64(req->pool, in.max_total_minor) : NULL,
-                                   mandate)) != APR_SUCCESS
-        || (mandate
-            && trv_db_exec(c, req->pool, &mandate_stmt, NULL,
-                           TRV_DB_ARGS(mandate, req->org_id, req->user_id, id, in.instrument,
-                                       trv_json_dump(req->pool, in.contact),
-                                       trv_json_dump(req->pool, in.rooms),
-                                       i64(req->pool, in.max_total_minor))) != APR_SUCCESS)
-        || trv_watch_schedule_soon(c, req->pool) != APR_SUCCESS
-        || trv_db_commit(c) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1503, "creating a watch");
-        return;
+    {
+        creating x = {req, &in, id, kind, place, mandate};
+        if (trv_db_transaction(c, req->pool, create_txn, &x) != APR_SUCCESS) {
+            trv_api_db_fail(req, resp, c, 1503, "creating a watch");
+            return;
+        }
     }
     trv_env_wake(req->env);
     answer_one(req, resp, c, id, kind, 201);
@@ -254,24 +290,43 @@ static void list(trv_req *req, trv_resp *resp, const char *kind)
                      r->n ? total : 0));
 }
 
+typedef struct canceling {
+    trv_req *req;
+    const char *id, *kind;
+    trv_rows *r;
+} canceling;
+
+/* The watch, then its mandate: the lock order of mandate.c too. */
+static apr_status_t cancel_txn(trv_dbc *c, apr_pool_t *p, void *baton)
+{
+    canceling *x = baton;
+    trv_rows *r;
+    if (trv_db_select(c, p, &cancel_stmt, &r,
+                      TRV_DB_ARGS(x->id, x->req->org_id, x->req->user_id, x->kind))
+            != APR_SUCCESS
+        || (r->n && trv_rows_get(r, 0, "mandate_id")
+            && trv_db_exec(c, p, &cancel_mandate_stmt, NULL,
+                           TRV_DB_ARGS(trv_rows_get(r, 0, "mandate_id"))) != APR_SUCCESS)) {
+        return APR_EGENERAL;
+    }
+    x->r = r;
+    return APR_SUCCESS;
+}
+
 static void cancel(trv_req *req, trv_resp *resp, const char *kind)
 {
     const char *id = apr_table_get(req->params, "id");
+    canceling x = {req, id, kind, NULL};
     trv_dbc *c;
     trv_rows *r, *cur;
     if (!trv_api_db_open(req, resp, &c, 1505, "canceling a watch")) {
         return;
     }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_db_select(c, req->pool, &cancel_stmt, &r,
-                         TRV_DB_ARGS(id, req->org_id, req->user_id, kind)) != APR_SUCCESS
-        || (r->n && trv_rows_get(r, 0, "mandate_id")
-            && trv_db_exec(c, req->pool, &cancel_mandate_stmt, NULL,
-                           TRV_DB_ARGS(trv_rows_get(r, 0, "mandate_id"))) != APR_SUCCESS)
-        || trv_db_commit(c) != APR_SUCCESS) {
+    if (trv_db_transaction(c, req->pool, cancel_txn, &x) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1505, "canceling a watch");
         return;
     }
+    r = x.r;
     if (!r->n) {
         /* Not this user's, or no longer cancelable: which one decides the
          * answer (canceled again is the same answer). */

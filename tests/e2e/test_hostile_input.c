@@ -314,6 +314,31 @@ static void wide_bodies_are_refused_briefly(void **state)
     free(body);
 }
 
+/* API paths are case-sensitive: /V1/... is no endpoint. But a client that
+ * typed it gets the API's JSON 404, not httpd's HTML page (with or
+ * without a key: nothing about the API is in it). */
+static void an_upper_case_v1_is_the_json_404(void **state)
+{
+    static const char *const paths[] = {"/V1/flight/bookings", "/V1", "/v1/FLIGHT/bookings"};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        e2e_resp *r = e2e_get(key, paths[i]);
+        char *ct = e2e_header(r, "content-type");
+        e2e_assert_error(r, 404, "not_found");
+        assert_non_null(ct);
+        assert_non_null(strstr(ct, "application/json"));
+        assert_null(strstr(r->body, "<html"));
+        assert_non_null(json_object_get(json_object_get(r->json, "error"), "request_id"));
+        free(ct);
+        e2e_free(r);
+        r = e2e_get(NULL, paths[i]);
+        assert_true(r->status == 404 || r->status == 401);
+        assert_non_null(r->json);
+        e2e_free(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +351,7 @@ int main(void)
         cmocka_unit_test(null_is_not_an_integer),
         cmocka_unit_test(webhook_ports_beyond_16_bits_are_refused),
         cmocka_unit_test(wide_bodies_are_refused_briefly),
+        cmocka_unit_test(an_upper_case_v1_is_the_json_404),
     };
     return E2E_RUN("hostile input", tests);
 }

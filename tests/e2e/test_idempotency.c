@@ -3,8 +3,12 @@
  * signing secret included (kept sealed, never in plain text), not 409
  * url_already_subscribed; another body with the key is 409
  * idempotency_key_reused; a key whose first request still runs is 409
- * idempotency_key_in_use; a validation failure does not use the key up. */
+ * idempotency_key_in_use; a validation failure does not use the key up.
+ * On a user's own resource (a flight booking) the key is that user's:
+ * another user of the organization neither replays nor spoils it, and a
+ * 404 is never kept. */
 #include "test_webhook_common.h"
+#include "flight_e2e.h"
 
 #include <openssl/sha.h>
 #include <sys/stat.h>
@@ -298,6 +302,86 @@ static void rotation_is_not_repeated(void **state)
     json_decref(s);
 }
 
+static e2e_resp *post_as(const char *who, const char *path, const char *idem,
+                         const char *body)
+{
+    char kh[512], ih[512];
+    const char *hdrs[] = {kh, "Content-Type: application/json", ih, NULL};
+    snprintf(kh, sizeof(kh), "x-api-key: %s", who);
+    snprintf(ih, sizeof(ih), "x-idempotency-key: %s", idem);
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+static int replayed(const e2e_resp *r)
+{
+    char *h = e2e_header(r, "idempotent-replayed");
+    int yes = h && strcmp(h, "true") == 0;
+    free(h);
+    return yes;
+}
+
+/* A flight booking is its user's: so is a key sent to it. Another user of
+ * the organization sending the owner's key, path and body gets their own
+ * answer (404: not theirs), never the owner's booking replayed; and their
+ * 404 is not kept, so it never answers the owner's own request (which
+ * replayed 404 while the booking stayed READY_FOR_COMPLETE). */
+static void a_users_booking_keys_are_that_users(void **state)
+{
+    char *mallory = e2e_new_key(org, "idem-mallory");
+    json_t *b = fe_ready(key, "SUPPLIER_A", "Keyscope", NULL);
+    const char *id = fe_s(b, "id");
+    const char *body = "{\"payment_instrument_id\":\"pi_test_visa\"}";
+    char path[256], cpath[256], *idem = fe_new_key("scope"), *cidem = fe_new_key("scope-c");
+    const char *params[2] = {org, idem};
+    e2e_resp *r;
+    (void)state;
+    snprintf(path, sizeof(path), "/v1/flight/bookings/%s/book", id);
+    snprintf(cpath, sizeof(cpath), "/v1/flight/bookings/%s/cancel", id);
+    /* The other user first: 404, and nothing kept for the key. */
+    r = post_as(mallory, path, idem, body);
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM idempotent_requests "
+                                  "WHERE org_id = $1 AND idem_key = $2", 2, params), 0);
+    /* The owner's identical request books. */
+    r = post_as(key, path, idem, body);
+    if (r->status != 200) {
+        fail_msg("the owner's book answered %ld %s", r->status, r->body);
+    }
+    assert_false(replayed(r));
+    assert_string_equal(fe_s(fe_data(r), "id"), id);
+    e2e_free(r);
+    /* The owner's retry replays it... */
+    r = post_as(key, path, idem, body);
+    assert_int_equal(r->status, 200);
+    assert_true(replayed(r));
+    e2e_free(r);
+    /* ...the other user's does not: 404, as their GET of the booking. */
+    r = post_as(mallory, path, idem, body);
+    e2e_assert_error(r, 404, "not_found");
+    assert_false(replayed(r));
+    assert_null(strstr(r->body, "Keyscope"));
+    e2e_free(r);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM idempotent_requests "
+                                  "WHERE org_id = $1 AND idem_key = $2 AND status = 404",
+                                  2, params), 0);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM idempotent_requests "
+                                  "WHERE org_id = $1 AND idem_key = $2 AND status = 200 "
+                                  "AND user_scope LIKE 'usr\\_%'", 2, params), 1);
+    /* /cancel the same way: the other user's 404 is not the owner's. */
+    r = post_as(mallory, cpath, cidem, "{}");
+    e2e_assert_error(r, 404, "not_found");
+    e2e_free(r);
+    r = post_as(key, cpath, cidem, "{}");
+    assert_int_not_equal(r->status, 404);
+    assert_true(r->status < 500);
+    e2e_free(r);
+    free(idem);
+    free(cidem);
+    free(mallory);
+    json_decref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +391,7 @@ int main(void)
         cmocka_unit_test(a_validation_failure_does_not_use_the_key),
         cmocka_unit_test(answers_expire_after_a_day),
         cmocka_unit_test(rotation_is_not_repeated),
+        cmocka_unit_test(a_users_booking_keys_are_that_users),
     };
     return E2E_RUN("idempotency", tests);
 }

@@ -5,7 +5,9 @@
  * and store nothing; a trip destination is a saved place or a text that
  * resolves to one; auto_purchase makes a mandate pending confirmation,
  * and confirming it arms the watch; a watch reads as expired from its
- * check_in on and the schedule stores it. */
+ * check_in on and the schedule stores it. A mandate's rooms follow
+ * prebook's rules at creation, and amounts are read exactly from their
+ * digits. */
 #include "watch_e2e.h"
 
 static char *key, *key2, *other, *org;
@@ -240,6 +242,111 @@ static void confirming_the_mandate_arms_the_watch(void **state)
     json_decref(w);
 }
 
+/* The mandate's rooms are prebooked when the watch buys: a party prebook
+ * would refuse is refused at creation with prebook's rules (it was 201,
+ * confirmable, and failed only at purchase with prebook_validation_failed),
+ * and stores nothing. */
+static void a_mandate_that_prebook_would_refuse_is_422(void **state)
+{
+    static const char *const cases[][2] = {
+        /* the only lead is a CHILD */
+        {"[{\"guests\":[{\"first_name\":\"Tim\",\"last_name\":\"Lovelace\",\"type\":"
+         "\"CHILD\",\"is_lead\":true}]}]", "auto_purchase.rooms[0].guests[0].is_lead"},
+        /* two rooms for a stay of one */
+        {"[{\"guests\":[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_lead\":"
+         "true}]},{\"guests\":[{\"first_name\":\"Bob\",\"last_name\":\"Lovelace\","
+         "\"is_lead\":true}]}]", "auto_purchase.rooms"},
+        /* three adults in a room of two */
+        {"[{\"guests\":[{\"first_name\":\"Ada\",\"last_name\":\"L\",\"is_lead\":true},"
+         "{\"first_name\":\"Bob\",\"last_name\":\"L\",\"is_lead\":false},"
+         "{\"first_name\":\"Cy\",\"last_name\":\"L\",\"is_lead\":false}]}]",
+         "auto_purchase.rooms[0].guests"},
+        /* a child in a room priced for adults only */
+        {"[{\"guests\":[{\"first_name\":\"Ada\",\"last_name\":\"L\",\"is_lead\":true},"
+         "{\"first_name\":\"Tim\",\"last_name\":\"L\",\"type\":\"CHILD\"}]}]",
+         "auto_purchase.rooms[0].guests"},
+    };
+    char body[4096], *stay = we_stay(40, 42);
+    const char *pm[1] = {org};
+    long mandates = e2e_sql_long("SELECT count(*) FROM watch_mandates WHERE org_id = $1", 1,
+                                 pm);
+    long before = watches_of_org();
+    size_t i;
+    e2e_resp *r;
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
+                 "\"below_total\",\"amount\":5},\"auto_purchase\":{\"max_total\":6,"
+                 "\"payment_instrument_id\":\"pi_test_visa\",\"contact\":{\"first_name\":"
+                 "\"Ada\",\"last_name\":\"Lovelace\",\"email\":\"ada@example.com\","
+                 "\"phone\":\"+441234567890\"},\"rooms\":%s}}", hotel.hotel_id, stay,
+                 cases[i][0]);
+        r = we_call(key, "POST", WE_WATCHES, body);
+        e2e_assert_error(r, 422, "validation_failed");
+        if (!has_detail(r, cases[i][1])) {
+            fail_msg("case %zu: no detail %s in %s", i, cases[i][1], r->body);
+        }
+        e2e_free(r);
+    }
+    assert_int_equal(watches_of_org(), before);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM watch_mandates WHERE org_id = $1", 1,
+                                  pm), mandates);
+    free(stay);
+}
+
+/* Amounts are read from the digits sent, with the currency's minor units:
+ * a double would round these to valid amounts (they were 201, stored
+ * rounded); each is a 422 naming its field, like 50.0000000001 was. */
+static void amounts_beyond_a_double_are_422(void **state)
+{
+    static const char *const cases[][3] = {
+        {"EUR", "50.000000000000001", NULL},
+        {"EUR", "1.0000000000000000000001", NULL},
+        {"JPY", "100.0000000000000001", NULL},
+        {"EUR", "50.0000000001", NULL},
+        {"EUR", "5", "60.000000000000001"},
+        {"JPY", "5", "1e-30"},
+    };
+    char body[4096], stay[512];
+    long before = watches_of_org();
+    size_t i;
+    e2e_resp *r;
+    (void)state;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(stay, sizeof(stay), "\"check_in\":\"%s\",\"check_out\":\"%s\","
+                 "\"occupancy\":[{\"adults\":1}],\"guest_nationality\":\"GB\","
+                 "\"currency\":\"%s\"", fe_date(40), fe_date(42), cases[i][0]);
+        snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
+                 "\"below_total\",\"amount\":%s}%s%s%s}", hotel.hotel_id, stay, cases[i][1],
+                 cases[i][2] ? ",\"auto_purchase\":{\"max_total\":" : "",
+                 cases[i][2] ? cases[i][2] : "",
+                 cases[i][2] ? ",\"payment_instrument_id\":\"pi_test_visa\",\"contact\":{"
+                               "\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"email\":"
+                               "\"ada@example.com\",\"phone\":\"+441234567890\"},\"rooms\":[{"
+                               "\"guests\":[{\"first_name\":\"Ada\",\"last_name\":"
+                               "\"Lovelace\",\"is_lead\":true}]}]}" : "");
+        r = we_call(key, "POST", WE_WATCHES, body);
+        if (r->status != 422 || !has_detail(r, cases[i][2] ? "auto_purchase.max_total"
+                                                            : "trigger.amount")) {
+            fail_msg("%s %s / %s: %ld %s", cases[i][0], cases[i][1],
+                     cases[i][2] ? cases[i][2] : "-", r->status, r->body);
+        }
+        e2e_free(r);
+    }
+    assert_int_equal(watches_of_org(), before);
+    /* The same amounts with digits a double keeps exactly pass. */
+    snprintf(stay, sizeof(stay), "\"check_in\":\"%s\",\"check_out\":\"%s\","
+             "\"occupancy\":[{\"adults\":1}],\"guest_nationality\":\"GB\","
+             "\"currency\":\"JPY\"", fe_date(40), fe_date(42));
+    snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
+             "\"below_total\",\"amount\":1.00000000000000000000e2}}", hotel.hotel_id, stay);
+    r = we_call(key, "POST", WE_WATCHES, body);
+    fe_expect(r, 201, "a JPY watch of 100 written with an exponent");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(fe_data(r), "trigger"),
+                                                        "amount")), 100);
+    e2e_free(r);
+}
+
 static void a_watch_expires_at_check_in(void **state)
 {
     json_t *w = we_price_watch(key, &hotel, 40, 42, hotel.cents / 2, NULL), *got;
@@ -293,6 +400,8 @@ int main(void)
         cmocka_unit_test(malformed_watches_are_refused_and_store_nothing),
         cmocka_unit_test(trip_watch_resolves_its_destination),
         cmocka_unit_test(confirming_the_mandate_arms_the_watch),
+        cmocka_unit_test(a_mandate_that_prebook_would_refuse_is_422),
+        cmocka_unit_test(amounts_beyond_a_double_are_422),
         cmocka_unit_test(a_watch_expires_at_check_in),
     };
     int rc = E2E_RUN("watch_api", tests);
