@@ -13,6 +13,7 @@
  *   TravelSandboxSlowCard DURATION      pi_test_slowcard's card is readable after (2s)
  *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
 #include "faults.h"
+#include "air/duffel.h"
 #include "sandbox.h"
 #include "hotel/catalog.h"
 #include "core/dispatch.h"
@@ -425,12 +426,20 @@ static int handler(request_rec *r)
                                               : name);
     }
     else {
+        if (sbx_duffel_path(req.path)) {
+            sbx_duffel_path_fix(&req);
+        }
         if (sbx_is_api_path(req.path)) {
             simulate_latency(&c->set, &req);
             out = sbx_api_fault(&req, &resp);
         }
-        if (out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER) {
+        if ((out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER)
+            && (!sbx_duffel_path(req.path)
+                || (sbx_duffel_rate_ok(&req, &resp) && sbx_duffel_version_ok(&req, &resp)))) {
             trv_dispatch(router, sbx_authenticate, &req, &resp);
+        }
+        if (sbx_duffel_path(req.path)) {
+            sbx_duffel_finish(&req, &resp);
         }
     }
     if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {
