@@ -246,8 +246,12 @@ int sbx_duffel_page(trv_req *req, trv_resp *resp, sbx_duffel_page_t *pg)
 json_t *sbx_duffel_page_meta(apr_pool_t *p, const sbx_duffel_page_t *pg, int total)
 {
     int next = pg->offset + pg->limit;
-    return json_pack("{s:i,s:o,s:o}", "limit", pg->limit,
-                     "after", next < total ? json_string(cursor(p, next)) : json_null(),
-                     "before", pg->offset > 0 ? json_string(cursor(p, pg->offset))
-                                              : json_null());
+    /* after is null on the last page; before is left out on the first
+     * (PaginationMeta: after?: string | null, before?: string). */
+    json_t *m = json_pack("{s:i,s:o}", "limit", pg->limit,
+                          "after", next < total ? json_string(cursor(p, next)) : json_null());
+    if (pg->offset > 0) {
+        json_object_set_new(m, "before", json_string(cursor(p, pg->offset)));
+    }
+    return m;
 }

@@ -450,9 +450,8 @@ static void offer_request(trv_req *req, trv_resp *resp)
     }
     pax = json_array();
     for (i = 0; n > 0 && i < sbx_pax_count(&offers[0]); i++) {
-        json_array_append_new(pax, json_pack("{s:s,s:s,s:n}", "id", pax_id(req->pool, &offers[0], i),
-                                             "type", pax_type_name(sbx_pax_type(&offers[0], i)),
-                                             "age"));
+        json_array_append_new(pax, json_pack("{s:s,s:s}", "id", pax_id(req->pool, &offers[0], i),
+                                             "type", pax_type_name(sbx_pax_type(&offers[0], i))));
     }
     doc = trv_json_bind(req->pool, json_pack("{s:s,s:b,s:s,s:s,s:o,s:o}", "id", id,
         "live_mode", 0, "created_at", sbx_instant(req->pool, now),
@@ -988,6 +987,8 @@ static json_t *order_json(trv_req *req, trv_dbc *c, const trv_rows *r, int *ok)
     }
     json_object_set_new(doc, "id", json_string(id));
     json_object_set_new(doc, "live_mode", json_false());
+    /* Content the airline sells through Duffel, which Duffel manages. */
+    json_object_set_new(doc, "content", json_string("managed"));
     json_object_set_new(doc, "booking_reference", json_string(trv_rows_get(r, 0, "pnr")));
     json_object_set_new(doc, "documents", docs);
     json_object_set_new(doc, "airline_initiated_changes", aic);
@@ -1277,10 +1278,10 @@ static void create_payment(trv_req *req, trv_resp *resp)
         sbx_db_fail(req, resp, c, 1807, "paying an order");
         return;
     }
-    out = trv_json_bind(req->pool, json_pack("{s:{s:s,s:s,s:s,s:s,s:s,s:b}}", "data", "id", id,
+    out = trv_json_bind(req->pool, json_pack("{s:{s:s,s:s,s:s,s:s,s:s}}", "data", "id", id,
         "type", "balance", "amount", sbx_amount(req->pool, total, trv_rows_get(rows, 0, "currency")),
         "currency", trv_rows_get(rows, 0, "currency"),
-        "created_at", trv_rows_get(ins, 0, "created_at"), "live_mode", 0));
+        "created_at", trv_rows_get(ins, 0, "created_at")));
     sbx_idem_finish(req, resp, c, 201, out, 1808, "paying an order");
 }
 
@@ -1472,12 +1473,14 @@ static void confirm_cancellation(trv_req *req, trv_resp *resp)
                   "The airline rejected the cancellation (test trigger Nocancel)");
         return;
     }
-    block = trv_json_bind(req->pool, cancellation_json(req->pool, rows));
+    /* The order keeps the cancellation as confirmed (Order.cancellation). */
     if (trv_db_exec(c, req->pool, &a_cancel_confirm, NULL, TRV_DB_ARGS(id)) != APR_SUCCESS
+        || !read_cancellation(req, resp, c, id, &rows)
+        || !(block = trv_json_bind(req->pool, cancellation_json(req->pool, rows)))
         || trv_db_exec(c, req->pool, &a_order_cancel, NULL,
                        TRV_DB_ARGS(trv_json_dump(req->pool, block),
                                    trv_rows_get(rows, 0, "order_id"))) != APR_SUCCESS
-        || !read_cancellation(req, resp, c, id, &rows) || trv_db_commit(c) != APR_SUCCESS) {
+        || trv_db_commit(c) != APR_SUCCESS) {
         if (!resp->status) {
             sbx_db_fail(req, resp, c, 941, "confirming a cancellation");
         }
