@@ -802,6 +802,27 @@ static void duffel_versions_and_errors(void **state)
     assert_string_equal(s(first_error(r), "code"), "not_found");
     assert_string_equal(s(first_error(r), "type"), "invalid_request_error");
     e2e_free(r);
+    /* A 429 (made by a fault): Duffel's rate-limit error, when to retry. */
+    {
+        const char *fh[] = {"Content-Type: application/json", NULL};
+        const char *h2[] = {"Authorization: Bearer " KEY_A, "Duffel-Version: v2",
+                            "x-request-id: duffel-429-1", NULL};
+        char *ra;
+        r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", fh,
+                     "{\"api\": \"supplier_a\", \"request_id_prefix\": \"duffel-429-\", "
+                     "\"status\": 429, \"code\": \"rate_limit_exceeded\", \"retry_after\": \"7\"}");
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+        r = e2e_call(e2e_sandbox_url(), "GET", "/suppliers/a/air/airlines/arl_BA", h2, NULL);
+        assert_int_equal(r->status, 429);
+        assert_string_equal(s(first_error(r), "type"), "rate_limit_error");
+        assert_string_equal(s(first_error(r), "code"), "rate_limit_exceeded");
+        ra = e2e_header(r, "Retry-After");
+        assert_non_null(ra);
+        assert_string_equal(ra, "7");
+        free(ra);
+        e2e_free(r);
+    }
 }
 
 static void offers_and_airlines_come_in_pages(void **state)
