@@ -482,8 +482,9 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
         const char *id = trv_json_str(json_array_get(opax, i), "id");
         json_array_append_new(ids, id ? json_string(id) : json_null());
     }
-    js = journeys(ctx, o, 1);
-    svc_out = json_array();
+    /* Bound at once: a refused bag below returns without them. */
+    js = trv_json_bind(ctx->pool, journeys(ctx, o, 1));
+    svc_out = trv_json_bind(ctx->pool, json_array());
     req_svcs = services_req(ctx->pool, services);
     trv_json_bind(ctx->pool, req_svcs);
     for (i = 0; i < json_array_size(req_svcs); i++) {
@@ -526,20 +527,17 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
             "segment_ids", segids ? segids : json_array()));
         trv_sup_count_bag(js, jn, pi, type, q);
     }
-    conds = fare_conditions(o);
+    conds = trv_json_bind(ctx->pool, fare_conditions(o));
     {
         trv_money mt, mf, mx, ms;
         if (trv_money_make(&mt, total + svc_total, cur) != APR_SUCCESS
             || trv_money_make(&mf, fare, cur) != APR_SUCCESS
             || trv_money_make(&mx, tax, cur) != APR_SUCCESS
             || trv_money_make(&ms, svc_total, cur) != APR_SUCCESS) {
-            json_decref(js);
-            json_decref(svc_out);
-            json_decref(conds);
             return bad(ctx, err, "the amounts of a priced offer");
         }
         *priced = trv_json_bind(ctx->pool, json_pack(
-            "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
+            "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:O,s:{s:O,s:O},s:O,s:O,s:b,s:{s:b,s:s?},"
             "s:{s:s?,s:O,s:s,s:s}}",
             "total_amount", trv_money_json(&mt), "fare_amount", trv_money_json(&mf),
             "fare_tax_amount", trv_money_json(&mx), "services_amount", trv_money_json(&ms),

@@ -384,7 +384,7 @@ static void offer_request(trv_req *req, trv_resp *resp)
     json_t *list, *req_slices, *pax, *doc;
     apr_int64_t now = sbx_now();
     apr_uint32_t nonce = sbx_nonce();
-    trv_dbc *c;
+    trv_dbc *c = NULL;
 
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))) {
         return;
@@ -485,9 +485,9 @@ static void list_offers(trv_req *req, trv_resp *resp)
 {
     const sbx_ctx *x = SBX(req);
     const char *orq = apr_table_get(req->query, "offer_request_id");
-    const char *sort = apr_table_get(req->query, "sort");
+    const char *sort = apr_table_get(req->query, "sort"), *qtext;
     sbx_duffel_page_t pg;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     sbx_search q;
     sbx_offer *offers;
@@ -515,8 +515,8 @@ static void list_offers(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 404, "not_found", "No offer request %s", orq);
         return;
     }
-    qj = trv_json_parse(req->pool, trv_rows_get(rows, 0, "query"),
-                        strlen(trv_rows_get(rows, 0, "query")), NULL);
+    qtext = trv_rows_get(rows, 0, "query");
+    qj = qtext ? trv_json_parse(req->pool, qtext, strlen(qtext), NULL) : NULL;
     if (query_of(qj, &q) != 0) {
         sbx_error(req, resp, 500, "internal_server_error", "Offer request %s is unreadable", orq);
         return;
@@ -560,7 +560,7 @@ static int load_offer(trv_req *req, trv_resp *resp, const char *id, sbx_offer *o
  * database failure (answered). */
 static json_t *offer_passengers(trv_req *req, trv_resp *resp, const char *offer_id)
 {
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     json_t *out;
     int i;
@@ -652,7 +652,7 @@ static void update_offer_passenger(trv_req *req, trv_resp *resp)
     const json_t *body, *d, *acc;
     const char *given, *family;
     sbx_offer o;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     size_t a;
     int i;
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))
@@ -1046,7 +1046,7 @@ static void create_order(trv_req *req, trv_resp *resp)
     a_priced pr;
     json_t *doc, *segs, *out, *passengers, *stored, *meta;
     sbx_order_new ord;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     int dup, j, k, ok, hold;
     size_t i;
@@ -1218,7 +1218,7 @@ static void create_payment(trv_req *req, trv_resp *resp)
     const sbx_ctx *x = SBX(req);
     const json_t *body, *d;
     const char *order_id, *status, *trig, *id = trv_id_new(req->pool, "pay");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows, *ins;
     json_t *out;
     apr_int64_t total;
@@ -1288,7 +1288,7 @@ static void create_payment(trv_req *req, trv_resp *resp)
 static void get_order(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "order_id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     json_t *out;
     int ok;
@@ -1345,7 +1345,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
 {
     const json_t *body, *d;
     const char *order_id, *id = trv_id_new(req->pool, "ore"), *status, *cur;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows, *k;
     apr_int64_t fee, refund;
 
@@ -1403,7 +1403,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
 static void get_cancellation(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         sbx_db_fail(req, resp, NULL, 938, "reading a cancellation");
@@ -1423,7 +1423,7 @@ static void get_cancellation(trv_req *req, trv_resp *resp)
 static void confirm_cancellation(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows, *lock;
     json_t *block;
 
@@ -1497,7 +1497,7 @@ static void list_changes(trv_req *req, trv_resp *resp)
 {
     const char *order_id = apr_table_get(req->query, "order_id");
     sbx_duffel_page_t pg;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     json_t *order, *aic, *page;
     int ok;
