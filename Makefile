@@ -13,9 +13,10 @@ MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_trave
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
                mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
-# (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
+# (air/, hotel/, pay/, stays/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
-                          mod_travel/sandbox/hotel/*.c mod_travel/sandbox/pay/*.c)
+                          mod_travel/sandbox/hotel/*.c mod_travel/sandbox/pay/*.c \
+                          mod_travel/sandbox/stays/*.c)
 # The sandbox minus its httpd module file: linked into unit tests too.
 SBX_LIB_SRC := $(filter-out mod_travel/sandbox/mod_travel_sandbox.c,$(SANDBOX_SRC))
 CLI_SRC     := $(wildcard mod_travel/cli/*.c)

@@ -3,7 +3,8 @@
  * @duffel/api through offer request -> offer with available services ->
  * loyalty account -> instant order -> order read -> airline-initiated
  * changes -> cancellation quote -> confirm, a hold order paid later, the
- * airlines and an error, then tsc --strict over every recorded answer
+ * airlines and an error, and the Stays flow (search -> all rates -> quote
+ * -> booking -> read -> cancel), then tsc --strict over every recorded answer
  * typed as the package's own types. A call the client makes that the
  * sandbox refuses, an answer it cannot read, or an answer that does not
  * type-check fails this test. Skipped only when node or the packages are
