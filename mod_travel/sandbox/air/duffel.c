@@ -55,16 +55,15 @@ int sbx_duffel_version_ok(trv_req *req, trv_resp *resp)
 static apr_uint32_t window_start; /* unix seconds / SBX_DUFFEL_RATE_WINDOW */
 static apr_uint32_t window_used;
 
-static void rate_headers(trv_resp *resp, apr_uint32_t used, apr_uint32_t window)
+static void rate_headers(apr_pool_t *p, trv_resp *resp, apr_uint32_t used,
+                         apr_uint32_t window)
 {
     char date[APR_RFC822_DATE_LEN];
     apr_uint32_t left = used >= SBX_DUFFEL_RATE_LIMIT ? 0 : SBX_DUFFEL_RATE_LIMIT - used;
     apr_rfc822_date(date, apr_time_from_sec((apr_time_t)(window + 1) * SBX_DUFFEL_RATE_WINDOW));
-    apr_table_set(resp->headers, "ratelimit-limit",
-                  apr_psprintf(apr_table_elts(resp->headers)->pool, "%d", SBX_DUFFEL_RATE_LIMIT));
-    apr_table_set(resp->headers, "ratelimit-remaining",
-                  apr_psprintf(apr_table_elts(resp->headers)->pool, "%u", left));
-    apr_table_set(resp->headers, "ratelimit-reset", date);
+    apr_table_setn(resp->headers, "ratelimit-limit", apr_itoa(p, SBX_DUFFEL_RATE_LIMIT));
+    apr_table_setn(resp->headers, "ratelimit-remaining", apr_psprintf(p, "%u", left));
+    apr_table_setn(resp->headers, "ratelimit-reset", apr_pstrdup(p, date));
 }
 
 int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp)
@@ -75,7 +74,7 @@ int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp)
         apr_atomic_set32(&window_used, 0);
     }
     used = apr_atomic_inc32(&window_used) + 1;
-    rate_headers(resp, used, now);
+    rate_headers(req->pool, resp, used, now);
     if (used <= SBX_DUFFEL_RATE_LIMIT) {
         return 1;
     }
