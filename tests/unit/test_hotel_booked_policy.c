@@ -39,8 +39,6 @@ static trv_up_status read_booking(apr_pool_t *p, const trv_hotel_supplier *sup,
     static trv_http http;
     trv_hotel_ctx ctx;
     trv_hotel_err err;
-    /* Every field, the search deadline included (0: none). */
-    memset(&ctx, 0, sizeof(ctx));
     memset(&up, 0, sizeof(up));
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));

@@ -43,8 +43,6 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     trv_hotel_stay stay;
     trv_hotel_err err;
     int i;
-    /* Every field, the search deadline included (0: none). */
-    memset(&ctx, 0, sizeof(ctx));
     memset(&up, 0, sizeof(up));
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));
