@@ -13,9 +13,10 @@ MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_trave
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
                mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
-# (air/, hotel/, pay/); sandbox/ctl/ is its migration tool, not the module.
+# (air/, hotel/, pay/, stays/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
-                          mod_travel/sandbox/hotel/*.c mod_travel/sandbox/pay/*.c)
+                          mod_travel/sandbox/hotel/*.c mod_travel/sandbox/pay/*.c \
+                          mod_travel/sandbox/stays/*.c)
 # The sandbox minus its httpd module file: linked into unit tests too.
 SBX_LIB_SRC := $(filter-out mod_travel/sandbox/mod_travel_sandbox.c,$(SANDBOX_SRC))
 CLI_SRC     := $(wildcard mod_travel/cli/*.c)
@@ -207,6 +208,16 @@ $(WATCHER_VERIFIER): tests/e2e/watcher-verifier/package.json tests/e2e/watcher-v
 	    || echo "npm ci failed: the stripe cross-check will be skipped"; \
 	else echo "npm not found: the stripe cross-check will be skipped"; fi
 
+# Duffel's own client library and TypeScript (tests/e2e/duffel-client),
+# driving the sandbox's SUPPLIER_A in test_duffel_client; skipped when npm
+# is missing.
+DUFFEL_CLIENT := tests/e2e/duffel-client/node_modules/@duffel/api/package.json
+$(DUFFEL_CLIENT): tests/e2e/duffel-client/package.json tests/e2e/duffel-client/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/e2e/duffel-client && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the Duffel client check will be skipped"; \
+	else echo "npm not found: the Duffel client check will be skipped"; fi
+
 # The OpenAPI checker (tests/openapi/check.mjs: validators from npm);
 # skipped when npm is missing.
 OPENAPI_CHECKER := tests/openapi/node_modules/@seriousme/openapi-schema-validator/package.json
@@ -231,7 +242,7 @@ $(DASHBOARD_BROWSER): tests/e2e/dashboard-browser/package.json tests/e2e/dashboa
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER) $(DUFFEL_CLIENT)
 	@tests/run-unit.sh $(B)
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh

@@ -112,6 +112,12 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
         res->code = trv_json_str(e, "code");
         res->message = trv_json_str(e, "message");
     }
+    else if (json_is_object(e = json_array_get(json_object_get(res->body, "errors"), 0))) {
+        /* Duffel's (and JSON:API's) list of errors: the first says why. */
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
+                                                  : trv_json_str(e, "title");
+    }
     if (!res->message && res->status != TRV_UP_OK) {
         res->message = apr_psprintf(p, "%s %s answered %d", method, hr.url, hs.status);
     }
@@ -128,7 +134,27 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
                                 const json_t *body, const char *request_id,
                                 const char *idempotency_key, trv_up_result *res)
 {
-    call(env, p, up, method, path, body, request_id, idempotency_key, res);
+    return trv_upstream_call_with(env, p, up, method, path, NULL, body, request_id,
+                                  idempotency_key, res);
+}
+
+trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                     const char *method, const char *path,
+                                     const apr_table_t *extra_headers, const json_t *body,
+                                     const char *request_id, const char *idempotency_key,
+                                     trv_up_result *res)
+{
+    if (extra_headers) {
+        apr_table_t *h = apr_table_copy(p, extra_headers);
+        if (up->api_key) {
+            apr_table_setn(h, "Authorization", apr_pstrcat(p, "Bearer ", up->api_key, NULL));
+        }
+        trv_upstream_call_h(env, p, up, method, path, h, body, request_id, idempotency_key,
+                            res);
+    }
+    else {
+        call(env, p, up, method, path, body, request_id, idempotency_key, res);
+    }
     trv_metrics_upstream(env->metrics, up->name,
                          res->status == TRV_UP_TIMEOUT ? 2
                          : res->status == TRV_UP_UNAVAILABLE

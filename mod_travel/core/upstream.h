@@ -32,11 +32,20 @@ typedef struct trv_up_result {
 
 /* method + base_url + path; body (may be NULL) is sent as JSON. Returns the
  * classification also stored in res->status. Error bodies of the form
- * {"error": {"code", "message"}} fill res->code and res->message. */
+ * {"error": {"code", "message"}} or {"errors": [{"code", "message"}]}
+ * (Duffel's) fill res->code and res->message. */
 trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                                 const char *method, const char *path,
                                 const json_t *body, const char *request_id,
                                 const char *idempotency_key, trv_up_result *res);
+
+/* trv_upstream_call with headers of the API's own beside the bearer key
+ * (Duffel's Duffel-Version); extra_headers may be NULL. */
+trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                     const char *method, const char *path,
+                                     const apr_table_t *extra_headers, const json_t *body,
+                                     const char *request_id, const char *idempotency_key,
+                                     trv_up_result *res);
 
 /* The same with the caller's own headers (may be NULL) for APIs that do
  * not take a bearer key: with auth_headers set, no Authorization: Bearer is

@@ -11,8 +11,18 @@ trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char 
                            const char *path, const json_t *body, const char *idempotency_key,
                            trv_up_result *res, trv_sup_err *err)
 {
-    trv_up_status st = trv_upstream_call(ctx->env, ctx->pool, ctx->up, method, path, body,
-                                         ctx->request_id, idempotency_key, res);
+    return trv_sup_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
+}
+
+trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
+                                const apr_table_t *headers, const char *method,
+                                const char *path, const json_t *body,
+                                const char *idempotency_key, trv_up_result *res,
+                                trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
+                                              headers, body, ctx->request_id, idempotency_key,
+                                              res);
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
                                                                        : TRV_LOG_WARNING;

@@ -1,13 +1,23 @@
-/* SUPPLIER_A's adapter: a client of a Duffel-style API (offer requests,
- * offers, orders, order cancellations, airlines; bodies wrapped in
- * {"data": ...}, amounts as decimal strings beside their currency).
+/* SUPPLIER_A's adapter: a client of Duffel Air API v2 (docs/suppliers.md):
+ * Authorization: Bearer <api_key> and Duffel-Version: v2 on every call;
+ * bodies wrapped in {"data": ...}; amounts as decimal strings beside their
+ * currency; errors as {errors: [{type, code, title, message}], meta}.
  *
- * Ids: A's offer ids (off_...) are the offer_reference; A's service ids
- * (ase_X) are the service's bag ids bag_X. A reserves nothing before the
- * order: prebook re-prices the offer for the passengers (a loyalty account
- * at a carrier of the itinerary may lower the price) and the order is paid
- * from the service's balance with A, the card being charged by the
- * service's own payment provider. */
+ *   search              POST /air/offer_requests?return_offers=true
+ *   bags                GET  /air/offers/{id}?return_available_services=true
+ *   prebook             PATCH /air/offers/{id}/passengers/{id} (loyalty accounts,
+ *                       only when a passenger has one), then GET the offer: its
+ *                       price now, and the bags' prices from its services
+ *   book                POST /air/orders, type instant, one balance payment
+ *   read_order          GET  /air/orders/{id}
+ *   cancellation_quote  GET the order (its total), POST /air/order_cancellations
+ *   cancel              the same, then POST .../{id}/actions/confirm
+ *   airline             GET  /air/airlines (pages of 200) until the IATA code
+ *
+ * Ids: Duffel's offer ids (off_...) are the offer_reference; its service
+ * ids (ase_X) are the service's bag ids bag_X. Duffel reserves nothing
+ * before the order, and the order is paid from the service's balance with
+ * Duffel, the card being charged by the service's own payment provider. */
 #include "supplier_wire.h"
 #include "core/json.h"
 
@@ -21,7 +31,9 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
                           const json_t *body, const char *key, trv_up_result *res,
                           trv_sup_err *err)
 {
-    return trv_sup_call(ctx, NAME, method, path, body, key, res, err);
+    apr_table_t *h = apr_table_make(ctx->pool, 1);
+    apr_table_setn(h, "Duffel-Version", "v2");
+    return trv_sup_call_with(ctx, NAME, h, method, path, body, key, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -227,7 +239,7 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
     json_t *slices = json_array(), *plist = json_array(), *body, *list, *out;
     trv_up_result res;
     trv_up_status st;
-    json_int_t i, n;
+    json_int_t i, limit;
     size_t k;
     const char *cabin = trv_json_str(query, "cabin_class");
 
@@ -238,23 +250,27 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
             "departure_date", trv_json_str(j, "date")));
     }
     {
-        static const char *const kinds[3][2] = {{"adults", "adult"}, {"children", "child"},
-                                                {"infants", "infant_without_seat"}};
-        int t;
-        for (t = 0; t < 3; t++) {
-            n = json_integer_value(json_object_get(pax, kinds[t][0]));
-            for (i = 0; i < n && i < 9; i++) {
-                json_array_append_new(plist, json_pack("{s:s}", "type", kinds[t][1]));
-            }
+        /* Duffel takes an adult by type and a child or infant by age; the
+         * search knows only counts, so children are searched as 10 years
+         * old and infants (on a lap) as 1. */
+        json_int_t na = json_integer_value(json_object_get(pax, "adults"));
+        json_int_t nc = json_integer_value(json_object_get(pax, "children"));
+        json_int_t ni = json_integer_value(json_object_get(pax, "infants"));
+        for (i = 0; i < na && i < 9; i++) {
+            json_array_append_new(plist, json_pack("{s:s}", "type", "adult"));
+        }
+        for (i = 0; i < nc && i < 9; i++) {
+            json_array_append_new(plist, json_pack("{s:i}", "age", 10));
+        }
+        for (i = 0; i < ni && i < 9; i++) {
+            json_array_append_new(plist, json_pack("{s:i}", "age", 1));
         }
     }
     body = trv_json_bind(ctx->pool, json_pack("{s:{s:o,s:o,s:s}}", "data", "slices", slices,
                                               "passengers", plist, "cabin_class",
                                               lower(ctx->pool, cabin ? cabin : "economy")));
-    if (json_is_integer(json_object_get(query, "limit"))) {
-        json_object_set(json_object_get(body, "data"), "max_offers",
-                        json_object_get(query, "limit"));
-    }
+    limit = json_is_integer(json_object_get(query, "limit"))
+            ? json_integer_value(json_object_get(query, "limit")) : 50;
     st = call(ctx, "POST", "/air/offer_requests?return_offers=true", body, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -263,8 +279,9 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
     if (!json_is_array(list)) {
         return bad(ctx, err, "offers");
     }
+    /* Duffel answers every offer; the search keeps the first `limit`. */
     out = trv_json_bind(ctx->pool, json_array());
-    for (k = 0; k < json_array_size(list); k++) {
+    for (k = 0; k < json_array_size(list) && (json_int_t)k < limit; k++) {
         json_t *o = api_offer(ctx, json_array_get(list, k));
         if (!o) {
             return bad(ctx, err, "a readable offer");
@@ -272,7 +289,7 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
         json_array_append_new(out, o);
     }
     *offers = out;
-    *truncated = json_is_true(json_object_get(json_object_get(res.body, "meta"), "has_more"));
+    *truncated = (json_int_t)json_array_size(list) > limit;
     return TRV_UP_OK;
 }
 
@@ -373,101 +390,170 @@ static json_t *services_req(apr_pool_t *p, const json_t *services)
     return out;
 }
 
-static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
-                               const json_t *passengers, const json_t *contact,
-                               const json_t *services, json_t **priced, trv_sup_err *err)
+/* The offer's passengers given loyalty accounts, by PATCH: Duffel then
+ * prices the offer for them (a member price). *any: one was sent. */
+static trv_up_status send_loyalty(trv_flight_ctx *ctx, const char *ref, const json_t *offer,
+                                  const json_t *passengers, int *any, trv_sup_err *err)
 {
-    json_t *offer, *pax = json_array(), *ids = json_array(), *body, *o, *js, *svc_out, *conds;
-    const json_t *opax, *svcs;
-    const char *cur;
-    apr_int64_t minor; /* checked only: a trv_sup_money here was never freed */
-    trv_up_result res;
-    trv_up_status st;
+    const json_t *opax = json_object_get(offer, "passengers");
     size_t i, k;
-    (void)contact;
-
-    st = get_offer(ctx, offer_reference, &offer, err);
-    if (st != TRV_UP_OK) {
-        json_decref(pax);
-        json_decref(ids);
-        return st;
-    }
-    opax = json_object_get(offer, "passengers");
+    *any = 0;
     for (i = 0; i < json_array_size(passengers); i++) {
         const json_t *p = json_array_get(passengers, i);
         const json_t *acc = json_object_get(p, "loyalty_accounts");
-        json_t *accounts = json_array();
         const char *id = trv_json_str(json_array_get(opax, i), "id");
+        json_t *accounts, *body;
+        trv_up_result res;
+        trv_up_status st;
+        if (json_array_size(acc) == 0 || !id) {
+            continue;
+        }
+        accounts = json_array();
         for (k = 0; k < json_array_size(acc); k++) {
             const json_t *a = json_array_get(acc, k);
             json_array_append_new(accounts, json_pack("{s:s?,s:s?}",
                 "airline_iata_code", trv_json_str(a, "airline_iata_code"),
                 "account_number", trv_json_str(a, "membership_number")));
         }
-        json_array_append_new(pax, json_pack("{s:s?,s:o}", "id", id,
-                                             "loyalty_programme_accounts", accounts));
-        json_array_append_new(ids, id ? json_string(id) : json_null());
+        body = trv_json_bind(ctx->pool, json_pack("{s:{s:s?,s:s?,s:o}}", "data",
+            "given_name", trv_json_str(p, "first_name"),
+            "family_name", trv_json_str(p, "last_name"),
+            "loyalty_programme_accounts", accounts));
+        st = call(ctx, "PATCH", apr_pstrcat(ctx->pool, "/air/offers/",
+                                            trv_sup_path_escape(ctx->pool, ref), "/passengers/",
+                                            trv_sup_path_escape(ctx->pool, id), NULL),
+                  body, NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        *any = 1;
     }
+    return TRV_UP_OK;
+}
+
+static const json_t *service_named(const json_t *offer, const char *ase)
+{
+    const json_t *svcs = json_object_get(offer, "available_services");
+    size_t i;
+    for (i = 0; ase && i < json_array_size(svcs); i++) {
+        const char *id = trv_json_str(json_array_get(svcs, i), "id");
+        if (id && strcmp(id, ase) == 0) {
+            return json_array_get(svcs, i);
+        }
+    }
+    return NULL;
+}
+
+static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
+                               const json_t *passengers, const json_t *contact,
+                               const json_t *services, json_t **priced, trv_sup_err *err)
+{
+    json_t *o, *first, *ids = json_array(), *js, *svc_out, *conds, *req_svcs;
+    const json_t *opax;
+    const char *cur;
+    apr_int64_t total, fare, tax, first_total, svc_total = 0;
+    trv_up_status st;
+    size_t i;
+    int member;
+    (void)contact;
+
     trv_json_bind(ctx->pool, ids);
-    body = trv_json_bind(ctx->pool, json_pack("{s:{s:o,s:o}}", "data", "passengers", pax,
-                                              "services", services_req(ctx->pool, services)));
-    st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/air/offers/",
-                                       trv_sup_path_escape(ctx->pool, offer_reference),
-                                       "/actions/price", NULL), body, NULL, &res, err);
-    if (st == TRV_UP_REJECTED && err->code && strcmp(err->code, "offer_no_longer_available") == 0) {
-        return TRV_UP_NOT_FOUND;
+    st = get_offer(ctx, offer_reference, &first, err);
+    if (st == TRV_UP_OK) {
+        st = send_loyalty(ctx, offer_reference, first, passengers, &member, err);
     }
     if (st != TRV_UP_OK) {
         return st;
     }
-    o = json_object_get(res.body, "data");
+    o = first;
+    if (member && (st = get_offer(ctx, offer_reference, &o, err)) != TRV_UP_OK) {
+        return st;
+    }
     cur = trv_json_str(o, "total_currency");
-    if (!json_is_object(o) || !cur
-        || trv_money_minor_of(json_object_get(o, "total_amount"), cur, &minor) != 0) {
+    if (!cur || trv_money_minor_of(json_object_get(o, "total_amount"), cur, &total) != 0
+        || trv_money_minor_of(json_object_get(o, "base_amount"), cur, &fare) != 0
+        || trv_money_minor_of(json_object_get(o, "tax_amount"), cur, &tax) != 0
+        || trv_money_minor_of(json_object_get(first, "total_amount"), cur, &first_total) != 0) {
         return bad(ctx, err, "a priced offer");
     }
-    js = journeys(ctx, o, 1);
-    svc_out = json_array();
-    svcs = json_object_get(o, "services");
-    for (i = 0; i < json_array_size(svcs); i++) {
-        const json_t *s = json_array_get(svcs, i), *md = json_object_get(s, "metadata");
+    member = total < first_total;
+    opax = json_object_get(o, "passengers");
+    for (i = 0; i < json_array_size(passengers); i++) {
+        const char *id = trv_json_str(json_array_get(opax, i), "id");
+        json_array_append_new(ids, id ? json_string(id) : json_null());
+    }
+    /* Bound at once: a refused bag below returns without them. */
+    js = trv_json_bind(ctx->pool, journeys(ctx, o, 1));
+    svc_out = trv_json_bind(ctx->pool, json_array());
+    req_svcs = services_req(ctx->pool, services);
+    trv_json_bind(ctx->pool, req_svcs);
+    for (i = 0; i < json_array_size(req_svcs); i++) {
+        /* A bag's price is its unit price times the quantity, in minor units. */
+        const json_t *want = json_array_get(req_svcs, i);
+        const json_t *s = service_named(o, trv_json_str(want, "id"));
+        const json_t *md = json_object_get(s, "metadata");
         const char *bt = trv_json_str(md, "type");
         const char *type = bt && strcmp(bt, "carry_on") == 0 ? "CARRY_ON" : "CHECKED";
-        json_int_t jn = json_integer_value(json_object_get(s, "slice_index"));
-        json_int_t pi = pax_index(o, trv_json_str(s, "passenger_id"));
-        json_int_t q = json_integer_value(json_object_get(s, "quantity"));
-        json_t *segids = json_array();
-        const json_t *segs = json_object_get(json_array_get(json_object_get(o, "slices"),
-                                                            (size_t)jn), "segments");
-        for (k = 0; k < json_array_size(segs); k++) {
-            json_array_append_new(segids, json_string(trv_json_str(json_array_get(segs, k), "id")));
+        json_int_t q = json_integer_value(json_object_get(want, "quantity"));
+        json_int_t jn, pi;
+        apr_int64_t unit;
+        trv_money m;
+        json_t *segids;
+        if (!s) {
+            err->code = "validation_failed";
+            err->message = apr_psprintf(ctx->pool, "%s is not a bag of this offer",
+                                        bag_id(ctx->pool, trv_json_str(want, "id")));
+            return TRV_UP_REJECTED;
         }
+        if (trv_money_minor_of(json_object_get(s, "total_amount"), cur, &unit) != 0
+            || q < 1 || q > json_integer_value(json_object_get(s, "maximum_quantity"))) {
+            err->code = "validation_failed";
+            err->message = apr_psprintf(ctx->pool, "%s: quantity must be 1 to %" JSON_INTEGER_FORMAT,
+                                        bag_id(ctx->pool, trv_json_str(want, "id")),
+                                        json_integer_value(json_object_get(s, "maximum_quantity")));
+            return TRV_UP_REJECTED;
+        }
+        svc_total += unit * q;
+        jn = slice_of_segment(o, json_string_value(json_array_get(json_object_get(s, "segment_ids"), 0)));
+        pi = pax_index(o, json_string_value(json_array_get(json_object_get(s, "passenger_ids"), 0)));
+        segids = json_deep_copy(json_object_get(s, "segment_ids"));
         json_array_append_new(svc_out, json_pack("{s:s,s:I,s:I,s:I,s:o*,s:o*,s:{s:s,s:O},s:o}",
             "bag_id", bag_id(ctx->pool, trv_json_str(s, "id")), "passenger_index", pi,
             "journey_index", jn, "quantity", q,
-            "unit_amount", trv_sup_money(json_object_get(s, "unit_amount"), cur),
-            "total_amount", trv_sup_money(json_object_get(s, "total_amount"), cur),
+            "unit_amount", trv_sup_money(json_object_get(s, "total_amount"), cur),
+            "total_amount", trv_money_make(&m, unit * q, cur) == APR_SUCCESS
+                            ? trv_money_json(&m) : NULL,
             "baggage", "type", type, "max_weight_kg", json_object_get(md, "maximum_weight_kg"),
-            "segment_ids", segids));
+            "segment_ids", segids ? segids : json_array()));
         trv_sup_count_bag(js, jn, pi, type, q);
     }
-    conds = fare_conditions(o);
-    *priced = trv_json_bind(ctx->pool, json_pack(
-        "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
-        "s:{s:s?,s:O,s:s?,s:s}}",
-        "total_amount", trv_sup_money(json_object_get(o, "total_amount"), cur),
-        "fare_amount", trv_sup_money(json_object_get(o, "base_amount"), cur),
-        "fare_tax_amount", trv_sup_money(json_object_get(o, "tax_amount"), cur),
-        "services_amount", trv_sup_money(json_object_get(o, "services_amount"), cur),
-        "currency", cur, "expires_at", trv_json_str(o, "expires_at"),
-        "fare_brand", trv_json_str(o, "fare_brand_name"), "fare_conditions", conds,
-        "cancellation_policy", "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
-        "penalty", json_object_get(json_object_get(conds, "refund"), "penalty"),
-        "journeys", js, "services", svc_out,
-        "member_price", json_is_true(json_object_get(o, "member_pricing")),
-        "hold", "held", 0, "expires_at", trv_json_str(o, "expires_at"),
-        "supplier_data", "offer_id", offer_reference, "passenger_ids", ids,
-        "total", trv_json_str(o, "total_amount"), "currency", cur));
+    conds = trv_json_bind(ctx->pool, fare_conditions(o));
+    {
+        trv_money mt, mf, mx, ms;
+        if (trv_money_make(&mt, total + svc_total, cur) != APR_SUCCESS
+            || trv_money_make(&mf, fare, cur) != APR_SUCCESS
+            || trv_money_make(&mx, tax, cur) != APR_SUCCESS
+            || trv_money_make(&ms, svc_total, cur) != APR_SUCCESS) {
+            return bad(ctx, err, "the amounts of a priced offer");
+        }
+        *priced = trv_json_bind(ctx->pool, json_pack(
+            "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:O,s:{s:O,s:O},s:O,s:O,s:b,s:{s:b,s:s?},"
+            "s:{s:s?,s:O,s:s,s:s}}",
+            "total_amount", trv_money_json(&mt), "fare_amount", trv_money_json(&mf),
+            "fare_tax_amount", trv_money_json(&mx), "services_amount", trv_money_json(&ms),
+            "currency", cur, "expires_at", trv_json_str(o, "expires_at"),
+            "fare_brand", trv_json_str(json_array_get(json_object_get(o, "slices"), 0),
+                                       "fare_brand_name"),
+            "fare_conditions", conds,
+            "cancellation_policy", "refundable",
+            json_object_get(json_object_get(conds, "refund"), "allowed"),
+            "penalty", json_object_get(json_object_get(conds, "refund"), "penalty"),
+            "journeys", js, "services", svc_out, "member_price", member,
+            "hold", "held", 0, "expires_at", trv_json_str(o, "expires_at"),
+            "supplier_data", "offer_id", offer_reference, "passenger_ids", ids,
+            "total", trv_money_decimal(ctx->pool, total + svc_total, trv_currency_exponent(cur)),
+            "currency", cur));
+    }
     if (!*priced) {
         return bad(ctx, err, "the amounts of a priced offer");
     }
@@ -476,51 +562,92 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
 
 /* ---- orders ---- */
 
-static const char *status_of(const char *a)
+/* Duffel's order has no status field: it is cancelled once cancelled_at
+ * is set, ticketed once it holds e-tickets, awaiting ticketing (or
+ * payment) before. */
+static const char *status_of(const json_t *o)
 {
-    if (!a) {
-        return NULL;
-    }
-    if (strcmp(a, "ticketed") == 0) {
-        return "TICKETED";
-    }
-    if (strcmp(a, "pending_ticketing") == 0) {
-        return "PENDING";
-    }
-    if (strcmp(a, "cancelled") == 0) {
+    const json_t *docs = json_object_get(o, "documents");
+    size_t i;
+    if (json_is_string(json_object_get(o, "cancelled_at"))) {
         return "CANCELED";
     }
-    if (strcmp(a, "failed") == 0) {
-        return "FAILED";
+    for (i = 0; i < json_array_size(docs); i++) {
+        const char *t = trv_json_str(json_array_get(docs, i), "type");
+        if (t && strcmp(t, "electronic_ticket") == 0) {
+            return "TICKETED";
+        }
+    }
+    return "PENDING";
+}
+
+static int slice_index(const json_t *order, const char *slice_id)
+{
+    const json_t *slices = json_object_get(order, "slices");
+    size_t j;
+    for (j = 0; slice_id && j < json_array_size(slices); j++) {
+        const char *id = trv_json_str(json_array_get(slices, j), "id");
+        if (id && strcmp(id, slice_id) == 0) {
+            return (int)j;
+        }
+    }
+    return -1;
+}
+
+static const json_t *segment_named(const json_t *slices, const char *seg_id)
+{
+    size_t j, k;
+    for (j = 0; seg_id && j < json_array_size(slices); j++) {
+        const json_t *segs = json_object_get(json_array_get(slices, j), "segments");
+        for (k = 0; k < json_array_size(segs); k++) {
+            const char *id = trv_json_str(json_array_get(segs, k), "id");
+            if (id && strcmp(id, seg_id) == 0) {
+                return json_array_get(segs, k);
+            }
+        }
     }
     return NULL;
 }
 
-static json_t *changes_of(const json_t *order)
+/* Duffel shows a change as the slices it removed and those it added; a
+ * schedule change is a segment of an added slice whose times differ from
+ * the removed one's. One entry per retimed segment. */
+static json_t *changes_of(apr_pool_t *p, const json_t *order)
 {
     const json_t *aic = json_object_get(order, "airline_initiated_changes");
     json_t *out = json_array();
-    size_t i;
+    size_t i, j, k;
     for (i = 0; i < json_array_size(aic); i++) {
-        const json_t *c = json_array_get(aic, i);
-        const json_t *rm = json_array_get(json_object_get(json_array_get(
-            json_object_get(c, "removed"), 0), "segments"), 0);
-        const json_t *ad = json_array_get(json_object_get(json_array_get(
-            json_object_get(c, "added"), 0), "segments"), 0);
-        json_array_append_new(out, json_pack(
-            "{s:O?,s:s,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?}",
-            "id", json_object_get(c, "id"), "type", "SCHEDULE_CHANGE",
-            "created_at", json_object_get(c, "created_at"),
-            "journey_index", json_object_get(json_array_get(json_object_get(c, "added"), 0),
-                                             "slice_index"),
-            "segment_id", json_object_get(ad, "id"),
-            "marketing_flight", json_object_get(ad, "flight"),
-            "origin", json_object_get(ad, "origin"),
-            "destination", json_object_get(ad, "destination"),
-            "previous_departure_time", json_object_get(rm, "departing_at"),
-            "previous_arrival_time", json_object_get(rm, "arriving_at"),
-            "departure_time", json_object_get(ad, "departing_at"),
-            "arrival_time", json_object_get(ad, "arriving_at")));
+        const json_t *c = json_array_get(aic, i), *added = json_object_get(c, "added");
+        for (j = 0; j < json_array_size(added); j++) {
+            const json_t *sl = json_array_get(added, j), *segs = json_object_get(sl, "segments");
+            for (k = 0; k < json_array_size(segs); k++) {
+                const json_t *ad = json_array_get(segs, k);
+                const json_t *rm = segment_named(json_object_get(c, "removed"),
+                                                 trv_json_str(ad, "id"));
+                const json_t *mc = json_object_get(ad, "marketing_carrier");
+                if (rm && json_equal(json_object_get(rm, "departing_at"),
+                                     json_object_get(ad, "departing_at"))
+                    && json_equal(json_object_get(rm, "arriving_at"),
+                                  json_object_get(ad, "arriving_at"))) {
+                    continue; /* unchanged */
+                }
+                json_array_append_new(out, json_pack(
+                    "{s:O?,s:s,s:O?,s:i,s:O?,s:s?,s:s?,s:s?,s:O?,s:O?,s:O?,s:O?}",
+                    "id", json_object_get(c, "id"), "type", "SCHEDULE_CHANGE",
+                    "created_at", json_object_get(c, "created_at"),
+                    "journey_index", slice_index(order, trv_json_str(sl, "id")),
+                    "segment_id", json_object_get(ad, "id"),
+                    "marketing_flight", mc ? apr_pstrcat(p, trv_json_str(mc, "iata_code"),
+                        trv_json_str(ad, "marketing_carrier_flight_number"), NULL) : NULL,
+                    "origin", trv_json_str(json_object_get(ad, "origin"), "iata_code"),
+                    "destination", trv_json_str(json_object_get(ad, "destination"), "iata_code"),
+                    "previous_departure_time", json_object_get(rm, "departing_at"),
+                    "previous_arrival_time", json_object_get(rm, "arriving_at"),
+                    "departure_time", json_object_get(ad, "departing_at"),
+                    "arrival_time", json_object_get(ad, "arriving_at")));
+            }
+        }
     }
     return out;
 }
@@ -528,14 +655,13 @@ static json_t *changes_of(const json_t *order)
 static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *o, json_t **order,
                               trv_sup_err *err)
 {
-    const char *status = status_of(trv_json_str(o, "status"));
-    if (!json_is_object(o) || !trv_json_str(o, "id") || !status) {
+    if (!json_is_object(o) || !trv_json_str(o, "id")) {
         return bad(ctx, err, "a readable order");
     }
     *order = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:s?,s:o}",
-        "order_id", trv_json_str(o, "id"), "status", status,
+        "order_id", trv_json_str(o, "id"), "status", status_of(o),
         "airline_pnr", trv_json_str(o, "booking_reference"),
-        "airline_initiated_changes", changes_of(o)));
+        "airline_initiated_changes", changes_of(ctx->pool, o)));
     return TRV_UP_OK;
 }
 
@@ -579,12 +705,16 @@ static trv_up_status a_book(trv_flight_ctx *ctx, const json_t *booking, const js
                 "airline_iata_code", trv_json_str(a, "airline_iata_code"),
                 "account_number", trv_json_str(a, "membership_number")));
         }
-        json_array_append_new(plist, json_pack("{s:O,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:o}",
+        /* Duffel: gender m or f, and a title (mr or ms: nothing in the
+         * booking says more). */
+        g = g ? (apr_tolower(*g) == 'm' ? "m" : apr_tolower(*g) == 'f' ? "f" : NULL) : NULL;
+        json_array_append_new(plist, json_pack("{s:O,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:o}",
             "id", json_array_get(ids, i),
             "given_name", trv_json_str(p, "first_name"),
             "family_name", trv_json_str(p, "last_name"),
             "born_on", trv_json_str(p, "birthday"),
-            "gender", g ? lower(ctx->pool, g) : NULL,
+            "gender", g,
+            "title", g ? (*g == 'm' ? "mr" : "ms") : NULL,
             "email", trv_json_str(contact, "email"),
             "phone_number", phone_of(ctx->pool, contact),
             "loyalty_programme_accounts", accounts));
@@ -628,8 +758,31 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
 
 /* ---- cancellations ---- */
 
-/* A order cancellation is A's quote: it states the refund and the penalty
- * and cancels nothing until confirmed. */
+/* The order's total: Duffel's cancellation states the refund only, and
+ * the fee is what the order cost less that refund. */
+static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_money *total,
+                                 trv_sup_err *err)
+{
+    trv_up_result res;
+    const json_t *o;
+    const char *cur;
+    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/orders/",
+                                                    trv_sup_path_escape(ctx->pool, order_id),
+                                                    NULL), NULL, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    o = json_object_get(res.body, "data");
+    cur = trv_json_str(o, "total_currency");
+    if (!cur || trv_money_minor_of(json_object_get(o, "total_amount"), cur, &total->minor) != 0
+        || trv_money_make(total, total->minor, cur) != APR_SUCCESS) {
+        return bad(ctx, err, "an order total");
+    }
+    return TRV_UP_OK;
+}
+
+/* An order cancellation is Duffel's quote: it states the refund and
+ * cancels nothing until confirmed. */
 static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char *key,
                            json_t **cancellation, trv_sup_err *err)
 {
@@ -649,25 +802,38 @@ static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char
     return TRV_UP_OK;
 }
 
-static json_t *terms(const json_t *k, const char *refund_key)
+/* {fee, <refund_key>}: the refund as Duffel states it, the fee the rest
+ * of the order's total (integer minor units), NULL when the currencies
+ * differ. */
+static json_t *terms(const json_t *k, const trv_money *total, const char *refund_key)
 {
     const char *cur = trv_json_str(k, "refund_currency");
-    json_t *fee = trv_sup_money(json_object_get(k, "penalty_amount"), cur);
-    json_t *refund = trv_sup_money(json_object_get(k, "refund_amount"), cur);
-    return json_pack("{s:o,s:o}", "fee", fee ? fee : json_null(), refund_key,
-                     refund ? refund : json_null());
+    trv_money fee, refund;
+    if (!cur || strcmp(cur, total->currency) != 0
+        || trv_money_minor_of(json_object_get(k, "refund_amount"), cur, &refund.minor) != 0
+        || refund.minor > total->minor
+        || trv_money_make(&refund, refund.minor, cur) != APR_SUCCESS
+        || trv_money_make(&fee, total->minor - refund.minor, cur) != APR_SUCCESS) {
+        return NULL;
+    }
+    return json_pack("{s:o,s:o}", "fee", trv_money_json(&fee), refund_key,
+                     trv_money_json(&refund));
 }
 
 static trv_up_status a_cancellation_quote(trv_flight_ctx *ctx, const char *order_id,
                                           json_t **out, trv_sup_err *err)
 {
     json_t *k;
-    trv_up_status st = quote(ctx, order_id, NULL, &k, err);
+    trv_money total;
+    trv_up_status st = order_total(ctx, order_id, &total, err);
+    if (st == TRV_UP_OK) {
+        st = quote(ctx, order_id, NULL, &k, err);
+    }
     if (st != TRV_UP_OK) {
         return st;
     }
-    *out = trv_json_bind(ctx->pool, terms(k, "refundable_amount"));
-    return TRV_UP_OK;
+    *out = trv_json_bind(ctx->pool, terms(k, &total, "refundable_amount"));
+    return *out ? TRV_UP_OK : bad(ctx, err, "a refund in the order's currency");
 }
 
 static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
@@ -675,7 +841,11 @@ static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
 {
     json_t *k;
     trv_up_result res;
-    trv_up_status st;
+    trv_money total;
+    trv_up_status st = order_total(ctx, order_id, &total, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
     /* Both steps keyed, so a retry confirms the same cancellation. */
     st = quote(ctx, order_id, idempotency_key
                                   ? apr_pstrcat(ctx->pool, idempotency_key, ":quote", NULL)
@@ -694,31 +864,55 @@ static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
     if (!trv_json_str(k, "confirmed_at")) {
         return bad(ctx, err, "a confirmed cancellation");
     }
-    *result = trv_json_bind(ctx->pool, terms(k, "refund_amount"));
-    return TRV_UP_OK;
+    *result = trv_json_bind(ctx->pool, terms(k, &total, "refund_amount"));
+    return *result ? TRV_UP_OK : bad(ctx, err, "a refund in the order's currency");
 }
 
+/* Duffel names airlines by its own ids; the IATA code is found by paging
+ * through GET /air/airlines (a rare call: only a carrier missing from the
+ * directory is imported). Duffel publishes no ICAO code, country or
+ * alliance: those stay null. */
 static trv_up_status a_airline(trv_flight_ctx *ctx, const char *iata_code, json_t **airline,
                                trv_sup_err *err)
 {
-    trv_up_result res;
-    const json_t *a;
-    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/airlines/",
-                                                    trv_sup_path_escape(ctx->pool, iata_code),
-                                                    NULL), NULL, NULL, &res, err);
-    if (st != TRV_UP_OK) {
-        return st;
+    const char *after = NULL;
+    int page;
+    for (page = 0; page < 100; page++) {
+        trv_up_result res;
+        const json_t *list, *a;
+        size_t i;
+        trv_up_status st = call(ctx, "GET", after
+            ? apr_pstrcat(ctx->pool, "/air/airlines?limit=200&after=",
+                          trv_sup_path_escape(ctx->pool, after), NULL)
+            : "/air/airlines?limit=200", NULL, NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        list = json_object_get(res.body, "data");
+        if (!json_is_array(list)) {
+            return bad(ctx, err, "a list of airlines");
+        }
+        json_array_foreach(list, i, a) {
+            const char *code = trv_json_str(a, "iata_code");
+            if (code && strcmp(code, iata_code) == 0) {
+                if (!trv_json_str(a, "name")) {
+                    return bad(ctx, err, "a readable airline");
+                }
+                *airline = trv_json_bind(ctx->pool, json_pack(
+                    "{s:s,s:n,s:s,s:n,s:n,s:s?,s:b}", "iata_code", code, "icao_code",
+                    "name", trv_json_str(a, "name"), "country", "alliance",
+                    "logo_url", trv_json_str(a, "logo_symbol_url"), "is_active", 1));
+                return TRV_UP_OK;
+            }
+        }
+        after = trv_json_str(json_object_get(res.body, "meta"), "after");
+        if (!after) {
+            break;
+        }
     }
-    a = json_object_get(res.body, "data");
-    if (!trv_json_str(a, "iata_code") || !trv_json_str(a, "name")) {
-        return bad(ctx, err, "a readable airline");
-    }
-    *airline = trv_json_bind(ctx->pool, json_pack("{s:s,s:s?,s:s,s:s?,s:s?,s:s?,s:b}",
-        "iata_code", trv_json_str(a, "iata_code"), "icao_code", trv_json_str(a, "icao_code"),
-        "name", trv_json_str(a, "name"), "country", trv_json_str(a, "country"),
-        "alliance", trv_json_str(a, "alliance"), "logo_url", trv_json_str(a, "logo_symbol_url"),
-        "is_active", !json_is_false(json_object_get(a, "active"))));
-    return TRV_UP_OK;
+    err->code = "not_found";
+    err->message = apr_psprintf(ctx->pool, "Duffel lists no airline %s", iata_code);
+    return TRV_UP_NOT_FOUND;
 }
 
 const trv_flight_supplier trv_supplier_a = {

@@ -14,6 +14,13 @@ trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char 
                            const char *path, const json_t *body, const char *idempotency_key,
                            trv_up_result *res, trv_sup_err *err);
 
+/* The same with headers of the supplier's API beside the bearer key. */
+trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
+                                const apr_table_t *headers, const char *method,
+                                const char *path, const json_t *body,
+                                const char *idempotency_key, trv_up_result *res,
+                                trv_sup_err *err);
+
 /* Money {amount, currency} (a new reference) from a decimal string or
  * number in currency; NULL when either is unusable. */
 json_t *trv_sup_money(const json_t *amount, const char *currency);

@@ -13,6 +13,7 @@
  *   TravelSandboxSlowCard DURATION      pi_test_slowcard's card is readable after (2s)
  *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
 #include "faults.h"
+#include "air/duffel.h"
 #include "sandbox.h"
 #include "hotel/catalog.h"
 #include "core/dispatch.h"
@@ -332,6 +333,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     trv_router_add(router, sbx_hotel_b_routes);
     trv_router_add(router, sbx_hotel_c_routes);
     trv_router_add(router, sbx_hotel_control_routes);
+    trv_router_add(router, sbx_stays_routes);
     return OK;
 }
 
@@ -437,12 +439,20 @@ static int handler(request_rec *r)
                                               : name);
     }
     else {
+        if (sbx_duffel_path(req.path)) {
+            sbx_duffel_path_fix(&req);
+        }
         if (sbx_is_api_path(req.path)) {
             simulate_latency(&c->set, &req);
             out = sbx_api_fault(&req, &resp);
         }
-        if (out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER) {
+        if ((out == SBX_FAULT_NONE || out == SBX_FAULT_DROP_AFTER)
+            && (!sbx_duffel_path(req.path)
+                || (sbx_duffel_rate_ok(&req, &resp) && sbx_duffel_version_ok(&req, &resp)))) {
             trv_dispatch(router, sbx_authenticate, &req, &resp);
+        }
+        if (sbx_duffel_path(req.path)) {
+            sbx_duffel_finish(&req, &resp);
         }
     }
     if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {

@@ -53,6 +53,8 @@ extern const trv_route sbx_hotel_a_routes[];
 extern const trv_route sbx_hotel_b_routes[];
 extern const trv_route sbx_hotel_c_routes[];
 extern const trv_route sbx_hotel_control_routes[];
+/* Duffel Stays, under SUPPLIER_A's Duffel base (stays/stays.c). */
+extern const trv_route sbx_stays_routes[];
 
 /* Records a request to /inbox/<name>[/...] and answers as told. */
 sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);

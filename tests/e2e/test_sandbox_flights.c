@@ -4,7 +4,10 @@
  * that match the airports' zones across a daylight-saving change,
  * fares that vary by date and cabin but not between equal searches,
  * offer lifetimes, bearer keys, idempotency keys, one order per
- * SUPPLIER_A offer, SUPPLIER_B's holds, and the test triggers. */
+ * SUPPLIER_A offer, SUPPLIER_B's holds, and the test triggers; and
+ * SUPPLIER_A's Duffel wire: Duffel-Version, errors[] with meta, rate-limit
+ * headers, cursor pages, loyalty accounts on an offer's passenger, hold
+ * orders paid later, airline-initiated changes. */
 #include "e2e.h"
 
 #include <pthread.h>
@@ -82,8 +85,11 @@ static e2e_resp *call(const char *method, const char *path, const char *key,
                       const char *idem, const char *body)
 {
     char auth[128], ik[300];
-    const char *h[4] = {"Content-Type: application/json", NULL, NULL, NULL};
+    const char *h[5] = {"Content-Type: application/json", NULL, NULL, NULL, NULL};
     int n = 1;
+    if (strncmp(path, "/suppliers/a/", 13) == 0) {
+        h[n++] = "Duffel-Version: v2"; /* Duffel refuses a call without it */
+    }
     if (key) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
         h[n++] = auth;
@@ -117,8 +123,9 @@ static json_t *a_search(const char *from, const char *to, const char *date, cons
     for (i = 0; i < adults; i++) {
         n += snprintf(body + n, sizeof(body) - (size_t)n, "%s{\"type\": \"adult\"}", i ? "," : "");
     }
-    snprintf(body + n, sizeof(body) - (size_t)n, "], \"cabin_class\": \"%s\", \"max_offers\": %d}}",
-             cabin, max);
+    /* Duffel answers every offer of the search (no maximum to ask for). */
+    (void)max;
+    snprintf(body + n, sizeof(body) - (size_t)n, "], \"cabin_class\": \"%s\"}}", cabin);
     r = call("POST", path, KEY_A, NULL, body);
     if (r->status != 201) {
         fail_msg("search %s-%s %s: %ld %s", from, to, date, r->status, r->body);
@@ -138,11 +145,36 @@ static const char *code(const json_t *o, const char *k)
     return s(json_object_get(o, k), "iata_code");
 }
 
+/* The code of an error: Duffel's errors[0].code at SUPPLIER_A, else the
+ * sandbox's error.code. */
+static const char *err_code(const e2e_resp *r)
+{
+    const json_t *e = json_array_get(json_object_get(r->json, "errors"), 0);
+    return e ? s(e, "code") : e2e_error_code(r);
+}
+
+/* What a Duffel order says of its state: cancelled once cancelled_at is
+ * set, ticketed once it holds e-tickets, else awaiting ticketing. */
+static const char *a_state(const json_t *order)
+{
+    const json_t *docs = json_object_get(order, "documents");
+    if (json_is_string(json_object_get(order, "cancelled_at"))) {
+        return "cancelled";
+    }
+    if (json_array_size(docs) > 0
+        && strcmp(s(json_array_get(docs, 0), "type"), "electronic_ticket") == 0) {
+        return "ticketed";
+    }
+    return json_is_true(json_object_get(json_object_get(order, "payment_status"),
+                                        "awaiting_payment")) ? "awaiting_payment"
+                                                             : "pending_ticketing";
+}
+
 /* ---- auth ---- */
 
 static void every_api_wants_its_own_key(void **state)
 {
-    static const char *const paths[] = {"/suppliers/a/air/airlines/BA",
+    static const char *const paths[] = {"/suppliers/a/air/airlines/arl_BA",
                                         "/suppliers/b/v2/carriers/BA",
                                         "/payments/v1/authorizations/auth_x"};
     static const char *const keys[] = {KEY_A, KEY_B, "sandbox-key-pay"};
@@ -152,7 +184,7 @@ static void every_api_wants_its_own_key(void **state)
         e2e_resp *r = call("GET", paths[i], NULL, NULL, NULL);
         char *www = e2e_header(r, "WWW-Authenticate");
         assert_int_equal(r->status, 401);
-        assert_string_equal(e2e_error_code(r), "unauthorized");
+        assert_string_equal(err_code(r), "unauthorized");
         assert_non_null(www);
         free(www);
         e2e_free(r);
@@ -162,6 +194,16 @@ static void every_api_wants_its_own_key(void **state)
         r = call("GET", paths[i], keys[i], NULL, NULL);
         assert_true(r->status == 200 || r->status == 404);
         assert_non_null(json_object_get(r->json, i == 0 ? "data" : i == 1 ? "carrier" : "error"));
+        if (i == 0) {
+            /* Duffel's answers carry its rate-limit headers. */
+            char *lim = e2e_header(r, "ratelimit-limit"), *rem = e2e_header(r, "ratelimit-remaining");
+            char *reset = e2e_header(r, "ratelimit-reset");
+            assert_true(lim && rem && reset && atoi(rem) < atoi(lim));
+            assert_non_null(strstr(reset, "GMT"));
+            free(lim);
+            free(rem);
+            free(reset);
+        }
         e2e_free(r);
     }
 }
@@ -378,7 +420,7 @@ static void offers_expire_and_unknown_airports_are_refused(void **state)
              "{\"data\": {\"slices\": [{\"origin\": \"XQX\", \"destination\": \"FCO\", "
              "\"departure_date\": \"2030-01-01\"}], \"passengers\": [{\"type\": \"adult\"}]}}");
     assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "validation_error");
+    assert_string_equal(err_code(r), "validation_error");
     e2e_free(r);
     snprintf(body, sizeof(body), "{\"legs\": [{\"from\": \"CDG\", \"to\": \"FCO\", \"date\": \"%s\"}],"
              " \"pax\": {\"adt\": 1}, \"cabin\": \"Y\"}", date_in(20, d));
@@ -463,13 +505,13 @@ static void idempotency_keys_and_one_order_per_offer(void **state)
     other = order_body(json_array_get(o, 0), "Other");
     r = call("POST", "/suppliers/a/air/orders", KEY_A, key, other);
     assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "idempotency_key_reused");
+    assert_string_equal(err_code(r), "idempotency_key_reused");
     e2e_free(r);
     /* A new key for the ordered offer: SUPPLIER_A sells it once. */
     snprintf(key, sizeof(key), "second-%ld", e2e_now_ms());
     r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
     assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "offer_no_longer_available");
+    assert_string_equal(err_code(r), "offer_no_longer_available");
     e2e_free(r);
     free(body);
     free(other);
@@ -499,7 +541,7 @@ static const char *order_status(const char *id)
     snprintf(path, sizeof(path), "/suppliers/a/air/orders/%s", id);
     r = call("GET", path, KEY_A, NULL, NULL);
     assert_int_equal(r->status, 200);
-    snprintf(st, sizeof(st), "%s", s(json_object_get(r->json, "data"), "status"));
+    snprintf(st, sizeof(st), "%s", a_state(json_object_get(r->json, "data")));
     e2e_free(r);
     return st;
 }
@@ -514,13 +556,14 @@ static void triggers_async_failticket_nocancel(void **state)
     snprintf(key, sizeof(key), "async-%ld", e2e_now_ms());
     a = order_a("Async", key, 201);
     id = s(json_object_get(a, "data"), "id");
-    assert_string_equal(s(json_object_get(a, "data"), "status"), "pending_ticketing");
+    assert_string_equal(a_state(json_object_get(a, "data")), "pending_ticketing");
     assert_string_equal(order_status(id), "pending_ticketing");
     e2e_sleep_ms(3300);
     assert_string_equal(order_status(id), "ticketed");
 
     f = order_a("Failticket", NULL, 422);
-    assert_string_equal(s(json_object_get(f, "error"), "code"), "ticketing_failed");
+    assert_string_equal(s(json_array_get(json_object_get(f, "errors"), 0), "code"),
+                        "ticketing_failed");
 
     n = order_a("Nocancel", NULL, 201);
     snprintf(path, sizeof(path), "{\"data\": {\"order_id\": \"%s\"}}",
@@ -532,7 +575,7 @@ static void triggers_async_failticket_nocancel(void **state)
     e2e_free(r);
     r = call("POST", path, KEY_A, NULL, NULL);
     assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "cancellation_rejected");
+    assert_string_equal(err_code(r), "cancellation_rejected");
     e2e_free(r);
     assert_string_equal(order_status(s(json_object_get(n, "data"), "id")), "ticketed");
     json_decref(a);
@@ -564,6 +607,7 @@ static void unknown_hangs_past_the_timeout_but_orders(void **state)
     h = curl_slist_append(h, "Content-Type: application/json");
     h = curl_slist_append(h, auth);
     h = curl_slist_append(h, ik);
+    h = curl_slist_append(h, "Duffel-Version: v2");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
@@ -580,7 +624,7 @@ static void unknown_hangs_past_the_timeout_but_orders(void **state)
     {
         e2e_resp *r = call("POST", "/suppliers/a/air/orders", KEY_A, key, body);
         assert_int_equal(r->status, 201);
-        assert_string_equal(s(json_object_get(r->json, "data"), "status"), "ticketed");
+        assert_string_equal(a_state(json_object_get(r->json, "data")), "ticketed");
         assert_true(e2e_now_ms() - t0 < 2000);
         e2e_free(r);
     }
@@ -695,11 +739,12 @@ static void b_holds_and_collects(void **state)
 
 static void airlines_by_code(void **state)
 {
-    e2e_resp *r = call("GET", "/suppliers/a/air/airlines/BA", KEY_A, NULL, NULL);
+    /* Duffel names an airline by its own id; it publishes no alliance. */
+    e2e_resp *r = call("GET", "/suppliers/a/air/airlines/arl_BA", KEY_A, NULL, NULL);
     (void)state;
     assert_int_equal(r->status, 200);
     assert_string_equal(s(json_object_get(r->json, "data"), "name"), "British Airways");
-    assert_string_equal(s(json_object_get(r->json, "data"), "alliance"), "oneworld");
+    assert_string_equal(s(json_object_get(r->json, "data"), "iata_code"), "BA");
     e2e_free(r);
     r = call("GET", "/suppliers/b/v2/carriers/DL", KEY_B, NULL, NULL);
     assert_int_equal(r->status, 200);
@@ -711,9 +756,243 @@ static void airlines_by_code(void **state)
     assert_int_equal(r->status, 200);
     assert_string_equal(s(json_object_get(r->json, "carrier"), "name"), "1Time Airline");
     e2e_free(r);
-    r = call("GET", "/suppliers/a/air/airlines/9Z", KEY_A, NULL, NULL);
+    r = call("GET", "/suppliers/a/air/airlines/arl_9Z", KEY_A, NULL, NULL);
     assert_int_equal(r->status, 404);
     e2e_free(r);
+}
+
+/* ---- SUPPLIER_A's Duffel wire ---- */
+
+static const json_t *first_error(const e2e_resp *r)
+{
+    return json_array_get(json_object_get(r->json, "errors"), 0);
+}
+
+static void duffel_versions_and_errors(void **state)
+{
+    const char *h[] = {"Authorization: Bearer " KEY_A, "x-request-id: duffel-err-1", NULL};
+    e2e_resp *r = e2e_call(e2e_sandbox_url(), "GET", "/suppliers/a/air/airlines/arl_BA", h, NULL);
+    const json_t *e;
+    (void)state;
+    /* Without Duffel-Version: refused, in Duffel's shape. */
+    assert_int_equal(r->status, 400);
+    e = first_error(r);
+    assert_string_equal(s(e, "type"), "invalid_request_error");
+    assert_string_equal(s(e, "code"), "unsupported_version");
+    assert_non_null(s(e, "title"));
+    assert_true(strlen(s(e, "message")) > 0);
+    assert_non_null(strstr(s(e, "documentation_url"), "duffel.com"));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r->json, "meta"),
+                                                        "status")), 400);
+    assert_string_equal(s(json_object_get(r->json, "meta"), "request_id"), "duffel-err-1");
+    assert_null(json_object_get(r->json, "error"));
+    e2e_free(r);
+    /* A validation error names its field. */
+    r = call("POST", "/suppliers/a/air/offer_requests", KEY_A, NULL,
+             "{\"data\": {\"slices\": [{\"origin\": \"LHR\", \"destination\": \"JFK\", "
+             "\"departure_date\": \"2030-01-01\"}], \"passengers\": [{\"type\": \"pilot\"}]}}");
+    assert_int_equal(r->status, 422);
+    e = first_error(r);
+    assert_string_equal(s(e, "type"), "validation_error");
+    assert_string_equal(s(json_object_get(e, "source"), "field"), "data.passengers[0]");
+    assert_string_equal(s(json_object_get(e, "source"), "pointer"), "/passengers/0");
+    e2e_free(r);
+    r = call("GET", "/suppliers/a/air/orders/ord_nosuchorder", KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 404);
+    assert_string_equal(s(first_error(r), "code"), "not_found");
+    assert_string_equal(s(first_error(r), "type"), "invalid_request_error");
+    e2e_free(r);
+    /* A 429 (made by a fault): Duffel's rate-limit error, when to retry. */
+    {
+        const char *fh[] = {"Content-Type: application/json", NULL};
+        const char *h2[] = {"Authorization: Bearer " KEY_A, "Duffel-Version: v2",
+                            "x-request-id: duffel-429-1", NULL};
+        char *ra;
+        r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", fh,
+                     "{\"api\": \"supplier_a\", \"request_id_prefix\": \"duffel-429-\", "
+                     "\"status\": 429, \"code\": \"rate_limit_exceeded\", \"retry_after\": \"7\"}");
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+        r = e2e_call(e2e_sandbox_url(), "GET", "/suppliers/a/air/airlines/arl_BA", h2, NULL);
+        assert_int_equal(r->status, 429);
+        assert_string_equal(s(first_error(r), "type"), "rate_limit_error");
+        assert_string_equal(s(first_error(r), "code"), "rate_limit_exceeded");
+        ra = e2e_header(r, "Retry-After");
+        assert_non_null(ra);
+        assert_string_equal(ra, "7");
+        free(ra);
+        e2e_free(r);
+    }
+}
+
+static void offers_and_airlines_come_in_pages(void **state)
+{
+    char d[11], body[512], path[512];
+    const char *after = NULL;
+    e2e_resp *r;
+    json_t *seen = json_array();
+    char orq[128];
+    int pages = 0, total;
+    (void)state;
+    snprintf(body, sizeof(body), "{\"data\": {\"slices\": [{\"origin\": \"LHR\", \"destination\": "
+             "\"JFK\", \"departure_date\": \"%s\"}], \"passengers\": [{\"type\": \"adult\"}, "
+             "{\"age\": 7}]}}", date_in(33, d));
+    r = call("POST", "/suppliers/a/air/offer_requests?return_offers=false", KEY_A, NULL, body);
+    assert_int_equal(r->status, 201);
+    assert_null(json_object_get(json_object_get(r->json, "data"), "offers"));
+    snprintf(orq, sizeof(orq), "%s", s(json_object_get(r->json, "data"), "id"));
+    assert_int_equal(strncmp(orq, "orq_", 4), 0);
+    /* A child given by age. */
+    assert_string_equal(s(json_array_get(json_object_get(json_object_get(r->json, "data"),
+                                                         "passengers"), 1), "type"), "child");
+    e2e_free(r);
+    total = (int)json_array_size(a_search("LHR", "JFK", d, "economy", 1, 0));
+    assert_true(total > 6);
+    do {
+        const json_t *meta;
+        size_t i;
+        snprintf(path, sizeof(path), "/suppliers/a/air/offers?offer_request_id=%s&limit=5%s%s",
+                 orq, after ? "&after=" : "", after ? after : "");
+        r = call("GET", path, KEY_A, NULL, NULL);
+        assert_int_equal(r->status, 200);
+        meta = json_object_get(r->json, "meta");
+        assert_int_equal(json_integer_value(json_object_get(meta, "limit")), 5);
+        assert_true(pages > 0 ? json_is_string(json_object_get(meta, "before"))
+                              : !json_object_get(meta, "before"));
+        for (i = 0; i < json_array_size(json_object_get(r->json, "data")); i++) {
+            const char *id = s(json_array_get(json_object_get(r->json, "data"), i), "id");
+            size_t k;
+            for (k = 0; k < json_array_size(seen); k++) {
+                assert_string_not_equal(json_string_value(json_array_get(seen, k)), id);
+            }
+            json_array_append_new(seen, json_string(id));
+        }
+        after = s(meta, "after") ? strdup(s(meta, "after")) : NULL;
+        pages++;
+        e2e_free(r);
+    } while (after && pages < 100);
+    /* Every offer of the search, once, on ceil(total / 5) pages. */
+    assert_int_equal((int)json_array_size(seen), total);
+    assert_int_equal(pages, (total + 4) / 5);
+    snprintf(path, sizeof(path), "/suppliers/a/air/offers/%s?return_available_services=true",
+             json_string_value(json_array_get(seen, 0)));
+    r = call("GET", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_true(json_array_size(json_object_get(json_object_get(r->json, "data"),
+                                                "available_services")) > 0);
+    e2e_free(r);
+    json_decref(seen);
+    /* Airlines: 200 a page, the next through meta.after. */
+    r = call("GET", "/suppliers/a/air/airlines?limit=200", KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 200);
+    snprintf(path, sizeof(path), "/suppliers/a/air/airlines?limit=200&after=%s",
+             s(json_object_get(r->json, "meta"), "after"));
+    snprintf(body, sizeof(body), "%s", s(json_array_get(json_object_get(r->json, "data"), 0), "id"));
+    e2e_free(r);
+    r = call("GET", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_string_not_equal(s(json_array_get(json_object_get(r->json, "data"), 0), "id"), body);
+    e2e_free(r);
+    r = call("GET", "/suppliers/a/air/airlines?limit=201", KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+}
+
+static void loyalty_then_a_hold_order_paid_later(void **state)
+{
+    char d[11], path[512], body[2048];
+    json_t *offers = a_search("LHR", "JFK", date_in(41, d), "economy", 1, 0);
+    const json_t *o = json_array_get(offers, 0), *order, *sg;
+    const char *pid = s(json_array_get(json_object_get(o, "passengers"), 0), "id");
+    const char *carrier;
+    char total[32], cur[8], order_id[128];
+    e2e_resp *r;
+    (void)state;
+    sg = json_array_get(json_object_get(json_array_get(json_object_get(o, "slices"), 0),
+                                        "segments"), 0);
+    carrier = code(sg, "marketing_carrier");
+    /* A loyalty account on the offer's passenger: a member price. */
+    snprintf(path, sizeof(path), "/suppliers/a/air/offers/%s/passengers/%s", s(o, "id"), pid);
+    snprintf(body, sizeof(body), "{\"data\": {\"given_name\": \"Ada\", \"family_name\": \"Smith\", "
+             "\"loyalty_programme_accounts\": [{\"airline_iata_code\": \"%s\", "
+             "\"account_number\": \"12901014\"}]}}", carrier);
+    r = call("PATCH", path, KEY_A, NULL, body);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(s(json_object_get(r->json, "data"), "id"), pid);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/suppliers/a/air/offers/%s", s(o, "id"));
+    r = call("GET", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_true(atof(s(json_object_get(r->json, "data"), "total_amount"))
+                < atof(s(o, "total_amount")));
+    snprintf(total, sizeof(total), "%s", s(json_object_get(r->json, "data"), "total_amount"));
+    snprintf(cur, sizeof(cur), "%s", s(json_object_get(r->json, "data"), "total_currency"));
+    e2e_free(r);
+    /* A hold order: no payment now, one due later. */
+    snprintf(body, sizeof(body), "{\"data\": {\"type\": \"hold\", \"selected_offers\": [\"%s\"], "
+             "\"passengers\": [{\"id\": \"%s\", \"title\": \"ms\", \"gender\": \"f\", "
+             "\"given_name\": \"Ada\", \"family_name\": \"Smith\", \"born_on\": \"1985-04-12\", "
+             "\"email\": \"ada@example.com\", \"phone_number\": \"+442079460000\"}]}}",
+             s(o, "id"), pid);
+    r = call("POST", "/suppliers/a/air/orders", KEY_A, NULL, body);
+    assert_int_equal(r->status, 201);
+    order = json_object_get(r->json, "data");
+    assert_string_equal(a_state(order), "awaiting_payment");
+    assert_string_equal(s(order, "total_amount"), total);
+    assert_non_null(s(json_object_get(order, "payment_status"), "payment_required_by"));
+    assert_true(json_is_null(json_object_get(json_object_get(order, "payment_status"), "paid_at")));
+    snprintf(order_id, sizeof(order_id), "%s", s(order, "id"));
+    e2e_free(r);
+    snprintf(body, sizeof(body), "{\"data\": {\"order_id\": \"%s\", \"payment\": {\"type\": "
+             "\"balance\", \"amount\": \"1.00\", \"currency\": \"%s\"}}}", order_id, cur);
+    r = call("POST", "/suppliers/a/air/payments", KEY_A, NULL, body);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(err_code(r), "price_changed");
+    e2e_free(r);
+    snprintf(body, sizeof(body), "{\"data\": {\"order_id\": \"%s\", \"payment\": {\"type\": "
+             "\"balance\", \"amount\": \"%s\", \"currency\": \"%s\"}}}", order_id, total, cur);
+    r = call("POST", "/suppliers/a/air/payments", KEY_A, NULL, body);
+    assert_int_equal(r->status, 201);
+    assert_int_equal(strncmp(s(json_object_get(r->json, "data"), "id"), "pay_", 4), 0);
+    assert_string_equal(s(json_object_get(r->json, "data"), "amount"), total);
+    e2e_free(r);
+    assert_string_equal(order_status(order_id), "ticketed");
+    r = call("POST", "/suppliers/a/air/payments", KEY_A, NULL, body);
+    assert_int_equal(r->status, 422);
+    assert_string_equal(err_code(r), "already_paid");
+    e2e_free(r);
+    json_decref(offers);
+}
+
+static void airline_changes_are_listed(void **state)
+{
+    const char *h[] = {"Content-Type: application/json", NULL};
+    json_t *o = order_a("Smith", NULL, 201);
+    const char *id = s(json_object_get(o, "data"), "id");
+    const json_t *ch, *rm, *ad;
+    char path[256];
+    e2e_resp *r;
+    (void)state;
+    snprintf(path, sizeof(path), "/sandbox/orders/%s/airline-initiated-changes", id);
+    r = e2e_call(e2e_sandbox_url(), "POST", path, h, "{\"delay_minutes\": 95}");
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/suppliers/a/air/airline_initiated_changes?order_id=%s", id);
+    r = call("GET", path, KEY_A, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    ch = json_array_get(json_object_get(r->json, "data"), 0);
+    assert_string_equal(s(ch, "order_id"), id);
+    rm = json_array_get(json_object_get(json_array_get(json_object_get(ch, "removed"), 0),
+                                        "segments"), 0);
+    ad = json_array_get(json_object_get(json_array_get(json_object_get(ch, "added"), 0),
+                                        "segments"), 0);
+    assert_string_equal(s(rm, "id"), s(ad, "id"));
+    assert_int_equal(wall(s(ad, "departing_at")) - wall(s(rm, "departing_at")), 95 * 60);
+    assert_true(json_is_null(json_object_get(ch, "action_taken")));
+    e2e_free(r);
+    json_decref(o);
 }
 
 int main(void)
@@ -729,6 +1008,10 @@ int main(void)
         cmocka_unit_test(unknown_hangs_past_the_timeout_but_orders),
         cmocka_unit_test(b_holds_and_collects),
         cmocka_unit_test(airlines_by_code),
+        cmocka_unit_test(duffel_versions_and_errors),
+        cmocka_unit_test(offers_and_airlines_come_in_pages),
+        cmocka_unit_test(loyalty_then_a_hold_order_paid_later),
+        cmocka_unit_test(airline_changes_are_listed),
     };
     return E2E_RUN("sandbox_flights", tests);
 }

@@ -135,16 +135,17 @@ static trv_up_status b_quote(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err
 
 static void supplier_a_answers_leave_nothing(void **state)
 {
+    /* Duffel: prebook reads the offer (no loyalty account to send first);
+     * a quote reads the order's total, then asks for a cancellation. */
     static const char *const prebook[] = {
-        "{\"data\":{\"id\":\"off_1\",\"passengers\":[{\"id\":\"pas_1\"}]}}",
         "{\"data\":{\"id\":\"off_1\",\"total_currency\":\"GBP\",\"total_amount\":\"10.00\","
-        "\"base_amount\":\"8.00\",\"tax_amount\":\"2.00\",\"services_amount\":\"0.00\","
-        "\"expires_at\":\"2026-12-01T10:00:00Z\",\"slices\":[],\"services\":[],"
+        "\"base_amount\":\"8.00\",\"tax_amount\":\"2.00\","
+        "\"expires_at\":\"2026-12-01T10:00:00Z\",\"slices\":[],\"available_services\":[],"
         "\"passengers\":[{\"id\":\"pas_1\"}]}}",
         NULL};
     static const char *const quote[] = {
-        "{\"data\":{\"id\":\"ore_1\",\"refund_amount\":\"90.00\",\"refund_currency\":\"GBP\","
-        "\"penalty_amount\":\"10.00\"}}",
+        "{\"data\":{\"id\":\"ord_1\",\"total_amount\":\"100.00\",\"total_currency\":\"GBP\"}}",
+        "{\"data\":{\"id\":\"ore_1\",\"refund_amount\":\"90.00\",\"refund_currency\":\"GBP\"}}",
         NULL};
     (void)state;
     assert_int_equal(leaked_by(&trv_supplier_a, prebook, a_prebook, TRV_UP_OK), 0);

@@ -1,22 +1,27 @@
-/* SUPPLIER_A: a Duffel-style flights API under /suppliers/a.
+/* SUPPLIER_A: Duffel Air API v2 under /suppliers/a (docs/suppliers.md).
  *
- *   POST /air/offer_requests                       search; offers in the answer
- *   GET  /air/offers/{id}[?return_available_services=true]
- *   POST /air/offers/{id}/actions/price            re-price for passengers
- *                                                  (loyalty accounts) and services
- *   POST /air/orders                               book and ticket (Idempotency-Key)
- *   GET  /air/orders/{id}
- *   POST /air/order_cancellations                  a cancellation quote
- *   GET  /air/order_cancellations/{id}
- *   POST /air/order_cancellations/{id}/actions/confirm   cancel
- *   GET  /air/airlines/{iata_code}
+ *   POST  /air/offer_requests[?return_offers=false]   search (201, offers inside)
+ *   GET   /air/offers?offer_request_id=&limit=&after=&before=
+ *   GET   /air/offers/{id}[?return_available_services=true]   (bags)
+ *   PATCH /air/offers/{id}/passengers/{id}   names and loyalty accounts: member price
+ *   POST  /air/orders        type instant (paid from balance) or hold
+ *   POST  /air/payments      pays a hold order from balance
+ *   GET   /air/orders/{id}
+ *   POST  /air/order_cancellations                    a quote (refund, expiry)
+ *   GET   /air/order_cancellations/{id}
+ *   POST  /air/order_cancellations/{id}/actions/confirm   cancels
+ *   GET   /air/airlines[/{id}]
+ *   GET   /air/airline_initiated_changes?order_id=
  *
  * Bodies and answers are wrapped in {"data": ...}; amounts are decimal
- * strings with a separate currency. A reserves nothing before an order,
- * sells each offer once, and grants a member price to a passenger with a
- * loyalty account at a carrier of the itinerary. The service pays A from
- * its balance (the card is charged by the service's own payment provider). */
+ * strings beside their currency; lists carry meta {limit, after, before}.
+ * duffel.c gives every answer the Duffel-Version check, rate-limit
+ * headers and Duffel's error shape. A sells each offer once; a passenger
+ * with a loyalty account at a carrier of the itinerary pays a member
+ * price. The service pays A from its balance (the card is charged by the
+ * service's own payment provider). */
 #include "air.h"
+#include "duffel.h"
 #include "core/clock.h"
 #include "core/ids.h"
 
@@ -28,6 +33,8 @@
 
 #define A_MAX_OFFERS 200
 #define A_CANCEL_QUOTE_TTL 900
+/* How long a hold order waits for its payment. */
+#define A_HOLD_SECONDS 7200
 
 static const trv_stmt a_cancel_insert = {"sbx_a_cancel_insert",
     "INSERT INTO sandbox.order_cancellations (id, order_id, currency, penalty_minor, "
@@ -50,25 +57,24 @@ static const trv_stmt a_order_cancel = {"sbx_a_order_cancel",
     "UPDATE sandbox.flight_orders SET status = 'cancelled', cancelled_at = clock_timestamp(), "
     "updated_at = clock_timestamp(), cancellation = %s::jsonb WHERE id = %s"};
 
-/* ---- rendering ---- */
+/* ---- rendering (as @duffel/api types them: Offer, Order, ...) ---- */
 
-static json_t *place(const sbx_world *w, int i)
+static json_t *place(apr_pool_t *p, const sbx_world *w, int i)
 {
     const sbx_airport *a = &w->airports[i];
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:f,s:f,s:s}", "type", "airport",
-                     "iata_code", a->iata, "icao_code", a->icao, "name", a->name,
-                     "city_name", a->city, "time_zone", a->tz_name, "latitude", a->lat,
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:s?,s:f,s:f,s:s}", "type", "airport",
+                     "id", apr_pstrcat(p, "arp_", a->iata, NULL), "iata_code", a->iata,
+                     "icao_code", a->icao, "name", a->name, "city_name", a->city,
+                     "iata_city_code", "city", "time_zone", a->tz_name, "latitude", a->lat,
                      "longitude", a->lon, "iata_country_code", a->country_code);
 }
 
 static json_t *airline(apr_pool_t *p, const sbx_airline *a)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b}",
+    return json_pack("{s:s,s:s,s:s,s:s,s:n,s:n}",
                      "id", apr_pstrcat(p, "arl_", a->iata, NULL), "iata_code", a->iata,
-                     "icao_code", a->icao, "name", a->name,
-                     "logo_symbol_url", sbx_logo_url(p, a->iata),
-                     "country", a->country, "country_code", a->country_code,
-                     "alliance", a->alliance, "active", a->active);
+                     "name", a->name, "logo_symbol_url", sbx_logo_url(p, a->iata),
+                     "logo_lockup_url", "conditions_of_carriage_url");
 }
 
 /* Duffel writes cabin classes in lower case. */
@@ -86,9 +92,11 @@ static const char *pax_type_name(int t)
     return t == 0 ? "adult" : t == 1 ? "child" : "infant_without_seat";
 }
 
+/* Passenger ids are the search's (its nonce): every offer of one offer
+ * request names its passengers alike, as Duffel's do. */
 static const char *pax_id(apr_pool_t *p, const sbx_offer *o, int i)
 {
-    return apr_psprintf(p, "pas_%s-%d", o->tag, i);
+    return apr_psprintf(p, "pas_%08x-%d", (unsigned)o->nonce, i);
 }
 
 static const char *seg_id(apr_pool_t *p, const sbx_offer *o, int j, int k)
@@ -96,31 +104,24 @@ static const char *seg_id(apr_pool_t *p, const sbx_offer *o, int j, int k)
     return apr_psprintf(p, "seg_%s-%d-%d", o->tag, j, k);
 }
 
+static json_t *condition(apr_pool_t *p, const sbx_offer *o, int allowed, apr_int64_t penalty)
+{
+    if (!allowed) {
+        return json_pack("{s:b,s:n,s:n}", "allowed", 0, "penalty_amount", "penalty_currency");
+    }
+    return json_pack("{s:b,s:s,s:s}", "allowed", 1,
+                     "penalty_amount", sbx_amount(p, penalty, o->currency),
+                     "penalty_currency", o->currency);
+}
+
 static json_t *conditions(apr_pool_t *p, const sbx_offer *o)
 {
     const sbx_brand *b = sbx_offer_brand(o);
-    json_t *refund = json_pack("{s:b}", "allowed", b->refund_allowed);
-    json_t *change = json_pack("{s:b}", "allowed", b->change_allowed);
-    if (b->refund_allowed) {
-        json_object_set_new(refund, "penalty_amount",
-                            json_string(sbx_amount(p, sbx_offer_refund_penalty(o), o->currency)));
-        json_object_set_new(refund, "penalty_currency", json_string(o->currency));
-    }
-    else {
-        json_object_set_new(refund, "penalty_amount", json_null());
-        json_object_set_new(refund, "penalty_currency", json_null());
-    }
-    if (b->change_allowed) {
-        json_object_set_new(change, "penalty_amount",
-                            json_string(sbx_amount(p, sbx_offer_change_penalty(o), o->currency)));
-        json_object_set_new(change, "penalty_currency", json_string(o->currency));
-    }
-    else {
-        json_object_set_new(change, "penalty_amount", json_null());
-        json_object_set_new(change, "penalty_currency", json_null());
-    }
-    return json_pack("{s:o,s:o}", "refund_before_departure", refund,
-                     "change_before_departure", change);
+    return json_pack("{s:o,s:o}",
+                     "refund_before_departure",
+                     condition(p, o, b->refund_allowed, sbx_offer_refund_penalty(o)),
+                     "change_before_departure",
+                     condition(p, o, b->change_allowed, sbx_offer_change_penalty(o)));
 }
 
 static json_t *slices(apr_pool_t *p, const sbx_world *w, const sbx_offer *o)
@@ -130,7 +131,7 @@ static json_t *slices(apr_pool_t *p, const sbx_world *w, const sbx_offer *o)
     int j, k, i;
     for (j = 0; j < o->q.nj; j++) {
         const sbx_itin *it = &o->it[j];
-        json_t *segs = json_array();
+        json_t *segs = json_array(), *sc;
         int km = 0;
         for (k = 0; k < it->n; k++) {
             km += it->legs[k].km;
@@ -144,17 +145,21 @@ static json_t *slices(apr_pool_t *p, const sbx_world *w, const sbx_offer *o)
             for (i = 0; i < sbx_pax_count(o); i++) {
                 int seat = sbx_pax_type(o, i) != 2;
                 json_array_append_new(pax, json_pack(
-                    "{s:s,s:s,s:s,s:[{s:s,s:i},{s:s,s:i}]}",
+                    "{s:s,s:s,s:s,s:s,s:n,s:[{s:s,s:i},{s:s,s:i}]}",
                     "passenger_id", pax_id(p, o, i),
                     "cabin_class", lower(p, sbx_cabin_code(o->q.cabin)),
                     "cabin_class_marketing_name", sbx_cabin_display(o->q.cabin),
+                    "fare_basis_code", apr_psprintf(p, "%c%sSBX", sbx_cabin_code(o->q.cabin)[0],
+                                                    b->name[0] == 'F' ? "FX" : "LO"),
+                    "cabin",
                     "baggages", "type", "checked", "quantity", seat ? b->checked_bags : 0,
                     "type", "carry_on", "quantity", seat ? sbx_brand_carry_on(b, km) : 0));
             }
             json_array_append_new(segs, json_pack(
-                "{s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:{s:s},s:o}",
+                "{s:s,s:o,s:o,s:n,s:n,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:{s:s,s:s,s:s},s:[],s:o}",
                 "id", seg_id(p, o, j, k),
-                "origin", place(w, l->from), "destination", place(w, l->to),
+                "origin", place(p, w, l->from), "destination", place(p, w, l->to),
+                "origin_terminal", "destination_terminal",
                 "departing_at", dep, "arriving_at", arr,
                 "duration", sbx_duration(p, l->block_min),
                 "distance", apr_itoa(p, l->km),
@@ -162,15 +167,23 @@ static json_t *slices(apr_pool_t *p, const sbx_world *w, const sbx_offer *o)
                 "marketing_carrier_flight_number", apr_itoa(p, l->flight_no),
                 "operating_carrier", airline(p, &w->airlines[l->op]),
                 "operating_carrier_flight_number", apr_itoa(p, l->op_flight_no),
-                "aircraft", "iata_code", l->equipment,
+                "aircraft", "id", apr_pstrcat(p, "arc_", l->equipment, NULL),
+                "iata_code", l->equipment, "name", l->equipment,
+                "stops",
                 "passengers", pax));
         }
+        sc = conditions(p, o);
+        json_object_set_new(sc, "advance_seat_selection", json_null());
+        json_object_set_new(sc, "priority_boarding", json_null());
+        json_object_set_new(sc, "priority_check_in", json_null());
         json_array_append_new(out, json_pack(
-            "{s:s,s:o,s:o,s:s,s:s,s:o}",
+            "{s:s,s:o,s:s,s:o,s:s,s:s,s:s,s:o,s:o,s:n,s:s}",
             "id", apr_psprintf(p, "sli_%s-%d", o->tag, j),
-            "origin", place(w, o->q.j[j].origin), "destination", place(w, o->q.j[j].dest),
+            "origin", place(p, w, o->q.j[j].origin), "origin_type", "airport",
+            "destination", place(p, w, o->q.j[j].dest), "destination_type", "airport",
             "duration", sbx_duration(p, sbx_itin_minutes(it)),
-            "fare_brand_name", b->name, "segments", segs));
+            "fare_brand_name", b->name, "segments", segs, "conditions", sc,
+            "ngs_shelf", "comparison_key", apr_psprintf(p, "%s-%d", o->tag, j)));
     }
     return out;
 }
@@ -186,11 +199,12 @@ static json_t *services_of(apr_pool_t *p, const sbx_offer *o)
             json_array_append_new(segs, json_string(seg_id(p, o, bags[i].journey, k)));
         }
         json_array_append_new(out, json_pack(
-            "{s:s,s:s,s:{s:s,s:i},s:[s],s:o,s:s,s:s,s:i}",
+            "{s:s,s:s,s:{s:s,s:i,s:n,s:n,s:n},s:[s],s:o,s:s,s:s,s:i}",
             "id", apr_psprintf(p, "ase_%s-%s", o->tag, bags[i].suffix),
             "type", "baggage",
             "metadata", "type", bags[i].type == SBX_BAG_CHECKED ? "checked" : "carry_on",
-            "maximum_weight_kg", bags[i].weight_kg,
+            "maximum_weight_kg", bags[i].weight_kg, "maximum_height_cm", "maximum_length_cm",
+            "maximum_depth_cm",
             "passenger_ids", pax_id(p, o, bags[i].pax),
             "segment_ids", segs,
             "total_amount", sbx_amount(p, bags[i].unit, o->currency),
@@ -200,15 +214,31 @@ static json_t *services_of(apr_pool_t *p, const sbx_offer *o)
     return out;
 }
 
-static json_t *render_offer(apr_pool_t *p, const sbx_world *w, const sbx_offer *o,
+/* About 90 g of CO2 per passenger-kilometre, as a whole number of kg. */
+static const char *emissions(apr_pool_t *p, const sbx_offer *o)
+{
+    long km = 0;
+    int j, k;
+    for (j = 0; j < o->q.nj; j++) {
+        for (k = 0; k < o->it[j].n; k++) {
+            km += o->it[j].legs[k].km;
+        }
+    }
+    return apr_psprintf(p, "%ld", km * sbx_pax_count(o) * 9 / 100);
+}
+
+static json_t *render_offer(apr_pool_t *p, const sbx_ctx *x, const sbx_offer *o,
                             int with_services)
 {
+    const sbx_world *w = x->world;
     json_t *pax = json_array(), *loyalty = json_array(), *doc;
-    const sbx_brand *b = sbx_offer_brand(o);
+    apr_int64_t created = o->expires - apr_time_sec(x->set->offer_ttl_a);
     int i, j, k;
     for (i = 0; i < sbx_pax_count(o); i++) {
-        json_array_append_new(pax, json_pack("{s:s,s:s}", "id", pax_id(p, o, i), "type",
-                                             pax_type_name(sbx_pax_type(o, i))));
+        json_array_append_new(pax, json_pack("{s:s,s:s,s:n,s:n,s:[]}", "id", pax_id(p, o, i),
+                                             "type", pax_type_name(sbx_pax_type(o, i)),
+                                             "age", "fare_type",
+                                             "loyalty_programme_accounts"));
     }
     for (j = 0; j < o->q.nj; j++) {
         for (k = 0; k < o->it[j].n; k++) {
@@ -227,27 +257,64 @@ static json_t *render_offer(apr_pool_t *p, const sbx_world *w, const sbx_offer *
             }
         }
     }
-    doc = json_pack("{s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:o,s:o,s:o,s:o,s:s}",
+    doc = json_pack("{s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:[s],s:o,s:o,"
+                    "s:o,s:o,s:{s:b,s:s,s:s},s:[],s:b}",
         "id", apr_pstrcat(p, "off_", o->ref, NULL), "live_mode", 0,
+        "created_at", sbx_instant(p, created), "updated_at", sbx_instant(p, created),
         "expires_at", sbx_instant(p, o->expires),
         "total_amount", sbx_amount(p, o->base + o->tax, o->currency),
         "total_currency", o->currency,
         "base_amount", sbx_amount(p, o->base, o->currency), "base_currency", o->currency,
         "tax_amount", sbx_amount(p, o->tax, o->currency), "tax_currency", o->currency,
-        "cabin_class", lower(p, sbx_cabin_code(o->q.cabin)),
+        "total_emissions_kg", emissions(p, o),
         "owner", airline(p, &w->airlines[o->it[0].legs[0].mkt]),
         "passenger_identity_documents_required", sbx_offer_international(w, o),
+        "supported_passenger_identity_document_types", "passport",
         "supported_loyalty_programmes", loyalty,
         "conditions", conditions(p, o),
         "passengers", pax, "slices", slices(p, w, o),
-        "fare_brand_name", b->name);
-    if (with_services) {
-        json_object_set_new(doc, "available_services", services_of(p, o));
-    }
+        "payment_requirements", "requires_instant_payment", 0,
+        "payment_required_by", sbx_instant(p, created + A_HOLD_SECONDS),
+        "price_guarantee_expires_at", sbx_instant(p, created + A_HOLD_SECONDS),
+        "private_fares", "partial", 0);
+    json_object_set_new(doc, "available_services",
+                        with_services ? services_of(p, o) : json_array());
     return doc;
 }
 
 /* ---- offer requests ---- */
+
+static const trv_stmt a_orq_insert = {"sbx_a_orq_insert",
+    "INSERT INTO sandbox.duffel_offer_requests (id, query, doc, searched_at, nonce) "
+    "VALUES (%s, %s::jsonb, %s::jsonb, %s::bigint, %s::bigint)"};
+static const trv_stmt a_orq_get = {"sbx_a_orq_get",
+    "SELECT query::text AS query, searched_at, nonce FROM sandbox.duffel_offer_requests "
+    "WHERE id = %s"};
+static const trv_stmt a_pax_upsert = {"sbx_a_pax_upsert",
+    "INSERT INTO sandbox.duffel_offer_passengers (offer_id, passenger_id, given_name, "
+    "family_name, accounts) VALUES (%s, %s, %s, %s, %s::jsonb) ON CONFLICT (offer_id, "
+    "passenger_id) DO UPDATE SET given_name = EXCLUDED.given_name, family_name = "
+    "EXCLUDED.family_name, accounts = EXCLUDED.accounts, updated_at = clock_timestamp()"};
+static const trv_stmt a_pax_get = {"sbx_a_pax_get",
+    "SELECT passenger_id, given_name, family_name, accounts::text AS accounts "
+    "FROM sandbox.duffel_offer_passengers WHERE offer_id = %s"};
+
+/* A passenger of an offer request: {type} or {age} (Duffel's two forms);
+ * 0 adult, 1 child, 2 infant without a seat, -1 unusable. */
+static int pax_kind(const json_t *p)
+{
+    const char *t = trv_json_str(p, "type");
+    const json_t *age = json_object_get(p, "age");
+    if (t) {
+        return strcmp(t, "adult") == 0 ? 0 : strcmp(t, "child") == 0 ? 1
+               : strcmp(t, "infant_without_seat") == 0 ? 2 : -1;
+    }
+    if (json_is_integer(age) && json_integer_value(age) >= 0 && json_integer_value(age) < 130) {
+        json_int_t a = json_integer_value(age);
+        return a < 2 ? 2 : a < 18 ? 1 : 0;
+    }
+    return trv_json_str(p, "fare_type") ? 0 : -1;
+}
 
 static int parse_pax(trv_req *req, trv_resp *resp, const json_t *pax, sbx_search *q)
 {
@@ -257,23 +324,52 @@ static int parse_pax(trv_req *req, trv_resp *resp, const json_t *pax, sbx_search
         return 0;
     }
     for (i = 0; i < json_array_size(pax); i++) {
-        const char *t = trv_json_str(json_array_get(pax, i), "type");
-        if (t && strcmp(t, "adult") == 0) {
-            q->adults++;
-        }
-        else if (t && strcmp(t, "child") == 0) {
-            q->children++;
-        }
-        else if (t && strcmp(t, "infant_without_seat") == 0) {
-            q->infants++;
-        }
-        else {
-            sbx_invalid(req, resp, apr_psprintf(req->pool, "data.passengers[%d].type", (int)i),
-                        "must be adult, child or infant_without_seat");
+        switch (pax_kind(json_array_get(pax, i))) {
+        case 0: q->adults++; break;
+        case 1: q->children++; break;
+        case 2: q->infants++; break;
+        default:
+            sbx_invalid(req, resp, apr_psprintf(req->pool, "data.passengers[%d]", (int)i),
+                        "give type (adult, child, infant_without_seat) or age");
             return 0;
         }
     }
     return 1;
+}
+
+/* The sandbox's search <-> the stored query of an offer request. */
+static json_t *query_json(const sbx_search *q)
+{
+    json_t *js = json_array();
+    int i;
+    for (i = 0; i < q->nj; i++) {
+        json_array_append_new(js, json_pack("[i,i,I]", q->j[i].origin, q->j[i].dest,
+                                            (json_int_t)q->j[i].day));
+    }
+    return json_pack("{s:o,s:i,s:i,s:i,s:i}", "j", js, "adults", q->adults,
+                     "children", q->children, "infants", q->infants, "cabin", q->cabin);
+}
+
+static int query_of(const json_t *v, sbx_search *q)
+{
+    const json_t *js = json_object_get(v, "j");
+    size_t i;
+    memset(q, 0, sizeof(*q));
+    if (!json_is_array(js) || json_array_size(js) < 1 || json_array_size(js) > SBX_MAX_JOURNEYS) {
+        return -1;
+    }
+    q->nj = (int)json_array_size(js);
+    for (i = 0; i < json_array_size(js); i++) {
+        const json_t *e = json_array_get(js, i);
+        q->j[i].origin = (int)json_integer_value(json_array_get(e, 0));
+        q->j[i].dest = (int)json_integer_value(json_array_get(e, 1));
+        q->j[i].day = (long)json_integer_value(json_array_get(e, 2));
+    }
+    q->adults = (int)json_integer_value(json_object_get(v, "adults"));
+    q->children = (int)json_integer_value(json_object_get(v, "children"));
+    q->infants = (int)json_integer_value(json_object_get(v, "infants"));
+    q->cabin = (int)json_integer_value(json_object_get(v, "cabin"));
+    return 0;
 }
 
 static void offer_request(trv_req *req, trv_resp *resp)
@@ -282,12 +378,19 @@ static void offer_request(trv_req *req, trv_resp *resp)
     const json_t *body, *d, *sl;
     sbx_search q;
     sbx_offer *offers;
-    const char *reason, *field, *cabin;
-    int n, truncated, i, limit = 50, bad;
-    json_t *list, *req_slices;
+    const char *reason, *field, *cabin, *ro = apr_table_get(req->query, "return_offers");
+    const char *id = trv_id_new(req->pool, "orq");
+    int n, truncated, i, bad;
+    json_t *list, *req_slices, *pax, *doc;
     apr_int64_t now = sbx_now();
+    apr_uint32_t nonce = sbx_nonce();
+    trv_dbc *c = NULL;
 
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))) {
+        return;
+    }
+    if (ro && strcmp(ro, "true") != 0 && strcmp(ro, "false") != 0) {
+        sbx_invalid(req, resp, "return_offers", "must be true or false");
         return;
     }
     memset(&q, 0, sizeof(q));
@@ -329,34 +432,108 @@ static void offer_request(trv_req *req, trv_resp *resp)
                     "must be economy, premium_economy, business or first");
         return;
     }
-    if (json_object_get(d, "max_offers")) {
-        json_t *m = json_object_get(d, "max_offers");
-        if (!json_is_integer(m) || json_integer_value(m) < 1
-            || json_integer_value(m) > A_MAX_OFFERS) {
-            sbx_invalid(req, resp, "data.max_offers", "must be an integer from 1 to 200");
-            return;
-        }
-        limit = (int)json_integer_value(m);
-    }
     if ((reason = sbx_search_check(x->world, &q, (long)(now / 86400), &field, &bad))) {
         sbx_invalid(req, resp, bad < 0 ? apr_pstrcat(req->pool, "data.", field, NULL)
                                        : apr_psprintf(req->pool, "data.slices[%d]", bad), reason);
         return;
     }
     n = sbx_search_run(req->pool, x->world, &q, 'A', x->set->key_a, now,
-                       apr_time_sec(x->set->offer_ttl_a), limit,
-                       sbx_nonce(), &offers, &truncated);
-    list = json_array();
-    for (i = 0; i < n; i++) {
-        json_array_append_new(list, render_offer(req->pool, x->world, &offers[i], 0));
+                       apr_time_sec(x->set->offer_ttl_a), A_MAX_OFFERS, nonce, &offers,
+                       &truncated);
+    req_slices = json_array();
+    for (i = 0; i < q.nj; i++) {
+        json_array_append_new(req_slices, json_pack("{s:o,s:s,s:o,s:s,s:s}",
+            "origin", place(req->pool, x->world, q.j[i].origin), "origin_type", "airport",
+            "destination", place(req->pool, x->world, q.j[i].dest),
+            "destination_type", "airport",
+            "departure_date", trv_json_str(json_array_get(sl, (size_t)i), "departure_date")));
     }
-    req_slices = json_deep_copy(sl);
-    sbx_send(req, resp, 201, json_pack(
-        "{s:{s:s,s:b,s:s,s:s,s:o,s:o},s:{s:i,s:b}}",
-        "data", "id", trv_id_new(req->pool, "orq"), "live_mode", 0,
-        "created_at", sbx_instant(req->pool, now),
-        "cabin_class", lower(req->pool, sbx_cabin_code(q.cabin)), "slices", req_slices, "offers", list,
-        "meta", "offers_returned", n, "has_more", truncated));
+    pax = json_array();
+    for (i = 0; n > 0 && i < sbx_pax_count(&offers[0]); i++) {
+        json_array_append_new(pax, json_pack("{s:s,s:s}", "id", pax_id(req->pool, &offers[0], i),
+                                             "type", pax_type_name(sbx_pax_type(&offers[0], i))));
+    }
+    doc = trv_json_bind(req->pool, json_pack("{s:s,s:b,s:s,s:s,s:o,s:o}", "id", id,
+        "live_mode", 0, "created_at", sbx_instant(req->pool, now),
+        "cabin_class", lower(req->pool, sbx_cabin_code(q.cabin)), "slices", req_slices,
+        "passengers", pax));
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || trv_db_exec(c, req->pool, &a_orq_insert, NULL, TRV_DB_ARGS(id,
+               trv_json_dump(req->pool, trv_json_bind(req->pool, query_json(&q))),
+               trv_json_dump(req->pool, doc), apr_psprintf(req->pool, "%" APR_INT64_T_FMT, now),
+               apr_psprintf(req->pool, "%u", (unsigned)nonce))) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1800, "storing an offer request");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    doc = json_deep_copy(doc);
+    if (!ro || strcmp(ro, "true") == 0) {
+        list = json_array();
+        for (i = 0; i < n; i++) {
+            json_t *o = render_offer(req->pool, x, &offers[i], 0);
+            json_object_del(o, "available_services"); /* not in an offer request's offers */
+            json_array_append_new(list, o);
+        }
+        json_object_set_new(doc, "offers", list);
+    }
+    sbx_send(req, resp, 201, json_pack("{s:o}", "data", doc));
+}
+
+/* GET /air/offers?offer_request_id=: the offer request's offers again
+ * (the same search, instant and nonce), a page at a time. */
+static void list_offers(trv_req *req, trv_resp *resp)
+{
+    const sbx_ctx *x = SBX(req);
+    const char *orq = apr_table_get(req->query, "offer_request_id");
+    const char *sort = apr_table_get(req->query, "sort"), *qtext;
+    sbx_duffel_page_t pg;
+    trv_dbc *c = NULL;
+    trv_rows *rows;
+    sbx_search q;
+    sbx_offer *offers;
+    json_t *list, *qj;
+    int n, truncated, i;
+    if (!sbx_need_world(req, resp) || !sbx_duffel_page(req, resp, &pg)) {
+        return;
+    }
+    if (!orq) {
+        sbx_invalid(req, resp, "offer_request_id", "is required");
+        return;
+    }
+    if (sort && strcmp(sort, "total_amount") != 0 && strcmp(sort, "-total_amount") != 0
+        && strcmp(sort, "total_duration") != 0 && strcmp(sort, "-total_duration") != 0) {
+        sbx_invalid(req, resp, "sort", "must be total_amount or total_duration, - first to reverse");
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &a_orq_get, &rows, TRV_DB_ARGS(orq)) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1801, "reading an offer request");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    if (rows->n == 0) {
+        sbx_error(req, resp, 404, "not_found", "No offer request %s", orq);
+        return;
+    }
+    qtext = trv_rows_get(rows, 0, "query");
+    qj = qtext ? trv_json_parse(req->pool, qtext, strlen(qtext), NULL) : NULL;
+    if (query_of(qj, &q) != 0) {
+        sbx_error(req, resp, 500, "internal_server_error", "Offer request %s is unreadable", orq);
+        return;
+    }
+    /* Cheapest first, as searched; sorting by amount keeps that order. */
+    n = sbx_search_run(req->pool, x->world, &q, 'A', x->set->key_a,
+                       apr_atoi64(trv_rows_get(rows, 0, "searched_at")),
+                       apr_time_sec(x->set->offer_ttl_a), A_MAX_OFFERS,
+                       (apr_uint32_t)apr_atoi64(trv_rows_get(rows, 0, "nonce")), &offers,
+                       &truncated);
+    list = json_array();
+    for (i = 0; i < pg.limit && pg.offset + i < n; i++) {
+        int at = sort && sort[0] == '-' ? n - 1 - (pg.offset + i) : pg.offset + i;
+        json_array_append_new(list, render_offer(req->pool, x, &offers[at], 0));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:o,s:o}", "data", list, "meta",
+                                       sbx_duffel_page_meta(req->pool, &pg, n)));
 }
 
 /* The offer named in the path (off_...), priced as of now; answers 404
@@ -378,16 +555,150 @@ static int load_offer(trv_req *req, trv_resp *resp, const char *id, sbx_offer *o
     return 1;
 }
 
+/* What PATCH .../passengers/{id} stored on the offer: {passenger_id:
+ * {given_name, family_name, loyalty_programme_accounts}}; NULL on a
+ * database failure (answered). */
+static json_t *offer_passengers(trv_req *req, trv_resp *resp, const char *offer_id)
+{
+    trv_dbc *c = NULL;
+    trv_rows *rows;
+    json_t *out;
+    int i;
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &a_pax_get, &rows, TRV_DB_ARGS(offer_id)) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1802, "reading an offer's passengers");
+        return NULL;
+    }
+    trv_db_close(req->env->db, c);
+    out = trv_json_bind(req->pool, json_object());
+    for (i = 0; i < rows->n; i++) {
+        const char *acc = trv_rows_get(rows, i, "accounts");
+        json_t *a = json_loads(acc, 0, NULL);
+        json_object_set_new(out, trv_rows_get(rows, i, "passenger_id"), json_pack(
+            "{s:s,s:s,s:o}", "given_name", trv_rows_get(rows, i, "given_name"),
+            "family_name", trv_rows_get(rows, i, "family_name"),
+            "loyalty_programme_accounts", a ? a : json_array()));
+    }
+    return out;
+}
+
+/* The member discount of passenger i holding these accounts: the best one. */
+static apr_int64_t member_discount(const sbx_world *w, const sbx_offer *o, int i,
+                                   const json_t *accounts)
+{
+    apr_int64_t best = 0;
+    size_t a;
+    for (a = 0; a < json_array_size(accounts); a++) {
+        const char *code = trv_json_str(json_array_get(accounts, a), "airline_iata_code");
+        apr_int64_t d = code ? sbx_member_discount(w, o, i, code) : 0;
+        if (d > best) {
+            best = d;
+        }
+    }
+    return best;
+}
+
+/* The offer's passengers as PATCH left them, and its price with their
+ * member discounts. */
+static void apply_passengers(apr_pool_t *p, const sbx_world *w, json_t *doc,
+                             const sbx_offer *o, const json_t *stored)
+{
+    json_t *pax = json_object_get(doc, "passengers");
+    apr_int64_t discount = 0;
+    size_t i;
+    for (i = 0; i < json_array_size(pax); i++) {
+        json_t *e = json_array_get(pax, i);
+        const json_t *s = json_object_get(stored, trv_json_str(e, "id"));
+        if (s) {
+            json_object_update(e, (json_t *)s);
+            discount += member_discount(w, o, (int)i,
+                                        json_object_get(s, "loyalty_programme_accounts"));
+        }
+    }
+    if (discount > 0) {
+        json_object_set_new(doc, "base_amount",
+                            json_string(sbx_amount(p, o->base - discount, o->currency)));
+        json_object_set_new(doc, "total_amount",
+                            json_string(sbx_amount(p, o->base - discount + o->tax, o->currency)));
+    }
+}
+
 static void get_offer(trv_req *req, trv_resp *resp)
 {
     sbx_offer o;
+    const char *id = apr_table_get(req->params, "offer_id");
     const char *svc = apr_table_get(req->query, "return_available_services");
-    if (!sbx_need_world(req, resp)
-        || !load_offer(req, resp, apr_table_get(req->params, "offer_id"), &o)) {
+    json_t *stored, *doc;
+    if (svc && strcmp(svc, "true") != 0 && strcmp(svc, "false") != 0) {
+        sbx_invalid(req, resp, "return_available_services", "must be true or false");
         return;
     }
-    sbx_send(req, resp, 200, json_pack("{s:o}", "data",
-             render_offer(req->pool, SBX(req)->world, &o, svc && strcmp(svc, "true") == 0)));
+    if (!sbx_need_world(req, resp) || !load_offer(req, resp, id, &o)
+        || !(stored = offer_passengers(req, resp, id))) {
+        return;
+    }
+    doc = render_offer(req->pool, SBX(req), &o, svc && strcmp(svc, "true") == 0);
+    apply_passengers(req->pool, SBX(req)->world, doc, &o, stored);
+    sbx_send(req, resp, 200, json_pack("{s:o}", "data", doc));
+}
+
+/* PATCH /air/offers/{id}/passengers/{id}: names and loyalty programme
+ * accounts (Duffel's way to add them after the search); the offer is
+ * priced with them from then on. */
+static void update_offer_passenger(trv_req *req, trv_resp *resp)
+{
+    const char *id = apr_table_get(req->params, "offer_id");
+    const char *pid = apr_table_get(req->params, "passenger_id");
+    const json_t *body, *d, *acc;
+    const char *given, *family;
+    sbx_offer o;
+    trv_dbc *c = NULL;
+    size_t a;
+    int i;
+    if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))
+        || !load_offer(req, resp, id, &o)) {
+        return;
+    }
+    for (i = 0; i < sbx_pax_count(&o) && strcmp(pid, pax_id(req->pool, &o, i)) != 0; i++) {
+    }
+    if (i == sbx_pax_count(&o)) {
+        sbx_error(req, resp, 404, "not_found", "No passenger %s on offer %s", pid, id);
+        return;
+    }
+    d = json_object_get(body, "data");
+    given = trv_json_str(d, "given_name");
+    family = trv_json_str(d, "family_name");
+    acc = json_object_get(d, "loyalty_programme_accounts");
+    if (!given || !*given || strlen(given) > 20 || !family || !*family || strlen(family) > 20) {
+        sbx_invalid(req, resp, "data.given_name",
+                    "given_name and family_name (1 to 20 characters) are required");
+        return;
+    }
+    if (!json_is_array(acc)) {
+        sbx_invalid(req, resp, "data.loyalty_programme_accounts", "must be a list");
+        return;
+    }
+    for (a = 0; a < json_array_size(acc); a++) {
+        const json_t *e = json_array_get(acc, a);
+        const char *num = trv_json_str(e, "account_number");
+        if (!trv_json_str(e, "airline_iata_code") || !num || !*num) {
+            sbx_invalid(req, resp, apr_psprintf(req->pool,
+                        "data.loyalty_programme_accounts[%d]", (int)a),
+                        "airline_iata_code and account_number are required");
+            return;
+        }
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || trv_db_exec(c, req->pool, &a_pax_upsert, NULL, TRV_DB_ARGS(id, pid, given, family,
+                       trv_json_dump(req->pool, acc))) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1803, "updating an offer passenger");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    sbx_send(req, resp, 200, json_pack("{s:{s:s,s:s,s:n,s:n,s:s,s:s,s:O}}", "data", "id", pid,
+                                       "type", pax_type_name(sbx_pax_type(&o, i)), "age",
+                                       "fare_type", "given_name", given, "family_name", family,
+                                       "loyalty_programme_accounts", acc));
 }
 
 /* ---- pricing passengers and services ---- */
@@ -402,7 +713,7 @@ typedef struct a_priced {
 /* Checks the passengers and services of a price or order request against
  * the offer and prices them. names: the order needs names too. */
 static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const json_t *pax,
-                         const json_t *svcs, int names, a_priced *out)
+                         const json_t *svcs, const json_t *stored, a_priced *out)
 {
     const sbx_world *w = SBX(req)->world;
     int count = sbx_pax_count(o), i, seen[SBX_MAX_PAX] = {0};
@@ -426,7 +737,8 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
         const char *id = trv_json_str(p, "id");
         const json_t *acc = json_object_get(p, "loyalty_programme_accounts");
         const char *field = apr_psprintf(req->pool, "data.passengers[%d]", (int)k);
-        apr_int64_t best = 0;
+        const char *g;
+        apr_int64_t best = 0, d;
         size_t a;
         for (i = 0; i < count; i++) {
             if (id && strcmp(id, pax_id(req->pool, o, i)) == 0) {
@@ -439,7 +751,7 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
             return 0;
         }
         seen[i] = 1;
-        if (names) {
+        {
             const char *given = trv_json_str(p, "given_name");
             const char *family = trv_json_str(p, "family_name");
             const char *born = trv_json_str(p, "born_on");
@@ -456,6 +768,12 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
             if (!out->trigger) {
                 out->trigger = sbx_trigger_of(family);
             }
+            g = trv_json_str(p, "gender");
+            if (g && strcmp(g, "m") != 0 && strcmp(g, "f") != 0) {
+                sbx_invalid(req, resp, apr_pstrcat(req->pool, field, ".gender", NULL),
+                            "must be m or f");
+                return 0;
+            }
         }
         if (acc && !json_is_array(acc)) {
             sbx_invalid(req, resp, apr_pstrcat(req->pool, field, ".loyalty_programme_accounts",
@@ -466,18 +784,20 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
             const json_t *e = json_array_get(acc, a);
             const char *code = trv_json_str(e, "airline_iata_code");
             const char *num = trv_json_str(e, "account_number");
-            apr_int64_t d;
             if (!code || !num || !*num) {
                 sbx_invalid(req, resp, apr_psprintf(req->pool,
                             "%s.loyalty_programme_accounts[%d]", field, (int)a),
                             "airline_iata_code and account_number are required");
                 return 0;
             }
-            /* One account counts per passenger: the best. */
-            d = sbx_member_discount(w, o, i, code);
-            if (d > best) {
-                best = d;
-            }
+        }
+        /* One account counts per passenger: the best, of those given now
+         * and those the offer's passenger was updated with. */
+        best = member_discount(w, o, i, acc);
+        d = member_discount(w, o, i, json_object_get(json_object_get(stored, id),
+                                                     "loyalty_programme_accounts"));
+        if (d > best) {
+            best = d;
         }
         if (best > 0) {
             out->discount += best;
@@ -511,16 +831,23 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
         }
         used[b] = 1;
         out->services += bags[b].unit * qty;
-        json_array_append_new(out->services_json, json_pack(
-            "{s:s,s:s,s:I,s:s,s:s,s:s,s:s,s:{s:s,s:i},s:i}",
-            "id", id, "type", "baggage", "quantity", qty,
-            "unit_amount", sbx_amount(req->pool, bags[b].unit, o->currency),
-            "total_amount", sbx_amount(req->pool, bags[b].unit * qty, o->currency),
-            "total_currency", o->currency,
-            "passenger_id", pax_id(req->pool, o, bags[b].pax),
-            "metadata", "type", bags[b].type == SBX_BAG_CHECKED ? "checked" : "carry_on",
-            "maximum_weight_kg", bags[b].weight_kg,
-            "slice_index", bags[b].journey));
+        {
+            json_t *segs = json_array();
+            int n;
+            for (n = 0; n < o->it[bags[b].journey].n; n++) {
+                json_array_append_new(segs, json_string(seg_id(req->pool, o, bags[b].journey,
+                                                               n)));
+            }
+            json_array_append_new(out->services_json, json_pack(
+                "{s:s,s:s,s:I,s:s,s:s,s:[s],s:o,s:{s:s,s:i,s:n,s:n,s:n}}",
+                "id", id, "type", "baggage", "quantity", qty,
+                "total_amount", sbx_amount(req->pool, bags[b].unit * qty, o->currency),
+                "total_currency", o->currency,
+                "passenger_ids", pax_id(req->pool, o, bags[b].pax), "segment_ids", segs,
+                "metadata", "type", bags[b].type == SBX_BAG_CHECKED ? "checked" : "carry_on",
+                "maximum_weight_kg", bags[b].weight_kg, "maximum_height_cm",
+                "maximum_length_cm", "maximum_depth_cm"));
+        }
     }
     out->base -= out->discount;
     out->total = out->base + out->tax + out->services;
@@ -531,49 +858,107 @@ static void apply_price(apr_pool_t *p, json_t *doc, const sbx_offer *o, const a_
 {
     json_object_set_new(doc, "base_amount", json_string(sbx_amount(p, pr->base, o->currency)));
     json_object_set_new(doc, "tax_amount", json_string(sbx_amount(p, pr->tax, o->currency)));
-    json_object_set_new(doc, "services_amount",
-                        json_string(sbx_amount(p, pr->services, o->currency)));
-    json_object_set_new(doc, "loyalty_discount_amount",
-                        json_string(sbx_amount(p, pr->discount, o->currency)));
     json_object_set_new(doc, "total_amount", json_string(sbx_amount(p, pr->total, o->currency)));
-    json_object_set_new(doc, "member_pricing", json_boolean(pr->member));
     json_object_set(doc, "services", pr->services_json);
-}
-
-static void price_offer(trv_req *req, trv_resp *resp)
-{
-    sbx_offer o;
-    const json_t *body, *d;
-    a_priced pr;
-    json_t *doc;
-    if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))
-        || !load_offer(req, resp, apr_table_get(req->params, "offer_id"), &o)) {
-        return;
-    }
-    d = json_object_get(body, "data");
-    if (!price_request(req, resp, &o, json_object_get(d, "passengers"),
-                       json_object_get(d, "services"), 0, &pr)) {
-        return;
-    }
-    doc = render_offer(req->pool, SBX(req)->world, &o, 0);
-    apply_price(req->pool, doc, &o, &pr);
-    sbx_send(req, resp, 200, json_pack("{s:o}", "data", doc));
 }
 
 /* ---- orders ---- */
 
+static const trv_stmt a_order_terms = {"sbx_a_order_terms",
+    "UPDATE sandbox.flight_orders SET payment_required_by = CASE WHEN %s::boolean THEN "
+    "clock_timestamp() + %s::bigint * interval '1 second' END, paid_at = CASE WHEN "
+    "%s::boolean THEN NULL ELSE clock_timestamp() END WHERE id = %s"};
+static const trv_stmt a_order_extra = {"sbx_a_order_extra",
+    "SELECT trv_ts(payment_required_by) AS payment_required_by, trv_ts(paid_at) AS paid_at, "
+    "payment_required_by < clock_timestamp() AS overdue FROM sandbox.flight_orders "
+    "WHERE id = %s"};
+static const trv_stmt a_order_lock = {"sbx_a_order_lock",
+    "SELECT status, total_minor, currency, trigger, trv_ts(paid_at) AS paid_at, "
+    "payment_required_by < clock_timestamp() AS overdue FROM sandbox.flight_orders "
+    "WHERE id = %s AND supplier = 'A' FOR UPDATE"};
+static const trv_stmt a_order_pay = {"sbx_a_order_pay",
+    "UPDATE sandbox.flight_orders SET status = %s, paid_at = clock_timestamp(), "
+    "updated_at = clock_timestamp(), ticketing_due_at = clock_timestamp() + "
+    "%s::bigint * interval '1 millisecond' WHERE id = %s"};
+static const trv_stmt a_payment_insert = {"sbx_a_payment_insert",
+    "INSERT INTO sandbox.duffel_payments (id, order_id, type, amount_minor, currency) "
+    "VALUES (%s, %s, 'balance', %s::bigint, %s) RETURNING trv_ts(created_at) AS created_at"};
+
+/* Order slices from an offer's: what Duffel's Order type holds (changes
+ * only: no refund condition, terminals as strings). */
+static json_t *order_slices(const json_t *offer_slices)
+{
+    json_t *out = json_deep_copy(offer_slices), *sl;
+    size_t j, k;
+    json_array_foreach(out, j, sl) {
+        json_t *c = json_object_get(sl, "conditions"), *seg;
+        json_object_set_new(sl, "conditions", json_pack("{s:O}", "change_before_departure",
+                                                        json_object_get(c, "change_before_departure")));
+        json_object_del(sl, "ngs_shelf");
+        json_object_del(sl, "comparison_key");
+        json_array_foreach(json_object_get(sl, "segments"), k, seg) {
+            json_t *pp;
+            size_t i;
+            /* The sandbox knows no terminals; Duffel's Order type has strings. */
+            json_object_set_new(seg, "origin_terminal", json_string(""));
+            json_object_set_new(seg, "destination_terminal", json_string(""));
+            json_array_foreach(json_object_get(seg, "passengers"), i, pp) {
+                json_object_del(pp, "fare_basis_code");
+                json_object_del(pp, "cabin");
+            }
+        }
+    }
+    return out;
+}
+
+/* An airline-initiated change as Duffel shows it: the slice as it was
+ * (removed) and as it is now (added), the changed segment retimed. */
+static json_t *change_json(const json_t *doc, const char *order_id, const json_t *ch)
+{
+    const json_t *prev = json_object_get(ch, "previous"), *cur = json_object_get(ch, "current");
+    json_int_t j = json_integer_value(json_object_get(ch, "journey_index"));
+    const json_t *sl = json_array_get(json_object_get(doc, "slices"), (size_t)j);
+    json_t *removed = json_deep_copy(sl), *added = json_deep_copy(sl), *seg;
+    const char *seg_id_ = trv_json_str(ch, "segment_id");
+    size_t k;
+    json_array_foreach(json_object_get(removed, "segments"), k, seg) {
+        if (seg_id_ && strcmp(trv_json_str(seg, "id"), seg_id_) == 0) {
+            json_object_set(seg, "departing_at", json_object_get(prev, "departure_time"));
+            json_object_set(seg, "arriving_at", json_object_get(prev, "arrival_time"));
+        }
+    }
+    json_array_foreach(json_object_get(added, "segments"), k, seg) {
+        if (seg_id_ && strcmp(trv_json_str(seg, "id"), seg_id_) == 0) {
+            json_object_set(seg, "departing_at", json_object_get(cur, "departure_time"));
+            json_object_set(seg, "arriving_at", json_object_get(cur, "arrival_time"));
+        }
+    }
+    return json_pack("{s:O,s:s,s:O,s:O,s:n,s:n,s:[s,s,s],s:[o],s:[o],s:n}",
+        "id", json_object_get(ch, "id"), "order_id", order_id,
+        "created_at", json_object_get(ch, "created_at"),
+        "updated_at", json_object_get(ch, "created_at"),
+        "action_taken", "action_taken_at",
+        "available_actions", "accept", "cancel", "change",
+        "removed", removed ? removed : json_object(), "added", added ? added : json_object(),
+        "travel_agent_ticket");
+}
+
 static json_t *order_json(trv_req *req, trv_dbc *c, const trv_rows *r, int *ok)
 {
     apr_pool_t *p = req->pool;
-    const char *status = trv_rows_get(r, 0, "status");
+    const char *status = trv_rows_get(r, 0, "status"), *id = trv_rows_get(r, 0, "id");
     json_t *doc = trv_json_parse(p, trv_rows_get(r, 0, "doc"),
                                  strlen(trv_rows_get(r, 0, "doc")), NULL);
-    json_t *changes = sbx_order_changes(c, p, trv_rows_get(r, 0, "id"));
-    json_t *aic = json_array(), *docs = json_array();
+    json_t *changes = sbx_order_changes(c, p, id);
+    json_t *aic = json_array(), *docs = json_array(), *cancellation = NULL, *ps;
     const char *cancelled = trv_rows_get(r, 0, "cancelled_at");
+    const char *ctext = trv_rows_get(r, 0, "cancellation");
+    trv_rows *extra;
     size_t i;
 
-    *ok = doc && changes;
+    *ok = doc && changes
+          && trv_db_select(c, p, &a_order_extra, &extra, TRV_DB_ARGS(id)) == APR_SUCCESS
+          && extra->n == 1;
     if (!*ok) {
         json_decref(aic);
         json_decref(docs);
@@ -581,27 +966,7 @@ static json_t *order_json(trv_req *req, trv_dbc *c, const trv_rows *r, int *ok)
     }
     doc = json_deep_copy(doc);
     for (i = 0; i < json_array_size(changes); i++) {
-        /* Duffel's shape: what the airline removed and what it added. */
-        const json_t *ch = json_array_get(changes, i);
-        const json_t *prev = json_object_get(ch, "previous"), *cur = json_object_get(ch, "current");
-        json_array_append_new(aic, json_pack(
-            "{s:O,s:O,s:n,s:[s,s,s],s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O,s:O}]}],"
-            "s:[{s:I,s:[{s:O,s:O,s:O,s:O,s:O,s:O}]}],s:O}",
-            "id", json_object_get(ch, "id"), "created_at", json_object_get(ch, "created_at"),
-            "action_taken", "available_actions", "accept", "cancel", "change",
-            "removed", "slice_index", json_integer_value(json_object_get(ch, "journey_index")),
-            "segments", "id", json_object_get(ch, "segment_id"),
-            "flight", json_object_get(ch, "flight"), "origin", json_object_get(ch, "origin"),
-            "destination", json_object_get(ch, "destination"),
-            "departing_at", json_object_get(prev, "departure_time"),
-            "arriving_at", json_object_get(prev, "arrival_time"),
-            "added", "slice_index", json_integer_value(json_object_get(ch, "journey_index")),
-            "segments", "id", json_object_get(ch, "segment_id"),
-            "flight", json_object_get(ch, "flight"), "origin", json_object_get(ch, "origin"),
-            "destination", json_object_get(ch, "destination"),
-            "departing_at", json_object_get(cur, "departure_time"),
-            "arriving_at", json_object_get(cur, "arrival_time"),
-            "delay_minutes", json_object_get(ch, "delay_minutes")));
+        json_array_append_new(aic, change_json(doc, id, json_array_get(changes, i)));
     }
     if (strcmp(status, "ticketed") == 0 || strcmp(status, "cancelled") == 0) {
         const json_t *pax = json_object_get(doc, "passengers");
@@ -613,33 +978,77 @@ static json_t *order_json(trv_req *req, trv_dbc *c, const trv_rows *r, int *ok)
                                                   "passenger_ids", json_object_get(e, "id")));
         }
     }
-    json_object_set_new(doc, "id", json_string(trv_rows_get(r, 0, "id")));
+    /* The ticket number lives in documents, not on the passenger. */
+    for (i = 0; i < json_array_size(json_object_get(doc, "passengers")); i++) {
+        json_object_del(json_array_get(json_object_get(doc, "passengers"), i), "ticket_number");
+    }
+    if (ctext) {
+        cancellation = json_loads(ctext, 0, NULL);
+    }
+    json_object_set_new(doc, "id", json_string(id));
     json_object_set_new(doc, "live_mode", json_false());
+    /* Content the airline sells through Duffel, which Duffel manages. */
+    json_object_set_new(doc, "content", json_string("managed"));
     json_object_set_new(doc, "booking_reference", json_string(trv_rows_get(r, 0, "pnr")));
-    json_object_set_new(doc, "status", json_string(
-        strcmp(status, "pending") == 0 ? "pending_ticketing" : status));
     json_object_set_new(doc, "documents", docs);
     json_object_set_new(doc, "airline_initiated_changes", aic);
     json_object_set_new(doc, "created_at", json_string(trv_rows_get(r, 0, "created_at")));
+    json_object_set_new(doc, "synced_at", json_string(trv_rows_get(r, 0, "updated_at")));
     json_object_set_new(doc, "cancelled_at", cancelled ? json_string(cancelled) : json_null());
-    json_object_set_new(doc, "payment_status", json_pack("{s:b,s:s}", "awaiting_payment", 0,
-                                                         "paid_at",
-                                                         trv_rows_get(r, 0, "created_at")));
+    json_object_set_new(doc, "cancellation", cancellation ? cancellation : json_null());
+    json_object_set_new(doc, "available_actions", cancelled ? json_array()
+                        : json_pack("[s,s,s]", "cancel", "change", "update"));
+    ps = json_pack("{s:b,s:o}", "awaiting_payment", strcmp(status, "held") == 0,
+                   "paid_at", trv_rows_get(extra, 0, "paid_at")
+                              ? json_string(trv_rows_get(extra, 0, "paid_at")) : json_null());
+    if (trv_rows_get(extra, 0, "payment_required_by")) {
+        json_object_set_new(ps, "payment_required_by",
+                            json_string(trv_rows_get(extra, 0, "payment_required_by")));
+        json_object_set_new(ps, "price_guarantee_expires_at",
+                            json_string(trv_rows_get(extra, 0, "payment_required_by")));
+    }
+    json_object_set_new(doc, "payment_status", ps);
     return doc;
+}
+
+/* The instant order's one balance payment equals the total: 1, or 0 answered. */
+static int balance_payment(trv_req *req, trv_resp *resp, const json_t *pay, const char *field,
+                           const char *currency, apr_int64_t total)
+{
+    apr_int64_t paid;
+    if (!json_is_object(pay) || !trv_json_str(pay, "type")
+        || strcmp(trv_json_str(pay, "type"), "balance") != 0) {
+        sbx_invalid(req, resp, apr_pstrcat(req->pool, field, ".type", NULL),
+                    "must be balance (the sandbox's account holds no cards)");
+        return 0;
+    }
+    if (!trv_json_str(pay, "currency") || strcmp(trv_json_str(pay, "currency"), currency) != 0
+        || sbx_amount_parse(json_object_get(pay, "amount"), currency, &paid) != 0) {
+        sbx_invalid(req, resp, field,
+                    apr_psprintf(req->pool, "amount and currency (%s) are required", currency));
+        return 0;
+    }
+    if (paid != total) {
+        sbx_error(req, resp, 422, "price_changed",
+                  "The order total is now %s %s, not %s", sbx_amount(req->pool, total,
+                  currency), currency, sbx_amount(req->pool, paid, currency));
+        return 0;
+    }
+    return 1;
 }
 
 static void create_order(trv_req *req, trv_resp *resp)
 {
     const sbx_ctx *x = SBX(req);
-    const json_t *body, *d, *offers, *pays, *pay, *pax;
+    const json_t *body, *d, *offers, *pays, *pax;
+    const char *type, *offer_id;
     sbx_offer o;
     a_priced pr;
-    json_t *doc, *segs, *out, *passengers;
-    apr_int64_t paid;
+    json_t *doc, *segs, *out, *passengers, *stored, *meta;
     sbx_order_new ord;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
-    int dup, j, k, ok;
+    int dup, j, k, ok, hold;
     size_t i;
     const char *order_id = trv_id_new(req->pool, "ord");
 
@@ -653,60 +1062,76 @@ static void create_order(trv_req *req, trv_resp *resp)
         sbx_invalid(req, resp, "data.selected_offers", "must list exactly one offer id");
         return;
     }
-    if (trv_json_str(d, "type") && strcmp(trv_json_str(d, "type"), "instant") != 0) {
-        sbx_invalid(req, resp, "data.type", "only instant orders are supported");
+    type = trv_json_str(d, "type");
+    /* "hold" in the API reference; the client library's type says "pay_later". */
+    hold = type && (strcmp(type, "hold") == 0 || strcmp(type, "pay_later") == 0);
+    if (!type || (!hold && strcmp(type, "instant") != 0)) {
+        sbx_invalid(req, resp, "data.type", "must be instant or hold");
         return;
     }
-    if (!load_offer(req, resp, json_string_value(json_array_get(offers, 0)), &o)) {
+    meta = json_object_get(d, "metadata");
+    if (meta && !json_is_object(meta)) {
+        sbx_invalid(req, resp, "data.metadata", "must be an object of strings");
+        return;
+    }
+    offer_id = json_string_value(json_array_get(offers, 0));
+    if (!load_offer(req, resp, offer_id, &o) || !(stored = offer_passengers(req, resp, offer_id))) {
         return;
     }
     pax = json_object_get(d, "passengers");
-    if (!price_request(req, resp, &o, pax, json_object_get(d, "services"), 1, &pr)) {
+    if (!price_request(req, resp, &o, pax, json_object_get(d, "services"), stored, &pr)) {
         return;
     }
     pays = json_object_get(d, "payments");
-    pay = json_array_get(pays, 0);
-    if (!json_is_array(pays) || json_array_size(pays) != 1
-        || !trv_json_str(pay, "type") || strcmp(trv_json_str(pay, "type"), "balance") != 0) {
-        sbx_invalid(req, resp, "data.payments", "must be one payment of type balance");
+    if (hold) {
+        if (pays && json_array_size(pays) > 0) {
+            sbx_invalid(req, resp, "data.payments", "a hold order is paid later: give none");
+            return;
+        }
+    }
+    else if (!json_is_array(pays) || json_array_size(pays) != 1) {
+        sbx_invalid(req, resp, "data.payments", "an instant order takes one payment");
         return;
     }
-    if (!trv_json_str(pay, "currency") || strcmp(trv_json_str(pay, "currency"), o.currency) != 0
-        || sbx_amount_parse(json_object_get(pay, "amount"), o.currency, &paid) != 0) {
-        sbx_invalid(req, resp, "data.payments[0]",
-                    apr_psprintf(req->pool, "amount and currency (%s) are required", o.currency));
-        return;
-    }
-    if (paid != pr.total) {
-        sbx_error(req, resp, 422, "price_changed",
-                  "The order total is now %s %s, not %s", sbx_amount(req->pool, pr.total,
-                  o.currency), o.currency, sbx_amount(req->pool, paid, o.currency));
+    else if (!balance_payment(req, resp, json_array_get(pays, 0), "data.payments[0]",
+                              o.currency, pr.total)) {
         return;
     }
 
-    /* The order as sold: the offer, the priced party and services. */
-    doc = render_offer(req->pool, x->world, &o, 0);
-    trv_json_bind(req->pool, doc);
-    json_object_del(doc, "expires_at");
-    json_object_del(doc, "id");
-    json_object_set_new(doc, "offer_id", json_string(json_string_value(json_array_get(offers, 0))));
+    /* The order as sold: the offer's slices, the priced party and services. */
+    doc = trv_json_bind(req->pool, json_object());
+    {
+        json_t *off = trv_json_bind(req->pool, render_offer(req->pool, x, &o, 0));
+        static const char *const keep[] = {"base_currency", "tax_currency", "total_currency",
+                                           "owner", "conditions", NULL};
+        for (j = 0; keep[j]; j++) {
+            json_object_set(doc, keep[j], json_object_get(off, keep[j]));
+        }
+        json_object_set_new(doc, "slices", order_slices(json_object_get(off, "slices")));
+    }
     apply_price(req->pool, doc, &o, &pr);
     passengers = json_array();
     for (i = 0; i < json_array_size(pax); i++) {
         const json_t *p = json_array_get(pax, i);
+        int t = 0;
+        for (j = 0; j < sbx_pax_count(&o); j++) {
+            if (strcmp(trv_json_str(p, "id"), pax_id(req->pool, &o, j)) == 0) {
+                t = sbx_pax_type(&o, j);
+            }
+        }
         json_array_append_new(passengers, json_pack(
-            "{s:O,s:O,s:O,s:O,s:O*,s:O*,s:O*,s:O*,s:s}",
-            "id", json_object_get(p, "id"), "given_name", json_object_get(p, "given_name"),
+            "{s:O,s:s,s:O,s:O,s:O,s:O*,s:O*,s:O*,s:O*,s:O*,s:s}",
+            "id", json_object_get(p, "id"), "type", pax_type_name(t),
+            "given_name", json_object_get(p, "given_name"),
             "family_name", json_object_get(p, "family_name"),
             "born_on", json_object_get(p, "born_on"), "gender", json_object_get(p, "gender"),
+            "title", json_object_get(p, "title"),
             "email", json_object_get(p, "email"), "phone_number", json_object_get(p, "phone_number"),
             "loyalty_programme_accounts", json_object_get(p, "loyalty_programme_accounts"),
             "ticket_number", sbx_ticket_number(req->pool)));
     }
     json_object_set_new(doc, "passengers", passengers);
-    json_object_set_new(doc, "metadata", json_object_get(d, "metadata")
-                                             ? json_incref(json_object_get(d, "metadata"))
-                                             : json_object());
+    json_object_set_new(doc, "metadata", meta ? json_deep_copy(meta) : json_object());
     segs = trv_json_bind(req->pool, json_array());
     for (j = 0; j < o.q.nj; j++) {
         for (k = 0; k < o.it[j].n; k++) {
@@ -719,7 +1144,7 @@ static void create_order(trv_req *req, trv_resp *resp)
     if (!sbx_idem_begin(req, resp, &c, 921, "creating an order")) {
         return;
     }
-    if (pr.trigger && strcmp(pr.trigger, "failticket") == 0) {
+    if (!hold && pr.trigger && strcmp(pr.trigger, "failticket") == 0) {
         /* The airline refuses to issue: no order, the same answer on a retry. */
         json_t *err = trv_json_bind(req->pool, sbx_error_doc(req, "ticketing_failed",
             "The airline could not issue the tickets (test trigger Failticket)"));
@@ -741,7 +1166,10 @@ static void create_order(trv_req *req, trv_resp *resp)
     ord.refund_penalty = sbx_offer_refund_penalty(&o);
     ord.doc = doc;
     ord.segments = segs;
-    if (pr.trigger && strcmp(pr.trigger, "async") == 0) {
+    if (hold) {
+        ord.status = "held";
+    }
+    else if (pr.trigger && strcmp(pr.trigger, "async") == 0) {
         ord.status = "pending";
         ord.ticketing_in = x->set->async_ticketing;
     }
@@ -758,7 +1186,10 @@ static void create_order(trv_req *req, trv_resp *resp)
         sbx_idem_finish(req, resp, c, 422, err, 925, "creating an order");
         return;
     }
-    if (sbx_order_get(c, req->pool, order_id, 'A', &rows) != APR_SUCCESS || rows->n != 1
+    if (trv_db_exec(c, req->pool, &a_order_terms, NULL, TRV_DB_ARGS(hold ? "t" : "f",
+                    apr_itoa(req->pool, A_HOLD_SECONDS), hold ? "t" : "f", order_id))
+            != APR_SUCCESS
+        || sbx_order_get(c, req->pool, order_id, 'A', &rows) != APR_SUCCESS || rows->n != 1
         || !(out = order_json(req, c, rows, &ok)) || !ok) {
         sbx_db_fail(req, resp, c, 926, "creating an order");
         return;
@@ -779,10 +1210,85 @@ static void create_order(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 201, json_incref(out));
 }
 
+/* POST /air/payments {order_id, payment {type: balance, amount, currency}}:
+ * pays a hold order; it is then ticketed (after the Async delay for that
+ * trigger). */
+static void create_payment(trv_req *req, trv_resp *resp)
+{
+    const sbx_ctx *x = SBX(req);
+    const json_t *body, *d;
+    const char *order_id, *status, *trig, *id = trv_id_new(req->pool, "pay");
+    trv_dbc *c = NULL;
+    trv_rows *rows, *ins;
+    json_t *out;
+    apr_int64_t total;
+    if (!(body = sbx_body(req, resp))) {
+        return;
+    }
+    d = json_object_get(body, "data");
+    if (!(order_id = trv_json_str(d, "order_id"))) {
+        sbx_invalid(req, resp, "data.order_id", "is required");
+        return;
+    }
+    if (!sbx_idem_begin(req, resp, &c, 1804, "paying an order")) {
+        return;
+    }
+    if (trv_db_select(c, req->pool, &a_order_lock, &rows, TRV_DB_ARGS(order_id)) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1805, "paying an order");
+        return;
+    }
+    if (rows->n == 0) {
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        sbx_error(req, resp, 404, "not_found", "No order %s", order_id);
+        return;
+    }
+    status = trv_rows_get(rows, 0, "status");
+    total = apr_atoi64(trv_rows_get(rows, 0, "total_minor"));
+    if (strcmp(status, "held") != 0 || trv_rows_bool(rows, 0, "overdue")) {
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        sbx_error(req, resp, 422, strcmp(status, "held") != 0 ? "already_paid" : "order_expired",
+                  strcmp(status, "held") != 0 ? "The order is not awaiting payment (it is %s)"
+                                              : "The order's payment was due; it is %s",
+                  status);
+        return;
+    }
+    if (!balance_payment(req, resp, json_object_get(d, "payment"), "data.payment",
+                         trv_rows_get(rows, 0, "currency"), total)) {
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        return;
+    }
+    trig = trv_rows_get(rows, 0, "trigger");
+    if (trig && strcmp(trig, "failticket") == 0) {
+        json_t *err = trv_json_bind(req->pool, sbx_error_doc(req, "ticketing_failed",
+            "The airline could not issue the tickets (test trigger Failticket)"));
+        sbx_idem_finish(req, resp, c, 422, err, 1806, "paying an order");
+        return;
+    }
+    if (trv_db_exec(c, req->pool, &a_order_pay, NULL, TRV_DB_ARGS(
+            trig && strcmp(trig, "async") == 0 ? "pending" : "ticketed",
+            apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
+                         (apr_int64_t)apr_time_as_msec(x->set->async_ticketing)), order_id))
+            != APR_SUCCESS
+        || trv_db_select(c, req->pool, &a_payment_insert, &ins, TRV_DB_ARGS(id, order_id,
+               apr_psprintf(req->pool, "%" APR_INT64_T_FMT, total),
+               trv_rows_get(rows, 0, "currency"))) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1807, "paying an order");
+        return;
+    }
+    out = trv_json_bind(req->pool, json_pack("{s:{s:s,s:s,s:s,s:s,s:s}}", "data", "id", id,
+        "type", "balance", "amount", sbx_amount(req->pool, total, trv_rows_get(rows, 0, "currency")),
+        "currency", trv_rows_get(rows, 0, "currency"),
+        "created_at", trv_rows_get(ins, 0, "created_at")));
+    sbx_idem_finish(req, resp, c, 201, out, 1808, "paying an order");
+}
+
 static void get_order(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "order_id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     json_t *out;
     int ok;
@@ -814,16 +1320,15 @@ static json_t *cancellation_json(apr_pool_t *p, const trv_rows *r)
 {
     const char *cur = trv_rows_get(r, 0, "currency");
     const char *confirmed = trv_rows_get(r, 0, "confirmed_at");
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b}",
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:[]}",
         "id", trv_rows_get(r, 0, "id"), "order_id", trv_rows_get(r, 0, "order_id"),
         "refund_amount", sbx_amount(p, apr_atoi64(trv_rows_get(r, 0, "refund_minor")), cur),
         "refund_currency", cur,
-        "penalty_amount", sbx_amount(p, apr_atoi64(trv_rows_get(r, 0, "penalty_minor")), cur),
         "refund_to", trv_rows_get(r, 0, "refund_to"),
         "expires_at", trv_rows_get(r, 0, "expires_at"),
         "created_at", trv_rows_get(r, 0, "created_at"),
         "confirmed_at", confirmed ? json_string(confirmed) : json_null(),
-        "live_mode", 0);
+        "live_mode", 0, "airline_credits");
 }
 
 static int read_cancellation(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
@@ -840,7 +1345,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
 {
     const json_t *body, *d;
     const char *order_id, *id = trv_id_new(req->pool, "ore"), *status, *cur;
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows, *k;
     apr_int64_t fee, refund;
 
@@ -898,7 +1403,7 @@ static void create_cancellation(trv_req *req, trv_resp *resp)
 static void get_cancellation(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows;
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         sbx_db_fail(req, resp, NULL, 938, "reading a cancellation");
@@ -918,7 +1423,7 @@ static void get_cancellation(trv_req *req, trv_resp *resp)
 static void confirm_cancellation(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    trv_dbc *c;
+    trv_dbc *c = NULL;
     trv_rows *rows, *lock;
     json_t *block;
 
@@ -968,12 +1473,14 @@ static void confirm_cancellation(trv_req *req, trv_resp *resp)
                   "The airline rejected the cancellation (test trigger Nocancel)");
         return;
     }
-    block = trv_json_bind(req->pool, cancellation_json(req->pool, rows));
+    /* The order keeps the cancellation as confirmed (Order.cancellation). */
     if (trv_db_exec(c, req->pool, &a_cancel_confirm, NULL, TRV_DB_ARGS(id)) != APR_SUCCESS
+        || !read_cancellation(req, resp, c, id, &rows)
+        || !(block = trv_json_bind(req->pool, cancellation_json(req->pool, rows)))
         || trv_db_exec(c, req->pool, &a_order_cancel, NULL,
                        TRV_DB_ARGS(trv_json_dump(req->pool, block),
                                    trv_rows_get(rows, 0, "order_id"))) != APR_SUCCESS
-        || !read_cancellation(req, resp, c, id, &rows) || trv_db_commit(c) != APR_SUCCESS) {
+        || trv_db_commit(c) != APR_SUCCESS) {
         if (!resp->status) {
             sbx_db_fail(req, resp, c, 941, "confirming a cancellation");
         }
@@ -983,18 +1490,99 @@ static void confirm_cancellation(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 200, json_pack("{s:o}", "data", cancellation_json(req->pool, rows)));
 }
 
+/* ---- airline-initiated changes ---- */
+
+/* GET /air/airline_initiated_changes?order_id=: the order's changes. */
+static void list_changes(trv_req *req, trv_resp *resp)
+{
+    const char *order_id = apr_table_get(req->query, "order_id");
+    sbx_duffel_page_t pg;
+    trv_dbc *c = NULL;
+    trv_rows *rows;
+    json_t *order, *aic, *page;
+    int ok;
+    size_t i;
+    if (!sbx_duffel_page(req, resp, &pg)) {
+        return;
+    }
+    if (!order_id) {
+        sbx_invalid(req, resp, "order_id", "is required");
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || sbx_order_get(c, req->pool, order_id, 'A', &rows) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 1809, "listing airline-initiated changes");
+        return;
+    }
+    if (rows->n == 0) {
+        trv_db_close(req->env->db, c);
+        sbx_error(req, resp, 404, "not_found", "No order %s", order_id);
+        return;
+    }
+    order = order_json(req, c, rows, &ok);
+    if (!ok) {
+        sbx_db_fail(req, resp, c, 1810, "listing airline-initiated changes");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_json_bind(req->pool, order);
+    aic = json_object_get(order, "airline_initiated_changes");
+    page = json_array();
+    for (i = (size_t)pg.offset; i < json_array_size(aic) && (int)i < pg.offset + pg.limit; i++) {
+        json_array_append(page, json_array_get(aic, i));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:o,s:o}", "data", page, "meta",
+        sbx_duffel_page_meta(req->pool, &pg, (int)json_array_size(aic))));
+}
+
 /* ---- airlines ---- */
 
+/* The world's airlines with an IATA code, each code once (the one
+ * sbx_airline_find answers), in the world's order. */
+static int listed(const sbx_world *w, int i)
+{
+    return w->airlines[i].iata[0] && sbx_airline_find(w, w->airlines[i].iata) == i;
+}
+
+static void list_airlines(trv_req *req, trv_resp *resp)
+{
+    const sbx_world *w;
+    sbx_duffel_page_t pg;
+    json_t *page;
+    int i, n = 0;
+    if (!sbx_need_world(req, resp) || !sbx_duffel_page(req, resp, &pg)) {
+        return;
+    }
+    w = SBX(req)->world;
+    page = json_array();
+    for (i = 0; i < w->n_airlines; i++) {
+        if (!listed(w, i)) {
+            continue;
+        }
+        if (n >= pg.offset && n < pg.offset + pg.limit) {
+            json_array_append_new(page, airline(req->pool, &w->airlines[i]));
+        }
+        n++;
+    }
+    sbx_send(req, resp, 200, json_pack("{s:o,s:o}", "data", page, "meta",
+                                       sbx_duffel_page_meta(req->pool, &pg, n)));
+}
+
+/* ---- airlines ---- */
+
+/* GET /air/airlines/{id}: by Duffel's id (arl_...). */
 static void get_airline(trv_req *req, trv_resp *resp)
 {
-    const char *code = apr_table_get(req->params, "iata_code");
-    int i;
+    const char *id = apr_table_get(req->params, "id");
+    int i = -1;
     if (!sbx_need_world(req, resp)) {
         return;
     }
-    i = sbx_airline_find(SBX(req)->world, code);
+    if (strncmp(id, "arl_", 4) == 0) {
+        i = sbx_airline_find(SBX(req)->world, id + 4);
+    }
     if (i < 0) {
-        sbx_error(req, resp, 404, "not_found", "No airline with IATA code %s", code);
+        sbx_error(req, resp, 404, "not_found", "No airline %s", id);
         return;
     }
     sbx_send(req, resp, 200, json_pack("{s:o}", "data",
@@ -1003,13 +1591,18 @@ static void get_airline(trv_req *req, trv_resp *resp)
 
 const trv_route sbx_air_a_routes[] = {
     {"POST", "/suppliers/a/air/offer_requests", offer_request, TRV_ROUTE_OWN_QUERY},
+    {"GET", "/suppliers/a/air/offers", list_offers, TRV_ROUTE_OWN_QUERY},
     {"GET", "/suppliers/a/air/offers/{offer_id}", get_offer, TRV_ROUTE_OWN_QUERY},
-    {"POST", "/suppliers/a/air/offers/{offer_id}/actions/price", price_offer, 0},
+    {"PATCH", "/suppliers/a/air/offers/{offer_id}/passengers/{passenger_id}",
+     update_offer_passenger, 0},
     {"POST", "/suppliers/a/air/orders", create_order, 0},
     {"GET", "/suppliers/a/air/orders/{order_id}", get_order, 0},
+    {"POST", "/suppliers/a/air/payments", create_payment, 0},
     {"POST", "/suppliers/a/air/order_cancellations", create_cancellation, 0},
     {"GET", "/suppliers/a/air/order_cancellations/{id}", get_cancellation, 0},
     {"POST", "/suppliers/a/air/order_cancellations/{id}/actions/confirm", confirm_cancellation, 0},
-    {"GET", "/suppliers/a/air/airlines/{iata_code:iata}", get_airline, 0},
+    {"GET", "/suppliers/a/air/airlines", list_airlines, TRV_ROUTE_OWN_QUERY},
+    {"GET", "/suppliers/a/air/airlines/{id}", get_airline, 0},
+    {"GET", "/suppliers/a/air/airline_initiated_changes", list_changes, TRV_ROUTE_OWN_QUERY},
     {NULL, NULL, NULL, 0},
 };
