@@ -30,9 +30,9 @@ static const trv_stmt count_stmt = {"trv_whs_count",
 
 static const trv_stmt insert_stmt = {"trv_whs_insert",
     "INSERT INTO webhook_subscriptions AS s (id, org_id, family, url, event_types, secret_enc, "
-    "filters, signature_scheme, public_key) "
+    "filters, signature_scheme, public_key, max_per_second) "
     "VALUES (%s, %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, "
-    "%s::jsonb, %s, %s) RETURNING " TRV_WHS_COLUMNS};
+    "%s::jsonb, %s, %s, %s::int) RETURNING " TRV_WHS_COLUMNS};
 
 static const trv_stmt list_stmt = {"trv_whs_list",
     "SELECT " TRV_WHS_COLUMNS " FROM webhook_subscriptions s "
@@ -54,6 +54,7 @@ static const trv_stmt update_stmt = {"trv_whs_update",
     "ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
     "status = coalesce(%s, s.status), "
     "filters = CASE WHEN %s::boolean THEN %s::jsonb ELSE s.filters END, "
+    "max_per_second = CASE WHEN %s::boolean THEN %s::int ELSE s.max_per_second END, "
     "updated_at = trv_now() "
     "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
     "RETURNING " TRV_WHS_COLUMNS};
@@ -269,6 +270,23 @@ static const char *check_scheme(const json_t *body, trv_errs *errs)
     return s;
 }
 
+/* max_per_second: an integer 1..1000, or null (the site's default). Sets
+ * *given when the field is there; returns it as text, NULL for null. */
+static const char *check_rate(trv_req *req, const json_t *body, int *given, trv_errs *errs)
+{
+    const json_t *v = json_object_get(body, "max_per_second");
+    *given = v != NULL;
+    if (!v || json_is_null(v)) {
+        return NULL;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000) {
+        trv_errs_add(errs, "max_per_second", "must be an integer from 1 to 1000, or null for "
+                     "the site's default");
+        return NULL;
+    }
+    return apr_ltoa(req->pool, (long)json_integer_value(v));
+}
+
 /* The secret an answer shows once: a v1 subscription's signing_secret; a
  * v1a one's private key is never shown (its public_key is in the row). */
 static void show_secret(json_t *data, const char *scheme, const char *secret)
@@ -281,10 +299,12 @@ static void show_secret(json_t *data, const char *scheme, const char *secret)
 static void create_subscription(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"url", "event_types", "filters", "signature_scheme",
-                                        NULL};
+                                        "max_per_second", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const char *id = trv_id_new(req->pool, "whs"), *url, *secret, *sealed, *public, *scheme;
+    const char *rate;
     json_t *types, *data, *filters;
+    int rate_given;
     trv_rows *rows;
     trv_dbc *c;
 
@@ -304,6 +324,7 @@ static void create_subscription(trv_req *req, trv_resp *resp)
     }
     filters = trv_webhook_filters_check(req->pool, json_object_get(req->json, "filters"), errs);
     scheme = check_scheme(req->json, errs);
+    rate = check_rate(req, req->json, &rate_given, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -329,7 +350,7 @@ static void create_subscription(trv_req *req, trv_resp *resp)
                       TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req), url,
                                   trv_json_dump(req->pool, types), sealed,
                                   filters ? trv_json_dump(req->pool, filters) : NULL, scheme,
-                                  public)) != APR_SUCCESS
+                                  public, rate)) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
         db_failed(req, resp, c, 606, "creating a webhook subscription");
         return;
@@ -411,13 +432,13 @@ static int rekey(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
 static void patch_subscription(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"url", "event_types", "status", "filters",
-                                        "signature_scheme", NULL};
+                                        "signature_scheme", "max_per_second", NULL};
     static const char *const statuses[] = {"ACTIVE", "PAUSED", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const char *id = apr_table_get(req->params, "id");
     const char *url = NULL, *status = NULL, *types_text = NULL, *scheme = NULL;
-    const char *filters_text = NULL, *secret = NULL;
-    int set_filters = 0;
+    const char *filters_text = NULL, *secret = NULL, *rate = NULL;
+    int set_filters = 0, set_rate = 0;
     json_t *types = NULL, *sv, *data;
     trv_rows *rows;
     trv_dbc *c;
@@ -446,12 +467,13 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
             filters_text = f ? trv_json_dump(req->pool, f) : NULL;
         }
         scheme = check_scheme(req->json, errs);
+        rate = check_rate(req, req->json, &set_rate, errs);
     }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!url && !types_text && !status && !set_filters && !scheme) {
+    if (!url && !types_text && !status && !set_filters && !scheme && !set_rate) {
         get_subscription(req, resp); /* nothing to change */
         return;
     }
@@ -483,10 +505,11 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     if (scheme && !rekey(req, resp, c, id, scheme, &rows, &secret)) {
         return;
     }
-    if ((url || types_text || status || set_filters)
+    if ((url || types_text || status || set_filters || set_rate)
         && trv_db_select(c, req->pool, &update_stmt, &rows,
                          TRV_DB_ARGS(url, types_text, types_text, status,
-                                     set_filters ? "true" : "false", filters_text, id,
+                                     set_filters ? "true" : "false", filters_text,
+                                     set_rate ? "true" : "false", rate, id,
                                      req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 614, "changing a webhook subscription");
         return;
