@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
+#include "core/json_cache.h"
 #include "payment/forward.h"
 
 #include <apr_strings.h>
@@ -22,8 +23,23 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
                               const char *idempotency_key, trv_up_result *res,
                               trv_hotel_err *err)
 {
-    trv_up_status st = trv_upstream_call_via(ctx->env, ctx->pool, ctx->up, via, method, path,
-                                             auth, body, ctx->request_id, idempotency_key, res);
+    trv_upstream within = *ctx->up;
+    apr_interval_time_t left = ctx->deadline ? ctx->deadline - apr_time_now() : 0;
+    trv_up_status st;
+    if (ctx->deadline && left <= 0) {
+        memset(res, 0, sizeof(*res));
+        res->status = st = TRV_UP_TIMEOUT;
+        res->message = "the search deadline passed before this call";
+    }
+    else {
+        if (ctx->deadline) {
+            within.timeout = within.timeout && within.timeout < left ? within.timeout : left;
+            within.connect_timeout = within.connect_timeout && within.connect_timeout < left
+                                         ? within.connect_timeout : left;
+        }
+        st = trv_upstream_call_via(ctx->env, ctx->pool, &within, via, method, path, auth, body,
+                                   ctx->request_id, idempotency_key, res);
+    }
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
                                                                        : TRV_LOG_WARNING;
@@ -42,6 +58,30 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
                              trv_up_result *res, trv_hotel_err *err)
 {
     return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, res, err);
+}
+
+trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
+                                     const apr_table_t *auth, trv_up_result *res,
+                                     trv_hotel_err *err)
+{
+    apr_interval_time_t ttl = ctx->env->cfg ? ctx->env->cfg->content_ttl : 0;
+    const char *key = apr_pstrcat(ctx->pool, ctx->up->name, " ", ctx->up->base_url, path, NULL);
+    json_t *kept = ctx->env->content_cache && ttl > 0
+                       ? trv_json_cache_get(ctx->env->content_cache, key, apr_time_now())
+                       : NULL;
+    trv_up_status st;
+    if (kept) {
+        memset(res, 0, sizeof(*res));
+        res->status = TRV_UP_OK;
+        res->http_status = 200;
+        res->body = trv_json_bind(ctx->pool, kept);
+        return TRV_UP_OK;
+    }
+    st = trv_hotel_call(ctx, "GET", path, auth, NULL, res, err);
+    if (st == TRV_UP_OK && res->body && ctx->env->content_cache && ttl > 0) {
+        trv_json_cache_put(ctx->env->content_cache, key, res->body, apr_time_now(), ttl);
+    }
+    return st;
 }
 
 trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
