@@ -44,6 +44,9 @@ typedef struct trv_config {
     unsigned char secret_key[32];      /* AES-256 key for secrets at rest */
     int have_secret_key;
     apr_interval_time_t watch_interval; /* between checks of one watch */
+    /* Webhook requests per second to one subscription when it sets no
+     * max_per_second (TravelWebhookMaxPerSecond); 0: no throttle. */
+    int webhook_max_per_second;
     /* How long a hotel search or offers request waits for its suppliers:
      * it answers with those that answered by then (TravelSearchDeadline). */
     apr_interval_time_t search_deadline;

@@ -90,6 +90,9 @@ const char *trv_config_jobs_differ(const trv_config *a, const trv_config *b)
     if (!same_durations(a->retry_schedule, b->retry_schedule)) {
         return "TravelWebhookRetrySchedule";
     }
+    if (a->webhook_max_per_second != b->webhook_max_per_second) {
+        return "TravelWebhookMaxPerSecond";
+    }
     if (!same_cidrs(a->webhook_allow, b->webhook_allow)) {
         return "TravelWebhookAllowNetwork";
     }

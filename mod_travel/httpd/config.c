@@ -23,6 +23,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_lease = UNSET;
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
+    c->cfg.webhook_max_per_second = UNSET;
     c->cfg.search_deadline = UNSET;
     c->cfg.content_ttl = UNSET;
     c->cfg.max_response = 0;
@@ -50,6 +51,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_lease);
     MERGE(job_poll);
     MERGE(watch_interval);
+    MERGE(webhook_max_per_second);
     MERGE(search_deadline);
     MERGE(content_ttl);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
@@ -240,6 +242,21 @@ static const char *set_workers(cmd_parms *cmd, void *d, const char *arg)
         return "TravelWorkerThreads must be a number from 0 to 64";
     }
     conf_of(cmd)->cfg.worker_threads = (int)n;
+    return NULL;
+}
+
+static const char *set_webhook_rate(cmd_parms *cmd, void *d, const char *arg)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    (void)d;
+    if (strcmp(arg, "off") == 0) {
+        n = 0;
+    }
+    else if (*end || end == arg || n < 1 || n > 1000) {
+        return "TravelWebhookMaxPerSecond must be off or a number from 1 to 1000";
+    }
+    conf_of(cmd)->cfg.webhook_max_per_second = (int)n;
     return NULL;
 }
 
@@ -444,6 +461,9 @@ const command_rec trv_directives[] = {
         "background worker threads per child (0-64, default 2)"),
     AP_INIT_RAW_ARGS("TravelWebhookRetrySchedule", set_retry, NULL, RSRC_CONF,
         "delays between webhook attempts (default 1m 5m 30m 2h 12h 24h)"),
+    AP_INIT_TAKE1("TravelWebhookMaxPerSecond", set_webhook_rate, NULL, RSRC_CONF,
+        "webhook requests per second to a subscription without max_per_second "
+        "(1-1000, or off: the default)"),
     AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
         "largest accepted request body (default 1M)"),
     AP_INIT_TAKE1("TravelUpstreamMaxResponse", set_max_response, NULL, RSRC_CONF,
@@ -492,6 +512,9 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->watch_interval == UNSET) {
         cfg->watch_interval = TRV_DEFAULT_WATCH_INTERVAL;
+    }
+    if (cfg->webhook_max_per_second == UNSET) {
+        cfg->webhook_max_per_second = 0;
     }
     if (cfg->search_deadline == UNSET) {
         cfg->search_deadline = TRV_DEFAULT_SEARCH_DEADLINE;

@@ -2,7 +2,10 @@
  * which (/v1/hotel/... or /v1/flight/...), and a subscription of one family
  * is not found under the other. */
 #include "api.h"
+#include "filter.h"
+#include "recover.h"
 #include "secret.h"
+#include "signing_key.h"
 #include "send.h"
 #include "store.h"
 #include "target.h"
@@ -26,9 +29,10 @@ static const trv_stmt count_stmt = {"trv_whs_count",
     "FROM webhook_subscriptions WHERE org_id = %s AND family = %s AND deleted_at IS NULL"};
 
 static const trv_stmt insert_stmt = {"trv_whs_insert",
-    "INSERT INTO webhook_subscriptions AS s (id, org_id, family, url, event_types, secret_enc) "
-    "VALUES (%s, %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s) "
-    "RETURNING " TRV_WHS_COLUMNS};
+    "INSERT INTO webhook_subscriptions AS s (id, org_id, family, url, event_types, secret_enc, "
+    "filters, signature_scheme, public_key, max_per_second) "
+    "VALUES (%s, %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, "
+    "%s::jsonb, %s, %s, %s::int) RETURNING " TRV_WHS_COLUMNS};
 
 static const trv_stmt list_stmt = {"trv_whs_list",
     "SELECT " TRV_WHS_COLUMNS " FROM webhook_subscriptions s "
@@ -48,15 +52,20 @@ static const trv_stmt update_stmt = {"trv_whs_update",
     "UPDATE webhook_subscriptions s SET url = coalesce(%s, s.url), "
     "event_types = CASE WHEN %s::jsonb IS NULL THEN s.event_types "
     "ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
-    "status = coalesce(%s, s.status), updated_at = trv_now() "
+    "status = coalesce(%s, s.status), "
+    "filters = CASE WHEN %s::boolean THEN %s::jsonb ELSE s.filters END, "
+    "max_per_second = CASE WHEN %s::boolean THEN %s::int ELSE s.max_per_second END, "
+    "updated_at = trv_now() "
     "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
     "RETURNING " TRV_WHS_COLUMNS};
 
 /* Rotating again replaces the previous secret: only the one being
- * replaced stays live, for 24 hours. */
+ * replaced stays live, for 24 hours. The new key may be of another scheme
+ * (a PATCH of signature_scheme): both keep signing while the old is live. */
 static const trv_stmt rotate_stmt = {"trv_whs_rotate",
     "UPDATE webhook_subscriptions s SET previous_secret_enc = s.secret_enc, "
-    "secret_enc = %s, previous_secret_expires_at = trv_now() + interval '24 hours', "
+    "secret_enc = %s, signature_scheme = %s, public_key = %s, "
+    "previous_secret_expires_at = trv_now() + interval '24 hours', "
     "updated_at = trv_now() "
     "WHERE s.id = %s AND s.org_id = %s AND s.family = %s AND s.deleted_at IS NULL "
     "RETURNING " TRV_WHS_COLUMNS};
@@ -99,17 +108,9 @@ static const trv_stmt dlv_replay_stmt = {"trv_dlv_replay",
     "failed_at = NULL, updated_at = trv_now() FROM webhook_subscriptions s "
     "WHERE d.id = %s AND s.id = d.subscription_id RETURNING d.replay_count"};
 
-/* The family is the path's second segment (/v1/<family>/webhook-...): the
- * routes exist only for the families the registry knows (routes_for). */
-static const char *family_of(const trv_req *req)
-{
-    const char *start = req->path + 4, *end = strchr(start, '/');
-    return end ? apr_pstrndup(req->pool, start, (apr_size_t)(end - start)) : start;
-}
-
 static const char *const *event_types(const trv_req *req)
 {
-    return trv_registry_event_types(req->env->registry, family_of(req));
+    return trv_registry_event_types(req->env->registry, trv_webhook_family(req));
 }
 
 static void db_failed(trv_req *req, trv_resp *resp, trv_dbc *c, int logno,
@@ -130,7 +131,7 @@ static void not_found(trv_req *req, trv_resp *resp)
 /* event_types: a non-empty list of known types of this family, each once. */
 static json_t *check_event_types(trv_req *req, const json_t *v, trv_errs *errs)
 {
-    const char *family = family_of(req);
+    const char *family = trv_webhook_family(req);
     json_t *seen;
     size_t i, j;
     if (!json_is_array(v) || json_array_size(v) == 0
@@ -208,7 +209,7 @@ static int within_limits(trv_req *req, trv_resp *resp, trv_dbc *c, const char *u
     trv_rows *rows;
     if (trv_db_select(c, req->pool, &count_stmt, &rows,
                       TRV_DB_ARGS(url ? url : "", self_id ? self_id : "", req->org_id,
-                                  family_of(req))) != APR_SUCCESS) {
+                                  trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 602, "counting webhook subscriptions");
         return 0;
     }
@@ -216,30 +217,35 @@ static int within_limits(trv_req *req, trv_resp *resp, trv_dbc *c, const char *u
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "url_already_subscribed",
                  "Another %s webhook subscription of this organization already uses "
-                 "this URL", family_of(req));
+                 "this URL", trv_webhook_family(req));
         return 0;
     }
     if (adding && trv_rows_int(rows, 0, "n", 0) >= MAX_SUBSCRIPTIONS) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_limit_reached",
                  "An organization can hold at most %d %s webhook subscriptions",
-                 MAX_SUBSCRIPTIONS, family_of(req));
+                 MAX_SUBSCRIPTIONS, trv_webhook_family(req));
         return 0;
     }
     return 1;
 }
 
-/* A fresh signing secret for subscription id, and its sealed form for the
- * database; answers the failure itself and returns 0 when it cannot. */
-static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char **secret,
-                      const char **sealed)
+/* A fresh signing secret of `scheme` for subscription id ("v1": a whsec_
+ * HMAC secret; "v1a": a whsk_ Ed25519 private key, whose whpk_ public key
+ * goes to *public), and its sealed form for the database; answers the
+ * failure itself and returns 0 when it cannot. */
+static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char *scheme,
+                      const char **secret, const char **sealed, const char **public)
 {
+    int v1a = strcmp(scheme, "v1a") == 0;
     if (!secret_key_ready(req, resp)) {
         return 0;
     }
-    *secret = trv_whsec_new(req->pool);
-    if (!*secret || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, *secret,
-                                    sealed) != APR_SUCCESS) {
+    *secret = v1a ? trv_whsk_new(req->pool) : trv_whsec_new(req->pool);
+    *public = v1a && *secret ? trv_whsk_public(req->pool, *secret) : NULL;
+    if (!*secret || (v1a && !*public)
+        || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, *secret,
+                           sealed) != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(603) "making a signing secret failed");
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
@@ -248,12 +254,57 @@ static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char *
     return 1;
 }
 
+/* signature_scheme: "v1" (the default) or "v1a"; NULL when absent. */
+static const char *check_scheme(const json_t *body, trv_errs *errs)
+{
+    const json_t *v = json_object_get(body, "signature_scheme");
+    const char *s = json_string_value(v);
+    if (!v) {
+        return NULL;
+    }
+    if (!s || (strcmp(s, "v1") != 0 && strcmp(s, "v1a") != 0)) {
+        trv_errs_add(errs, "signature_scheme", "must be \"v1\" (HMAC-SHA256) or \"v1a\" "
+                     "(Ed25519)");
+        return NULL;
+    }
+    return s;
+}
+
+/* max_per_second: an integer 1..1000, or null (the site's default). Sets
+ * *given when the field is there; returns it as text, NULL for null. */
+static const char *check_rate(trv_req *req, const json_t *body, int *given, trv_errs *errs)
+{
+    const json_t *v = json_object_get(body, "max_per_second");
+    *given = v != NULL;
+    if (!v || json_is_null(v)) {
+        return NULL;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000) {
+        trv_errs_add(errs, "max_per_second", "must be an integer from 1 to 1000, or null for "
+                     "the site's default");
+        return NULL;
+    }
+    return apr_ltoa(req->pool, (long)json_integer_value(v));
+}
+
+/* The secret an answer shows once: a v1 subscription's signing_secret; a
+ * v1a one's private key is never shown (its public_key is in the row). */
+static void show_secret(json_t *data, const char *scheme, const char *secret)
+{
+    if (strcmp(scheme, "v1") == 0) {
+        json_object_set_new(data, "signing_secret", json_string(secret));
+    }
+}
+
 static void create_subscription(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {"url", "event_types", NULL};
+    static const char *const known[] = {"url", "event_types", "filters", "signature_scheme",
+                                        "max_per_second", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
-    const char *id = trv_id_new(req->pool, "whs"), *url, *secret, *sealed;
-    json_t *types, *data;
+    const char *id = trv_id_new(req->pool, "whs"), *url, *secret, *sealed, *public, *scheme;
+    const char *rate;
+    json_t *types, *data, *filters;
+    int rate_given;
     trv_rows *rows;
     trv_dbc *c;
 
@@ -271,11 +322,15 @@ static void create_subscription(trv_req *req, trv_resp *resp)
     else {
         types = check_event_types(req, types, errs);
     }
+    filters = trv_webhook_filters_check(req->pool, json_object_get(req->json, "filters"), errs);
+    scheme = check_scheme(req->json, errs);
+    rate = check_rate(req, req->json, &rate_given, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!new_secret(req, resp, id, &secret, &sealed)) {
+    scheme = scheme ? scheme : "v1";
+    if (!new_secret(req, resp, id, scheme, &secret, &sealed, &public)) {
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
@@ -292,15 +347,17 @@ static void create_subscription(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_db_select(c, req->pool, &insert_stmt, &rows,
-                      TRV_DB_ARGS(id, req->org_id, family_of(req), url,
-                                  trv_json_dump(req->pool, types), sealed)) != APR_SUCCESS
+                      TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req), url,
+                                  trv_json_dump(req->pool, types), sealed,
+                                  filters ? trv_json_dump(req->pool, filters) : NULL, scheme,
+                                  public, rate)) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
         db_failed(req, resp, c, 606, "creating a webhook subscription");
         return;
     }
     trv_db_close(req->env->db, c);
     data = trv_whs_json(req->pool, rows, 0);
-    json_object_set_new(data, "signing_secret", json_string(secret));
+    show_secret(data, scheme, secret);
     trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                 TRVLOGNO(607) "webhook subscription %s created for %s", id, req->org_id);
     trv_ok(req, resp, 201, data, NULL);
@@ -318,7 +375,7 @@ static void list_subscriptions(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_db_select(c, req->pool, &list_stmt, &rows,
-                      TRV_DB_ARGS(req->org_id, family_of(req))) != APR_SUCCESS) {
+                      TRV_DB_ARGS(req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 609, "listing webhook subscriptions");
         return;
     }
@@ -340,7 +397,7 @@ static void get_subscription(trv_req *req, trv_resp *resp)
     }
     if (trv_db_select(c, req->pool, &get_stmt, &rows,
                       TRV_DB_ARGS(apr_table_get(req->params, "id"), req->org_id,
-                                  family_of(req))) != APR_SUCCESS) {
+                                  trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 611, "reading a webhook subscription");
         return;
     }
@@ -352,14 +409,37 @@ static void get_subscription(trv_req *req, trv_resp *resp)
     trv_ok(req, resp, 200, trv_whs_json(req->pool, rows, 0), NULL);
 }
 
+/* Replaces the subscription's key by a new one of `scheme` inside the
+ * caller's transaction (the old one stays live 24 hours): rows gets the
+ * subscription, *secret the new key. Returns 1, or answers and returns 0. */
+static int rekey(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
+                 const char *scheme, trv_rows **rows, const char **secret)
+{
+    const char *sealed, *public;
+    if (!new_secret(req, resp, id, scheme, secret, &sealed, &public)) {
+        trv_db_close(req->env->db, c);
+        return 0;
+    }
+    if (trv_db_select(c, req->pool, &rotate_stmt, rows,
+                      TRV_DB_ARGS(sealed, scheme, public, id, req->org_id, trv_webhook_family(req)))
+        != APR_SUCCESS) {
+        db_failed(req, resp, c, 621, "rotating a signing secret");
+        return 0;
+    }
+    return 1;
+}
+
 static void patch_subscription(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {"url", "event_types", "status", NULL};
+    static const char *const known[] = {"url", "event_types", "status", "filters",
+                                        "signature_scheme", "max_per_second", NULL};
     static const char *const statuses[] = {"ACTIVE", "PAUSED", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const char *id = apr_table_get(req->params, "id");
-    const char *url = NULL, *status = NULL, *types_text = NULL;
-    json_t *types = NULL, *sv;
+    const char *url = NULL, *status = NULL, *types_text = NULL, *scheme = NULL;
+    const char *filters_text = NULL, *secret = NULL, *rate = NULL;
+    int set_filters = 0, set_rate = 0;
+    json_t *types = NULL, *sv, *data;
     trv_rows *rows;
     trv_dbc *c;
 
@@ -380,12 +460,20 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
                 status = NULL;
             }
         }
+        /* filters: an object sets them, null removes them. */
+        if ((sv = json_object_get(req->json, "filters"))) {
+            json_t *f = trv_webhook_filters_check(req->pool, sv, errs);
+            set_filters = 1;
+            filters_text = f ? trv_json_dump(req->pool, f) : NULL;
+        }
+        scheme = check_scheme(req->json, errs);
+        rate = check_rate(req, req->json, &set_rate, errs);
     }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    if (!url && !types_text && !status) {
+    if (!url && !types_text && !status && !set_filters && !scheme && !set_rate) {
         get_subscription(req, resp); /* nothing to change */
         return;
     }
@@ -397,7 +485,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         || trv_db_select(c, req->pool, &lock_org, &rows, TRV_DB_ARGS(req->org_id))
                != APR_SUCCESS
         || trv_db_select(c, req->pool, &get_locked_stmt, &rows,
-                         TRV_DB_ARGS(id, req->org_id, family_of(req))) != APR_SUCCESS) {
+                         TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 613, "changing a webhook subscription");
         return;
     }
@@ -406,13 +494,27 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         not_found(req, resp);
         return;
     }
+    /* A new scheme is a new key of that scheme, the old one kept live as a
+     * rotation keeps it; the same scheme again changes nothing. */
+    if (scheme && strcmp(scheme, trv_rows_get(rows, 0, "signature_scheme")) == 0) {
+        scheme = NULL;
+    }
     if (url && !within_limits(req, resp, c, url, id, 0)) {
         return;
     }
-    if (trv_db_select(c, req->pool, &update_stmt, &rows,
-                      TRV_DB_ARGS(url, types_text, types_text, status, id, req->org_id,
-                                  family_of(req))) != APR_SUCCESS
-        || trv_db_commit(c) != APR_SUCCESS) {
+    if (scheme && !rekey(req, resp, c, id, scheme, &rows, &secret)) {
+        return;
+    }
+    if ((url || types_text || status || set_filters || set_rate)
+        && trv_db_select(c, req->pool, &update_stmt, &rows,
+                         TRV_DB_ARGS(url, types_text, types_text, status,
+                                     set_filters ? "true" : "false", filters_text,
+                                     set_rate ? "true" : "false", rate, id,
+                                     req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 614, "changing a webhook subscription");
+        return;
+    }
+    if (trv_db_commit(c) != APR_SUCCESS) {
         db_failed(req, resp, c, 614, "changing a webhook subscription");
         return;
     }
@@ -421,7 +523,13 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                     TRVLOGNO(615) "webhook subscription %s is now %s", id, status);
     }
-    trv_ok(req, resp, 200, trv_whs_json(req->pool, rows, 0), NULL);
+    data = trv_whs_json(req->pool, rows, 0);
+    if (scheme) {
+        show_secret(data, scheme, secret);
+        trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                    TRVLOGNO(2100) "webhook subscription %s: now signed with %s", id, scheme);
+    }
+    trv_ok(req, resp, 200, data, NULL);
 }
 
 static void delete_subscription(trv_req *req, trv_resp *resp)
@@ -437,7 +545,7 @@ static void delete_subscription(trv_req *req, trv_resp *resp)
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
         || trv_db_select(c, req->pool, &delete_stmt, &rows,
-                         TRV_DB_ARGS(id, req->org_id, family_of(req))) != APR_SUCCESS) {
+                         TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 617, "deleting a webhook subscription");
         return;
     }
@@ -460,30 +568,41 @@ static void delete_subscription(trv_req *req, trv_resp *resp)
 
 static void rotate_secret(trv_req *req, trv_resp *resp)
 {
-    const char *id = apr_table_get(req->params, "id"), *secret, *sealed;
+    const char *id = apr_table_get(req->params, "id"), *secret, *scheme;
     trv_rows *rows;
     trv_dbc *c;
     json_t *data;
 
-    if (!new_secret(req, resp, id, &secret, &sealed)) {
+    if (!secret_key_ready(req, resp)) {
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         db_failed(req, resp, NULL, 620, "rotating a signing secret");
         return;
     }
-    if (trv_db_select(c, req->pool, &rotate_stmt, &rows,
-                      TRV_DB_ARGS(sealed, id, req->org_id, family_of(req))) != APR_SUCCESS) {
+    /* The new key is of the subscription's scheme, read under its lock. */
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &get_locked_stmt, &rows,
+                         TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 621, "rotating a signing secret");
+        return;
+    }
+    if (rows->n == 0) {
+        trv_db_close(req->env->db, c);
+        not_found(req, resp);
+        return;
+    }
+    scheme = apr_pstrdup(req->pool, trv_rows_get(rows, 0, "signature_scheme"));
+    if (!rekey(req, resp, c, id, scheme, &rows, &secret)) {
+        return;
+    }
+    if (trv_db_commit(c) != APR_SUCCESS) {
         db_failed(req, resp, c, 621, "rotating a signing secret");
         return;
     }
     trv_db_close(req->env->db, c);
-    if (rows->n == 0) {
-        not_found(req, resp);
-        return;
-    }
     data = trv_whs_json(req->pool, rows, 0);
-    json_object_set_new(data, "signing_secret", json_string(secret));
+    show_secret(data, scheme, secret);
     trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                 TRVLOGNO(622) "webhook subscription %s: signing secret rotated", id);
     trv_ok(req, resp, 200, data, NULL);
@@ -496,7 +615,7 @@ static int subscription_visible(trv_req *req, trv_resp *resp, trv_dbc *c,
 {
     if (trv_db_select(c, req->pool, st, rows,
                       TRV_DB_ARGS(apr_table_get(req->params, "id"), req->org_id,
-                                  family_of(req))) != APR_SUCCESS) {
+                                  trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 623, "reading a webhook subscription");
         return 0;
     }
@@ -664,12 +783,17 @@ const trv_route *trv_webhook_routes_for(apr_pool_t *p, const trv_domain *emitter
         {"GET", "/{id:whs}/deliveries/{delivery_id:dlv}", get_delivery, 0},
         {"POST", "/{id:whs}/deliveries/{delivery_id:dlv}/replay", replay_delivery,
          TRV_ROUTE_NO_BODY | TRV_ROUTE_IDEMPOTENT},
+        {"POST", "/{id:whs}/recover", trv_webhook_recover, TRV_ROUTE_IDEMPOTENT},
+        /* Not under webhook-subscriptions: the family's event log. */
+        {"GET", "/events", trv_webhook_events, TRV_ROUTE_OWN_QUERY},
     };
     size_t i, n = sizeof(shape) / sizeof(shape[0]);
     trv_route *routes = apr_pcalloc(p, (n + 1) * sizeof(*routes));
     for (i = 0; i < n; i++) {
         routes[i] = shape[i];
-        routes[i].pattern = apr_pstrcat(p, "/v1/", emitter->name, "/webhook-subscriptions",
+        routes[i].pattern = apr_pstrcat(p, "/v1/", emitter->name,
+                                        strcmp(shape[i].pattern, "/events") == 0
+                                            ? "" : "/webhook-subscriptions",
                                         shape[i].pattern, NULL);
     }
     return routes;

@@ -4,7 +4,8 @@
  *   GET/PATCH/DELETE .../{id}
  *   POST         .../{id}/rotate-secret
  *   GET          .../{id}/deliveries, .../{id}/deliveries/{delivery_id}
- *   POST         .../{id}/deliveries/{delivery_id}/replay */
+ *   POST         .../{id}/deliveries/{delivery_id}/replay
+ *   POST         .../{id}/recover, and GET /v1/<family>/events (recover.h) */
 #ifndef TRV_WEBHOOK_API_H
 #define TRV_WEBHOOK_API_H
 

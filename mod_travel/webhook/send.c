@@ -5,6 +5,7 @@
 #include "secret.h"
 #include "signature.h"
 #include "target.h"
+#include "throttle.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -199,6 +200,35 @@ static void send_task_run(void *baton)
     }
 }
 
+/* The throttle's waiting items go back to the queue at once, not after
+ * the batch's sends (which may take a receiver's 10 s), and leave the
+ * batch. Returns 1 when the worker's own job (the first item) was one. */
+static int set_aside_waits(trv_env *env, apr_pool_t *p, const trv_job *job,
+                           apr_array_header_t *items)
+{
+    apr_array_header_t *waits = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
+    int i, k = 0, own = APR_ARRAY_IDX(items, 0, trv_wh_item).action == TRV_WH_WAIT;
+    const char *err = NULL;
+    for (i = 0; i < items->nelts; i++) {
+        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
+        if (it->action == TRV_WH_WAIT) {
+            *(trv_wh_item *)apr_array_push(waits) = *it;
+        }
+        else {
+            APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
+        }
+    }
+    items->nelts = k;
+    /* Not recorded (the database failed): due again when the hold ends. */
+    if (waits->nelts > 0
+        && trv_wh_batch_record(env, p, job->worker, waits, &err) != APR_SUCCESS) {
+        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
+                    TRVLOGNO(2107) "throttled webhook sends could not be put back (due "
+                    "again after their hold): %s", err);
+    }
+    return own;
+}
+
 void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
@@ -207,7 +237,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     const char *err = NULL;
     apr_array_header_t *items, *rec;
     send_task *tasks;
-    int n, i, tries, ntasks = 0, secret_logged = 0;
+    int n, i, tries, ntasks = 0, secret_logged = 0, own_gone;
     apr_status_t rv = APR_EGENERAL;
     trv_wh_item *first;
 
@@ -226,6 +256,21 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     if (n == 0) {
         return; /* DONE: the job is no longer this worker's */
+    }
+    /* Throttled subscriptions (throttle.h): on a database error nothing is
+     * let go and every throttled request waits a spacing. */
+    if (trv_webhook_throttle(env, p, items, env->cfg->webhook_max_per_second, &err)
+        != APR_SUCCESS) {
+        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
+                    TRVLOGNO(2106) "the webhook throttle could not be read (throttled "
+                    "requests wait): %s", err);
+    }
+    own_gone = set_aside_waits(env, p, job, items);
+    if (own_gone) {
+        res->outcome = TRV_JOB_GONE; /* back in the queue, put there by the record */
+    }
+    if (items->nelts == 0) {
+        return;
     }
 
     tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
@@ -276,7 +321,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
      * "failed for good" line included); the others are recorded here. */
     first = &APR_ARRAY_IDX(items, 0, trv_wh_item);
     rec = items;
-    if (first->action == TRV_WH_RETRY || first->action == TRV_WH_RELEASE) {
+    if (!own_gone && (first->action == TRV_WH_RETRY || first->action == TRV_WH_RELEASE)) {
         res->outcome = first->action == TRV_WH_RETRY ? TRV_JOB_RETRY : TRV_JOB_RELEASE;
         res->error = first->error;
         rec = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
@@ -301,7 +346,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
                     TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
                     "(the attempt will be made again): %s", dlv, attempt, err);
-        if (rec == items) {
+        if (rec == items && !own_gone) {
             res->outcome = TRV_JOB_RETRY;
             res->error = err;
         }

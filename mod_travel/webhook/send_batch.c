@@ -34,11 +34,13 @@ static const trv_stmt claim_stmt = {"trv_dlv_batch_claim",
     "SELECT b.id AS job_id, b.attempts AS job_attempt, b.payload::text AS payload, "
     "d.id AS delivery_id, d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
-    "'data', e.data)::text AS body "
+    "'data', e.data)::text AS body, s.max_per_second "
     "FROM b LEFT JOIN d ON d.job_id = b.id LEFT JOIN events e ON e.id = d.event_id "
+    "LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id "
     "ORDER BY b.pos, b.due, b.id"};
 
-/* The record, one row of r per item. o: each sent attempt's outcome
+/* The record, one row of r per item. wait (a throttled request) is a
+ * release after next_us. o: each sent attempt's outcome
  * (DELIVERED, FAILED when retries are exhausted, or PUBLISHED: retrying),
  * only while the delivery is still on that send and attempt; a: its
  * attempt row; j: for PUBLISHED the next attempt's job; g: the end of the
@@ -69,11 +71,12 @@ static const trv_stmt record_stmt = {"trv_dlv_batch_record",
     "AND jb.id = r.job_id AND jb.locked_by = %s AND jb.attempts = r.job_attempt), "
     "l AS (UPDATE jobs jb SET status = CASE WHEN r.action = 'retry' "
     "AND jb.attempts >= jb.max_attempts THEN 'dead' ELSE 'queued' END, "
-    "attempts = CASE WHEN r.action = 'release' THEN jb.attempts - 1 ELSE jb.attempts END, "
+    "attempts = CASE WHEN r.action IN ('release', 'wait') THEN jb.attempts - 1 "
+    "ELSE jb.attempts END, "
     "available_at = clock_timestamp() + coalesce(r.next_us, 0) * interval '1 microsecond', "
     "last_error = CASE WHEN r.action = 'retry' THEN r.error ELSE jb.last_error END, "
     "locked_by = NULL, updated_at = clock_timestamp() FROM r "
-    "WHERE r.action IN ('release', 'retry') AND jb.id = r.job_id AND jb.locked_by = %s "
+    "WHERE r.action IN ('release', 'retry', 'wait') AND jb.id = r.job_id AND jb.locked_by = %s "
     "AND jb.attempts = r.job_attempt) "
     "SELECT o.id FROM o"};
 
@@ -123,6 +126,7 @@ int trv_wh_batch_claim(trv_env *env, apr_pool_t *p, const trv_job *job,
         it->family = trv_rows_get(rows, i, "family");
         it->body = trv_rows_get(rows, i, "body");
         it->secrets = trv_rows_get(rows, i, "secrets");
+        it->max_per_second = trv_rows_int(rows, i, "max_per_second", 0);
         it->action = TRV_WH_DONE;
     }
     return rows->n;
@@ -135,6 +139,7 @@ static const char *action_name(trv_wh_action a)
     case TRV_WH_DONE: return "done";
     case TRV_WH_RELEASE: return "release";
     case TRV_WH_RETRY: return "retry";
+    case TRV_WH_WAIT: return "wait";
     }
     return "done";
 }

@@ -17,7 +17,8 @@ typedef enum {
     TRV_WH_SENT,     /* sent: its outcome recorded, its job removed */
     TRV_WH_DONE,     /* nothing to send (recorded already, replayed): job removed */
     TRV_WH_RELEASE,  /* not sent (stopping): due again at once */
-    TRV_WH_RETRY     /* not sent (the secret cannot be opened): after retry_in */
+    TRV_WH_RETRY,    /* not sent (the secret cannot be opened): after retry_in */
+    TRV_WH_WAIT      /* not sent (throttle.h): due again after next, not counted */
 } trv_wh_action;
 
 typedef struct trv_wh_item {
@@ -30,6 +31,7 @@ typedef struct trv_wh_item {
     int claimed;
     const char *subscription_id, *url, *event_id, *family, *body;
     const char *secrets; /* JSON array of sealed secrets */
+    int max_per_second;  /* the subscription's throttle, 0: the site's */
     /* The outcome, filled in by the sender. */
     trv_wh_action action;
     const char *status;          /* SENT: DELIVERED, FAILED or PUBLISHED */

@@ -1,5 +1,6 @@
 #include "signature.h"
 #include "secret.h"
+#include "signing_key.h"
 
 #include <apr_base64.h>
 #include <apr_strings.h>
@@ -21,15 +22,19 @@ const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg
     unsigned char *msg;
     apr_size_t msg_len;
 
-    if (trv_whsec_key(p, secret, &key, &key_len) != APR_SUCCESS) {
-        return NULL;
-    }
     /* The signed content: "<id>.<timestamp>.<raw body>". */
     head = apr_psprintf(p, "%s.%" APR_INT64_T_FMT ".", msg_id, (apr_int64_t)timestamp);
     msg_len = strlen(head) + body_len;
     msg = apr_palloc(p, msg_len + 1);
     memcpy(msg, head, strlen(head));
     memcpy(msg + strlen(head), body, body_len);
+    /* A v1a subscription's key is an Ed25519 private key (signing_key.h). */
+    if (secret && strncmp(secret, TRV_WHSK_PREFIX, strlen(TRV_WHSK_PREFIX)) == 0) {
+        return trv_whsk_sign(p, secret, msg, msg_len);
+    }
+    if (trv_whsec_key(p, secret, &key, &key_len) != APR_SUCCESS) {
+        return NULL;
+    }
     if (!HMAC(EVP_sha256(), key, (int)key_len, msg, msg_len, mac, &mac_len)) {
         return NULL;
     }

@@ -1,15 +1,17 @@
 /* Standard Webhooks signatures (https://www.standardwebhooks.com/): for
  * every live secret "v1,<base64 HMAC-SHA256(key, id.timestamp.body)>",
  * space-separated, in the webhook-signature header; the key is the
- * base64-decoded part of the whsec_ secret. */
+ * base64-decoded part of the whsec_ secret. A v1a subscription's entries
+ * are "v1a,<base64 Ed25519 signature>" (signing_key.h). */
 #ifndef TRV_WEBHOOK_SIGNATURE_H
 #define TRV_WEBHOOK_SIGNATURE_H
 
 #include <apr_pools.h>
 #include <apr_tables.h>
 
-/* One "v1,<base64>" entry for one secret; NULL when the secret is not a
- * valid whsec_ secret. */
+/* One "v1,<base64>" entry for one whsec_ secret, or "v1a,<base64>" for a
+ * whsk_ Ed25519 private key (signing_key.h); NULL when the secret is
+ * neither. */
 const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg_id,
                               long long timestamp, const char *body,
                               apr_size_t body_len);

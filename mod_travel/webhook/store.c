@@ -18,6 +18,14 @@ json_t *trv_whs_json(apr_pool_t *p, const trv_rows *r, int i)
     json_object_set_new(s, "event_types",
                         parsed(p, trv_rows_get(r, i, "event_types"), json_array()));
     json_object_set_new(s, "status", json_string(trv_rows_get(r, i, "status")));
+    json_object_set_new(s, "filters", parsed(p, trv_rows_get(r, i, "filters"), json_null()));
+    json_object_set_new(s, "max_per_second",
+                        trv_rows_get(r, i, "max_per_second")
+                            ? json_integer(trv_rows_int(r, i, "max_per_second", 0))
+                            : json_null());
+    json_object_set_new(s, "signature_scheme",
+                        json_string(trv_rows_get(r, i, "signature_scheme")));
+    json_object_set_new(s, "public_key", trv_json_strn(trv_rows_get(r, i, "public_key")));
     json_object_set_new(s, "previous_secret_expires_at",
                         trv_json_strn(trv_rows_get(r, i, "previous_secret_expires_at")));
     json_object_set_new(s, "created_at", json_string(trv_rows_get(r, i, "created_at")));

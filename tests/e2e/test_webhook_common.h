@@ -251,4 +251,119 @@ WH_FN int wh_signature_count(const json_t *request)
     return n;
 }
 
+/* The reason of the 422 detail naming `field`, or NULL when none does. */
+WH_FN const char *wh_detail(const e2e_resp *r, const char *field)
+{
+    json_t *d;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(r->json, "error"), "details"), i, d) {
+        if (strcmp(wh_str(d, "field"), field) == 0) {
+            return wh_str(d, "reason");
+        }
+    }
+    return NULL;
+}
+
+/* 1 when `signature_header` holds a valid v1a entry (Ed25519, the
+ * Standard Webhooks asymmetric scheme) of "<id>.<timestamp>.<body>" under
+ * the whpk_ public key, and the timestamp is within five minutes of now:
+ * written from the specification with OpenSSL, not the module's code. */
+WH_FN int swh_verify_v1a(const char *public_key, const char *id, const char *timestamp,
+                          const char *signature_header, const char *body, size_t body_len)
+{
+    unsigned char raw[64], sig[96];
+    char *msg, *copy, *tok, *save = NULL, *end;
+    EVP_PKEY *pk;
+    size_t head;
+    long long ts;
+    int ok = 0;
+
+    if (!public_key || strncmp(public_key, "whpk_", 5) != 0 || strlen(public_key) != 5 + 44
+        || !id || !timestamp || !signature_header) {
+        return 0;
+    }
+    ts = strtoll(timestamp, &end, 10);
+    if (*end || llabs((long long)time(NULL) - ts) > 300
+        || EVP_DecodeBlock(raw, (const unsigned char *)public_key + 5, 44) != 33) {
+        return 0;
+    }
+    pk = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, raw, 32);
+    head = strlen(id) + strlen(timestamp) + 2;
+    msg = malloc(head + body_len + 1);
+    snprintf(msg, head + 1, "%s.%s.", id, timestamp);
+    memcpy(msg + head, body, body_len);
+    copy = strdup(signature_header);
+    for (tok = strtok_r(copy, " ", &save); pk && tok; tok = strtok_r(NULL, " ", &save)) {
+        EVP_MD_CTX *ctx;
+        if (strncmp(tok, "v1a,", 4) != 0 || strlen(tok + 4) != 88
+            || EVP_DecodeBlock(sig, (const unsigned char *)tok + 4, 88) != 66) {
+            continue;
+        }
+        ctx = EVP_MD_CTX_new();
+        if (EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pk) == 1
+            && EVP_DigestVerify(ctx, sig, 64, (unsigned char *)msg, head + body_len) == 1) {
+            ok = 1;
+        }
+        EVP_MD_CTX_free(ctx);
+    }
+    free(copy);
+    free(msg);
+    EVP_PKEY_free(pk);
+    return ok;
+}
+
+/* Verifies one inbox request against a whpk_ public key. */
+WH_FN int wh_request_verifies_v1a(const json_t *request, const char *public_key)
+{
+    const char *body = json_string_value(json_object_get(request, "body"));
+    return swh_verify_v1a(public_key, wh_header(request, "webhook-id"),
+                          wh_header(request, "webhook-timestamp"),
+                          wh_header(request, "webhook-signature"), body,
+                          json_string_length(json_object_get(request, "body")));
+}
+
+/* The repository's folder of the npm verifier (two levels above
+ * bin/travelctl), or NULL when node or its packages are missing. */
+WH_FN const char *wh_node_verifier(void)
+{
+    static char script[4096];
+    char root[2048], cmd[8192];
+    snprintf(root, sizeof(root), "%s", e2e_env("TRAVEL_TEST_TRAVELCTL"));
+    *strrchr(root, '/') = '\0';
+    *strrchr(root, '/') = '\0';
+    snprintf(script, sizeof(script), "%s/tests/e2e/webhook-verifier", root);
+    snprintf(cmd, sizeof(cmd), "command -v node >/dev/null && test -d %s/node_modules/"
+             "standardwebhooks", script);
+    return system(cmd) == 0 ? script : NULL;
+}
+
+/* Runs the Node verifier (webhook-verifier/verify.mjs) on a JSON array of
+ * cases and fails the test when any judgement differs from its "expect";
+ * skipped, with a notice, when node or its packages are missing. */
+WH_FN void wh_node_verify(json_t *cases)
+{
+    const char *script = wh_node_verifier();
+    char file[] = "/tmp/swh-v1a-XXXXXX", cmd[8192], line[256];
+    FILE *f;
+    int fd, rc;
+    if (!script) {
+        print_message("      node or the verifier's packages are missing (make test "
+                      "installs them): Node cross-check skipped\n");
+        return;
+    }
+    fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(json_dump_file(cases, file, 0), 0);
+    snprintf(cmd, sizeof(cmd), "node %s/verify.mjs %s 2>&1", script, file);
+    f = popen(cmd, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f)) {
+        print_message("      verify.mjs: %s", line);
+    }
+    rc = pclose(f);
+    unlink(file);
+    assert_int_equal(rc, 0);
+}
+
 #endif

@@ -97,6 +97,9 @@ static void each_difference_is_named(void **state)
     APR_ARRAY_IDX(b->retry_schedule, 5, apr_interval_time_t) += 1;
     assert_string_equal(trv_config_jobs_differ(a, b), "TravelWebhookRetrySchedule");
     b = config(p);
+    b->webhook_max_per_second = 50;
+    assert_string_equal(trv_config_jobs_differ(a, b), "TravelWebhookMaxPerSecond");
+    b = config(p);
     assert_null(trv_parse_cidr(p, "10.0.0.0/8", &net));
     APR_ARRAY_PUSH(b->webhook_allow, trv_cidr) = net;
     assert_string_equal(trv_config_jobs_differ(a, b), "TravelWebhookAllowNetwork");

@@ -1,7 +1,8 @@
 /* Webhook signing secrets and signatures: whsec_ secrets, AES-256-GCM
  * sealing at rest (tampering, wrong key and wrong owner are refused), and
  * Standard Webhooks signatures checked against the specification's own
- * test vector. */
+ * test vector; v1a Ed25519 keys and signatures against RFC 8032's; payload
+ * filters checked as a subscription is saved. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +16,10 @@
 #include <string.h>
 
 #include "webhook/secret.h"
+#include "webhook/filter.h"
 #include "webhook/signature.h"
+#include "webhook/signing_key.h"
+#include "core/json.h"
 
 static const unsigned char key_a[32] = "0123456789abcdef0123456789abcdef";
 static const unsigned char key_b[32] = "fedcba9876543210fedcba9876543210";
@@ -149,6 +153,74 @@ static void one_signature_per_secret_space_separated(void **state)
     assert_null(trv_webhook_signature(p, secrets, "evt_1", 5, body, 2));
 }
 
+/* RFC 8032, 7.1, TEST 2: the one-byte message 0x72 ('r'). */
+static void ed25519_keys_and_signatures_match_rfc8032(void **state)
+{
+    apr_pool_t *p = *state;
+    const char *sk = "whsk_TM0Imyj/ltqdtsNG7BFOD1uKMZ81q6Yk2oz27U+4pvs=";
+    const char *a = trv_whsk_new(p), *b = trv_whsk_new(p);
+    assert_string_equal(trv_whsk_public(p, sk),
+                        "whpk_PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw=");
+    assert_string_equal(trv_whsk_sign(p, sk, (const unsigned char *)"r", 1),
+                        "v1a,kqAJqfDUyrhyDoILX2QlQKKye1QWUD+Ps3YiI+vbadoIWsHkPhWZbkWPNhPQ8R2M"
+                        "OHsurrQwKu6wDSkWErsMAA==");
+    /* New keys: whsk_ + base64 of a 32-byte seed, each different. */
+    assert_non_null(a);
+    assert_int_equal(strlen(a), 5 + 44);
+    assert_string_not_equal(a, b);
+    assert_int_equal(strlen(trv_whsk_public(p, a)), 5 + 44);
+    /* Not a key: a whsec_ secret, a short seed, garbage. */
+    assert_null(trv_whsk_public(p, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"));
+    assert_null(trv_whsk_public(p, "whsk_c2hvcnQ="));
+    assert_null(trv_whsk_sign(p, "whsk_!!!!", (const unsigned char *)"r", 1));
+}
+
+/* The header mixes schemes during a change of scheme: one entry per key. */
+static void a_v1a_key_signs_the_standard_content_beside_v1(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *keys = apr_array_make(p, 2, sizeof(const char *));
+    const char *sk = "whsk_TM0Imyj/ltqdtsNG7BFOD1uKMZ81q6Yk2oz27U+4pvs=", *h;
+    const char *v1 = trv_webhook_sign1(p, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "evt_1",
+                                       5, "{}", 2);
+    APR_ARRAY_PUSH(keys, const char *) = sk;
+    APR_ARRAY_PUSH(keys, const char *) = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    h = trv_webhook_signature(p, keys, "evt_1", 5, "{}", 2);
+    assert_string_equal(h, apr_pstrcat(p, trv_whsk_sign(p, sk, (const unsigned char *)
+                                                        "evt_1.5.{}", 10),
+                                       " ", v1, NULL));
+}
+
+static const char *filter_errors(apr_pool_t *p, const char *text, json_t **out)
+{
+    trv_errs *errs = trv_errs_new(p);
+    json_t *in = trv_json_bind(p, json_loads(text, JSON_DECODE_ANY, NULL));
+    *out = trv_webhook_filters_check(p, in, errs);
+    return trv_errs_any(errs) ? "bad" : NULL;
+}
+
+static void filters_are_checked_and_stored_as_lists(void **state)
+{
+    apr_pool_t *p = *state;
+    json_t *f;
+    assert_null(filter_errors(p, "{\"data.booking.status\": \"CONFIRMED\", "
+                              "\"data.booking.rooms\": [1, 2], \"data.x_1\": true}", &f));
+    assert_string_equal(trv_json_dump(p, f), "{\"data.booking.status\":[\"CONFIRMED\"],"
+                        "\"data.booking.rooms\":[1,2],\"data.x_1\":[true]}");
+    assert_null(filter_errors(p, "null", &f));
+    assert_null(f);
+    assert_non_null(filter_errors(p, "{\"data\": 1}", &f));
+    assert_non_null(filter_errors(p, "{\"data.\": 1}", &f));
+    assert_non_null(filter_errors(p, "{\"data.a-b\": 1}", &f));
+    assert_non_null(filter_errors(p, "{\"type\": \"x\"}", &f));
+    assert_non_null(filter_errors(p, "{\"data.a\": [1, 1]}", &f));
+    assert_non_null(filter_errors(p, "{\"data.a\": [{}]}", &f));
+    assert_non_null(filter_errors(p, "{\"data.a\": []}", &f));
+    assert_non_null(filter_errors(p, "\"data.a\"", &f));
+    assert_null(filter_errors(p, "{\"data.a.b.c.d.e.f.g.h\": 1}", &f));
+    assert_non_null(filter_errors(p, "{\"data.a.b.c.d.e.f.g.h.i\": 1}", &f));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +234,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(signature_matches_the_specification_vector,
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(one_signature_per_secret_space_separated, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(ed25519_keys_and_signatures_match_rfc8032, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(a_v1a_key_signs_the_standard_content_beside_v1,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(filters_are_checked_and_stored_as_lists, pool_setup,
                                         pool_teardown),
     };
     int rc;
