@@ -26,7 +26,8 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
         trv_html_raw(h, "<p class=\"empty\">No flight bookings yet.</p>\n");
         return APR_SUCCESS;
     }
-    trv_html_raw(h, "<table><thead><tr><th>Booking</th><th>User</th><th>Status</th>"
+    trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
+                    "<tr><th>Booking</th><th>User</th><th>Status</th>"
                     "<th>Supplier</th><th>Total</th><th>Supplier reference</th>"
                     "<th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < rows->n; i++) {
@@ -42,7 +43,7 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
                      trv_rows_get(rows, i, "supplier_reference"),
                      trv_rows_get(rows, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table>\n");
+    trv_html_raw(h, "</tbody></table></div>\n");
     if (rows->n == TRV_DASH_BOOKINGS_SHOWN) {
         trv_html_raw(h, "<p class=\"more\">The latest 50 are shown; the API lists them "
                         "all (GET /v1/flight/bookings, per user).</p>\n");

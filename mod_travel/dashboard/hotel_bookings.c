@@ -65,7 +65,8 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
         trv_html_raw(h, "<p class=\"empty\">No hotel bookings yet.</p>\n");
         return APR_SUCCESS;
     }
-    trv_html_raw(h, "<table><thead><tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
+    trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
+                    "<tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
                     "<th>Status</th><th>Total</th><th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < page->nelts; i++) {
         const trv_hbooking *b = APR_ARRAY_IDX(page, i, const trv_hbooking *);
@@ -78,7 +79,7 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
                      money_text(p, json_object_get(d, "total")),
                      trv_json_str(d, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table>\n");
+    trv_html_raw(h, "</tbody></table></div>\n");
     if (total > page->nelts) {
         trv_html_fmt(h, "<p class=\"more\">The latest %s of %s are shown; the API lists "
                         "them all (GET /v1/hotel/bookings).</p>\n",

@@ -11,6 +11,9 @@ const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice);
 /* A short page that only says why (403, 404, 503): no data, no forms. */
 const char *trv_dash_refusal(apr_pool_t *p, const char *style_nonce, const char *title,
                              const char *message);
+/* The document's head (viewport, the one stylesheet under the CSP nonce)
+ * and the opening of its body. */
+void trv_dash_head(trv_html *h, const char *nonce, const char *title);
 /* Opens a form posting `action` back to the page, with the CSRF token. */
 void trv_dash_form(trv_html *h, const trv_dash_ctx *x, const char *action);
 

@@ -240,12 +240,23 @@ static void test_organization_scope(void **state)
     assert_non_null(dlv);
     json_decref(wh_wait_delivery(key_b, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
 
+    {
+        /* B's watcher endpoint is B's alone. */
+        char body[700];
+        snprintf(body, sizeof(body), "{\"url\": \"%s\"}", url);
+        r = e2e_post(key_b, "/v1/watcher/webhooks", body);
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+    }
+
     dash_open(&s, login, PW);
     r = dash_get(&s, DASH_PATH);
     assert_int_equal(r->status, 200);
     assert_null(strstr(r->body, key_b_id));
     assert_null(strstr(r->body, sub_id));
     assert_null(strstr(r->body, org_b));
+    assert_null(strstr(r->body, url));
+    assert_non_null(strstr(r->body, "data-watcher-endpoint=\"none\""));
     e2e_free(r);
 
     /* Another organization's key, subscription and delivery, named by id:
@@ -328,6 +339,26 @@ static void test_webhook_buttons(void **state)
     assert_non_null(strstr(r->body, sub_id));
     assert_non_null(strstr(r->body, dlv));
     assert_non_null(strstr(r->body, ">Pause</button>"));
+    /* Every event family's section reads: the watch family has no
+     * subscriptions but the organization's watcher endpoint, none yet. */
+    assert_null(strstr(r->body, "could not be read"));
+    assert_non_null(strstr(r->body, "data-watcher-endpoint=\"none\""));
+    e2e_free(r);
+    {
+        char body[700];
+        snprintf(body, sizeof(body), "{\"url\": \"%s\"}", url);
+        r = e2e_post(key, "/v1/watcher/webhooks", body);
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+    }
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, "could not be read"));
+    {
+        char attr[700];
+        snprintf(attr, sizeof(attr), "data-watcher-endpoint=\"%s\"", url);
+        assert_non_null(strstr(r->body, attr));
+    }
     assert_non_null(strstr(r->body, ">Rotate secret</button>"));
     assert_non_null(strstr(r->body, ">Replay</button>"));
     e2e_free(r);
@@ -490,6 +521,101 @@ static void test_hotel_bookings_listed(void **state)
 
 /* With the database unreachable (the stack's instance nodb) the page says
  * so with 503 and Retry-After, and shows nothing. */
+/* Revoke, Pause and Rotate secret ask first: the list's button opens a
+ * question (a GET that changes nothing) whose form does it; Resume and
+ * Replay do not ask. A question naming nothing real has no form. */
+static void test_changes_ask_first(void **state)
+{
+    char login[128], path[1024], form[1024], inbox[128], url[512], *org, *key, *key_id;
+    const char *sub_id;
+    json_t *sub;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "ask");
+    key = e2e_new_key(org, "ask-api");
+    {
+        const char *p[1] = {org};
+        key_id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL "
+                              "ORDER BY created_at DESC LIMIT 1", 1, p);
+    }
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    dash_open(&s, login, PW);
+
+    /* The list's Revoke is a GET form to the question. */
+    r = dash_get(&s, DASH_PATH);
+    snprintf(path, sizeof(path), "name=\"confirm\" value=\"revoke_key\"><input type=\"hidden\" "
+             "name=\"key_id\" value=\"%s\">", key_id);
+    assert_non_null(strstr(r->body, path));
+    assert_non_null(strstr(r->body, "name=\"confirm\" value=\"pause\""));
+    assert_non_null(strstr(r->body, "name=\"confirm\" value=\"rotate_secret\""));
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=revoke_key&key_id=%s", key_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    snprintf(form, sizeof(form), "Revoke the API key %s?", key_id);
+    assert_non_null(strstr(r->body, form));
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"revoke_key\""));
+    assert_non_null(strstr(r->body, ">Revoke</button>"));
+    assert_non_null(strstr(r->body, ">Cancel</a>"));
+    e2e_free(r);
+    /* Asking changed nothing. */
+    r = e2e_get(key, "/v1/flight/bookings");
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=pause&family=flight&subscription_id=%s",
+             sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"pause\""));
+    assert_non_null(strstr(r->body, ">Pause</button>"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=rotate_secret&family=flight"
+             "&subscription_id=%s", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"rotate_secret\""));
+    assert_non_null(strstr(r->body, ">Rotate secret</button>"));
+    assert_null(dash_secret(r->body));
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "ACTIVE");
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 "
+                                      "AND previous_secret_enc IS NULL", 1, p), 1);
+    }
+
+    /* The question's own form does it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "PAUSED");
+
+    /* Questions about nothing: no form. */
+    r = dash_get(&s, DASH_PATH "?confirm=drop_everything&key_id=key_x");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?confirm=revoke_key&key_id=%3Cscript%3E");
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    assert_null(strstr(r->body, "<script"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?confirm=pause&family=nope&subscription_id=whs_x");
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    e2e_free(r);
+    json_decref(sub);
+    free(key_id);
+    free(key);
+    free(org);
+}
+
 static void test_database_down_is_503(void **state)
 {
     char login[128];
@@ -569,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_webhook_buttons),
         cmocka_unit_test(test_everything_shown_is_escaped),
         cmocka_unit_test(test_hotel_bookings_listed),
+        cmocka_unit_test(test_changes_ask_first),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);
