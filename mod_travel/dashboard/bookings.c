@@ -32,10 +32,11 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
                     "<th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < rows->n; i++) {
         const char *amount = trv_rows_get(rows, i, "total_amount");
-        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><code>%s</code></td><td>%s</td>"
+        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
+                        "</a></td><td>%s</td>"
                         "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
                      trv_rows_get(rows, i, "id"), trv_rows_get(rows, i, "id"),
-                     trv_rows_get(rows, i, "user_name"), trv_rows_get(rows, i, "status"),
+                     trv_rows_get(rows, i, "id"), trv_rows_get(rows, i, "user_name"), trv_rows_get(rows, i, "status"),
                      trv_rows_get(rows, i, "supplier"),
                      amount ? apr_pstrcat(p, amount, " ", trv_rows_get(rows, i, "currency"),
                                           NULL)

@@ -1,6 +1,7 @@
 #include "dashboard.h"
 #include "actions.h"
 #include "confirm.h"
+#include "detail.h"
 #include "csrf.h"
 #include "page.h"
 #include "core/decode.h"
@@ -162,6 +163,10 @@ static void show_page(const trv_dash_in *in, trv_dash_ctx *x, trv_dash_out *out,
      * page. */
     if ((out->html = trv_dash_confirm_page(x, req->query))) {
         out->status = 200;
+        return;
+    }
+    /* A booking's or a delivery's own page (detail.h). */
+    if ((out->html = trv_dash_detail_page(x, req->query, &out->status))) {
         return;
     }
     if ((done = apr_table_get(req->query, "done"))) {

@@ -72,9 +72,10 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
         const trv_hbooking *b = APR_ARRAY_IDX(page, i, const trv_hbooking *);
         const json_t *d = list_doc(p, b);
         const char *hotel = trv_json_str(json_object_get(d, "hotel"), "name");
-        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><code>%s</code></td><td>%s</td>"
+        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
+                        "</a></td><td>%s</td>"
                         "<td>%s – %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                     b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
+                     b->id, b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
                      trv_json_str(d, "check_out"), trv_json_str(d, "status"),
                      money_text(p, json_object_get(d, "total")),
                      trv_json_str(d, "created_at"));

@@ -38,6 +38,11 @@ static const char style[] =
     ".notice.failed,p.failed{border-color:#c66;background:#fee}"
     "code[data-secret]{font-size:1.1em;background:#ffd;padding:.1em .3em;user-select:all}"
     ".attempts{margin:0;padding-left:1.2em}"
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:.5em;"
+    "max-height:30em;overflow:auto;font-size:.85em}pre.body{margin:0;max-height:10em}"
+    "dl.fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));"
+    "gap:.25em 1em}dl.fields dt{font-size:.8em;color:#555}dl.fields dd{margin:0;"
+    "overflow-wrap:anywhere}ol.timeline{padding-left:1.2em}"
     ".confirm{max-width:40rem;margin:2rem auto}.actions{display:flex;gap:1em;"
     "align-items:center;flex-wrap:wrap}"
     "@media (max-width:600px){body{font-size:16px}header,main{padding:0 .5rem}"
@@ -247,9 +252,10 @@ static void deliveries_html(const trv_dash_ctx *x, trv_html *h, const char *fami
         json_t *ev = json_object_get(d, "event"), *attempts = json_object_get(d, "attempts");
         const char *replays = num(p, d, "replay_count");
         trv_html_fmt(h, "<tr data-delivery=\"%s\" data-status=\"%s\" data-replay-count=\"%s\" "
-                        "data-attempts=\"%s\"><td><code>%s</code></td><td>%s<br><code>%s</code>"
+                        "data-attempts=\"%s\"><td><a href=\"?delivery=%s\"><code>%s</code></a>"
+                        "</td><td>%s<br><code>%s</code>"
                         "</td><td>%s", id, status, replays,
-                     apr_psprintf(p, "%lu", (unsigned long)json_array_size(attempts)), id,
+                     apr_psprintf(p, "%lu", (unsigned long)json_array_size(attempts)), id, id,
                      str(ev, "type"), str(ev, "id"), status);
         if (str(d, "failure_reason")) {
             trv_html_fmt(h, " (%s)", str(d, "failure_reason"));

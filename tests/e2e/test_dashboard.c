@@ -616,6 +616,134 @@ static void test_changes_ask_first(void **state)
     free(org);
 }
 
+/* A booking's page and a delivery's page: reached from the lists' links,
+ * every user's booking of the organization (flight and hotel), its
+ * payments, its events and their deliveries; a delivery's attempts with
+ * their response bodies, its payload and Replay. Another organization's
+ * ids, and ids that are not ids, are 404 with nothing of theirs. */
+static void test_detail_pages(void **state)
+{
+    char login[128], inbox[128], url[512], path[512], want[512];
+    char *org = NULL, *org_b = NULL, *key, *key_other, *key_b, *evt, *dlv, *evt_b, *dlv_b;
+    const char *fid, *hid, *sub_id, *sub_b_id;
+    json_t *flight, *hotel, *sub, *sub_b, *d;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    key = e2e_new_org_key("owner", &org);
+    key_other = e2e_new_key(org, "someone-else");
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "detail");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+
+    /* A confirmed flight booking of another user of the organization. */
+    flight = fe_ready(key_other, "SUPPLIER_A", "Lovelace", NULL);
+    fid = fe_s(flight, "id");
+    r = fe_book(key_other, fid, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "flight book");
+    e2e_free(r);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-detail", "Lovelace");
+    hid = fe_s(hotel, "id");
+    /* A delivery about the flight booking, and one of organization B. */
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    snprintf(want, sizeof(want), "{\"booking\": {\"id\": \"%s\"}}", fid);
+    evt = wh_emit(org, "flight.booking.confirmed", want);
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+    sub_b = wh_subscribe(key_b, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_b_id = wh_str(sub_b, "id");
+    evt_b = wh_emit(org_b, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_b\"}}");
+    dlv_b = wh_delivery_of(sub_b_id, evt_b);
+    assert_non_null(dlv_b);
+    d = wh_wait_delivery(key_b, "flight", sub_b_id, dlv_b, "DELIVERED", 1, 30000);
+    json_decref(d);
+
+    dash_open(&s, login, PW);
+    r = dash_get(&s, DASH_PATH);
+    snprintf(want, sizeof(want), "href=\"?booking=%s\"", fid);
+    assert_non_null(strstr(r->body, want));
+    snprintf(want, sizeof(want), "href=\"?booking=%s\"", hid);
+    assert_non_null(strstr(r->body, want));
+    snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
+    assert_non_null(strstr(r->body, want));
+    e2e_free(r);
+
+    /* The flight booking: fields, the captured payment, its events, the
+     * delivery about it, the API's document. */
+    snprintf(path, sizeof(path), DASH_PATH "?booking=%s", fid);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<h1>Flight booking"));
+    assert_non_null(strstr(r->body, "data-field=\"status\">CONFIRMED</dd>"));
+    assert_non_null(strstr(r->body, "<td>CAPTURED</td>"));
+    assert_non_null(strstr(r->body, "flight.booking.confirmed"));
+    snprintf(want, sizeof(want), "<tr data-delivery=\"%s\">", dlv);
+    assert_non_null(strstr(r->body, want));
+    assert_non_null(strstr(r->body, "As the API answers it"));
+    assert_non_null(e2e_header(r, "Content-Security-Policy"));
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?booking=%s", hid);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<h1>Hotel booking"));
+    assert_non_null(strstr(r->body, "data-field=\"status\">READY_FOR_COMPLETE</dd>"));
+    e2e_free(r);
+
+    /* The delivery: its attempt with the inbox's answer, the payload, Replay. */
+    snprintf(path, sizeof(path), DASH_PATH "?delivery=%s", dlv);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "data-status=\"DELIVERED\""));
+    assert_non_null(strstr(r->body, "<tr data-attempt=\"1\"><td>1</td>"));
+    assert_non_null(strstr(r->body, "&quot;received&quot;:true"));
+    assert_non_null(strstr(r->body, evt));
+    assert_non_null(strstr(r->body, ">Replay</button>"));
+    e2e_free(r);
+
+    /* Organization B's delivery and booking, and ids that are not ids. */
+    snprintf(path, sizeof(path), DASH_PATH "?delivery=%s", dlv_b);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, evt_b));
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+    {
+        json_t *other = fe_ready(key_b, "SUPPLIER_A", "Lovelace", NULL);
+        snprintf(path, sizeof(path), DASH_PATH "?booking=%s", fe_s(other, "id"));
+        r = dash_get(&s, path);
+        assert_int_equal(r->status, 404);
+        assert_null(strstr(r->body, "Lovelace"));
+        e2e_free(r);
+        json_decref(other);
+    }
+    r = dash_get(&s, DASH_PATH "?booking=%3Cscript%3E");
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, "<script"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?delivery=dlv_nothing-here");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+
+    json_decref(flight);
+    json_decref(hotel);
+    json_decref(sub);
+    json_decref(sub_b);
+    free(evt);
+    free(dlv);
+    free(evt_b);
+    free(dlv_b);
+    free(key);
+    free(key_other);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 static void test_database_down_is_503(void **state)
 {
     char login[128];
@@ -696,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_everything_shown_is_escaped),
         cmocka_unit_test(test_hotel_bookings_listed),
         cmocka_unit_test(test_changes_ask_first),
+        cmocka_unit_test(test_detail_pages),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);

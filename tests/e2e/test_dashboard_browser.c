@@ -107,7 +107,9 @@ static void test_dashboard_in_a_browser(void **state)
                                             "04-delivery-replayed.png",
                                             "05-subscription-paused.png",
                                             "06-secret-rotated.png", "07-phone.png",
-                                            "08-phone-question.png", NULL};
+                                            "08-phone-question.png",
+                                            "09-delivery-detail.png",
+                                            "10-phone-delivery.png", NULL};
         int i;
         for (i = 0; names[i]; i++) {
             char path[1300];

@@ -158,6 +158,16 @@ try {
   check(/^whsec_/.test(secret), 'the rotated secret is shown once');
   await shot(page, '06-secret-rotated.png');
 
+  // The delivery's own page (its link in the list): the attempts with
+  // their response bodies, the payload, Replay.
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  await submit(page, await page.$(`a[href="?delivery=${deliveryId}"]`));
+  check((await page.$$('tr[data-attempt]')).length >= 1, 'the delivery page lists its attempts');
+  check((await page.$eval('pre[data-payload]', (e) => e.textContent)).includes('flight.booking.confirmed'),
+    'the delivery page shows the payload');
+  check((await page.$('::-p-xpath(//button[normalize-space()="Replay"])')) !== null, 'the delivery page has Replay');
+  await shot(page, '09-delivery-detail.png');
+
   // A phone's width: the page, a question and the headings read in order.
   await page.setViewport({ width: 375, height: 812, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   await page.goto(dashUrl, { waitUntil: 'load' });
@@ -174,6 +184,10 @@ try {
   const w2 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check(w2[0] <= w2[1], 'the question fits at 375 px');
   await shot(page, '08-phone-question.png');
+  await page.goto(`${dashUrl}?delivery=${deliveryId}`, { waitUntil: 'load' });
+  const w3 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w3[0] <= w3[1], 'the delivery page fits at 375 px');
+  await shot(page, '10-phone-delivery.png');
   console.log(JSON.stringify({ ok: true, steps, screenshots: taken }));
 } catch (e) {
   if (page) {
