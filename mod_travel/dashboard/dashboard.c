@@ -2,6 +2,7 @@
 #include "actions.h"
 #include "confirm.h"
 #include "detail.h"
+#include "lists.h"
 #include "csrf.h"
 #include "page.h"
 #include "core/decode.h"
@@ -167,6 +168,10 @@ static void show_page(const trv_dash_in *in, trv_dash_ctx *x, trv_dash_out *out,
     }
     /* A booking's or a delivery's own page (detail.h). */
     if ((out->html = trv_dash_detail_page(x, req->query, &out->status))) {
+        return;
+    }
+    /* A booking list with search, filters and pages (lists.h). */
+    if ((out->html = trv_dash_list_page(x, req->query, &out->status))) {
         return;
     }
     if ((done = apr_table_get(req->query, "done"))) {

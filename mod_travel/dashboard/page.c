@@ -40,6 +40,10 @@ static const char style[] =
     ".attempts{margin:0;padding-left:1.2em}"
     "pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:.5em;"
     "max-height:30em;overflow:auto;font-size:.85em}pre.body{margin:0;max-height:10em}"
+    "form.filters{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:end;margin:1em 0}"
+    "form.filters label{display:flex;flex-direction:column;font-size:.85em}"
+    "input,select{font:inherit;max-width:100%}nav.pages{display:flex;gap:1em;"
+    "align-items:center}"
     "dl.fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));"
     "gap:.25em 1em}dl.fields dt{font-size:.8em;color:#555}dl.fields dd{margin:0;"
     "overflow-wrap:anywhere}ol.timeline{padding-left:1.2em}"
@@ -148,13 +152,28 @@ static void keys_section(const trv_dash_ctx *x, const trv_rows *keys, trv_html *
 static void bookings_sections(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
 {
     const trv_dash_booking_list *b;
+    trv_dash_filter latest;
+    long total = 0;
+    memset(&latest, 0, sizeof(latest));
+    latest.limit = TRV_DASH_BOOKINGS_SHOWN;
     for (b = trv_dash_booking_lists; b->id; b++) {
         trv_html_fmt(h, "<section id=\"%s\"><h2>%s</h2>\n", b->id, b->title);
         if (!c) {
             trv_html_raw(h, "<p class=\"failed\">The bookings could not be read "
                             "(database).</p>\n");
         }
-        else if (b->render(x, c, h) != APR_SUCCESS) {
+        else if (b->render(x, c, h, &latest, &total) == APR_SUCCESS) {
+            /* The full list, with search, filters and pages (lists.c). */
+            if (total > 0) {
+                trv_html_fmt(h, "<p class=\"more\">The latest %s of %s. ",
+                             apr_ltoa(x->req->pool, total < TRV_DASH_BOOKINGS_SHOWN
+                                                        ? total : TRV_DASH_BOOKINGS_SHOWN),
+                             apr_ltoa(x->req->pool, total));
+                trv_html_fmt(h, "<a href=\"?list=%s\">Search, filter and page through them"
+                                "</a></p>\n", b->id);
+            }
+        }
+        else {
             trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
                         TRVLOGNO(1607) "dashboard: reading %s failed: %s", b->id,
                         c->error ? c->error : "database error");

@@ -6,6 +6,8 @@
 #include "hotel_e2e.h"
 #include "test_webhook_common.h"
 
+#include <time.h>
+
 #define PW "correct-horse-battery"
 
 static long keys_of(const char *org_id)
@@ -744,6 +746,129 @@ static void test_detail_pages(void **state)
     free(org_b);
 }
 
+/* The booking lists on their own page: search (id, passenger name), status,
+ * supplier and date filters, pages with Previous / Next keeping the
+ * filters, refusals of filters it cannot read; another organization's
+ * booking is never found, even by its id. */
+static void test_lists_search_filter_page(void **state)
+{
+    char login[128], path[1024], today[16], tomorrow[16];
+    char *org = NULL, *org_b = NULL, *key, *key_b;
+    const char *a_id, *b_id;
+    json_t *a, *b, *other, *hotel;
+    dash_session s;
+    e2e_resp *r;
+    time_t now = time(NULL);
+    (void)state;
+    strftime(today, sizeof(today), "%Y-%m-%d", gmtime(&now));
+    now += 86400;
+    strftime(tomorrow, sizeof(tomorrow), "%Y-%m-%d", gmtime(&now));
+    key = e2e_new_org_key("owner", &org);
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "lists");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    a = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL);
+    a_id = fe_s(a, "id");
+    b = fe_ready(key, "SUPPLIER_A", "Hopperlist", NULL);
+    b_id = fe_s(b, "id");
+    r = fe_book(key, b_id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    e2e_free(r);
+    other = fe_ready(key_b, "SUPPLIER_A", "Hopperlist", NULL);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-lists", "Lovelace");
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, "href=\"?list=flight-bookings\""));
+    e2e_free(r);
+
+    /* A passenger's name, in part and in another case. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&q=hOpPeRl");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, fe_s(other, "id")));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    e2e_free(r);
+    /* An id; another organization's id finds nothing. */
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&q=%s", a_id);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, b_id));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&q=%s", fe_s(other, "id"));
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    /* Status, supplier, dates. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&status=CONFIRMED");
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&supplier=SUPPLIER_B");
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&from=%s&to=%s", today, today);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, a_id));
+    assert_non_null(strstr(r->body, b_id));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&from=%s", tomorrow);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    /* Pages of one, newest first: the confirmed one, then Next. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1&supplier=SUPPLIER_A");
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    assert_non_null(strstr(r->body, "1–1 of 2"));
+    assert_non_null(strstr(r->body,
+                           "href=\"?list=flight-bookings&amp;supplier=SUPPLIER_A&amp;limit=1"
+                           "&amp;offset=1\">Next</a>"));
+    assert_null(strstr(r->body, ">Previous</a>"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1&supplier=SUPPLIER_A&offset=1");
+    assert_non_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, b_id));
+    assert_non_null(strstr(r->body, ">Previous</a>"));
+    assert_null(strstr(r->body, ">Next</a>"));
+    e2e_free(r);
+    /* The hotel list's filters. */
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&status=READY_FOR_COMPLETE");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&status=CONFIRMED");
+    assert_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    /* Filters it cannot read: 422, said, nothing listed. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&status=%3Cb%3E");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one a booking can have"));
+    assert_null(strstr(r->body, "<b>"));
+    assert_null(strstr(r->body, a_id));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&from=tomorrow");
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1000");
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=keys-of-everyone");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    json_decref(a);
+    json_decref(b);
+    json_decref(other);
+    json_decref(hotel);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 static void test_database_down_is_503(void **state)
 {
     char login[128];
@@ -825,6 +950,7 @@ int main(void)
         cmocka_unit_test(test_hotel_bookings_listed),
         cmocka_unit_test(test_changes_ask_first),
         cmocka_unit_test(test_detail_pages),
+        cmocka_unit_test(test_lists_search_filter_page),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);

@@ -109,7 +109,8 @@ static void test_dashboard_in_a_browser(void **state)
                                             "06-secret-rotated.png", "07-phone.png",
                                             "08-phone-question.png",
                                             "09-delivery-detail.png",
-                                            "10-phone-delivery.png", NULL};
+                                            "10-phone-delivery.png", "11-phone-list.png",
+                                            NULL};
         int i;
         for (i = 0; names[i]; i++) {
             char path[1300];

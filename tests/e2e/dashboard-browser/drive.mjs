@@ -188,6 +188,13 @@ try {
   const w3 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check(w3[0] <= w3[1], 'the delivery page fits at 375 px');
   await shot(page, '10-phone-delivery.png');
+  await page.goto(`${dashUrl}?list=flight-bookings&status=CONFIRMED`, { waitUntil: 'load' });
+  const w4 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w4[0] <= w4[1], 'a list with its filters fits at 375 px');
+  const unlabelled2 = await page.$$eval('button, select, input:not([type=hidden])', (els) =>
+    els.filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label'))).length);
+  check(unlabelled2 === 0, 'every filter has a label');
+  await shot(page, '11-phone-list.png');
   console.log(JSON.stringify({ ok: true, steps, screenshots: taken }));
 } catch (e) {
   if (page) {
