@@ -1,6 +1,7 @@
 #include "page.h"
 #include "api_call.h"
 #include "bookings.h"
+#include "charts.h"
 #include "confirm.h"
 #include "account/keys.h"
 #include "core/clock.h"
@@ -44,6 +45,8 @@ static const char style[] =
     "form.filters label{display:flex;flex-direction:column;font-size:.85em}"
     "input,select{font:inherit;max-width:100%}nav.pages{display:flex;gap:1em;"
     "align-items:center}"
+    "svg.chart{width:100%;max-width:560px;height:auto;display:block}"
+    ".legend span{margin-right:1em;white-space:nowrap}"
     "dl.fields{display:grid;grid-template-columns:repeat(auto-fill,minmax(14em,1fr));"
     "gap:.25em 1em}dl.fields dt{font-size:.8em;color:#555}dl.fields dd{margin:0;"
     "overflow-wrap:anywhere}ol.timeline{padding-left:1.2em}"
@@ -389,6 +392,7 @@ const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice)
                     "(<code data-org=\"%s\">%s</code>), signed in as <strong>%s</strong> "
                     "(user %s)</p>\n<nav aria-label=\"Sections\"><ul>"
                     "<li><a href=\"#keys\">API keys</a></li>"
+                    "<li><a href=\"#figures\">Figures</a></li>"
                     "<li><a href=\"#flight-bookings\">Flight bookings</a></li>"
                     "<li><a href=\"#hotel-bookings\">Hotel bookings</a></li>"
                     "<li><a href=\"#webhooks\">Webhooks</a></li></ul></nav></header>\n<main>\n",
@@ -412,6 +416,7 @@ const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice)
         c = NULL;
     }
     keys_section(x, keys, h);
+    trv_dash_charts_section(x, c, h);
     bookings_sections(x, c, h);
     if (c) {
         trv_db_close(x->req->env->db, c);

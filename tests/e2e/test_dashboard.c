@@ -672,6 +672,11 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
     assert_non_null(strstr(r->body, want));
+    /* The subscription's figures: one attempt, answered 2xx. */
+    snprintf(want, sizeof(want), "<tr data-figures=\"%s\" data-success=\"100\"><td><code>%s"
+             "</code> (flight)</td><td>1</td>", sub_id, sub_id);
+    assert_non_null(strstr(r->body, want));
+    assert_null(strstr(r->body, sub_b_id));
     e2e_free(r);
 
     /* The flight booking: fields, the captured payment, its events, the
@@ -781,6 +786,19 @@ static void test_lists_search_filter_page(void **state)
 
     r = dash_get(&s, DASH_PATH);
     assert_non_null(strstr(r->body, "href=\"?list=flight-bookings\""));
+    /* The chart counts today's bookings of this organization only: one
+     * confirmed flight, a flight and a hotel booking still open (B's
+     * booking is not counted). */
+    assert_non_null(strstr(r->body, "data-chart=\"bookings-per-day\" data-max=\"3\""));
+    {
+        char bar[256];
+        snprintf(bar, sizeof(bar), "data-day=\"%s\" data-group=\"confirmed\" data-count=\"1\"",
+                 today);
+        assert_non_null(strstr(r->body, bar));
+        snprintf(bar, sizeof(bar), "data-day=\"%s\" data-group=\"open\" data-count=\"2\"",
+                 today);
+        assert_non_null(strstr(r->body, bar));
+    }
     e2e_free(r);
 
     /* A passenger's name, in part and in another case. */
