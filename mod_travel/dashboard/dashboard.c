@@ -1,6 +1,7 @@
 #include "dashboard.h"
 #include "actions.h"
 #include "confirm.h"
+#include "delivery_list.h"
 #include "detail.h"
 #include "lists.h"
 #include "csrf.h"
@@ -172,6 +173,9 @@ static void show_page(const trv_dash_in *in, trv_dash_ctx *x, trv_dash_out *out,
     }
     /* A booking list with search, filters and pages (lists.h). */
     if ((out->html = trv_dash_list_page(x, req->query, &out->status))) {
+        return;
+    }
+    if ((out->html = trv_dash_delivery_list_page(x, req->query, &out->status))) {
         return;
     }
     if ((done = apr_table_get(req->query, "done"))) {

@@ -246,24 +246,27 @@ static void attempts_html(trv_html *h, apr_pool_t *p, const json_t *attempts)
     trv_html_raw(h, "</ol>");
 }
 
-static void deliveries_html(const trv_dash_ctx *x, trv_html *h, const char *family,
-                            const char *sub_id)
+int trv_dash_deliveries_table(const trv_dash_ctx *x, trv_html *h, const char *family,
+                              const char *sub_id, const char *query, int *has_more)
 {
     apr_pool_t *p = x->req->pool;
     trv_resp resp;
     size_t i;
     json_t *d;
+    *has_more = 0;
     trv_dash_api(x, "GET", apr_pstrcat(p, "/v1/", family, "/webhook-subscriptions/", sub_id,
-                                       "/deliveries?limit=" DELIVERIES_SHOWN, NULL),
+                                       "/deliveries?", query, NULL),
                  NULL, &resp);
     if (resp.status != 200) {
         trv_html_fmt(h, "<p class=\"failed\">The deliveries could not be read: %s</p>\n",
                      trv_dash_api_message(&resp));
-        return;
+        return resp.status;
     }
+    *has_more = json_is_true(json_object_get(json_object_get(resp.meta, "pagination"),
+                                             "has_more"));
     if (!json_array_size(resp.data)) {
-        trv_html_raw(h, "<p class=\"empty\">No deliveries yet.</p>\n");
-        return;
+        trv_html_raw(h, "<p class=\"empty\">No deliveries.</p>\n");
+        return 200;
     }
     trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
                     "<tr><th>Delivery</th><th>Event</th><th>Status</th>"
@@ -298,6 +301,7 @@ static void deliveries_html(const trv_dash_ctx *x, trv_html *h, const char *fami
         trv_html_raw(h, "</td></tr>\n");
     }
     trv_html_raw(h, "</tbody></table></div>\n");
+    return 200;
 }
 
 static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
@@ -330,7 +334,14 @@ static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
         trv_html_raw(h, "</p><p>");
         subscription_buttons(h, x, family, id, status);
         trv_html_raw(h, "</p>\n");
-        deliveries_html(x, h, family, id);
+        {
+            int more;
+            trv_dash_deliveries_table(x, h, family, id, "limit=" DELIVERIES_SHOWN, &more);
+            /* Every delivery, with a status filter and pages (lists.c). */
+            trv_html_fmt(h, "<p class=\"more\"><a href=\"?deliveries=%s&amp;family=%s\">All "
+                            "deliveries of %s (filter by status, pages)</a></p>\n",
+                         id, family, id);
+        }
         trv_html_raw(h, "</div>\n");
     }
 }

@@ -712,6 +712,38 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, ">Replay</button>"));
     e2e_free(r);
 
+    /* The subscription's deliveries on their own page, by status. */
+    snprintf(want, sizeof(want), "href=\"?deliveries=%s&amp;family=flight\"", sub_id);
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, want));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=DELIVERED",
+             sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
+    assert_non_null(strstr(r->body, want));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=FAILED", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, dlv));
+    assert_non_null(strstr(r->body, "No deliveries."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=LOST", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight", sub_b_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, dlv_b));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=nope", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+
     /* Organization B's delivery and booking, and ids that are not ids. */
     snprintf(path, sizeof(path), DASH_PATH "?delivery=%s", dlv_b);
     r = dash_get(&s, path);
