@@ -331,7 +331,8 @@ chaos: build
 docs: $(B)/docs/api.html
 
 $(B)/docs/api.html: docs/openapi.yaml tools/reference/package.json tools/reference/package-lock.json \
-                    tools/reference/check-offline.mjs scripts/build-docs.sh
+                    tools/reference/check-offline.mjs tools/reference/samples.mjs \
+                    tools/reference/add-samples.mjs scripts/build-docs.sh
 	@scripts/build-docs.sh $@
 
 # ---- the development stack (var/) ----

@@ -22,10 +22,19 @@ if [ ! -f "$tool/node_modules/@redocly/cli/package.json" ] \
 fi
 mkdir -p "$(dirname "$out")"
 tmp="$out.tmp.html"
+# Each operation's curl sample, made from its examples (samples.mjs; the
+# OpenAPI checks make sure every operation has one), added to a JSON copy.
+spec="$out.spec.json"
 REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
-  "$tool/node_modules/.bin/redocly" build-docs "$root/docs/openapi.yaml" \
-  --output "$tmp" --inlineBundle --title "mod_travel API" >"$out.log" 2>&1 \
-  || { cat "$out.log" >&2; rm -f "$tmp"; exit 1; }
+  "$tool/node_modules/.bin/redocly" bundle "$root/docs/openapi.yaml" \
+  --ext json --output "$spec" >"$out.log" 2>&1 \
+  && node "$tool/add-samples.mjs" "$spec" "$spec" >>"$out.log" 2>&1 \
+  || { cat "$out.log" >&2; rm -f "$spec"; exit 1; }
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+  "$tool/node_modules/.bin/redocly" build-docs "$spec" \
+  --output "$tmp" --inlineBundle --title "mod_travel API" >>"$out.log" 2>&1 \
+  || { cat "$out.log" >&2; rm -f "$tmp" "$spec"; exit 1; }
+rm -f "$spec"
 csp="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:; worker-src blob:; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'"
 # The policy goes first in <head>, before any script.
 sed -i "0,/<head>/s||<head><meta http-equiv=\"Content-Security-Policy\" content=\"$csp\">|" "$tmp"

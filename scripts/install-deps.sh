@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
       libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata
       clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz)
-      chromium)                  # the dashboard's browser test (tests/e2e/dashboard-browser)
+      chromium                   # the dashboard's browser test (tests/e2e/dashboard-browser)
+      curl jq)                   # the guides' curl blocks (docs/getting-started.md; tests/e2e/test_guides.c)
 # `install-deps.sh bench` adds what the benchmarks use: wrk, and nginx for the
 # baseline rows (the test setup's node serves their Node row).
 [ "${1:-}" = bench ] && pkgs+=(wrk nginx)

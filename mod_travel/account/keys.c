@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <string.h>
+#include <strings.h>
 
 static const trv_stmt lookup_stmt = {"trv_key_lookup",
     "SELECT k.id, k.org_id, k.user_id, k.key_hash, k.mode, "
@@ -57,6 +58,21 @@ char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len)
     }
     out[SHA256_DIGEST_LENGTH * 2] = '\0';
     return out;
+}
+
+const char *trv_key_of_headers(const apr_table_t *headers)
+{
+    const char *key = apr_table_get(headers, "x-api-key"), *auth;
+    if (key && *key) {
+        return key;
+    }
+    auth = apr_table_get(headers, "Authorization");
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) {
+        return key;
+    }
+    for (auth += 7; *auth == ' '; auth++) {
+    }
+    return *auth ? auth : key;
 }
 
 int trv_key_well_formed(const char *key)

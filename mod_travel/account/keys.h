@@ -6,6 +6,7 @@
 #include "core/db.h"
 
 #include <apr_pools.h>
+#include <apr_tables.h>
 
 typedef struct trv_principal {
     const char *org_id;
@@ -17,6 +18,12 @@ typedef struct trv_principal {
 
 /* Lowercase hex SHA-256 of s. */
 char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len);
+
+/* The API key a request carries: its x-api-key header, or else the token
+ * of an `Authorization: Bearer <key>` header (RFC 6750: the scheme in any
+ * case, one or more spaces); x-api-key wins when both are sent. NULL when
+ * neither carries anything. */
+const char *trv_key_of_headers(const apr_table_t *headers);
 
 /* Shape check before any lookup: tk_live_ / tk_test_ and printable. */
 int trv_key_well_formed(const char *key);

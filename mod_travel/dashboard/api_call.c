@@ -1,6 +1,7 @@
 #include "api_call.h"
 #include "core/decode.h"
 #include "core/dispatch.h"
+#include "core/json.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -47,6 +48,15 @@ int trv_dash_api(const trv_dash_ctx *x, const char *method, const char *path,
     sub.env = env;
     trv_dispatch(x->api, NULL, &sub, resp);
     return resp->status;
+}
+
+const json_t *trv_dash_api_data(apr_pool_t *p, const trv_resp *resp)
+{
+    if (resp->data) {
+        return resp->data;
+    }
+    return resp->data_text ? trv_json_parse(p, resp->data_text, strlen(resp->data_text), NULL)
+                           : NULL;
 }
 
 const char *trv_dash_api_message(const trv_resp *resp)

@@ -8,15 +8,30 @@
 
 #define TRV_DASH_BOOKINGS_SHOWN 50
 
+/* What a list shows: every field checked by lists.c before it gets here
+ * (NULL: no filter). */
+typedef struct trv_dash_filter {
+    const char *q;        /* search text: the kinds that can, say which fields */
+    const char *status;   /* as a reader sees it (EXPIRED included) */
+    const char *supplier;
+    const char *from, *to; /* YYYY-MM-DD, inclusive, UTC */
+    long offset, limit;
+} trv_dash_filter;
+
 typedef struct trv_dash_booking_list {
     const char *id;      /* the section's HTML id: "flight-bookings" */
     const char *title;   /* "Flight bookings" */
-    /* Writes the section's table; APR_EGENERAL when the database failed. */
-    apr_status_t (*render)(const trv_dash_ctx *x, trv_dbc *c, trv_html *h);
+    /* What its search box searches; NULL: it has none. */
+    const char *searches;
+    /* Writes the table of the bookings f selects, *total every match;
+     * APR_EGENERAL when the database failed. */
+    apr_status_t (*render)(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                           const trv_dash_filter *f, long *total);
 } trv_dash_booking_list;
 
 /* The organization's hotel bookings (hotel_bookings.c). */
-apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h);
+apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                     const trv_dash_filter *f, long *total);
 
 /* Ends at a NULL id. */
 extern const trv_dash_booking_list trv_dash_booking_lists[];

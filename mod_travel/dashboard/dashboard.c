@@ -1,5 +1,9 @@
 #include "dashboard.h"
 #include "actions.h"
+#include "confirm.h"
+#include "delivery_list.h"
+#include "detail.h"
+#include "lists.h"
 #include "csrf.h"
 #include "page.h"
 #include "core/decode.h"
@@ -157,6 +161,23 @@ static void show_page(const trv_dash_in *in, trv_dash_ctx *x, trv_dash_out *out,
                                    NULL));
     }
     x->csrf = trv_dash_csrf_token(p, req->env->cfg->secret_key, in->login, session);
+    /* A list button that asks first (confirm.h): the question, not the
+     * page. */
+    if ((out->html = trv_dash_confirm_page(x, req->query))) {
+        out->status = 200;
+        return;
+    }
+    /* A booking's or a delivery's own page (detail.h). */
+    if ((out->html = trv_dash_detail_page(x, req->query, &out->status))) {
+        return;
+    }
+    /* A booking list with search, filters and pages (lists.h). */
+    if ((out->html = trv_dash_list_page(x, req->query, &out->status))) {
+        return;
+    }
+    if ((out->html = trv_dash_delivery_list_page(x, req->query, &out->status))) {
+        return;
+    }
     if ((done = apr_table_get(req->query, "done"))) {
         notice.status = 200;
         notice.message = trv_dash_done_message(done);

@@ -48,41 +48,44 @@ static const char *money_text(apr_pool_t *p, const json_t *total)
                         m.minor < 0 ? "-" : "", whole, e, frac, m.currency);
 }
 
-apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
+apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                     const trv_dash_filter *df, long *total)
 {
     apr_pool_t *p = x->req->pool;
     trv_hbooking_filter f;
     apr_array_header_t *page;
-    long total;
     int i;
     memset(&f, 0, sizeof(f));
     f.org_id = x->who.org_id;
-    f.limit = TRV_DASH_BOOKINGS_SHOWN;
-    if (trv_hbstore_list(c, p, &f, &page, &total) != APR_SUCCESS) {
+    f.status = df->status;
+    f.supplier = df->supplier;
+    /* The store takes instants, inclusive. */
+    f.created_from = df->from ? apr_pstrcat(p, df->from, "T00:00:00.000Z", NULL) : NULL;
+    f.created_to = df->to ? apr_pstrcat(p, df->to, "T23:59:59.999Z", NULL) : NULL;
+    f.limit = df->limit;
+    f.offset = df->offset;
+    if (trv_hbstore_list(c, p, &f, &page, total) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (page->nelts == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No hotel bookings yet.</p>\n");
+        trv_html_raw(h, "<p class=\"empty\">No hotel bookings.</p>\n");
         return APR_SUCCESS;
     }
-    trv_html_raw(h, "<table><thead><tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
+    trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
+                    "<tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
                     "<th>Status</th><th>Total</th><th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < page->nelts; i++) {
         const trv_hbooking *b = APR_ARRAY_IDX(page, i, const trv_hbooking *);
         const json_t *d = list_doc(p, b);
         const char *hotel = trv_json_str(json_object_get(d, "hotel"), "name");
-        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><code>%s</code></td><td>%s</td>"
+        trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
+                        "</a></td><td>%s</td>"
                         "<td>%s – %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                     b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
+                     b->id, b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
                      trv_json_str(d, "check_out"), trv_json_str(d, "status"),
                      money_text(p, json_object_get(d, "total")),
                      trv_json_str(d, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table>\n");
-    if (total > page->nelts) {
-        trv_html_fmt(h, "<p class=\"more\">The latest %s of %s are shown; the API lists "
-                        "them all (GET /v1/hotel/bookings).</p>\n",
-                     apr_itoa(p, page->nelts), apr_ltoa(p, total));
-    }
+    trv_html_raw(h, "</tbody></table></div>\n");
     return APR_SUCCESS;
 }

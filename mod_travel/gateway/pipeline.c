@@ -71,7 +71,7 @@ const trv_job_kind *trv_gateway_job_kinds(const trv_gateway *gw)
 
 static int authenticate(trv_req *req, trv_resp *resp)
 {
-    const char *key = apr_table_get(req->headers, "x-api-key");
+    const char *key = trv_key_of_headers(req->headers);
     trv_principal who;
     trv_key_stamp stamp;
     const char *hash;
@@ -79,7 +79,7 @@ static int authenticate(trv_req *req, trv_resp *resp)
     apr_status_t rv;
 
     if (!key || !*key) {
-        trv_fail(req, resp, 401, "unauthorized", "The x-api-key header is required");
+        trv_fail(req, resp, 401, "unauthorized", "An API key is required: send it in the x-api-key header or as Authorization: Bearer <key>");
         return 0;
     }
     if (!trv_key_well_formed(key)) {

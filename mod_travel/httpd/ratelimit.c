@@ -203,7 +203,7 @@ static apr_interval_time_t window_of(apr_interval_time_t w, apr_interval_time_t 
 
 int trv_rate_admit(request_rec *r, const trv_rate_conf *c, trv_req *req, trv_resp *resp)
 {
-    const char *key = apr_table_get(r->headers_in, "x-api-key");
+    const char *key = trv_key_of_headers(r->headers_in);
     apr_time_t end;
     if (c->fail_limit > 0) {
         apr_uint32_t n = count(r, "f", r->useragent_ip, window_of(c->fail_window,
@@ -229,7 +229,7 @@ int trv_rate_admit(request_rec *r, const trv_rate_conf *c, trv_req *req, trv_res
 void trv_rate_after(request_rec *r, const trv_rate_conf *c, const trv_req *req,
                     const trv_resp *resp)
 {
-    const char *key = apr_table_get(r->headers_in, "x-api-key");
+    const char *key = trv_key_of_headers(r->headers_in);
     apr_time_t end;
     (void)req;
     if (c->fail_limit > 0 && resp->status == 401 && key && *key) {

@@ -123,6 +123,11 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
     CURLcode rc;
 
     snprintf(url, ulen, "%s%s", base, path);
+    {
+        /* The sandbox speaks each simulated API's own error shapes. */
+        const char *sbx = getenv("TRAVEL_TEST_SANDBOX_URL");
+        r->api = strncmp(path, "/v1/", 4) == 0 && !(sbx && strcmp(base, sbx) == 0);
+    }
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "HEAD") == 0) {
@@ -231,6 +236,23 @@ void e2e_assert_error(const e2e_resp *r, long status, const char *code)
         fail_msg("expected %ld %s, got %ld: %s", status, code, r->status, r->body);
     }
     assert_string_equal(e2e_error_code(r), code);
+    /* mod_travel's envelope as docs/api.md states it: code, message,
+     * request_id, and details with validation errors only (a non-empty
+     * list). */
+    if (r->api) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(err, k, v) {
+            if (strcmp(k, "details") == 0) {
+                assert_string_equal(code, "validation_failed");
+                assert_true(json_array_size(v) > 0);
+            }
+            else if (strcmp(k, "code") != 0 && strcmp(k, "message") != 0
+                     && strcmp(k, "request_id") != 0) {
+                fail_msg("the error envelope has an undocumented member %s: %s", k, r->body);
+            }
+        }
+    }
     assert_true(json_is_string(json_object_get(err, "message")));
     assert_true(json_string_length(json_object_get(err, "message")) > 0);
     assert_non_null(rid);

@@ -17,6 +17,7 @@ typedef struct e2e_resp {
     size_t body_len;
     json_t *json;          /* parsed body, NULL if not JSON */
     char *headers;         /* raw response headers */
+    int api;               /* an answer of mod_travel's /v1 API (not the sandbox's) */
 } e2e_resp;
 
 /* Environment set by the runner. */

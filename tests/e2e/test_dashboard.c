@@ -6,6 +6,8 @@
 #include "hotel_e2e.h"
 #include "test_webhook_common.h"
 
+#include <time.h>
+
 #define PW "correct-horse-battery"
 
 static long keys_of(const char *org_id)
@@ -240,12 +242,23 @@ static void test_organization_scope(void **state)
     assert_non_null(dlv);
     json_decref(wh_wait_delivery(key_b, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
 
+    {
+        /* B's watcher endpoint is B's alone. */
+        char body[700];
+        snprintf(body, sizeof(body), "{\"url\": \"%s\"}", url);
+        r = e2e_post(key_b, "/v1/watcher/webhooks", body);
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+    }
+
     dash_open(&s, login, PW);
     r = dash_get(&s, DASH_PATH);
     assert_int_equal(r->status, 200);
     assert_null(strstr(r->body, key_b_id));
     assert_null(strstr(r->body, sub_id));
     assert_null(strstr(r->body, org_b));
+    assert_null(strstr(r->body, url));
+    assert_non_null(strstr(r->body, "data-watcher-endpoint=\"none\""));
     e2e_free(r);
 
     /* Another organization's key, subscription and delivery, named by id:
@@ -328,6 +341,26 @@ static void test_webhook_buttons(void **state)
     assert_non_null(strstr(r->body, sub_id));
     assert_non_null(strstr(r->body, dlv));
     assert_non_null(strstr(r->body, ">Pause</button>"));
+    /* Every event family's section reads: the watch family has no
+     * subscriptions but the organization's watcher endpoint, none yet. */
+    assert_null(strstr(r->body, "could not be read"));
+    assert_non_null(strstr(r->body, "data-watcher-endpoint=\"none\""));
+    e2e_free(r);
+    {
+        char body[700];
+        snprintf(body, sizeof(body), "{\"url\": \"%s\"}", url);
+        r = e2e_post(key, "/v1/watcher/webhooks", body);
+        assert_int_equal(r->status, 201);
+        e2e_free(r);
+    }
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, "could not be read"));
+    {
+        char attr[700];
+        snprintf(attr, sizeof(attr), "data-watcher-endpoint=\"%s\"", url);
+        assert_non_null(strstr(r->body, attr));
+    }
     assert_non_null(strstr(r->body, ">Rotate secret</button>"));
     assert_non_null(strstr(r->body, ">Replay</button>"));
     e2e_free(r);
@@ -490,6 +523,402 @@ static void test_hotel_bookings_listed(void **state)
 
 /* With the database unreachable (the stack's instance nodb) the page says
  * so with 503 and Retry-After, and shows nothing. */
+/* Revoke, Pause and Rotate secret ask first: the list's button opens a
+ * question (a GET that changes nothing) whose form does it; Resume and
+ * Replay do not ask. A question naming nothing real has no form. */
+static void test_changes_ask_first(void **state)
+{
+    char login[128], path[1024], form[1024], inbox[128], url[512], *org, *key, *key_id;
+    const char *sub_id;
+    json_t *sub;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "ask");
+    key = e2e_new_key(org, "ask-api");
+    {
+        const char *p[1] = {org};
+        key_id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL "
+                              "ORDER BY created_at DESC LIMIT 1", 1, p);
+    }
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    dash_open(&s, login, PW);
+
+    /* The list's Revoke is a GET form to the question. */
+    r = dash_get(&s, DASH_PATH);
+    snprintf(path, sizeof(path), "name=\"confirm\" value=\"revoke_key\"><input type=\"hidden\" "
+             "name=\"key_id\" value=\"%s\">", key_id);
+    assert_non_null(strstr(r->body, path));
+    assert_non_null(strstr(r->body, "name=\"confirm\" value=\"pause\""));
+    assert_non_null(strstr(r->body, "name=\"confirm\" value=\"rotate_secret\""));
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=revoke_key&key_id=%s", key_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    snprintf(form, sizeof(form), "Revoke the API key %s?", key_id);
+    assert_non_null(strstr(r->body, form));
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"revoke_key\""));
+    assert_non_null(strstr(r->body, ">Revoke</button>"));
+    assert_non_null(strstr(r->body, ">Cancel</a>"));
+    e2e_free(r);
+    /* Asking changed nothing. */
+    r = e2e_get(key, "/v1/flight/bookings");
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=pause&family=flight&subscription_id=%s",
+             sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"pause\""));
+    assert_non_null(strstr(r->body, ">Pause</button>"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?confirm=rotate_secret&family=flight"
+             "&subscription_id=%s", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "name=\"action\" value=\"rotate_secret\""));
+    assert_non_null(strstr(r->body, ">Rotate secret</button>"));
+    assert_null(dash_secret(r->body));
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "ACTIVE");
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 "
+                                      "AND previous_secret_enc IS NULL", 1, p), 1);
+    }
+
+    /* The question's own form does it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    assert_string_equal(sub_status(sub_id), "PAUSED");
+
+    /* Questions about nothing: no form. */
+    r = dash_get(&s, DASH_PATH "?confirm=drop_everything&key_id=key_x");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?confirm=revoke_key&key_id=%3Cscript%3E");
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    assert_null(strstr(r->body, "<script"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?confirm=pause&family=nope&subscription_id=whs_x");
+    assert_non_null(strstr(r->body, "Nothing to confirm"));
+    e2e_free(r);
+    json_decref(sub);
+    free(key_id);
+    free(key);
+    free(org);
+}
+
+/* A booking's page and a delivery's page: reached from the lists' links,
+ * every user's booking of the organization (flight and hotel), its
+ * payments, its events and their deliveries; a delivery's attempts with
+ * their response bodies, its payload and Replay. Another organization's
+ * ids, and ids that are not ids, are 404 with nothing of theirs. */
+static void test_detail_pages(void **state)
+{
+    char login[128], inbox[128], url[512], path[512], want[512];
+    char *org = NULL, *org_b = NULL, *key, *key_other, *key_b, *evt, *dlv, *evt_b, *dlv_b;
+    const char *fid, *hid, *sub_id, *sub_b_id;
+    json_t *flight, *hotel, *sub, *sub_b, *d;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    key = e2e_new_org_key("owner", &org);
+    key_other = e2e_new_key(org, "someone-else");
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "detail");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+
+    /* A confirmed flight booking of another user of the organization. */
+    flight = fe_ready(key_other, "SUPPLIER_A", "Lovelace", NULL);
+    fid = fe_s(flight, "id");
+    r = fe_book(key_other, fid, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "flight book");
+    e2e_free(r);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-detail", "Lovelace");
+    hid = fe_s(hotel, "id");
+    /* A delivery about the flight booking, and one of organization B. */
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    sub = wh_subscribe(key, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_id = wh_str(sub, "id");
+    snprintf(want, sizeof(want), "{\"booking\": {\"id\": \"%s\"}}", fid);
+    evt = wh_emit(org, "flight.booking.confirmed", want);
+    dlv = wh_delivery_of(sub_id, evt);
+    assert_non_null(dlv);
+    json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+    sub_b = wh_subscribe(key_b, "flight", url, "[\"flight.booking.confirmed\"]");
+    sub_b_id = wh_str(sub_b, "id");
+    evt_b = wh_emit(org_b, "flight.booking.confirmed", "{\"booking\": {\"id\": \"bkg_b\"}}");
+    dlv_b = wh_delivery_of(sub_b_id, evt_b);
+    assert_non_null(dlv_b);
+    d = wh_wait_delivery(key_b, "flight", sub_b_id, dlv_b, "DELIVERED", 1, 30000);
+    json_decref(d);
+
+    dash_open(&s, login, PW);
+    r = dash_get(&s, DASH_PATH);
+    snprintf(want, sizeof(want), "href=\"?booking=%s\"", fid);
+    assert_non_null(strstr(r->body, want));
+    snprintf(want, sizeof(want), "href=\"?booking=%s\"", hid);
+    assert_non_null(strstr(r->body, want));
+    snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
+    assert_non_null(strstr(r->body, want));
+    /* The subscription's figures: one attempt, answered 2xx. */
+    snprintf(want, sizeof(want), "<tr data-figures=\"%s\" data-success=\"100\"><td><code>%s"
+             "</code> (flight)</td><td>1</td>", sub_id, sub_id);
+    assert_non_null(strstr(r->body, want));
+    assert_null(strstr(r->body, sub_b_id));
+    e2e_free(r);
+
+    /* The flight booking: fields, the captured payment, its events, the
+     * delivery about it, the API's document. */
+    snprintf(path, sizeof(path), DASH_PATH "?booking=%s", fid);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<h1>Flight booking"));
+    assert_non_null(strstr(r->body, "data-field=\"status\">CONFIRMED</dd>"));
+    assert_non_null(strstr(r->body, "<td>CAPTURED</td>"));
+    assert_non_null(strstr(r->body, "flight.booking.confirmed"));
+    snprintf(want, sizeof(want), "<tr data-delivery=\"%s\">", dlv);
+    assert_non_null(strstr(r->body, want));
+    assert_non_null(strstr(r->body, "As the API answers it"));
+    assert_non_null(e2e_header(r, "Content-Security-Policy"));
+    e2e_free(r);
+
+    snprintf(path, sizeof(path), DASH_PATH "?booking=%s", hid);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<h1>Hotel booking"));
+    assert_non_null(strstr(r->body, "data-field=\"status\">READY_FOR_COMPLETE</dd>"));
+    e2e_free(r);
+
+    /* The delivery: its attempt with the inbox's answer, the payload, Replay. */
+    snprintf(path, sizeof(path), DASH_PATH "?delivery=%s", dlv);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "data-status=\"DELIVERED\""));
+    assert_non_null(strstr(r->body, "<tr data-attempt=\"1\"><td>1</td>"));
+    assert_non_null(strstr(r->body, "&quot;received&quot;:true"));
+    assert_non_null(strstr(r->body, evt));
+    assert_non_null(strstr(r->body, ">Replay</button>"));
+    e2e_free(r);
+
+    /* The subscription's deliveries on their own page, by status. */
+    snprintf(want, sizeof(want), "href=\"?deliveries=%s&amp;family=flight\"", sub_id);
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, want));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=DELIVERED",
+             sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
+    assert_non_null(strstr(r->body, want));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=FAILED", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_null(strstr(r->body, dlv));
+    assert_non_null(strstr(r->body, "No deliveries."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight&status=LOST", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=flight", sub_b_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, dlv_b));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?deliveries=%s&family=nope", sub_id);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+
+    /* Organization B's delivery and booking, and ids that are not ids. */
+    snprintf(path, sizeof(path), DASH_PATH "?delivery=%s", dlv_b);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, evt_b));
+    assert_null(strstr(r->body, "<form"));
+    e2e_free(r);
+    {
+        json_t *other = fe_ready(key_b, "SUPPLIER_A", "Lovelace", NULL);
+        snprintf(path, sizeof(path), DASH_PATH "?booking=%s", fe_s(other, "id"));
+        r = dash_get(&s, path);
+        assert_int_equal(r->status, 404);
+        assert_null(strstr(r->body, "Lovelace"));
+        e2e_free(r);
+        json_decref(other);
+    }
+    r = dash_get(&s, DASH_PATH "?booking=%3Cscript%3E");
+    assert_int_equal(r->status, 404);
+    assert_null(strstr(r->body, "<script"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?delivery=dlv_nothing-here");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+
+    json_decref(flight);
+    json_decref(hotel);
+    json_decref(sub);
+    json_decref(sub_b);
+    free(evt);
+    free(dlv);
+    free(evt_b);
+    free(dlv_b);
+    free(key);
+    free(key_other);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
+/* The booking lists on their own page: search (id, passenger name), status,
+ * supplier and date filters, pages with Previous / Next keeping the
+ * filters, refusals of filters it cannot read; another organization's
+ * booking is never found, even by its id. */
+static void test_lists_search_filter_page(void **state)
+{
+    char login[128], path[1024], today[16], tomorrow[16];
+    char *org = NULL, *org_b = NULL, *key, *key_b;
+    const char *a_id, *b_id;
+    json_t *a, *b, *other, *hotel;
+    dash_session s;
+    e2e_resp *r;
+    time_t now = time(NULL);
+    (void)state;
+    strftime(today, sizeof(today), "%Y-%m-%d", gmtime(&now));
+    now += 86400;
+    strftime(tomorrow, sizeof(tomorrow), "%Y-%m-%d", gmtime(&now));
+    key = e2e_new_org_key("owner", &org);
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "lists");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    a = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL);
+    a_id = fe_s(a, "id");
+    b = fe_ready(key, "SUPPLIER_A", "Hopperlist", NULL);
+    b_id = fe_s(b, "id");
+    r = fe_book(key, b_id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    e2e_free(r);
+    other = fe_ready(key_b, "SUPPLIER_A", "Hopperlist", NULL);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-lists", "Lovelace");
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_non_null(strstr(r->body, "href=\"?list=flight-bookings\""));
+    /* The chart counts today's bookings of this organization only: one
+     * confirmed flight, a flight and a hotel booking still open (B's
+     * booking is not counted). */
+    assert_non_null(strstr(r->body, "data-chart=\"bookings-per-day\" data-max=\"3\""));
+    {
+        char bar[256];
+        snprintf(bar, sizeof(bar), "data-day=\"%s\" data-group=\"confirmed\" data-count=\"1\"",
+                 today);
+        assert_non_null(strstr(r->body, bar));
+        snprintf(bar, sizeof(bar), "data-day=\"%s\" data-group=\"open\" data-count=\"2\"",
+                 today);
+        assert_non_null(strstr(r->body, bar));
+    }
+    e2e_free(r);
+
+    /* A passenger's name, in part and in another case. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&q=hOpPeRl");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, fe_s(other, "id")));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    e2e_free(r);
+    /* An id; another organization's id finds nothing. */
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&q=%s", a_id);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, b_id));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&q=%s", fe_s(other, "id"));
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    /* Status, supplier, dates. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&status=CONFIRMED");
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&supplier=SUPPLIER_B");
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&from=%s&to=%s", today, today);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, a_id));
+    assert_non_null(strstr(r->body, b_id));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=flight-bookings&from=%s", tomorrow);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No flight bookings."));
+    e2e_free(r);
+    /* Pages of one, newest first: the confirmed one, then Next. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1&supplier=SUPPLIER_A");
+    assert_non_null(strstr(r->body, b_id));
+    assert_null(strstr(r->body, a_id));
+    assert_non_null(strstr(r->body, "1–1 of 2"));
+    assert_non_null(strstr(r->body,
+                           "href=\"?list=flight-bookings&amp;supplier=SUPPLIER_A&amp;limit=1"
+                           "&amp;offset=1\">Next</a>"));
+    assert_null(strstr(r->body, ">Previous</a>"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1&supplier=SUPPLIER_A&offset=1");
+    assert_non_null(strstr(r->body, a_id));
+    assert_null(strstr(r->body, b_id));
+    assert_non_null(strstr(r->body, ">Previous</a>"));
+    assert_null(strstr(r->body, ">Next</a>"));
+    e2e_free(r);
+    /* The hotel list's filters. */
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&status=READY_FOR_COMPLETE");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&status=CONFIRMED");
+    assert_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    /* Filters it cannot read: 422, said, nothing listed. */
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&status=%3Cb%3E");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one a booking can have"));
+    assert_null(strstr(r->body, "<b>"));
+    assert_null(strstr(r->body, a_id));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&from=tomorrow");
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=flight-bookings&limit=1000");
+    assert_int_equal(r->status, 422);
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=keys-of-everyone");
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    json_decref(a);
+    json_decref(b);
+    json_decref(other);
+    json_decref(hotel);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 static void test_database_down_is_503(void **state)
 {
     char login[128];
@@ -569,6 +998,9 @@ int main(void)
         cmocka_unit_test(test_webhook_buttons),
         cmocka_unit_test(test_everything_shown_is_escaped),
         cmocka_unit_test(test_hotel_bookings_listed),
+        cmocka_unit_test(test_changes_ask_first),
+        cmocka_unit_test(test_detail_pages),
+        cmocka_unit_test(test_lists_search_filter_page),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);

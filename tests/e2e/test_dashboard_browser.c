@@ -1,7 +1,10 @@
 /* The dashboard in a real browser: headless Chromium (Debian's chromium
  * package) driven by puppeteer-core (tests/e2e/dashboard-browser/drive.mjs)
- * signs in, creates a key and uses it (200), revokes it (401 at once) and
- * replays a delivery (a new attempt appears), taking a screenshot of each
+ * signs in, creates a key and uses it (200), revokes it after its question
+ * (401 at once; Cancel changes nothing), replays a delivery (a new attempt
+ * appears), pauses (asked), resumes and rotates (asked) a subscription,
+ * and checks the page at 375 px (no sideways scroll, headings in order,
+ * every control labelled), taking a screenshot of each
  * step; they are kept under the run's artifacts (path printed). Skipped,
  * saying so, only when Chromium is not installed. */
 #include "dashboard_e2e.h"
@@ -76,9 +79,10 @@ static void test_dashboard_in_a_browser(void **state)
     snprintf(shots, sizeof(shots), "%s/artifacts/dashboard-browser", e2e_env("TRAVEL_TEST_DIR"));
     snprintf(cmd, sizeof(cmd),
              "cd '%s/tests/e2e/dashboard-browser' && DASH_URL='%s" DASH_PATH "' API_URL='%s' "
-             "SHOTS='%s' DELIVERY_ID='%s' LOGIN='%s' PASSWORD='%s' CHROMIUM='%s' "
+             "SHOTS='%s' DELIVERY_ID='%s' SUBSCRIPTION_ID='%s' LOGIN='%s' PASSWORD='%s' "
+             "CHROMIUM='%s' "
              "HOME='%s' timeout 300 node drive.mjs 2>'%s/browser.log'",
-             root, e2e_url(), e2e_url(), shots, dlv, login, PW, browser,
+             root, e2e_url(), e2e_url(), shots, dlv, sub_id, login, PW, browser,
              e2e_env("TRAVEL_TEST_DIR"), e2e_env("TRAVEL_TEST_DIR"));
     {
         FILE *f = popen(cmd, "r");
@@ -99,7 +103,13 @@ static void test_dashboard_in_a_browser(void **state)
     {
         /* Every step's screenshot exists. */
         static const char *const names[] = {"01-dashboard.png", "02-key-created.png",
-                                            "03-key-revoked.png", "04-delivery-replayed.png",
+                                            "03a-revoke-asked.png", "03-key-revoked.png",
+                                            "04-delivery-replayed.png",
+                                            "05-subscription-paused.png",
+                                            "06-secret-rotated.png", "07-phone.png",
+                                            "08-phone-question.png",
+                                            "09-delivery-detail.png",
+                                            "10-phone-delivery.png", "11-phone-list.png",
                                             NULL};
         int i;
         for (i = 0; names[i]; i++) {

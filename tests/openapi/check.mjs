@@ -22,8 +22,13 @@
 //        (or says why it cannot in `x-example-missing`), and every required
 //        request body one; no component example is unused.
 //
+//     7. every operation has a curl sample built from its examples
+//        (tools/reference/samples.mjs, which the reference page shows): each
+//        path parameter and required header has an example, each request
+//        body one, and the sample's body reads back as that example.
+//
 //   node check.mjs --examples-only SPEC
-//     steps 3 and 6 alone (tests/openapi/selftest.mjs runs it many times).
+//     steps 3, 6 and 7 alone (tests/openapi/selftest.mjs runs it many times).
 //
 //   node check.mjs SPEC EXCHANGES
 //     also judges the /v1 exchanges the e2e tests recorded (one JSON object a
@@ -40,6 +45,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { curlSamples } from "../../tools/reference/samples.mjs";
 
 const require = createRequire(import.meta.url);
 const SwaggerParser = require("@apidevtools/swagger-parser");
@@ -425,6 +431,28 @@ if (exchangesPath && !examplesOnly) {
   const missed = routes.filter((r) => !seen.has(`${r.method} ${r.path}`));
   console.log(`exchanges: ${lines.length} recorded; operations reached ${routes.length - missed.length} of ${routes.length}`);
   for (const r of missed) console.log(`  not reached by any e2e test: ${r.method} ${r.path}`);
+}
+
+// 7. A curl sample per operation, from its own examples (examples too, so
+// --examples-only runs it).
+{
+  for (const s of curlSamples(spec)) {
+    const where = `${s.method.toUpperCase()} ${s.path} (curl sample)`;
+    if (s.problems.length) { problem(`${where}: ${s.problems.join("; ")}`); continue; }
+    if (/[{}]/.test(s.sample.split("\n")[0])) { problem(`${where}: a path template is left in ${s.sample.split("\n")[0]}`); continue; }
+    // The body as the shell will pass it: '...' with '\'' for a quote.
+    const m = s.sample.match(/-d '((?:[^']|'\\'')*)'$/s) || s.sample.match(/-d (\S+)$/);
+    const op = spec.paths[s.path][s.method];
+    if (m) {
+      const sent = m[1].replace(/'\\''/g, "'");
+      let parsed;
+      try { parsed = JSON.parse(sent); } catch { problem(`${where}: the body is not JSON: ${sent.slice(0, 200)}`); continue; }
+      const mt = resolve(op.requestBody)?.content?.["application/json"];
+      const ex = mt?.example ?? resolve(Object.values(mt?.examples ?? {})[0])?.value;
+      if (JSON.stringify(parsed) !== JSON.stringify(ex)) { problem(`${where}: the body is not the example`); continue; }
+    }
+    ok();
+  }
 }
 
 for (const [msg, n] of problems) console.log(n > 1 ? `${msg} (x${n})` : msg);

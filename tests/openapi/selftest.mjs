@@ -25,6 +25,12 @@ const ex = (name) => original.components.examples[name].value;
 
 // [name, edit(spec), the problem check.mjs must report]
 const cases = [
+  ["details in an error other than validation_failed (docs/api.md: never)",
+    (s) => { s.components.examples.Unauthorized.value.error.details = [{ field: "x-api-key", reason: "unknown" }]; },
+    "examples.Unauthorized: the example does not match its schema"],
+  ["a path parameter without an example (no curl sample can be made)",
+    (s) => { delete s.paths["/v1/flight/airlines/{iata_code}"].get.parameters[0].example; },
+    "GET /v1/flight/airlines/{iata_code} (curl sample): path parameter iata_code has no example"],
   ["a response example with a value its schema refuses",
     (s) => { s.components.examples.FlightBookingConfirmed.value.data.status = "DONE"; },
     "POST /v1/flight/bookings/{id}/book response 200 application/json examples.FlightBookingConfirmed: the example does not match its schema"],

@@ -62,12 +62,35 @@ static void test_malformed(void **state)
     assert_false(trv_key_well_formed(key_of(p, "tk_test_", 5000)));
 }
 
+/* Where a request's key is read: x-api-key, else a Bearer token (any case
+ * of the scheme, extra spaces); another scheme or an empty token is none. */
+static void test_key_of_headers(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_table_t *h = apr_table_make(p, 4);
+    assert_null(trv_key_of_headers(h));
+    apr_table_set(h, "Authorization", "Bearer tk_test_abc");
+    assert_string_equal(trv_key_of_headers(h), "tk_test_abc");
+    apr_table_set(h, "authorization", "bEaReR    tk_test_def");
+    assert_string_equal(trv_key_of_headers(h), "tk_test_def");
+    apr_table_set(h, "Authorization", "Basic dXNlcjpwYXNz");
+    assert_null(trv_key_of_headers(h));
+    apr_table_set(h, "Authorization", "Bearer ");
+    assert_null(trv_key_of_headers(h));
+    apr_table_set(h, "Authorization", "Bearertk_test_abc");
+    assert_null(trv_key_of_headers(h));
+    apr_table_set(h, "Authorization", "Bearer tk_test_abc");
+    apr_table_set(h, "X-Api-Key", "tk_test_xyz");
+    assert_string_equal(trv_key_of_headers(h), "tk_test_xyz");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_sha256_known_digests, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_well_formed, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_malformed, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_key_of_headers, pool_setup, pool_teardown),
     };
     return UNIT_RUN(tests);
 }

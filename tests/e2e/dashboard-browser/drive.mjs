@@ -1,8 +1,12 @@
 // Drives the dashboard in headless Chromium (Debian's chromium package)
 // as an administrator would: signs in with Basic authentication, clicks
 // "Create key" and reads the key from its data-secret element, calls the
-// API with it (200), clicks "Revoke" beside it (the API then answers 401),
-// clicks "Replay" beside a delivery and waits for the new send's attempt.
+// API with it (200), clicks "Revoke" beside it, is asked, first cancels and
+// then confirms with "Revoke" (the API then answers 401), clicks "Replay"
+// beside a delivery and waits for the new send's attempt, pauses (asked),
+// resumes and rotates (asked) the subscription, and opens the page at a
+// phone's width (375 px): nothing may scroll sideways, headings go down
+// one level at a time, every control has a label.
 // A screenshot of each step goes to SHOTS. Run by
 // tests/e2e/test_dashboard_browser.c, which sets up the organization, the
 // login and the delivery; prints one JSON line and exits 0 when every
@@ -89,8 +93,18 @@ try {
   const row = await page.$(`::-p-xpath(//tr[@data-key][.//code[starts-with(., "${key.slice(0, 12)}")]])`);
   check(row !== null, 'the new key is listed');
   const keyId = await row.evaluate((e) => e.getAttribute('data-key'));
+  // "Revoke" asks first; Cancel goes back with nothing changed.
   resp = await submit(page, await button(row, 'Revoke'));
-  check(resp.status() === 200, '"Revoke" comes back to the page');
+  check(resp.status() === 200 && (await page.$('#confirm')) !== null, '"Revoke" asks first');
+  check((await page.$eval('#confirm h1', (e) => e.textContent)).includes(keyId), 'the question names the key');
+  await shot(page, '03a-revoke-asked.png');
+  await submit(page, await page.$('::-p-xpath(//a[normalize-space()="Cancel"])'));
+  check((await page.$eval(`tr[data-key="${keyId}"]`, (e) => e.getAttribute('data-state'))) === 'active',
+    'Cancel leaves the key active');
+  check((await api(key)) === 200, 'the key still works after Cancel');
+  resp = await submit(page, await button(await page.$(`tr[data-key="${keyId}"]`), 'Revoke'));
+  resp = await submit(page, await button(await page.$('#confirm'), 'Revoke'));
+  check(resp.status() === 200, '"Revoke" in the question comes back to the page');
   const state = await page.$eval(`tr[data-key="${keyId}"]`, (e) => e.getAttribute('data-state'));
   check(state === 'revoked', 'the key is listed as revoked');
   check(!(await page.content()).includes(key), 'the key is never shown again');
@@ -124,6 +138,63 @@ try {
   }
   steps.push('a new attempt appears after "Replay"');
   await shot(page, '04-delivery-replayed.png');
+
+  // Pause asks first; its question's "Pause" pauses; "Resume" does not ask.
+  const subSel = `div[data-subscription="${env('SUBSCRIPTION_ID')}"]`;
+  resp = await submit(page, await button(await page.$(subSel), 'Pause'));
+  check((await page.$('#confirm')) !== null, '"Pause" asks first');
+  resp = await submit(page, await button(await page.$('#confirm'), 'Pause'));
+  check((await page.$eval(subSel, (e) => e.getAttribute('data-status'))) === 'PAUSED', 'the subscription is paused');
+  await shot(page, '05-subscription-paused.png');
+  resp = await submit(page, await button(await page.$(subSel), 'Resume'));
+  check((await page.$eval(subSel, (e) => e.getAttribute('data-status'))) === 'ACTIVE', '"Resume" resumes at once');
+
+  // Rotate secret asks first, then shows the new secret once.
+  resp = await submit(page, await button(await page.$(subSel), 'Rotate secret'));
+  check((await page.$('#confirm')) !== null && (await page.$('[data-secret]')) === null,
+    '"Rotate secret" asks first and shows no secret yet');
+  resp = await submit(page, await button(await page.$('#confirm'), 'Rotate secret'));
+  const secret = await page.$eval('[data-secret]', (e) => e.textContent.trim());
+  check(/^whsec_/.test(secret), 'the rotated secret is shown once');
+  await shot(page, '06-secret-rotated.png');
+
+  // The delivery's own page (its link in the list): the attempts with
+  // their response bodies, the payload, Replay.
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  await submit(page, await page.$(`a[href="?delivery=${deliveryId}"]`));
+  check((await page.$$('tr[data-attempt]')).length >= 1, 'the delivery page lists its attempts');
+  check((await page.$eval('pre[data-payload]', (e) => e.textContent)).includes('flight.booking.confirmed'),
+    'the delivery page shows the payload');
+  check((await page.$('::-p-xpath(//button[normalize-space()="Replay"])')) !== null, 'the delivery page has Replay');
+  await shot(page, '09-delivery-detail.png');
+
+  // A phone's width: the page, a question and the headings read in order.
+  await page.setViewport({ width: 375, height: 812, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(widths[0] <= widths[1], `nothing scrolls sideways at 375 px (${widths[0]} <= ${widths[1]})`);
+  const levels = await page.$$eval('h1, h2, h3, h4', (hs) => hs.map((h) => Number(h.tagName[1])));
+  check(levels[0] === 1 && levels.every((l, i) => i === 0 || l <= levels[i - 1] + 1),
+    `headings go down one level at a time (${levels.join(' ')})`);
+  const unlabelled = await page.$$eval('button, select, input:not([type=hidden])', (els) =>
+    els.filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label'))).length);
+  check(unlabelled === 0, 'every control has a label');
+  await shot(page, '07-phone.png');
+  await page.goto(`${dashUrl}?confirm=revoke_key&key_id=${keyId}`, { waitUntil: 'load' });
+  const w2 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w2[0] <= w2[1], 'the question fits at 375 px');
+  await shot(page, '08-phone-question.png');
+  await page.goto(`${dashUrl}?delivery=${deliveryId}`, { waitUntil: 'load' });
+  const w3 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w3[0] <= w3[1], 'the delivery page fits at 375 px');
+  await shot(page, '10-phone-delivery.png');
+  await page.goto(`${dashUrl}?list=flight-bookings&status=CONFIRMED`, { waitUntil: 'load' });
+  const w4 = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w4[0] <= w4[1], 'a list with its filters fits at 375 px');
+  const unlabelled2 = await page.$$eval('button, select, input:not([type=hidden])', (els) =>
+    els.filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label'))).length);
+  check(unlabelled2 === 0, 'every filter has a label');
+  await shot(page, '11-phone-list.png');
   console.log(JSON.stringify({ ok: true, steps, screenshots: taken }));
 } catch (e) {
   if (page) {
