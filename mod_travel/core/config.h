@@ -44,6 +44,13 @@ typedef struct trv_config {
     unsigned char secret_key[32];      /* AES-256 key for secrets at rest */
     int have_secret_key;
     apr_interval_time_t watch_interval; /* between checks of one watch */
+    int db_pooled;                     /* TravelDBMode pooled (core/db.h) */
+    /* TravelNotifyConnInfo: the direct (unpooled) libpq conninfo the
+     * listener LISTENs on (account/key_cache.h); NULL: a pooled connection. */
+    const char *notify_conninfo;
+    /* TravelNotifyCheck: how often the listener proves again that a NOTIFY
+     * reaches it (the bound on a silently lost revocation). */
+    apr_interval_time_t notify_check;
 } trv_config;
 
 #define TRV_DEFAULT_MAX_BODY (1024 * 1024)
@@ -51,6 +58,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_LEASE apr_time_from_sec(60)
 #define TRV_DEFAULT_POLL apr_time_from_msec(500)
 #define TRV_DEFAULT_WATCH_INTERVAL apr_time_from_sec(900)
+#define TRV_DEFAULT_NOTIFY_CHECK apr_time_from_sec(10)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
 #define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)

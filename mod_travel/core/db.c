@@ -41,6 +41,7 @@ apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
     if (rv == APR_SUCCESS) {
         (*out)->error = NULL;
         (*out)->unavailable = 0;
+        (*out)->unnamed = src->unnamed;
         check_backend(*out);
     }
     return rv;
@@ -100,8 +101,11 @@ static apr_status_t prepared(trv_dbc *c, const trv_stmt *st,
     int rv;
 
     if (!stmt) {
+        /* Unnamed: apr_dbd_pgsql only translates the placeholders and keeps
+         * the text; nothing reaches the server until the statement runs, so
+         * it survives any server connection a pooler hands out. */
         rv = apr_dbd_prepare(c->driver, c->conn_pool, c->handle, st->sql,
-                             st->label, &stmt);
+                             c->unnamed ? NULL : st->label, &stmt);
         if (rv != 0) {
             note_error(c, c->conn_pool, rv);
             c->error = apr_psprintf(c->conn_pool, "prepare %s: %s", st->label,

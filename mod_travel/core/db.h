@@ -27,6 +27,7 @@ typedef struct trv_dbc {
     const char *error;         /* last error text, for the log */
     int unavailable;           /* the connection is down: answer 503 */
     void *token;               /* the source's own handle */
+    int unnamed;               /* pooled mode: no server-side statements */
 } trv_dbc;
 
 typedef struct trv_dbsrc trv_dbsrc;
@@ -35,6 +36,14 @@ struct trv_dbsrc {
     apr_status_t (*open)(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out);
     void (*close)(trv_dbsrc *src, trv_dbc *c);
     void *baton;
+    /* The connections go through a transaction-pooling pooler (PgBouncer):
+     * a session's server connection changes between transactions, so no
+     * statement is PREPAREd on the server. Each one is sent whole with its
+     * parameters (libpq's PQexecParams: apr_dbd_pgsql does that for a
+     * statement prepared without a label). Direct connections keep labelled
+     * statements, parsed and planned once per connection (faster on the
+     * read path: docs/operations.md). */
+    int unnamed;
 };
 
 typedef struct trv_stmt {

@@ -23,6 +23,8 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_lease = UNSET;
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
+    c->cfg.db_pooled = UNSET;
+    c->cfg.notify_check = UNSET;
     c->cfg.max_response = 0;
     trv_rate_conf_init(&c->rate);
     return c;
@@ -48,6 +50,9 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_lease);
     MERGE(job_poll);
     MERGE(watch_interval);
+    MERGE(db_pooled);
+    MERGE(notify_check);
+    MERGE_PTR(notify_conninfo);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -335,6 +340,38 @@ static const char *set_watch_interval(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.watch_interval);
 }
 
+static const char *set_db_mode(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (strcasecmp(arg, "direct") == 0) {
+        conf_of(cmd)->cfg.db_pooled = 0;
+    }
+    else if (strcasecmp(arg, "pooled") == 0) {
+        conf_of(cmd)->cfg.db_pooled = 1;
+    }
+    else {
+        return "TravelDBMode is direct (DBDParams names PostgreSQL itself) or pooled "
+               "(a transaction-pooling PgBouncer)";
+    }
+    return NULL;
+}
+
+static const char *set_notify_conninfo(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (!*arg) {
+        return "TravelNotifyConnInfo needs a libpq connection string";
+    }
+    conf_of(cmd)->cfg.notify_conninfo = arg;
+    return NULL;
+}
+
+static const char *set_notify_check(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.notify_check);
+}
+
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -438,6 +475,13 @@ const command_rec trv_directives[] = {
         "(window default 60s; 0 = off, the default)"),
     AP_INIT_TAKE1("TravelRateLimitCache", set_rate_cache, NULL, RSRC_CONF,
         "socache provider[:args] the rate limits count in (default shmcb)"),
+    AP_INIT_TAKE1("TravelDBMode", set_db_mode, NULL, RSRC_CONF,
+        "direct (labelled prepared statements; the default) or pooled (statements "
+        "safe behind a transaction-pooling PgBouncer)"),
+    AP_INIT_TAKE1("TravelNotifyConnInfo", set_notify_conninfo, NULL, RSRC_CONF,
+        "direct (unpooled) libpq connection string the key/job listener LISTENs on"),
+    AP_INIT_TAKE1("TravelNotifyCheck", set_notify_check, NULL, RSRC_CONF,
+        "how often the listener proves a NOTIFY still reaches it (default 10s)"),
     {NULL}
 };
 
@@ -459,6 +503,12 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->watch_interval == UNSET) {
         cfg->watch_interval = TRV_DEFAULT_WATCH_INTERVAL;
+    }
+    if (cfg->db_pooled == UNSET) {
+        cfg->db_pooled = 0;
+    }
+    if (cfg->notify_check == UNSET) {
+        cfg->notify_check = TRV_DEFAULT_NOTIFY_CHECK;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;
