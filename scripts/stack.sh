@@ -33,7 +33,8 @@
 # TRAVEL_NOTIFY_CONNINFO, the direct (unpooled) connection string the
 # instances LISTEN on (unset: TRAVEL_DB_CONNINFO's database, through its
 # pool); TRAVEL_DB_MODE, TravelDBMode (direct, or pooled behind PgBouncer's
-# transaction pooling).
+# transaction pooling); TRAVEL_SANDBOX_DB_CONNINFO, the sandbox instance's
+# (a multi-host one lets it follow a failover too).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -174,7 +175,8 @@ sandbox_conf() {
   instance_dir sandbox
   local -A v=(
     [INSTANCE]="$inst" [USER]="$(run_user)" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [DBPARAMS]="$(conninfo)"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build"
+    [DBPARAMS]="${TRAVEL_SANDBOX_DB_CONNINFO:-$(conninfo)}"
     [DATA]="$root/data/openflights" [LATENCY]="${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}"
     [HANG]="${TRAVEL_SANDBOX_HANG:-30s}")
   render_conf sandbox sandbox.conf.in v

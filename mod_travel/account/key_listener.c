@@ -27,6 +27,16 @@ static const trv_stmt probe_stmt = {
 
 #define STOPPED(l) (apr_atomic_read32(&(l)->stop) || TRV_STOPPING((l)->env))
 
+/* The idempotent answers requests could not store while the database was
+ * away (gateway/idempotency.h): this thread stores them once it is back. */
+static void retry_pending(trv_key_listener *l, apr_pool_t *p)
+{
+    const trv_idempotency *idem = l->env->idempotency;
+    if (idem && idem->retry_pending) {
+        idem->retry_pending(p);
+    }
+}
+
 static void nap(trv_key_listener *l, apr_interval_time_t t)
 {
     apr_interval_time_t step = apr_time_from_msec(100);
@@ -216,6 +226,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
         if (keys) {
             trv_key_cache_flush(l->kc);
         }
+        retry_pending(l, tmp);
         if (jobs) {
             trv_env_wake(l->env);
         }
@@ -244,6 +255,7 @@ static void *APR_THREAD_FUNC listener_main(apr_thread_t *thd, void *data)
         if (listen_once(l, p)) {
             backoff = apr_time_from_msec(250);
         }
+        retry_pending(l, p);
         apr_pool_clear(p);
         if (STOPPED(l)) {
             break;

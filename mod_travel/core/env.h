@@ -21,6 +21,10 @@ struct trv_resp;
 typedef struct trv_idempotency {
     int (*begin)(struct trv_req *req, struct trv_resp *resp, void **token);
     void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
+    /* Stores what finish could not (the database was away when the
+     * request ended); run often by a background thread (the listener).
+     * NULL: nothing is deferred. */
+    void (*retry_pending)(apr_pool_t *p);
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
