@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 struct trv_key_listener {
@@ -244,6 +245,88 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
     return proven;
 }
 
+/* Behind a pooler, whether this child's connections all get a server: a
+ * session-pooling PgBouncer whose pool is smaller than children x DBDMax
+ * lets the extra clients connect and then makes their first query wait
+ * (query_wait_timeout, 120 s). At start, a SELECT 1 on each of DBDMax
+ * connections at once; any unanswered after TRV_POOL_CHECK_WAIT is said
+ * in the log, and its connection broken (the pool reconnects it). */
+#define TRV_POOL_CHECK_WAIT apr_time_from_sec(2)
+
+static void check_pool(trv_key_listener *l, apr_pool_t *p)
+{
+    int n = l->env->db_pool_max, opened = 0, answered = 0, i;
+    trv_dbc **cs = apr_pcalloc(p, sizeof(*cs) * (size_t)(n > 0 ? n : 1));
+    int *done = apr_pcalloc(p, sizeof(*done) * (size_t)(n > 0 ? n : 1));
+    struct pollfd *fds = apr_pcalloc(p, sizeof(*fds) * (size_t)(n > 0 ? n : 1));
+    apr_time_t deadline = apr_time_now() + TRV_POOL_CHECK_WAIT;
+
+    for (i = 0; i < n; i++) {
+        PGconn *pg;
+        if (trv_db_open(l->env->db, p, &cs[i]) != APR_SUCCESS) {
+            break;
+        }
+        opened++;
+        pg = (PGconn *)apr_dbd_native_handle(cs[i]->driver, cs[i]->handle);
+        done[i] = !PQsendQuery(pg, "SELECT 1");
+    }
+    for (;;) {
+        apr_time_t now = apr_time_now();
+        int k = 0, ms;
+        for (i = 0; i < opened; i++) {
+            if (!done[i]) {
+                PGconn *pg = (PGconn *)apr_dbd_native_handle(cs[i]->driver, cs[i]->handle);
+                fds[k].fd = PQsocket(pg);
+                fds[k].events = POLLIN;
+                fds[k].revents = 0;
+                k++;
+            }
+        }
+        if (k == 0 || now >= deadline) {
+            break;
+        }
+        ms = (int)apr_time_as_msec(deadline - now) + 1;
+        if (poll(fds, (nfds_t)k, ms) < 0) {
+            break;
+        }
+        for (i = 0; i < opened; i++) {
+            PGconn *pg = (PGconn *)apr_dbd_native_handle(cs[i]->driver, cs[i]->handle);
+            PGresult *res;
+            if (done[i] || !PQconsumeInput(pg) || PQisBusy(pg)) {
+                continue;
+            }
+            while ((res = PQgetResult(pg)) != NULL) {
+                PQclear(res);
+            }
+            done[i] = 1;
+            answered++;
+        }
+    }
+    for (i = 0; i < opened; i++) {
+        PGconn *pg = (PGconn *)apr_dbd_native_handle(cs[i]->driver, cs[i]->handle);
+        if (!done[i]) {
+            PGresult *res;
+            /* Still waiting for a server: given back as it is, the next
+             * borrower would find a query in flight. */
+            shutdown(PQsocket(pg), SHUT_RDWR);
+            while ((res = PQgetResult(pg)) != NULL) {
+                PQclear(res);
+            }
+            cs[i]->unavailable = 1;
+        }
+        trv_db_close(l->env->db, cs[i]);
+    }
+    if (answered < opened) {
+        trv_log_msg(&l->env->log, TRV_LOG_ERR, "-",
+                    TRVLOGNO(2203) "%d of this child's %d database connections (DBDMax) got "
+                    "no answer to SELECT 1 within 2 s: the pool behind DBDParams is smaller "
+                    "than the children's connections. Requests will wait for a server "
+                    "connection; PgBouncer in session mode needs default_pool_size >= "
+                    "children x DBDMax of every node, transaction mode (TravelDBMode "
+                    "pooled) shares a small one", opened - answered, opened);
+    }
+}
+
 static void *APR_THREAD_FUNC listener_main(apr_thread_t *thd, void *data)
 {
     trv_key_listener *l = data;
@@ -251,6 +334,10 @@ static void *APR_THREAD_FUNC listener_main(apr_thread_t *thd, void *data)
     apr_pool_t *p;
 
     apr_pool_create(&p, l->pool);
+    if (l->env->cfg && l->env->cfg->db_pooled && l->env->db_pool_max > 0) {
+        check_pool(l, p);
+        apr_pool_clear(p);
+    }
     while (!STOPPED(l)) {
         if (listen_once(l, p)) {
             backoff = apr_time_from_msec(250);

@@ -55,6 +55,9 @@ typedef struct trv_env {
      * key_cache.h), shared by the virtual hosts on that database; NULL:
      * every request asks the database. */
     struct trv_key_cache *key_cache;
+    /* How many connections of db this process may hold at once (mod_dbd's
+     * DBDMax); 0: unknown. */
+    int db_pool_max;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

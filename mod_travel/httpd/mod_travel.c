@@ -122,6 +122,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->log = trv_httpd_server_log(sv);
         env->db = trv_httpd_dbsrc(pchild, sv);
         env->db->unnamed = c->cfg.db_pooled;
+        env->db_pool_max = c->dbd_max;
         env->http = http_client;
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;

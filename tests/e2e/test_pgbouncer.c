@@ -9,16 +9,20 @@
  *             /v1/health, keep the key cache off and poll.
  * Bookings, reads, lists and a key revocation go through both: no 5xx, the
  * traffic really went through the pooler (its SHOW STATS), a revoked key
- * is refused on both within 2 s (docs/operations.md, "Behind PgBouncer"). */
+ * is refused on both within 2 s (docs/operations.md, "Behind PgBouncer").
+ * A second pgbouncer in session mode with the same pool of 4 and a third
+ * instance, `session`, on it: its 2 children x DBDMax 6 connections cannot
+ * all get a server, which it says at start (TRV2203) instead of letting
+ * requests wait 120 s. */
 #include "flight_e2e.h"
 
 #include <signal.h>
 #include <sys/stat.h>
 
-static char dir[2048];
-static char pooled_url[256], nonotify_url[256];
-static long pooled_pid = -1, nonotify_pid = -1, bouncer_pid = -1;
-static int bouncer_port;
+static char pooled_url[256], nonotify_url[256], session_url[256];
+static long pooled_pid = -1, nonotify_pid = -1, session_pid = -1;
+static long bouncer_pid = -1, session_bouncer_pid = -1;
+static int bouncer_port, session_port;
 static const char *direct_url;
 
 /* "host=... port=..." of the stack's cluster, from its conninfo. */
@@ -31,16 +35,19 @@ static void cluster_socket(char *host, size_t hn, char *port, size_t pn)
     snprintf(port, pn, "%.*s", (int)strcspn(p + 5, " "), p + 5);
 }
 
-static void start_bouncer(void)
+/* Starts a pgbouncer with pool_mode `mode` and a pool of 4 in its own
+ * folder; fills *listen_port, returns its pid. */
+static long start_bouncer(const char *mode, int *listen_port)
 {
-    char host[1024], port[32], path[2300], cmd[8192];
+    char host[1024], port[32], dir[2048], path[2300], cmd[8192];
     char *pid;
     FILE *f;
+    long bpid = -1;
     int i;
     cluster_socket(host, sizeof(host), port, sizeof(port));
-    snprintf(dir, sizeof(dir), "%s/pgbouncer", e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(dir, sizeof(dir), "%s/pgbouncer-%s", e2e_env("TRAVEL_TEST_DIR"), mode);
     mkdir(dir, 0755);
-    bouncer_port = e2e_free_port();
+    *listen_port = e2e_free_port();
     snprintf(path, sizeof(path), "%s/users.txt", dir);
     f = fopen(path, "w");
     assert_non_null(f);
@@ -54,9 +61,11 @@ static void start_bouncer(void)
     fprintf(f, "[databases]\ntravel = host=%s port=%s dbname=travel user=travel\n"
             "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = %d\n"
             "unix_socket_dir =\nauth_type = trust\nauth_file = %s/users.txt\n"
-            "admin_users = travel\npool_mode = transaction\ndefault_pool_size = 4\n"
-            "max_client_conn = 200\nlogfile = %s/pgbouncer.log\npidfile = %s/pgbouncer.pid\n",
-            host, port, bouncer_port, dir, dir, dir);
+            "admin_users = travel\npool_mode = %s\ndefault_pool_size = 4\n"
+            "max_client_conn = 200\nlogfile = %s/pgbouncer.log\npidfile = %s/pgbouncer.pid\n"
+            /* A starved client gives up after 5 s here, not 120 s. */
+            "query_wait_timeout = 5\n",
+            host, port, *listen_port, dir, mode, dir, dir);
     fclose(f);
     /* PgBouncer refuses to run as root. */
     snprintf(cmd, sizeof(cmd), "if [ \"$(id -u)\" = 0 ]; then chown -R postgres: '%s' && "
@@ -64,15 +73,16 @@ static void start_bouncer(void)
              dir, path, path);
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof(path), "%s/pgbouncer.pid", dir);
-    for (i = 0; i < 50 && bouncer_pid <= 0; i++) {
+    for (i = 0; i < 50 && bpid <= 0; i++) {
         pid = e2e_slurp(path);
-        bouncer_pid = atol(pid);
+        bpid = atol(pid);
         free(pid);
-        if (bouncer_pid <= 0) {
+        if (bpid <= 0) {
             e2e_sleep_ms(100);
         }
     }
-    assert_true(bouncer_pid > 0);
+    assert_true(bpid > 0);
+    return bpid;
 }
 
 /* The pooler's admin console: one SHOW, first row's column `col`. */
@@ -106,7 +116,7 @@ static void start_instances(void **state)
     const char *edits[3] = {from, to, NULL};
     (void)state;
     direct_url = strdup(e2e_url());
-    start_bouncer();
+    bouncer_pid = start_bouncer("transaction", &bouncer_port);
     snprintf(from, sizeof(from), "DBDParams \"%s\"", e2e_conninfo());
     snprintf(to, sizeof(to), "DBDParams \"host=127.0.0.1 port=%d dbname=travel user=travel\"",
              bouncer_port);
@@ -122,7 +132,9 @@ static void stop_instances(void **state)
     (void)state;
     e2e_stop_pid(pooled_pid);
     e2e_stop_pid(nonotify_pid);
+    e2e_stop_pid(session_pid);
     e2e_stop_pid(bouncer_pid);
+    e2e_stop_pid(session_bouncer_pid);
     setenv("TRAVEL_TEST_URL", direct_url, 1);
 }
 
@@ -265,6 +277,55 @@ static void revoked_key_is_refused_on_both_within_the_bound(void **state)
     free(k);
 }
 
+static char *instance_log(const char *name)
+{
+    char path[2300];
+    snprintf(path, sizeof(path), "%s/httpd-%s/error.log", e2e_env("TRAVEL_TEST_DIR"), name);
+    return e2e_slurp(path);
+}
+
+/* Session pooling with 4 servers for 2 x 6 client connections: said at
+ * start, by at least one child; transaction pooling shares the same 4. */
+static void a_pool_too_small_is_said_at_start(void **state)
+{
+    char from[4200], to[512], extra[4400];
+    const char *edits[3] = {from, to, NULL};
+    long start;
+    char *log = NULL;
+    (void)state;
+    session_bouncer_pid = start_bouncer("session", &session_port);
+    snprintf(from, sizeof(from), "DBDParams \"%s\"", e2e_conninfo());
+    snprintf(to, sizeof(to), "DBDParams \"host=127.0.0.1 port=%d dbname=travel user=travel\"",
+             session_port);
+    /* No workers: a starved one would hold its jobs' leases meanwhile. */
+    snprintf(extra, sizeof(extra), "TravelDBMode pooled\nTravelNotifyConnInfo \"%s\"\n"
+             "TravelWorkerThreads 0", e2e_conninfo());
+    session_pid = e2e_start_instance("session", edits, extra, session_url,
+                                     sizeof(session_url));
+    start = e2e_now_ms();
+    for (;;) {
+        free(log);
+        log = instance_log("session");
+        if (strstr(log, "TRV2203") || e2e_now_ms() - start > 15000) {
+            break;
+        }
+        e2e_sleep_ms(200);
+    }
+    if (!strstr(log, "TRV2203: ") || !strstr(log, "(DBDMax) got no answer")) {
+        fail_msg("the session-pooled instance did not say its pool is too small: %s", log);
+    }
+    free(log);
+    log = instance_log("pooled");
+    assert_null(strstr(log, "TRV2203"));
+    free(log);
+    log = instance_log("nonotify");
+    assert_null(strstr(log, "TRV2203"));
+    free(log);
+    e2e_stop_pid(session_pid);
+    e2e_stop_pid(session_bouncer_pid);
+    session_pid = session_bouncer_pid = -1;
+}
+
 /* Nothing failed on either instance's side: no error-level line. */
 static void no_errors_logged(void **state)
 {
@@ -290,6 +351,7 @@ int main(void)
         cmocka_unit_test(health_tells_proven_from_polling),
         cmocka_unit_test(bookings_and_reads_through_transaction_pooling),
         cmocka_unit_test(revoked_key_is_refused_on_both_within_the_bound),
+        cmocka_unit_test(a_pool_too_small_is_said_at_start),
         cmocka_unit_test(no_errors_logged),
         cmocka_unit_test(stop_instances),
     };
