@@ -20,15 +20,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
 chmod 755 "$dir"
 stack="$root/scripts/stack.sh"
-used=" "
-free_port() {
-  local p
-  while :; do
-    p=$(( 20000 + RANDOM % 12000 ))
-    [[ $used == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
-  done
-}
+. "$root/tests/bench/lib.sh"
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0 STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
 PORT_P=$(free_port)
@@ -43,18 +35,7 @@ ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null 
 org=$(ctl org create bench)
 KEY=$(ctl key create --org "$org" --user bench)
 API="http://127.0.0.1:$TRAVEL_PORT/v1"
-json() { curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$@"; }
-field() { grep -o "\"$1\":\"[^\"]*\"" | head -n 1 | cut -d'"' -f4; }
-last=""
-for i in $(seq 1 "$BOOKINGS"); do
-  day=$(date -u -d "+$((14 + i % 60)) days" +%F)
-  ref=$(json "$API/flight/offers" -d "{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"$day\"}],\"passengers\":{\"adults\":1},\"limit\":1}" | field offer_reference)
-  id=$(json -H "x-idempotency-key: bench-$i" "$API/flight/prebook" -d "{\"offer_reference\":\"$ref\",\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Byron\",\"email\":\"ada@example.com\",\"phone_number\":\"5550100\",\"phone_country_code\":\"44\"},\"passengers\":[{\"first_name\":\"Ada\",\"last_name\":\"Byron\",\"birthday\":\"1990-01-02\",\"type\":\"ADULT\",\"gender\":\"F\",\"nationality\":\"GB\"}]}" | field id)
-  status=$(json "$API/flight/bookings/$id/book" -d '{"payment_instrument_id":"pi_test_visa"}' \
-    -o /dev/null -w '%{http_code}')
-  [ "$status" = 200 ] || { echo "booking $i: book answered $status" >&2; exit 1; }
-  last=$id
-done
+last=$(book_flights "$API" "$KEY" "$BOOKINGS")
 
 rate() { # PORT PATH -> req/s (ab), failing on any non-2xx
   local out
