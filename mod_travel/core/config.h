@@ -51,6 +51,9 @@ typedef struct trv_config {
     /* TravelNotifyCheck: how often the listener proves again that a NOTIFY
      * reaches it (the bound on a silently lost revocation). */
     apr_interval_time_t notify_check;
+    /* How long a hotel search or offers request waits for its suppliers:
+     * it answers with those that answered by then (TravelSearchDeadline). */
+    apr_interval_time_t search_deadline;
 } trv_config;
 
 #define TRV_DEFAULT_MAX_BODY (1024 * 1024)
@@ -59,6 +62,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_POLL apr_time_from_msec(500)
 #define TRV_DEFAULT_WATCH_INTERVAL apr_time_from_sec(900)
 #define TRV_DEFAULT_NOTIFY_CHECK apr_time_from_sec(10)
+#define TRV_DEFAULT_SEARCH_DEADLINE apr_time_from_sec(8)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
 #define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)
