@@ -46,6 +46,8 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     memset(&up, 0, sizeof(up));
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));
+    /* Every field, the ones added later too (a search deadline). */
+    memset(&ctx, 0, sizeof(ctx));
     memset(&stay, 0, sizeof(stay));
     memset(&err, 0, sizeof(err));
     up.name = sup->name;
