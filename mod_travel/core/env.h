@@ -28,6 +28,7 @@ typedef struct trv_idempotency {
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
+struct trv_json_cache; /* core/json_cache.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -58,6 +59,9 @@ typedef struct trv_env {
     /* How many connections of db this process may hold at once (mod_dbd's
      * DBDMax); 0: unknown. */
     int db_pool_max;
+    /* Hotel suppliers' content kept parsed in this process (shared by its
+     * virtual hosts); NULL: none kept. */
+    struct trv_json_cache *content_cache;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

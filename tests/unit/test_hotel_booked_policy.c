@@ -42,8 +42,6 @@ static trv_up_status read_booking(apr_pool_t *p, const trv_hotel_supplier *sup,
     memset(&up, 0, sizeof(up));
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));
-    /* Every field, the ones added later too (a search deadline). */
-    memset(&ctx, 0, sizeof(ctx));
     memset(&err, 0, sizeof(err));
     up.name = sup->name;
     up.base_url = "http://127.0.0.1:9/hotels";
@@ -52,6 +50,7 @@ static trv_up_status read_booking(apr_pool_t *p, const trv_hotel_supplier *sup,
     http.impl = (void *)answer;
     env.http = &http;
     env.cfg = &cfg;
+    memset(&ctx, 0, sizeof(ctx));
     ctx.env = &env;
     ctx.pool = p;
     ctx.request_id = "req_test";

@@ -46,8 +46,6 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     memset(&up, 0, sizeof(up));
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));
-    /* Every field, the ones added later too (a search deadline). */
-    memset(&ctx, 0, sizeof(ctx));
     memset(&stay, 0, sizeof(stay));
     memset(&err, 0, sizeof(err));
     up.name = sup->name;
@@ -57,6 +55,7 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     http.impl = (void *)answer;
     env.http = &http;
     env.cfg = &cfg;
+    memset(&ctx, 0, sizeof(ctx));
     ctx.env = &env;
     ctx.pool = p;
     ctx.request_id = "req_test";
