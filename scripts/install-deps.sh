@@ -4,6 +4,8 @@
 set -euo pipefail
 pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
       libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata
+      pgbouncer                  # tests/e2e/test_pgbouncer.c (transaction pooling)
+      memcached                  # tests/e2e/test_shared_limits.c (limits across nodes)
       clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz)
       chromium                   # the dashboard's browser test (tests/e2e/dashboard-browser)
       curl jq)                   # the guides' curl blocks (docs/getting-started.md; tests/e2e/test_guides.c)

@@ -26,6 +26,15 @@
 # TRAVEL_AUTH_FAIL_LIMIT (failed key attempts per minute per client
 # address, 30; 0 = off; a window may follow), TRAVEL_DASHBOARD_PASSWORD (the
 # dashboard login admin's password; random when unset).
+# Scale-out (docs/operations.md): TRAVEL_DB_CONNINFO, the API instances'
+# database connection string (any libpq form: multi-host with
+# target_session_attrs, or a PgBouncer) instead of the stack's own cluster
+# socket (migrations and travelctl still use the cluster);
+# TRAVEL_NOTIFY_CONNINFO, the direct (unpooled) connection string the
+# instances LISTEN on (unset: TRAVEL_DB_CONNINFO's database, through its
+# pool); TRAVEL_DB_MODE, TravelDBMode (direct, or pooled behind PgBouncer's
+# transaction pooling); TRAVEL_SANDBOX_DB_CONNINFO, the sandbox instance's
+# (a multi-host one lets it follow a failover too).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -147,7 +156,9 @@ httpd_conf() {
   secret_key
   local -A v=(
     [INSTANCE]="$inst" [USER]="$(run_user)" [PORT]="$PORT" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [DBPARAMS]="$(conninfo)"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build"
+    [DBPARAMS]="${TRAVEL_DB_CONNINFO:-$(conninfo)}" [DBMODE]="${TRAVEL_DB_MODE:-direct}"
+    [NOTIFY]="${TRAVEL_NOTIFY_CONNINFO:+TravelNotifyConnInfo \"$TRAVEL_NOTIFY_CONNINFO\"}"
     [WORKERS]="${TRAVEL_WORKERS:-2}" [RETRY]="${TRAVEL_RETRY_SCHEDULE:-1m 5m 30m 2h 12h 24h}"
     [LEASE]="${TRAVEL_JOB_LEASE:-60s}" [POLL]="${TRAVEL_JOB_POLL:-500ms}"
     [WATCH_INTERVAL]="${TRAVEL_WATCH_INTERVAL:-900}"
@@ -164,7 +175,8 @@ sandbox_conf() {
   instance_dir sandbox
   local -A v=(
     [INSTANCE]="$inst" [USER]="$(run_user)" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build" [DBPARAMS]="$(conninfo)"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build"
+    [DBPARAMS]="${TRAVEL_SANDBOX_DB_CONNINFO:-$(conninfo)}"
     [DATA]="$root/data/openflights" [LATENCY]="${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}"
     [HANG]="${TRAVEL_SANDBOX_HANG:-30s}")
   render_conf sandbox sandbox.conf.in v

@@ -2,8 +2,6 @@
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
-#include <apr_thread_proc.h>
-#include <libpq-fe.h>
 #include <openssl/crypto.h>
 #include <poll.h>
 #include <pthread.h>
@@ -31,6 +29,10 @@ struct trv_key_cache {
     apr_uint64_t generation;
     /* The listener's socket while it listens, else -1. */
     volatile apr_uint32_t listen_fd;
+    /* What the listener last found (trv_notify_state) and why, for
+     * GET /v1/health; under lock. */
+    trv_notify_state notify;
+    char notify_reason[256];
 };
 
 static apr_status_t cache_cleanup(void *data)
@@ -154,166 +156,25 @@ void trv_key_cache_enable(trv_key_cache *kc, int on)
     pthread_rwlock_unlock(&kc->lock);
 }
 
-/* ---- the listener ---- */
-
-struct trv_key_listener {
-    trv_env *env;
-    trv_key_cache *kc;
-    apr_thread_t *thread;
-    apr_pool_t *pool;
-    volatile apr_uint32_t stop;
-    int joined;
-};
-
-#define STOPPED(l) (apr_atomic_read32(&(l)->stop) || TRV_STOPPING((l)->env))
-
-static void nap(trv_key_listener *l, apr_interval_time_t t)
+void trv_key_cache_set_listen_fd(trv_key_cache *kc, int fd)
 {
-    apr_interval_time_t step = apr_time_from_msec(100);
-    while (t > 0 && !STOPPED(l)) {
-        apr_sleep(t < step ? t : step);
-        t -= step;
-    }
+    apr_atomic_set32(&kc->listen_fd, (apr_uint32_t)fd);
 }
 
-static int command_ok(PGconn *pg, const char *sql)
+void trv_key_cache_set_notify(trv_key_cache *kc, trv_notify_state st, const char *reason)
 {
-    PGresult *res = PQexec(pg, sql);
-    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-    PQclear(res);
-    return ok;
+    pthread_rwlock_wrlock(&kc->lock);
+    kc->notify = st;
+    apr_cpystrn(kc->notify_reason, reason ? reason : "", sizeof(kc->notify_reason));
+    pthread_rwlock_unlock(&kc->lock);
 }
 
-/* Listens on one borrowed connection until it fails or the child stops.
- * Returns 1 when it was listening (the backoff starts over). */
-static int listen_once(trv_key_listener *l, apr_pool_t *p)
+trv_notify_state trv_key_cache_notify(trv_key_cache *kc, apr_pool_t *p, const char **reason)
 {
-    trv_dbc *c;
-    PGconn *pg;
-    int listening = 0;
-
-    if (trv_db_open(l->env->db, p, &c) != APR_SUCCESS) {
-        return 0;
-    }
-    pg = (PGconn *)apr_dbd_native_handle(c->driver, c->handle);
-    if (pg && PQstatus(pg) == CONNECTION_OK && command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)
-        && command_ok(pg, "LISTEN " TRV_JOBS_CHANNEL)) {
-        listening = 1;
-        apr_atomic_set32(&l->kc->listen_fd, (apr_uint32_t)PQsocket(pg));
-        trv_key_cache_enable(l->kc, 1);
-        while (!STOPPED(l)) {
-            struct pollfd fd = {PQsocket(pg), POLLIN, 0};
-            PGnotify *n;
-            int got = 0, jobs = 0;
-            if (fd.fd < 0 || poll(&fd, 1, 200) < 0) {
-                break;
-            }
-            if (fd.revents && !PQconsumeInput(pg)) {
-                break;
-            }
-            while ((n = PQnotifies(pg)) != NULL) {
-                if (strcmp(n->relname, TRV_JOBS_CHANNEL) == 0) {
-                    jobs = 1;
-                }
-                else {
-                    got = 1;
-                }
-                PQfreemem(n);
-            }
-            if (got) {
-                trv_key_cache_flush(l->kc);
-            }
-            if (jobs) {
-                trv_env_wake(l->env);
-            }
-            if (PQstatus(pg) != CONNECTION_OK) {
-                break;
-            }
-        }
-        apr_atomic_set32(&l->kc->listen_fd, (apr_uint32_t)-1);
-        trv_key_cache_enable(l->kc, 0);
-        if (PQstatus(pg) == CONNECTION_OK) {
-            /* The connection goes back to the pool: it must not keep
-             * collecting notifications for nobody. */
-            command_ok(pg, "UNLISTEN *");
-        }
-        else {
-            c->unavailable = 1;
-        }
-    }
-    else if (pg && PQstatus(pg) == CONNECTION_OK) {
-        command_ok(pg, "UNLISTEN *"); /* the first LISTEN may have taken */
-    }
-    trv_db_close(l->env->db, c);
-    return listening;
-}
-
-static void *APR_THREAD_FUNC listener_main(apr_thread_t *thd, void *data)
-{
-    trv_key_listener *l = data;
-    apr_interval_time_t backoff = apr_time_from_msec(250);
-    apr_pool_t *p;
-
-    apr_pool_create(&p, l->pool);
-    while (!STOPPED(l)) {
-        if (listen_once(l, p)) {
-            backoff = apr_time_from_msec(250);
-        }
-        apr_pool_clear(p);
-        if (STOPPED(l)) {
-            break;
-        }
-        nap(l, backoff);
-        backoff = backoff * 2 > apr_time_from_sec(5) ? apr_time_from_sec(5) : backoff * 2;
-    }
-    apr_pool_destroy(p);
-    apr_thread_exit(thd, APR_SUCCESS);
-    return NULL;
-}
-
-void trv_key_listener_stop(trv_key_listener *l)
-{
-    apr_status_t rv;
-    if (!l || l->joined) {
-        return;
-    }
-    apr_atomic_set32(&l->stop, 1);
-    l->joined = 1;
-    if (l->thread) {
-        apr_thread_join(&rv, l->thread);
-    }
-}
-
-static apr_status_t stop_cleanup(void *data)
-{
-    trv_key_listener_stop(data);
-    return APR_SUCCESS;
-}
-
-trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env,
-                                         trv_key_cache *kc)
-{
-    apr_allocator_t *allocator;
-    apr_pool_t *pool;
-    apr_thread_mutex_t *mu;
-    trv_key_listener *l;
-
-    /* Its own allocator, as the workers have: it allocates concurrently
-     * with the MPM's threads. */
-    apr_allocator_create(&allocator);
-    apr_pool_create_ex(&pool, pchild, NULL, allocator);
-    apr_allocator_owner_set(allocator, pool);
-    apr_thread_mutex_create(&mu, APR_THREAD_MUTEX_DEFAULT, pool);
-    apr_allocator_mutex_set(allocator, mu);
-    l = apr_pcalloc(pool, sizeof(*l));
-    l->env = env;
-    l->kc = kc;
-    l->pool = pool;
-    /* Before mod_dbd's pool goes: the thread holds one of its connections. */
-    apr_pool_pre_cleanup_register(pchild, l, stop_cleanup);
-    if (apr_thread_create(&l->thread, NULL, listener_main, l, pool) != APR_SUCCESS) {
-        l->thread = NULL;
-        return NULL;
-    }
-    return l;
+    trv_notify_state st;
+    pthread_rwlock_rdlock(&kc->lock);
+    st = kc->notify;
+    *reason = kc->notify_reason[0] ? apr_pstrdup(p, kc->notify_reason) : NULL;
+    pthread_rwlock_unlock(&kc->lock);
+    return st;
 }

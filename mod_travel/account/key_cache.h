@@ -4,7 +4,9 @@
  * deletion) notifies every listening process of every instance, which then
  * forgets everything it knew, so a revoked key stops working at once
  * everywhere. While the listener is not connected (startup, PostgreSQL
- * restarting), the cache is off and every request asks the database.
+ * restarting), or while it cannot prove that a NOTIFY reaches it (a
+ * pooler between it and PostgreSQL), the cache is off and every request
+ * asks the database (account/key_listener.h).
  * There is one cache and one listener per database: virtual hosts on
  * different databases (tenants) never see each other's keys. */
 #ifndef TRV_ACCOUNT_KEY_CACHE_H
@@ -44,14 +46,19 @@ void trv_key_cache_flush(trv_key_cache *kc);
  * connection); both forget every key. */
 void trv_key_cache_enable(trv_key_cache *kc, int on);
 
-/* The listener: a thread that holds one database connection, LISTENs on
- * TRV_KEY_CHANNEL (flushes kc) and TRV_JOBS_CHANNEL (wakes env's workers)
- * on env's database. It reconnects with a backoff while the database is
- * away. */
-typedef struct trv_key_listener trv_key_listener;
-trv_key_listener *trv_key_listener_start(apr_pool_t *pchild, trv_env *env,
-                                         trv_key_cache *kc);
-/* Stops and joins the thread (also done by a pre-cleanup of pchild). */
-void trv_key_listener_stop(trv_key_listener *l);
+/* How key and job changes reach this process (account/key_listener.h). */
+typedef enum trv_notify_state {
+    TRV_NOTIFY_STARTING = 0, /* no listener has reported yet */
+    TRV_NOTIFY_LISTENING,    /* a NOTIFY was proven to arrive: the cache is on */
+    TRV_NOTIFY_POLLING       /* not proven: cache off, workers poll */
+} trv_notify_state;
+
+/* The listener's socket while it listens (a hit is not trusted while data
+ * waits on it), or -1. */
+void trv_key_cache_set_listen_fd(trv_key_cache *kc, int fd);
+/* Records the listener's state and its reason (copied; NULL: none). */
+void trv_key_cache_set_notify(trv_key_cache *kc, trv_notify_state st, const char *reason);
+/* The last recorded state; *reason in p, or NULL. */
+trv_notify_state trv_key_cache_notify(trv_key_cache *kc, apr_pool_t *p, const char **reason);
 
 #endif

@@ -142,7 +142,12 @@ void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,
                  const char *what)
 {
     int down = !c || c->unavailable;
-    trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+    /* A lost connection is logged by the request that meets it, once per
+     * connection (it is dropped and reopened after). No connection at all
+     * is what every request meets while the database is away: logged
+     * once per child every few seconds, the rest at info level. */
+    int level = !c && !trv_db_outage_note(apr_time_now()) ? TRV_LOG_INFO : TRV_LOG_ERR;
+    trv_log_msg(&req->log, level, req->request_id,
                 "TRV%03d: %s: %s", logno, what,
                 c ? (c->error ? c->error : "failed") : TRV_DB_UNAVAILABLE ": no connection");
     if (down) {

@@ -47,6 +47,13 @@ typedef struct trv_config {
     /* Webhook requests per second to one subscription when it sets no
      * max_per_second (TravelWebhookMaxPerSecond); 0: no throttle. */
     int webhook_max_per_second;
+    int db_pooled;                     /* TravelDBMode pooled (core/db.h) */
+    /* TravelNotifyConnInfo: the direct (unpooled) libpq conninfo the
+     * listener LISTENs on (account/key_cache.h); NULL: a pooled connection. */
+    const char *notify_conninfo;
+    /* TravelNotifyCheck: how often the listener proves again that a NOTIFY
+     * reaches it (the bound on a silently lost revocation). */
+    apr_interval_time_t notify_check;
     /* How long a hotel search or offers request waits for its suppliers:
      * it answers with those that answered by then (TravelSearchDeadline). */
     apr_interval_time_t search_deadline;
@@ -61,6 +68,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_LEASE apr_time_from_sec(60)
 #define TRV_DEFAULT_POLL apr_time_from_msec(500)
 #define TRV_DEFAULT_WATCH_INTERVAL apr_time_from_sec(900)
+#define TRV_DEFAULT_NOTIFY_CHECK apr_time_from_sec(10)
 #define TRV_DEFAULT_SEARCH_DEADLINE apr_time_from_sec(8)
 #define TRV_DEFAULT_CONTENT_TTL apr_time_from_sec(3600)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)

@@ -108,5 +108,17 @@ const char *trv_config_jobs_differ(const trv_config *a, const trv_config *b)
     if (a->watch_interval != b->watch_interval) {
         return "TravelWatchInterval";
     }
+    /* One mod_dbd pool and one listener per database. */
+    if (a->db_pooled != b->db_pooled) {
+        return "TravelDBMode";
+    }
+    if ((a->notify_conninfo || b->notify_conninfo)
+        && (!a->notify_conninfo || !b->notify_conninfo
+            || strcmp(a->notify_conninfo, b->notify_conninfo) != 0)) {
+        return "TravelNotifyConnInfo";
+    }
+    if (a->notify_check != b->notify_check) {
+        return "TravelNotifyCheck";
+    }
     return NULL;
 }

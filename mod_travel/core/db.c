@@ -1,9 +1,11 @@
 #include "db.h"
 
+#include <apr_atomic.h>
 #include <apr_strings.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* Key under which the backend pid that owns the prepared statements is kept
  * in the per-connection statement table. */
@@ -42,9 +44,27 @@ apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
         (*out)->error = NULL;
         (*out)->unavailable = 0;
         (*out)->retryable = 0;
+        (*out)->unnamed = src->unnamed;
+        (*out)->drop = 0;
+        (*out)->sqlstate[0] = '\0';
+        /* Messages carry the SQLSTATE ("ERROR:  25006: ..."), which tells
+         * a demoted primary from a bad statement (note_error). */
+        PQsetErrorVerbosity(pg(*out), PQERRORS_VERBOSE);
         check_backend(*out);
     }
     return rv;
+}
+
+/* Makes libpq see this connection as broken (CONNECTION_BAD): the pool's
+ * check then resets it, a new connection made from the conninfo (with
+ * several hosts, to whichever is the primary now). */
+static void break_connection(trv_dbc *c)
+{
+    PGconn *conn = pg(c);
+    if (conn && PQstatus(conn) == CONNECTION_OK && PQsocket(conn) >= 0) {
+        shutdown(PQsocket(conn), SHUT_RDWR);
+        PQclear(PQexec(conn, "SELECT 1"));
+    }
 }
 
 void trv_db_close(trv_dbsrc *src, trv_dbc *c)
@@ -53,7 +73,55 @@ void trv_db_close(trv_dbsrc *src, trv_dbc *c)
         if (c->in_txn) {
             trv_db_rollback(c);
         }
+        if (c->drop) {
+            break_connection(c);
+        }
         src->close(src, c);
+    }
+}
+
+int trv_db_outage_note(apr_time_t now)
+{
+    static volatile apr_uint64_t last;
+    apr_uint64_t was = apr_atomic_read64(&last);
+    if (was && (apr_time_t)was + TRV_DB_OUTAGE_LOG_EVERY > now) {
+        return 0;
+    }
+    /* One thread of the racing ones wins the line. */
+    return apr_atomic_cas64(&last, (apr_uint64_t)now, was) == was;
+}
+
+int trv_db_sqlstate_drops(const char *st)
+{
+    return strcmp(st, "25006") == 0 || strcmp(st, "57P01") == 0
+           || strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0
+           || strncmp(st, "08", 2) == 0;
+}
+
+/* The SQLSTATE of a verbose libpq message ("ERROR:  25006: cannot ..."),
+ * and the message without its LOCATION (the server's source position). */
+static void split_message(char *msg, char sqlstate[6])
+{
+    static const char *const severities[] = {"ERROR:", "FATAL:", "PANIC:"};
+    char *loc = strstr(msg, " LOCATION:");
+    size_t i;
+    sqlstate[0] = '\0';
+    if (loc) {
+        *loc = '\0';
+    }
+    for (i = 0; i < sizeof(severities) / sizeof(severities[0]); i++) {
+        char *s = strstr(msg, severities[i]);
+        if (s) {
+            s += strlen(severities[i]);
+            while (*s == ' ') {
+                s++;
+            }
+            if (strspn(s, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && s[5] == ':') {
+                memcpy(sqlstate, s, 5);
+                sqlstate[5] = '\0';
+            }
+            return;
+        }
     }
 }
 
@@ -89,12 +157,26 @@ static int aborted_for_a_race(const char *msg)
 static void note_error(trv_dbc *c, apr_pool_t *p, int rv)
 {
     const char *msg = apr_dbd_error(c->driver, c->handle, rv);
-    c->error = msg ? trv_db_one_line(p, msg) : "unknown database error";
-    c->retryable = msg && aborted_for_a_race(msg);
+    char *line = msg ? trv_db_one_line(p, msg) : NULL;
+    if (line) {
+        split_message(line, c->sqlstate);
+    }
+    else {
+        c->sqlstate[0] = '\0';
+    }
+    c->error = line ? line : "unknown database error";
+    /* A deadlock or a serialization failure: the transaction may run
+     * again (trv_db_transaction); the words are the fallback where the
+     * SQLSTATE is not in the message. */
+    c->retryable = strcmp(c->sqlstate, "40P01") == 0 || strcmp(c->sqlstate, "40001") == 0
+                   || (line && aborted_for_a_race(line));
     if (c->in_txn) {
         c->txn_failed = 1;
     }
-    if (PQstatus(pg(c)) != CONNECTION_OK) {
+    if (c->sqlstate[0] && trv_db_sqlstate_drops(c->sqlstate)) {
+        c->drop = 1;
+    }
+    if (PQstatus(pg(c)) != CONNECTION_OK || c->drop) {
         /* One fixed phrase for a lost server, whatever libpq's words for it
          * ("terminating connection", "server closed the connection
          * unexpectedly", ...): logs and tests recognise it by this. */
@@ -111,8 +193,11 @@ static apr_status_t prepared(trv_dbc *c, const trv_stmt *st,
     int rv;
 
     if (!stmt) {
+        /* Unnamed: apr_dbd_pgsql only translates the placeholders and keeps
+         * the text; nothing reaches the server until the statement runs, so
+         * it survives any server connection a pooler hands out. */
         rv = apr_dbd_prepare(c->driver, c->conn_pool, c->handle, st->sql,
-                             st->label, &stmt);
+                             c->unnamed ? NULL : st->label, &stmt);
         if (rv != 0) {
             note_error(c, c->conn_pool, rv);
             c->error = apr_psprintf(c->conn_pool, "prepare %s: %s", st->label,

@@ -30,6 +30,14 @@ typedef struct trv_dbc {
                                 * a deadlock or a serialization failure: run
                                 * again from BEGIN, it can succeed */
     void *token;               /* the source's own handle */
+    int unnamed;               /* pooled mode: no server-side statements */
+    /* The server said this connection must not serve again (a read-only
+     * standby or demoted primary, shutting down, starting up, a
+     * connection failure: SQLSTATE 25006, 57P01-57P03, class 08):
+     * trv_db_close breaks it, so the pool reconnects it, and with a
+     * multi-host DBDParams finds the new primary. */
+    int drop;
+    char sqlstate[6];          /* of the last error, "" when none */
 } trv_dbc;
 
 typedef struct trv_dbsrc trv_dbsrc;
@@ -38,6 +46,14 @@ struct trv_dbsrc {
     apr_status_t (*open)(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out);
     void (*close)(trv_dbsrc *src, trv_dbc *c);
     void *baton;
+    /* The connections go through a transaction-pooling pooler (PgBouncer):
+     * a session's server connection changes between transactions, so no
+     * statement is PREPAREd on the server. Each one is sent whole with its
+     * parameters (libpq's PQexecParams: apr_dbd_pgsql does that for a
+     * statement prepared without a label). Direct connections keep labelled
+     * statements, parsed and planned once per connection (faster on the
+     * read path: docs/operations.md). */
+    int unnamed;
 };
 
 typedef struct trv_stmt {
@@ -100,6 +116,16 @@ apr_status_t trv_db_transaction(trv_dbc *c, apr_pool_t *p, trv_db_txn_fn *fn, vo
  * would read as literal \n\t: the message on one line, each run of white
  * space one blank. Every c->error is made so. */
 char *trv_db_one_line(apr_pool_t *p, const char *msg);
+
+/* Whether an error with this SQLSTATE means the connection is useless
+ * until reopened (see trv_dbc.drop). */
+int trv_db_sqlstate_drops(const char *sqlstate);
+
+/* Whether a request that found no database connection at `now` should
+ * say so at error level: once per TRV_DB_OUTAGE_LOG_EVERY per process, so
+ * an outage is a line every few seconds, not one per request. */
+#define TRV_DB_OUTAGE_LOG_EVERY apr_time_from_sec(5)
+int trv_db_outage_note(apr_time_t now);
 
 /* Opens a standalone connection (travelctl, tests): conninfo is libpq's. */
 apr_status_t trv_db_connect(apr_pool_t *p, const char *conninfo, trv_dbc **out,

@@ -23,6 +23,10 @@ struct trv_resp;
 typedef struct trv_idempotency {
     int (*begin)(struct trv_req *req, struct trv_resp *resp, int user_scoped, void **token);
     void (*finish)(struct trv_req *req, const struct trv_resp *resp, void *token);
+    /* Stores what finish could not (the database was away when the
+     * request ended); run often by a background thread (the listener).
+     * NULL: nothing is deferred. */
+    void (*retry_pending)(apr_pool_t *p);
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
@@ -54,6 +58,9 @@ typedef struct trv_env {
      * key_cache.h), shared by the virtual hosts on that database; NULL:
      * every request asks the database. */
     struct trv_key_cache *key_cache;
+    /* How many connections of db this process may hold at once (mod_dbd's
+     * DBDMax); 0: unknown. */
+    int db_pool_max;
     /* Hotel suppliers' content kept parsed in this process (shared by its
      * virtual hosts); NULL: none kept. */
     struct trv_json_cache *content_cache;

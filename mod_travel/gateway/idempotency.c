@@ -6,7 +6,10 @@
 #include "flight/owner.h"
 #include "webhook/secret.h"
 
+#include <apr_atomic.h>
 #include <apr_strings.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Takes the key: a new row, or one whose answer is older than 24 hours,
@@ -226,13 +229,122 @@ static int worth_keeping(const trv_resp *resp)
              && strcmp(resp->error_code, "validation_failed") == 0);
 }
 
+/* Answers (or releases, answer NULL) that could not be stored when their
+ * request ended, for retry_pending; malloc'd, as they outlive the
+ * request. Bounded: past it a key waits out its 10 minutes. */
+typedef struct pending {
+    struct pending *next;
+    trv_env *env;
+    char *org_id, *scope, *key, *fingerprint, *answer;
+    int status;
+} pending;
+
+#define MAX_PENDING 2000
+
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pending *pending_list;
+static volatile apr_uint32_t pending_n;
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void pending_free(pending *e)
+{
+    free(e->org_id);
+    free(e->scope);
+    free(e->key);
+    free(e->fingerprint);
+    free(e->answer);
+    free(e);
+}
+
+static int defer(trv_env *env, const char *org_id, const char *scope, const char *key,
+                 const char *fp, int status, const char *answer)
+{
+    pending *e;
+    if (apr_atomic_read32(&pending_n) >= MAX_PENDING || !(e = calloc(1, sizeof(*e)))) {
+        return 0;
+    }
+    e->env = env;
+    e->org_id = strdup(org_id);
+    e->scope = strdup(scope);
+    e->key = strdup(key);
+    e->fingerprint = strdup(fp);
+    e->answer = dup_or_null(answer);
+    e->status = status;
+    pthread_mutex_lock(&pending_lock);
+    e->next = pending_list;
+    pending_list = e;
+    apr_atomic_inc32(&pending_n);
+    pthread_mutex_unlock(&pending_lock);
+    return 1;
+}
+
+/* Stores one answer, or releases the key when there is none to keep. */
+static apr_status_t store(trv_env *env, apr_pool_t *p, const char *org_id, const char *scope,
+                          const char *key, const char *fp, int status, const char *answer,
+                          const char **error)
+{
+    trv_dbc *c;
+    apr_status_t rv;
+    *error = TRV_DB_UNAVAILABLE ": no connection";
+    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    rv = answer ? trv_db_exec(c, p, &keep_stmt, NULL,
+                              TRV_DB_ARGS(apr_itoa(p, status), answer, org_id, scope, key, fp))
+                : trv_db_exec(c, p, &release_stmt, NULL,
+                              TRV_DB_ARGS(org_id, scope, key, fp));
+    if (rv == APR_SUCCESS) {
+        trv_db_exec(c, p, &purge_stmt, NULL, 0, NULL);
+    }
+    *error = c->error ? apr_pstrdup(p, c->error) : "failed";
+    trv_db_close(env->db, c);
+    return rv;
+}
+
+static void retry_pending(apr_pool_t *p)
+{
+    pending *list, *e, *keep = NULL;
+    apr_pool_t *tmp;
+    const char *error;
+    if (apr_atomic_read32(&pending_n) == 0) {
+        return;
+    }
+    pthread_mutex_lock(&pending_lock);
+    list = pending_list;
+    pending_list = NULL;
+    pthread_mutex_unlock(&pending_lock);
+    apr_pool_create(&tmp, p);
+    while ((e = list) != NULL) {
+        list = e->next;
+        apr_pool_clear(tmp);
+        if (store(e->env, tmp, e->org_id, e->scope, e->key, e->fingerprint, e->status,
+                  e->answer, &error) == APR_SUCCESS) {
+            apr_atomic_dec32(&pending_n);
+            pending_free(e);
+            continue;
+        }
+        e->next = keep;
+        keep = e;
+    }
+    apr_pool_destroy(tmp);
+    pthread_mutex_lock(&pending_lock);
+    while ((e = keep) != NULL) {
+        keep = e->next;
+        e->next = pending_list;
+        pending_list = e;
+    }
+    pthread_mutex_unlock(&pending_lock);
+}
+
 static void finish(trv_req *req, const trv_resp *resp, void *token)
 {
     held *h = token;
     const trv_config *cfg = req->env->cfg;
-    const char *answer = NULL;
-    trv_dbc *c;
-    apr_status_t rv;
+    const char *answer = NULL, *error;
     int tries;
     if (worth_keeping(resp)) {
         answer = trv_resp_body(req->pool, resp);
@@ -242,49 +354,34 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
             answer = NULL;
         }
     }
-    /* PostgreSQL may be restarting: a key left without its answer answers
-     * 409 idempotency_key_in_use to every retry for 10 minutes, so the
-     * answer is kept trying for a few seconds rather than given up. */
-    for (tries = 0;; tries++) {
+    /* A moment's blip is waited out here; a longer absence (PostgreSQL
+     * restarting, a failover) hands the answer to retry_pending rather
+     * than hold the client, and the key is not left in use for the 10
+     * minutes a dead request's is. */
+    for (tries = 0; tries < 3; tries++) {
         if (tries > 0) {
             apr_sleep(apr_time_from_msec(250));
         }
-        if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-            if (tries < 20) {
-                continue;
-            }
-            trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                        TRVLOGNO(234) "no database to keep an idempotent answer: its key "
-                        "stays in use for 10 minutes");
+        if (store(req->env, req->pool, req->org_id, h->scope, h->key, h->fingerprint,
+                  resp->status, answer, &error) == APR_SUCCESS) {
             return;
         }
-        if (answer) {
-            rv = trv_db_exec(c, req->pool, &keep_stmt, NULL,
-                             TRV_DB_ARGS(apr_itoa(req->pool, resp->status), answer,
-                                         req->org_id, h->scope, h->key, h->fingerprint));
-        }
-        else {
-            rv = trv_db_exec(c, req->pool, &release_stmt, NULL,
-                             TRV_DB_ARGS(req->org_id, h->scope, h->key, h->fingerprint));
-        }
-        if (rv == APR_SUCCESS) {
-            trv_db_exec(c, req->pool, &purge_stmt, NULL, 0, NULL);
-            trv_db_close(req->env->db, c);
-            return;
-        }
-        if (tries >= 20) {
-            trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
-                        TRVLOGNO(235) "keeping an idempotent answer: %s",
-                        c->error ? c->error : "failed");
-            trv_db_close(req->env->db, c);
-            return;
-        }
-        trv_db_close(req->env->db, c);
     }
+    if (req->env->idempotency && req->env->idempotency->retry_pending
+        && defer(req->env, req->org_id, h->scope, h->key, h->fingerprint, resp->status,
+                 answer)) {
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(2210) "keeping an idempotent answer: %s; it is stored when "
+                    "the database is back", error);
+        return;
+    }
+    trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
+                TRVLOGNO(235) "keeping an idempotent answer: %s; its key stays in use for "
+                "10 minutes", error);
 }
 
 const trv_idempotency *trv_gateway_idempotency(void)
 {
-    static const trv_idempotency idem = {begin, finish};
+    static const trv_idempotency idem = {begin, finish, retry_pending};
     return &idem;
 }

@@ -9,7 +9,12 @@
  * validation failures (422 validation_failed), 404 (not found, or not the
  * caller's), rate limits and 5xx. Kept answers are sealed under TravelSecretKeyFile,
  * since a webhook subscription's answer carries its signing secret. A
- * request that died while running holds its key for 10 minutes. */
+ * request that ended while the database was away (a failover) has its
+ * answer stored, or its key released, by the listener thread as soon as
+ * the database is back, so a retry soon gets the answer or runs again
+ * (every route taking a key reads the state it changes). A request whose
+ * process died while it ran holds its key for 10 minutes, unless the
+ * retry reaches the same machine, which sees the process gone. */
 #ifndef TRV_GATEWAY_IDEMPOTENCY_H
 #define TRV_GATEWAY_IDEMPOTENCY_H
 

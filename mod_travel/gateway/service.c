@@ -3,6 +3,7 @@
  * this build implements (docs/openapi.yaml, compiled in). */
 #include "service.h"
 #include "core/json.h"
+#include "account/key_cache.h"
 
 #include <string.h>
 
@@ -15,6 +16,24 @@ static const trv_stmt ping_stmt = {"trv_health_ping", "SELECT 1 AS ok"};
 int trv_health_workers_ok(int configured, int running, int stopping)
 {
     return !stopping && running >= configured;
+}
+
+/* How key revocations and new jobs reach this process: "listening" (a
+ * proof NOTIFY came back: the key cache is on), "polling" (it did not, and
+ * reason says why: every request asks the database for its key, workers
+ * poll), "starting" (no proof yet) or "off" (no listener). Health stays
+ * 200 while polling: nothing is late beyond the poll interval. */
+static json_t *notifications(const trv_env *env, apr_pool_t *p)
+{
+    static const char *const names[] = {"starting", "listening", "polling"};
+    const char *reason = NULL;
+    trv_notify_state st;
+    if (!env->key_cache) {
+        return json_pack("{s:s}", "state", "off");
+    }
+    st = trv_key_cache_notify(env->key_cache, p, &reason);
+    return reason ? json_pack("{s:s, s:s}", "state", names[st], "reason", reason)
+                  : json_pack("{s:s}", "state", names[st]);
 }
 
 /* 200 when the database answers a query and every configured background
@@ -58,8 +77,9 @@ static void health(trv_req *req, trv_resp *resp)
         return;
     }
     trv_ok(req, resp, 200,
-           json_pack("{s:s, s:s, s:{s:i, s:i}}", "status", "ok", "database", "ok", "workers",
-                     "configured", configured, "running", running),
+           json_pack("{s:s, s:s, s:{s:i, s:i}, s:o}", "status", "ok", "database", "ok",
+                     "workers", "configured", configured, "running", running,
+                     "notifications", notifications(env, req->pool)),
            NULL);
 }
 

@@ -24,6 +24,8 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
     c->cfg.webhook_max_per_second = UNSET;
+    c->cfg.db_pooled = UNSET;
+    c->cfg.notify_check = UNSET;
     c->cfg.search_deadline = UNSET;
     c->cfg.content_ttl = UNSET;
     c->cfg.max_response = 0;
@@ -52,6 +54,9 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_poll);
     MERGE(watch_interval);
     MERGE(webhook_max_per_second);
+    MERGE(db_pooled);
+    MERGE(notify_check);
+    MERGE_PTR(notify_conninfo);
     MERGE(search_deadline);
     MERGE(content_ttl);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
@@ -356,6 +361,38 @@ static const char *set_watch_interval(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.watch_interval);
 }
 
+static const char *set_db_mode(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (strcasecmp(arg, "direct") == 0) {
+        conf_of(cmd)->cfg.db_pooled = 0;
+    }
+    else if (strcasecmp(arg, "pooled") == 0) {
+        conf_of(cmd)->cfg.db_pooled = 1;
+    }
+    else {
+        return "TravelDBMode is direct (DBDParams names PostgreSQL itself) or pooled "
+               "(a transaction-pooling PgBouncer)";
+    }
+    return NULL;
+}
+
+static const char *set_notify_conninfo(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (!*arg) {
+        return "TravelNotifyConnInfo needs a libpq connection string";
+    }
+    conf_of(cmd)->cfg.notify_conninfo = arg;
+    return NULL;
+}
+
+static const char *set_notify_check(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.notify_check);
+}
+
 static const char *set_search_deadline(cmd_parms *cmd, void *d, const char *arg)
 {
     apr_interval_time_t t;
@@ -491,6 +528,13 @@ const command_rec trv_directives[] = {
         "(window default 60s; 0 = off, the default)"),
     AP_INIT_TAKE1("TravelRateLimitCache", set_rate_cache, NULL, RSRC_CONF,
         "socache provider[:args] the rate limits count in (default shmcb)"),
+    AP_INIT_TAKE1("TravelDBMode", set_db_mode, NULL, RSRC_CONF,
+        "direct (labelled prepared statements; the default) or pooled (statements "
+        "safe behind a transaction-pooling PgBouncer)"),
+    AP_INIT_TAKE1("TravelNotifyConnInfo", set_notify_conninfo, NULL, RSRC_CONF,
+        "direct (unpooled) libpq connection string the key/job listener LISTENs on"),
+    AP_INIT_TAKE1("TravelNotifyCheck", set_notify_check, NULL, RSRC_CONF,
+        "how often the listener proves a NOTIFY still reaches it (default 10s)"),
     {NULL}
 };
 
@@ -515,6 +559,12 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->webhook_max_per_second == UNSET) {
         cfg->webhook_max_per_second = 0;
+    }
+    if (cfg->db_pooled == UNSET) {
+        cfg->db_pooled = 0;
+    }
+    if (cfg->notify_check == UNSET) {
+        cfg->notify_check = TRV_DEFAULT_NOTIFY_CHECK;
     }
     if (cfg->search_deadline == UNSET) {
         cfg->search_deadline = TRV_DEFAULT_SEARCH_DEADLINE;

@@ -7,6 +7,17 @@
 #include "apr_optional.h"
 #include "mod_dbd.h"
 
+/* After mod_dbd could give no connection, opens fail at once for this
+ * long: during an outage it would otherwise try to connect (and log
+ * AH00629/AH00630) for every request, tens of lines a second. A reset that
+ * finds the database back (a restart, a promoted standby) ends it. */
+#define FAIL_FAST apr_time_from_sec(1)
+
+typedef struct source {
+    server_rec *s;
+    volatile apr_uint64_t down_until; /* apr_time_t; 0 when up */
+} source;
+
 static APR_OPTIONAL_FN_TYPE(ap_dbd_open) *dbd_open_fn;
 static APR_OPTIONAL_FN_TYPE(ap_dbd_close) *dbd_close_fn;
 
@@ -22,10 +33,20 @@ const char *trv_httpd_dbd_check(void)
 
 static apr_status_t open_conn(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
 {
-    ap_dbd_t *d = dbd_open_fn(p, (server_rec *)src->baton);
+    source *so = src->baton;
+    apr_time_t until = (apr_time_t)apr_atomic_read64(&so->down_until);
+    ap_dbd_t *d;
     trv_dbc *c;
-    if (!d) {
+    if (until && apr_time_now() < until) {
         return APR_EGENERAL;
+    }
+    d = dbd_open_fn(p, so->s);
+    if (!d) {
+        apr_atomic_set64(&so->down_until, (apr_uint64_t)(apr_time_now() + FAIL_FAST));
+        return APR_EGENERAL;
+    }
+    if (until) {
+        apr_atomic_set64(&so->down_until, 0);
     }
     c = apr_pcalloc(p, sizeof(*c));
     c->driver = d->driver;
@@ -39,14 +60,16 @@ static apr_status_t open_conn(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
 
 static void close_conn(trv_dbsrc *src, trv_dbc *c)
 {
-    dbd_close_fn((server_rec *)src->baton, (ap_dbd_t *)c->token);
+    dbd_close_fn(((source *)src->baton)->s, (ap_dbd_t *)c->token);
 }
 
 trv_dbsrc *trv_httpd_dbsrc(apr_pool_t *p, server_rec *s)
 {
     trv_dbsrc *src = apr_pcalloc(p, sizeof(*src));
+    source *so = apr_pcalloc(p, sizeof(*so));
+    so->s = s;
     src->open = open_conn;
     src->close = close_conn;
-    src->baton = s;
+    src->baton = so;
     return src;
 }

@@ -1,7 +1,7 @@
 /* mod_travel: the module record and its hooks. */
 #include "travel.h"
 #include "gateway/idempotency.h"
-#include "account/key_cache.h"
+#include "account/key_listener.h"
 #include "core/json_cache.h"
 
 #include "ap_mpm.h"
@@ -128,6 +128,8 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         trv_env *env = apr_pcalloc(pchild, sizeof(*env));
         env->log = trv_httpd_server_log(sv);
         env->db = trv_httpd_dbsrc(pchild, sv);
+        env->db->unnamed = c->cfg.db_pooled;
+        env->db_pool_max = c->dbd_max;
         env->http = http_client;
         env->content_cache = c->cfg.content_ttl > 0 ? content_cache : NULL;
         env->webhook_http = webhook_client;

@@ -15,11 +15,13 @@
 #include "util_cfgtree.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <strings.h>
 
 typedef struct dbd_text {
     const char *driver;
     const char *params;
+    int max; /* DBDMax; 0 when not set */
 } dbd_text;
 
 /* DBDriver and DBDParams among one level's directives (the contents of
@@ -34,6 +36,9 @@ static void read_dbd(apr_pool_t *p, const ap_directive_t *d, dbd_text *t)
         }
         else if (strcasecmp(d->directive, "DBDParams") == 0) {
             t->params = ap_getword_conf(p, &args);
+        }
+        else if (strcasecmp(d->directive, "DBDMax") == 0) {
+            t->max = atoi(args);
         }
     }
 }
@@ -56,7 +61,7 @@ static const ap_directive_t *vhost_section(const server_rec *sv)
 static const char *db_key(apr_pool_t *p, const server_rec *s, const server_rec *sv,
                           const dbd_text *main_dbd)
 {
-    dbd_text t = {NULL, NULL};
+    dbd_text t = {NULL, NULL, 0};
     const ap_directive_t *sec;
     if (sv != s) {
         if (!(sec = vhost_section(sv))) {
@@ -88,7 +93,7 @@ const char *trv_server_label(apr_pool_t *p, const server_rec *sv)
 /* DBDParams may hold a password: messages name the servers, never it. */
 const char *trv_tenants_group(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s)
 {
-    dbd_text main_dbd = {NULL, NULL};
+    dbd_text main_dbd = {NULL, NULL, 0};
     apr_hash_t *leaders = apr_hash_make(ptemp);
     server_rec *sv;
 
@@ -104,6 +109,9 @@ const char *trv_tenants_group(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *
                                 trv_server_label(ptemp, sv));
         }
         c->no_database = strcmp(key, "\n") == 0;
+        /* mod_dbd's default for a threaded MPM; the main server's value
+         * stands for every virtual host (a pool size check, listener). */
+        c->dbd_max = main_dbd.max > 0 ? main_dbd.max : 10;
         if (!leader) {
             apr_hash_set(leaders, key, APR_HASH_KEY_STRING, sv);
             c->db_leader = sv;

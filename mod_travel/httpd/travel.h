@@ -23,6 +23,7 @@ typedef struct trv_srv_conf {
     /* Neither it nor the main server names a database (a main server that
      * only holds virtual hosts with their own): no workers, no listener. */
     int no_database;
+    int dbd_max;             /* mod_dbd's DBDMax (tenants.c) */
 } trv_srv_conf;
 
 extern const command_rec trv_directives[];

@@ -14,6 +14,9 @@
 #      supplier calls and wall time (watches.sh)
 #   7. hotel search (a page of 20 of 30 hotels) and offers of 10 hotels,
 #      across the three sandbox hotel suppliers (hotels.sh)
+#   8. 1, 2 and 3 API nodes behind mod_proxy_balancer on one PostgreSQL
+#      through PgBouncer: GET, the list and webhook deliveries per node
+#      count, with PostgreSQL's CPU per request (nodes.sh)
 # A step that fails is reported and the next one runs; the exit status is
 # the number of failed steps.
 set -uo pipefail
@@ -40,6 +43,7 @@ step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
 step "price watches: one check cycle" "$here/watches.sh" "${WATCHES:-100000}" "${WATCH_STAYS:-2000}"
 step "hotel search and offers" "$here/hotels.sh"
+step "N nodes through PgBouncer" "$here/nodes.sh"
 echo
 echo "make bench: $failed step(s) failed"
 exit "$failed"

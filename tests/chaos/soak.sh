@@ -36,8 +36,22 @@
 #                no ticketed order at the supplier without a CONFIRMED (or
 #                CANCELED) booking; what the client was told (200
 #                CONFIRMED, 422 book_failed) matches the final state
+#
+# CHAOS_MODE=failover (`make chaos-failover`) replaces the chaos loop with a
+# failover: a streaming standby of the cluster (pg_basebackup -R, its own
+# socket and port) runs from the start, the API and sandbox instances reach
+# the database through a multi-host conninfo (TRAVEL_DB_CONNINFO,
+# TRAVEL_NOTIFY_CONNINFO, TRAVEL_SANDBOX_DB_CONNINFO: both hosts,
+# target_session_attrs=read-write), and FAILOVER_AFTER seconds (default 15)
+# into the load the primary is stopped (pg_ctl -m fast) and the standby
+# promoted PROMOTE_AFTER seconds later (default 5). Reported: the window of
+# answers that were 5xx or none, measured from the stop; one more invariant:
+# no 500 answer (a lost database is a 503 with Retry-After).
 # KEEP=1 keeps the stack folder.
 set -uo pipefail
+MODE=${CHAOS_MODE:-chaos}
+FAILOVER_AFTER=${FAILOVER_AFTER:-15}
+PROMOTE_AFTER=${PROMOTE_AFTER:-5}
 BOOKINGS=${1:-1000}
 EVENTS=${2:-1000}
 CLIENTS=${CHAOS_CLIENTS:-8}
@@ -72,12 +86,30 @@ cleanup() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   "$stack" stop "$dir" >/dev/null 2>&1
+  [ -f "$dir/standby/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$dir/standby" -m fast -w stop >/dev/null 2>&1
   if [ -z "${KEEP:-}" ]; then rm -rf "$dir"; else echo "stack kept in $dir"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 "$stack" pg-start "$dir" >/dev/null || exit 1
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+DBCI="host=$dir/pgrun port=$TRAVEL_PG_PORT dbname=travel user=travel"
+if [ "$MODE" = failover ]; then
+  # The standby: a base backup of the running cluster that streams from it.
+  SB_PORT=$(free_port)
+  mkdir -p "$dir/standby" "$dir/standby-run"
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$dir/standby" "$dir/standby-run"
+  chmod 700 "$dir/standby"
+  as_pg "$pgbin/pg_basebackup" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U postgres -D "$dir/standby" \
+    -R -X stream -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+  printf "port = %s\nunix_socket_directories = '%s'\n" "$SB_PORT" "$dir/standby-run" \
+    | as_pg tee -a "$dir/standby/postgresql.conf" >/dev/null
+  as_pg "$pgbin/pg_ctl" -D "$dir/standby" -l "$dir/standby/server.log" -w -t 60 start >/dev/null \
+    || { tail -20 "$dir/standby/server.log" >&2; exit 1; }
+  DBCI="host=$dir/pgrun,$dir/standby-run port=$TRAVEL_PG_PORT,$SB_PORT dbname=travel user=travel target_session_attrs=read-write connect_timeout=2"
+  export TRAVEL_DB_CONNINFO="$DBCI" TRAVEL_NOTIFY_CONNINFO="$DBCI" TRAVEL_SANDBOX_DB_CONNINFO="$DBCI"
+fi
 # Everything started from here resolves through the test resolver (see
 # tests/run-stack-tests.sh): the soak reaches only loopback.
 export LD_PRELOAD="$root/build/tests/libhosts_only.so${LD_PRELOAD:+ $LD_PRELOAD}"
@@ -88,8 +120,7 @@ export TRAVEL_TEST_DNS_LOG="$dir/dns-refused.log"
 db=$(cat "$dir/db.conninfo")
 API="http://127.0.0.1:$TRAVEL_PORT/v1"
 conf="$dir/httpd-a/httpd.conf"
-psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX -v ON_ERROR_STOP=1 "$@"; }
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+psql() { "$pgbin/psql" "$DBCI" -qtAX -v ON_ERROR_STOP=1 "$@"; }
 
 org=$("$root/bin/travelctl" --db "$db" org create chaos | tail -n 1)
 KEY=$("$root/bin/travelctl" --db "$db" key create --org "$org" --user chaos 2>/dev/null | tail -n 1)
@@ -113,7 +144,7 @@ call() {
   CODE=$(curl "${args[@]}" "$API$path" 2>/dev/null) || true
   [ -n "$CODE" ] || CODE=000
   RESP=$(cat "$out"); rm -f "$out"
-  echo "$step $CODE" >>"$tally"
+  echo "$step $CODE $EPOCHREALTIME" >>"$tally"
 }
 # Whether an answer is one to try again with the same key: the chaos broke
 # the call (no answer, 5xx other than result_unknown's final word, 409 the
@@ -235,9 +266,22 @@ chaos() {
   done
 }
 
-echo "chaos soak: $BOOKINGS bookings by $CLIENTS clients, $EVENTS more events (stack in $dir)"
+# ---- the failover (CHAOS_MODE=failover) ----
+failover() {
+  : >"$dir/chaos.log"
+  sleep "$FAILOVER_AFTER"
+  echo "$EPOCHREALTIME" >"$dir/failover-stop"
+  as_pg "$pgbin/pg_ctl" -D "$dir/pg" -m fast -w -t 60 stop >>"$dir/chaos.err" 2>&1
+  echo "$EPOCHREALTIME" >"$dir/failover-stopped"
+  sleep "$PROMOTE_AFTER"
+  as_pg "$pgbin/pg_ctl" -D "$dir/standby" -w -t 60 promote >>"$dir/chaos.err" 2>&1
+  echo "$EPOCHREALTIME" >"$dir/failover-promoted"
+}
+
+echo "chaos soak ($MODE): $BOOKINGS bookings by $CLIENTS clients, $EVENTS more events (stack in $dir)"
 t0=$(date +%s)
-chaos & pids+=($!); chaos_pid=$!
+if [ "$MODE" = failover ]; then failover & else chaos & fi
+pids+=($!); chaos_pid=$!
 emitter & pids+=($!); emitter_pid=$!
 cpids=()
 for ((w = 0; w < CLIENTS; w++)); do client "$w" & cpids+=($!); pids+=($!); done
@@ -251,6 +295,22 @@ pgr=$(grep -c '^pg-restart' "$dir/chaos.log")
 echo "load done in $((t1 - t0)) s; chaos: $kills children killed, $gracefuls graceful restarts, $pgr PostgreSQL restarts"
 cat "$dir"/tally-* | awk '{n[$2]++; t++} END {
   printf "client calls: %d;", t; for (c in n) printf " %s:%d", c, n[c]; printf "\n" }'
+answers_500=0
+if [ "$MODE" = failover ]; then
+  stop=$(cat "$dir/failover-stop"); stopped=$(cat "$dir/failover-stopped")
+  promoted=$(cat "$dir/failover-promoted")
+  echo "failover: primary stop began at +0.0 s, done at +$(awk -v a="$stop" -v b="$stopped" 'BEGIN {printf "%.1f", b - a}') s," \
+    "standby promoted at +$(awk -v a="$stop" -v b="$promoted" 'BEGIN {printf "%.1f", b - a}') s"
+  # The window of unanswered or 5xx calls, from the stop.
+  cat "$dir"/tally-* | awk -v s="$stop" '$3 >= s && ($2 == "000" || $2 ~ /^5/) {
+      if (!n || $3 < f) f = $3; if ($3 > l) l = $3; n++; c[$2]++ }
+    END { if (!n) { print "failover: no 5xx or unanswered call"; exit }
+      printf "failover: %d calls answered 5xx or not at all, from +%.1f s to +%.1f s after the stop (", n, f - s, l - s
+      for (k in c) printf " %s:%d", k, c[k]; print " )" }'
+  cat "$dir"/tally-* | awk -v s="$stop" '$3 >= s && $2 == "409" { n++; if ($3 > l) l = $3 }
+    END { if (n) printf "failover: %d answers 409 (idempotency key in use), the last +%.1f s after the stop\n", n, l - s }'
+  answers_500=$(cat "$dir"/tally-* | awk '$2 == "500"' | wc -l)
+fi
 
 # ---- drain: the API instance keeps running its jobs; bounded ----
 pending_sql="SELECT
@@ -367,6 +427,7 @@ check "CONFIRMED bookings without a ticketed supplier order" "$confirmed_no_orde
 check "CONFIRMED bookings without a captured payment" "$confirmed_uncharged"
 check "ticketed supplier orders without a CONFIRMED booking" "$order_no_booking"
 check "bookings whose final state contradicts the client's answer" "$told_mismatch"
+[ "$MODE" = failover ] && check "500 answers (a lost database must answer 503)" "$answers_500"
 check "names looked up outside the test resolver's table" "$(sort -u "$TRAVEL_TEST_DNS_LOG" | wc -l)"
 if [ $failed -eq 0 ]; then echo "chaos soak passed"; else KEEP=1; echo "CHAOS SOAK FAILED"; fi
 exit $failed

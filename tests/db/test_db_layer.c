@@ -69,6 +69,75 @@ static void statements_survive_a_server_side_reset(void **state)
     assert_string_equal(trv_rows_get(r, 0, "n"), "2");
 }
 
+/* A bad statement is the request's fault: the connection stays. A server
+ * that answers 25006 (a demoted primary, or a standby that a multi-host
+ * conninfo should have skipped) is useless to every request after: the
+ * connection is marked, broken at close, and reset by the pool's check. */
+static void a_read_only_server_drops_the_connection(void **state)
+{
+    trv_dbsrc *src = trv_dbsrc_single(dbt_pool, dbt_conn);
+    PGconn *mine = apr_dbd_native_handle(dbt_conn->driver, dbt_conn->handle);
+    int before = PQbackendPID(mine);
+    trv_rows *r;
+    trv_dbc *c;
+    (void)state;
+    assert_int_equal(trv_db_open(src, dbt_pool, &c), APR_SUCCESS);
+    assert_int_not_equal(trv_db_select(c, dbt_pool, &one_stmt, &r, TRV_DB_ARGS("x")),
+                         APR_SUCCESS);
+    assert_string_equal(c->sqlstate, "22P02");
+    assert_false(c->drop);
+    assert_false(c->unavailable);
+    assert_null(strstr(c->error, "LOCATION"));
+    trv_db_close(src, c);
+    assert_int_equal(PQstatus(mine), CONNECTION_OK);
+
+    /* What a demoted primary answers every write. */
+    plain("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+    assert_int_equal(trv_db_open(src, dbt_pool, &c), APR_SUCCESS);
+    assert_int_not_equal(trv_db_exec(c, dbt_pool, &scratch_insert, NULL, TRV_DB_ARGS("ro")),
+                         APR_SUCCESS);
+    assert_string_equal(c->sqlstate, "25006");
+    assert_true(c->drop);
+    assert_true(c->unavailable);
+    assert_non_null(strstr(c->error, TRV_DB_UNAVAILABLE));
+    assert_non_null(strstr(c->error, "read-only transaction"));
+    trv_db_close(src, c);
+    assert_int_equal(PQstatus(mine), CONNECTION_BAD);
+    /* The pool's check reconnects: a new session, writable again. */
+    assert_int_equal(apr_dbd_check_conn(dbt_conn->driver, dbt_pool, dbt_conn->handle), 0);
+    assert_int_not_equal(PQbackendPID(mine), before);
+    assert_int_equal(trv_db_open(src, dbt_pool, &c), APR_SUCCESS);
+    assert_int_equal(trv_db_exec(c, dbt_pool, &scratch_insert, NULL, TRV_DB_ARGS("rw")),
+                     APR_SUCCESS);
+    assert_false(c->drop);
+}
+
+static void sqlstates_that_drop(void **state)
+{
+    (void)state;
+    assert_true(trv_db_sqlstate_drops("25006"));
+    assert_true(trv_db_sqlstate_drops("57P01"));
+    assert_true(trv_db_sqlstate_drops("57P02"));
+    assert_true(trv_db_sqlstate_drops("57P03"));
+    assert_true(trv_db_sqlstate_drops("08006"));
+    assert_true(trv_db_sqlstate_drops("08P01"));
+    assert_false(trv_db_sqlstate_drops("23505"));
+    assert_false(trv_db_sqlstate_drops("40001"));
+    assert_false(trv_db_sqlstate_drops("57014")); /* a cancelled statement */
+    assert_false(trv_db_sqlstate_drops(""));
+}
+
+/* An outage is logged once per interval, not once per request. */
+static void outage_is_noted_once_per_interval(void **state)
+{
+    apr_time_t t = apr_time_now();
+    (void)state;
+    assert_true(trv_db_outage_note(t));
+    assert_false(trv_db_outage_note(t + apr_time_from_msec(10)));
+    assert_false(trv_db_outage_note(t + TRV_DB_OUTAGE_LOG_EVERY - 1));
+    assert_true(trv_db_outage_note(t + TRV_DB_OUTAGE_LOG_EVERY));
+}
+
 static long scratch(const char *v)
 {
     trv_rows *r;
@@ -290,6 +359,9 @@ int main(void)
         cmocka_unit_test(delayed_job_waits),
         cmocka_unit_test(keys_authenticate_until_revoked),
         cmocka_unit_test(statements_survive_a_server_side_reset),
+        cmocka_unit_test(sqlstates_that_drop),
+        cmocka_unit_test(outage_is_noted_once_per_interval),
+        cmocka_unit_test(a_read_only_server_drops_the_connection),
     };
     return cmocka_run_group_tests_name("db layer", tests, dbt_setup, dbt_teardown);
 }

@@ -1,0 +1,162 @@
+/* Rate limits shared by the nodes of a site: two httpd instances (copies
+ * of instance b's configuration, on the same database) count in one
+ * memcached (TravelRateLimitCache memcache:..., mod_socache_memcache) that
+ * the test starts on a loopback port and stops by pid. A key's limit of 5
+ * per 60 s is 5 for the site, whichever node each request reaches; with
+ * the default shmcb each node would let 5 through. (A key revoked on one
+ * node is refused on the other: test_flight_reads,
+ * revocation_is_at_once_on_every_instance, on instances a and b.) */
+#include "e2e.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT 5
+#define WINDOW 60
+
+static char url1[256], url2[256];
+static long pid1 = -1, pid2 = -1;
+static pid_t memcached_pid = -1;
+
+static int listening(int port)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+    close(fd);
+    return ok;
+}
+
+static void start_memcached(int port)
+{
+    char p[16];
+    int i;
+    snprintf(p, sizeof(p), "%d", port);
+    memcached_pid = fork();
+    assert_true(memcached_pid >= 0);
+    if (memcached_pid == 0) {
+        /* As root memcached wants a user to run as. */
+        if (getuid() == 0) {
+            execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p, "-U", "0", "-u",
+                   "nobody", (char *)NULL);
+        }
+        execlp("memcached", "memcached", "-l", "127.0.0.1", "-p", p, "-U", "0", (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 50; i++) {
+        if (listening(port)) {
+            return;
+        }
+        e2e_sleep_ms(100);
+    }
+    fail_msg("memcached did not listen on %d", port);
+}
+
+/* The module folder, from instance b's LoadModule of mod_dbd. */
+static void module_dir(char *out, size_t n)
+{
+    char path[2300], *conf, *p, *e;
+    snprintf(path, sizeof(path), "%s/httpd-b/httpd.conf", e2e_env("TRAVEL_TEST_DIR"));
+    conf = e2e_slurp(path);
+    p = strstr(conf, "LoadModule dbd_module ");
+    assert_non_null(p);
+    p += strlen("LoadModule dbd_module ");
+    e = strstr(p, "/mod_dbd.so");
+    assert_non_null(e);
+    snprintf(out, n, "%.*s", (int)(e - p), p);
+    free(conf);
+}
+
+static void start_nodes(void **state)
+{
+    char extra[2048], dir[1024];
+    int port = e2e_free_port();
+    (void)state;
+    start_memcached(port);
+    module_dir(dir, sizeof(dir));
+    snprintf(extra, sizeof(extra),
+             "LoadModule socache_memcache_module %s/mod_socache_memcache.so\n"
+             "TravelRateLimitCache memcache:127.0.0.1:%d\nTravelRateLimit %d %ds\n",
+             dir, port, LIMIT, WINDOW);
+    pid1 = e2e_start_instance("node1", NULL, extra, url1, sizeof(url1));
+    pid2 = e2e_start_instance("node2", NULL, extra, url2, sizeof(url2));
+}
+
+static void stop_nodes(void **state)
+{
+    (void)state;
+    e2e_stop_pid(pid1);
+    e2e_stop_pid(pid2);
+    if (memcached_pid > 0) {
+        kill(memcached_pid, SIGTERM);
+        waitpid(memcached_pid, NULL, 0);
+    }
+}
+
+static long status_on(const char *base, const char *key)
+{
+    char kh[512];
+    const char *h[] = {kh, NULL};
+    e2e_resp *r;
+    long st;
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    r = e2e_call(base, "GET", "/v1/flight/bookings?limit=1", h, NULL);
+    st = r->status;
+    e2e_free(r);
+    return st;
+}
+
+static void a_limit_is_for_the_site(void **state)
+{
+    char *key = e2e_new_org_key("site-limit", NULL);
+    int i, ok = 0, limited = 0;
+    (void)state;
+    /* Windows are aligned to the clock: start well inside one. */
+    while (time(NULL) % WINDOW > WINDOW - 15) {
+        e2e_sleep_ms(500);
+    }
+    for (i = 0; i < 2 * LIMIT + 2; i++) {
+        long st = status_on(i % 2 ? url2 : url1, key);
+        if (st == 200) {
+            if (limited) {
+                fail_msg("request %d was let through after a 429", i);
+            }
+            ok++;
+        }
+        else if (st == 429) {
+            limited++;
+        }
+        else {
+            fail_msg("request %d answered %ld", i, st);
+        }
+    }
+    /* Each node alone would have let LIMIT through: 2 x LIMIT. */
+    assert_int_equal(ok, LIMIT);
+    assert_int_equal(limited, LIMIT + 2);
+    /* Both nodes refuse it now. */
+    assert_int_equal(status_on(url1, key), 429);
+    assert_int_equal(status_on(url2, key), 429);
+    free(key);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(start_nodes),
+        cmocka_unit_test(a_limit_is_for_the_site),
+        cmocka_unit_test(stop_nodes),
+    };
+    return E2E_RUN("shared limits", tests);
+}
