@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define NAME "SUPPLIER_B"
+#define NAME "travel-air" /* its protocol: the wire name is ctx->up->name */
 
 static const char cabin_letters[4] = {'Y', 'W', 'C', 'F'};
 static const char *const cabin_names[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
@@ -30,7 +30,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
 {
     err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "SUPPLIER_B answered without %s", what);
+    err->message = apr_psprintf(ctx->pool, "%s answered without %s", ctx->up->name, what);
     trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1103) "%s",
                 err->message);
     return TRV_UP_BAD_RESPONSE;

@@ -16,9 +16,9 @@
 #include <apr_strings.h>
 #include <string.h>
 
-int trv_hbook_service_pays(const trv_hbooking *b)
+int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b)
 {
-    return !trv_supplier_can(trv_supplier_find(trv_hotel_suppliers, b->supplier),
+    return !trv_supplier_can(trv_hotel_supplier_row(env, b->supplier),
                              TRV_SUP_COLLECTS_PAYMENT);
 }
 
@@ -29,7 +29,7 @@ apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
         return trv_hbapi_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then a read of the booking and the capture */
-    return trv_hbapi_budget(env, b->supplier, 2, trv_hbook_service_pays(b) ? 1 : 0);
+    return trv_hbapi_budget(env, b->supplier, 2, trv_hbook_service_pays(env, b) ? 1 : 0);
 }
 
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
@@ -407,7 +407,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
     trv_dbc *c;
     trv_hbooking *b;
 
-    if (trv_hbook_service_pays(run->b) && pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+    if (trv_hbook_service_pays(run->env, run->b) && pay && strcmp(pay->status, "AUTHORIZED") == 0) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
         json_t *auth = NULL;
@@ -436,7 +436,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         }
     }
     memset(&sp, 0, sizeof(sp));
-    if (!trv_hbook_service_pays(run->b) && bk->payment) {
+    if (!trv_hbook_service_pays(run->env, run->b) && bk->payment) {
         trv_money m;
         const char *why;
         sp.id = trv_id_new(run->p, "pay");
@@ -474,7 +474,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
                                                   card ? trv_json_dump(run->p, card) : NULL)
                      != APR_SUCCESS)
         || (sp.id && trv_hbstore_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
-        || (trv_hbook_service_pays(run->b) && pay && !captured
+        || (trv_hbook_service_pays(run->env, run->b) && pay && !captured
             && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, run->b->id, run->request_id,
                                 apr_time_from_sec(5)) != APR_SUCCESS)) {
         return db_failed(run, c, 1434, "recording the booking's payment");

@@ -188,7 +188,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         return;
     }
     /* Who pays decides the body. */
-    pays = trv_hbook_service_pays(b);
+    pays = trv_hbook_service_pays(req->env, b);
     if (pays && !b->use_payment_sdk && !instrument) {
         trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument to pay "
                      "%s with", b->id);

@@ -127,7 +127,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         trv_hotel_found *f = apr_array_push(*found);
         json_t *g = json_object_get(h, "giataId");
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_A";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = trv_json_str(h, "id");
         f->name = trv_json_str(h, "name");
         f->city = trv_json_str(h, "city");
@@ -492,7 +492,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
 }
 
 const trv_hotel_supplier trv_hotel_supplier_a = {
-    "SUPPLIER_A",
+    "liteapi",
     search,
     offers,
     prebook,

@@ -173,7 +173,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         }
         f = apr_array_push(*found);
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_B";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c));
         info = apr_hash_get(by_code, f->sid, APR_HASH_KEY_STRING);
         f->name = trv_json_str(h, "name");
@@ -577,7 +577,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
 }
 
 const trv_hotel_supplier trv_hotel_supplier_b = {
-    "SUPPLIER_B",
+    "travel-hotel-b",
     search,
     offers,
     prebook,

@@ -165,7 +165,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         json_t *addr = json_object_get(p, "address");
         json_t *co = json_object_get(json_object_get(p, "location"), "coordinates");
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_C";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = trv_json_str(p, "property_id");
         f->name = trv_json_str(p, "name");
         f->city = trv_json_str(addr, "city");
@@ -483,7 +483,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
         out->payment = trv_json_bind(ctx->pool, json_pack(
             "{s:s,s:o,s:s?}", "collected_by", trv_json_str(pay, "collected_by")
                                                   ? trv_json_str(pay, "collected_by")
-                                                  : "SUPPLIER_C",
+                                                  : ctx->up->name,
             "amount", trv_money_minor_of(json_object_get(pay, "amount"), cur, &m) == 0
                           ? trv_hotel_money(m, cur) : trv_hotel_money(out->total_minor, cur),
             "last4", trv_json_str(pay, "last4")));
@@ -536,7 +536,8 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     int i;
     if (!rq->card_number) {
         err->code = "card_required";
-        err->message = "SUPPLIER_C charges the traveller's card itself: a card is required";
+        err->message = apr_psprintf(ctx->pool, "%s charges the traveller's card itself: a "
+                                    "card is required", ctx->up->name);
         return TRV_UP_REJECTED;
     }
     for (i = 0; i < pt->n_rooms; i++) {
@@ -667,7 +668,7 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
 }
 
 const trv_hotel_supplier trv_hotel_supplier_c = {
-    "SUPPLIER_C",
+    "travel-hotel-c",
     search,
     offers,
     prebook,
