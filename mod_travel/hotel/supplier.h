@@ -210,6 +210,11 @@ typedef struct trv_hotel_supplier {
      * for a supplier without previews (capability "cancellation preview"). */
     trv_up_status (*cancel_preview)(trv_hotel_ctx *ctx, const char *ref,
                                     struct trv_hotel_preview *out, trv_hotel_err *err);
+    /* One cheap authenticated call that changes nothing (travelctl
+     * supplier check): *res is the raw outcome, HTTP status included, so
+     * a wrong key, a wrong URL and a timeout can be told apart. NULL for a
+     * protocol without one. */
+    trv_up_status (*check)(trv_hotel_ctx *ctx, trv_up_result *res);
 } trv_hotel_supplier;
 
 extern const trv_hotel_supplier trv_hotel_supplier_a;

@@ -510,6 +510,15 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: the first hotel of Paris, one call on the data
+ * host with the key, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               "/data/hotels?countryCode=FR&cityName=Paris&limit=1", auth(ctx),
+                               NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_a = {
     "liteapi",
     search,
@@ -519,4 +528,5 @@ const trv_hotel_supplier trv_hotel_supplier_a = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = NULL,              /* no previews: estimates come from the policy */
+    .check = check,
 };
