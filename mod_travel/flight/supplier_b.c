@@ -266,7 +266,7 @@ static int is_fare_key(const char *ref, trv_sup_err *err)
         return 1;
     }
     err->code = "offer_not_found";
-    err->message = "not a SUPPLIER_B offer reference";
+    err->message = "not a travel-air offer reference";
     return 0;
 }
 
@@ -550,7 +550,7 @@ static trv_up_status b_book(trv_flight_ctx *ctx, const json_t *booking, const js
     (void)payment; /* B collects the payment itself */
     if (!cid) {
         err->code = "invalid_booking";
-        err->message = "the booking has no SUPPLIER_B checkout";
+        err->message = "the booking has no travel-air checkout";
         return TRV_UP_REJECTED;
     }
     body = trv_json_bind(ctx->pool, json_object());

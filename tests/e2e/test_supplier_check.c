@@ -62,6 +62,15 @@ static void the_stack_lines_pass(void **state)
     rc = check(args, out, sizeof(out));
     expect(rc, out, 0, "SUPPLIER_A (liteapi, hotel): ok: ");
     expect(rc, out, 0, "accepted the key (HTTP 200)");
+    /* A flight line: one airline through its adapter. */
+    snprintf(args, sizeof(args), "SUPPLIER_B --conf %s/httpd-a/httpd.conf",
+             e2e_env("TRAVEL_TEST_DIR"));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 0, "SUPPLIER_B (travel-air, flight): ok: ");
+    snprintf(args, sizeof(args), "SUPPLIER_A --conf %s/httpd-a/httpd.conf",
+             e2e_env("TRAVEL_TEST_DIR"));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 0, "SUPPLIER_A (duffel, flight): ok: ");
 }
 
 static void a_wrong_key_is_named(void **state)
