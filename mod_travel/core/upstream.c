@@ -50,6 +50,16 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
                                   const char *request_id, const char *idempotency_key,
                                   trv_up_result *res)
 {
+    return trv_upstream_call_via(env, p, up, env->http, method, path, auth_headers, body,
+                                 request_id, idempotency_key, res);
+}
+
+trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res)
+{
     trv_http_req hr;
     trv_http_resp hs;
     const char *err = NULL;
@@ -82,7 +92,7 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
     hr.max_response = env->cfg ? env->cfg->max_response : 0;
     hr.request_id = request_id;
 
-    if (trv_http_perform(env->http, p, &hr, &hs) != APR_SUCCESS) {
+    if (trv_http_perform(via, p, &hr, &hs) != APR_SUCCESS) {
         res->elapsed = hs.elapsed;
         res->message = apr_psprintf(p, "%s %s: %s", method, hr.url, hs.error);
         /* A request that may have reached the upstream and got no answer

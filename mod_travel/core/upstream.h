@@ -47,6 +47,16 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
                                   const char *request_id, const char *idempotency_key,
                                   trv_up_result *res);
 
+/* The same request sent through another transport than env->http: one
+ * that hands it to a payment provider to forward with a card filled in
+ * (payment/forward.h), so the card never passes through the service. The
+ * answer is classified as the upstream's own. */
+trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res);
+
 const char *trv_up_status_name(trv_up_status s);
 
 #endif

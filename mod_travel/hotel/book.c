@@ -28,8 +28,10 @@ apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
     if (strcmp(phase, "authorizing") == 0) {
         return trv_hbapi_budget(env, b->supplier, 0, 1);
     }
-    /* ordering: book, then a read of the booking and the capture */
-    return trv_hbapi_budget(env, b->supplier, 2, trv_hbook_service_pays(env, b) ? 1 : 0);
+    /* ordering: book, then a read of the booking and the capture; a
+     * merchant of record captures nothing, but its book goes through the
+     * payment provider's forward, which waits for the supplier as well */
+    return trv_hbapi_budget(env, b->supplier, 2, 1);
 }
 
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
@@ -755,19 +757,29 @@ static trv_hbook_outcome step_order(trv_hbook_run *run)
     rq.total_minor = total.minor;
     rq.client_reference = trv_hbook_client_reference(run->p, run->b);
     rq.party = &pt;
-    rq.card_number = run->card_number;
+    rq.payment_instrument_id = run->b->payment_instrument_id;
     /* One key per booking: the supplier answers a repeat with the same
-     * booking. */
-    rq.idempotency_key = apr_pstrcat(run->p, run->b->id, ":book", NULL);
+     * booking. A merchant of record's order carries the card the provider
+     * forwards for this attempt's instrument, so each attempt (another
+     * instrument after a decline) is an order of its own; the client
+     * reference still keeps it to one booking at the supplier. */
+    rq.idempotency_key = trv_hbook_service_pays(run->env, run->b)
+                             ? apr_pstrcat(run->p, run->b->id, ":book", NULL)
+                             : key(run, "book");
     st = s->book(&ctx, &rq, &bk, &err);
     run->message = err.message;
     switch (st) {
     case TRV_UP_OK:
         return settle_booked(run, &bk);
+    case TRV_UP_DECLINED:
+        if (!trv_hbook_service_pays(run->env, run->b)) {
+            /* The merchant of record declined the card: nothing was bought. */
+            return revert(run, TRV_HBOOK_DECLINED);
+        }
+        /* fall through */
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
-    case TRV_UP_DECLINED:
-        if (err.code && strcmp(err.code, "card_required") == 0) {
+        if (err.code && strcmp(err.code, "payment_instrument_invalid") == 0) {
             return revert(run, TRV_HBOOK_BAD_INSTRUMENT);
         }
         return finish_failed(run, err.code && strcmp(err.code, "price_changed") == 0

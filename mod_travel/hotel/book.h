@@ -16,8 +16,10 @@
  * Charged once: one payment row per booking (a unique index), the
  * authorization and the capture under the booking's keys, and only the
  * owner of a step moves it (guarded updates). A merchant-of-record
- * supplier (TRV_SUP_COLLECTS_PAYMENT, SUPPLIER_C) charges the card itself:
- * the service records what it collected. */
+ * supplier (TRV_SUP_COLLECTS_PAYMENT, SUPPLIER_C) charges the card itself,
+ * which the payment provider forwards to it from the booking's saved
+ * instrument (vault and forward): the service records what it collected
+ * and never sees the card number. */
 #ifndef TRV_HOTEL_BOOK_H
 #define TRV_HOTEL_BOOK_H
 
@@ -47,8 +49,6 @@ typedef struct trv_hbook_run {
     trv_log *log;
     const char *owner;        /* who holds the step */
     trv_hbooking *b;          /* whole (rooms, payments); replaced as it moves */
-    /* SUPPLIER_C's book: the traveller's card (never stored or logged). */
-    const char *card_number;
     const char *message;      /* why, for the answer */
     int db_down;
 } trv_hbook_run;

@@ -102,15 +102,16 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
     trv_hbapi_booking(req, resp, status, b, NULL);
 }
 
-/* The body: {payment_instrument_id}, {} or, for a supplier that charges
- * the card itself, {card: {number}}. */
-static void read_body(trv_req *req, const char **instrument, const char **card,
-                      trv_errs *errs)
+/* The body: {payment_instrument_id} or {} (the payment SDK). A card
+ * number is refused whatever the supplier: a merchant-of-record supplier
+ * gets the card from the payment provider, which forwards the saved
+ * instrument's card to it, so no card number passes through the service. */
+static void read_body(trv_req *req, const char **instrument, trv_errs *errs)
 {
+    /* card is named so that it gets its own reason, not "unknown". */
     static const char *const known[] = {"payment_instrument_id", "card", NULL};
-    static const char *const card_known[] = {"number", NULL};
-    const json_t *body = req->json, *c;
-    *instrument = *card = NULL;
+    const json_t *body = req->json;
+    *instrument = NULL;
     if (!body) {
         return;
     }
@@ -118,34 +119,20 @@ static void read_body(trv_req *req, const char **instrument, const char **card,
         trv_errs_add(errs, "body", "must be a JSON object");
         return;
     }
+    if (json_object_get(body, "card")) {
+        trv_errs_add(errs, "card", "is not accepted: card numbers never pass through this API; "
+                     "book with payment_instrument_id, a saved instrument the payment provider "
+                     "holds (it forwards the card to a supplier that charges it)");
+    }
     trv_json_known(body, NULL, known, errs);
     *instrument = trv_json_req_str(body, "payment_instrument_id", "payment_instrument_id", 0, 1,
                                    200, errs);
-    c = json_object_get(body, "card");
-    if (c) {
-        const char *n;
-        size_t i;
-        if (!json_is_object(c)) {
-            trv_errs_add(errs, "card", "must be an object {number}");
-            return;
-        }
-        trv_json_known(c, "card", card_known, errs);
-        n = trv_json_req_str(c, "number", "card.number", 1, 12, 19, errs);
-        for (i = 0; n && n[i]; i++) {
-            if (n[i] < '0' || n[i] > '9') {
-                trv_errs_add(errs, "card.number", "must be 12 to 19 digits");
-                n = NULL;
-                break;
-            }
-        }
-        *card = n;
-    }
 }
 
 void trv_hotel_book(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    const char *owner = trv_flight_owner_self(req->pool), *instrument, *card, *phase;
+    const char *owner = trv_flight_owner_self(req->pool), *instrument, *phase;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_hbook_run run;
     trv_hbook_outcome out;
@@ -153,7 +140,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     int pays;
 
-    read_body(req, &instrument, &card, errs);
+    read_body(req, &instrument, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -187,23 +174,16 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         answer_state(req, resp, b);
         return;
     }
-    /* Who pays decides the body. */
+    /* The payment SDK books with {}; every other booking names the saved
+     * instrument, whoever charges it. */
     pays = trv_hbook_service_pays(req->env, b);
-    if (pays && !b->use_payment_sdk && !instrument) {
+    if (!b->use_payment_sdk && !instrument) {
         trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument to pay "
                      "%s with", b->id);
     }
-    if (instrument && (!pays || b->use_payment_sdk)) {
-        trv_errs_add(errs, "payment_instrument_id", "must be absent: %s", pays
-                     ? "this booking is paid through the payment SDK (book with {})"
-                     : "the supplier charges the traveller's card itself (send card)");
-    }
-    if (!pays && !card) {
-        trv_errs_add(errs, "card", "is required: %s charges the traveller's card itself",
-                     b->supplier);
-    }
-    if (pays && card) {
-        trv_errs_add(errs, "card", "must be absent: the service collects this payment");
+    if (instrument && b->use_payment_sdk) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: this booking is paid "
+                     "through the payment SDK (book with {})");
     }
     if (trv_errs_any(errs)) {
         trv_db_close(req->env->db, c);
@@ -245,7 +225,6 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     run.log = &req->log;
     run.owner = owner;
     run.b = started;
-    run.card_number = card;
     out = trv_hbook_continue(&run);
     switch (out) {
     case TRV_HBOOK_CONFIRMED:
@@ -266,7 +245,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
                  run.message ? run.message : "");
         return;
     case TRV_HBOOK_BAD_INSTRUMENT:
-        trv_errs_add(errs, pays ? "payment_instrument_id" : "card", "%s",
+        trv_errs_add(errs, "payment_instrument_id", "%s",
                      run.message ? run.message : "was not accepted");
         trv_fail_invalid(req, resp, errs);
         return;

@@ -23,7 +23,8 @@ static const feature features[] = {
     {"cancel", 0},
     {"cancellation_estimate", 0},
     /* How book is paid: through the payment SDK, or by the supplier
-     * charging the traveller's card itself (book sends the card). */
+     * charging the traveller's card itself (book names a saved
+     * instrument; the payment provider forwards its card to the supplier). */
     {"payment_sdk", TRV_SUP_PAYMENT_SDK},
     {"supplier_collects_payment", TRV_SUP_COLLECTS_PAYMENT},
     {"cancellation_preview", TRV_SUP_CANCEL_PREVIEW},

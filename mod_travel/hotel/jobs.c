@@ -116,7 +116,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             return;
         }
         /* An interrupted order is read at the supplier, not sent again
-         * (a merchant-of-record supplier's card is not kept to resend). */
+         * (its answer may have been lost after the supplier booked). */
         to = strcmp(phase, "ordering") == 0 ? "unknown" : phase;
     }
     else {

@@ -146,7 +146,9 @@ typedef struct trv_hotel_book_req {
      * (retrieve) and never bought twice. At most 64 characters. */
     const char *client_reference;
     const trv_hotel_party *party;
-    const char *card_number;             /* merchant-of-record suppliers: the traveller's card */
+    /* The saved instrument a merchant-of-record supplier charges: its card
+     * reaches the supplier through the payment provider, never through us. */
+    const char *payment_instrument_id;
     const char *idempotency_key;         /* sent as Idempotency-Key */
 } trv_hotel_book_req;
 
@@ -249,6 +251,15 @@ trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const 
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err);
+/* The same sent through the payment provider's vault and forward
+ * (payment/forward.h): the body leaves the card's fields empty and the
+ * provider fills them from instrument_id. A provider that refused the
+ * instrument is TRV_UP_REJECTED with err->code payment_instrument_invalid. */
+trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+                                       const char *path, const apr_table_t *auth,
+                                       const json_t *body, const char *idempotency_key,
+                                       const char *instrument_id, trv_up_result *res,
+                                       trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
 /* Lower-case hex of the SHA-256 (bits 256) or SHA-512 (bits 512) of s. */

@@ -525,7 +525,9 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
 }
 
 /* Rapid books the checked price through its book link; Expedia, the
- * merchant of record, charges the traveller's card given here. */
+ * merchant of record, charges the traveller's card. The request goes
+ * through the payment provider's vault and forward with the card number
+ * left empty: the provider fills it from the saved instrument. */
 static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
@@ -534,10 +536,10 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     trv_up_result res;
     trv_up_status st;
     int i;
-    if (!rq->card_number) {
-        err->code = "card_required";
-        err->message = apr_psprintf(ctx->pool, "%s charges the traveller's card itself: a "
-                                    "card is required", ctx->up->name);
+    if (!rq->payment_instrument_id) {
+        err->code = "payment_instrument_invalid";
+        err->message = "the supplier charges the traveller's card: a saved instrument is "
+                       "required";
         return TRV_UP_REJECTED;
     }
     for (i = 0; i < pt->n_rooms; i++) {
@@ -556,9 +558,9 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "{s:s,s:b,s:s,s:{s:s,s:s},s:o,s:[{s:s,s:s}]}",
         "affiliate_reference_id", rq->client_reference, "hold", 0, "email", pt->email,
         "phone", "country_code", "", "number", pt->phone ? pt->phone : "",
-        "rooms", rooms, "payments", "type", "customer_card", "number", rq->card_number));
-    st = trv_hotel_call_idem(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
-                             rq->idempotency_key, &res, err);
+        "rooms", rooms, "payments", "type", "customer_card", "number", ""));
+    st = trv_hotel_call_forwarded(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
+                                  rq->idempotency_key, rq->payment_instrument_id, &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "duplicate_itinerary") == 0) {
             return retrieve(ctx, NULL, rq->client_reference, out, err);

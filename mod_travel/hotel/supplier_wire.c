@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
+#include "payment/forward.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
@@ -15,23 +16,32 @@
 #include <string.h>
 #include <strings.h>
 
-trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
-                             const apr_table_t *auth, const json_t *body,
-                             trv_up_result *res, trv_hotel_err *err)
+/* One call, its outcome logged (adapter name, never a key) under logno. */
+static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, const char *method,
+                              const char *path, const apr_table_t *auth, const json_t *body,
+                              const char *idempotency_key, trv_up_result *res,
+                              trv_hotel_err *err)
 {
-    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
-                                           body, ctx->request_id, NULL, res);
+    trv_up_status st = trv_upstream_call_via(ctx->env, ctx->pool, ctx->up, via, method, path,
+                                             auth, body, ctx->request_id, idempotency_key, res);
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
                                                                        : TRV_LOG_WARNING;
         err->code = res->code ? res->code : trv_up_status_name(st);
         err->message = res->message ? res->message : "the supplier did not answer";
         trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    TRVLOGNO(1410) "hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT
-                    " ms", ctx->up->name, method, path, trv_up_status_name(st),
+                    "TRV%d: hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
+                    logno, ctx->up->name, method, path, trv_up_status_name(st),
                     res->http_status, err->code, apr_time_as_msec(res->elapsed));
     }
     return st;
+}
+
+trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
+                             const apr_table_t *auth, const json_t *body,
+                             trv_up_result *res, trv_hotel_err *err)
+{
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, res, err);
 }
 
 trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
@@ -39,17 +49,35 @@ trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const 
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err)
 {
-    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
-                                           body, ctx->request_id, idempotency_key, res);
-    if (st != TRV_UP_OK) {
-        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
-                                                                       : TRV_LOG_WARNING;
-        err->code = res->code ? res->code : trv_up_status_name(st);
-        err->message = res->message ? res->message : "the supplier did not answer";
-        trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    TRVLOGNO(1420) "hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT
-                    " ms", ctx->up->name, method, path, trv_up_status_name(st),
-                    res->http_status, err->code, apr_time_as_msec(res->elapsed));
+    return call_via(ctx, ctx->env->http, 1420, method, path, auth, body, idempotency_key, res,
+                    err);
+}
+
+trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+                                       const char *path, const apr_table_t *auth,
+                                       const json_t *body, const char *idempotency_key,
+                                       const char *instrument_id, trv_up_result *res,
+                                       trv_hotel_err *err)
+{
+    trv_pay_ctx pc;
+    trv_pay_forwarder *fw;
+    trv_pay_err perr = {0};
+    trv_up_status st;
+    if (!trv_pay_ctx_init(ctx->env, ctx->pool, ctx->request_id, &pc)) {
+        memset(res, 0, sizeof(*res));
+        err->code = "unavailable";
+        err->message = "no payment provider is configured to forward the card";
+        return res->status = TRV_UP_UNAVAILABLE;
+    }
+    fw = trv_pay_forwarder_make(&pc, instrument_id);
+    st = call_via(ctx, trv_pay_forwarder_http(fw), 2501, method, path, auth, body,
+                  idempotency_key, res, err);
+    if (trv_pay_forwarder_refused(fw, &perr)) {
+        /* The provider holds no such instrument (or will not send it to
+         * this supplier): nothing reached the supplier. */
+        err->code = "payment_instrument_invalid";
+        err->message = perr.message ? perr.message : "the payment provider refused the instrument";
+        return res->status = TRV_UP_REJECTED;
     }
     return st;
 }

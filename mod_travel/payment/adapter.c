@@ -275,6 +275,86 @@ static trv_up_status sdk_cancel(trv_pay_ctx *ctx, const char *token, json_t **au
     return json_is_object(a) ? auth_of(ctx, a, auth, err) : TRV_UP_OK;
 }
 
+static int header_item(void *rec, const char *name, const char *value)
+{
+    json_array_append_new(rec, json_pack("{s:s,s:s}", "name", name, "value", value));
+    return 1;
+}
+
+static int answer_header(trv_pay_ctx *ctx, const json_t *hs, apr_table_t *out)
+{
+    const json_t *h;
+    size_t i;
+    if (!json_is_array(hs)) {
+        return 0;
+    }
+    json_array_foreach(hs, i, h) {
+        if (!trv_json_str(h, "name") || !trv_json_str(h, "value")) {
+            return 0;
+        }
+        apr_table_add(out, apr_pstrdup(ctx->pool, trv_json_str(h, "name")),
+                      apr_pstrdup(ctx->pool, trv_json_str(h, "value")));
+    }
+    return 1;
+}
+
+/* Stripe's forwarding request: the destination's request with the card's
+ * fields left empty; the provider fills card_number from the saved
+ * payment method, sends it and answers the destination's response. */
+#define FORWARD_HOP apr_time_from_sec(2)
+
+static trv_up_status forward(trv_pay_ctx *ctx, const char *instrument_id,
+                             const trv_http_req *req, const char *idempotency_key,
+                             trv_http_resp *answer, trv_pay_err *err)
+{
+    trv_upstream up = *ctx->up;
+    trv_pay_ctx fctx = *ctx;
+    trv_up_result res;
+    json_t *headers = json_array(), *body;
+    const json_t *rd;
+    const char *text;
+    trv_up_status st;
+    json_int_t status;
+
+    if (req->headers) {
+        apr_table_do(header_item, headers, req->headers, NULL);
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:[s],s:{s:o,s:s%}}", "payment_method",
+                                              instrument_id, "url", req->url, "replacements",
+                                              "card_number", "request", "headers", headers,
+                                              "body", req->body ? req->body : "",
+                                              req->body ? req->body_len : 0));
+    /* The supplier's deadline is the caller's: the provider's hop adds
+     * its own time, not the provider's whole timeout, so a supplier that
+     * does not answer is given up on (an unknown outcome) as if called
+     * directly. */
+    up.timeout = req->timeout + FORWARD_HOP;
+    fctx.up = &up;
+    st = call(&fctx, "POST", "/v1/forwarding/requests", body, idempotency_key, &res, err);
+    if (st == TRV_UP_UNAVAILABLE && res.http_status == 504) {
+        /* The provider sent the request and the destination did not
+         * answer: the supplier may have acted. */
+        return TRV_UP_TIMEOUT;
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    rd = json_object_get(res.body, "response_details");
+    status = json_integer_value(json_object_get(rd, "status"));
+    text = trv_json_str(rd, "body");
+    memset(answer, 0, sizeof(*answer));
+    answer->headers = apr_table_make(ctx->pool, 8);
+    if (!text || status < 100 || status > 599
+        || !answer_header(ctx, json_object_get(rd, "headers"), answer->headers)) {
+        return bad(ctx, err, "the destination's response");
+    }
+    answer->status = (int)status;
+    answer->body_len = json_string_length(json_object_get(rd, "body"));
+    answer->body = apr_pmemdup(ctx->pool, text, answer->body_len + 1);
+    answer->elapsed = res.elapsed;
+    return TRV_UP_OK;
+}
+
 const trv_payment_provider trv_payment_adapter = {
     "PAYMENT",
     authorize,
@@ -285,6 +365,7 @@ const trv_payment_provider trv_payment_adapter = {
     sdk_token,
     sdk_authorization,
     sdk_cancel,
+    forward,
 };
 
 int trv_pay_ctx_init(trv_env *env, apr_pool_t *p, const char *request_id, trv_pay_ctx *ctx)

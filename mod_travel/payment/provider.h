@@ -61,6 +61,15 @@ typedef struct trv_payment_provider {
      * session; REJECTED: its payment was captured (refund it instead). */
     trv_up_status (*sdk_cancel)(trv_pay_ctx *ctx, const char *token, json_t **auth,
                                 trv_pay_err *err);
+    /* Vault and forward: sends req, a supplier's request whose card fields
+     * are left empty, through the provider, which fills them from the saved
+     * instrument; *answer is the supplier's response (any HTTP status) when
+     * TRV_UP_OK. Otherwise the provider did not forward: REJECTED (e.g.
+     * resource_missing: no such instrument; a destination it does not
+     * serve), UNAVAILABLE, or TIMEOUT (the supplier may have acted). */
+    trv_up_status (*forward)(trv_pay_ctx *ctx, const char *instrument_id,
+                             const trv_http_req *req, const char *idempotency_key,
+                             trv_http_resp *answer, trv_pay_err *err);
 } trv_payment_provider;
 
 extern const trv_payment_provider trv_payment_adapter;

@@ -40,6 +40,7 @@ typedef struct sbx_conf {
 
 static trv_router *router;
 static apr_uint32_t stopping;
+static int curl_ready;           /* libcurl is initialized once per process */
 static const sbx_world *world;   /* loaded in post_config, shared read-only */
 static const sbx_hotels *hotels; /* built from the world in post_config, idem */
 
@@ -266,6 +267,15 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(901) "%s [request_id -]", err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    /* The payment provider's vault and forward calls out (pay/forward.c). */
+    if (!curl_ready) {
+        if (trv_http_global_init() != APR_SUCCESS) {
+            ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                         TRVLOGNO(2512) "libcurl failed to initialize [request_id -]");
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+        curl_ready = 1;
+    }
     world = NULL;
     hotels = NULL;
     for (sv = s; sv; sv = sv->next) {
@@ -315,6 +325,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     trv_router_add(router, sbx_air_a_routes);
     trv_router_add(router, sbx_air_b_routes);
     trv_router_add(router, sbx_pay_routes);
+    trv_router_add(router, sbx_pay_forward_routes);
     trv_router_add(router, sbx_control_routes);
     trv_router_add(router, sbx_fault_routes);
     trv_router_add(router, sbx_hotel_a_routes);
@@ -335,6 +346,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         ctx->env.db = trv_httpd_dbsrc(pchild, sv);
         ctx->env.cfg = &c->cfg;
         ctx->env.stopping = &stopping;
+        ctx->env.http = trv_http_curl_create(pchild, &stopping, 1024 * 1024);
         ctx->set = &c->set;
         ctx->world = c->set.data_dir ? world : NULL;
         ctx->hotels = c->set.data_dir ? hotels : NULL;

@@ -46,6 +46,7 @@ extern const trv_route trv_sandbox_inbox_routes[];
 extern const trv_route sbx_air_a_routes[];
 extern const trv_route sbx_air_b_routes[];
 extern const trv_route sbx_pay_routes[];
+extern const trv_route sbx_pay_forward_routes[];
 extern const trv_route sbx_control_routes[];
 extern const trv_route sbx_fault_routes[];
 extern const trv_route sbx_hotel_a_routes[];

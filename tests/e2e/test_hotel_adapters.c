@@ -153,7 +153,7 @@ static trv_up_status book(const trv_hotel_supplier *s, const trv_upstream *up,
     rq.total_minor = pb->total_minor;
     rq.client_reference = ref;
     rq.party = p;
-    rq.card_number = "4242424242424242";
+    rq.payment_instrument_id = "pi_test_visa";
     rq.idempotency_key = apr_pstrcat(ad_pool, ref, ":book", NULL);
     return s->book(&c, &rq, out, err);
 }
@@ -308,7 +308,7 @@ static void unknown_is_found_by_reference(const trv_hotel_supplier *s, const trv
         rq.total_minor = pb.total_minor;
         rq.client_reference = ref;
         rq.party = &p;
-        rq.card_number = "4242424242424242";
+        rq.payment_instrument_id = "pi_test_visa";
         rq.idempotency_key = apr_pstrcat(ad_pool, ref, ":again", NULL);
         quick.timeout = apr_time_from_sec(20);
         st = s->book(&c, &rq, &again, &err);

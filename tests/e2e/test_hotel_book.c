@@ -2,7 +2,9 @@
  * provider: a saved instrument pays a SUPPLIER_A or SUPPLIER_B booking
  * (200 CONFIRMED, the payment captured by the service, the card shown,
  * hotel.booking.confirmed in the outbox); SUPPLIER_C charges the card
- * itself (the payment collected by the supplier); a repeat answers the
+ * itself, forwarded by the payment provider from the saved instrument (the
+ * payment collected by the supplier; a card number sent to the API is
+ * refused; no card number is in any log or table); a repeat answers the
  * stored result; Async answers 202 and confirms in the background;
  * sandbox-unknown answers 500 result_unknown and the booking is read at
  * the supplier (one booking there, charged once); Failbook is FAILED with
@@ -152,21 +154,117 @@ static void b_books(void **state)
     service_collects("SUPPLIER_B");
 }
 
+/* A 422 validation_failed whose details name field. */
+static void assert_invalid_field(e2e_resp *r, const char *field)
+{
+    const json_t *d;
+    size_t i;
+    int seen = 0;
+    e2e_assert_error(r, 422, "validation_failed");
+    json_array_foreach(json_object_get(json_object_get(r->json, "error"), "details"), i, d) {
+        seen |= strcmp(fe_s(d, "field"), field) == 0 && fe_s(d, "reason") != NULL;
+    }
+    if (!seen) {
+        fail_msg("no detail for %s in %s", field, r->body);
+    }
+}
+
+/* SUPPLIER_C is the merchant of record: it is booked with a saved
+ * instrument like the others, and the payment provider forwards that
+ * instrument's card to it (vault and forward); a card number sent to the
+ * API is refused and changes nothing. */
 static void c_charges_the_card_itself(void **state)
 {
     json_t *ready = he_ready(key, "SUPPLIER_C", "trip-c", "Lovelace");
     const char *id = fe_s(ready, "id");
-    e2e_resp *r;
+    e2e_resp *r, *read;
     (void)state;
-    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    e2e_assert_error(r, 422, "validation_failed");
-    e2e_free(r);
     r = book(id, "{\"card\":{\"number\":\"4242424242424242\"}}");
+    assert_invalid_field(r, "card");
+    assert_null(strstr(r->body, "4242424242424242"));
+    e2e_free(r);
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\",\"card\":{\"number\":"
+                 "\"4242424242424242\"}}");
+    assert_invalid_field(r, "card");
+    e2e_free(r);
+    read = get(key, id);
+    fe_expect(read, 200, "GET");
+    assert_string_equal(fe_s(fe_data(read), "status"), "READY_FOR_COMPLETE");
+    assert_int_equal(supplier_bookings(id), 0);
+    e2e_free(read);
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_visa\"}");
     fe_expect(r, 200, "book at SUPPLIER_C");
     assert_confirmed_once(fe_data(r), "SUPPLIER");
     assert_int_equal(captured_minor(id), 0);
     e2e_free(r);
     json_decref(ready);
+}
+
+/* The merchant of record declines the card the provider forwarded: the
+ * booking is READY_FOR_COMPLETE again and books with another instrument,
+ * whose own card (from the vault, never from us) the supplier charges. An
+ * instrument the provider does not hold names the field. */
+static void c_declined_card_leaves_it_ready(void **state)
+{
+    json_t *ready = he_ready(key, "SUPPLIER_C", "trip-c-decline", "Lovelace");
+    const char *id = fe_s(ready, "id");
+    const json_t *pay;
+    e2e_resp *r, *read;
+    (void)state;
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_decline\"}");
+    e2e_assert_error(r, 422, "payment_declined");
+    e2e_free(r);
+    r = book(id, "{\"payment_instrument_id\":\"pi_no_such_instrument\"}");
+    assert_invalid_field(r, "payment_instrument_id");
+    e2e_free(r);
+    read = get(key, id);
+    fe_expect(read, 200, "GET");
+    assert_string_equal(fe_s(fe_data(read), "status"), "READY_FOR_COMPLETE");
+    assert_int_equal(json_array_size(json_object_get(fe_data(read), "payments")), 0);
+    assert_int_equal(supplier_bookings(id), 0);
+    e2e_free(read);
+    r = book(id, "{\"payment_instrument_id\":\"pi_test_mastercard\"}");
+    fe_expect(r, 200, "book after a decline");
+    pay = json_array_get(json_object_get(fe_data(r), "payments"), 0);
+    assert_string_equal(fe_s(fe_data(r), "status"), "CONFIRMED");
+    assert_string_equal(fe_s(pay, "collected_by"), "SUPPLIER");
+    assert_string_equal(fe_s(json_object_get(json_object_get(pay, "payment_method"), "card"),
+                             "last4"), "4444");
+    assert_int_equal(supplier_bookings(id), 1);
+    e2e_free(r);
+    json_decref(ready);
+}
+
+/* Run last: after every booking above, no test card number is in the
+ * error log of any instance (the API's two and the sandbox's) nor in any
+ * table of the database, product or sandbox. */
+static void no_card_number_is_kept_anywhere(void **state)
+{
+    static const char *const numbers[] = {"4242424242424242", "5555555555554444",
+                                          "4000000000000002", NULL};
+    static const char *const instances[] = {"a", "b", "sandbox", NULL};
+    int i, k;
+    (void)state;
+    for (i = 0; numbers[i]; i++) {
+        const char *p[1] = {numbers[i]};
+        for (k = 0; instances[k]; k++) {
+            char path[512], *log;
+            snprintf(path, sizeof(path), "%s/httpd-%s/error.log", e2e_env("TRAVEL_TEST_DIR"),
+                     instances[k]);
+            log = e2e_slurp(path);
+            assert_non_null(log);
+            if (strstr(log, numbers[i])) {
+                fail_msg("card number %s in the error log of %s", numbers[i], instances[k]);
+            }
+            free(log);
+        }
+        assert_int_equal(e2e_sql_long(
+            "SELECT count(*) FROM information_schema.tables t "
+            "WHERE t.table_schema NOT IN ('pg_catalog', 'information_schema') "
+            "AND t.table_type = 'BASE TABLE' AND strpos(query_to_xml(format("
+            "'SELECT * FROM %I.%I', t.table_schema, t.table_name), true, false, '')::text, "
+            "$1) > 0", 1, p), 0);
+    }
 }
 
 static void async_confirms_in_the_background(void **state)
@@ -418,6 +516,7 @@ int main(void)
         cmocka_unit_test(a_books),
         cmocka_unit_test(b_books),
         cmocka_unit_test(c_charges_the_card_itself),
+        cmocka_unit_test(c_declined_card_leaves_it_ready),
         cmocka_unit_test(async_confirms_in_the_background),
         cmocka_unit_test(unknown_is_read_never_bought_again),
         cmocka_unit_test(failbook_fails_and_voids),
@@ -425,6 +524,7 @@ int main(void)
         cmocka_unit_test(declined_card_leaves_it_ready),
         cmocka_unit_test(paid_through_the_sdk),
         cmocka_unit_test(one_offer_prebooked_twice_books_twice),
+        cmocka_unit_test(no_card_number_is_kept_anywhere),
     };
     if (setup(NULL) != 0) {
         return 1;

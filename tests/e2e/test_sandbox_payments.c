@@ -4,7 +4,8 @@
  * refunds bounded by what was authorized and captured, SDK sessions
  * paid by the customer's device with the session's client secret, and
  * canceled by the merchant so the device can pay them no more (atomic
- * against a confirm racing it). */
+ * against a confirm racing it), and vault and forward to its one kind of
+ * destination. */
 #include "e2e.h"
 
 #include <pthread.h>
@@ -108,6 +109,71 @@ static void declines_are_402_card_errors(void **state)
     e2e_free(r);
     r = pay("POST", "/payments/v1/authorizations", KEY, NULL,
             "{\"amount\": 1.5, \"currency\": \"eur\", \"payment_method\": \"pi_test_visa\"}");
+    assert_int_equal(r->status, 400);
+    e2e_free(r);
+}
+
+/* Vault and forward: the provider sends a merchant's request to one of its
+ * destinations (this sandbox's SUPPLIER_C links) with payments[].number
+ * filled from the instrument, and answers the destination's response;
+ * what it kept of the request shows the number masked. It forwards
+ * nowhere else, for no unknown instrument, and nothing but card_number. */
+static void forwarding_fills_the_card_for_its_destinations_only(void **state)
+{
+    char body[1024], url[256];
+    const char *dest = "{\\\"payments\\\": [{\\\"type\\\": \\\"customer_card\\\", "
+                       "\\\"number\\\": \\\"\\\"}]}";
+    const json_t *rd, *sd;
+    e2e_resp *r, *again;
+    (void)state;
+    snprintf(url, sizeof(url), "%s/hotels/c/v3/itineraries?token=not-a-token",
+             e2e_sandbox_url());
+    snprintf(body, sizeof(body), "{\"payment_method\": \"pi_test_mastercard\", \"url\": \"%s\", "
+             "\"replacements\": [\"card_number\"], \"request\": {\"headers\": "
+             "[{\"name\": \"Idempotency-Key\", \"value\": \"fwd-test-1\"}], \"body\": \"%s\"}}",
+             url, dest);
+    r = pay("POST", "/payments/v1/forwarding/requests", KEY, "fwd-1", body);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(s(r->json, "object"), "forwarding.request");
+    assert_string_equal(s(r->json, "payment_method"), "pi_test_mastercard");
+    rd = json_object_get(r->json, "response_details");
+    sd = json_object_get(r->json, "request_details");
+    /* The destination refused the unsigned request: its answer, passed on. */
+    assert_int_equal(i(rd, "status"), 401);
+    assert_non_null(strstr(s(rd, "body"), "unauthorized"));
+    assert_non_null(strstr(s(sd, "body"), "555555******4444"));
+    assert_null(strstr(r->body, "5555555555554444"));
+    /* A repeat under the same key is the first answer. */
+    again = pay("POST", "/payments/v1/forwarding/requests", KEY, "fwd-1", body);
+    assert_int_equal(again->status, 200);
+    assert_string_equal(s(again->json, "id"), s(r->json, "id"));
+    e2e_free(again);
+    e2e_free(r);
+    /* Not a destination: another path of this server, another host. */
+    snprintf(body, sizeof(body), "{\"payment_method\": \"pi_test_visa\", \"url\": "
+             "\"%s/payments/v1/authorizations\", \"replacements\": [\"card_number\"], "
+             "\"request\": {\"body\": \"%s\"}}", e2e_sandbox_url(), dest);
+    r = pay("POST", "/payments/v1/forwarding/requests", KEY, NULL, body);
+    assert_int_equal(r->status, 400);
+    assert_string_equal(e2e_error_code(r), "forwarding_destination_invalid");
+    e2e_free(r);
+    snprintf(body, sizeof(body), "{\"payment_method\": \"pi_test_visa\", \"url\": "
+             "\"http://10.1.2.3/hotels/c/v3/itineraries\", \"replacements\": [\"card_number\"], "
+             "\"request\": {\"body\": \"%s\"}}", dest);
+    r = pay("POST", "/payments/v1/forwarding/requests", KEY, NULL, body);
+    assert_int_equal(r->status, 400);
+    assert_string_equal(e2e_error_code(r), "forwarding_destination_invalid");
+    e2e_free(r);
+    /* No such instrument; a field it does not fill. */
+    snprintf(body, sizeof(body), "{\"payment_method\": \"pi_nope\", \"url\": \"%s\", "
+             "\"replacements\": [\"card_number\"], \"request\": {\"body\": \"%s\"}}", url, dest);
+    r = pay("POST", "/payments/v1/forwarding/requests", KEY, NULL, body);
+    assert_int_equal(r->status, 400);
+    assert_string_equal(e2e_error_code(r), "resource_missing");
+    e2e_free(r);
+    snprintf(body, sizeof(body), "{\"payment_method\": \"pi_test_visa\", \"url\": \"%s\", "
+             "\"replacements\": [\"card_cvc\"], \"request\": {\"body\": \"%s\"}}", url, dest);
+    r = pay("POST", "/payments/v1/forwarding/requests", KEY, NULL, body);
     assert_int_equal(r->status, 400);
     e2e_free(r);
 }
@@ -352,6 +418,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(authorizations_speak_minor_units),
         cmocka_unit_test(declines_are_402_card_errors),
+        cmocka_unit_test(forwarding_fills_the_card_for_its_destinations_only),
         cmocka_unit_test(the_device_pays_a_session),
         cmocka_unit_test(a_canceled_session_cannot_be_paid),
         cmocka_unit_test(canceling_a_paid_session_answers_its_authorization),

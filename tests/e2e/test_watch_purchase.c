@@ -3,7 +3,9 @@
  * prebook and book of the API — once, even with extra purchase runs racing
  * on both instances — and sends travel.hotel.watch.purchased (the booking
  * with total_amount, the mandate) instead of watch.triggered; a declined
- * card (pi_test_decline) sends purchase_failed; a fresh price above the
+ * card (pi_test_decline) sends purchase_failed; a hotel of the supplier
+ * that charges the card itself is bought with the mandate's instrument
+ * (vault and forward); a fresh price above the
  * mandate's max_total puts the watch back to active with no purchase
  * event and nothing bought. */
 #include "watch_e2e.h"
@@ -211,6 +213,45 @@ static int kill_children(long parent)
     return n;
 }
 
+/* A hotel whose supplier charges the traveller's card itself (SUPPLIER_C,
+ * the merchant of record) is bought with the mandate's instrument too: the
+ * payment provider forwards its card to the supplier. */
+static void a_merchant_of_record_hotel_is_bought_too(void **state)
+{
+    we_hotel h;
+    json_t *w, *ev;
+    const json_t *booking, *pay;
+    const char *p[1];
+    int i;
+    (void)state;
+    for (i = 0; i < 40; i++) {
+        we_pick_hotel(key, 70, 72, i, &h);
+        if (strcmp(h.supplier, "SUPPLIER_C") == 0) {
+            break;
+        }
+    }
+    assert_string_equal(h.supplier, "SUPPLIER_C");
+    w = armed_watch(&h, 70, 72, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_visa");
+    p[0] = fe_s(w, "id");
+    we_price_factor(h.supplier, h.sid, "0.5");
+    json_decref(we_wait(key, WE_WATCHES, p[0], "purchased", 60000));
+    ev = events_of(p[0]);
+    assert_int_equal(json_array_size(ev), 1);
+    assert_string_equal(fe_s(json_array_get(ev, 0), "type"), "travel.hotel.watch.purchased");
+    booking = json_object_get(json_object_get(json_object_get(json_array_get(ev, 0), "payload"),
+                                              "data"), "booking");
+    pay = json_array_get(json_object_get(booking, "payments"), 0);
+    assert_string_equal(fe_s(booking, "status"), "CONFIRMED");
+    assert_string_equal(fe_s(booking, "supplier"), "SUPPLIER_C");
+    assert_string_equal(fe_s(pay, "collected_by"), "SUPPLIER");
+    assert_string_equal(fe_s(json_object_get(json_object_get(pay, "payment_method"), "card"),
+                             "last4"), "4242");
+    assert_int_equal(bookings_of(p[0]), 1);
+    we_prices_restore();
+    json_decref(ev);
+    json_decref(w);
+}
+
 static void a_purchase_killed_mid_book_still_buys_once(void **state)
 {
     we_hotel h;
@@ -266,6 +307,7 @@ int main(void)
         cmocka_unit_test_setup(an_armed_watch_buys_once, setup),
         cmocka_unit_test(a_declined_card_sends_purchase_failed),
         cmocka_unit_test(above_max_total_goes_back_to_active_without_buying),
+        cmocka_unit_test(a_merchant_of_record_hotel_is_bought_too),
         cmocka_unit_test(a_purchase_killed_mid_book_still_buys_once),
     };
     return E2E_RUN("watch_purchase", tests);

@@ -1,5 +1,6 @@
 /* The payment provider's answers, as the adapter (payment/adapter.c) reads
- * them into authorizations, refunds and SDK sessions. Input: byte 0 picks
+ * them into authorizations, refunds, SDK sessions and forwarded answers
+ * (vault and forward). Input: byte 0 picks
  * the operation, byte 1 the HTTP status, then the answers (fake_http.h).
  * Beyond not crashing or leaking: a success returns something that
  * serializes (an SDK cancel may return no authorization), a failure carries
@@ -19,13 +20,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trv_pay_err err;
     trv_money amount;
     json_t *out = NULL;
+    trv_http_req fwd;
+    trv_http_resp answer;
     trv_up_status st;
     int op;
     if (size < 2) {
         return 0;
     }
     p = fz_begin();
-    op = data[0] % 8;
+    op = data[0] % 9;
     fake_http_init(&f, "payment", data[1], fz_str(p, data + 2, size - 2));
     memset(&ctx, 0, sizeof(ctx));
     ctx.env = &f.env;
@@ -42,7 +45,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 4: st = pay->refund(&ctx, "auth_fuzz", &amount, "idem_fuzz", &out, &err); break;
     case 5: st = pay->sdk_token(&ctx, &amount, "idem_fuzz", &out, &err); break;
     case 6: st = pay->sdk_authorization(&ctx, "ses_fuzz_secret_abc", &out, &err); break;
-    default: st = pay->sdk_cancel(&ctx, "ses_fuzz_secret_abc", &out, &err);
+    case 7: st = pay->sdk_cancel(&ctx, "ses_fuzz_secret_abc", &out, &err); break;
+    default:
+        memset(&fwd, 0, sizeof(fwd));
+        fwd.method = "POST";
+        fwd.url = "http://127.0.0.1:8081/hotels/c/v3/itineraries";
+        fwd.body = "{\"payments\":[{\"number\":\"\"}]}";
+        fwd.body_len = strlen(fwd.body);
+        st = pay->forward(&ctx, "pi_test_visa", &fwd, "idem_fuzz", &answer, &err);
+        if (st == TRV_UP_OK) {
+            /* The destination's answer, whole: a status and a body. */
+            FZ_ASSERT(answer.status >= 100 && answer.status <= 599);
+            FZ_ASSERT(answer.body != NULL && strlen(answer.body) <= answer.body_len);
+            FZ_ASSERT(answer.headers != NULL);
+            out = json_true();
+        }
     }
     if (st == TRV_UP_OK) {
         FZ_ASSERT(op == 7 || out != NULL);

@@ -17,7 +17,8 @@
  *
  * Bare JSON; amounts are {"value": "123.45", "currency": "EUR"}. SUPPLIER_C
  * is the merchant of record: it charges the traveller's card given at
- * book (payments type customer_card), in the request currency; mandatory
+ * book (payments type customer_card; 4000000000000002 is declined with 402
+ * card_declined), in the request currency; mandatory
  * taxes and fees (fees.mandatory_tax) are paid at the property. Content
  * pages carry a Link header (rel="next") while more remain. */
 #include "hotel.h"
@@ -614,6 +615,11 @@ static void book(trv_req *req, trv_resp *resp)
                        "customer_card") != 0 || !digits(card, 12, 19)) {
         sbx_invalid(req, resp, "payments", "one customer_card payment with the card number "
                     "(Expedia collects: test cards of any number)");
+        return;
+    }
+    /* The published test number an issuer declines. */
+    if (strcmp(card, "4000000000000002") == 0) {
+        sbx_error(req, resp, 402, "card_declined", "The traveller's card was declined");
         return;
     }
     memset(&trig, 0, sizeof(trig));

@@ -21,10 +21,12 @@
  * Stripe's. POSTs honour Idempotency-Key. Test instruments: pi_test_visa,
  * pi_test_mastercard, pi_test_amex_applepay (authorized), pi_test_decline
  * (402 card_declined), pi_test_slowcard (authorized; the card's details
- * are readable only a while after). */
+ * are readable only a while after): pay/vault.c.
+ *   POST /v1/forwarding/requests          vault and forward (pay/forward.c) */
 #include "sandbox/sbx_api.h"
 #include "core/ids.h"
 #include "core/money.h"
+#include "vault.h"
 
 #include <apr_lib.h>
 #include <apr_strings.h>
@@ -83,35 +85,7 @@ static const trv_stmt session_cancel = {"sbx_session_cancel",
     "UPDATE sandbox.pay_sdk_sessions SET status = 'canceled', canceled_at = clock_timestamp() "
     "WHERE id = %s AND status IN ('open', 'complete')"};
 
-/* ---- test instruments ---- */
-
-typedef struct instrument {
-    const char *id;
-    const char *brand, *last4, *funding, *wallet;
-    int declined;
-    int slow;
-} instrument;
-
-static const instrument instruments[] = {
-    {"pi_test_visa", "visa", "4242", "credit", NULL, 0, 0},
-    {"pi_test_mastercard", "mastercard", "4444", "credit", NULL, 0, 0},
-    {"pi_test_amex_applepay", "amex", "8431", "credit", "apple_pay", 0, 0},
-    {"pi_test_decline", "visa", "0002", "credit", NULL, 1, 0},
-    {"pi_test_slowcard", "visa", "1881", "debit", NULL, 0, 1},
-};
-
-static const instrument *instrument_of(const char *id)
-{
-    size_t i;
-    for (i = 0; id && i < sizeof(instruments) / sizeof(instruments[0]); i++) {
-        if (strcmp(instruments[i].id, id) == 0) {
-            return &instruments[i];
-        }
-    }
-    return NULL;
-}
-
-static json_t *card_json(const instrument *in)
+static json_t *card_json(const sbx_vault_card *in)
 {
     json_t *c = json_pack("{s:s,s:s,s:s,s:i,s:i}", "brand", in->brand, "last4", in->last4,
                           "funding", in->funding, "exp_month", 12, "exp_year", 2030);
@@ -199,7 +173,7 @@ static void decline(trv_req *req, json_t **err)
 }
 
 /* Authorizes in the open transaction on c; *status and *doc: the answer. */
-static int authorize_in(trv_req *req, trv_resp *resp, trv_dbc *c, const instrument *in,
+static int authorize_in(trv_req *req, trv_resp *resp, trv_dbc *c, const sbx_vault_card *in,
                         const char *currency, apr_int64_t amount, int capture,
                         const char *session, const json_t *metadata, int *status, json_t **doc)
 {
@@ -257,7 +231,7 @@ static int money_params(trv_req *req, trv_resp *resp, const json_t *b, apr_int64
 static void create_authorization(trv_req *req, trv_resp *resp)
 {
     const json_t *b;
-    const instrument *in;
+    const sbx_vault_card *in;
     const char *cur, *cm;
     apr_int64_t amount;
     trv_dbc *c;
@@ -275,7 +249,7 @@ static void create_authorization(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 400, "parameter_invalid", "capture_method is manual or automatic");
         return;
     }
-    if (!(in = instrument_of(trv_json_str(b, "payment_method")))) {
+    if (!(in = sbx_vault_card_of(trv_json_str(b, "payment_method")))) {
         sbx_error(req, resp, 400, "resource_missing", "No such payment_method: '%s'",
                   trv_json_str(b, "payment_method") ? trv_json_str(b, "payment_method") : "");
         return;
@@ -586,7 +560,7 @@ static void confirm_session(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id"), *secret, *have;
     const json_t *b;
-    const instrument *in;
+    const sbx_vault_card *in;
     trv_dbc *c;
     trv_rows *rows;
     json_t *doc, *auth;
@@ -596,7 +570,7 @@ static void confirm_session(trv_req *req, trv_resp *resp)
         return;
     }
     secret = trv_json_str(b, "client_secret");
-    if (!(in = instrument_of(trv_json_str(b, "payment_method")))) {
+    if (!(in = sbx_vault_card_of(trv_json_str(b, "payment_method")))) {
         sbx_error(req, resp, 400, "resource_missing", "No such payment_method");
         return;
     }
