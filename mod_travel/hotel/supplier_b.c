@@ -576,6 +576,15 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: the destinations of one country, one signed
+ * call on the content API, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               CONTENT "/locations/destinations?countryCodes=FR", auth(ctx),
+                               NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_b = {
     "travel-hotel-b",
     search,
@@ -585,4 +594,5 @@ const trv_hotel_supplier trv_hotel_supplier_b = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = NULL,              /* no previews: estimates come from the policy */
+    .check = check,
 };

@@ -669,6 +669,15 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: one property of a city's content, one signed
+ * call, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               "/properties/content?country_code=FR&city=Paris&limit=1",
+                               auth(ctx), NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_c = {
     "travel-hotel-c",
     search,
@@ -678,4 +687,5 @@ const trv_hotel_supplier trv_hotel_supplier_c = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = cancel_preview,
+    .check = check,
 };

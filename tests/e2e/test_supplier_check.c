@@ -62,6 +62,15 @@ static void the_stack_lines_pass(void **state)
     rc = check(args, out, sizeof(out));
     expect(rc, out, 0, "SUPPLIER_A (liteapi, hotel): ok: ");
     expect(rc, out, 0, "accepted the key (HTTP 200)");
+    /* The signed hotel protocols: their own signatures. */
+    snprintf(args, sizeof(args), "SUPPLIER_B --hotel --conf %s/httpd-a/httpd.conf",
+             e2e_env("TRAVEL_TEST_DIR"));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 0, "SUPPLIER_B (travel-hotel-b, hotel): ok: ");
+    snprintf(args, sizeof(args), "SUPPLIER_C --hotel --conf %s/httpd-a/httpd.conf",
+             e2e_env("TRAVEL_TEST_DIR"));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 0, "SUPPLIER_C (travel-hotel-c, hotel): ok: ");
     /* A flight line: one airline through its adapter. */
     snprintf(args, sizeof(args), "SUPPLIER_B --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
@@ -82,6 +91,12 @@ static void a_wrong_key_is_named(void **state)
     snprintf(line, sizeof(line), "TravelHotelSupplier LITEAPI liteapi %s/hotels/a/v3.0 "
              "api_key=not-the-key book_url=%s/hotels/a/book/v3.0", s, s);
     snprintf(args, sizeof(args), "LITEAPI --conf %s", conf_with(line));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 1, "the key was refused (HTTP 401)");
+    /* A signed protocol with the right key and a wrong secret. */
+    snprintf(line, sizeof(line), "TravelHotelSupplier PARTNER_B travel-hotel-b %s/hotels/b "
+             "api_key=sandbox-key-hotel-b api_secret=not-the-secret", s);
+    snprintf(args, sizeof(args), "PARTNER_B --conf %s", conf_with(line));
     rc = check(args, out, sizeof(out));
     expect(rc, out, 1, "the key was refused (HTTP 401)");
 }
