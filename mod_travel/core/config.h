@@ -54,6 +54,9 @@ typedef struct trv_config {
     unsigned char secret_key[32];      /* AES-256 key for secrets at rest */
     int have_secret_key;
     apr_interval_time_t watch_interval; /* between checks of one watch */
+    /* How long a hotel search or offers request waits for its suppliers:
+     * it answers with those that answered by then (TravelSearchDeadline). */
+    apr_interval_time_t search_deadline;
 } trv_config;
 
 #define TRV_DEFAULT_MAX_BODY (1024 * 1024)
@@ -61,6 +64,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_LEASE apr_time_from_sec(60)
 #define TRV_DEFAULT_POLL apr_time_from_msec(500)
 #define TRV_DEFAULT_WATCH_INTERVAL apr_time_from_sec(900)
+#define TRV_DEFAULT_SEARCH_DEADLINE apr_time_from_sec(8)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
 #define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)

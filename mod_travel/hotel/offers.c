@@ -14,6 +14,7 @@
  * total and the expiry. The suppliers are asked at once (fanout.h), no
  * database connection held meanwhile. */
 #include "handlers.h"
+#include "deadline.h"
 #include "core/fanout.h"
 #include "input.h"
 #include "seal.h"
@@ -294,6 +295,9 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     target *tg;
     json_t *data;
     apr_hash_t *priced = apr_hash_make(req->pool);
+    trv_hotel_part parts[16];
+    json_t *unanswered;
+    apr_time_t deadline;
     void *batons[16];
     int n = 0, i, k, nb;
 
@@ -324,7 +328,10 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
                  only->name);
         return;
     }
-    /* One call per supplier, all at once, holding no connection. */
+    /* One call per supplier, all at once, holding no connection, until
+     * the search deadline: hotels of a supplier that did not answer by
+     * then have no offers, and meta names it (deadline.h). */
+    deadline = trv_hotel_deadline(req->env);
     nb = 0;
     for (row = rows(req); row && row->name; row++) {
         price_job *j = apr_pcalloc(req->pool, sizeof(*j));
@@ -340,6 +347,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
                                                      &j->ctx))) {
             continue;
         }
+        j->ctx.deadline = deadline;
         j->row = row;
         j->stay = &stay;
         j->per_hotel = (int)per_hotel;
@@ -348,11 +356,18 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     trv_fanout(req->pool, nb, price_one, batons);
     for (i = 0; i < nb; i++) {
         price_job *j = batons[i];
-        if (j->st != TRV_UP_OK) {
-            trv_hotel_upstream_fail(req, resp, j->st, j->row->name, j->err.message);
-            return;
+        parts[i].supplier = j->row->name;
+        parts[i].st = j->st;
+        parts[i].message = j->err.message;
+    }
+    if (!trv_hotel_parts_settle(req, resp, parts, nb, 0, &unanswered)) {
+        return;
+    }
+    for (i = 0; i < nb; i++) {
+        price_job *j = batons[i];
+        if (j->st == TRV_UP_OK) {
+            apr_hash_set(priced, j->row->name, APR_HASH_KEY_STRING, j->offers);
         }
-        apr_hash_set(priced, j->row->name, APR_HASH_KEY_STRING, j->offers);
     }
     /* In the order the hotels were named, each hotel's cheapest first. */
     data = json_array();
@@ -366,5 +381,6 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
             }
         }
     }
-    trv_ok(req, resp, 200, data, NULL);
+    trv_ok(req, resp, 200, data, unanswered ? json_pack("{s:o}", "unanswered_suppliers",
+                                                        unanswered) : NULL);
 }

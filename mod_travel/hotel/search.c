@@ -14,6 +14,7 @@
  * the page's hotels get their htl_ ids resolved (one statement). */
 #include "handlers.h"
 #include "core/fanout.h"
+#include "deadline.h"
 #include "input.h"
 #include "mapping.h"
 #include "seal.h"
@@ -43,6 +44,10 @@ typedef struct search {
     long limit;
     long offset;
     const char *digest;              /* of the search fields (the cursor's binding) */
+    /* From a cursor whose first page went without some suppliers (the
+     * search deadline): ",A,C," the suppliers that page came from; the
+     * next pages ask them alone, so every page is a slice of one whole. */
+    const char *asked;
 } search;
 
 static const unsigned char *secret(const trv_req *req)
@@ -148,6 +153,16 @@ static void read_cursor(trv_req *req, search *s, trv_errs *errs)
         return;
     }
     s->offset = atol(bar + 1);
+    if ((bar = strchr(bar + 1, '|'))) {
+        s->asked = apr_pstrcat(req->pool, ",", bar + 1, ",", NULL);
+    }
+}
+
+/* Whether this search asks the supplier of row. */
+static int asks(apr_pool_t *p, const search *s, const trv_supplier *row)
+{
+    return (!s->only || s->only == row)
+           && (!s->asked || strstr(s->asked, apr_pstrcat(p, ",", row->name, ",", NULL)));
 }
 
 static int read_search(trv_req *req, search *s, trv_errs *errs)
@@ -207,18 +222,22 @@ static void ask_one(void *baton)
     k->st = k->adapter->search(&k->ctx, &k->s->area, &k->s->stay, &k->list, &k->err);
 }
 
-/* Every supplier asked at once, holding no connection. Any failure fails
- * the search: a page must be a slice of the same whole. */
+/* Every supplier asked at once, holding no connection, until the search
+ * deadline (deadline.h). An error fails the search: a page must be a slice
+ * of the same whole. *from: the suppliers that answered (",A,C,"), and
+ * *unanswered those left out, NULL when none was. */
 static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
-                         apr_array_header_t *found)
+                         apr_array_header_t *found, const char **from, json_t **unanswered)
 {
     const trv_supplier *row;
+    trv_hotel_part parts[16];
     void *batons[16];
+    apr_time_t deadline = trv_hotel_deadline(req->env);
     int n = 0, i, k;
     for (row = rows(req); row && row->name && n < 16; row++) {
         ask *a = apr_pcalloc(req->pool, sizeof(*a));
         apr_pool_t *cp;
-        if (s->only && s->only != row) {
+        if (!asks(req->pool, s, row)) {
             continue;
         }
         if (!(cp = trv_call_pool(req->pool))
@@ -226,6 +245,7 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
                                                      &a->ctx))) {
             continue;
         }
+        a->ctx.deadline = deadline;
         a->row = row;
         a->s = s;
         batons[n++] = a;
@@ -239,10 +259,21 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
     trv_fanout(req->pool, n, ask_one, batons);
     for (i = 0; i < n; i++) {
         ask *a = batons[i];
+        parts[i].supplier = a->row->name;
+        parts[i].st = a->st;
+        parts[i].message = a->err.message;
+    }
+    /* A later page (the first page's suppliers alone) needs every one. */
+    if (!trv_hotel_parts_settle(req, resp, parts, n, s->offset > 0 || s->asked, unanswered)) {
+        return 0;
+    }
+    *from = ",";
+    for (i = 0; i < n; i++) {
+        ask *a = batons[i];
         if (a->st != TRV_UP_OK) {
-            trv_hotel_upstream_fail(req, resp, a->st, a->row->name, a->err.message);
-            return 0;
+            continue;
         }
+        *from = apr_pstrcat(req->pool, *from, a->row->name, ",", NULL);
         for (k = 0; a->list && k < a->list->nelts; k++) {
             APR_ARRAY_PUSH(found, trv_hotel_found *) = &APR_ARRAY_IDX(a->list, k, trv_hotel_found);
         }
@@ -274,8 +305,8 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     trv_errs *errs = trv_errs_new(req->pool);
     apr_array_header_t *found = apr_array_make(req->pool, 128, sizeof(trv_hotel_found *));
     apr_array_header_t *groups, *page;
-    const char *const *ids;
-    json_t *data, *meta, *pagination;
+    const char *const *ids, *from;
+    json_t *data, *meta, *pagination, *unanswered;
     search s;
     long i, end;
 
@@ -294,8 +325,12 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
             return;
         }
     }
-    if (!ask_suppliers(req, resp, &s, found)) {
+    if (!ask_suppliers(req, resp, &s, found, &from, &unanswered)) {
         return;
+    }
+    /* Pages after a first page without some suppliers stay without them. */
+    if (unanswered) {
+        s.asked = from;
     }
     groups = trv_hotel_group_found(req->pool, found);
     /* Hotels without a rate for this stay are not results. */
@@ -317,11 +352,19 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     }
     pagination = json_pack("{s:i}", "limit", (json_int_t)s.limit);
     if (end < groups->nelts) {
+        const char *payload = apr_psprintf(req->pool, "%s|%ld", s.digest, end);
+        if (s.asked) {
+            /* ",A,C," -> "A,C" */
+            payload = apr_psprintf(req->pool, "%s|%.*s", payload, (int)strlen(s.asked) - 2,
+                                   s.asked + 1);
+        }
         json_object_set_new(pagination, "next_cursor", json_string(trv_hotel_seal(
-            req->pool, secret(req), req->org_id, "hotel-search",
-            apr_psprintf(req->pool, "%s|%ld", s.digest, end))));
+            req->pool, secret(req), req->org_id, "hotel-search", payload)));
     }
     meta = json_pack("{s:o,s:o}", "supplier", trv_json_strn(s.only ? s.only->name : NULL),
                      "pagination", pagination);
+    if (unanswered) {
+        json_object_set_new(meta, "unanswered_suppliers", unanswered);
+    }
     trv_ok(req, resp, 200, data, meta);
 }

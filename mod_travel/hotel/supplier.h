@@ -25,6 +25,9 @@ typedef struct trv_hotel_ctx {
     apr_pool_t *pool;
     const char *request_id;      /* sent upstream as x-request-id */
     const trv_upstream *up;      /* this supplier's TravelHotelSupplier line */
+    /* 0, or when the caller stops waiting (a search's deadline): each call
+     * then waits at most until it, and one started after it is a timeout. */
+    apr_time_t deadline;
 } trv_hotel_ctx;
 
 typedef struct trv_hotel_err {

@@ -22,8 +22,23 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
                               const char *idempotency_key, trv_up_result *res,
                               trv_hotel_err *err)
 {
-    trv_up_status st = trv_upstream_call_via(ctx->env, ctx->pool, ctx->up, via, method, path,
-                                             auth, body, ctx->request_id, idempotency_key, res);
+    trv_upstream within = *ctx->up;
+    apr_interval_time_t left = ctx->deadline ? ctx->deadline - apr_time_now() : 0;
+    trv_up_status st;
+    if (ctx->deadline && left <= 0) {
+        memset(res, 0, sizeof(*res));
+        res->status = st = TRV_UP_TIMEOUT;
+        res->message = "the search deadline passed before this call";
+    }
+    else {
+        if (ctx->deadline) {
+            within.timeout = within.timeout && within.timeout < left ? within.timeout : left;
+            within.connect_timeout = within.connect_timeout && within.connect_timeout < left
+                                         ? within.connect_timeout : left;
+        }
+        st = trv_upstream_call_via(ctx->env, ctx->pool, &within, via, method, path, auth, body,
+                                   ctx->request_id, idempotency_key, res);
+    }
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
                                                                        : TRV_LOG_WARNING;

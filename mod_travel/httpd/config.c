@@ -25,6 +25,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_lease = UNSET;
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
+    c->cfg.search_deadline = UNSET;
     c->cfg.max_response = 0;
     trv_rate_conf_init(&c->rate);
     return c;
@@ -52,6 +53,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_lease);
     MERGE(job_poll);
     MERGE(watch_interval);
+    MERGE(search_deadline);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -414,6 +416,21 @@ static const char *set_watch_interval(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.watch_interval);
 }
 
+static const char *set_search_deadline(cmd_parms *cmd, void *d, const char *arg)
+{
+    apr_interval_time_t t;
+    const char *err = set_duration(cmd, arg, &t);
+    (void)d;
+    if (err) {
+        return err;
+    }
+    if (t < apr_time_from_msec(100) || t > apr_time_from_sec(120)) {
+        return apr_psprintf(cmd->pool, "%s: from 100ms to 120s", cmd->cmd->name);
+    }
+    conf_of(cmd)->cfg.search_deadline = t;
+    return NULL;
+}
+
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -506,6 +523,8 @@ const command_rec trv_directives[] = {
         "how long a claimed background job is reserved (default 60s)"),
     AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
         "how often idle workers look for due jobs (default 500ms)"),
+    AP_INIT_TAKE1("TravelSearchDeadline", set_search_deadline, NULL, RSRC_CONF,
+        "how long hotel search and offers wait for their suppliers (default 8s)"),
     AP_INIT_TAKE1("TravelWatchInterval", set_watch_interval, NULL, RSRC_CONF,
         "time between two price checks of one watch (default 15m)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
@@ -539,6 +558,9 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->watch_interval == UNSET) {
         cfg->watch_interval = TRV_DEFAULT_WATCH_INTERVAL;
+    }
+    if (cfg->search_deadline == UNSET) {
+        cfg->search_deadline = TRV_DEFAULT_SEARCH_DEADLINE;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;

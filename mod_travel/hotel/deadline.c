@@ -1,0 +1,43 @@
+#include "deadline.h"
+#include "store.h"
+
+apr_time_t trv_hotel_deadline(const trv_env *env)
+{
+    apr_interval_time_t d = env->cfg && env->cfg->search_deadline > 0
+                                ? env->cfg->search_deadline : TRV_DEFAULT_SEARCH_DEADLINE;
+    return apr_time_now() + d;
+}
+
+int trv_hotel_parts_settle(trv_req *req, trv_resp *resp, const trv_hotel_part *parts, int n,
+                           int all_needed, json_t **unanswered)
+{
+    const trv_hotel_part *late = NULL;
+    int i, answered = 0;
+    *unanswered = NULL;
+    for (i = 0; i < n; i++) {
+        if (parts[i].st == TRV_UP_OK) {
+            answered++;
+        }
+        else if (parts[i].st == TRV_UP_TIMEOUT) {
+            late = late ? late : &parts[i];
+        }
+        else {
+            trv_hotel_upstream_fail(req, resp, parts[i].st, parts[i].supplier,
+                                    parts[i].message);
+            return 0;
+        }
+    }
+    if (late && (!answered || all_needed)) {
+        trv_hotel_upstream_fail(req, resp, late->st, late->supplier, late->message);
+        return 0;
+    }
+    if (late) {
+        *unanswered = json_array();
+        for (i = 0; i < n; i++) {
+            if (parts[i].st == TRV_UP_TIMEOUT) {
+                json_array_append_new(*unanswered, json_string(parts[i].supplier));
+            }
+        }
+    }
+    return 1;
+}
