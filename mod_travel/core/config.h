@@ -57,6 +57,10 @@ typedef struct trv_config {
     /* How long a hotel search or offers request waits for its suppliers:
      * it answers with those that answered by then (TravelSearchDeadline). */
     apr_interval_time_t search_deadline;
+    /* How long a hotel supplier's content (the hotels of an area) is kept
+     * parsed in each process; 0: read at every search
+     * (TravelHotelContentCache). */
+    apr_interval_time_t content_ttl;
 } trv_config;
 
 #define TRV_DEFAULT_MAX_BODY (1024 * 1024)
@@ -65,6 +69,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_POLL apr_time_from_msec(500)
 #define TRV_DEFAULT_WATCH_INTERVAL apr_time_from_sec(900)
 #define TRV_DEFAULT_SEARCH_DEADLINE apr_time_from_sec(8)
+#define TRV_DEFAULT_CONTENT_TTL apr_time_from_sec(3600)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
 #define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)

@@ -24,6 +24,7 @@ typedef struct trv_idempotency {
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
+struct trv_json_cache; /* core/json_cache.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -51,6 +52,9 @@ typedef struct trv_env {
      * key_cache.h), shared by the virtual hosts on that database; NULL:
      * every request asks the database. */
     struct trv_key_cache *key_cache;
+    /* Hotel suppliers' content kept parsed in this process (shared by its
+     * virtual hosts); NULL: none kept. */
+    struct trv_json_cache *content_cache;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

@@ -115,7 +115,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
                             trv_hotel_qs(ctx->pool, area->country_code),
                             trv_hotel_qs(ctx->pool, area->city));
     }
-    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }

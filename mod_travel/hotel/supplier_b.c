@@ -58,10 +58,10 @@ static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     json_t *list, *d;
     size_t i;
     *code = NULL;
-    st = trv_hotel_call(ctx, "GET",
-                        apr_psprintf(ctx->pool, CONTENT "/locations/destinations?countryCodes=%s",
-                                     trv_hotel_qs(ctx->pool, area->country_code)),
-                        auth(ctx), NULL, &res, err);
+    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+                                                  CONTENT "/locations/destinations?countryCodes=%s",
+                                                  trv_hotel_qs(ctx->pool, area->country_code)),
+                                auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -89,10 +89,10 @@ static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *b
     trv_up_status st;
     json_t *list, *h;
     size_t i;
-    st = trv_hotel_call(ctx, "GET",
-                        apr_psprintf(ctx->pool, CONTENT "/hotels?destinationCode=%s&from=1&to=1000",
-                                     trv_hotel_qs(ctx->pool, code)),
-                        auth(ctx), NULL, &res, err);
+    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+                                                  CONTENT "/hotels?destinationCode=%s&from=1&to=1000",
+                                                  trv_hotel_qs(ctx->pool, code)),
+                                auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
+#include "core/json_cache.h"
 #include "payment/forward.h"
 
 #include <apr_strings.h>
@@ -57,6 +58,30 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
                              trv_up_result *res, trv_hotel_err *err)
 {
     return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, res, err);
+}
+
+trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
+                                     const apr_table_t *auth, trv_up_result *res,
+                                     trv_hotel_err *err)
+{
+    apr_interval_time_t ttl = ctx->env->cfg ? ctx->env->cfg->content_ttl : 0;
+    const char *key = apr_pstrcat(ctx->pool, ctx->up->name, " ", ctx->up->base_url, path, NULL);
+    json_t *kept = ctx->env->content_cache && ttl > 0
+                       ? trv_json_cache_get(ctx->env->content_cache, key, apr_time_now())
+                       : NULL;
+    trv_up_status st;
+    if (kept) {
+        memset(res, 0, sizeof(*res));
+        res->status = TRV_UP_OK;
+        res->http_status = 200;
+        res->body = trv_json_bind(ctx->pool, kept);
+        return TRV_UP_OK;
+    }
+    st = trv_hotel_call(ctx, "GET", path, auth, NULL, res, err);
+    if (st == TRV_UP_OK && res->body && ctx->env->content_cache && ttl > 0) {
+        trv_json_cache_put(ctx->env->content_cache, key, res->body, apr_time_now(), ttl);
+    }
+    return st;
 }
 
 trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,

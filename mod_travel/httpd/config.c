@@ -26,6 +26,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
     c->cfg.search_deadline = UNSET;
+    c->cfg.content_ttl = UNSET;
     c->cfg.max_response = 0;
     trv_rate_conf_init(&c->rate);
     return c;
@@ -54,6 +55,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_poll);
     MERGE(watch_interval);
     MERGE(search_deadline);
+    MERGE(content_ttl);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -431,6 +433,16 @@ static const char *set_search_deadline(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
+static const char *set_content_cache(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (strcmp(arg, "0") == 0 || strcasecmp(arg, "off") == 0) {
+        conf_of(cmd)->cfg.content_ttl = 0;
+        return NULL;
+    }
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.content_ttl);
+}
+
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -525,6 +537,8 @@ const command_rec trv_directives[] = {
         "how often idle workers look for due jobs (default 500ms)"),
     AP_INIT_TAKE1("TravelSearchDeadline", set_search_deadline, NULL, RSRC_CONF,
         "how long hotel search and offers wait for their suppliers (default 8s)"),
+    AP_INIT_TAKE1("TravelHotelContentCache", set_content_cache, NULL, RSRC_CONF,
+        "how long each process keeps a hotel supplier's content of an area (default 1h; off)"),
     AP_INIT_TAKE1("TravelWatchInterval", set_watch_interval, NULL, RSRC_CONF,
         "time between two price checks of one watch (default 15m)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
@@ -561,6 +575,9 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->search_deadline == UNSET) {
         cfg->search_deadline = TRV_DEFAULT_SEARCH_DEADLINE;
+    }
+    if (cfg->content_ttl == UNSET) {
+        cfg->content_ttl = TRV_DEFAULT_CONTENT_TTL;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;

@@ -2,6 +2,7 @@
 #include "travel.h"
 #include "gateway/idempotency.h"
 #include "account/key_cache.h"
+#include "core/json_cache.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -16,6 +17,10 @@ static apr_array_header_t *worker_sets; /* trv_workers *: one per database */
 static apr_uint32_t stopping;     /* this child is stopping */
 static trv_http *http_client;     /* this child's upstream client */
 static trv_http *webhook_client;  /* this child's webhook sender client */
+/* Hotel content of this child's recent search areas (core/json_cache.h):
+ * three suppliers' lists of an area each, for a few hundred areas. */
+#define CONTENT_CACHE_ENTRIES 512
+static trv_json_cache *content_cache;
 static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
 
 /* Errors httpd raises itself (before or around the handler) are answered
@@ -115,6 +120,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
      * repeated delivery is allowed, a slow receiver must not hold the
      * child. */
     http_client = trv_http_curl_create(pchild, NULL, main_conf->cfg.max_response);
+    content_cache = trv_json_cache_create(pchild, CONTENT_CACHE_ENTRIES);
     webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
@@ -122,6 +128,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->log = trv_httpd_server_log(sv);
         env->db = trv_httpd_dbsrc(pchild, sv);
         env->http = http_client;
+        env->content_cache = c->cfg.content_ttl > 0 ? content_cache : NULL;
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
         env->registry = trv_gateway_registry(gateway);

@@ -6,7 +6,9 @@
  * one of its suppliers is asked); cursors are bound to the search and the
  * organization (edited, foreign or reused with other fields: 422); bad
  * input is a 422 naming the fields and stores nothing; a supplier failing
- * is a 502, one not answering in time a 504, with the caller's request id. */
+ * is a 502, one not answering in time a 504, with the caller's request id;
+ * a supplier's content of an area is read once per child, its rates at
+ * every search. */
 #include "hotel_e2e.h"
 
 static char *key, *other_key, *org;
@@ -335,6 +337,48 @@ static void supplier_failures_are_502_and_504(void **state)
     }
 }
 
+/* Lines of the sandbox's access log whose request id starts with rid and
+ * whose request line contains `what`. */
+static long sandbox_requests(const char *rid, const char *what)
+{
+    char path[512], *log, *line, *save = NULL;
+    long n = 0;
+    snprintf(path, sizeof(path), "%s/httpd-sandbox/access.log", e2e_env("TRAVEL_TEST_DIR"));
+    log = e2e_slurp(path);
+    for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        n += strstr(line, what) && strstr(line, rid);
+    }
+    free(log);
+    return n;
+}
+
+/* A supplier's content (the hotels of the area) is read once per httpd
+ * child and kept (TravelHotelContentCache, 1 h by default): twelve
+ * searches of one area read it at most once per child (the test stack has
+ * at most 4), while every search asks every supplier for its rates. */
+static void content_is_read_once_per_child(void **state)
+{
+    char *rid = fe_rid("hsearch", "content"), one[200];
+    char *body = he_search_body("{\"city\":\"Lyon\",\"country_code\":\"FR\"}", "");
+    int i;
+    (void)state;
+    for (i = 0; i < 12; i++) {
+        e2e_resp *r;
+        snprintf(one, sizeof(one), "%s-%02d", rid, i);
+        r = he_post(key, one, "/v1/hotel/search", body);
+        fe_expect(r, 200, "a search of Lyon");
+        e2e_free(r);
+    }
+    /* SUPPLIER_A's and SUPPLIER_C's content, SUPPLIER_B's hotel list. */
+    assert_true(sandbox_requests(rid, "/hotels/a/v3.0/data/hotels") <= 4);
+    assert_true(sandbox_requests(rid, "/hotels/c/v3/properties/content") <= 4);
+    assert_true(sandbox_requests(rid, "/hotels/b/hotel-content-api/1.0/hotels?") <= 4);
+    /* Prices are never kept. */
+    assert_int_equal(sandbox_requests(rid, "/hotels/a/v3.0/hotels/rates"), 12);
+    free(body);
+    free(rid);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +390,7 @@ int main(void)
         cmocka_unit_test(bad_searches_are_422_and_store_nothing),
         cmocka_unit_test(a_city_without_hotels_is_an_empty_page),
         cmocka_unit_test(supplier_failures_are_502_and_504),
+        cmocka_unit_test(content_is_read_once_per_child),
     };
     return e2e_run("hotel search", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -56,6 +56,7 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     http.impl = (void *)answer;
     env.http = &http;
     env.cfg = &cfg;
+    memset(&ctx, 0, sizeof(ctx));
     ctx.env = &env;
     ctx.pool = p;
     ctx.request_id = "req_test";
