@@ -43,7 +43,6 @@ static trv_up_status read_booking(apr_pool_t *p, const trv_hotel_supplier *sup,
     memset(&cfg, 0, sizeof(cfg));
     memset(&env, 0, sizeof(env));
     memset(&err, 0, sizeof(err));
-    memset(&ctx, 0, sizeof(ctx)); /* no search deadline (ctx.deadline 0) */
     up.name = sup->name;
     up.base_url = "http://127.0.0.1:9/hotels";
     cfg.max_response = 1 << 20;

@@ -48,7 +48,6 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     memset(&env, 0, sizeof(env));
     memset(&stay, 0, sizeof(stay));
     memset(&err, 0, sizeof(err));
-    memset(&ctx, 0, sizeof(ctx)); /* no search deadline (ctx.deadline 0) */
     up.name = sup->name;
     up.base_url = "http://127.0.0.1:9/hotels";
     cfg.max_response = 1 << 20;
