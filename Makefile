@@ -218,6 +218,16 @@ $(DUFFEL_CLIENT): tests/e2e/duffel-client/package.json tests/e2e/duffel-client/p
 	    || echo "npm ci failed: the Duffel client check will be skipped"; \
 	else echo "npm not found: the Duffel client check will be skipped"; fi
 
+# LiteAPI's own Node client driving the sandbox's liteapi protocol
+# (tests/e2e/liteapi-client, tests/e2e/test_liteapi_client.c); skipped
+# when npm is missing.
+LITEAPI_CLIENT := tests/e2e/liteapi-client/node_modules/liteapi-node-sdk/package.json
+$(LITEAPI_CLIENT): tests/e2e/liteapi-client/package.json tests/e2e/liteapi-client/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/e2e/liteapi-client && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the liteapi-node-sdk flow will be skipped"; \
+	else echo "npm not found: the liteapi-node-sdk flow will be skipped"; fi
+
 # The OpenAPI checker (tests/openapi/check.mjs: validators from npm);
 # skipped when npm is missing.
 OPENAPI_CHECKER := tests/openapi/node_modules/@seriousme/openapi-schema-validator/package.json
@@ -242,7 +252,7 @@ $(DASHBOARD_BROWSER): tests/e2e/dashboard-browser/package.json tests/e2e/dashboa
 # is up); the e2e tests' /v1 exchanges are then checked against the spec.
 test: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
-	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER) $(DUFFEL_CLIENT)
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER) $(DUFFEL_CLIENT) $(LITEAPI_CLIENT)
 	@tests/run-unit.sh $(B)
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh

@@ -2,6 +2,7 @@
  * organizations, API keys, dashboard logins, and a probe of the background
  * workers. */
 #include "migrations.h"
+#include "supplier_check.h"
 #include "account/keys.h"
 #include "dashboard/logins.h"
 #include "core/clock.h"
@@ -35,6 +36,10 @@ static const char usage[] =
     "                                       let the httpd login LOGIN use the\n"
     "                                       dashboard as a user of the organization\n"
     "  dashboard revoke --login LOGIN       take the dashboard from LOGIN\n"
+    "  supplier check NAME [--hotel] [--conf FILE] [--timeout SECONDS]\n"
+    "                                       try NAME's supplier line (of FILE, default\n"
+    "                                       the development stack's httpd.conf) with one\n"
+    "                                       cheap authenticated call; needs no database\n"
     "  worker probe [--count N] [--timeout SECONDS]\n"
     "                                       enqueue N probe jobs and wait for the\n"
     "                                       running httpd's workers to run them\n"
@@ -137,13 +142,13 @@ static long number_arg(const char *flag, const char *v, long dflt, long lo, long
     return n;
 }
 
-static const char *stack_conninfo(apr_pool_t *p)
+/* A file of the development stack: rel under the checkout this program's
+ * bin/ is in, or NULL. */
+static const char *stack_file(apr_pool_t *p, const char *rel)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    char *slash, *path, *buf;
-    FILE *f;
-    size_t len;
+    char *slash;
     if (n <= 0) {
         return NULL;
     }
@@ -152,8 +157,16 @@ static const char *stack_conninfo(apr_pool_t *p)
         return NULL;
     }
     *slash = '\0';
-    path = apr_pstrcat(p, exe, "/../var/db.conninfo", NULL);
-    if (!(f = fopen(path, "r"))) {
+    return apr_pstrcat(p, exe, "/../", rel, NULL);
+}
+
+static const char *stack_conninfo(apr_pool_t *p)
+{
+    const char *path = stack_file(p, "var/db.conninfo");
+    char *buf;
+    FILE *f;
+    size_t len;
+    if (!path || !(f = fopen(path, "r"))) {
         return NULL;
     }
     buf = apr_palloc(p, 1024);
@@ -440,6 +453,25 @@ static int cmd_worker_probe(trv_dbc *c, apr_pool_t *p, int argc, const char *con
     return done >= count ? 0 : 1;
 }
 
+/* Needs no database: the check runs in the argument pass and exits. */
+static int cmd_supplier_check(trv_dbc *c, apr_pool_t *p, int argc, const char *const *argv)
+{
+    opt opts[] = {{"--hotel", 0, NULL, 0}, {"--conf", 1, NULL, 0}, {"--timeout", 1, NULL, 0},
+                  {NULL, 0, NULL, 0}};
+    const char *pos[1] = {NULL};
+    const char *conf;
+    long timeout;
+    (void)c;
+    parse_args(argc, argv, opts, pos, 1, 1);
+    timeout = number_arg("--timeout", opts[2].value, 10, 1, 300);
+    conf = opts[1].value ? opts[1].value : stack_file(p, "var/httpd-main/httpd.conf");
+    if (!conf) {
+        die("%s", "no configuration: pass --conf FILE (the httpd.conf with the supplier line)");
+    }
+    fflush(stdout);
+    exit(trv_cli_supplier_check(p, pos[0], conf, opts[0].given, timeout));
+}
+
 static const command commands[] = {
     {"migrate", NULL, cmd_migrate},
     {"org", "create", cmd_org_create},
@@ -450,6 +482,7 @@ static const command commands[] = {
     {"dashboard", "grant", cmd_dashboard_grant},
     {"dashboard", "revoke", cmd_dashboard_revoke},
     {"worker", "probe", cmd_worker_probe},
+    {"supplier", "check", cmd_supplier_check},
     {NULL, NULL, NULL},
 };
 

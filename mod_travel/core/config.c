@@ -1,4 +1,5 @@
 #include "config.h"
+#include "registry.h"
 
 #include <apr_strings.h>
 #include <arpa/inet.h>
@@ -170,6 +171,51 @@ static const trv_upstream *upstream_in(const apr_array_header_t *list, const cha
 const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name)
 {
     return cfg ? upstream_in(cfg->upstreams, name) : NULL;
+}
+
+static int is_hotel(const char *domain)
+{
+    return domain && strcmp(domain, "hotel") == 0;
+}
+
+void trv_config_add_supplier(apr_pool_t *p, trv_config *cfg, const trv_upstream *u,
+                             const trv_supplier *protocol)
+{
+    int hotel = is_hotel(protocol->domain);
+    apr_array_header_t **ups = hotel ? &cfg->hotel_upstreams : &cfg->upstreams;
+    apr_array_header_t **rows = hotel ? &cfg->hotel_rows : &cfg->flight_rows;
+    trv_supplier *row;
+    if (!*ups) {
+        *ups = apr_array_make(p, 4, sizeof(trv_upstream));
+    }
+    if (!*rows) {
+        *rows = apr_array_make(p, 4, sizeof(trv_supplier));
+    }
+    else {
+        apr_array_pop(*rows); /* the terminating row */
+    }
+    *(trv_upstream *)apr_array_push(*ups) = *u;
+    row = apr_array_push(*rows);
+    *row = *protocol;
+    row->name = u->name;
+    row->protocol = protocol->name;
+    memset(apr_array_push(*rows), 0, sizeof(trv_supplier));
+}
+
+const trv_supplier *trv_config_suppliers(const trv_config *cfg, const char *domain)
+{
+    static const trv_supplier none[1];
+    const apr_array_header_t *rows = !cfg ? NULL
+                                     : is_hotel(domain) ? cfg->hotel_rows
+                                     : domain && strcmp(domain, "flight") == 0 ? cfg->flight_rows
+                                     : NULL;
+    return rows && rows->nelts ? (const trv_supplier *)rows->elts : none;
+}
+
+const trv_supplier *trv_config_supplier(const trv_config *cfg, const char *domain,
+                                        const char *name)
+{
+    return trv_supplier_find(trv_config_suppliers(cfg, domain), name);
 }
 
 const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char *name)

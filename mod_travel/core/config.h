@@ -8,14 +8,19 @@
 #include <apr_tables.h>
 #include <apr_time.h>
 
+struct trv_supplier;
+
 /* An upstream HTTP service: a supplier or the payment provider. */
 typedef struct trv_upstream {
     const char *name;              /* SUPPLIER_A, ..., or "payment" */
+    const char *protocol;          /* a supplier's protocol ("liteapi"); NULL for payments */
     const char *base_url;          /* no trailing slash */
     const char *api_key;           /* sent as a bearer token (flights, payments) or
                                     * as the supplier's own key header (hotels);
                                     * never logged */
     const char *api_secret;        /* hotel suppliers that sign requests; never logged */
+    const char *second_base_url;   /* the vendor's second host (the protocol's
+                                    * creds.second_base option), or NULL */
     apr_interval_time_t connect_timeout;
     apr_interval_time_t timeout;
 } trv_upstream;
@@ -32,6 +37,11 @@ typedef struct trv_cidr {
 typedef struct trv_config {
     apr_array_header_t *upstreams;     /* trv_upstream: flight suppliers (TravelSupplier) */
     apr_array_header_t *hotel_upstreams; /* trv_upstream: hotel suppliers (TravelHotelSupplier) */
+    /* One bound row per supplier line (struct trv_supplier, core/registry.h:
+     * the protocol's row under the line's name), in line order, each list
+     * ending at a row with a NULL name. */
+    apr_array_header_t *flight_rows;
+    apr_array_header_t *hotel_rows;
     const trv_upstream *payment;       /* may be NULL */
     int worker_threads;                /* background threads per child */
     apr_array_header_t *retry_schedule;/* apr_interval_time_t, webhook retries */
@@ -91,6 +101,19 @@ int trv_cidr_contains(const trv_cidr *net, int family, const unsigned char *addr
 const char *trv_check_base_url(const char *s);
 
 const trv_upstream *trv_config_upstream(const trv_config *cfg, const char *name);
+
+/* Adds a supplier line: u (copied) bound to protocol, a row of a protocol
+ * table; the domain list is the protocol row's domain. Arrays are made from
+ * p when the configuration has none yet. */
+void trv_config_add_supplier(apr_pool_t *p, trv_config *cfg, const trv_upstream *u,
+                             const struct trv_supplier *protocol);
+
+/* The configured suppliers of a domain ("flight", "hotel") as bound rows,
+ * in line order, ending at a NULL name (never NULL itself). */
+const struct trv_supplier *trv_config_suppliers(const trv_config *cfg, const char *domain);
+/* The bound row of one configured supplier name in a domain, or NULL. */
+const struct trv_supplier *trv_config_supplier(const trv_config *cfg, const char *domain,
+                                               const char *name);
 /* How long supplier_calls calls to supplier (NULL: not configured) and
  * payment_calls to the payment provider may take at most (their timeouts),
  * plus a margin: after that a step whose request vanished may be taken over. */

@@ -12,7 +12,9 @@ static int same_upstream(const trv_upstream *a, const trv_upstream *b)
     if (!a || !b) {
         return a == b;
     }
-    return same_text(a->name, b->name) && same_text(a->base_url, b->base_url)
+    return same_text(a->name, b->name) && same_text(a->protocol, b->protocol)
+           && same_text(a->base_url, b->base_url)
+           && same_text(a->second_base_url, b->second_base_url)
            && same_text(a->api_key, b->api_key) && same_text(a->api_secret, b->api_secret)
            && a->connect_timeout == b->connect_timeout && a->timeout == b->timeout;
 }

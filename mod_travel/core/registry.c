@@ -10,7 +10,7 @@ struct trv_registry {
     apr_array_header_t *kinds;    /* trv_job_kind, NULL-kind terminated */
     apr_hash_t *jobs;             /* kind -> const trv_job_spec * */
     apr_hash_t *families;         /* family -> apr_array_header_t of const char * */
-    apr_hash_t *suppliers;        /* "domain/name" -> const trv_supplier * */
+    apr_hash_t *suppliers;        /* protocol name -> const trv_supplier * */
 };
 
 static const char *const no_names[] = {NULL};
@@ -30,6 +30,16 @@ const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name
     return NULL;
 }
 
+const trv_supplier *trv_protocol_lookup(const struct trv_domain *const *domains,
+                                        const char *protocol)
+{
+    const trv_supplier *row = NULL;
+    for (; domains && *domains && !row; domains++) {
+        row = trv_supplier_find((*domains)->suppliers, protocol);
+    }
+    return row;
+}
+
 static apr_status_t refuse(apr_pool_t *p, const char **err, const char *what)
 {
     *err = apr_pstrdup(p, what);
@@ -37,19 +47,26 @@ static apr_status_t refuse(apr_pool_t *p, const char **err, const char *what)
 }
 
 /* A domain's name is a path segment, an event family and a database value:
- * 1 to 32 lower-case letters, digits and _, starting with a letter. */
-static int name_ok(const char *s)
+ * 1 to 32 lower-case letters, digits and _ (a protocol's name may also have
+ * -), starting with a letter. */
+static int word_ok(const char *s, int dash_ok)
 {
     size_t n = 0;
     if (!s || *s < 'a' || *s > 'z') {
         return 0;
     }
     for (; *s; s++, n++) {
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) {
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'
+              || (dash_ok && *s == '-'))) {
             return 0;
         }
     }
     return n <= 32;
+}
+
+static int name_ok(const char *s)
+{
+    return word_ok(s, 0);
 }
 
 static apr_status_t add_routes(apr_pool_t *p, trv_registry *r, apr_hash_t *seen,
@@ -136,21 +153,25 @@ static apr_status_t add_suppliers(apr_pool_t *p, trv_registry *r, const trv_doma
 {
     const trv_supplier *s;
     for (s = d->suppliers; s && s->name; s++) {
-        const char *key = apr_pstrcat(p, d->name, "/", s->name, NULL);
-        if (!*s->name || !s->adapter) {
-            return refuse(p, err, apr_psprintf(p, "domain %s: supplier %s needs a name and "
-                                               "an adapter", d->name, s->name));
+        const trv_supplier *other;
+        if (!word_ok(s->name, 1) || !s->adapter || !s->creds.key) {
+            return refuse(p, err, apr_psprintf(p, "domain %s: supplier protocol %s needs a "
+                                               "lower-case name, an adapter and a key "
+                                               "credential", d->name, s->name));
         }
         if (!s->domain || strcmp(s->domain, d->name) != 0) {
-            return refuse(p, err, apr_psprintf(p, "domain %s: supplier %s names the domain "
-                                               "%s", d->name, s->name,
+            return refuse(p, err, apr_psprintf(p, "domain %s: supplier protocol %s names the "
+                                               "domain %s", d->name, s->name,
                                                s->domain ? s->domain : "(none)"));
         }
-        if (apr_hash_get(r->suppliers, key, APR_HASH_KEY_STRING)) {
-            return refuse(p, err, apr_psprintf(p, "domain %s: supplier %s is registered "
-                                               "twice", d->name, s->name));
+        /* One namespace for every domain: a line's protocol says which
+         * directive it belongs under. */
+        if ((other = apr_hash_get(r->suppliers, s->name, APR_HASH_KEY_STRING))) {
+            return refuse(p, err, apr_psprintf(p, "domain %s: supplier protocol %s is "
+                                               "registered twice (also by %s)", d->name,
+                                               s->name, other->domain));
         }
-        apr_hash_set(r->suppliers, key, APR_HASH_KEY_STRING, s);
+        apr_hash_set(r->suppliers, s->name, APR_HASH_KEY_STRING, s);
     }
     return APR_SUCCESS;
 }
@@ -272,10 +293,10 @@ int trv_registry_event_type_known(const trv_registry *reg, const char *family,
     return 0;
 }
 
-const trv_supplier *trv_registry_supplier(const trv_registry *reg, const char *domain,
-                                          const char *name)
+const trv_supplier *trv_registry_protocol(const trv_registry *reg, const char *domain,
+                                          const char *protocol)
 {
     /* No allocation here: lookups run on many threads at once. */
     const trv_domain *d = trv_registry_domain(reg, domain);
-    return d ? trv_supplier_find(d->suppliers, name) : NULL;
+    return d ? trv_supplier_find(d->suppliers, protocol) : NULL;
 }

@@ -6,12 +6,17 @@
  * subscriptions and the features endpoints read the registry; nothing
  * outside a domain lists that domain's names by hand.
  *
- * A supplier is a row: its name, its domain, its adapter (the domain's
- * function table, as mod_md's md_http_impl_t) and its capabilities and
- * limits (as mod_auth_openidc's cache providers carry a name and flags).
+ * A supplier protocol is a row: its name (the vendor API it speaks, lower
+ * case: "liteapi", "duffel"), its domain, its adapter (the domain's function
+ * table, as mod_md's md_http_impl_t), its capabilities and limits (as
+ * mod_auth_openidc's cache providers carry a name and flags) and the
+ * credentials its lines must give. A site binds its own wire names to
+ * protocols in httpd.conf (TravelSupplier NAME PROTOCOL BASE_URL ...): the
+ * configuration holds one bound row per line (core/config.h,
+ * trv_config_suppliers), a copy of the protocol's row under the wire name.
  * Code that needs to know what a supplier does asks the row's
- * capabilities, never compares its name. Adding a supplier is one adapter
- * file and one row in its domain's supplier table.
+ * capabilities, never compares its name. Adding a protocol is one adapter
+ * file and one row in its domain's protocol table.
  *
  * Everything here is static, read-only data after the build: any thread
  * may read it without locks. */
@@ -22,6 +27,8 @@
 #include "router.h"
 
 /* ---- suppliers ---- */
+
+struct trv_domain;
 
 /* The supplier charges the traveller itself: the service authorizes and
  * captures nothing, and refunds are the supplier's business. */
@@ -44,20 +51,45 @@ typedef struct trv_supplier_limits {
     int max_nights;
 } trv_supplier_limits;
 
+/* The credentials a protocol's lines must give: the option that holds its
+ * key (sent as the vendor asks: a bearer token, an X-API-Key header...) and,
+ * for vendors that sign requests, the option that holds the signing secret.
+ * Each may also be given as <option>_file. */
+typedef struct trv_supplier_creds {
+    const char *key;        /* "token", "api_key" */
+    const char *secret;     /* "api_secret", or NULL */
+    /* The option naming the vendor's second base URL, for an API served
+     * from two hosts (LiteAPI books on book.liteapi.travel): "book_url";
+     * NULL when there is none. Required when named. */
+    const char *second_base;
+} trv_supplier_creds;
+
 typedef struct trv_supplier {
-    const char *name;       /* SUPPLIER_A: also its TravelSupplier line's name */
+    /* In a protocol table: the protocol's name ("liteapi"). In a bound row:
+     * the site's wire name (SUPPLIER_A, LITEAPI), what the API shows and the
+     * database stores. */
+    const char *name;
     const char *domain;     /* the domain that registers it: "flight", "hotel" */
     const void *adapter;    /* the domain's function table for it */
     unsigned caps;          /* TRV_SUP_* */
     trv_supplier_limits limits;
+    trv_supplier_creds creds;
+    const char *protocol;   /* a bound row's protocol name; NULL in a protocol table */
 } trv_supplier;
 
 /* Whether the supplier has every capability in caps (NULL has none). */
 int trv_supplier_can(const trv_supplier *s, unsigned caps);
 
-/* The row named name in one domain's supplier table (rows end at a NULL
- * name), or NULL: what a domain's own code uses to reach its rows. */
+/* The row named name in a table of rows (a domain's protocols or a
+ * configuration's bound suppliers; rows end at a NULL name), or NULL. */
 const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name);
+
+/* The protocol row named protocol, looked up in every domain of a list (as
+ * trv_registry_build takes it; its row's domain says whose it is), or NULL
+ * when no domain registers that protocol. Configuration time uses it, when
+ * the registry is not built yet. */
+const trv_supplier *trv_protocol_lookup(const struct trv_domain *const *domains,
+                                        const char *protocol);
 
 /* ---- domains ---- */
 
@@ -78,7 +110,8 @@ struct trv_domain {
     /* The event types webhook subscriptions of this family may ask for;
      * ends at NULL; each "<name>.…"; may be NULL. */
     const char *const *event_types;
-    const trv_supplier *suppliers;    /* ends at a NULL name; may be NULL */
+    /* Its supplier protocols (adapters); ends at a NULL name; may be NULL. */
+    const trv_supplier *suppliers;
     /* Routes this domain serves for every other domain that emits events
      * (webhook subscriptions, per family); may be NULL. The table is
      * allocated from p and ends at a NULL method. */
@@ -129,8 +162,8 @@ const char *const *trv_registry_event_types(const trv_registry *reg, const char 
 int trv_registry_event_type_known(const trv_registry *reg, const char *family,
                                   const char *type);
 
-/* A domain's supplier by name, or NULL. */
-const trv_supplier *trv_registry_supplier(const trv_registry *reg, const char *domain,
-                                          const char *name);
+/* A domain's supplier protocol by name ("liteapi"), or NULL. */
+const trv_supplier *trv_registry_protocol(const trv_registry *reg, const char *domain,
+                                          const char *protocol);
 
 #endif

@@ -12,10 +12,11 @@
 #include <apr_strings.h>
 #include <string.h>
 
-int trv_book_service_pays(const trv_fbooking *b)
+int trv_book_service_pays(const trv_env *env, const trv_fbooking *b)
 {
     /* A supplier that collects payment itself books with {}. */
-    return !trv_supplier_can(trv_flight_supplier_row(b->supplier), TRV_SUP_COLLECTS_PAYMENT);
+    return !trv_supplier_can(trv_flight_supplier_row(env->cfg, b->supplier),
+                             TRV_SUP_COLLECTS_PAYMENT);
 }
 
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
@@ -25,7 +26,7 @@ apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking
         return trv_flight_step_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
-    return trv_flight_step_budget(env, b->supplier, 1, trv_book_service_pays(b) ? 1 : 0);
+    return trv_flight_step_budget(env, b->supplier, 1, trv_book_service_pays(env, b) ? 1 : 0);
 }
 
 static int booking_total(const trv_fbooking *b, trv_money *m)
@@ -379,7 +380,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
     trv_dbc *c;
     trv_fbooking *b;
 
-    if (trv_book_service_pays(run->b)) {
+    if (trv_book_service_pays(run->env, run->b)) {
         if (pay && strcmp(pay->status, "AUTHORIZED") == 0) {
             trv_pay_ctx pc;
             trv_pay_err err = {0};
@@ -439,7 +440,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
     if (!b) {
         return lost(run, c);
     }
-    if (trv_book_service_pays(run->b)) {
+    if (trv_book_service_pays(run->env, run->b)) {
         if (captured && trv_fstore_payment_captured(c, run->p, pay->id,
                                                     card ? trv_json_dump(run->p, card)
                                                          : NULL) != APR_SUCCESS) {
@@ -450,7 +451,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
         return db_failed(run, c, 343, "recording the supplier's payment");
     }
     if (settle) {
-        const char *pay_id = trv_book_service_pays(run->b) ? (pay ? pay->id : NULL)
+        const char *pay_id = trv_book_service_pays(run->env, run->b) ? (pay ? pay->id : NULL)
                                                            : supplier_pay.id;
         if (pay_id && trv_fjob_enqueue(c, run->p, TRV_FJOB_SETTLE, pay_id, -1,
                                        run->request_id, apr_time_from_msec(500))
@@ -862,7 +863,7 @@ static trv_book_outcome step_order(trv_book_run *run)
         run->message = "the supplier is not configured";
         return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
     }
-    if (trv_book_service_pays(run->b)) {
+    if (trv_book_service_pays(run->env, run->b)) {
         if (!pay) {
             run->message = "no authorization to pay with";
             return revert(run, TRV_BOOK_UNAVAILABLE, NULL);

@@ -65,6 +65,6 @@ apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking
 
 /* Whether the service collects the payment, or the supplier does (its row
  * has TRV_SUP_COLLECTS_PAYMENT). */
-int trv_book_service_pays(const trv_fbooking *b);
+int trv_book_service_pays(const trv_env *env, const trv_fbooking *b);
 
 #endif

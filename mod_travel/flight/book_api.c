@@ -108,11 +108,11 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     }
     /* Who pays decides the body: a saved instrument when the service
      * collects, {} after an SDK checkout or when the supplier collects. */
-    if (trv_book_service_pays(b) && !b->use_payment_sdk && !instrument) {
+    if (trv_book_service_pays(req->env, b) && !b->use_payment_sdk && !instrument) {
         trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument "
                      "to pay %s with", b->id);
     }
-    else if (instrument && !trv_book_service_pays(b)) {
+    else if (instrument && !trv_book_service_pays(req->env, b)) {
         trv_errs_add(errs, "payment_instrument_id", "must be absent: %s collects payment "
                      "itself (book with {})", b->supplier);
     }
@@ -125,7 +125,7 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    phase = trv_book_service_pays(b) ? "authorizing" : "ordering";
+    phase = trv_book_service_pays(req->env, b) ? "authorizing" : "ordering";
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
         || trv_fstore_book_start(c, req->pool, req->org_id, req->user_id, id, phase, owner,
                                  trv_book_phase_budget(req->env, b, phase), instrument,

@@ -48,7 +48,7 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
     f.status = trv_query_enum(req->query, "status", trv_fb_statuses, NULL, errs);
     f.supplier = trv_query_enum(req->query, "supplier",
-                                trv_flight_supplier_names(req->pool), NULL, errs);
+                                trv_flight_supplier_names(req->env->cfg, req->pool), NULL, errs);
     f.supplier_reference = trv_query_str(req->query, "supplier_reference", 1, 200, errs);
     has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
     has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);

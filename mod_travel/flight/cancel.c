@@ -158,7 +158,7 @@ static int money_of(const json_t *v, const char *currency, trv_money *m)
 static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooking *b,
                      const json_t *result, trv_job_result *res)
 {
-    int service_pays = !trv_supplier_can(trv_flight_supplier_row(b->supplier),
+    int service_pays = !trv_supplier_can(trv_flight_supplier_row(env->cfg, b->supplier),
                                          TRV_SUP_COLLECTS_PAYMENT);
     int exponent = trv_currency_exponent(b->currency);
     trv_money total, fee, refund;

@@ -212,6 +212,7 @@ static json_t *offers_journeys(apr_pool_t *p, const json_t *body, apr_time_t now
 }
 
 void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
+                            const char *const *suppliers,
                             trv_offers_input *in, trv_errs *errs)
 {
     static const char *const known[] = {"journeys", "passengers", "supplier", "limit",
@@ -251,7 +252,7 @@ void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
         }
     }
     in->supplier = enum_field(p, body, "supplier", "supplier", 0,
-                              trv_flight_supplier_names(p), errs);
+                              suppliers, errs);
     in->limit = int_field(body, "limit", "limit", 0, 1, TRV_OFFERS_MAX_LIMIT,
                           TRV_OFFERS_DEFAULT_LIMIT, errs);
     cabin = enum_field(p, body, "cabin_class", "cabin_class", 0, cabins, errs);

@@ -23,9 +23,11 @@ typedef struct trv_offers_input {
 } trv_offers_input;
 
 /* today: the current time (dates may not be before yesterday, UTC, nor more
- * than 365 days ahead). All json is pool-bound. */
+ * than 365 days ahead); suppliers: the configured wire names a search may
+ * name (NULL-terminated). All json is pool-bound. */
 void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
-                            trv_offers_input *in, trv_errs *errs);
+                            const char *const *suppliers, trv_offers_input *in,
+                            trv_errs *errs);
 
 /* POST /v1/flight/prebook */
 typedef struct trv_prebook_input {

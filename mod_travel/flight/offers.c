@@ -36,7 +36,8 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    trv_offers_input_parse(req->pool, req->json, apr_time_now(), &in, errs);
+    trv_offers_input_parse(req->pool, req->json, apr_time_now(),
+                           trv_flight_supplier_names(req->env->cfg, req->pool), &in, errs);
     name = in.supplier ? in.supplier : trv_flight_route_supplier(req->env);
     if (name) {
         sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, name, &sc);

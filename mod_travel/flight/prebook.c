@@ -34,6 +34,7 @@ typedef struct prebook_ctx {
     const char *hash;
     json_t *pax;        /* the passengers as stored: each with its psg_ id */
     const trv_flight_supplier *sup;
+    const trv_supplier *row;   /* its bound row: what the supplier can do */
     trv_flight_ctx sc;
 } prebook_ctx;
 
@@ -472,10 +473,9 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         trv_errs_add(errs, "offer_reference", "its supplier %s is not available",
                      x.offer.supplier);
     }
-    if (x.in.use_payment_sdk
-        && !trv_supplier_can(trv_flight_supplier_row(x.offer.supplier), TRV_SUP_PAYMENT_SDK)) {
-        if (trv_supplier_can(trv_flight_supplier_row(x.offer.supplier),
-                             TRV_SUP_COLLECTS_PAYMENT)) {
+    x.row = trv_flight_supplier_row(req->env->cfg, x.offer.supplier);
+    if (x.in.use_payment_sdk && !trv_supplier_can(x.row, TRV_SUP_PAYMENT_SDK)) {
+        if (trv_supplier_can(x.row, TRV_SUP_COLLECTS_PAYMENT)) {
             trv_errs_add(errs, "use_payment_sdk", "%s collects payment itself: book with {} "
                          "and leave use_payment_sdk out", x.offer.supplier);
         }
@@ -514,7 +514,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     row.request_hash = x.hash;
     row.offer_reference = x.offer.ref;
     row.use_payment_sdk = x.in.use_payment_sdk;
-    row.offer_once = trv_supplier_can(trv_flight_supplier_row(row.supplier),
+    row.offer_once = trv_supplier_can(trv_flight_supplier_row(req->env->cfg, row.supplier),
                                       TRV_SUP_OFFER_ONCE);
     row.contact = trv_json_dump(req->pool, x.in.contact);
     row.passengers = trv_json_dump(req->pool, x.pax);

@@ -31,7 +31,7 @@ typedef struct trv_sup_err {
 } trv_sup_err;
 
 typedef struct trv_flight_supplier {
-    const char *name;            /* SUPPLIER_A, SUPPLIER_B (as its row in suppliers.c) */
+    const char *name;            /* a label for its logs; the wire name is ctx->up->name */
     /* How the offer references its search makes begin ("off_"): prebook
      * and bags are given a reference alone. */
     const char *offer_prefix;
@@ -110,19 +110,20 @@ typedef struct trv_flight_supplier {
 extern const trv_flight_supplier trv_supplier_a;
 extern const trv_flight_supplier trv_supplier_b;
 
-/* The flight supplier rows (suppliers.c), registered by the flight domain:
- * name, adapter, capabilities, limits; the table ends at a NULL name. */
+/* The flight supplier protocols (suppliers.c), registered by the flight
+ * domain: protocol name, adapter, capabilities, limits, credentials; the
+ * table ends at a NULL name. */
 extern const trv_supplier trv_flight_suppliers[];
 
-/* The row of a supplier name, or NULL. */
-const trv_supplier *trv_flight_supplier_row(const char *name);
-/* The names of every flight supplier, NULL-terminated (for the input enums). */
-const char *const *trv_flight_supplier_names(apr_pool_t *p);
+/* The bound row of a configured supplier's wire name (TravelSupplier), or
+ * NULL. */
+const trv_supplier *trv_flight_supplier_row(const trv_config *cfg, const char *name);
+/* The wire names of every configured flight supplier, NULL-terminated (for
+ * the input enums). */
+const char *const *trv_flight_supplier_names(const trv_config *cfg, apr_pool_t *p);
 
-/* The adapter for a supplier name, or NULL. */
-const trv_flight_supplier *trv_flight_supplier_named(const char *name);
 /* The adapter whose search made an offer_reference (by its offer_prefix),
- * or NULL: prebook and bags name no supplier. */
+ * or NULL. */
 const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference);
 
 #endif

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define NAME "SUPPLIER_B"
+#define NAME "travel-air" /* its protocol: the wire name is ctx->up->name */
 
 static const char cabin_letters[4] = {'Y', 'W', 'C', 'F'};
 static const char *const cabin_names[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
@@ -30,7 +30,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
 {
     err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "SUPPLIER_B answered without %s", what);
+    err->message = apr_psprintf(ctx->pool, "%s answered without %s", ctx->up->name, what);
     trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1103) "%s",
                 err->message);
     return TRV_UP_BAD_RESPONSE;
@@ -266,7 +266,7 @@ static int is_fare_key(const char *ref, trv_sup_err *err)
         return 1;
     }
     err->code = "offer_not_found";
-    err->message = "not a SUPPLIER_B offer reference";
+    err->message = "not a travel-air offer reference";
     return 0;
 }
 
@@ -550,7 +550,7 @@ static trv_up_status b_book(trv_flight_ctx *ctx, const json_t *booking, const js
     (void)payment; /* B collects the payment itself */
     if (!cid) {
         err->code = "invalid_booking";
-        err->message = "the booking has no SUPPLIER_B checkout";
+        err->message = "the booking has no travel-air checkout";
         return TRV_UP_REJECTED;
     }
     body = trv_json_bind(ctx->pool, json_object());

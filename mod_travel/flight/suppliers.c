@@ -1,41 +1,41 @@
-/* The flight suppliers: one row each (name, domain, adapter, capabilities,
- * limits). A new flight supplier is its adapter file and one row here. */
+/* The flight supplier protocols: one row each (protocol name, domain,
+ * adapter, capabilities, limits, credentials). A site binds its wire names
+ * to these with TravelSupplier lines; a new flight protocol is its adapter
+ * file and one row here. */
 #include "supplier.h"
+#include "core/config.h"
 
 #include <apr_tables.h>
 #include <string.h>
 
 const trv_supplier trv_flight_suppliers[] = {
-    /* Duffel-like: the service authorizes and captures the payment, the
-     * customer may pay through the provider's SDK, and an offer is sold to
-     * one unfinished booking at a time. */
-    {"SUPPLIER_A", "flight", &trv_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0}},
-    /* A checkout API: it holds the itinerary and charges the traveller
-     * itself (its book takes no payment). */
-    {"SUPPLIER_B", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0}},
-    {NULL, NULL, NULL, 0, {0}},
+    /* Duffel Air API v2: the service authorizes and captures the payment,
+     * the customer may pay through the provider's SDK, and an offer is sold
+     * to one unfinished booking at a time. Bearer access token. */
+    {"duffel", "flight", &trv_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
+     {"token", NULL, NULL}, NULL},
+    /* mod_travel's own checkout protocol (docs/suppliers.md): it holds the
+     * itinerary and charges the traveller itself (its book takes no
+     * payment). */
+    {"travel-air", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
+     {"api_key", NULL, NULL}, NULL},
+    {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };
 
-const trv_supplier *trv_flight_supplier_row(const char *name)
+const trv_supplier *trv_flight_supplier_row(const trv_config *cfg, const char *name)
 {
-    return trv_supplier_find(trv_flight_suppliers, name);
+    return trv_config_supplier(cfg, "flight", name);
 }
 
-const char *const *trv_flight_supplier_names(apr_pool_t *p)
+const char *const *trv_flight_supplier_names(const trv_config *cfg, apr_pool_t *p)
 {
     const trv_supplier *row;
     apr_array_header_t *names = apr_array_make(p, 4, sizeof(const char *));
-    for (row = trv_flight_suppliers; row->name; row++) {
+    for (row = trv_config_suppliers(cfg, "flight"); row->name; row++) {
         *(const char **)apr_array_push(names) = row->name;
     }
     *(const char **)apr_array_push(names) = NULL;
     return (const char *const *)names->elts;
-}
-
-const trv_flight_supplier *trv_flight_supplier_named(const char *name)
-{
-    const trv_supplier *row = trv_flight_supplier_row(name);
-    return row ? row->adapter : NULL;
 }
 
 const trv_flight_supplier *trv_flight_supplier_of_offer(const char *offer_reference)

@@ -6,8 +6,9 @@ const trv_flight_supplier *trv_flight_supplier_for(trv_env *env, apr_pool_t *p,
                                                    const char *request_id,
                                                    const char *name, trv_flight_ctx *ctx)
 {
-    const trv_flight_supplier *s = name ? trv_flight_supplier_named(name) : NULL;
-    const trv_upstream *up = s && env->cfg ? trv_config_upstream(env->cfg, name) : NULL;
+    const trv_supplier *row = trv_flight_supplier_row(env->cfg, name);
+    const trv_flight_supplier *s = row ? row->adapter : NULL;
+    const trv_upstream *up = s ? trv_config_upstream(env->cfg, name) : NULL;
     if (!s || !up) {
         return NULL;
     }
@@ -21,17 +22,8 @@ const trv_flight_supplier *trv_flight_supplier_for(trv_env *env, apr_pool_t *p,
 
 const char *trv_flight_route_supplier(const trv_env *env)
 {
-    int i;
-    if (!env->cfg || !env->cfg->upstreams) {
-        return NULL;
-    }
-    for (i = 0; i < env->cfg->upstreams->nelts; i++) {
-        const trv_upstream *u = &APR_ARRAY_IDX(env->cfg->upstreams, i, trv_upstream);
-        if (trv_flight_supplier_named(u->name)) {
-            return u->name;
-        }
-    }
-    return NULL;
+    /* Every bound row has an adapter: its protocol's. */
+    return trv_config_suppliers(env->cfg, "flight")->name;
 }
 
 apr_interval_time_t trv_flight_step_budget(const trv_env *env, const char *supplier,

@@ -19,7 +19,7 @@ const trv_hotel_supplier *trv_hbapi_supplier(trv_env *env, apr_pool_t *p,
                                              const char *request_id, const char *name,
                                              const trv_supplier **row, trv_hotel_ctx *ctx)
 {
-    *row = name ? trv_supplier_find(trv_hotel_suppliers, name) : NULL;
+    *row = trv_hotel_supplier_row(env, name);
     return *row ? trv_hotel_supplier_for(env, p, request_id, *row, ctx) : NULL;
 }
 

@@ -16,9 +16,9 @@
 #include <apr_strings.h>
 #include <string.h>
 
-int trv_hbook_service_pays(const trv_hbooking *b)
+int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b)
 {
-    return !trv_supplier_can(trv_supplier_find(trv_hotel_suppliers, b->supplier),
+    return !trv_supplier_can(trv_hotel_supplier_row(env, b->supplier),
                              TRV_SUP_COLLECTS_PAYMENT);
 }
 
@@ -409,7 +409,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
     trv_dbc *c;
     trv_hbooking *b;
 
-    if (trv_hbook_service_pays(run->b) && pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+    if (trv_hbook_service_pays(run->env, run->b) && pay && strcmp(pay->status, "AUTHORIZED") == 0) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
         json_t *auth = NULL;
@@ -438,7 +438,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         }
     }
     memset(&sp, 0, sizeof(sp));
-    if (!trv_hbook_service_pays(run->b) && bk->payment) {
+    if (!trv_hbook_service_pays(run->env, run->b) && bk->payment) {
         trv_money m;
         const char *why;
         sp.id = trv_id_new(run->p, "pay");
@@ -476,7 +476,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
                                                   card ? trv_json_dump(run->p, card) : NULL)
                      != APR_SUCCESS)
         || (sp.id && trv_hbstore_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
-        || (trv_hbook_service_pays(run->b) && pay && !captured
+        || (trv_hbook_service_pays(run->env, run->b) && pay && !captured
             && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, run->b->id, run->request_id,
                                 apr_time_from_sec(5)) != APR_SUCCESS)) {
         return db_failed(run, c, 1434, "recording the booking's payment");
@@ -763,7 +763,7 @@ static trv_hbook_outcome step_order(trv_hbook_run *run)
      * forwards for this attempt's instrument, so each attempt (another
      * instrument after a decline) is an order of its own; the client
      * reference still keeps it to one booking at the supplier. */
-    rq.idempotency_key = trv_hbook_service_pays(run->b)
+    rq.idempotency_key = trv_hbook_service_pays(run->env, run->b)
                              ? apr_pstrcat(run->p, run->b->id, ":book", NULL)
                              : key(run, "book");
     st = s->book(&ctx, &rq, &bk, &err);
@@ -772,7 +772,7 @@ static trv_hbook_outcome step_order(trv_hbook_run *run)
     case TRV_UP_OK:
         return settle_booked(run, &bk);
     case TRV_UP_DECLINED:
-        if (!trv_hbook_service_pays(run->b)) {
+        if (!trv_hbook_service_pays(run->env, run->b)) {
             /* The merchant of record declined the card: nothing was bought. */
             return revert(run, TRV_HBOOK_DECLINED);
         }

@@ -54,7 +54,7 @@ typedef struct trv_hbook_run {
 } trv_hbook_run;
 
 /* Whether the service collects the payment (else the supplier does). */
-int trv_hbook_service_pays(const trv_hbooking *b);
+int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b);
 /* How long the step of this phase may take (its calls' timeouts). */
 apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
                                      const char *phase);

@@ -176,7 +176,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     }
     /* The payment SDK books with {}; every other booking names the saved
      * instrument, whoever charges it. */
-    pays = trv_hbook_service_pays(b);
+    pays = trv_hbook_service_pays(req->env, b);
     if (!b->use_payment_sdk && !instrument) {
         trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument to pay "
                      "%s with", b->id);

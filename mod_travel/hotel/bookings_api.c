@@ -21,16 +21,18 @@ static const char *const statuses[] = {"CREATED", "PREBOOK_IN_PROGRESS", "READY_
                                        "COMPLETE_IN_PROGRESS", "CONFIRMED", "CANCEL_IN_PROGRESS",
                                        "CANCELED", "FAILED", "EXPIRED", NULL};
 
-static const char *const *supplier_names(apr_pool_t *p)
+/* The configured suppliers' wire names, NULL-terminated. */
+static const char *const *supplier_names(const trv_env *env, apr_pool_t *p)
 {
+    const trv_supplier *rows = trv_hotel_supplier_rows(env);
     const char **names;
     int n = 0, i;
-    while (trv_hotel_suppliers[n].name) {
+    while (rows[n].name) {
         n++;
     }
     names = apr_pcalloc(p, sizeof(char *) * (n + 1));
     for (i = 0; i < n; i++) {
-        names[i] = trv_hotel_suppliers[i].name;
+        names[i] = rows[i].name;
     }
     return names;
 }
@@ -56,7 +58,7 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
     f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
     f.status = trv_query_enum(req->query, "status", statuses, NULL, errs);
-    f.supplier = trv_query_enum(req->query, "supplier", supplier_names(req->pool), NULL, errs);
+    f.supplier = trv_query_enum(req->query, "supplier", supplier_names(req->env, req->pool), NULL, errs);
     has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
     has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);
     sort_by = trv_query_enum(req->query, "sort_by", sorts, "created_at", errs);

@@ -139,7 +139,7 @@ static apr_int64_t released_minor(const trv_hbooking *b, int exponent)
 static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_hbooking *b,
                      const trv_hotel_canceled *out, trv_job_result *res)
 {
-    const trv_supplier *row = trv_supplier_find(trv_hotel_suppliers, b->supplier);
+    const trv_supplier *row = trv_hotel_supplier_row(env, b->supplier);
     int service_pays = !trv_supplier_can(row, TRV_SUP_COLLECTS_PAYMENT);
     int exponent = trv_currency_exponent(b->currency);
     apr_int64_t released = released_minor(b, exponent), captured = 0, before = 0, left, m;
@@ -277,7 +277,7 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!b || strcmp(b->status, "CANCEL_IN_PROGRESS") != 0 || b->cancel_attempt != attempt) {
         return; /* finished, or another run's */
     }
-    row = trv_supplier_find(trv_hotel_suppliers, b->supplier);
+    row = trv_hotel_supplier_row(env, b->supplier);
     sup = row ? trv_hotel_supplier_for(env, p, trv_job_request_id(job), row, &ctx) : NULL;
     if (!sup || !sup->cancel || !b->supplier_booking_id) {
         failed(env, p, job, b, "cancellation_failed",

@@ -103,7 +103,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     revision = b->revision;
     exponent = trv_currency_exponent(b->currency);
     price = released(b, exponent, &n_rooms);
-    row = trv_supplier_find(trv_hotel_suppliers, b->supplier);
+    row = trv_hotel_supplier_row(req->env, b->supplier);
     sup = row ? trv_hotel_supplier_for(req->env, req->pool, req->request_id, row, &ctx) : NULL;
     if (!sup || !b->supplier_booking_id) {
         trv_fail_upstream(req, resp, TRV_UP_UNAVAILABLE, 1461, "hotel ", b->supplier,

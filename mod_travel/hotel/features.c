@@ -33,10 +33,9 @@ static const feature features[] = {
 
 void trv_hotel_features(trv_req *req, trv_resp *resp)
 {
-    const trv_domain *d = trv_registry_domain(req->env->registry, "hotel");
     const trv_supplier *row;
     json_t *data = json_array();
-    for (row = d ? d->suppliers : NULL; row && row->name; row++) {
+    for (row = trv_hotel_supplier_rows(req->env); row->name; row++) {
         json_t *list = json_array();
         const feature *f;
         if (!trv_config_hotel_upstream(req->env->cfg, row->name)) {

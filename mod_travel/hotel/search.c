@@ -55,10 +55,10 @@ static const unsigned char *secret(const trv_req *req)
     return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
 }
 
+/* The configured suppliers' bound rows, in line order. */
 static const trv_supplier *rows(const trv_req *req)
 {
-    const trv_domain *d = trv_registry_domain(req->env->registry, "hotel");
-    return d ? d->suppliers : NULL;
+    return trv_hotel_supplier_rows(req->env);
 }
 
 /* The fields that define the search, keys sorted: a cursor is valid for

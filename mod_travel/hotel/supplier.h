@@ -175,7 +175,7 @@ typedef struct trv_hotel_preview {
 } trv_hotel_preview;
 
 typedef struct trv_hotel_supplier {
-    const char *name;                    /* as its row in suppliers.c */
+    const char *name;                    /* its protocol (a label for logs) */
     /* The hotels the supplier sells in the area with their cheapest price
      * for the stay: *found is an array of trv_hotel_found. */
     trv_up_status (*search)(trv_hotel_ctx *ctx, const trv_hotel_area *area,
@@ -215,16 +215,28 @@ typedef struct trv_hotel_supplier {
      * for a supplier without previews (capability "cancellation preview"). */
     trv_up_status (*cancel_preview)(trv_hotel_ctx *ctx, const char *ref,
                                     struct trv_hotel_preview *out, trv_hotel_err *err);
+    /* One cheap authenticated call that changes nothing (travelctl
+     * supplier check): *res is the raw outcome, HTTP status included, so
+     * a wrong key, a wrong URL and a timeout can be told apart. NULL for a
+     * protocol without one. */
+    trv_up_status (*check)(trv_hotel_ctx *ctx, trv_up_result *res);
 } trv_hotel_supplier;
 
 extern const trv_hotel_supplier trv_hotel_supplier_a;
 extern const trv_hotel_supplier trv_hotel_supplier_b;
 extern const trv_hotel_supplier trv_hotel_supplier_c;
 
-/* The hotel domain's rows (ends at a NULL name). */
+/* The hotel domain's supplier protocols (ends at a NULL name). */
 extern const trv_supplier trv_hotel_suppliers[];
 
-/* The adapter of a row and a context for it when the supplier is
+/* The bound row of a configured hotel supplier's wire name
+ * (TravelHotelSupplier), or NULL. */
+const trv_supplier *trv_hotel_supplier_row(const trv_env *env, const char *name);
+/* Every configured hotel supplier's bound row, in line order, ending at a
+ * NULL name. */
+const trv_supplier *trv_hotel_supplier_rows(const trv_env *env);
+
+/* The adapter of a bound row and a context for it when the supplier is
  * configured (TravelHotelSupplier), else NULL. */
 const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
                                                  const char *request_id,

@@ -1,6 +1,7 @@
-/* SUPPLIER_A's hotel adapter: a client of a LiteAPI-style API (X-API-Key;
- * answers in {"data": ...}; amounts as decimal strings beside their
- * currency). Its hotels carry a GIATA-like code (giataId) that mapping
+/* The liteapi protocol's hotel adapter: a client of LiteAPI v3.0 (X-API-Key;
+ * answers in {"data": ...}; money as JSON numbers beside their currency,
+ * read into integer minor units; hotel data and rates on the line's base
+ * URL, prebook, book and bookings on its book_url). Its hotels carry a GIATA-like code (giataId) that mapping
  * uses. Search: the hotel list of a city or around a point, then rates for
  * those hotels (50 a call), the cheapest offer of each. */
 #include "supplier.h"
@@ -127,7 +128,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         trv_hotel_found *f = apr_array_push(*found);
         json_t *g = json_object_get(h, "giataId");
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_A";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = trv_json_str(h, "id");
         f->name = trv_json_str(h, "name");
         f->city = trv_json_str(h, "city");
@@ -309,6 +310,20 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
 
 /* ---- prebook, book, retrieve ---- */
 
+/* LiteAPI serves prebook, book and the bookings on its booking host
+ * (book.liteapi.travel/v3.0, the line's book_url): the same context with
+ * that base. */
+static trv_hotel_ctx *book_host(trv_hotel_ctx *ctx)
+{
+    trv_hotel_ctx *c = apr_pmemdup(ctx->pool, ctx, sizeof(*c));
+    trv_upstream *up = apr_pmemdup(ctx->pool, ctx->up, sizeof(*up));
+    if (up->second_base_url) {
+        up->base_url = up->second_base_url;
+    }
+    c->up = up;
+    return c;
+}
+
 static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
                              const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
 {
@@ -319,7 +334,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     apr_time_t exp;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s}", "offerId", ref));
     memset(out, 0, sizeof(*out));
-    st = trv_hotel_call(ctx, "POST", "/rates/prebook", auth(ctx), body, &res, err);
+    st = trv_hotel_call(book_host(ctx), "POST", "/rates/prebook", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -413,7 +428,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "holder", "firstName", pt->first_name, "lastName", pt->last_name, "email", pt->email,
         "phone", pt->phone, "guests", guests, "payment", "method", "ACC_CREDIT_CARD",
         "clientReference", rq->client_reference));
-    st = trv_hotel_call_idem(ctx, "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
+    st = trv_hotel_call_idem(book_host(ctx), "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
                              &res, err);
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "booking_failed") == 0) {
         err->code = "book_failed";
@@ -432,7 +447,8 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     trv_up_status st;
     if (!booking_id) {
         const json_t *list;
-        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/bookings?clientReference=%s",
+        st = trv_hotel_call(book_host(ctx), "GET",
+                            apr_psprintf(ctx->pool, "/bookings?clientReference=%s",
                                                      trv_hotel_qs(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
@@ -451,7 +467,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return trv_hotel_bad(ctx, err, "a booking's id");
         }
     }
-    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/bookings/%s",
+    st = trv_hotel_call(book_host(ctx), "GET", apr_psprintf(ctx->pool, "/bookings/%s",
                                                  trv_hotel_qs(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
@@ -462,28 +478,31 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
 
 /* ---- cancellation ---- */
 
-/* PUT /bookings/{id} cancels every room; the booking comes back CANCELLED
- * with its cancellation {cancellationFee, refundAmount, currency}. */
+/* PUT /bookings/{id} cancels every room; LiteAPI answers the status
+ * (CANCELLED, or CANCELLED_WITH_CHARGES when a fee is kept), the
+ * cancellation_fee and refund_amount, and their currency. */
 static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "PUT",
+    trv_up_status st = trv_hotel_call(book_host(ctx), "PUT",
                                       apr_pstrcat(ctx->pool, "/bookings/",
                                                   trv_hotel_qs(ctx->pool, ref), NULL),
                                       auth(ctx), NULL, &res, err);
-    const json_t *d, *c;
+    const json_t *d;
+    const char *status;
     if (st != TRV_UP_OK) {
         return st;
     }
     d = json_object_get(res.body, "data");
-    c = json_object_get(d, "cancellation");
-    out->currency = trv_json_str(c, "currency");
-    if (!trv_json_str(d, "status") || strcmp(trv_json_str(d, "status"), "CANCELLED") != 0
+    status = trv_json_str(d, "status");
+    out->currency = trv_json_str(d, "currency");
+    if (!status || (strcmp(status, "CANCELLED") != 0
+                    && strcmp(status, "CANCELLED_WITH_CHARGES") != 0)
         || !out->currency
-        || trv_money_minor_of(json_object_get(c, "cancellationFee"), out->currency,
+        || trv_money_minor_of(json_object_get(d, "cancellation_fee"), out->currency,
                               &out->fee_minor) != 0
-        || trv_money_minor_of(json_object_get(c, "refundAmount"), out->currency,
+        || trv_money_minor_of(json_object_get(d, "refund_amount"), out->currency,
                               &out->refund_minor) != 0) {
         return trv_hotel_bad(ctx, err, "a cancelled booking with its fee and refund");
     }
@@ -491,8 +510,17 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: the first hotel of Paris, one call on the data
+ * host with the key, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               "/data/hotels?countryCode=FR&cityName=Paris&limit=1", auth(ctx),
+                               NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_a = {
-    "SUPPLIER_A",
+    "liteapi",
     search,
     offers,
     prebook,
@@ -500,4 +528,5 @@ const trv_hotel_supplier trv_hotel_supplier_a = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = NULL,              /* no previews: estimates come from the policy */
+    .check = check,
 };

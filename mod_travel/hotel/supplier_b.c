@@ -173,7 +173,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         }
         f = apr_array_push(*found);
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_B";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c));
         info = apr_hash_get(by_code, f->sid, APR_HASH_KEY_STRING);
         f->name = trv_json_str(h, "name");
@@ -576,8 +576,17 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: the destinations of one country, one signed
+ * call on the content API, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               CONTENT "/locations/destinations?countryCodes=FR", auth(ctx),
+                               NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_b = {
-    "SUPPLIER_B",
+    "travel-hotel-b",
     search,
     offers,
     prebook,
@@ -585,4 +594,5 @@ const trv_hotel_supplier trv_hotel_supplier_b = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = NULL,              /* no previews: estimates come from the policy */
+    .check = check,
 };

@@ -165,7 +165,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         json_t *addr = json_object_get(p, "address");
         json_t *co = json_object_get(json_object_get(p, "location"), "coordinates");
         memset(f, 0, sizeof(*f));
-        f->supplier = "SUPPLIER_C";
+        f->supplier = ctx->up->name; /* the site's wire name */
         f->sid = trv_json_str(p, "property_id");
         f->name = trv_json_str(p, "name");
         f->city = trv_json_str(addr, "city");
@@ -483,7 +483,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
         out->payment = trv_json_bind(ctx->pool, json_pack(
             "{s:s,s:o,s:s?}", "collected_by", trv_json_str(pay, "collected_by")
                                                   ? trv_json_str(pay, "collected_by")
-                                                  : "SUPPLIER_C",
+                                                  : ctx->up->name,
             "amount", trv_money_minor_of(json_object_get(pay, "amount"), cur, &m) == 0
                           ? trv_hotel_money(m, cur) : trv_hotel_money(out->total_minor, cur),
             "last4", trv_json_str(pay, "last4")));
@@ -669,8 +669,17 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
     return TRV_UP_OK;
 }
 
+/* travelctl supplier check: one property of a city's content, one signed
+ * call, nothing changed. */
+static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
+{
+    return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
+                               "/properties/content?country_code=FR&city=Paris&limit=1",
+                               auth(ctx), NULL, ctx->request_id, NULL, res);
+}
+
 const trv_hotel_supplier trv_hotel_supplier_c = {
-    "SUPPLIER_C",
+    "travel-hotel-c",
     search,
     offers,
     prebook,
@@ -678,4 +687,5 @@ const trv_hotel_supplier trv_hotel_supplier_c = {
     retrieve,
     .cancel = cancel,
     .cancel_preview = cancel_preview,
+    .check = check,
 };

@@ -1,26 +1,41 @@
-/* The hotel suppliers: one row each (name, domain, adapter, capabilities,
- * limits). A new hotel supplier is its adapter file and one row here, and
- * its TravelHotelSupplier line. Limits are what one request may ask of the
- * supplier: hotels priced in one offers request, offers returned by one
+/* The hotel supplier protocols: one row each (protocol name, domain,
+ * adapter, capabilities, limits, credentials). A site binds its wire names
+ * to these with TravelHotelSupplier lines; a new hotel protocol is its
+ * adapter file and one row here. Limits are what one request may ask of
+ * the supplier: hotels priced in one offers request, offers returned by one
  * offers request, nights of a stay. */
 #include "supplier.h"
 
 #include <string.h>
 
 const trv_supplier trv_hotel_suppliers[] = {
-    /* LiteAPI-like: charges the partner's account at book, so the service
-     * collects from the traveller itself (and may take the payment SDK);
-     * an offer's prebook is booked once. */
-    {"SUPPLIER_A", "hotel", &trv_hotel_supplier_a,
-     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99}},
-    /* Hotelbeds-like: invoices the partner; the service collects. */
-    {"SUPPLIER_B", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99}},
-    /* Expedia Rapid-like: merchant of record (charges the traveller's card
-     * itself) and the one supplier that previews a cancellation's fee. */
-    {"SUPPLIER_C", "hotel", &trv_hotel_supplier_c,
-     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99}},
-    {NULL, NULL, NULL, 0, {0}},
+    /* LiteAPI v3.0 (X-API-Key): charges the partner's account at book, so
+     * the service collects from the traveller itself (and may take the
+     * payment SDK); an offer's prebook is booked once. */
+    {"liteapi", "hotel", &trv_hotel_supplier_a,
+     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99}, {"api_key", NULL, "book_url"}, NULL},
+    /* mod_travel's own signed hotel protocol B (docs/suppliers.md): invoices
+     * the partner; the service collects. */
+    {"travel-hotel-b", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
+     {"api_key", "api_secret", NULL}, NULL},
+    /* mod_travel's own signed hotel protocol C: merchant of record (charges
+     * the traveller's card itself) and the one that previews a
+     * cancellation's fee. */
+    {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     {"api_key", "api_secret", NULL}, NULL},
+    {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };
+
+const trv_supplier *trv_hotel_supplier_row(const trv_env *env, const char *name)
+{
+    return trv_config_supplier(env->cfg, "hotel", name);
+}
+
+const trv_supplier *trv_hotel_supplier_rows(const trv_env *env)
+{
+    return trv_config_suppliers(env->cfg, "hotel");
+}
 
 const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
                                                  const char *request_id,

@@ -18,6 +18,8 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     (void)s;
     c->cfg.upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
     c->cfg.hotel_upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
+    c->cfg.flight_rows = apr_array_make(p, 4, sizeof(trv_supplier));
+    c->cfg.hotel_rows = apr_array_make(p, 4, sizeof(trv_supplier));
     c->cfg.worker_threads = UNSET;
     c->cfg.max_body = UNSET;
     c->cfg.job_lease = UNSET;
@@ -41,9 +43,11 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     trv_srv_conf *base = basev, *add = addv;
     trv_srv_conf *n = apr_pcalloc(p, sizeof(*n));
     n->cfg.upstreams = add->upstreams_set ? add->cfg.upstreams : base->cfg.upstreams;
+    n->cfg.flight_rows = add->upstreams_set ? add->cfg.flight_rows : base->cfg.flight_rows;
     n->upstreams_set = add->upstreams_set || base->upstreams_set;
     n->cfg.hotel_upstreams = add->hotel_upstreams_set ? add->cfg.hotel_upstreams
                                                       : base->cfg.hotel_upstreams;
+    n->cfg.hotel_rows = add->hotel_upstreams_set ? add->cfg.hotel_rows : base->cfg.hotel_rows;
     n->hotel_upstreams_set = add->hotel_upstreams_set || base->hotel_upstreams_set;
     MERGE_PTR(payment);
     MERGE(worker_threads);
@@ -119,10 +123,29 @@ static const char *read_key_file(cmd_parms *cmd, const char *val)
     return buf;
 }
 
-/* signed_ok: the directive takes api_secret / api_secret_file (hotel
- * suppliers that sign their requests). */
+/* The option names key and key_file set *out (a file is read now, so
+ * configtest catches an unreadable one); 0 when key is neither, else 1 with
+ * *err set when the file cannot be read. */
+static int credential_option(cmd_parms *cmd, const char *name, const char *key,
+                             const char *val, const char **out, const char **err)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (!name || strncmp(key, name, n) != 0 || (key[n] && strcmp(key + n, "_file") != 0)) {
+        return 0;
+    }
+    if (!key[n]) {
+        *out = val;
+    }
+    else if (!(*out = read_key_file(cmd, val))) {
+        *err = apr_psprintf(cmd->pool, "cannot read %s %s", key, val);
+    }
+    return 1;
+}
+
+/* The options of an upstream line: the credentials creds names (as
+ * <name>=... or <name>_file=...), connect_timeout and timeout. */
 static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char *args,
-                                    int signed_ok)
+                                    const trv_supplier_creds *creds)
 {
     const char *word;
     u->connect_timeout = TRV_DEFAULT_CONNECT_TIMEOUT;
@@ -136,23 +159,18 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         }
         key = apr_pstrndup(cmd->temp_pool, word, (apr_size_t)(eq - word));
         val = apr_pstrdup(cmd->pool, eq + 1);
-        if (strcmp(key, "api_key") == 0) {
-            u->api_key = val;
-        }
-        else if (strcmp(key, "api_key_file") == 0) {
-            if (!(u->api_key = read_key_file(cmd, val))) {
-                return apr_psprintf(cmd->pool, "%s: cannot read api_key_file %s",
-                                    cmd->cmd->name, val);
+        if (credential_option(cmd, creds->key, key, val, &u->api_key, &err)
+            || credential_option(cmd, creds->secret, key, val, &u->api_secret, &err)) {
+            if (err) {
+                return apr_psprintf(cmd->pool, "%s: %s", cmd->cmd->name, err);
             }
         }
-        else if (signed_ok && strcmp(key, "api_secret") == 0) {
-            u->api_secret = val;
-        }
-        else if (signed_ok && strcmp(key, "api_secret_file") == 0) {
-            if (!(u->api_secret = read_key_file(cmd, val))) {
-                return apr_psprintf(cmd->pool, "%s: cannot read api_secret_file %s",
-                                    cmd->cmd->name, val);
+        else if (creds->second_base && strcmp(key, creds->second_base) == 0) {
+            if ((err = trv_check_base_url(val))) {
+                return apr_psprintf(cmd->pool, "%s %s: %s %s", cmd->cmd->name, u->name, key,
+                                    err);
             }
+            u->second_base_url = val;
         }
         else if (strcmp(key, "connect_timeout") == 0) {
             err = trv_parse_duration(val, &u->connect_timeout);
@@ -161,10 +179,15 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
             err = trv_parse_duration(val, &u->timeout);
         }
         else {
-            return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: api_key, "
-                                "api_key_file, %sconnect_timeout, timeout)",
-                                cmd->cmd->name, key,
-                                signed_ok ? "api_secret, api_secret_file, " : "");
+            return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: %s, %s_file, "
+                                "%s%s%s%s%sconnect_timeout, timeout)",
+                                cmd->cmd->name, key, creds->key, creds->key,
+                                creds->secret ? creds->secret : "",
+                                creds->secret ? ", " : "",
+                                creds->secret ? apr_pstrcat(cmd->temp_pool, creds->secret,
+                                                            "_file, ", NULL) : "",
+                                creds->second_base ? creds->second_base : "",
+                                creds->second_base ? ", " : "");
         }
         if (err) {
             return apr_psprintf(cmd->pool, "%s: %s %s", cmd->cmd->name, key, err);
@@ -176,24 +199,66 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
     return NULL;
 }
 
+/* The protocol a supplier line names, looked up among every domain's
+ * protocols; NULL with *err saying why when it is unknown or belongs under
+ * the other directive. */
+static const trv_supplier *line_protocol(cmd_parms *cmd, const char *domain,
+                                         const char *name, const char *protocol,
+                                         const char **err)
+{
+    const trv_supplier *row = trv_protocol_lookup(trv_gateway_domains(), protocol);
+    const char *dir = cmd->cmd->name;
+    if (!row) {
+        const trv_supplier *r;
+        const trv_domain *const *d;
+        const char *known = "";
+        for (d = trv_gateway_domains(); *d; d++) {
+            for (r = strcmp((*d)->name, domain) == 0 ? (*d)->suppliers : NULL; r && r->name;
+                 r++) {
+                known = apr_pstrcat(cmd->temp_pool, known, *known ? ", " : "", r->name, NULL);
+            }
+        }
+        *err = apr_psprintf(cmd->pool, "%s %s: unknown protocol '%s' (%s protocols: %s; the "
+                            "line is %s NAME PROTOCOL BASE_URL credentials...)", dir, name,
+                            protocol, domain, known, dir);
+        return NULL;
+    }
+    if (strcmp(row->domain, domain) != 0) {
+        *err = apr_psprintf(cmd->pool, "%s %s: protocol %s is a %s protocol: it belongs on a "
+                            "%s line", dir, name, protocol, row->domain,
+                            strcmp(row->domain, "hotel") == 0 ? "TravelHotelSupplier"
+                                                               : "TravelSupplier");
+        return NULL;
+    }
+    return row;
+}
+
 /* TravelSupplier (flights) and TravelHotelSupplier (hotels): the same line,
- * each domain's own list, since both domains name suppliers SUPPLIER_A... */
+ * each domain's own list, since both domains name suppliers SUPPLIER_A...:
+ * NAME (the wire name the API shows), PROTOCOL (the adapter that speaks the
+ * vendor's API), BASE_URL and the protocol's credentials. */
 static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
 {
     trv_srv_conf *c = conf_of(cmd);
-    int hotel = cmd->info != NULL;
-    apr_array_header_t *list = hotel ? c->cfg.hotel_upstreams : c->cfg.upstreams;
+    const char *domain = cmd->info;
+    int hotel = strcmp(domain, "hotel") == 0;
     const char *dir = cmd->cmd->name;
+    const trv_supplier *proto;
     trv_upstream u;
-    const char *err;
+    const char *err = NULL;
     const char *s;
     (void)d;
     memset(&u, 0, sizeof(u));
     u.name = ap_getword_conf(cmd->pool, &args);
+    u.protocol = ap_getword_conf(cmd->pool, &args);
     u.base_url = ap_getword_conf(cmd->pool, &args);
-    if (!*u.name || !*u.base_url) {
-        return apr_psprintf(cmd->pool, "%s takes a name, a base URL and options: "
-                            "%s SUPPLIER_A https://... api_key=... timeout=30s", dir, dir);
+    if (!*u.name || !*u.protocol || !*u.base_url) {
+        return apr_psprintf(cmd->pool, "%s takes a name, a protocol, a base URL and "
+                            "options: %s", dir, hotel
+                            ? "TravelHotelSupplier LITEAPI liteapi "
+                              "https://api.liteapi.travel/v3.0 api_key_file=..."
+                            : "TravelSupplier DUFFEL duffel https://api.duffel.com "
+                              "token_file=...");
     }
     for (s = u.name; *s; s++) {
         if (!(isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) {
@@ -201,16 +266,29 @@ static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
                                 "letters, digits and _ (e.g. SUPPLIER_A)", dir, u.name);
         }
     }
+    if (trv_config_supplier(&c->cfg, domain, u.name)) {
+        return apr_psprintf(cmd->pool, "%s %s is configured twice", dir, u.name);
+    }
+    if (!(proto = line_protocol(cmd, domain, u.name, u.protocol, &err))) {
+        return err;
+    }
     if ((err = trv_check_base_url(u.base_url))) {
         return apr_psprintf(cmd->pool, "%s %s: base URL %s", dir, u.name, err);
     }
-    if (hotel ? trv_config_hotel_upstream(&c->cfg, u.name) : trv_config_upstream(&c->cfg, u.name)) {
-        return apr_psprintf(cmd->pool, "%s %s is configured twice", dir, u.name);
-    }
-    if ((err = upstream_options(cmd, &u, args, hotel))) {
+    if ((err = upstream_options(cmd, &u, args, &proto->creds))) {
         return err;
     }
-    APR_ARRAY_PUSH(list, trv_upstream) = u;
+    if (!u.api_key || (proto->creds.secret && !u.api_secret)) {
+        const char *missing = !u.api_key ? proto->creds.key : proto->creds.secret;
+        return apr_psprintf(cmd->pool, "%s %s: protocol %s needs the credential %s "
+                            "(%s=... or %s_file=...)", dir, u.name, u.protocol, missing,
+                            missing, missing);
+    }
+    if (proto->creds.second_base && !u.second_base_url) {
+        return apr_psprintf(cmd->pool, "%s %s: protocol %s needs %s=... (the vendor's second "
+                            "base URL)", dir, u.name, u.protocol, proto->creds.second_base);
+    }
+    trv_config_add_supplier(cmd->pool, &c->cfg, &u, proto);
     if (hotel) {
         c->hotel_upstreams_set = 1;
     }
@@ -222,6 +300,7 @@ static const char *set_supplier(cmd_parms *cmd, void *d, const char *args)
 
 static const char *set_payment(cmd_parms *cmd, void *d, const char *args)
 {
+    static const trv_supplier_creds payment_creds = {"api_key", NULL};
     trv_srv_conf *c = conf_of(cmd);
     trv_upstream *u = apr_pcalloc(cmd->pool, sizeof(*u));
     const char *err;
@@ -231,7 +310,7 @@ static const char *set_payment(cmd_parms *cmd, void *d, const char *args)
     if ((err = trv_check_base_url(u->base_url))) {
         return apr_psprintf(cmd->pool, "TravelPaymentProvider: base URL %s", err);
     }
-    if ((err = upstream_options(cmd, u, args, 0))) {
+    if ((err = upstream_options(cmd, u, args, &payment_creds))) {
         return err;
     }
     c->cfg.payment = u;
@@ -487,11 +566,12 @@ static const char *set_rate_cache(cmd_parms *cmd, void *d, const char *arg)
 }
 
 const command_rec trv_directives[] = {
-    AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, NULL, RSRC_CONF,
-        "NAME BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
+    AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, (void *)"flight", RSRC_CONF,
+        "NAME PROTOCOL BASE_URL credentials (as the protocol names them, e.g. token=... or "
+        "token_file=...) [connect_timeout=5s] [timeout=30s]"),
     AP_INIT_RAW_ARGS("TravelHotelSupplier", set_supplier, (void *)"hotel", RSRC_CONF,
-        "NAME BASE_URL [api_key=...|api_key_file=...] [api_secret=...|api_secret_file=...] "
-        "[connect_timeout=5s] [timeout=30s]"),
+        "NAME PROTOCOL BASE_URL credentials (as the protocol names them, e.g. api_key=... or "
+        "api_key_file=..., api_secret=...) [connect_timeout=5s] [timeout=30s]"),
     AP_INIT_RAW_ARGS("TravelPaymentProvider", set_payment, NULL, RSRC_CONF,
         "BASE_URL [api_key=...|api_key_file=...] [connect_timeout=5s] [timeout=30s]"),
     AP_INIT_TAKE1("TravelWorkerThreads", set_workers, NULL, RSRC_CONF,

@@ -334,6 +334,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     trv_router_add(router, sbx_hotel_c_routes);
     trv_router_add(router, sbx_hotel_control_routes);
     trv_router_add(router, sbx_stays_routes);
+    trv_router_add(router, sbx_supplier_list_routes);
     return OK;
 }
 

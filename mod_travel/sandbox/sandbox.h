@@ -55,6 +55,7 @@ extern const trv_route sbx_hotel_c_routes[];
 extern const trv_route sbx_hotel_control_routes[];
 /* Duffel Stays, under SUPPLIER_A's Duffel base (stays/stays.c). */
 extern const trv_route sbx_stays_routes[];
+extern const trv_route sbx_supplier_list_routes[];
 
 /* Records a request to /inbox/<name>[/...] and answers as told. */
 sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);

@@ -122,7 +122,7 @@ void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 {
     const json_t *stay_j = json_object_get(job->payload, "stay");
     const json_t *hotels = json_object_get(job->payload, "hotels");
-    const trv_supplier *row = trv_registry_supplier(env->registry, "hotel",
+    const trv_supplier *row = trv_hotel_supplier_row(env,
                                                     trv_json_str(job->payload, "supplier"));
     const char *rid = apr_pstrcat(p, "job_", job->id, NULL);
     const trv_hotel_supplier *adapter;

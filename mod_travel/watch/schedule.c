@@ -67,8 +67,7 @@ typedef struct hotel_stay {
 
 static const trv_supplier *hotel_rows(const trv_env *env)
 {
-    const trv_domain *d = trv_registry_domain(env->registry, "hotel");
-    return d ? d->suppliers : NULL;
+    return trv_hotel_supplier_rows(env);
 }
 
 /* Who prices a hotel: the first configured supplier, in registry order,

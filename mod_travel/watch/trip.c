@@ -61,8 +61,7 @@ static void offers_one(void *baton)
 
 static const trv_supplier *hotel_rows(const trv_env *env)
 {
-    const trv_domain *d = trv_registry_domain(env->registry, "hotel");
-    return d ? d->suppliers : NULL;
+    return trv_hotel_supplier_rows(env);
 }
 
 /* Each configured supplier asked at once; 0 when any failed (*why). */

@@ -53,8 +53,11 @@ static inline e2e_resp *hw_call(char api, const char *method, const char *path,
         snprintf(h0, sizeof(h0), "Authorization: EAN APIKey=%s,Signature=%s,timestamp=%ld",
                  HW_KEY_C, sig, ts);
     }
+    /* LiteAPI (a) books on its second host: prebook, book and bookings. */
     snprintf(full, sizeof(full), "%s%s",
-             api == 'a' ? "/hotels/a/v3.0" : api == 'b' ? "/hotels/b" : "/hotels/c/v3", path);
+             api == 'a' ? (strncmp(path, "/rates/", 7) == 0 || strncmp(path, "/bookings", 9) == 0
+                           ? "/hotels/a/book/v3.0" : "/hotels/a/v3.0")
+             : api == 'b' ? "/hotels/b" : "/hotels/c/v3", path);
     return e2e_call(e2e_sandbox_url(), method, full, hs, body);
 }
 
@@ -100,6 +103,15 @@ static inline long long hw_cents(const char *amount)
     long long w = 0, c = 0;
     assert_int_equal(sscanf(amount, "%lld.%lld", &w, &c), 2);
     return w * 100 + c;
+}
+
+/* A LiteAPI amount: a JSON number in the major unit, in cents. */
+static inline long long hw_lite_cents(const json_t *v)
+{
+    char buf[64];
+    assert_true(json_is_number(v));
+    snprintf(buf, sizeof(buf), "%.2f", json_number_value(v));
+    return hw_cents(buf);
 }
 
 /* SUPPLIER_A: the n-th hotel of a city, its first refundable (or
@@ -148,7 +160,8 @@ static inline int hw_book_a(const char *city, const char *cc, int n, int days, i
         r = hw_must(hw_call('a', "POST", "/rates/book", text), 200);
         snprintf(out->id, sizeof(out->id), "%s", hw_s(json_object_get(r->json, "data"),
                                                      "bookingId"));
-        out->price_minor = hw_cents(hw_s(json_object_get(r->json, "data"), "price"));
+        out->price_minor = hw_lite_cents(json_object_get(json_object_get(r->json, "data"),
+                                                         "price"));
         e2e_free(r);
         free(text);
         json_decref(b);

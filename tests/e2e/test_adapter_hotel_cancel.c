@@ -18,6 +18,10 @@ static trv_hotel_ctx hctx(trv_upstream *u, const char *name, const char *path,
     if (!u->name) {
         ad_upstream(u, name, path, key);
         u->api_secret = secret;
+        if (strcmp(path, "/hotels/a/v3.0") == 0) { /* LiteAPI's booking host */
+            u->second_base_url = apr_pstrcat(ad_root, e2e_sandbox_url(),
+                                             "/hotels/a/book/v3.0", NULL);
+        }
     }
     memset(&c, 0, sizeof(c));
     c.env = &ad_env;

@@ -61,12 +61,18 @@ static void wrong_directives_are_refused(void **state)
     (void)state;
     expect_refused("TravelWorkerThreads 500", "TravelWorkerThreads must be a number from 0 to 64");
     expect_refused("TravelWorkerThreads two", "TravelWorkerThreads must be a number");
-    expect_refused("TravelSupplier supplier_x http://127.0.0.1:1", "must be upper-case");
-    expect_refused("TravelSupplier SUPPLIER_A http://127.0.0.1:1", "SUPPLIER_A is configured twice");
-    expect_refused("TravelSupplier SUPPLIER_X ftp://host", "must start with http:// or https://");
-    expect_refused("TravelSupplier SUPPLIER_X https://host/ timeout=3s", "must not end with /");
-    expect_refused("TravelSupplier SUPPLIER_X https://host colour=blue", "unknown option 'colour'");
-    expect_refused("TravelSupplier SUPPLIER_X https://host timeout=soon", "timeout must be a number");
+    expect_refused("TravelSupplier supplier_x duffel http://127.0.0.1:1 token=t",
+                   "must be upper-case");
+    expect_refused("TravelSupplier SUPPLIER_A duffel http://127.0.0.1:1 token=t",
+                   "SUPPLIER_A is configured twice");
+    expect_refused("TravelSupplier SUPPLIER_X travel-air ftp://host api_key=k",
+                   "must start with http:// or https://");
+    expect_refused("TravelSupplier SUPPLIER_X travel-air https://host/ api_key=k timeout=3s",
+                   "must not end with /");
+    expect_refused("TravelSupplier SUPPLIER_X travel-air https://host api_key=k colour=blue",
+                   "unknown option 'colour'");
+    expect_refused("TravelSupplier SUPPLIER_X travel-air https://host api_key=k timeout=soon",
+                   "timeout must be a number");
     expect_refused("TravelPaymentProvider payments.example", "must start with http://");
     expect_refused("TravelWebhookRetrySchedule 1m 5x", "'5x' has an unknown unit");
     expect_refused("TravelWebhookRetrySchedule", "takes 1 to 20 delays");
@@ -81,6 +87,61 @@ static void wrong_directives_are_refused(void **state)
                    "TravelUpstreamMaxResponse cannot occur within <VirtualHost> section");
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelRateLimitCache shmcb\n</VirtualHost>",
                    "TravelRateLimitCache cannot occur within <VirtualHost> section");
+}
+
+/* A supplier line binds a wire name to a protocol: an unknown protocol, a
+ * protocol of the other domain, a missing credential, another protocol's
+ * credential and the old form without a protocol are refused, each naming
+ * the line (httpd prints its number) and the reason; real vendors' lines and
+ * wire names of the site's own choosing pass. */
+static void supplier_lines_name_a_protocol(void **state)
+{
+    char out[8192], keyfile[4096], extra[8192];
+    FILE *f;
+    (void)state;
+    expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
+                   "TravelSupplier DUFFEL: unknown protocol 'dufel' (flight protocols: "
+                   "duffel, travel-air");
+    expect_refused("TravelHotelSupplier HBX hotelbeds https://api.test.hotelbeds.com "
+                   "api_key=k", "unknown protocol 'hotelbeds' (hotel protocols: liteapi, "
+                   "travel-hotel-b, travel-hotel-c");
+    /* The old form: the URL where the protocol goes. */
+    expect_refused("TravelSupplier SUPPLIER_X https://host api_key=k",
+                   "the line is TravelSupplier NAME PROTOCOL BASE_URL");
+    expect_refused("TravelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 api_key=k",
+                   "protocol liteapi is a hotel protocol: it belongs on a TravelHotelSupplier "
+                   "line");
+    expect_refused("TravelHotelSupplier DUFFEL duffel https://api.duffel.com token=t",
+                   "protocol duffel is a flight protocol: it belongs on a TravelSupplier line");
+    expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com timeout=5s",
+                   "TravelSupplier DUFFEL: protocol duffel needs the credential token "
+                   "(token=... or token_file=...)");
+    expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com api_key=k",
+                   "unknown option 'api_key' (known: token, token_file, connect_timeout");
+    expect_refused("TravelHotelSupplier PARTNER_B travel-hotel-b https://h.example api_key=k",
+                   "protocol travel-hotel-b needs the credential api_secret");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k", "protocol liteapi needs book_url=...");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=book.liteapi.travel", "book_url must start with http");
+    expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com "
+                   "token_file=/nonexistent/token", "cannot read token_file /nonexistent/token");
+    /* httpd names the line: the extra lines follow the test configuration. */
+    expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
+                   "Syntax error on line");
+    /* Real vendors under names of the site's choosing, a key in a file. */
+    snprintf(keyfile, sizeof(keyfile), "%s/duffel.token", e2e_env("TRAVEL_TEST_DIR"));
+    f = fopen(keyfile, "w");
+    assert_non_null(f);
+    fputs("duffel_test_abc\n", f);
+    fclose(f);
+    snprintf(extra, sizeof(extra),
+             "TravelSupplier DUFFEL duffel https://api.duffel.com token_file=%s\n"
+             "TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 api_key=k "
+             "book_url=https://book.liteapi.travel/v3.0\n", keyfile);
+    if (configtest(extra, out, sizeof(out)) != 0) {
+        fail_msg("real vendors' lines were refused: %s", out);
+    }
 }
 
 /* A virtual host is a tenant when it names a database of its own: it may
@@ -100,8 +161,8 @@ static void virtual_host_tenants(void **state)
                    "<VirtualHost> t1.localhost");
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWebhookAllowNetwork 10.0.0.0/8\n"
                    "</VirtualHost>", "their TravelWebhookAllowNetwork settings differ");
-    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelSupplier SUPPLIER_A "
-                   "http://127.0.0.1:9/a\n</VirtualHost>",
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelSupplier SUPPLIER_A duffel "
+                   "http://127.0.0.1:9/a token=t\n</VirtualHost>",
                    "their TravelSupplier settings differ");
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWebhookRetrySchedule 1m\n"
                    "</VirtualHost>", "their TravelWebhookRetrySchedule settings differ");
@@ -112,7 +173,8 @@ static void virtual_host_tenants(void **state)
      * server's), anything goes; two hosts on that database must agree. */
     snprintf(extra, sizeof(extra),
              "<VirtualHost 127.0.0.1:9>\nDBDParams \"%s dbname=tenant_x\"\n"
-             "TravelWorkerThreads 3\nTravelSupplier SUPPLIER_A http://127.0.0.1:9/a\n"
+             "TravelWorkerThreads 3\nTravelSupplier SUPPLIER_A duffel http://127.0.0.1:9/a "
+             "token=t\n"
              "TravelWebhookRetrySchedule 1m\nTravelSecretKeyFile %s/secret.key\n"
              "TravelPaymentProvider http://127.0.0.1:9/pay\n</VirtualHost>",
              conninfo, e2e_env("TRAVEL_TEST_DIR"));
@@ -132,6 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_test_configuration_is_valid),
         cmocka_unit_test(wrong_directives_are_refused),
+        cmocka_unit_test(supplier_lines_name_a_protocol),
         cmocka_unit_test(virtual_host_tenants),
     };
     return E2E_RUN("configtest", tests);

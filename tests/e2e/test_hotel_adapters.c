@@ -17,6 +17,9 @@ static void hotel_upstreams(void)
 {
     if (!up_a.name) {
         ad_upstream(&up_a, "SUPPLIER_A", "/hotels/a/v3.0", "sandbox-key-hotel-a");
+        /* LiteAPI's booking host: the line's book_url. */
+        up_a.second_base_url = apr_pstrcat(ad_root, e2e_sandbox_url(), "/hotels/a/book/v3.0",
+                                           NULL);
         ad_upstream(&up_b, "SUPPLIER_B", "/hotels/b", "sandbox-key-hotel-b");
         up_b.api_secret = "sandbox-secret-hotel-b";
         ad_upstream(&up_c, "SUPPLIER_C", "/hotels/c/v3", "sandbox-key-hotel-c");
@@ -190,7 +193,7 @@ static void books_and_reads_back(const trv_hotel_supplier *s, const trv_upstream
     assert_non_null(b.hotel_confirmation_code);
     if (collects) {
         assert_non_null(b.payment);
-        assert_string_equal(ad_str(b.payment, "collected_by"), s->name);
+        assert_string_equal(ad_str(b.payment, "collected_by"), up->name);
         assert_string_equal(ad_str(b.payment, "last4"), "4242");
     }
     else {

@@ -287,7 +287,7 @@ static void failed_void_is_retried(void **state)
     (void)state;
     /* The supplier refuses the book before buying anything, and the void
      * of the attempt's authorization fails once. */
-    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/book\","
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/book/v3.0/rates/book\","
                           "\"action\":\"error\",\"status\":503");
     fe_fault("payments", rid, "\"method\":\"POST\",\"path\":\"/v1/authorizations/*/cancel\","
                            "\"action\":\"error\",\"status\":503");

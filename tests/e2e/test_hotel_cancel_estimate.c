@@ -207,7 +207,7 @@ static void a_change_during_the_read_is_409(void **state)
     (void)state;
     /* The read of the booking at the supplier is held 4 s (below the
      * supplier timeout); meanwhile the booking is canceled here. */
-    fe_fault("hotel_a", rid, "\"method\":\"GET\",\"path\":\"/v3.0/bookings/*\","
+    fe_fault("hotel_a", rid, "\"method\":\"GET\",\"path\":\"/book/v3.0/bookings/*\","
              "\"action\":\"respond\",\"delay_ms\":4000,\"times\":1");
     assert_int_equal(pthread_create(&t, NULL, estimate_thread, &s), 0);
     start = e2e_now_ms();

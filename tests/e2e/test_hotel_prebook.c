@@ -244,7 +244,7 @@ static void supplier_failure_frees_the_key(void **state)
     long before = bookings_of_org();
     e2e_resp *r;
     (void)state;
-    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/prebook\","
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/book/v3.0/rates/prebook\","
              "\"status\":503,\"times\":null");
     snprintf(hdr, sizeof(hdr), "x-request-id: %s", rid);
     snprintf(kh, sizeof(kh), "x-api-key: %s", key);

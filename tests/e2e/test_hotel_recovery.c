@@ -187,7 +187,7 @@ static void kill_during_the_book_request(void **state)
     /* The supplier takes 3 s to answer the book: the request is then in
      * the middle of it, its payment authorized, when every httpd child
      * (the one serving it included) is killed. */
-    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/book\","
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/book/v3.0/rates/book\","
              "\"action\":\"respond\",\"delay_ms\":3000");
     snprintf(f.url, sizeof(f.url), "%s/v1/hotel/bookings/%s/book", e2e_url(), id);
     snprintf(f.key_header, sizeof(f.key_header), "x-api-key: %s", key);

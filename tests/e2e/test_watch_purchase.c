@@ -273,7 +273,7 @@ static void a_purchase_killed_mid_book_still_buys_once(void **state)
     /* The supplier takes 3 s to answer the purchase's book: every httpd
      * child (the worker running it included) is killed meanwhile. */
     snprintf(rid, sizeof(rid), "purchase_%s", p[0]);
-    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/v3.0/rates/book\","
+    fe_fault("hotel_a", rid, "\"method\":\"POST\",\"path\":\"/book/v3.0/rates/book\","
              "\"action\":\"respond\",\"delay_ms\":3000");
     we_price_factor(h.supplier, h.sid, "0.5");
     t0 = e2e_now_ms();

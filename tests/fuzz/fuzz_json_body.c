@@ -86,7 +86,8 @@ static void flight(apr_pool_t *p, int which, trv_req *req, trv_resp *resp)
         if (!req->json) {
             return; /* the handler answers "body required" itself */
         }
-        trv_offers_input_parse(p, req->json, now, &in, errs);
+        static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
+        trv_offers_input_parse(p, req->json, now, suppliers, &in, errs);
         if (!trv_errs_any(errs)) {
             FZ_ASSERT(in.query && json_array_size(json_object_get(in.query, "journeys")) >= 1);
             FZ_ASSERT(in.adults >= 1 && in.adults + in.children <= 9 && in.infants <= in.adults);

@@ -133,7 +133,7 @@ static void token(apr_pool_t *p, uint8_t which, const uint8_t *data, size_t size
         return; /* what the handlers refuse with a 422 before anything else */
     }
     if (s == 0) {
-        call(p, "POST", apr_pstrdup(p, "/hotels/a/v3.0/rates/prebook"),
+        call(p, "POST", apr_pstrdup(p, "/hotels/a/book/v3.0/rates/prebook"),
              apr_psprintf(p, "{\"offerId\":\"%s\"}", tok));
     }
     else if (s == 1) {

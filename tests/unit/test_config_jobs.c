@@ -16,6 +16,7 @@ static trv_upstream upstream(const char *name, const char *url, const char *key)
     u.name = name;
     u.base_url = url;
     u.api_key = key;
+    u.protocol = "travel-air";
     u.connect_timeout = apr_time_from_sec(5);
     u.timeout = apr_time_from_sec(30);
     return u;
@@ -72,6 +73,13 @@ static void each_difference_is_named(void **state)
     b = config(p);
     APR_ARRAY_IDX(b->upstreams, 0, trv_upstream).api_key = "other";
     assert_string_equal(trv_config_jobs_differ(a, b), "TravelSupplier");
+    /* The same name bound to another protocol is another supplier. */
+    b = config(p);
+    APR_ARRAY_IDX(b->upstreams, 0, trv_upstream).protocol = "duffel";
+    assert_string_equal(trv_config_jobs_differ(a, b), "TravelSupplier");
+    b = config(p);
+    APR_ARRAY_IDX(b->hotel_upstreams, 0, trv_upstream).second_base_url = "https://book.example";
+    assert_string_equal(trv_config_jobs_differ(a, b), "TravelHotelSupplier");
     b = config(p);
     /* The order picks the default supplier: a swap is a difference. */
     {

@@ -48,10 +48,13 @@ static const char *fields(const trv_errs *e)
     return out;
 }
 
+/* The wire names the test stack configures. */
+static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
+
 static const char *offers_errors(const char *body, trv_offers_input *in)
 {
     trv_errs *e = trv_errs_new(pool);
-    trv_offers_input_parse(pool, js(body), now, in, e);
+    trv_offers_input_parse(pool, js(body), now, suppliers, in, e);
     return fields(e);
 }
 

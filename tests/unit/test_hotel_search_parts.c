@@ -270,18 +270,23 @@ static void hotel_rows_are_registered(void **state)
     const trv_registry *reg;
     assert_int_equal(trv_gateway_make(p, &gw, &err), APR_SUCCESS);
     reg = trv_gateway_registry(gw);
-    assert_ptr_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A")->adapter,
+    assert_ptr_equal(trv_registry_protocol(reg, "hotel", "liteapi")->adapter,
                      &trv_hotel_supplier_a);
-    assert_ptr_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_C")->adapter,
+    assert_ptr_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-c")->adapter,
                      &trv_hotel_supplier_c);
-    /* The same name in two domains is two rows. */
-    assert_ptr_not_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"),
-                         trv_registry_supplier(reg, "flight", "SUPPLIER_A"));
-    assert_true(trv_supplier_can(trv_registry_supplier(reg, "hotel", "SUPPLIER_C"),
+    /* A hotel protocol is no flight protocol. */
+    assert_null(trv_registry_protocol(reg, "flight", "liteapi"));
+    assert_true(trv_supplier_can(trv_registry_protocol(reg, "hotel", "travel-hotel-c"),
                                  TRV_SUP_CANCEL_PREVIEW | TRV_SUP_COLLECTS_PAYMENT));
-    assert_false(trv_supplier_can(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"),
+    assert_false(trv_supplier_can(trv_registry_protocol(reg, "hotel", "liteapi"),
                                   TRV_SUP_CANCEL_PREVIEW));
-    assert_int_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_B")->limits.max_nights, 99);
+    assert_int_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-b")->limits.max_nights,
+                     99);
+    /* LiteAPI books on a second host; the signed protocols need a secret. */
+    assert_string_equal(trv_registry_protocol(reg, "hotel", "liteapi")->creds.second_base,
+                        "book_url");
+    assert_string_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-b")->creds.secret,
+                        "api_secret");
 }
 
 int main(void)

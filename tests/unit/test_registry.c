@@ -34,11 +34,11 @@ static const trv_registry *gateway_registry(apr_pool_t *p)
 
 /* ---- the gateway's own domains ---- */
 
-static void flight_suppliers_are_rows_with_their_adapters(void **state)
+static void flight_protocols_are_rows_with_their_adapters(void **state)
 {
     const trv_registry *reg = gateway_registry(*state);
-    const trv_supplier *a = trv_registry_supplier(reg, "flight", "SUPPLIER_A");
-    const trv_supplier *b = trv_registry_supplier(reg, "flight", "SUPPLIER_B");
+    const trv_supplier *a = trv_registry_protocol(reg, "flight", "duffel");
+    const trv_supplier *b = trv_registry_protocol(reg, "flight", "travel-air");
     const trv_supplier *row;
     int n = 0;
 
@@ -47,51 +47,82 @@ static void flight_suppliers_are_rows_with_their_adapters(void **state)
     assert_ptr_equal(a->adapter, &trv_supplier_a);
     assert_ptr_equal(b->adapter, &trv_supplier_b);
     assert_string_equal(a->domain, "flight");
-    /* The domain's own lookup reaches the same rows. */
-    assert_ptr_equal(trv_flight_supplier_row("SUPPLIER_A"), a);
-    assert_ptr_equal(trv_flight_supplier_named("SUPPLIER_B"), &trv_supplier_b);
-    /* Each row names its adapter by the adapter's own name. */
+    /* Each protocol names the credential its lines must give. */
+    assert_string_equal(a->creds.key, "token");
+    assert_string_equal(b->creds.key, "api_key");
     for (row = trv_flight_suppliers; row->name; row++, n++) {
         const trv_flight_supplier *s = row->adapter;
-        assert_string_equal(s->name, row->name);
-        assert_ptr_equal(trv_registry_supplier(reg, "flight", row->name), row);
+        assert_ptr_equal(trv_registry_protocol(reg, "flight", row->name), row);
+        assert_null(row->protocol);
         assert_ptr_equal(trv_flight_supplier_of_offer(
                              apr_pstrcat(*state, s->offer_prefix, "x", NULL)), s);
     }
     assert_int_equal(n, 2);
-    /* Unknown names, case: nothing; the same name in another domain is
-     * that domain's own row (hotel SUPPLIER_A is not flight SUPPLIER_A). */
-    assert_null(trv_registry_supplier(reg, "flight", "SUPPLIER_Z"));
-    assert_null(trv_registry_supplier(reg, "flight", "supplier_a"));
-    assert_ptr_not_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A"), a);
-    assert_string_equal(trv_registry_supplier(reg, "hotel", "SUPPLIER_A")->domain, "hotel");
-    assert_null(trv_registry_supplier(reg, "flight", "SUPPLIER_C"));
-    assert_null(trv_registry_supplier(reg, "nowhere", "SUPPLIER_A"));
-    assert_null(trv_registry_supplier(reg, "flight", NULL));
-    assert_null(trv_flight_supplier_row("SUPPLIER_Z"));
+    /* Unknown names, case, wire names: nothing; a hotel protocol is not a
+     * flight one, and the lookup across domains finds it with its domain. */
+    assert_null(trv_registry_protocol(reg, "flight", "SUPPLIER_A"));
+    assert_null(trv_registry_protocol(reg, "flight", "DUFFEL"));
+    assert_null(trv_registry_protocol(reg, "flight", "liteapi"));
+    assert_string_equal(trv_registry_protocol(reg, "hotel", "liteapi")->domain, "hotel");
+    assert_string_equal(trv_protocol_lookup(trv_gateway_domains(), "liteapi")->domain, "hotel");
+    assert_ptr_equal(trv_protocol_lookup(trv_gateway_domains(), "duffel"), a);
+    assert_null(trv_protocol_lookup(trv_gateway_domains(), "hotelbeds"));
+    assert_null(trv_registry_protocol(reg, "nowhere", "duffel"));
+    assert_null(trv_registry_protocol(reg, "flight", NULL));
     assert_null(trv_flight_supplier_of_offer("zz_unknown"));
 }
 
-static void the_input_enums_list_the_rows(void **state)
+/* A site's lines bind wire names to protocols: each bound row is its
+ * protocol's row under the wire name, in line order; lookups by wire name
+ * reach it, and the input enums list the wire names. */
+static void lines_bind_wire_names_to_protocols(void **state)
 {
-    const char *const *names = trv_flight_supplier_names(*state);
-    const trv_supplier *row;
-    int i = 0;
-    for (row = trv_flight_suppliers; row->name; row++) {
-        assert_non_null(names[i]);
-        assert_string_equal(names[i++], row->name);
-    }
-    assert_null(names[i]);
+    apr_pool_t *p = *state;
+    trv_config cfg;
+    trv_upstream u;
+    const trv_supplier *rows, *duffel = trv_protocol_lookup(trv_gateway_domains(), "duffel");
+    const trv_supplier *air = trv_protocol_lookup(trv_gateway_domains(), "travel-air");
+    const char *const *names;
+
+    memset(&cfg, 0, sizeof(cfg));
+    assert_null(trv_config_suppliers(&cfg, "flight")->name);
+    memset(&u, 0, sizeof(u));
+    u.name = "CHARTER";
+    u.protocol = "travel-air";
+    trv_config_add_supplier(p, &cfg, &u, air);
+    u.name = "DUFFEL";
+    u.protocol = "duffel";
+    trv_config_add_supplier(p, &cfg, &u, duffel);
+    rows = trv_config_suppliers(&cfg, "flight");
+    assert_string_equal(rows[0].name, "CHARTER");
+    assert_string_equal(rows[0].protocol, "travel-air");
+    assert_ptr_equal(rows[0].adapter, &trv_supplier_b);
+    assert_true(trv_supplier_can(&rows[0], TRV_SUP_COLLECTS_PAYMENT));
+    assert_string_equal(rows[1].name, "DUFFEL");
+    assert_ptr_equal(rows[1].adapter, &trv_supplier_a);
+    assert_true(trv_supplier_can(&rows[1], TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE));
+    assert_null(rows[2].name);
+    assert_ptr_equal(trv_flight_supplier_row(&cfg, "DUFFEL"), &rows[1]);
+    assert_null(trv_flight_supplier_row(&cfg, "duffel"));
+    assert_null(trv_flight_supplier_row(&cfg, "SUPPLIER_A"));
+    assert_string_equal(trv_config_upstream(&cfg, "DUFFEL")->protocol, "duffel");
+    /* The hotel list is another list. */
+    assert_null(trv_config_suppliers(&cfg, "hotel")->name);
+    assert_null(trv_config_supplier(&cfg, "hotel", "DUFFEL"));
+    names = trv_flight_supplier_names(&cfg, p);
+    assert_string_equal(names[0], "CHARTER");
+    assert_string_equal(names[1], "DUFFEL");
+    assert_null(names[2]);
 }
 
 static void capabilities_say_what_a_supplier_does(void **state)
 {
     const trv_registry *reg = gateway_registry(*state);
-    const trv_supplier *a = trv_registry_supplier(reg, "flight", "SUPPLIER_A");
-    const trv_supplier *b = trv_registry_supplier(reg, "flight", "SUPPLIER_B");
+    const trv_supplier *a = trv_registry_protocol(reg, "flight", "duffel");
+    const trv_supplier *b = trv_registry_protocol(reg, "flight", "travel-air");
 
-    /* SUPPLIER_A: the service takes the payment (the SDK is possible) and
-     * the offer is sold once; SUPPLIER_B charges the traveller itself. */
+    /* Duffel: the service takes the payment (the SDK is possible) and the
+     * offer is sold once; travel-air charges the traveller itself. */
     assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE));
     assert_true(trv_supplier_can(a, TRV_SUP_PAYMENT_SDK));
     assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE | TRV_SUP_PAYMENT_SDK));
@@ -249,31 +280,45 @@ static const char *const events_t[] = {"t.thing.made", NULL};
 static const char *const events_t_twice[] = {"t.thing.made", "t.thing.made", NULL};
 static const char *const events_u_foreign[] = {"t.thing.made", NULL};
 static const char *const events_bare[] = {"t.", NULL};
+#define KEY {"api_key", NULL, NULL}
+#define END {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL}
 static const trv_supplier sup_t[] = {
-    {"SUP_X", "t", &adapter_x, TRV_SUP_OFFER_ONCE, {0}},
-    {"SUP_Y", "t", &adapter_y, 0, {5, 0, 30}},
-    {NULL, NULL, NULL, 0, {0}},
+    {"proto-x", "t", &adapter_x, TRV_SUP_OFFER_ONCE, {0}, KEY, NULL},
+    {"proto-y", "t", &adapter_y, 0, {5, 0, 30}, KEY, NULL},
+    END,
 };
 static const trv_supplier sup_t_twice[] = {
-    {"SUP_X", "t", &adapter_x, 0, {0}},
-    {"SUP_X", "t", &adapter_y, 0, {0}},
-    {NULL, NULL, NULL, 0, {0}},
+    {"proto-x", "t", &adapter_x, 0, {0}, KEY, NULL},
+    {"proto-x", "t", &adapter_y, 0, {0}, KEY, NULL},
+    END,
 };
 static const trv_supplier sup_u_same_name[] = {
-    {"SUP_X", "u", &adapter_y, TRV_SUP_COLLECTS_PAYMENT, {0}},
-    {NULL, NULL, NULL, 0, {0}},
+    {"proto-x", "u", &adapter_y, TRV_SUP_COLLECTS_PAYMENT, {0}, KEY, NULL},
+    END,
+};
+static const trv_supplier sup_u_own[] = {
+    {"proto-u", "u", &adapter_y, TRV_SUP_COLLECTS_PAYMENT, {0}, KEY, NULL},
+    END,
 };
 static const trv_supplier sup_wrong_domain[] = {
-    {"SUP_X", "t", &adapter_x, 0, {0}},
-    {NULL, NULL, NULL, 0, {0}},
+    {"proto-x", "t", &adapter_x, 0, {0}, KEY, NULL},
+    END,
 };
 static const trv_supplier sup_no_adapter[] = {
-    {"SUP_N", "t", NULL, 0, {0}},
-    {NULL, NULL, NULL, 0, {0}},
+    {"proto-n", "t", NULL, 0, {0}, KEY, NULL},
+    END,
+};
+static const trv_supplier sup_no_key[] = {
+    {"proto-k", "t", &adapter_x, 0, {0}, {NULL, NULL, NULL}, NULL},
+    END,
+};
+static const trv_supplier sup_upper[] = {
+    {"SUP_X", "t", &adapter_x, 0, {0}, KEY, NULL},
+    END,
 };
 
 static const trv_domain dom_t = {"t", routes_t, jobs_a, events_t, sup_t, NULL};
-static const trv_domain dom_u = {"u", routes_v, NULL, NULL, sup_u_same_name, NULL};
+static const trv_domain dom_u = {"u", routes_v, NULL, NULL, sup_u_own, NULL};
 
 static const char *refused(apr_pool_t *p, const trv_domain *a, const trv_domain *b)
 {
@@ -293,12 +338,13 @@ static void a_small_registry_builds(void **state)
     const char *err = NULL;
     const trv_supplier *y;
     assert_int_equal(trv_registry_build(*state, list, &reg, &err), APR_SUCCESS);
-    /* One supplier name may be used by two domains: they are two suppliers. */
-    assert_ptr_equal(trv_registry_supplier(reg, "t", "SUP_X")->adapter, &adapter_x);
-    assert_ptr_equal(trv_registry_supplier(reg, "u", "SUP_X")->adapter, &adapter_y);
-    assert_true(trv_supplier_can(trv_registry_supplier(reg, "u", "SUP_X"),
+    /* Each domain's protocols are its own. */
+    assert_ptr_equal(trv_registry_protocol(reg, "t", "proto-x")->adapter, &adapter_x);
+    assert_ptr_equal(trv_registry_protocol(reg, "u", "proto-u")->adapter, &adapter_y);
+    assert_null(trv_registry_protocol(reg, "u", "proto-x"));
+    assert_true(trv_supplier_can(trv_registry_protocol(reg, "u", "proto-u"),
                                  TRV_SUP_COLLECTS_PAYMENT));
-    y = trv_registry_supplier(reg, "t", "SUP_Y");
+    y = trv_registry_protocol(reg, "t", "proto-y");
     assert_int_equal(y->limits.max_offers_per_request, 5);
     assert_int_equal(y->limits.max_nights, 30);
     /* The same path with another method is another route. */
@@ -326,10 +372,15 @@ static void duplicates_are_refused(void **state)
     t2.event_types = events_t_twice;
     assert_non_null(strstr(refused(p, &t2, NULL),
                            "event type t.thing.made is registered twice"));
-    /* A supplier twice in one domain. */
+    /* A protocol twice in one domain, or in two: a line's protocol names
+     * its domain. */
     t2 = dom_t;
     t2.suppliers = sup_t_twice;
-    assert_non_null(strstr(refused(p, &t2, NULL), "supplier SUP_X is registered twice"));
+    assert_non_null(strstr(refused(p, &t2, NULL), "protocol proto-x is registered twice"));
+    u = dom_u;
+    u.suppliers = sup_u_same_name;
+    assert_non_null(strstr(refused(p, &dom_t, &u), "protocol proto-x is registered twice "
+                                                    "(also by t)"));
 }
 
 static void incomplete_registrations_are_refused(void **state)
@@ -347,10 +398,16 @@ static void incomplete_registrations_are_refused(void **state)
     /* A row that names another domain than the one registering it. */
     u = dom_u;
     u.suppliers = sup_wrong_domain;
-    assert_non_null(strstr(refused(p, &u, NULL), "supplier SUP_X names the domain t"));
-    /* A supplier without an adapter. */
+    assert_non_null(strstr(refused(p, &u, NULL), "protocol proto-x names the domain t"));
+    /* A protocol without an adapter, without a key credential, or not
+     * named in lower case. */
     t2.suppliers = sup_no_adapter;
-    assert_non_null(strstr(refused(p, &t2, NULL), "SUP_N needs a name and an adapter"));
+    assert_non_null(strstr(refused(p, &t2, NULL), "proto-n needs a lower-case name, an "
+                                                  "adapter and a key credential"));
+    t2.suppliers = sup_no_key;
+    assert_non_null(strstr(refused(p, &t2, NULL), "proto-k needs"));
+    t2.suppliers = sup_upper;
+    assert_non_null(strstr(refused(p, &t2, NULL), "SUP_X needs"));
     /* A job without runner, or without a usable attempt limit. */
     t2 = dom_t;
     t2.jobs = jobs_norun;
@@ -370,10 +427,10 @@ static void incomplete_registrations_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(flight_suppliers_are_rows_with_their_adapters,
+        cmocka_unit_test_setup_teardown(flight_protocols_are_rows_with_their_adapters,
                                         pool_setup, pool_teardown),
-        cmocka_unit_test_setup_teardown(the_input_enums_list_the_rows, pool_setup,
-                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(lines_bind_wire_names_to_protocols,
+                                        pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(capabilities_say_what_a_supplier_does, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(job_kinds_carry_their_runner_and_limit, pool_setup,

@@ -1,23 +1,30 @@
-/* Hotel SUPPLIER_A, modelled on LiteAPI v3, under /hotels/a/v3.0 with an
- * X-API-Key header:
+/* Hotel SUPPLIER_A: LiteAPI v3.0 (protocol liteapi), with an X-API-Key
+ * header, on its two hosts: api.liteapi.travel/v3.0 is /hotels/a/v3.0 here
+ * and book.liteapi.travel/v3.0 is /hotels/a/book/v3.0.
  *
- *   GET  /data/hotels?countryCode=&cityName=  | latitude=&longitude=&radius=
- *        [&limit=&offset=]                    hotel list (content)
- *   GET  /data/hotel?hotelId=                 one hotel with its rooms
- *   POST /hotels/rates                        rates of up to 50 hotels
- *   POST /rates/prebook                       re-prices an offer: prebookId
- *   POST /rates/book                          books a prebook (once)
- *   GET  /bookings/{bookingId}
- *   GET  /bookings?clientReference=           bookings of a reference
- *   PUT  /bookings/{bookingId}                cancels
+ *   api:  GET  /data/hotels?countryCode=&cityName=  | latitude=&longitude=&radius=
+ *              [&limit=&offset=]                    hotel list (content)
+ *         GET  /data/hotel?hotelId=                 one hotel with its rooms
+ *         POST /hotels/rates                        rates of up to 50 hotels
+ *   book: POST /rates/prebook   {offerId, usePaymentSdk?}: prebookId (and, with
+ *                               the payment SDK, transactionId and secretKey)
+ *         POST /rates/book      {prebookId, holder, guests, payment {method:
+ *                               ACC_CREDIT_CARD | TRANSACTION_ID, transactionId?},
+ *                               clientReference?}: books a prebook (once)
+ *         GET  /bookings/{bookingId}
+ *         GET  /bookings?clientReference=           bookings of a reference
+ *         PUT  /bookings/{bookingId}                cancels: status CANCELLED or
+ *                               CANCELLED_WITH_CHARGES, cancellation_fee, refund_amount
  *
- * Answers are {"data": ...}. Amounts are decimal strings beside their
- * currency (LiteAPI sends numbers; the sandbox never puts money in
- * floating point). Payment: SUPPLIER_A charges the partner's account
- * (ACC_CREDIT_CARD) at book; the traveller pays the partner, and taxes
- * marked "included": false are paid at the property. */
+ * Answers are {"data": ...}; money is a JSON number in the currency's major
+ * unit beside its currency, as LiteAPI writes it (made from integer minor
+ * units, never computed in floating point). Payment: SUPPLIER_A charges the
+ * partner's account (ACC_CREDIT_CARD) at book, or the traveller through
+ * LiteAPI's payment SDK (TRANSACTION_ID); taxes marked "included": false are
+ * paid at the property. */
 #include "hotel.h"
 #include "sandbox/money.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
@@ -29,9 +36,12 @@
 #define A_OFFER_TTL (30 * 60)
 #define A_PREBOOK_TTL (20 * 60)
 
-static char *a_amount(trv_req *req, apr_int64_t v, const char *cur)
+/* LiteAPI writes money as JSON numbers in the currency's major unit
+ * (123.45), never as strings; a new reference. */
+static json_t *a_amount(trv_req *req, apr_int64_t v, const char *cur)
 {
-    return sbx_amount(req->pool, v, cur);
+    (void)req;
+    return trv_money_amount_json(v, trv_currency_exponent(cur));
 }
 
 static json_t *a_hotel(trv_req *req, int i)
@@ -165,7 +175,7 @@ static json_t *a_policy(trv_req *req, const sbx_hprice *r, const char *cur)
     json_t *infos = json_array();
     int i;
     for (i = 0; i < r->n_penalties; i++) {
-        json_array_append_new(infos, json_pack("{s:s,s:s,s:s,s:s,s:s}",
+        json_array_append_new(infos, json_pack("{s:s,s:o,s:s,s:s,s:s}",
             "cancelTime", sbx_instant(req->pool, r->penalties[i].from),
             "amount", a_amount(req, r->penalties[i].amount, cur), "currency", cur,
             "type", "amount", "timezone", "UTC"));
@@ -184,17 +194,17 @@ static json_t *a_rate(trv_req *req, const sbx_hquote *q, const sbx_hprice *r, in
     for (i = 0; i < q->occ[k].n_children; i++) {
         json_array_append_new(ages, json_integer(q->occ[k].ages[i]));
     }
-    json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 1, "description",
+    json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 1, "description",
                                            "VAT", "amount", a_amount(req, r->vat, cur),
                                            "currency", cur));
     if (r->due_at_property) {
-        json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0,
+        json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 0,
                                                "description", "City tax (paid at the property)",
                                                "amount", a_amount(req, r->due_at_property, cur),
                                                "currency", cur));
     }
     return json_pack("{s:s,s:i,s:s,s:i,s:i,s:i,s:o,s:s,s:s,s:s,s:s,"
-                     "s:{s:[{s:s,s:s}],s:[{s:s,s:s}],s:[{s:s,s:s}],s:o},s:o,s:o}",
+                     "s:{s:[{s:o,s:s}],s:[{s:o,s:s}],s:[{s:o,s:s}],s:o},s:o,s:o}",
         "rateId", apr_psprintf(req->pool, "%s-%s-%s-%d", t->code, b->code,
                                q->plan ? "NRF" : "RFN", k + 1),
         "occupancyNumber", k + 1, "name", t->name, "maxOccupancy", t->max_occupancy,
@@ -209,7 +219,7 @@ static json_t *a_rate(trv_req *req, const sbx_hquote *q, const sbx_hprice *r, in
         "taxesAndFees", taxes,
         "cancellationPolicies", a_policy(req, r, cur),
         "promotions", r->promo_code
-            ? json_pack("[{s:s,s:s,s:s,s:s}]", "code", r->promo_code, "name", r->promo_name,
+            ? json_pack("[{s:s,s:s,s:o,s:s}]", "code", r->promo_code, "name", r->promo_name,
                         "amount", a_amount(req, r->discount, cur), "currency", cur)
             : json_array());
 }
@@ -226,7 +236,7 @@ static json_t *a_room_type(trv_req *req, const sbx_hquote *q, const char *offer_
         json_array_append_new(rates, a_rate(req, q, &prices[k], k));
         due += prices[k].due_at_property;
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:{s:s,s:s},s:{s:s,s:s},s:s}",
+    return json_pack("{s:s,s:s,s:s,s:o,s:{s:o,s:s},s:{s:o,s:s},s:s}",
                      "offerId", offer_id, "roomTypeId", sbx_room_type_get(q->room)->code,
                      "supplier", "SANDBOX", "rates", rates,
                      "offerRetailRate", "amount", a_amount(req, total, q->currency),
@@ -359,16 +369,36 @@ static void rates(trv_req *req, trv_resp *resp)
 
 /* ---- prebook, book ---- */
 
+/* The payment-SDK transaction of a prebook: derived from its id, so book
+ * can check it without storing anything. */
+static const char *a_transaction(trv_req *req, const char *prebook_id)
+{
+    size_t n = strlen(prebook_id);
+    return apr_pstrcat(req->pool, "tr_", prebook_id + (n > 16 ? n - 16 : 0), NULL);
+}
+
 static void prebook(trv_req *req, trv_resp *resp)
 {
-    const json_t *b;
+    static const char *const known[] = {"offerId", "usePaymentSdk", NULL};
+    const json_t *b, *sdk;
     sbx_hquote q;
     apr_hash_t *factors;
     apr_int64_t now = sbx_now(), before;
-    json_t *rt;
+    json_t *rt, *out;
     const char *pid;
+    trv_errs *errs = trv_errs_new(req->pool);
 
     if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
+        return;
+    }
+    trv_json_known(b, NULL, known, errs);
+    sdk = json_object_get(b, "usePaymentSdk");
+    if (sdk && !json_is_boolean(sdk)) {
+        trv_errs_add(errs, "usePaymentSdk", "must be true or false");
+    }
+    if (trv_errs_any(errs)) {
+        const json_t *first = json_array_get(errs->details, 0);
+        sbx_invalid(req, resp, trv_json_str(first, "field"), trv_json_str(first, "reason"));
         return;
     }
     if (sbx_hquote_decode(req->pool, trv_json_str(b, "offerId"), "ao", SBX(req)->set->key_ha,
@@ -398,18 +428,28 @@ static void prebook(trv_req *req, trv_resp *resp)
     } while (q.serial == 0);
     pid = sbx_hquote_encode(req->pool, &q, "ap", SBX(req)->set->key_ha);
     rt = a_room_type(req, &q, trv_json_str(b, "offerId"));
-    sbx_send(req, resp, 200, json_pack(
-        "{s:{s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:s,s:[o],s:s}}", "data",
+    /* priceDifferencePercent is a display figure (LiteAPI's own), not money. */
+    out = json_pack(
+        "{s:s,s:s,s:s,s:s,s:o,s:f,s:b,s:s,s:s,s:s,s:[o],s:[s,s]}",
         "prebookId", pid, "offerId", trv_json_str(b, "offerId"),
         "hotelId", sbx_hotel_sid(req->pool, A, q.hotel), "currency", q.currency,
         "price", a_amount(req, q.total, q.currency),
-        "priceDifferencePercent", apr_psprintf(req->pool, "%.2f", before
-            ? (double)(q.total - before) * 100.0 / (double)before : 0.0),
+        "priceDifferencePercent", before
+            ? (double)((q.total - before) * 10000 / before) / 100.0 : 0.0,
         "priceChanged", q.total != before,
         "checkin", sbx_day_format(req->pool, q.checkin),
         "checkout", sbx_day_format(req->pool, q.checkin + q.nights),
         "expiresAt", sbx_instant(req->pool, q.expires), "roomTypes", rt,
-        "paymentTypes", "ACC_CREDIT_CARD"));
+        "paymentTypes", "ACC_CREDIT_CARD", "TRANSACTION_ID");
+    if (json_is_true(sdk)) {
+        /* LiteAPI's payment SDK: the page is opened with secretKey and the
+         * booking then names the transaction. */
+        json_object_set_new(out, "transactionId", json_string(a_transaction(req, pid)));
+        json_object_set_new(out, "secretKey",
+                            json_string(apr_pstrcat(req->pool, "sk_sandbox_",
+                                                    a_transaction(req, pid) + 3, NULL)));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:o}", "data", out));
 }
 
 static const char *a_status(const char *s)
@@ -441,13 +481,13 @@ static json_t *a_booking(trv_req *req, const trv_rows *row, const json_t *doc)
         json_t *infos = json_array();
         size_t i;
         json_array_foreach(json_object_get(r, "penalties"), i, pen) {
-            json_array_append_new(infos, json_pack("{s:s,s:s,s:s,s:s,s:s}", "cancelTime",
+            json_array_append_new(infos, json_pack("{s:s,s:o,s:s,s:s,s:s}", "cancelTime",
                 sbx_instant(req->pool, json_integer_value(json_object_get(pen, "from"))),
                 "amount", a_amount(req, json_integer_value(json_object_get(pen, "amount")), cur),
                 "currency", cur, "type", "amount", "timezone", "UTC"));
         }
         json_array_append_new(rooms, json_pack(
-            "{s:{s:s},s:s,s:s,s:O,s:i,s:O,s:s?,s:s?,s:s,s:s,s:s,s:s?,s:{s:o,s:s}}",
+            "{s:{s:s},s:s,s:s,s:O,s:i,s:O,s:s?,s:s?,s:o,s:s,s:o,s:s?,s:{s:o,s:s}}",
             "roomType", "name", json_string_value(json_object_get(doc, "room_name")),
             "boardType", json_string_value(json_object_get(doc, "board")),
             "boardName", json_string_value(json_object_get(doc, "board_name")),
@@ -463,7 +503,7 @@ static json_t *a_booking(trv_req *req, const trv_rows *row, const json_t *doc)
             json_is_true(json_object_get(r, "refundable")) ? "RFN" : "NRFN"));
     }
     return json_pack(
-        "{s:{s:s,s:s?,s:s,s:s,s:s?,s:s,s:s,s:{s:s,s:s},s:o,s:o,s:s,s:s,s:s,s:s,s:s?,"
+        "{s:{s:s,s:s?,s:s,s:s,s:s?,s:s,s:s,s:{s:s,s:s},s:o,s:o,s:o,s:s,s:s,s:s,s:s?,"
         "s:{s:s,s:s,s:s},s:o}}", "data",
         "bookingId", trv_rows_get(row, 0, "id"),
         "clientReference", trv_rows_get(row, 0, "client_reference"),
@@ -482,7 +522,7 @@ static json_t *a_booking(trv_req *req, const trv_rows *row, const json_t *doc)
         "cancelledAt", trv_rows_get(row, 0, "cancelled_at"),
         "payment", "method", "ACC_CREDIT_CARD", "status", "CHARGED",
         "collectedBy", "SUPPLIER_A",
-        "cancellation", canc ? json_pack("{s:s,s:s,s:s}",
+        "cancellation", canc ? json_pack("{s:o,s:o,s:s}",
             "cancellationFee", a_amount(req, json_integer_value(json_object_get(canc, "fee")), cur),
             "refundAmount", a_amount(req, json_integer_value(json_object_get(canc, "refund")), cur),
             "currency", cur) : json_null());
@@ -517,6 +557,23 @@ static void book(trv_req *req, trv_resp *resp)
         != 0) {
         sbx_invalid(req, resp, "prebookId", "is not a prebook of this API");
         return;
+    }
+    {
+        const json_t *pay = json_object_get(b, "payment");
+        const char *method = trv_json_str(pay, "method");
+        if (!method || (strcmp(method, "ACC_CREDIT_CARD") != 0
+                        && strcmp(method, "TRANSACTION_ID") != 0)) {
+            sbx_invalid(req, resp, "payment.method", "must be ACC_CREDIT_CARD or "
+                        "TRANSACTION_ID");
+            return;
+        }
+        if (strcmp(method, "TRANSACTION_ID") == 0
+            && (!trv_json_str(pay, "transactionId")
+                || strcmp(trv_json_str(pay, "transactionId"), a_transaction(req, pid)) != 0)) {
+            sbx_invalid(req, resp, "payment.transactionId", "is not this prebook's payment "
+                        "SDK transaction");
+            return;
+        }
     }
     holder = json_object_get(b, "holder");
     if (!trv_json_str(holder, "firstName") || !trv_json_str(holder, "lastName")
@@ -621,20 +678,40 @@ static void find_bookings(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 200, json_pack("{s:o}", "data", data));
 }
 
+/* PUT /bookings/{id}'s answer, as LiteAPI gives it: the status (with
+ * charges when a fee is kept), the fee and the refund. */
+static json_t *a_cancelled(trv_req *req, const trv_rows *row, const json_t *doc)
+{
+    const char *text = trv_rows_get(row, 0, "cancellation");
+    const json_t *canc = text ? trv_json_parse(req->pool, text, strlen(text), NULL) : NULL;
+    const char *cur = json_string_value(json_object_get(doc, "currency"));
+    apr_int64_t fee = json_integer_value(json_object_get(canc, "fee"));
+    return json_pack("{s:{s:s,s:s,s:o,s:o,s:s}}", "data",
+                     "bookingId", trv_rows_get(row, 0, "id"),
+                     "status", fee > 0 ? "CANCELLED_WITH_CHARGES" : "CANCELLED",
+                     "cancellation_fee", a_amount(req, fee, cur),
+                     "refund_amount", a_amount(req, json_integer_value(json_object_get(canc,
+                                                                                   "refund")),
+                                               cur),
+                     "currency", cur);
+}
+
 static void cancel_booking(trv_req *req, trv_resp *resp)
 {
     sbx_hcancel_run(req, resp, A, apr_table_get(req->params, "id"), "cancellation_failed",
-                    a_booking);
+                    a_cancelled);
 }
 
 const trv_route sbx_hotel_a_routes[] = {
     {"GET", "/hotels/a/v3.0/data/hotels", list_hotels, TRV_ROUTE_OWN_QUERY},
     {"GET", "/hotels/a/v3.0/data/hotel", get_hotel, TRV_ROUTE_OWN_QUERY},
     {"POST", "/hotels/a/v3.0/hotels/rates", rates, 0},
-    {"POST", "/hotels/a/v3.0/rates/prebook", prebook, 0},
-    {"POST", "/hotels/a/v3.0/rates/book", book, 0},
-    {"GET", "/hotels/a/v3.0/bookings", find_bookings, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/a/v3.0/bookings/{id}", get_booking, 0},
-    {"PUT", "/hotels/a/v3.0/bookings/{id}", cancel_booking, 0},
+    /* LiteAPI's booking host (book.liteapi.travel/v3.0): prebook, book and
+     * the bookings live there, not on the data and rates host. */
+    {"POST", "/hotels/a/book/v3.0/rates/prebook", prebook, 0},
+    {"POST", "/hotels/a/book/v3.0/rates/book", book, 0},
+    {"GET", "/hotels/a/book/v3.0/bookings", find_bookings, TRV_ROUTE_OWN_QUERY},
+    {"GET", "/hotels/a/book/v3.0/bookings/{id}", get_booking, 0},
+    {"PUT", "/hotels/a/book/v3.0/bookings/{id}", cancel_booking, 0},
     {NULL, NULL, NULL, 0},
 };
