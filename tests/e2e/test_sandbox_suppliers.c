@@ -115,6 +115,10 @@ static void auth_for(const char *protocol, const char *key, const char *secret,
     }
     else {
         snprintf(h[0], 400, "Authorization: Bearer %s", key);
+        /* Duffel answers nothing without the API version it speaks. */
+        if (strncmp(protocol, "duffel", 6) == 0) {
+            snprintf(h[1], 400, "Duffel-Version: v2");
+        }
     }
 }
 
