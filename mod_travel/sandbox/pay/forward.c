@@ -111,7 +111,7 @@ static void forward(trv_req *req, trv_resp *resp)
     const char *url, *text, *id = trv_id_new(req->pool, "fwdreq");
     json_t *dest, *sent_headers, *doc, *answer_headers;
     trv_http_req hr;
-    trv_http_resp hres;
+    trv_http_resp hres = {0};
     trv_dbc *c;
     size_t i;
 
