@@ -127,3 +127,18 @@ const char *trv_json_shape_check(const char *buf, apr_size_t len)
     }
     return NULL;
 }
+
+static int header_item(void *rec, const char *name, const char *value)
+{
+    json_array_append_new(rec, json_pack("{s:s,s:s}", "name", name, "value", value));
+    return 1;
+}
+
+json_t *trv_json_headers(const apr_table_t *headers)
+{
+    json_t *out = json_array();
+    if (headers) {
+        apr_table_do(header_item, out, headers, NULL);
+    }
+    return out;
+}

@@ -4,6 +4,7 @@
 #define TRV_JSON_H
 
 #include <apr_pools.h>
+#include <apr_tables.h>
 #include <jansson.h>
 
 /* Flags every serialization uses: compact, and 15 significant digits so a
@@ -33,5 +34,8 @@ const char *trv_json_shape_check(const char *buf, apr_size_t len);
 /* Field readers that return NULL / default for absent or mistyped fields. */
 const char *trv_json_str(const json_t *obj, const char *key);
 json_t *trv_json_strn(const char *s); /* json_string, or json_null for NULL */
+/* [{name, value}] of an HTTP header table (NULL: []), in its order: the
+ * shape Stripe's forwarding requests give headers. A new reference. */
+json_t *trv_json_headers(const apr_table_t *headers);
 
 #endif

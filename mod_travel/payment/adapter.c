@@ -275,12 +275,6 @@ static trv_up_status sdk_cancel(trv_pay_ctx *ctx, const char *token, json_t **au
     return json_is_object(a) ? auth_of(ctx, a, auth, err) : TRV_UP_OK;
 }
 
-static int header_item(void *rec, const char *name, const char *value)
-{
-    json_array_append_new(rec, json_pack("{s:s,s:s}", "name", name, "value", value));
-    return 1;
-}
-
 static int answer_header(trv_pay_ctx *ctx, const json_t *hs, apr_table_t *out)
 {
     const json_t *h;
@@ -310,15 +304,12 @@ static trv_up_status forward(trv_pay_ctx *ctx, const char *instrument_id,
     trv_upstream up = *ctx->up;
     trv_pay_ctx fctx = *ctx;
     trv_up_result res;
-    json_t *headers = json_array(), *body;
+    json_t *headers = trv_json_headers(req->headers), *body;
     const json_t *rd;
     const char *text;
     trv_up_status st;
     json_int_t status;
 
-    if (req->headers) {
-        apr_table_do(header_item, headers, req->headers, NULL);
-    }
     body = trv_json_bind(ctx->pool, json_pack("{s:s,s:s,s:[s],s:{s:o,s:s%}}", "payment_method",
                                               instrument_id, "url", req->url, "replacements",
                                               "card_number", "request", "headers", headers,

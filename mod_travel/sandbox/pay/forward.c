@@ -98,12 +98,6 @@ static const char *masked(apr_pool_t *p, const char *number)
     return m;
 }
 
-static int header_copy(void *rec, const char *name, const char *value)
-{
-    json_array_append_new(rec, json_pack("{s:s,s:s}", "name", name, "value", value));
-    return 1;
-}
-
 static void forward(trv_req *req, trv_resp *resp)
 {
     const json_t *b, *rq, *reps, *hs, *h;
@@ -191,12 +185,8 @@ static void forward(trv_req *req, trv_resp *resp)
         return;
     }
     fill_card(dest, masked(req->pool, card->number));
-    sent_headers = json_array();
-    apr_table_do(header_copy, sent_headers, hr.headers, NULL);
-    answer_headers = json_array();
-    if (hres.headers) {
-        apr_table_do(header_copy, answer_headers, hres.headers, NULL);
-    }
+    sent_headers = trv_json_headers(hr.headers);
+    answer_headers = trv_json_headers(hres.headers);
     doc = trv_json_bind(req->pool, json_pack(
         "{s:s,s:s,s:I,s:b,s:s,s:[s],s:{s:s,s:o,s:s},s:{s:s%,s:o,s:i},s:s}", "id", id, "object",
         "forwarding.request", "created", (json_int_t)sbx_now(), "livemode", 0, "payment_method",
