@@ -4,6 +4,7 @@
 #include <apr_strings.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -37,9 +38,56 @@ static void check_backend(trv_dbc *c)
     apr_hash_set(h, BACKEND_KEY, APR_HASH_KEY_STRING, known);
 }
 
+/* Makes libpq see this connection as broken (CONNECTION_BAD): the pool's
+ * check then resets it, a new connection made from the conninfo (with
+ * several hosts, to whichever is the primary now). */
+static void break_connection(trv_dbc *c)
+{
+    PGconn *conn = pg(c);
+    if (conn && PQstatus(conn) == CONNECTION_OK && PQsocket(conn) >= 0) {
+        shutdown(PQsocket(conn), SHUT_RDWR);
+        PQclear(PQexec(conn, "SELECT 1"));
+    }
+}
+
+/* A pooled connection the server ended while it sat idle (a restart, a
+ * failover, pg_terminate_backend) has the server's FATAL and EOF waiting on
+ * its socket, but libpq only learns it at the next statement, which would
+ * fail the request for nothing. An idle connection has nothing to read, so
+ * one non-blocking peek tells; anything there (even a rare notice, or a
+ * parameter change at a promotion) is reason enough for a new session, as
+ * Go's database/sql treats a pooled connection with unread data. The
+ * driver's check reconnects (PQreset). Nonzero when still unusable. */
+static int revive(trv_dbc *c)
+{
+    PGconn *conn = pg(c);
+    char first;
+    ssize_t n;
+    if (!conn) {
+        return 0;
+    }
+    if (PQstatus(conn) == CONNECTION_OK) {
+        if (PQsocket(conn) < 0 || PQtransactionStatus(conn) != PQTRANS_IDLE) {
+            return 0;
+        }
+        n = recv(PQsocket(conn), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            return 0;
+        }
+        break_connection(c);
+    }
+    apr_dbd_check_conn(c->driver, c->conn_pool, c->handle);
+    return PQstatus(conn) != CONNECTION_OK;
+}
+
 apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
 {
     apr_status_t rv = src->open(src, p, out);
+    if (rv == APR_SUCCESS && revive(*out)) {
+        src->close(src, *out);
+        *out = NULL;
+        rv = APR_EGENERAL;
+    }
     if (rv == APR_SUCCESS) {
         (*out)->error = NULL;
         (*out)->unavailable = 0;
@@ -53,18 +101,6 @@ apr_status_t trv_db_open(trv_dbsrc *src, apr_pool_t *p, trv_dbc **out)
         check_backend(*out);
     }
     return rv;
-}
-
-/* Makes libpq see this connection as broken (CONNECTION_BAD): the pool's
- * check then resets it, a new connection made from the conninfo (with
- * several hosts, to whichever is the primary now). */
-static void break_connection(trv_dbc *c)
-{
-    PGconn *conn = pg(c);
-    if (conn && PQstatus(conn) == CONNECTION_OK && PQsocket(conn) >= 0) {
-        shutdown(PQsocket(conn), SHUT_RDWR);
-        PQclear(PQexec(conn, "SELECT 1"));
-    }
 }
 
 void trv_db_close(trv_dbsrc *src, trv_dbc *c)

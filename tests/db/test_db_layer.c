@@ -8,6 +8,7 @@
 
 #include <apr_strings.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <string.h>
 
 static const trv_stmt one_stmt = {"dbt_one", "SELECT %s::int + 1 AS n"};
@@ -67,6 +68,37 @@ static void statements_survive_a_server_side_reset(void **state)
     assert_int_equal(trv_db_open(src, dbt_pool, &c), APR_SUCCESS);
     assert_int_equal(trv_db_select(c, dbt_pool, &one_stmt, &r, TRV_DB_ARGS("1")), APR_SUCCESS);
     assert_string_equal(trv_rows_get(r, 0, "n"), "2");
+}
+
+/* PostgreSQL ends a session while it sits idle in the pool (a restart, a
+ * failover): the next open notices and reconnects, so the request that
+ * borrows it runs its first statement on a new session instead of failing. */
+static void an_idle_connection_the_server_ended_is_reconnected_at_open(void **state)
+{
+    PGconn *other = PQconnectdb(getenv("TRAVEL_TEST_DB"));
+    PGconn *mine = apr_dbd_native_handle(dbt_conn->driver, dbt_conn->handle);
+    int before = PQbackendPID(mine);
+    trv_dbsrc *src = trv_dbsrc_single(dbt_pool, dbt_conn);
+    struct pollfd pfd;
+    char sql[128];
+    trv_rows *r;
+    trv_dbc *c;
+    (void)state;
+    snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%d)", before);
+    PQclear(PQexec(other, sql));
+    PQfinish(other);
+    /* The server's goodbye has arrived (bounded wait). */
+    pfd.fd = PQsocket(mine);
+    pfd.events = POLLIN;
+    assert_int_equal(poll(&pfd, 1, 10000), 1);
+    assert_int_equal(PQstatus(mine), CONNECTION_OK); /* libpq does not know yet */
+
+    assert_int_equal(trv_db_open(src, dbt_pool, &c), APR_SUCCESS);
+    assert_int_not_equal(PQbackendPID(mine), before);
+    assert_int_equal(trv_db_select(c, dbt_pool, &one_stmt, &r, TRV_DB_ARGS("1")), APR_SUCCESS);
+    assert_string_equal(trv_rows_get(r, 0, "n"), "2");
+    assert_false(c->unavailable);
+    trv_db_close(src, c);
 }
 
 /* A bad statement is the request's fault: the connection stays. A server
@@ -359,6 +391,7 @@ int main(void)
         cmocka_unit_test(delayed_job_waits),
         cmocka_unit_test(keys_authenticate_until_revoked),
         cmocka_unit_test(statements_survive_a_server_side_reset),
+        cmocka_unit_test(an_idle_connection_the_server_ended_is_reconnected_at_open),
         cmocka_unit_test(sqlstates_that_drop),
         cmocka_unit_test(outage_is_noted_once_per_interval),
         cmocka_unit_test(a_read_only_server_drops_the_connection),
