@@ -3,7 +3,7 @@
 #include "core/api.h"
 #include "core/json.h"
 #include "core/validate.h"
-#include "flight/owner.h"
+#include "core/owner.h"
 #include "webhook/secret.h"
 
 #include <apr_atomic.h>
@@ -134,7 +134,7 @@ static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
         return 0;
     }
     fp = fingerprint(req);
-    me = trv_flight_owner_self(req->pool);
+    me = trv_owner_self(req->pool);
     if (!trv_api_db_open(req, resp, &c, 232, "claiming an idempotency key")) {
         return 0;
     }
@@ -170,7 +170,7 @@ static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
          * request changed is found by the request run again (every route
          * taking a key reads the state it changes). */
         if (!status && owner && strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) == 0
-            && trv_flight_owner_gone(req->pool, owner)) {
+            && trv_owner_gone(req->pool, owner)) {
             if (trv_db_select(c, req->pool, &takeover_stmt, &rows,
                               TRV_DB_ARGS(me, req->org_id, scope, key, fp, owner))
                 != APR_SUCCESS) {
