@@ -1,12 +1,12 @@
 #include "input.h"
 #include "supplier.h"
 #include "core/clock.h"
+#include "core/crypt.h"
 #include "core/json.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -561,18 +561,8 @@ char *trv_request_hash(apr_pool_t *p, const json_t *body)
 {
     char *canon = body ? json_dumps(body, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY)
                        : NULL;
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
-    char *hex;
-    EVP_Digest(canon ? canon : "", canon ? strlen(canon) : 0, md, &n, EVP_sha256(), NULL);
+    char *hex = trv_crypt_sha256_hex(p, canon ? canon : "", canon ? strlen(canon) : 0);
     free(canon);
-    hex = apr_palloc(p, n * 2 + 1);
-    for (i = 0; i < n; i++) {
-        static const char digits[] = "0123456789abcdef";
-        hex[2 * i] = digits[md[i] >> 4];
-        hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[2 * n] = '\0';
     return hex;
 }
 

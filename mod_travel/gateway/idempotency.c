@@ -1,10 +1,10 @@
 #include "idempotency.h"
 #include "account/keys.h"
 #include "core/api.h"
+#include "core/crypt.h"
 #include "core/json.h"
 #include "core/validate.h"
 #include "core/owner.h"
-#include "webhook/secret.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -71,7 +71,7 @@ static const char *fingerprint(trv_req *req)
                                    req->args ? req->args : "", "\n", body ? body : "",
                                    NULL);
     free(body);
-    return trv_sha256_hex(req->pool, text, strlen(text));
+    return trv_crypt_sha256_hex(req->pool, text, strlen(text));
 }
 
 /* The sealed answer is bound to its organization, user scope and key (an
@@ -91,7 +91,7 @@ static int replay(trv_req *req, trv_resp *resp, const char *scope, const char *k
     json_t *doc;
     if (answer && strncmp(answer, "v1:", 3) == 0) {
         if (!cfg || !cfg->have_secret_key
-            || trv_secret_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
+            || trv_crypt_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
                                &plain) != APR_SUCCESS) {
             trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                         TRVLOGNO(231) "the kept answer of an idempotent request cannot "
@@ -349,7 +349,7 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
     if (worth_keeping(resp)) {
         answer = trv_resp_body(req->pool, resp);
         if (answer && cfg && cfg->have_secret_key
-            && trv_secret_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
+            && trv_crypt_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
                                &answer) != APR_SUCCESS) {
             answer = NULL;
         }

@@ -7,6 +7,7 @@
  * content of their destinations for what mapping needs (giataCode, postal
  * code), which availability does not carry. */
 #include "supplier.h"
+#include "core/crypt.h"
 #include "core/json.h"
 
 #include <apr_hash.h>
@@ -25,7 +26,7 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     const char *secret = ctx->up->api_secret ? ctx->up->api_secret : "";
     apr_table_setn(h, "Api-key", key);
     apr_table_setn(h, "X-Signature",
-                   trv_hotel_sha_hex(ctx->pool,
+                   trv_crypt_sha_hex(ctx->pool,
                                      apr_psprintf(ctx->pool, "%s%s%" APR_TIME_T_FMT, key, secret,
                                                   apr_time_sec(apr_time_now())),
                                      256));

@@ -8,6 +8,7 @@
  * room is its occupancy's totals.inclusive. */
 #include "supplier.h"
 #include "core/clock.h"
+#include "core/crypt.h"
 #include "core/json.h"
 
 #include <apr_hash.h>
@@ -30,7 +31,7 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     const char *ts = apr_psprintf(ctx->pool, "%" APR_TIME_T_FMT, apr_time_sec(apr_time_now()));
     apr_table_setn(h, "Authorization",
                    apr_psprintf(ctx->pool, "EAN APIKey=%s,Signature=%s,timestamp=%s", key,
-                                trv_hotel_sha_hex(ctx->pool,
+                                trv_crypt_sha_hex(ctx->pool,
                                                   apr_pstrcat(ctx->pool, key, secret, ts, NULL),
                                                   512),
                                 ts));
