@@ -1,7 +1,6 @@
 #include "input.h"
 #include "supplier.h"
 #include "core/clock.h"
-#include "core/crypt.h"
 #include "core/json.h"
 #include "core/validate.h"
 
@@ -550,20 +549,6 @@ void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
     if (in->infants > in->adults) {
         trv_errs_add(errs, "passengers", "at most one INFANT per ADULT");
     }
-}
-
-int trv_idempotency_key_valid(const char *key)
-{
-    return trv_printable(key, 1, 256);
-}
-
-char *trv_request_hash(apr_pool_t *p, const json_t *body)
-{
-    char *canon = body ? json_dumps(body, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY)
-                       : NULL;
-    char *hex = trv_crypt_sha256_hex(p, canon ? canon : "", canon ? strlen(canon) : 0);
-    free(canon);
-    return hex;
 }
 
 const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs)

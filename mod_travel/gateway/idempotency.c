@@ -2,6 +2,7 @@
 #include "account/keys.h"
 #include "core/api.h"
 #include "core/crypt.h"
+#include "core/idempotency.h"
 #include "core/json.h"
 #include "core/validate.h"
 #include "core/owner.h"
@@ -62,18 +63,6 @@ static const char *scope_of(const trv_req *req, int user_scoped)
     return user_scoped && req->user_id ? req->user_id : "";
 }
 
-/* The request a key stands for: method, path, query and the body's JSON
- * with sorted keys (so the order of fields does not make it another). */
-static const char *fingerprint(trv_req *req)
-{
-    char *body = req->json ? json_dumps(req->json, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-    const char *text = apr_pstrcat(req->pool, req->method, "\n", req->path, "\n",
-                                   req->args ? req->args : "", "\n", body ? body : "",
-                                   NULL);
-    free(body);
-    return trv_crypt_sha256_hex(req->pool, text, strlen(text));
-}
-
 /* The sealed answer is bound to its organization, user scope and key (an
  * organization-scoped one as before the user scope existed). */
 static const char *aad_of(trv_req *req, const char *scope, const char *key)
@@ -127,13 +116,13 @@ static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
     if (!key || !req->org_id) {
         return 1; /* optional here: without a key the request just runs */
     }
-    if (!trv_printable(key, 1, 256)) {
+    if (!trv_idempotency_key_valid(key)) {
         trv_errs *errs = trv_errs_new(req->pool);
-        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 256 printable ASCII characters");
+        trv_idempotency_key_check(key, TRV_IDEMPOTENCY_KEY_MAX, errs);
         trv_fail_invalid(req, resp, errs);
         return 0;
     }
-    fp = fingerprint(req);
+    fp = trv_idempotency_fingerprint(req->pool, req->method, req->path, req->args, req->json);
     me = trv_owner_self(req->pool);
     if (!trv_api_db_open(req, resp, &c, 232, "claiming an idempotency key")) {
         return 0;

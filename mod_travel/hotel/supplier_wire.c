@@ -191,25 +191,6 @@ trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *
     return TRV_UP_BAD_RESPONSE;
 }
 
-const char *trv_hotel_qs(apr_pool_t *p, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            *o++ = (char)c;
-        }
-        else {
-            *o++ = '%';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 const char *trv_hotel_num(apr_pool_t *p, double v)
 {
     return apr_psprintf(p, "%.6f", v);
