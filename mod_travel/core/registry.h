@@ -23,6 +23,7 @@
 #ifndef TRV_REGISTRY_H
 #define TRV_REGISTRY_H
 
+#include "booking_list.h"
 #include "jobs.h"
 #include "router.h"
 
@@ -121,6 +122,9 @@ struct trv_domain {
     const char *family;
     /* TRV_DOMAIN_* */
     unsigned flags;
+    /* Its bookings for the parts of the service outside it (the
+     * dashboard); NULL for a domain without bookings. */
+    trv_booking_list_fn *bookings;
 };
 
 /* The domain delivers its events to an endpoint of its own, not through

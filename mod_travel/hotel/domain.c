@@ -5,6 +5,7 @@
  * join this table as the booking flow is built. */
 #include "domain.h"
 #include "api.h"
+#include "booking_list.h"
 #include "enqueue.h"
 #include "cancel_jobs.h"
 #include "events.h"
@@ -31,4 +32,7 @@ const trv_domain trv_hotel_domain = {
     event_types,
     trv_hotel_suppliers,
     NULL,
+    NULL,
+    0,
+    trv_hotel_booking_list,
 };
