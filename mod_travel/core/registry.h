@@ -23,7 +23,7 @@
 #ifndef TRV_REGISTRY_H
 #define TRV_REGISTRY_H
 
-#include "booking_list.h"
+#include "booking_access.h"
 #include "jobs.h"
 #include "router.h"
 
@@ -122,9 +122,9 @@ struct trv_domain {
     const char *family;
     /* TRV_DOMAIN_* */
     unsigned flags;
-    /* Its bookings for the parts of the service outside it (the
-     * dashboard); NULL for a domain without bookings. */
-    trv_booking_list_fn *bookings;
+    /* How the parts of the service outside it (the dashboard) read its
+     * bookings; NULL for a domain without bookings. */
+    const trv_booking_access *bookings;
 };
 
 /* The domain delivers its events to an endpoint of its own, not through

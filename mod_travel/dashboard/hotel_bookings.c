@@ -1,12 +1,12 @@
 /* The organization's latest hotel bookings on the dashboard, asked of the
- * hotel domain through its registered lister (core/booking_list.h; the
+ * hotel domain through its registered lister (core/booking_access.h; the
  * hotel store's own list, as GET /v1/hotel/bookings with no filter): the
  * same rows, the same organization scope and the same status a reader sees
  * (READY_FOR_COMPLETE past its offer's expiry reads EXPIRED). Each row is
  * shown from the booking's list rendering, the document the API answers,
  * so the page and the API cannot disagree. */
 #include "bookings.h"
-#include "core/booking_list.h"
+#include "core/booking_access.h"
 #include "core/json.h"
 #include "core/money.h"
 #include "core/registry.h"
@@ -56,7 +56,8 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
     f.created_to = df->to ? apr_pstrcat(p, df->to, "T23:59:59.999Z", NULL) : NULL;
     f.limit = df->limit;
     f.offset = df->offset;
-    if (!hotel || !hotel->bookings || hotel->bookings(c, p, &f, &page, total) != APR_SUCCESS) {
+    if (!hotel || !hotel->bookings || !hotel->bookings->list
+        || hotel->bookings->list(c, p, &f, &page, total) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (page->nelts == 0) {

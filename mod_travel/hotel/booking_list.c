@@ -1,4 +1,4 @@
-/* The hotel domain's answer to trv_booking_list_fn (core/booking_list.h):
+/* The hotel domain's answer to trv_booking_list_fn (core/booking_access.h):
  * the store's own list (list_query.c, as GET /v1/hotel/bookings without a
  * sort) and each booking's list rendering, the document the API answers. */
 #include "booking_list.h"

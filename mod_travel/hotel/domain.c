@@ -21,6 +21,8 @@ static const trv_job_def jobs[] = {
     {NULL, NULL},
 };
 
+static const trv_booking_access bookings = {trv_hotel_booking_list, NULL};
+
 static const char *const event_types[] = {
     TRV_HEV_CONFIRMED, TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, NULL,
 };
@@ -34,5 +36,5 @@ const trv_domain trv_hotel_domain = {
     NULL,
     NULL,
     0,
-    trv_hotel_booking_list,
+    &bookings,
 };

@@ -14,7 +14,10 @@
  * - TRV log tags: docs/log-tags.md declares each tag once with the file
  *   that logs it; a tag in the source that is not declared, declared for
  *   another file, declared and unused, used by two files, or (as
- *   TRVLOGNO(n)) logged with two different texts, fails.
+ *   TRVLOGNO(n)) logged with two different texts, fails;
+ * - interfaces between domains: a domain's file includes another
+ *   domain's header only when docs/architecture.md's "Interfaces between
+ *   domains" declares that header (core/ is everyone's).
  *
  * Each checker is also shown to catch its kind of drift on purpose-made
  * mistakes. Files are read relative to the working directory (the
@@ -888,6 +891,65 @@ static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t
     }
 }
 
+/* ---- includes between domains ---- */
+
+/* The headers the "### Interfaces between domains" section of the
+ * architecture document names (`x/y.h`). */
+static apr_hash_t *interfaces_declared(apr_pool_t *p, const char *doc)
+{
+    apr_hash_t *out = apr_hash_make(p);
+    const char *s = strstr(doc, "\n### Interfaces between domains\n"), *end;
+    if (!s) {
+        return out;
+    }
+    s += 2;
+    end = strstr(strchr(s, '\n'), "\n#");
+    end = end ? end : s + strlen(s);
+    while ((s = strchr(s, '`')) && s < end) {
+        const char *close = strchr(s + 1, '`');
+        const char *h = close ? apr_pstrndup(p, s + 1, (apr_size_t)(close - s - 1)) : "";
+        size_t n = strlen(h);
+        if (n > 2 && strcmp(h + n - 2, ".h") == 0 && strchr(h, '/')) {
+            apr_hash_set(out, h, APR_HASH_KEY_STRING, h);
+        }
+        s = close ? close + 1 : end;
+    }
+    return out;
+}
+
+static const char *const domains[] = {"account", "flight", "hotel", "payment", "webhook",
+                                      "watch", "dashboard", "gateway", NULL};
+
+static void check_includes(apr_pool_t *p, const apr_array_header_t *sources, const char *doc,
+                           problems *pr)
+{
+    apr_hash_t *declared = interfaces_declared(p, doc);
+    int i;
+    if (apr_hash_count(declared) == 0) {
+        problem(pr, "docs/architecture.md has no \"### Interfaces between domains\" list");
+    }
+    for (i = 0; i < sources->nelts; i++) {
+        const source *s = &APR_ARRAY_IDX(sources, i, source);
+        const char *slash = strchr(s->name, '/'), *m = s->text;
+        const char *own = slash ? apr_pstrndup(p, s->name, (apr_size_t)(slash - s->name)) : "";
+        if (!in_list(domains, own)) {
+            continue; /* core/ is everyone's; httpd/, cli/ and sandbox/ are the programs */
+        }
+        while ((m = strstr(m, "#include \""))) {
+            const char *h = m + 10, *q = strchr(h, '"');
+            const char *header = q ? apr_pstrndup(p, h, (apr_size_t)(q - h)) : "";
+            const char *hs = strchr(header, '/');
+            const char *dir = hs ? apr_pstrndup(p, header, (apr_size_t)(hs - header)) : NULL;
+            if (dir && strcmp(dir, own) != 0 && strcmp(dir, "core") != 0
+                && !apr_hash_get(declared, header, APR_HASH_KEY_STRING)) {
+                problem(pr, "%s:%d includes %s, which docs/architecture.md does not declare "
+                        "an interface between domains", s->name, line_of(s->text, m), header);
+            }
+            m = h;
+        }
+    }
+}
+
 /* ---- fixtures ---- */
 
 static const trv_registry *gateway_registry(apr_pool_t *p)
@@ -990,7 +1052,37 @@ static void openapi_lists_the_bound_suppliers(void **state)
     assert_none(pr);
 }
 
+static void domains_include_only_declared_interfaces(void **state)
+{
+    apr_pool_t *p = *state;
+    problems *pr = problems_new(p);
+    check_includes(p, sources_of(p), read_root(p, "docs/architecture.md"), pr);
+    assert_none(pr);
+}
+
 /* ---- the checkers catch drift ---- */
+
+static void include_drift_is_caught(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *src = apr_array_make(p, 4, sizeof(source));
+    problems *pr = problems_new(p);
+    add_source(p, src, "hotel/prebook.c",
+               "#include \"prebook.h\"\n#include \"hotel/store.h\"\n#include \"core/json.h\"\n"
+               "#include \"webhook/outbox.h\"\n#include \"flight/input.h\"\n"
+               "/* #include \"flight/owner.h\" in a comment */\n", 0);
+    add_source(p, src, "httpd/glue.c", "#include \"hotel/bstore.h\"\n", 0);
+    check_includes(p, src,
+                   "# Architecture\n### Interfaces between domains\n- `webhook/outbox.h`: events\n"
+                   "## Next\n- `flight/input.h` is not in the section\n", pr);
+    assert_true(has_problem(pr, "hotel/prebook.c:5 includes flight/input.h, which "
+                                "docs/architecture.md does not declare"));
+    assert_int_equal(pr->list->nelts, 1);
+    pr = problems_new(p);
+    check_includes(p, src, "# Architecture\n", pr);
+    assert_true(has_problem(pr, "has no \"### Interfaces between domains\" list"));
+}
+
 
 static void tag_drift_is_caught(void **state)
 {
@@ -1145,7 +1237,10 @@ int main(void)
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(openapi_lists_the_bound_suppliers, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(domains_include_only_declared_interfaces, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test_setup_teardown(tag_drift_is_caught, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(include_drift_is_caught, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(sql_drift_is_caught, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(enum_drift_is_caught, pool_setup, pool_teardown),
     };
