@@ -21,34 +21,10 @@
 #include "core/router.h"
 #include "gateway/gateway.h"
 
+#include "problems.h"
 #include "yaml_json.h"
 
 /* ---- the checker ---- */
-
-typedef struct problems {
-    apr_pool_t *pool;
-    apr_array_header_t *list; /* const char * */
-} problems;
-
-static void problem(problems *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(problems *pr, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    APR_ARRAY_PUSH(pr->list, const char *) = apr_pvsprintf(pr->pool, fmt, ap);
-    va_end(ap);
-}
-
-static int has_problem(const problems *pr, const char *needle)
-{
-    int i;
-    for (i = 0; i < pr->list->nelts; i++) {
-        if (strstr(APR_ARRAY_IDX(pr->list, i, const char *), needle)) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 static char *lower(apr_pool_t *p, const char *s)
 {

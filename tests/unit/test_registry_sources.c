@@ -36,14 +36,10 @@
 #include "core/registry.h"
 #include "gateway/gateway.h"
 
+#include "problems.h"
 #include "yaml_json.h"
 
 /* ---- problems ---- */
-
-typedef struct problems {
-    apr_pool_t *pool;
-    apr_array_header_t *list; /* const char * */
-} problems;
 
 static problems *problems_new(apr_pool_t *p)
 {
@@ -51,26 +47,6 @@ static problems *problems_new(apr_pool_t *p)
     pr->pool = p;
     pr->list = apr_array_make(p, 8, sizeof(const char *));
     return pr;
-}
-
-static void problem(problems *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(problems *pr, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    APR_ARRAY_PUSH(pr->list, const char *) = apr_pvsprintf(pr->pool, fmt, ap);
-    va_end(ap);
-}
-
-static int has_problem(const problems *pr, const char *needle)
-{
-    int i;
-    for (i = 0; i < pr->list->nelts; i++) {
-        if (strstr(APR_ARRAY_IDX(pr->list, i, const char *), needle)) {
-            return 1;
-        }
-    }
-    return 0;
 }
 
 static void assert_none(const problems *pr)
