@@ -81,7 +81,7 @@ static int replay(trv_req *req, trv_resp *resp, const char *scope, const char *k
     if (answer && strncmp(answer, "v1:", 3) == 0) {
         if (!cfg || !cfg->have_secret_key
             || trv_crypt_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
-                               &plain) != APR_SUCCESS) {
+                              &plain) != APR_SUCCESS) {
             trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                         TRVLOGNO(231) "the kept answer of an idempotent request cannot "
                         "be opened (TravelSecretKeyFile changed?)");
@@ -339,7 +339,7 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
         answer = trv_resp_body(req->pool, resp);
         if (answer && cfg && cfg->have_secret_key
             && trv_crypt_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
-                               &answer) != APR_SUCCESS) {
+                              &answer) != APR_SUCCESS) {
             answer = NULL;
         }
     }

@@ -98,7 +98,8 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     }
     for (k = 0; k < found->nelts; k++) {
         trv_hotel_found *f = &APR_ARRAY_IDX(found, k, trv_hotel_found);
-        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, f->sid), NULL);
+        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, f->sid),
+                           NULL);
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
     st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);

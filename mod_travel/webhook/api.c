@@ -246,7 +246,7 @@ static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char *
     *public = v1a && *secret ? trv_whsk_public(req->pool, *secret) : NULL;
     if (!*secret || (v1a && !*public)
         || trv_crypt_seal(req->pool, req->env->cfg->secret_key, id, *secret,
-                           sealed) != APR_SUCCESS) {
+                          sealed) != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(603) "making a signing secret failed");
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");

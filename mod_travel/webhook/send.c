@@ -84,7 +84,7 @@ static const char *open_secrets(trv_env *env, apr_pool_t *p, const trv_wh_item *
         const char *plain;
         if (!env->cfg->have_secret_key
             || trv_crypt_open(p, env->cfg->secret_key, it->subscription_id,
-                               json_string_value(json_array_get(sealed, i)), &plain)
+                              json_string_value(json_array_get(sealed, i)), &plain)
                    != APR_SUCCESS) {
             return "a signing secret cannot be opened (is TravelSecretKeyFile the key "
                    "it was stored with?)";

@@ -1078,7 +1078,8 @@ static void tag_drift_is_caught(void **state)
                "}\n", 0);
     add_source(p, src, "a/two.c",
                "static void local_fail(int logno, trv_req *r) { }\n"
-               "void g(void) { a_fail(2, 7, \"again\"); local_fail(8, r); local_fail(logno, r); }\n",
+               "void g(void) { a_fail(2, 7, \"again\"); local_fail(8, r);\n"
+               "    local_fail(logno, r); }\n",
                0);
     check_tags(p, src,
                "| TRV5 | a/one.c | `one` |\n"
@@ -1087,7 +1088,8 @@ static void tag_drift_is_caught(void **state)
                "| TRV7 | a/one.c | `seven` |\n"
                "| TRV8 | a/one.c | `eight` |\n"
                "| TRV9 | a/two.c | `nine` |\n", pr);
-    assert_true(has_problem(pr, "TRV5 is logged with two messages in a/one.c (line 4: \"two %s\")"));
+    assert_true(has_problem(pr, "TRV5 is logged with two messages in a/one.c "
+                                "(line 4: \"two %s\")"));
     assert_true(has_problem(pr, "TRV6 is declared twice"));
     assert_true(has_problem(pr, "TRV7 is used by two files"));
     /* Each file's own local_fail: its number's position is its own. */
