@@ -1,10 +1,8 @@
-/* The rules every idempotent endpoint shares (core/idempotency.h) and the
- * one URL escape (core/url.h): a key is 1 to max printable ASCII
- * characters and a bad or missing one is named in the 422's
- * x-idempotency-key error with the endpoint's limit; a fingerprint tells
- * requests apart by method, path, query and body, but not by the order of
- * the body's keys; the escape keeps RFC 3986's unreserved characters and
- * encodes every other byte. */
+/* The rules every idempotent endpoint shares (core/idempotency.h): a key
+ * is 1 to max printable ASCII characters and a bad or missing one is named
+ * in the 422's x-idempotency-key error with the endpoint's limit; a
+ * fingerprint tells requests apart by method, path, query and body, but
+ * not by the order of the body's keys. */
 #include "unit.h"
 
 #include <apr_strings.h>
@@ -12,7 +10,6 @@
 
 #include "core/idempotency.h"
 #include "core/json.h"
-#include "core/url.h"
 
 static json_t *js(apr_pool_t *p, const char *text)
 {
@@ -85,17 +82,6 @@ static void fingerprints_tell_requests_apart(void **state)
                         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
-static void the_url_escape_keeps_only_unreserved_characters(void **state)
-{
-    apr_pool_t *p = *state;
-    assert_string_equal(trv_url_escape(p, "AZaz09-_.~"), "AZaz09-_.~");
-    assert_string_equal(trv_url_escape(p, "a b/c?d=e&f#g%h+i"),
-                        "a%20b%2Fc%3Fd%3De%26f%23g%25h%2Bi");
-    /* Every byte of UTF-8, in upper-case hex. */
-    assert_string_equal(trv_url_escape(p, "K\xc3\xb6ln"), "K%C3%B6ln");
-    assert_string_equal(trv_url_escape(p, ""), "");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,8 +89,6 @@ int main(void)
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(fingerprints_tell_requests_apart, pool_setup,
                                         pool_teardown),
-        cmocka_unit_test_setup_teardown(the_url_escape_keeps_only_unreserved_characters,
-                                        pool_setup, pool_teardown),
     };
     return UNIT_RUN(tests);
 }
