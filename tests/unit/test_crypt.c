@@ -13,16 +13,12 @@
 static void digests_match_the_published_vectors(void **state)
 {
     apr_pool_t *p = *state;
-    /* FIPS 180-2: "abc". */
-    assert_string_equal(trv_crypt_sha256_hex(p, "abc", 3),
-                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    /* FIPS 180-2: "abc" (trv_crypt_sha256_hex: test_keys). */
     assert_string_equal(trv_crypt_sha_hex(p, "abc", 256),
                         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     assert_string_equal(trv_crypt_sha_hex(p, "abc", 512),
                         "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
                         "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
-    /* The length is what is hashed, NUL bytes included. */
-    assert_string_not_equal(trv_crypt_sha256_hex(p, "a\0b", 3), trv_crypt_sha256_hex(p, "a", 1));
     assert_string_equal(trv_crypt_hex(p, (const unsigned char *)"\x00\x0f\xf0\xff", 4),
                         "000ff0ff");
 }
