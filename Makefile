@@ -150,12 +150,12 @@ install: $(if $(DESTDIR),,deps)
 # ---- tests ----
 TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libsandbox.a $(B)/libtravel.a
+$(B)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libsandbox.a $(B)/libtravel.a
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libsandbox.a $(B)/libtravel.a $(TEST_LIBS)
 
-$(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libsandbox.a $(B)/asan/libtravel.a
+$(B)/tests/unit-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/asan/libsandbox.a $(B)/asan/libtravel.a
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libsandbox.a $(B)/asan/libtravel.a $(TEST_LIBS)

@@ -2,7 +2,7 @@
 #include "events.h"
 #include "intents.h"
 #include "enqueue.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "store.h"
 #include "upstreams.h"
 #include "core/ids.h"

@@ -44,7 +44,7 @@ typedef struct trv_book_run {
     apr_pool_t *p;
     const char *request_id;
     const trv_log *log;
-    const char *owner;        /* this process (owner.h) */
+    const char *owner;        /* this process (core/owner.h) */
     trv_fbooking *b;          /* the latest state of the booking */
     const char *message;      /* why, for failures */
     int db_down;              /* TRV_BOOK_DB: the database was unreachable */

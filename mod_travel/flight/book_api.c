@@ -9,7 +9,7 @@
 #include "book.h"
 #include "input.h"
 #include "enqueue.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "state.h"
 #include "store.h"
 
@@ -69,7 +69,7 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     const char *id = apr_table_get(req->params, "id");
     trv_errs *errs = trv_errs_new(req->pool);
     const char *instrument = trv_book_input_parse(req->pool, req->json, errs);
-    const char *owner = trv_flight_owner_self(req->pool);
+    const char *owner = trv_owner_self(req->pool);
     trv_book_run run;
     trv_book_outcome out;
     trv_fbooking *b, *started;

@@ -3,7 +3,7 @@
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "state.h"
 #include "store.h"
 #include "sync_schedule.h"
@@ -43,7 +43,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
     trv_fbooking *b = load(env, p, job, res), *took;
-    const char *phase, *owner = trv_flight_owner_self(p);
+    const char *phase, *owner = trv_owner_self(p);
     trv_book_run run;
     trv_book_outcome out;
     trv_dbc *c;
@@ -66,7 +66,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     else {
         /* A step a request started: take it over only once that request is
          * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_flight_owner_gone(p, b->phase_owner)) {
+        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
             res->outcome = TRV_JOB_RETRY;
             res->retry_in = apr_time_from_sec(1);
             res->error = "the request is still at it";

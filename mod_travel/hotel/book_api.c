@@ -14,7 +14,7 @@
 #include "enqueue.h"
 #include "intents.h"
 #include "render.h"
-#include "flight/owner.h"
+#include "core/owner.h"
 #include "core/json.h"
 #include "core/validate.h"
 
@@ -132,7 +132,7 @@ static void read_body(trv_req *req, const char **instrument, trv_errs *errs)
 void trv_hotel_book(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    const char *owner = trv_flight_owner_self(req->pool), *instrument, *phase;
+    const char *owner = trv_owner_self(req->pool), *instrument, *phase;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_hbook_run run;
     trv_hbook_outcome out;

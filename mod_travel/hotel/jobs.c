@@ -4,7 +4,7 @@
 #include "book.h"
 #include "bstore.h"
 #include "render.h"
-#include "flight/owner.h"
+#include "core/owner.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -83,7 +83,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
     trv_hbooking *b = load(env, p, job, res), *took;
-    const char *owner = trv_flight_owner_self(p), *phase, *to;
+    const char *owner = trv_owner_self(p), *phase, *to;
     trv_hbook_run run;
     trv_hbook_outcome out;
     trv_dbc *c;
@@ -109,7 +109,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (strcmp(phase, "authorizing") == 0 || strcmp(phase, "ordering") == 0) {
         /* A step a request started: taken over only once that request is
          * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_flight_owner_gone(p, b->phase_owner)) {
+        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
             res->outcome = TRV_JOB_RETRY;
             res->retry_in = apr_time_from_sec(1);
             res->error = "the request is still at it";

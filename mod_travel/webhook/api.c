@@ -9,6 +9,7 @@
 #include "send.h"
 #include "store.h"
 #include "target.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 #include "core/jobs.h"
 #include "core/registry.h"
@@ -244,8 +245,8 @@ static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char *
     *secret = v1a ? trv_whsk_new(req->pool) : trv_whsec_new(req->pool);
     *public = v1a && *secret ? trv_whsk_public(req->pool, *secret) : NULL;
     if (!*secret || (v1a && !*public)
-        || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, *secret,
-                           sealed) != APR_SUCCESS) {
+        || trv_crypt_seal(req->pool, req->env->cfg->secret_key, id, *secret,
+                          sealed) != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(603) "making a signing secret failed");
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");

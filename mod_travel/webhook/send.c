@@ -2,7 +2,7 @@
 #include "send_batch.h"
 #include "core/fanout.h"
 #include "schedule.h"
-#include "secret.h"
+#include "core/crypt.h"
 #include "signature.h"
 #include "target.h"
 #include "throttle.h"
@@ -83,8 +83,8 @@ static const char *open_secrets(trv_env *env, apr_pool_t *p, const trv_wh_item *
     for (i = 0; i < json_array_size(sealed); i++) {
         const char *plain;
         if (!env->cfg->have_secret_key
-            || trv_secret_open(p, env->cfg->secret_key, it->subscription_id,
-                               json_string_value(json_array_get(sealed, i)), &plain)
+            || trv_crypt_open(p, env->cfg->secret_key, it->subscription_id,
+                              json_string_value(json_array_get(sealed, i)), &plain)
                    != APR_SUCCESS) {
             return "a signing secret cannot be opened (is TravelSecretKeyFile the key "
                    "it was stored with?)";
