@@ -31,6 +31,7 @@ typedef struct trv_idempotency {
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
+struct trv_upstream_limits; /* core/upstream_limit.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -64,6 +65,10 @@ typedef struct trv_env {
     /* Hotel suppliers' content kept parsed in this process (shared by its
      * virtual hosts); NULL: none kept. */
     struct trv_json_cache *content_cache;
+    /* The suppliers' own rate limits as they stated them, shared by the
+     * children of this httpd (core/upstream_limit.h); NULL: not obeyed
+     * (travelctl, tests of other things). */
+    struct trv_upstream_limits *upstream_limits;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)
