@@ -42,7 +42,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
+.PHONY: all deps build run start stop test conformance unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
 all: build
 
 deps:
@@ -183,7 +183,15 @@ $(TEST_RESOLVER): tests/resolver/hosts_only.c
 	@echo "  LINK    $@"
 	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
 
-test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER)
+# The conformance kit (tests/conformance/conformance.c): a protocol's
+# adapter against any server speaking it (docs/suppliers.md).
+CONFORMANCE := $(B)/tests/conformance/conformance
+$(CONFORMANCE): tests/conformance/conformance.c $(B)/libtravel.a
+	@mkdir -p $(dir $@)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
+
+test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER) $(CONFORMANCE)
 
 # The unit tests alone, plain and under AddressSanitizer + UBSan.
 unit: deps
@@ -258,6 +266,15 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh
 	@tests/run-stack-tests.sh $(B)
+
+# `make conformance PROTOCOL=duffel SUPPLIER_URL=https://api.duffel.com
+# SUPPLIER_KEY_FILE=...`: the adapter's contract checks against any server
+# speaking the protocol (docs/suppliers.md, "Conformance kit"). Without
+# SUPPLIER_URL, against a throwaway sandbox started as the test stack
+# starts it; without PROTOCOL, every protocol.
+conformance: deps
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl $(CONFORMANCE)
+	@PROTOCOL="$(PROTOCOL)" SUPPLIER_URL="$(SUPPLIER_URL)" scripts/conformance.sh $(B)
 
 # ---- fuzzing (clang + libFuzzer; tests/fuzz, docs/operations.md) ----
 # The library is compiled a second time with clang, instrumented for
