@@ -183,13 +183,15 @@ $(TEST_RESOLVER): tests/resolver/hosts_only.c
 	@echo "  LINK    $@"
 	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
 
-# The conformance kit (tests/conformance/conformance.c): a protocol's
+# The conformance kit (tests/conformance/: conformance.c runs it, flight.c
+# and hotel.c hold the checks): a protocol's
 # adapter against any server speaking it (docs/suppliers.md).
 CONFORMANCE := $(B)/tests/conformance/conformance
-$(CONFORMANCE): tests/conformance/conformance.c $(B)/libtravel.a
+CONFORMANCE_SRC := $(wildcard tests/conformance/*.c)
+$(CONFORMANCE): $(CONFORMANCE_SRC) tests/conformance/kit.h $(B)/libtravel.a
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
-	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libtravel.a $(TEST_LIBS)
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $(CONFORMANCE_SRC) $(B)/libtravel.a $(TEST_LIBS)
 
 test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER) $(CONFORMANCE)
 

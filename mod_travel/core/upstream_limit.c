@@ -174,7 +174,8 @@ apr_time_t trv_upstream_limit_note(trv_upstream_limits *lim, const trv_upstream 
     slot *s = find(lim, up);
     const char *date = headers ? apr_table_get(headers, "Date") : NULL;
     const char *remaining = header(headers, "ratelimit-remaining", "x-ratelimit-remaining");
-    apr_time_t reset = trv_upstream_limit_time(header(headers, "ratelimit-reset", "x-ratelimit-reset"), date, now);
+    apr_time_t reset = trv_upstream_limit_time(
+        header(headers, "ratelimit-reset", "x-ratelimit-reset"), date, now);
     apr_time_t at;
     if (status == 429) {
         at = trv_upstream_limit_time(headers ? apr_table_get(headers, "Retry-After") : NULL,
