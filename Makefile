@@ -184,8 +184,8 @@ $(TEST_RESOLVER): tests/resolver/hosts_only.c
 	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
 
 # The conformance kit (tests/conformance/: conformance.c runs it, flight.c
-# and hotel.c hold the checks): a protocol's
-# adapter against any server speaking it (docs/suppliers.md).
+# and hotel.c hold the checks): a protocol's adapter against any server
+# speaking it (docs/suppliers.md).
 CONFORMANCE := $(B)/tests/conformance/conformance
 CONFORMANCE_SRC := $(wildcard tests/conformance/*.c)
 $(CONFORMANCE): $(CONFORMANCE_SRC) tests/conformance/kit.h $(B)/libtravel.a
