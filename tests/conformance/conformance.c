@@ -225,12 +225,13 @@ int kit_after_check(void **state)
     return 0;
 }
 
-void kit_want(trv_up_status st, trv_up_status wanted, const char *what, const char *code,
-              const char *message)
+void kit_want(trv_up_status st, trv_up_status wanted, const char *what,
+              const char *const *code, const char *const *message)
 {
     if (st != wanted) {
-        fail_msg("%s: %s (wanted %s): %s %s", what, trv_up_status_name(st),
-                 trv_up_status_name(wanted), code ? code : "", message ? message : "");
+        fail_msg("%s: %s (wanted %s): %s: %s", what, trv_up_status_name(st),
+                 trv_up_status_name(wanted), *code ? *code : "no code",
+                 *message ? *message : "no message");
     }
 }
 

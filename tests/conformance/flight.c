@@ -41,8 +41,8 @@ static void flight_search(void **state)
     size_t i, k;
     int truncated = 0;
     (void)state;
-    kit_want(fsup()->search(&c, q, &offers, &truncated, &err), TRV_UP_OK, "search", err.code,
-             err.message);
+    kit_want(fsup()->search(&c, q, &offers, &truncated, &err), TRV_UP_OK, "search", &err.code,
+             &err.message);
     if (!json_is_array(offers) || json_array_size(offers) == 0) {
         fail_msg("search %s-%s on %s: no offers", from, to, kit_date_ahead(kit_days));
     }
@@ -86,7 +86,7 @@ static void flight_bags(void **state)
         skip();
     }
     kit_want(fsup()->bags(&c, kit_str(fl.offer, "offer_reference"), &bags, &err), TRV_UP_OK, "bags",
-             err.code, err.message);
+             &err.code, &err.message);
     assert_true(json_is_array(bags));
     json_array_foreach(bags, i, b) {
         assert_int_equal(strncmp(kit_str(b, "id"), "bag_", 4), 0);
@@ -104,8 +104,8 @@ static void flight_airline(void **state)
     if (!fl.carrier) {
         skip();
     }
-    kit_want(fsup()->airline(&c, fl.carrier, &airline, &err), TRV_UP_OK, "airline", err.code,
-             err.message);
+    kit_want(fsup()->airline(&c, fl.carrier, &airline, &err), TRV_UP_OK, "airline", &err.code,
+             &err.message);
     assert_string_equal(kit_str(airline, "iata_code"), fl.carrier);
     assert_non_null(kit_str(airline, "name"));
     printf("    airline %s: %s\n", fl.carrier, kit_str(airline, "name"));
@@ -118,7 +118,7 @@ static void flight_unknown_order(void **state)
     json_t *order = NULL;
     (void)state;
     kit_want(fsup()->read_order(&c, "ord_0000conformance0000000000", &order, &err),
-             TRV_UP_NOT_FOUND, "reading an unknown order", err.code, err.message);
+             TRV_UP_NOT_FOUND, "reading an unknown order", &err.code, &err.message);
 }
 
 static json_t *contact(void)
@@ -143,7 +143,7 @@ static void flight_prebook(void **state)
                        "nationality", "GB", "loyalty_accounts");
     kit_want(fsup()->prebook(&c, kit_str(fl.offer, "offer_reference"), fl.pax, contact(),
                          trv_json_bind(kit_pool, json_array()), &priced, &err),
-             TRV_UP_OK, "prebook", err.code, err.message);
+             TRV_UP_OK, "prebook", &err.code, &err.message);
     assert_true(kit_money_minor(json_object_get(priced, "total_amount"), "total_amount") > 0);
     assert_string_equal(kit_str(json_object_get(priced, "total_amount"), "currency"),
                         kit_str(json_object_get(fl.offer, "total_amount"), "currency"));
@@ -175,7 +175,7 @@ static void flight_book(void **state)
     }
     kit_want(fsup()->book(&c, bk, payment, apr_pstrcat(kit_pool, kit_rid, ":book", NULL),
                           &order, &err),
-             TRV_UP_OK, "book", err.code, err.message);
+             TRV_UP_OK, "book", &err.code, &err.message);
     status = kit_str(order, "status");
     if (!status || (strcmp(status, "TICKETED") != 0 && strcmp(status, "PENDING") != 0)) {
         fail_msg("book: status %s (%s)", status ? status : "(absent)",
@@ -198,7 +198,7 @@ static void flight_read(void **state)
         skip();
     }
     kit_want(fsup()->read_order(&c, kit_str(fl.order, "order_id"), &order, &err), TRV_UP_OK,
-             "reading the order", err.code, err.message);
+             "reading the order", &err.code, &err.message);
     assert_string_equal(kit_str(order, "order_id"), kit_str(fl.order, "order_id"));
     assert_true(strcmp(kit_str(order, "status"), "TICKETED") == 0
                 || strcmp(kit_str(order, "status"), "PENDING") == 0);
@@ -223,7 +223,7 @@ static void flight_quote_and_cancel(void **state)
                kit_money_text(json_object_get(quote, "refundable_amount")));
     }
     else if (st != TRV_UP_NOT_FOUND && st != TRV_UP_REJECTED) {
-        kit_want(st, TRV_UP_OK, "cancellation quote", err.code, err.message);
+        kit_want(st, TRV_UP_OK, "cancellation quote", &err.code, &err.message);
     }
     else {
         printf("    no quote (%s): the gateway estimates from the fare terms\n", err.code);
@@ -231,11 +231,11 @@ static void flight_quote_and_cancel(void **state)
     memset(&err, 0, sizeof(err));
     kit_want(fsup()->cancel(&c, kit_str(fl.order, "order_id"),
                             apr_pstrcat(kit_pool, kit_rid, ":cancel", NULL), &result, &err),
-             TRV_UP_OK, "cancel", err.code, err.message);
+             TRV_UP_OK, "cancel", &err.code, &err.message);
     assert_true(kit_money_minor(json_object_get(result, "fee"), "fee") >= 0);
     assert_true(kit_money_minor(json_object_get(result, "refund_amount"), "refund_amount") >= 0);
     kit_want(fsup()->read_order(&c, kit_str(fl.order, "order_id"), &order, &err), TRV_UP_OK,
-             "reading the canceled order", err.code, err.message);
+             "reading the canceled order", &err.code, &err.message);
     assert_string_equal(kit_str(order, "status"), "CANCELED");
 }
 

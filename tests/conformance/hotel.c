@@ -44,8 +44,8 @@ static void hotel_check(void **state)
     if (!hsup()->check) {
         skip();
     }
-    kit_want(hsup()->check(&c, &res), TRV_UP_OK, "check (one authenticated call)", res.code,
-             res.message);
+    kit_want(hsup()->check(&c, &res), TRV_UP_OK, "check (one authenticated call)", &res.code,
+             &res.message);
 }
 
 static void hotel_search(void **state)
@@ -67,8 +67,8 @@ static void hotel_search(void **state)
     apr_cpystrn(ho.stay.currency, kit_env_or("CONFORMANCE_CURRENCY", "EUR"), 4);
     ho.stay.nationality = "GB";
     ho.stay.residence = "GB";
-    kit_want(hsup()->search(&c, &area, &ho.stay, &found, &err), TRV_UP_OK, "search", err.code,
-             err.message);
+    kit_want(hsup()->search(&c, &area, &ho.stay, &found, &err), TRV_UP_OK, "search", &err.code,
+             &err.message);
     for (i = 0; found && i < found->nelts; i++) {
         const trv_hotel_found *f = &APR_ARRAY_IDX(found, i, trv_hotel_found);
         assert_non_null(f->sid);
@@ -98,7 +98,7 @@ static void hotel_offers(void **state)
         skip();
     }
     kit_want(hsup()->offers(&c, &ho.stay, &ho.sid, 1, 3, &offers, &err), TRV_UP_OK, "offers",
-             err.code, err.message);
+             &err.code, &err.message);
     if (!offers || !offers->nelts) {
         fail_msg("offers of hotel %s: none", ho.sid);
     }
@@ -124,7 +124,7 @@ static void hotel_unknown_booking(void **state)
     (void)state;
     memset(&out, 0, sizeof(out));
     kit_want(hsup()->retrieve(&c, "conformance-unknown-booking", NULL, &out, &err),
-             TRV_UP_NOT_FOUND, "reading an unknown booking", err.code, err.message);
+             TRV_UP_NOT_FOUND, "reading an unknown booking", &err.code, &err.message);
 }
 
 static void hotel_prebook(void **state)
@@ -136,7 +136,7 @@ static void hotel_prebook(void **state)
         skip();
     }
     kit_want(hsup()->prebook(&c, &ho.stay, ho.sid, ho.ref, &ho.pb, &err), TRV_UP_OK, "prebook",
-             err.code, err.message);
+             &err.code, &err.message);
     assert_non_null(ho.pb.prebook_id);
     assert_true(ho.pb.total_minor > 0);
     assert_true(ho.pb.expires_at > apr_time_now());
@@ -184,7 +184,7 @@ static void hotel_book(void **state)
     }
     rq.idempotency_key = apr_pstrcat(kit_pool, kit_rid, ":book", NULL);
     memset(&out, 0, sizeof(out));
-    kit_want(hsup()->book(&c, &rq, &out, &err), TRV_UP_OK, "book", err.code, err.message);
+    kit_want(hsup()->book(&c, &rq, &out, &err), TRV_UP_OK, "book", &err.code, &err.message);
     assert_non_null(out.booking_id);
     if (!out.status || (strcmp(out.status, "CONFIRMED") != 0
                         && strcmp(out.status, "PENDING") != 0)) {
@@ -205,12 +205,12 @@ static void hotel_read(void **state)
     }
     memset(&out, 0, sizeof(out));
     kit_want(hsup()->retrieve(&c, ho.booking_id, NULL, &out, &err), TRV_UP_OK,
-             "reading the booking by its id", err.code, err.message);
+             "reading the booking by its id", &err.code, &err.message);
     assert_string_equal(out.booking_id, ho.booking_id);
     /* How a booking whose answer was lost is found again. */
     memset(&out, 0, sizeof(out));
     kit_want(hsup()->retrieve(&c, NULL, ho.client_reference, &out, &err), TRV_UP_OK,
-             "reading the booking by the client reference", err.code, err.message);
+             "reading the booking by the client reference", &err.code, &err.message);
     assert_string_equal(out.booking_id, ho.booking_id);
 }
 
@@ -228,18 +228,18 @@ static void hotel_cancel(void **state)
         trv_hotel_preview pv;
         memset(&pv, 0, sizeof(pv));
         kit_want(hsup()->cancel_preview(&c, ho.booking_id, &pv, &err), TRV_UP_OK,
-                 "cancellation preview", err.code, err.message);
+                 "cancellation preview", &err.code, &err.message);
         assert_non_null(pv.currency);
         assert_true(pv.fee_minor >= 0 && pv.refund_minor >= 0);
     }
     memset(&out, 0, sizeof(out));
-    kit_want(hsup()->cancel(&c, ho.booking_id, &out, &err), TRV_UP_OK, "cancel", err.code,
-             err.message);
+    kit_want(hsup()->cancel(&c, ho.booking_id, &out, &err), TRV_UP_OK, "cancel", &err.code,
+             &err.message);
     assert_non_null(out.currency);
     assert_true(out.fee_minor >= 0 && out.refund_minor >= 0);
     memset(&after, 0, sizeof(after));
     kit_want(hsup()->retrieve(&c, ho.booking_id, NULL, &after, &err), TRV_UP_OK,
-             "reading the canceled booking", err.code, err.message);
+             "reading the canceled booking", &err.code, &err.message);
     assert_string_equal(after.status, "CANCELED");
 }
 

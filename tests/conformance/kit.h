@@ -29,9 +29,11 @@ extern const char *kit_instrument;   /* PAYMENT_INSTRUMENT */
 
 /* The variable's value, or dflt when unset or empty. */
 const char *kit_env_or(const char *name, const char *dflt);
-/* Fails the check unless st is wanted, with the adapter's code and message. */
-void kit_want(trv_up_status st, trv_up_status wanted, const char *what, const char *code,
-              const char *message);
+/* Fails the check unless st is wanted, with the adapter's code and message
+ * (passed by address: read after the call that fills them, whatever order
+ * the arguments are evaluated in). */
+void kit_want(trv_up_status st, trv_up_status wanted, const char *what,
+              const char *const *code, const char *const *message);
 /* A Money object's amount in minor units (fails the check when it is not Money). */
 apr_int64_t kit_money_minor(const json_t *m, const char *what);
 /* "452.55 GBP", exactly as read. */

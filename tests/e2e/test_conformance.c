@@ -146,7 +146,7 @@ static void a_wrong_key_fails_with_the_reason(void **state)
              "SUPPLIER_KEY=not-the-key CONFORMANCE_DAYS=257", e2e_sandbox_url());
     assert_int_not_equal(run("wrongkey", env, kit, &out), 0);
     /* The first step says why; the steps after it have nothing to work on. */
-    assert_non_null(strstr(out, "search: rejected (wanted ok)"));
+    assert_non_null(strstr(out, "search: rejected (wanted ok): unauthorized: "));
     assert_non_null(strstr(out, "[  FAILED  ]"));
     free(out);
     /* No key at all: refused before any call, naming what is missing. */
