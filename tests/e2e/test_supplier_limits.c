@@ -8,8 +8,8 @@
  * the time it gave, the client gets 503 supplier_rate_limited naming it
  * with Retry-After, and calls go again afterwards; Duffel's
  * ratelimit-remaining: 0 stops calls until ratelimit-reset, and a reset
- * near enough is waited for; other suppliers are unaffected; a hotel
- * search leaves the limited supplier out and names it in
+ * near enough is waited for; other suppliers are unaffected; hotel offers
+ * and search leave the limited supplier out and name it in
  * meta.unanswered_suppliers. */
 #include "hotel_e2e.h"
 
@@ -188,43 +188,76 @@ static void a_reset_near_enough_is_waited_for(void **state)
     free(body);
 }
 
-static void a_hotel_search_leaves_the_limited_supplier_out(void **state)
+static const json_t *unanswered(const e2e_resp *r)
+{
+    return json_object_get(json_object_get(r->json, "meta"), "unanswered_suppliers");
+}
+
+static void hotel_offers_and_search_leave_the_limited_supplier_out(void **state)
 {
     char *scope = fe_rid("limits", "h429"), *body = he_search_body(PARIS, ",\"limit\":5");
     char *only = he_search_body(PARIS, ",\"limit\":5,\"supplier\":\"SUPPLIER_A\"");
-    const json_t *unanswered, *h;
-    e2e_resp *r;
+    char *all = he_search_body(PARIS, ",\"limit\":50"), offers[1024];
+    const char *only_b = NULL, *of_a = NULL;
+    const json_t *h, *o;
+    e2e_resp *r, *s;
     size_t i;
     long ra;
     (void)state;
+    /* A hotel only SUPPLIER_B sells and one SUPPLIER_A sells, while A answers. */
+    s = post("limits-before-the-fault", "/v1/hotel/search", all);
+    fe_expect(s, 200, "the hotels of Paris");
+    json_array_foreach(fe_data(s), i, h) {
+        const json_t *sup = json_object_get(h, "suppliers");
+        if (!only_b && json_array_size(sup) == 1
+            && strcmp(json_string_value(json_array_get(sup, 0)), "SUPPLIER_B") == 0) {
+            only_b = fe_s(h, "hotel_id");
+        }
+        if (!of_a && strcmp(json_string_value(json_array_get(sup, 0)), "SUPPLIER_A") == 0) {
+            of_a = fe_s(h, "hotel_id");
+        }
+    }
+    assert_non_null(only_b);
+    assert_non_null(of_a);
     fe_fault("hotel_a", scope, "\"status\":429,\"code\":\"rate_limited\",\"retry_after\":\"30\","
              "\"times\":1");
     fe_fault("hotel_a", scope, COUNTER);
-    r = post(rid_n(scope, 1), "/v1/hotel/search", body);
+    /* Offers: A answers 429; B's hotel has its offers, A is named. */
+    snprintf(offers, sizeof(offers), "{\"hotel_ids\":[\"%s\",\"%s\"],\"check_in\":\"%s\","
+             "\"check_out\":\"%s\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":"
+             "\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\"}", only_b, of_a,
+             fe_date(30), fe_date(32));
+    r = post(rid_n(scope, 1), "/v1/hotel/offers", offers);
+    fe_expect(r, 200, "offers with a limited supplier");
+    assert_int_equal(json_array_size(unanswered(r)), 1);
+    assert_string_equal(json_string_value(json_array_get(unanswered(r), 0)), "SUPPLIER_A");
+    assert_true(json_array_size(fe_data(r)) > 0);
+    json_array_foreach(fe_data(r), i, o) {
+        assert_string_equal(fe_s(o, "hotel_id"), only_b);
+    }
+    e2e_free(r);
+    /* A search now leaves A out without calling it. */
+    r = post(rid_n(scope, 2), "/v1/hotel/search", body);
     fe_expect(r, 200, "a search with a limited supplier");
-    unanswered = json_object_get(json_object_get(r->json, "meta"), "unanswered_suppliers");
-    assert_int_equal(json_array_size(unanswered), 1);
-    assert_string_equal(json_string_value(json_array_get(unanswered, 0)), "SUPPLIER_A");
+    assert_int_equal(json_array_size(unanswered(r)), 1);
+    assert_string_equal(json_string_value(json_array_get(unanswered(r), 0)), "SUPPLIER_A");
     assert_true(json_array_size(fe_data(r)) > 0);
     json_array_foreach(fe_data(r), i, h) {
         assert_string_not_equal(fe_s(h, "supplier"), "SUPPLIER_A");
     }
     e2e_free(r);
-    /* Asked alone, it answers when to retry; it was not called again. */
-    r = post(rid_n(scope, 2), "/v1/hotel/search", only);
+    /* Asked alone, it answers when to retry. */
+    r = post(rid_n(scope, 3), "/v1/hotel/search", only);
     ra = assert_limited(r, "SUPPLIER_A");
     assert_true(ra >= 25 && ra <= 30);
     e2e_free(r);
-    r = post(rid_n(scope, 3), "/v1/hotel/search", body);
-    fe_expect(r, 200, "the next search");
-    assert_int_equal(json_array_size(json_object_get(json_object_get(r->json, "meta"),
-                                                     "unanswered_suppliers")), 1);
-    e2e_free(r);
     assert_int_equal(counted(scope), 0);
     fe_fault_clear(scope);
+    e2e_free(s);
     free(scope);
     free(body);
     free(only);
+    free(all);
 }
 
 int main(void)
@@ -234,7 +267,7 @@ int main(void)
         cmocka_unit_test(duffel_no_call_left_stops_calls_until_its_reset),
         cmocka_unit_test(a_reset_near_enough_is_waited_for),
         /* Last: hotel SUPPLIER_A stays limited for 30 s on this instance. */
-        cmocka_unit_test(a_hotel_search_leaves_the_limited_supplier_out),
+        cmocka_unit_test(hotel_offers_and_search_leave_the_limited_supplier_out),
     };
     int rc;
     if (setup(NULL) != 0) {
