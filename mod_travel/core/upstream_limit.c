@@ -199,3 +199,20 @@ apr_time_t trv_upstream_limit_note(trv_upstream_limits *lim, const trv_upstream 
     }
     return 0;
 }
+
+int trv_upstream_limits_figures(const trv_upstream_limits *lim, apr_pool_t *p, apr_time_t now,
+                                trv_upstream_limit_fig **out)
+{
+    apr_uint32_t i, n = lim ? apr_atomic_read32(&lim->shm->n) : 0;
+    *out = apr_pcalloc(p, sizeof(**out) * (n + 1));
+    for (i = 0; i < n && i < TRV_UPSTREAM_LIMIT_SLOTS; i++) {
+        slot *s = &lim->shm->slots[i];
+        apr_uint32_t left = apr_atomic_read32(&s->remaining);
+        (*out)[i].line = apr_pstrdup(p, s->key);
+        (*out)[i].until = check(s, now, 0);
+        (*out)[i].remaining = left == UNKNOWN
+                                      || (apr_time_t)apr_atomic_read64(&s->reset) <= now
+                                  ? -1 : (long)left;
+    }
+    return (int)i;
+}

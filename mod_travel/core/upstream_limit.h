@@ -58,6 +58,18 @@ apr_time_t trv_upstream_limit_until(const trv_upstream_limits *lim, const trv_up
 apr_time_t trv_upstream_limit_note(trv_upstream_limits *lim, const trv_upstream *up,
                                    apr_time_t now, int status, const apr_table_t *headers);
 
+/* What one slot holds now, for the operator's view (mod_status). */
+typedef struct trv_upstream_limit_fig {
+    const char *line;          /* "NAME base_url" */
+    apr_time_t until;          /* calls held until then; 0: not held */
+    long remaining;            /* calls left in the current window; -1: unknown */
+} trv_upstream_limit_fig;
+
+/* Every slot's figures at now (a consistent-enough copy: each read
+ * atomically); returns how many. */
+int trv_upstream_limits_figures(const trv_upstream_limits *lim, apr_pool_t *p, apr_time_t now,
+                                trv_upstream_limit_fig **out);
+
 /* A rate-limit time header's value as an instant: delta seconds ("30"),
  * epoch seconds (a number beyond a year of seconds) or an HTTP date (read
  * against the answer's Date, so a supplier's clock skew does not count),

@@ -300,6 +300,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
     trv_httpd_metrics_hooks();
+    trv_httpd_supplier_limits_hooks();
 }
 
 __attribute__((visibility("default")))

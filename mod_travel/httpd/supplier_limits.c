@@ -6,7 +6,11 @@
 #include "travel.h"
 #include "core/upstream_limit.h"
 
+#include "http_protocol.h"
+#include "mod_status.h"
+
 #include <apr_shm.h>
+#include <apr_strings.h>
 
 static trv_upstream_limits *limits; /* set in post_config, inherited by the children */
 
@@ -53,4 +57,44 @@ trv_upstream_limits *trv_httpd_supplier_limits_init(apr_pool_t *pconf, server_re
         add_all(s, c->cfg.hotel_upstreams);
     }
     return limits;
+}
+
+/* Whole seconds until calls go again, rounded up; 0 when they go now. */
+static apr_time_t held_for(const trv_upstream_limit_fig *f, apr_time_t now)
+{
+    return f->until ? apr_time_sec(f->until - now + APR_USEC_PER_SEC - 1) : 0;
+}
+
+/* The mod_travel section of /server-status: each supplier line, whether
+ * its calls are held and for how long, and the calls its window has left. */
+static int status_hook(request_rec *r, int flags)
+{
+    trv_upstream_limit_fig *f;
+    apr_time_t now = apr_time_now();
+    int i, n;
+    if (!limits || !ap_get_module_config(r->server->module_config, &travel_module)) {
+        return DECLINED;
+    }
+    n = trv_upstream_limits_figures(limits, r->pool, now, &f);
+    if (flags & AP_STATUS_SHORT) {
+        for (i = 0; i < n; i++) {
+            ap_rprintf(r, "TravelSupplierLimit: %s held_for=%" APR_TIME_T_FMT " remaining=%ld\n",
+                       f[i].line, held_for(&f[i], now), f[i].remaining);
+        }
+        return OK;
+    }
+    ap_rputs("<table border=\"0\"><tr><th>Supplier line</th><th>Calls held for (s)</th>"
+             "<th>Calls left in its window</th></tr>\n", r);
+    for (i = 0; i < n; i++) {
+        ap_rprintf(r, "<tr><td>%s</td><td>%" APR_TIME_T_FMT "</td><td>%s</td></tr>\n",
+                   ap_escape_html(r->pool, f[i].line), held_for(&f[i], now),
+                   f[i].remaining < 0 ? "unknown" : apr_ltoa(r->pool, f[i].remaining));
+    }
+    ap_rputs("</table>\n", r);
+    return OK;
+}
+
+void trv_httpd_supplier_limits_hooks(void)
+{
+    APR_OPTIONAL_HOOK(ap, status_hook, status_hook, NULL, NULL, APR_HOOK_MIDDLE);
 }

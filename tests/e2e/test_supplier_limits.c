@@ -120,6 +120,21 @@ static void a_429_stops_calls_until_retry_after(void **state)
     assert_true(ra >= 1 && ra <= 4);
     e2e_free(r);
     assert_int_equal(counted(scope), 0);
+    /* The operator sees it held on /server-status. */
+    {
+        e2e_resp *st = e2e_call(url, "GET", "/server-status?auto", NULL, NULL);
+        char line[300];
+        const char *at;
+        assert_int_equal(st->status, 200);
+        snprintf(line, sizeof(line), "TravelSupplierLimit: SUPPLIER_A %s/suppliers/a held_for=",
+                 e2e_sandbox_url());
+        at = strstr(st->body, line);
+        if (!at) {
+            fail_msg("no %s line: %s", line, st->body);
+        }
+        assert_true(atol(at + strlen(line)) >= 1);
+        e2e_free(st);
+    }
     /* Another supplier answers meanwhile. */
     r = post(rid_n(scope, 3), "/v1/flight/offers", other);
     fe_expect(r, 200, "SUPPLIER_B while SUPPLIER_A is limited");

@@ -169,6 +169,30 @@ static void slots_are_kept_over_a_restart_and_bounded(void **state)
     }
 }
 
+static void figures_show_what_is_held_and_what_is_left(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_upstream_limits *lim = fresh(p);
+    const char *stop[] = {"Retry-After", "30", NULL};
+    const char *window[] = {"ratelimit-remaining", "7", "ratelimit-reset", "20", NULL};
+    trv_upstream_limit_fig *f;
+    trv_upstream_limit_note(lim, &liteapi, NOW, 429, headers(p, stop));
+    trv_upstream_limit_note(lim, &duffel, NOW, 200, headers(p, window));
+    assert_int_equal(trv_upstream_limits_figures(lim, p, NOW + SEC(1), &f), 3);
+    assert_string_equal(f[0].line, "SUPPLIER_A http://127.0.0.1:1/suppliers/a");
+    assert_true(f[0].until == 0);
+    assert_int_equal(f[0].remaining, 7);
+    assert_string_equal(f[1].line, "SUPPLIER_A http://127.0.0.1:1/suppliers/hotel-a");
+    assert_true(f[1].until == NOW + SEC(30));
+    assert_int_equal(f[1].remaining, -1);
+    assert_true(f[2].until == 0);
+    assert_int_equal(f[2].remaining, -1);
+    /* The window over: its count is no longer known. */
+    assert_int_equal(trv_upstream_limits_figures(lim, p, NOW + SEC(21), &f), 3);
+    assert_int_equal(f[0].remaining, -1);
+    assert_int_equal(trv_upstream_limits_figures(NULL, p, NOW, &f), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +212,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(untracked_upstreams_and_no_state_are_never_limited,
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(slots_are_kept_over_a_restart_and_bounded, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(figures_show_what_is_held_and_what_is_left, pool_setup,
                                         pool_teardown),
     };
     return UNIT_RUN(tests);
