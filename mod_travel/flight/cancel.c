@@ -60,7 +60,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
                 return;
             }
             trv_db_close(req->env->db, c);
-            trv_fapi_booking(req, resp, strcmp(b->status, TRV_FB_CANCELED) == 0 ? 200 : 202,
+            trv_fapi_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
                              b, NULL);
             return;
         }
@@ -96,7 +96,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     default:
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s; only a CONFIRMED "
-                 "booking can be canceled", id, b->status);
+                 "booking can be canceled", id, trv_fb_status_text(b->status));
     }
 }
 
@@ -191,14 +191,14 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
         apr_int64_t paid, part;
-        if (strcmp(pay->status, "CAPTURED") != 0 || left <= 0
+        if (pay->status != TRV_PAY_CAPTURED || left <= 0
             || trv_money_parse_decimal(pay->amount, exponent, &paid) != APR_SUCCESS) {
             continue;
         }
         part = paid < left ? paid : left;
         left -= part;
         json_array_append_new(refund_to, json_pack("{s:s}", "payment_id", pay->id));
-        if (service_pays && strcmp(pay->collected_by, "SERVICE") == 0) {
+        if (service_pays && pay->collected_by == TRV_COLLECTOR_SERVICE) {
             trv_frefund *r = apr_array_push(refunds);
             memset(r, 0, sizeof(*r));
             r->id = trv_id_new(p, "rfd");
@@ -269,7 +269,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     trv_db_close(env->db, c);
-    if (!b || strcmp(b->status, TRV_FB_CANCELING) != 0 || b->cancel_attempt != attempt) {
+    if (!b || b->status != TRV_FB_CANCELING || b->cancel_attempt != attempt) {
         return; /* finished, or another run's */
     }
     sup = trv_flight_supplier_for(env, p, trv_job_request_id(job), b->supplier, &sc);

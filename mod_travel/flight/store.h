@@ -132,13 +132,16 @@ apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
 /* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
  * `owner` until deadline_ms from now; book_attempt + 1. */
 apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                   const char *user_id, const char *id, const char *phase,
+                                   const char *user_id, const char *id, trv_fb_phase phase,
                                    const char *owner, apr_interval_time_t deadline,
                                    const char *instrument, trv_fbooking **out);
 /* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
- * (supplier_reference and airline_pnr set when given). */
-apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
-                              const char *owner_was, const char *to, const char *owner,
+ * (supplier_reference and airline_pnr set when given). A move the phase
+ * table (state.h) does not have is refused and logged: *out NULL, as when
+ * the booking moved on meanwhile. */
+apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                              const char *request_id, const char *id, trv_fb_phase from,
+                              const char *owner_was, trv_fb_phase to, const char *owner,
                               apr_interval_time_t deadline, const char *supplier_reference,
                               const char *airline_pnr, trv_fbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
