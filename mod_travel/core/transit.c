@@ -31,6 +31,21 @@ const char *trv_transit_text(const trv_transit_table *t, int state)
     return in_range(t, state) ? t->names[state] : "?";
 }
 
+const char *trv_transit_column_text(const trv_transit_table *t, int state)
+{
+    return state == 0 ? NULL : trv_transit_text(t, state);
+}
+
+int trv_transit_from_column(const trv_transit_table *t, const char *text)
+{
+    int s;
+    if (!text) {
+        return 0;
+    }
+    s = trv_transit_from_text(t, text);
+    return s == 0 ? -1 : s;
+}
+
 int trv_transit_from_text(const trv_transit_table *t, const char *text)
 {
     int i;

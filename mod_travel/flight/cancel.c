@@ -344,11 +344,12 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         json_t *refund = NULL;
         trv_money amount;
         trv_up_status st;
-        const char *status = NULL, *error = NULL;
+        const char *error = NULL;
+        trv_refund_status status = TRV_REFUND_PENDING; /* PENDING: no result yet */
 
         if (trv_money_parse_decimal(r->amount, trv_currency_exponent(r->currency),
                                     &amount.minor) != APR_SUCCESS) {
-            status = "FAILED";
+            status = TRV_REFUND_FAILED;
             error = "unreadable amount";
         }
         else {
@@ -356,11 +357,11 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             st = trv_payment_adapter.refund(&pc, r->provider_ref, &amount, r->id, &refund,
                                             &err);
             if (st == TRV_UP_OK) {
-                status = "SUBMITTED";
+                status = TRV_REFUND_SUBMITTED;
             }
             else if (st == TRV_UP_REJECTED || st == TRV_UP_DECLINED || st == TRV_UP_NOT_FOUND
                      || last) {
-                status = "FAILED";
+                status = TRV_REFUND_FAILED;
                 error = apr_psprintf(p, "%s: %s", trv_up_status_name(st),
                                      err.message ? err.message : "");
             }
@@ -368,10 +369,10 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                 again = 1;
             }
         }
-        if (!status) {
+        if (status == TRV_REFUND_PENDING) {
             continue;
         }
-        if (strcmp(status, "FAILED") == 0) {
+        if (status == TRV_REFUND_FAILED) {
             trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(371) "booking %s: refund %s of %s %s failed: %s (a repeated "
                         "cancel restarts it)", r->booking_id, r->id, r->amount, r->currency,
@@ -382,8 +383,8 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_fstore_refund_result(c, p, r->id, status, trv_json_str(refund, "id"), error)
-            != APR_SUCCESS) {
+        if (trv_fstore_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
+                                     trv_json_str(refund, "id"), error) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a refund");
             return;
         }

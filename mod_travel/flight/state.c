@@ -57,35 +57,8 @@ static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
 const trv_transit_table trv_fb_phase_table = {"flight book phase", N_PHASE, phase_names,
                                               &phase_moves[0][0]};
 
-const char *trv_fb_status_text(trv_fb_status s)
-{
-    return trv_transit_text(&trv_fb_status_table, (int)s);
-}
-
-int trv_fb_status_from_text(const char *text, trv_fb_status *out)
-{
-    int s = trv_transit_from_text(&trv_fb_status_table, text);
-    if (s < 0) {
-        return 0;
-    }
-    *out = (trv_fb_status)s;
-    return 1;
-}
-
-const char *trv_fb_phase_text(trv_fb_phase ph)
-{
-    return ph == TRV_FB_PHASE_NONE ? NULL : trv_transit_text(&trv_fb_phase_table, (int)ph);
-}
-
-int trv_fb_phase_from_text(const char *text, trv_fb_phase *out)
-{
-    int ph = text ? trv_transit_from_text(&trv_fb_phase_table, text) : TRV_FB_PHASE_NONE;
-    if (ph < 0 || (text && ph == TRV_FB_PHASE_NONE)) {
-        return 0;
-    }
-    *out = (trv_fb_phase)ph;
-    return 1;
-}
+TRV_TRANSIT_TEXT_PAIR(trv_fb_status, trv_fb_status, trv_fb_status_table)
+TRV_TRANSIT_COLUMN_PAIR(trv_fb_phase, trv_fb_phase, trv_fb_phase_table)
 
 int trv_fb_status_valid(const char *status)
 {

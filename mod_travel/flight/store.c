@@ -377,7 +377,8 @@ apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id
                                    const char *instrument, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &book_start_stmt, out,
-        TRV_DB_ARGS(trv_fb_phase_text(phase), owner, us(p, deadline), instrument, id, org_id, user_id));
+        TRV_DB_ARGS(trv_fb_phase_text(phase), owner, us(p, deadline), instrument, id, org_id,
+                    user_id));
     return with_payments(c, p, rv, *out);
 }
 
@@ -618,7 +619,7 @@ apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *b
         r->payment_id = trv_rows_get(rows, i, "payment_id");
         r->currency = trv_rows_get(rows, i, "currency");
         r->amount = trv_rows_get(rows, i, "amount");
-        r->status = trv_rows_get(rows, i, "status");
+        (void)trv_refund_status_from_text(trv_rows_get(rows, i, "status"), &r->status);
         r->provider_ref = trv_rows_get(rows, i, "provider_ref");
         r->attempts = trv_rows_int(rows, i, "attempts", 0);
     }
@@ -630,12 +631,16 @@ static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
     "WHERE id = %s AND status = 'PENDING'"};
 
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *status, const char *provider_ref,
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                      const char *request_id, const char *id,
+                                      trv_refund_status status, const char *provider_ref,
                                       const char *error)
 {
+    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
+        return APR_SUCCESS;
+    }
     return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(status, provider_ref, error, id));
+                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
 }
 
 static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",

@@ -8,6 +8,7 @@
 
 #include "booking.h"
 #include "core/db.h"
+#include "payment/refund_status.h"
 
 #include <apr_hash.h>
 #include <apr_time.h>
@@ -186,7 +187,8 @@ apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
 /* ---- refunds ---- */
 
 typedef struct trv_frefund {
-    const char *id, *booking_id, *payment_id, *currency, *amount, *status;
+    const char *id, *booking_id, *payment_id, *currency, *amount;
+    trv_refund_status status;
     const char *provider_ref; /* of the payment (authorization id) */
     int attempts;
 } trv_frefund;
@@ -195,8 +197,12 @@ apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefu
 /* PENDING refunds of a booking with their payment's authorization id. */
 apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
                                         apr_array_header_t **out);
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *status, const char *provider_ref,
+/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
+ * move the refund table does not have is refused and logged (nothing
+ * written). */
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                      const char *request_id, const char *id,
+                                      trv_refund_status status, const char *provider_ref,
                                       const char *error);
 /* FAILED refunds of the booking back to PENDING; *restarted counts them. */
 apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,

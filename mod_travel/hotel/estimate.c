@@ -90,9 +90,10 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
         return;
     }
-    if (strcmp(trv_hbooking_status(b), "CONFIRMED") != 0) {
+    if (trv_hbooking_status(b) != TRV_HB_CONFIRMED) {
         trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
-                 "booking's cancellation can be estimated", id, trv_hbooking_status(b));
+                 "booking's cancellation can be estimated", id,
+                 trv_hb_status_text(trv_hbooking_status(b)));
         return;
     }
     if (restricted) {

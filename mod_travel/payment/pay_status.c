@@ -13,20 +13,7 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_pay_status_table = {"payment status", N, names, &moves[0][0]};
 
-const char *trv_pay_status_text(trv_pay_status s)
-{
-    return trv_transit_text(&trv_pay_status_table, (int)s);
-}
-
-int trv_pay_status_from_text(const char *text, trv_pay_status *out)
-{
-    int s = trv_transit_from_text(&trv_pay_status_table, text);
-    if (s < 0) {
-        return 0;
-    }
-    *out = (trv_pay_status)s;
-    return 1;
-}
+TRV_TRANSIT_TEXT_PAIR(trv_pay_status, trv_pay_status, trv_pay_status_table)
 
 int trv_pay_status_text_is(const char *text, trv_pay_status s)
 {

@@ -24,6 +24,7 @@
  * confirming, an unknown result) is retried. */
 #include "watch.h"
 #include "hotel/handlers.h"
+#include "hotel/state.h"
 #include "webhook/outbox.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -91,6 +92,14 @@ static const char *error_code(const trv_resp *resp)
 {
     const char *c = trv_json_str(json_object_get(resp->error, "error"), "code");
     return c ? c : (resp->error_code ? resp->error_code : "failed");
+}
+
+/* Whether the API's booking document has status s (its text read here,
+ * at the edge). */
+static int booking_is(const json_t *booking, trv_hb_status s)
+{
+    trv_hb_status got;
+    return trv_hb_status_from_text(trv_json_str(booking, "status"), &got) && got == s;
 }
 
 /* Writes the outcome with the watch's status, once. */
@@ -291,7 +300,7 @@ void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     bid = trv_json_str(booking, "id");
     status = trv_json_str(booking, "status");
     total = minor_of(json_object_get(booking, "total"), W("currency"));
-    if (status && strcmp(status, "READY_FOR_COMPLETE") == 0) {
+    if (booking_is(booking, TRV_HB_READY)) {
         if (total < 0 || total > max_total) {
             /* The supplier re-priced above the mandate: never bought. */
             failed(x, "price_above_max_total", res);
@@ -315,15 +324,15 @@ void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             return;
         }
     }
-    if (status && strcmp(status, "CONFIRMED") == 0) {
+    if (booking_is(booking, TRV_HB_CONFIRMED)) {
         finish(x, "purchased", TRV_WEV_PURCHASED,
                trv_json_bind(p, json_pack("{s:o,s:s}", "booking", booking_doc(booking),
                                           "mandate_id", W("mandate_id"))),
                res);
         return;
     }
-    if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "EXPIRED") == 0)) {
-        failed(x, strcmp(status, "FAILED") == 0 ? "book_failed" : "offer_expired", res);
+    if (booking_is(booking, TRV_HB_FAILED) || booking_is(booking, TRV_HB_EXPIRED)) {
+        failed(x, booking_is(booking, TRV_HB_FAILED) ? "book_failed" : "offer_expired", res);
         return;
     }
     /* Still being booked or confirmed: look again. */
