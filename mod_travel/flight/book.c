@@ -1,6 +1,7 @@
 #include "book.h"
 #include "events.h"
 #include "intents.h"
+#include "order_status.h"
 #include "enqueue.h"
 #include "owner.h"
 #include "store.h"
@@ -767,42 +768,52 @@ static trv_book_outcome to_unknown(trv_book_run *run, trv_fb_phase from)
     return TRV_BOOK_UNKNOWN;
 }
 
+/* The order is PENDING: ticketing goes on (recorded once, from ordering). */
+static trv_book_outcome order_pending(trv_book_run *run, const json_t *order,
+                                      trv_fb_phase from)
+{
+    trv_dbc *c;
+    trv_fbooking *b;
+    const char *order_id = trv_json_str(order, "order_id");
+    if (from == TRV_FB_PHASE_TICKETING) {
+        return TRV_BOOK_RETRY;
+    }
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 356, "recording ticketing in progress");
+    }
+    if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from,
+                         run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
+                         trv_json_str(order, "airline_pnr"), &b)
+        != APR_SUCCESS) {
+        return db_failed(run, c, 357, "recording ticketing in progress");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 358, "recording ticketing in progress");
+    }
+    run->b = b;
+    return TRV_BOOK_PENDING;
+}
+
 static trv_book_outcome order_result(trv_book_run *run, const json_t *order,
                                      trv_fb_phase from)
 {
     const char *status = trv_json_str(order, "status");
     const json_t *failure = json_object_get(order, "failure");
-    if (status && strcmp(status, "TICKETED") == 0) {
-        return finish_confirmed(run, order);
-    }
-    if (status && strcmp(status, "PENDING") == 0) {
-        trv_dbc *c;
-        trv_fbooking *b;
-        const char *order_id = trv_json_str(order, "order_id");
-        if (from == TRV_FB_PHASE_TICKETING) {
-            return TRV_BOOK_RETRY;
+    trv_forder_status st;
+    if (trv_forder_status_from_text(status, &st)) {
+        switch (st) {
+        case TRV_FORDER_TICKETED:
+            return finish_confirmed(run, order);
+        case TRV_FORDER_PENDING:
+            return order_pending(run, order, from);
+        case TRV_FORDER_FAILED:
+        case TRV_FORDER_CANCELED:
+            return finish_failed(run, failure_json(trv_json_str(failure, "code"),
+                                                   trv_json_str(failure, "description")));
         }
-        if (!begin(run, &c)) {
-            return db_failed(run, c, 356, "recording ticketing in progress");
-        }
-        if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from,
-                             run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
-                             trv_json_str(order, "airline_pnr"), &b)
-            != APR_SUCCESS) {
-            return db_failed(run, c, 357, "recording ticketing in progress");
-        }
-        if (!b) {
-            return lost(run, c);
-        }
-        if (!commit(run, c)) {
-            return db_failed(run, c, 358, "recording ticketing in progress");
-        }
-        run->b = b;
-        return TRV_BOOK_PENDING;
-    }
-    if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "CANCELED") == 0)) {
-        return finish_failed(run, failure_json(trv_json_str(failure, "code"),
-                                               trv_json_str(failure, "description")));
     }
     run->message = apr_psprintf(run->p, "the supplier answered book with status %s",
                                 status ? status : "(none)");

@@ -3,6 +3,7 @@
  * provider is asked. */
 #include "book.h"
 #include "bapi.h"
+#include "booked_status.h"
 #include "bstore.h"
 #include "enqueue.h"
 #include "events.h"
@@ -715,6 +716,7 @@ static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
 static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booked *bk)
 {
     const char *ours = trv_hbook_client_reference(run->p, run->b);
+    trv_hbooked_status st;
     if (bk->client_reference && strcmp(bk->client_reference, ours) != 0) {
         /* Another booking's (a supplier that books a prebook once answers
          * a second book of it with the first booking): never ours. */
@@ -725,14 +727,19 @@ static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booke
         return finish_failed(run, "book_failed", "The supplier's offer was already booked "
                              "under another reference; prebook again");
     }
-    if (strcmp(bk->status, "CONFIRMED") == 0) {
+    /* Anything but CONFIRMED or PENDING reads as canceled. */
+    st = TRV_HBOOKED_CANCELED;
+    (void)trv_hbooked_status_from_text(bk->status, &st);
+    switch (st) {
+    case TRV_HBOOKED_CONFIRMED:
         return finish_confirmed(run, bk);
-    }
-    if (strcmp(bk->status, "PENDING") == 0) {
+    case TRV_HBOOKED_PENDING:
         if (run->b->book_phase == TRV_HB_PHASE_CONFIRMING) {
             return TRV_HBOOK_PENDING;
         }
         return move(run, TRV_HB_PHASE_CONFIRMING, bk->booking_id, TRV_HBOOK_PENDING);
+    case TRV_HBOOKED_CANCELED:
+        break;
     }
     return finish_failed(run, "book_failed", "The supplier canceled the booking");
 }

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "flight/order_status.h"
 #include "flight/state.h"
 #include "transit_expect.h"
 
@@ -261,6 +262,28 @@ static void test_transit_names_booking(void **state)
                                     "ordering refused (not in the transition table)");
 }
 
+/* An order as the adapters report it: PENDING is ticketed, fails or is
+ * canceled; the runner reads only the four words. */
+static void test_order_status(void **state)
+{
+    static const expect_move moves[] = {
+        {"PENDING", "TICKETED"}, {"PENDING", "FAILED"}, {"PENDING", "CANCELED"},
+    };
+    trv_forder_status s, back;
+    (void)state;
+    expect_moves(&trv_forder_status_table, moves, sizeof(moves) / sizeof(moves[0]));
+    expect_texts(&trv_forder_status_table, 4);
+    for (s = TRV_FORDER_TICKETED; s <= TRV_FORDER_CANCELED; s++) {
+        assert_true(trv_forder_status_from_text(trv_forder_status_text(s), &back));
+        assert_int_equal(back, s);
+    }
+    back = TRV_FORDER_PENDING;
+    assert_false(trv_forder_status_from_text("CONFIRMED", &back));
+    assert_false(trv_forder_status_from_text("cancelled", &back));
+    assert_false(trv_forder_status_from_text(NULL, &back));
+    assert_int_equal(back, TRV_FORDER_PENDING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_phase_table),
         cmocka_unit_test(test_text_pairs),
         cmocka_unit_test(test_transit_names_booking),
+        cmocka_unit_test(test_order_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * text reads back as its value and unknown text is refused. */
 #include "transit_expect.h"
 
+#include "hotel/booked_status.h"
 #include "hotel/cancel_status.h"
 #include "hotel/state.h"
 
@@ -128,6 +129,26 @@ static void cancel_table(void **state)
     assert_int_equal(back, TRV_HCANCEL_FAILED);
 }
 
+/* A booking as a supplier adapter reports it. */
+static void booked_table(void **state)
+{
+    static const expect_move moves[] = {
+        {"PENDING", "CONFIRMED"}, {"PENDING", "CANCELED"}, {"CONFIRMED", "CANCELED"},
+    };
+    trv_hbooked_status s, back;
+    (void)state;
+    expect_moves(&trv_hbooked_status_table, moves, sizeof(moves) / sizeof(moves[0]));
+    expect_texts(&trv_hbooked_status_table, 3);
+    for (s = TRV_HBOOKED_CONFIRMED; s <= TRV_HBOOKED_CANCELED; s++) {
+        assert_true(trv_hbooked_status_from_text(trv_hbooked_status_text(s), &back));
+        assert_int_equal(back, s);
+    }
+    back = TRV_HBOOKED_PENDING;
+    assert_false(trv_hbooked_status_from_text("CANCELLED", &back)); /* a supplier's spelling */
+    assert_false(trv_hbooked_status_from_text(NULL, &back));
+    assert_int_equal(back, TRV_HBOOKED_PENDING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -136,6 +157,7 @@ int main(void)
         cmocka_unit_test(text_pairs),
         cmocka_unit_test(transit_names_booking),
         cmocka_unit_test(cancel_table),
+        cmocka_unit_test(booked_table),
     };
     return UNIT_RUN(tests);
 }
