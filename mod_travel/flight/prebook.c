@@ -73,7 +73,7 @@ static int existing(prebook_ctx *x)
         if (!b) {
             return 0;
         }
-        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0
+        if (b->status != TRV_FB_PREBOOK_IN_PROGRESS
             || (b->request_hash && strcmp(b->request_hash, x->hash) != 0)) {
             answer_existing(x, b);
             return 1;

@@ -77,7 +77,7 @@ static int existing(prebook_ctx *x)
         if (!b) {
             return 0;
         }
-        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0 || strcmp(b->request_hash, x->hash)) {
+        if (b->status != TRV_HB_PREBOOK_IN_PROGRESS || strcmp(b->request_hash, x->hash)) {
             answer_existing(x, b);
             return 1;
         }

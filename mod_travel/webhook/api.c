@@ -8,6 +8,7 @@
 #include "signing_key.h"
 #include "send.h"
 #include "store.h"
+#include "subscription_status.h"
 #include "target.h"
 #include "core/crypt.h"
 #include "core/ids.h"
@@ -708,6 +709,7 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
     const char *sub_id = apr_table_get(req->params, "id");
     const char *dlv_id = apr_table_get(req->params, "delivery_id");
     trv_rows *rows, *st;
+    trv_subscription_status sub;
     trv_dbc *c;
     int replay;
 
@@ -733,7 +735,8 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No delivery %s", dlv_id);
         return;
     }
-    if (strcmp(trv_rows_get(rows, 0, "status"), "ACTIVE") != 0) {
+    if (!trv_subscription_status_from_text(trv_rows_get(rows, 0, "status"), &sub)
+        || sub != TRV_SUBSCRIPTION_ACTIVE) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_paused",
                  "The subscription is paused; resume it (status ACTIVE) before replaying");

@@ -166,16 +166,16 @@ static int send_one(trv_env *env, apr_pool_t *p, trv_wh_item *it,
     it->error = resp.status ? NULL : (resp.error ? resp.error : "no response");
     it->duration_ms = (int)(resp.elapsed / 1000);
     if (trv_webhook_accepted(resp.status)) {
-        it->status = "DELIVERED";
+        it->status = TRV_DELIVERY_DELIVERED;
     }
     else if (trv_webhook_next_delay(env->cfg->retry_schedule, it->attempt, resp.status,
                                     resp.headers ? apr_table_get(resp.headers, "Retry-After")
                                                  : NULL,
                                     apr_time_now(), &it->next)) {
-        it->status = "PUBLISHED";
+        it->status = TRV_DELIVERY_PUBLISHED;
     }
     else {
-        it->status = "FAILED";
+        it->status = TRV_DELIVERY_FAILED;
     }
     return 0;
 }
@@ -357,7 +357,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     for (i = 0; i < rec->nelts; i++) {
         const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
-        if (it->recorded && strcmp(it->status, "FAILED") == 0) {
+        if (it->recorded && it->status == TRV_DELIVERY_FAILED) {
             trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
                         TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
                         it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
