@@ -32,6 +32,7 @@
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/db.h"
+#include "core/fanout.h"
 #include "core/json.h"
 #include "core/log.h"
 
@@ -367,6 +368,24 @@ static trv_up_status rates_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     return TRV_UP_OK;
 }
 
+/* One search result's rates, fetched on a thread of its own (fanout.h):
+ * Duffel's rates call is the slow one, and a request asks up to ten. */
+typedef struct fetch {
+    trv_hotel_ctx ctx;                   /* with a pool of its own */
+    const trv_hotel_stay *stay;
+    const char *result_id;
+    apr_array_header_t *offers;
+    trv_hotel_err err;
+    trv_up_status st;
+} fetch;
+
+static void fetch_one(void *baton)
+{
+    fetch *f = baton;
+    f->offers = apr_array_make(f->ctx.pool, 8, sizeof(trv_hotel_offer));
+    f->st = rates_of(&f->ctx, f->stay, f->result_id, NULL, f->offers, NULL, NULL, &f->err);
+}
+
 static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **out, trv_hotel_err *err)
@@ -377,6 +396,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     for (from = 0; from < n; from += MAX_IDS) {
         json_t *ids = json_array();
         const json_t *results, *r;
+        void **batons;
         size_t i;
         for (j = from; j < n && j < from + MAX_IDS; j++) {
             json_array_append_new(ids, json_string(sids[j]));
@@ -386,13 +406,33 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         if (st != TRV_UP_OK) {
             return st;
         }
+        batons = apr_pcalloc(ctx->pool, sizeof(void *) * (json_array_size(results) + 1));
         json_array_foreach(results, i, r) {
+            fetch *f = apr_pcalloc(ctx->pool, sizeof(*f));
             if (!trv_json_str(r, "id")) {
                 return trv_hotel_bad(ctx, err, "a search result's id");
             }
-            st = rates_of(ctx, stay, trv_json_str(r, "id"), NULL, *out, NULL, NULL, err);
-            if (st != TRV_UP_OK) {
-                return st;
+            f->ctx = *ctx;
+            if (!(f->ctx.pool = trv_call_pool(ctx->pool))) {
+                err->code = "unavailable";
+                err->message = "out of memory";
+                return TRV_UP_UNAVAILABLE;
+            }
+            f->stay = stay;
+            f->result_id = trv_json_str(r, "id");
+            batons[i] = f;
+        }
+        trv_fanout(ctx->pool, (int)json_array_size(results), fetch_one, batons);
+        /* In the results' order; the first failure fails the request. */
+        for (i = 0; i < json_array_size(results); i++) {
+            fetch *f = batons[i];
+            if (f->st != TRV_UP_OK) {
+                *err = f->err;
+                return f->st;
+            }
+            for (j = 0; j < f->offers->nelts; j++) {
+                *(trv_hotel_offer *)apr_array_push(*out) =
+                    APR_ARRAY_IDX(f->offers, j, trv_hotel_offer);
             }
         }
     }

@@ -7,8 +7,9 @@
  * priced in another); offers, prebook (a quote), book with a saved
  * instrument (paid by the service, the Duffel balance pays Duffel: one
  * booking at the sandbox, under the booking's client reference), GET, and
- * cancel (fee and refund from the rate's cancellation timeline; the
- * booking cancelled at Duffel). A book whose answer is lost is read back
+ * cancel (fee and refund from the rate's cancellation timeline, the
+ * whole price kept for a non-refundable rate; the booking cancelled at
+ * Duffel). A book whose answer is lost is read back
  * by its client reference, never bought twice. A wrong token is a clear
  * error, and travelctl supplier check tells the two lines apart. */
 #include "hotel_e2e.h"
@@ -125,31 +126,33 @@ static json_t *booking(const char *id)
     return b;
 }
 
-/* A READY_FOR_COMPLETE booking of the nth London hotel's cheapest
- * refundable Duffel offer (a new reference). */
-static json_t *ready(int nth, const char *reference_id)
+/* A READY_FOR_COMPLETE booking of the cheapest refundable (or
+ * non-refundable) Duffel offer of the first London hotel from the nth on
+ * that has one (a new reference). */
+static json_t *ready(int nth, const char *reference_id, int refundable)
 {
     char body[4096], stay[512], idem[64];
     e2e_resp *r = search("DUFFEL_STAYS", "GBP");
-    const json_t *h, *o, *offer = NULL;
-    json_t *b;
+    const json_t *h, *o;
+    json_t *b, *offer = NULL;
     size_t i;
     fe_expect(r, 200, "a Duffel search");
-    h = json_array_get(fe_data(r), (size_t)nth);
-    assert_non_null(h);
     snprintf(stay, sizeof(stay), STAY, fe_date(40), fe_date(42), "GBP");
-    snprintf(body, sizeof(body), "{\"supplier\":\"DUFFEL_STAYS\",\"supplier_hotel_ids\":[\"%s\"],"
-             "%s,\"max_offers_per_hotel\":10}", fe_s(h, "supplier_hotel_id"), stay);
-    e2e_free(r);
-    r = call("POST", NULL, "/v1/hotel/offers", body);
-    fe_expect(r, 200, "Duffel offers");
-    json_array_foreach(fe_data(r), i, o) {
-        assert_string_equal(fe_s(o, "supplier"), "DUFFEL_STAYS");
-        assert_string_equal(fe_s(json_object_get(o, "total"), "currency"), "GBP");
-        if (!offer && json_is_true(json_object_get(json_object_get(o, "cancellation_policy"),
-                                                   "refundable"))) {
-            offer = o;
+    for (; !offer && (h = json_array_get(fe_data(r), (size_t)nth)); nth++) {
+        e2e_resp *o_r;
+        snprintf(body, sizeof(body), "{\"supplier\":\"DUFFEL_STAYS\",\"supplier_hotel_ids\":"
+                 "[\"%s\"],%s,\"max_offers_per_hotel\":10}", fe_s(h, "supplier_hotel_id"), stay);
+        o_r = call("POST", NULL, "/v1/hotel/offers", body);
+        fe_expect(o_r, 200, "Duffel offers");
+        json_array_foreach(fe_data(o_r), i, o) {
+            assert_string_equal(fe_s(o, "supplier"), "DUFFEL_STAYS");
+            assert_string_equal(fe_s(json_object_get(o, "total"), "currency"), "GBP");
+            if (!offer && json_is_true(json_object_get(json_object_get(o, "cancellation_policy"),
+                                                       "refundable")) == refundable) {
+                offer = json_deep_copy(o);
+            }
         }
+        e2e_free(o_r);
     }
     assert_non_null(offer);
     snprintf(body, sizeof(body),
@@ -160,6 +163,7 @@ static json_t *ready(int nth, const char *reference_id)
              "\"type\":\"ADULT\",\"is_lead\":true},{\"first_name\":\"Bo\","
              "\"last_name\":\"Lovelace\",\"type\":\"ADULT\",\"is_lead\":false}]}]}",
              fe_s(offer, "offer_reference"), reference_id);
+    json_decref(offer);
     e2e_free(r);
     snprintf(idem, sizeof(idem), "stays-%ld-%d", e2e_now_ms(), rand());
     {
@@ -215,16 +219,15 @@ static void search_finds_its_hotels(void **state)
     e2e_free(r);
 }
 
-static void books_reads_and_cancels(void **state)
+/* Books with a saved instrument: CONFIRMED, paid to the service, one
+ * booking at Duffel; GET reads what book answered. The total in pence. */
+static long book_confirmed(const char *id)
 {
-    json_t *b = ready(1, "stays-trip"), *read, *done = NULL;
-    const char *id = fe_s(b, "id");
-    const json_t *pay, *a = NULL, *pen;
+    const json_t *pay;
     char path[256];
-    long total, fee = 0, start;
+    json_t *read;
     e2e_resp *r;
-    size_t i;
-    (void)state;
+    long total;
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);
     r = call("POST", NULL, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
     fe_expect(r, 200, "a Duffel book");
@@ -237,12 +240,22 @@ static void books_reads_and_cancels(void **state)
     assert_string_equal(fe_s(pay, "collected_by"), "SERVICE");
     assert_int_equal(pence(json_object_get(pay, "amount")), total);
     assert_int_equal(duffel_bookings(id, "confirmed"), 1);
-    /* GET reads what book answered. */
     read = booking(id);
     assert_true(json_equal(read, fe_data(r)));
     json_decref(read);
     e2e_free(r);
+    return total;
+}
 
+/* Cancels and waits (bounded) for CANCELED with the attempt SUCCEEDED;
+ * the attempt's fee and refund in pence. Duffel holds it cancelled. */
+static void cancel_done(const char *id, long *fee, long *refund)
+{
+    json_t *done = NULL;
+    const json_t *a = NULL;
+    char path[256];
+    long start;
+    e2e_resp *r;
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/cancel", id);
     r = call("POST", NULL, path, NULL);
     fe_expect(r, 202, "a Duffel cancel");
@@ -258,30 +271,66 @@ static void books_reads_and_cancels(void **state)
     }
     assert_string_equal(fe_s(done, "status"), "CANCELED");
     assert_string_equal(fe_s(a, "status"), "SUCCEEDED");
-    /* 40 days ahead, before the timeline's deadline: the fee is what the
-     * policy keeps now, the rest comes back. */
+    *fee = pence(json_object_get(a, "fee"));
+    *refund = pence(json_object_get(a, "refund"));
+    assert_int_equal(duffel_bookings(id, "cancelled"), 1);
+    assert_int_equal(duffel_bookings(id, "confirmed"), 0);
+    json_decref(done);
+}
+
+/* The penalty of the prebooked policy in force now, in pence. */
+static long policy_fee_now(const json_t *b)
+{
+    const json_t *pen;
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    long fee = 0;
+    size_t i;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
     json_array_foreach(json_object_get(json_object_get(b, "cancellation_policy"), "penalties"),
                        i, pen) {
-        char now[32];
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S", &tm);
         if (strncmp(fe_s(pen, "from"), now, 19) <= 0) {
             fee = pence(json_object_get(pen, "amount"));
         }
     }
-    assert_int_equal(pence(json_object_get(a, "fee")), fee);
-    assert_int_equal(pence(json_object_get(a, "refund")), total - fee);
-    assert_int_equal(duffel_bookings(id, "cancelled"), 1);
-    assert_int_equal(duffel_bookings(id, "confirmed"), 0);
-    json_decref(done);
+    return fee;
+}
+
+static void books_reads_and_cancels(void **state)
+{
+    json_t *b = ready(1, "stays-trip", 1);
+    const char *id = fe_s(b, "id");
+    long total, fee, refund;
+    (void)state;
+    total = book_confirmed(id);
+    /* 40 days ahead, before the timeline's deadline: the fee is what the
+     * policy keeps now, the rest comes back. */
+    cancel_done(id, &fee, &refund);
+    assert_int_equal(fee, policy_fee_now(b));
+    assert_true(fee < total);
+    assert_int_equal(refund, total - fee);
+    json_decref(b);
+}
+
+static void a_non_refundable_stay_keeps_its_price(void **state)
+{
+    json_t *b = ready(0, "stays-nrf", 0);
+    const char *id = fe_s(b, "id");
+    long total, fee, refund;
+    (void)state;
+    total = book_confirmed(id);
+    assert_int_equal(policy_fee_now(b), total);
+    cancel_done(id, &fee, &refund);
+    assert_int_equal(fee, total);
+    assert_int_equal(refund, 0);
     json_decref(b);
 }
 
 static void a_lost_answer_is_read_not_bought_again(void **state)
 {
-    json_t *b = ready(2, "stays-lost"), *done = NULL;
+    json_t *b = ready(2, "stays-lost", 1), *done = NULL;
     const char *id = fe_s(b, "id");
     char *rid = fe_rid("stays", "lost"), path[256];
     long start;
@@ -386,6 +435,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(search_finds_its_hotels),
         cmocka_unit_test(books_reads_and_cancels),
+        cmocka_unit_test(a_non_refundable_stay_keeps_its_price),
         cmocka_unit_test(a_lost_answer_is_read_not_bought_again),
         cmocka_unit_test(a_wrong_token_is_a_clear_error),
         cmocka_unit_test(supplier_check_tells_the_lines_apart),
