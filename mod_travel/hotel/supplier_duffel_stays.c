@@ -203,20 +203,23 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 
 /* ---- rates as offers ---- */
 
-static const char *board_of(const char *t)
+/* A Duffel board type: the API's code and its words. */
+static void board_of(const char *t, const char **code, const char **words)
 {
-    static const char *const map[][2] = {
-        {"room_only", "ROOM_ONLY"}, {"breakfast", "BED_AND_BREAKFAST"},
-        {"half_board", "HALF_BOARD"}, {"full_board", "FULL_BOARD"},
-        {"all_inclusive", "ALL_INCLUSIVE"},
+    static const char *const map[][3] = {
+        {"room_only", "ROOM_ONLY", "Room only"}, {"breakfast", "BED_AND_BREAKFAST", "Breakfast"},
+        {"half_board", "HALF_BOARD", "Half board"}, {"full_board", "FULL_BOARD", "Full board"},
+        {"all_inclusive", "ALL_INCLUSIVE", "All inclusive"},
     };
     size_t i;
+    *code = map[0][1];
+    *words = map[0][2];
     for (i = 0; t && i < sizeof(map) / sizeof(map[0]); i++) {
         if (strcmp(t, map[i][0]) == 0) {
-            return map[i][1];
+            *code = map[i][1];
+            *words = map[i][2];
         }
     }
-    return "ROOM_ONLY";
 }
 
 /* The neutral policy of a rate's cancellation_timeline: refundable when it
@@ -271,13 +274,16 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                     apr_time_t now, trv_hotel_offer *out, const char **refund,
                     const char **before)
 {
-    const char *cur = stay->currency, *name = trv_json_str(room, "name");
-    const char *board = board_of(trv_json_str(rate, "board_type"));
+    const char *cur = stay->currency, *name = trv_json_str(room, "name"), *board, *words;
     apr_int64_t due = 0;
     apr_time_t exp;
     json_t *rooms, *policy;
     int i, k;
     memset(out, 0, sizeof(*out));
+    board_of(trv_json_str(rate, "board_type"), &board, &words);
+    if (!name) {
+        return -1;
+    }
     if (!trv_json_str(rate, "total_currency")
         || strcmp(trv_json_str(rate, "total_currency"), cur) != 0) {
         return 1;
@@ -305,16 +311,16 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
         }
         json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:i,s:o,s:o,s:o,s:O?}", "position", i, "name", name, "board", board,
-            "adults", stay->rooms[i].adults, "children", ages,
+            "{s:i,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:O?}", "position", i, "name", name, "board", board,
+            "board_name", words, "adults", stay->rooms[i].adults, "children", ages,
             "total", stay->n_rooms == 1 ? trv_hotel_money(out->total_minor, cur) : json_null(),
             "due_at_property", i == 0 && due > 0 ? trv_hotel_money(due, cur) : json_null(),
             "cancellation_policy", stay->n_rooms == 1 ? policy : NULL));
     }
     out->doc = trv_json_bind(ctx->pool, json_pack(
-        "{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:[],s:O}",
-        "room_type", "code", name, "name", name, "board", board,
-        "board_name", trv_json_str(rate, "name"),
+        "{s:{s:s,s:s},s:s,s:s,s:o,s:O,s:[],s:O}",
+        "room_type", "code", trv_json_str(rate, "code") ? trv_json_str(rate, "code") : name,
+        "name", name, "board", board, "board_name", words,
         "total", trv_hotel_money(out->total_minor, cur), "cancellation_policy", policy,
         "promotions", "rooms", rooms));
     return 0;
@@ -591,7 +597,8 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
 }
 
 /* The id of the booking whose metadata carries client_reference, looked
- * for page after page of the list; NULL when none is. */
+ * for page after page of the list; NULL when the whole list has none.
+ * Unavailable when the pages read (LIST_PAGES) did not reach its end. */
 static trv_up_status find_by_reference(trv_hotel_ctx *ctx, const char *client_reference,
                                        const char **id, trv_hotel_err *err)
 {
@@ -624,7 +631,15 @@ static trv_up_status find_by_reference(trv_hotel_ctx *ctx, const char *client_re
             return TRV_UP_OK;
         }
     }
-    return TRV_UP_OK;
+    /* More pages than we read: "not found" would say nothing was bought,
+     * which we do not know. Later, or an operator, finds it. */
+    trv_log_msg(&ctx->env->log, TRV_LOG_ERR, ctx->request_id,
+                TRVLOGNO(3102) "hotel %s: no booking under client reference %s in the first %d "
+                "pages of the list; more remain unread", ctx->up->name, client_reference,
+                LIST_PAGES);
+    err->code = "unavailable";
+    err->message = "the booking list is longer than the pages read";
+    return TRV_UP_UNAVAILABLE;
 }
 
 static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,

@@ -61,8 +61,15 @@ async function main() {
   } catch (e) {
     check(e instanceof DuffelError && e.errors[0].code === 'quote_already_booked', `refused: ${e}`)
   }
-  // The list, newest first, a page at a time (the gateway finds a booking
-  // whose answer was lost there, by its metadata).
+  // The list, a page at a time (the gateway finds a booking whose answer
+  // was lost there, by its metadata): a second booking (a new quote of the
+  // rate) makes two pages of one, whatever else the sandbox holds.
+  const again = (await duffel.stays.quotes.create(cheapest.id)).data
+  const second = (await duffel.stays.bookings.create({
+    quote_id: again.id, guests: [{ given_name: 'Ada', family_name: 'Lovelace' }],
+    email: 'ada@example.com', phone_number: '+442079460000',
+  })).data
+  check(second.id !== booking.id, 'a second quote books a second booking')
   const page = await duffel.stays.bookings.list({ limit: 1 })
   record('bookingList', 'StaysBooking[]', page.data)
   check(page.data.length === 1, 'a page of one booking')
