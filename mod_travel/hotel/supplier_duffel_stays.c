@@ -275,6 +275,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                     const char **before)
 {
     const char *cur = stay->currency, *name = trv_json_str(room, "name"), *board, *words;
+    const char *due_cur;
     apr_int64_t due = 0;
     apr_time_t exp;
     json_t *rooms, *policy;
@@ -293,9 +294,12 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         || policy_of(ctx, stay, rate, out->total_minor, now, &policy, refund, before) != 0) {
         return -1;
     }
+    /* Due at the accommodation: in its own currency (often the
+     * property's), which need not be the stay's. */
+    due_cur = trv_json_str(rate, "due_at_accommodation_currency");
     if (json_is_string(json_object_get(rate, "due_at_accommodation_amount"))
-        && !in_stay_currency(stay, json_object_get(rate, "due_at_accommodation_amount"),
-                             trv_json_str(rate, "due_at_accommodation_currency"), &due)) {
+        && (!due_cur || trv_money_minor_of(json_object_get(rate, "due_at_accommodation_amount"),
+                                           due_cur, &due) != 0)) {
         return -1;
     }
     out->sid = sid;
@@ -314,7 +318,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             "{s:i,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:O?}", "position", i, "name", name, "board", board,
             "board_name", words, "adults", stay->rooms[i].adults, "children", ages,
             "total", stay->n_rooms == 1 ? trv_hotel_money(out->total_minor, cur) : json_null(),
-            "due_at_property", i == 0 && due > 0 ? trv_hotel_money(due, cur) : json_null(),
+            "due_at_property", i == 0 && due > 0 ? trv_hotel_money(due, due_cur) : json_null(),
             "cancellation_policy", stay->n_rooms == 1 ? policy : NULL));
     }
     out->doc = trv_json_bind(ctx->pool, json_pack(

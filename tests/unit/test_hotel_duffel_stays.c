@@ -2,7 +2,8 @@
  * network (a transport that answers by path): a rate's cancellation
  * timeline becomes the neutral policy (the price less the refund until the
  * deadline, the whole price from it), a rate in another currency than the
- * stay's is left out, the offer's reference carries the search result's
+ * stay's is left out (what is due at the accommodation keeps its own),
+ * the offer's reference carries the search result's
  * and the rate's ids; a cancellation's fee comes from the booking's
  * metadata and when it was cancelled (before the deadline: the price less
  * the refund; after: the whole), a booking without that metadata is
@@ -87,10 +88,11 @@ static fixture *fixture_make(apr_pool_t *p, const char *const *routes)
     return f;
 }
 
+/* A rate of 100.00 in cur, 6.00 EUR due at the accommodation. */
 #define RATE(id, cur, timeline) \
     "{\"id\":\"" id "\",\"board_type\":\"breakfast\",\"name\":\"Double, Breakfast\"," \
     "\"total_amount\":\"100.00\",\"total_currency\":\"" cur "\"," \
-    "\"due_at_accommodation_amount\":\"5.00\",\"due_at_accommodation_currency\":\"" cur "\"," \
+    "\"due_at_accommodation_amount\":\"6.00\",\"due_at_accommodation_currency\":\"EUR\"," \
     "\"cancellation_timeline\":" timeline "}"
 
 static const char *const offer_routes[] = {
@@ -132,7 +134,7 @@ static void rates_become_offers(void **state)
     static const char *const sids[] = {"acc_1"};
     apr_array_header_t *out = NULL;
     const trv_hotel_offer *o;
-    const json_t *policy, *pen;
+    const json_t *policy, *pen, *due;
     assert_int_equal(trv_hotel_supplier_duffel_stays.offers(&f->ctx, &f->stay, sids, 1, 10, &out,
                                                             &f->err), TRV_UP_OK);
     assert_int_equal(f->s.bad_headers, 0);
@@ -150,11 +152,11 @@ static void rates_become_offers(void **state)
     assert_int_equal(minor_at(pen, 0), 2000);
     assert_string_equal(trv_json_str(json_array_get(pen, 1), "from"), "2026-12-18T12:00:00.000Z");
     assert_int_equal(minor_at(pen, 1), 10000);
-    /* One room: the room carries the price and the amount due there. */
-    assert_int_equal(
-        (long)(json_number_value(json_object_get(json_object_get(json_array_get(
-            json_object_get(o->doc, "rooms"), 0), "due_at_property"), "amount")) * 100 + 0.5),
-        500);
+    /* One room: the room carries the price, and the amount due there in
+     * the currency Duffel states it in. */
+    due = json_object_get(json_array_get(json_object_get(o->doc, "rooms"), 0), "due_at_property");
+    assert_string_equal(trv_json_str(due, "currency"), "EUR");
+    assert_int_equal((long)(json_number_value(json_object_get(due, "amount")) * 100 + 0.5), 600);
     o = offer_ref(out, "srr_1 rat_2");
     assert_non_null(o);
     policy = json_object_get(o->doc, "cancellation_policy");
