@@ -222,44 +222,58 @@ static void board_of(const char *t, const char **code, const char **words)
     }
 }
 
-/* The neutral policy of a rate's cancellation_timeline: refundable when it
- * has a refund; before its deadline the fee is the total less the refund,
- * from the deadline on the whole total. *refund and *before (the first
- * entry's) are NULL for a rate without one. -1 when unreadable. */
+/* The neutral policy of a refund before a deadline (refund NULL: none,
+ * non-refundable): before the deadline the fee is the total less the
+ * refund, from it the whole total; without a refund the whole total from
+ * `from` on. -1 when the refund or the deadline is unreadable. */
+static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
+                         const json_t *refund, const char *refund_cur, const char *before,
+                         apr_time_t from, json_t **policy)
+{
+    json_t *pen;
+    apr_int64_t back;
+    apr_time_t until;
+    *policy = trv_json_bind(ctx->pool, json_pack("{s:b,s:[]}", "refundable", refund != NULL,
+                                                 "penalties"));
+    pen = json_object_get(*policy, "penalties");
+    if (!refund) {
+        json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
+                                             "amount", trv_hotel_money(total, cur)));
+        return 0;
+    }
+    if (!refund_cur || strcmp(refund_cur, cur) != 0
+        || trv_money_minor_of(refund, cur, &back) != 0 || back < 0 || back > total
+        || !before || trv_time_parse(before, &until) != APR_SUCCESS) {
+        return -1;
+    }
+    if (back < total) {
+        json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
+                                             "amount", trv_hotel_money(total - back, cur)));
+    }
+    json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, until),
+                                         "amount", trv_hotel_money(total, cur)));
+    return 0;
+}
+
+/* A rate's policy from its cancellation_timeline (its first entry), from
+ * now; *refund and *before (what book keeps in the metadata) NULL for a
+ * non-refundable rate. */
 static int policy_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const json_t *rate,
                      apr_int64_t total, apr_time_t now, json_t **policy, const char **refund,
                      const char **before)
 {
     const json_t *tl = json_array_get(json_object_get(rate, "cancellation_timeline"), 0);
-    const char *cur = stay->currency;
-    apr_int64_t back;
     apr_time_t until;
     *refund = *before = NULL;
-    *policy = trv_json_bind(ctx->pool, json_pack("{s:b,s:[]}", "refundable", tl != NULL,
-                                                 "penalties"));
-    if (!tl) {
-        /* Non-refundable: the whole price from now on. */
-        json_array_append_new(json_object_get(*policy, "penalties"),
-                              json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, now),
-                                        "amount", trv_hotel_money(total, cur)));
-        return 0;
-    }
-    if (!in_stay_currency(stay, json_object_get(tl, "refund_amount"), trv_json_str(tl, "currency"),
-                          &back)
-        || back < 0 || back > total || !trv_json_str(tl, "before")
-        || trv_time_parse(trv_json_str(tl, "before"), &until) != APR_SUCCESS) {
+    if (refund_policy(ctx, stay->currency, total, json_object_get(tl, "refund_amount"),
+                      trv_json_str(tl, "currency"), trv_json_str(tl, "before"), now, policy)
+        != 0) {
         return -1;
     }
-    if (back < total) {
-        json_array_append_new(json_object_get(*policy, "penalties"),
-                              json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, now),
-                                        "amount", trv_hotel_money(total - back, cur)));
+    if (tl && trv_time_parse(trv_json_str(tl, "before"), &until) == APR_SUCCESS) {
+        *refund = trv_json_str(tl, "refund_amount");
+        *before = trv_time_format(ctx->pool, until);
     }
-    json_array_append_new(json_object_get(*policy, "penalties"),
-                          json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, until),
-                                    "amount", trv_hotel_money(total, cur)));
-    *refund = trv_json_str(tl, "refund_amount");
-    *before = trv_time_format(ctx->pool, until);
     return 0;
 }
 
@@ -522,13 +536,16 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
 }
 
 /* A Duffel booking as the gateway holds it: status, ids, and what was
- * agreed from its metadata (total_amount, total_currency). */
+ * agreed from its metadata (total_amount, total_currency, refund_amount,
+ * refund_before). */
 static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_booked *out,
                                trv_hotel_err *err)
 {
     const json_t *meta = json_object_get(d, "metadata");
     const char *status = trv_json_str(d, "status"), *cur = trv_json_str(meta, "total_currency");
     json_int_t n = json_integer_value(json_object_get(d, "rooms")), i;
+    json_t *policy = NULL;
+    apr_time_t at;
     memset(out, 0, sizeof(*out));
     out->status = !status ? NULL : strcmp(status, "confirmed") == 0 ? "CONFIRMED"
                 : strcmp(status, "cancelled") == 0 ? "CANCELED" : NULL;
@@ -542,13 +559,25 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
     if (cur && trv_money_minor_of(json_object_get(meta, "total_amount"), cur, &out->total_minor)) {
         out->total_minor = -1;
     }
-    /* No room states a policy of its own: the booking keeps prebook's. */
+    /* Duffel states no policy on a booking: the one agreed, from the
+     * metadata book wrote, from the booking's confirmation on. The rooms
+     * share one price, so a room carries it only when it is the only one
+     * (else the booking keeps prebook's, book.c). */
+    if (out->total_minor >= 0
+        && (trv_time_parse(trv_json_str(d, "confirmed_at"), &at) != APR_SUCCESS
+            || refund_policy(ctx, cur, out->total_minor, json_object_get(meta, "refund_amount"),
+                             cur, trv_json_str(meta, "refund_before"), at, &policy) != 0)) {
+        return trv_hotel_bad(ctx, err, "a readable agreement in the booking's metadata");
+    }
+    out->cancellation_policy = policy;
     out->rooms = trv_json_bind(ctx->pool, json_array());
     for (i = 0; i < n; i++) {
-        json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?}", "position", (int)i,
+        json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?,s:O?}", "position", (int)i,
                                                      "supplier_reference_number",
                                                      "hotel_confirmation_code",
-                                                     out->hotel_confirmation_code));
+                                                     out->hotel_confirmation_code,
+                                                     "cancellation_policy",
+                                                     n == 1 ? policy : NULL));
     }
     return TRV_UP_OK;
 }

@@ -196,6 +196,35 @@ static long pence(const json_t *money)
     return he_minor(money);
 }
 
+/* GET /v1/hotel/features: the instance's fourth and fifth lines, with
+ * what the registry row says Duffel Stays does (paid by the service, the
+ * payment SDK possible, no cancellation preview). */
+static void features_list_it(void **state)
+{
+    static const char *const want[] = {"search", "offers", "prebook", "book", "cancel",
+                                       "cancellation_estimate", "payment_sdk"};
+    e2e_resp *r = call("GET", NULL, "/v1/hotel/features", NULL);
+    const json_t *e, *f;
+    size_t i, k;
+    int seen = 0;
+    (void)state;
+    fe_expect(r, 200, "features");
+    assert_int_equal(json_array_size(fe_data(r)), 5);
+    json_array_foreach(fe_data(r), i, e) {
+        if (strcmp(fe_s(e, "supplier"), "DUFFEL_STAYS") != 0) {
+            continue;
+        }
+        seen = 1;
+        assert_int_equal(i, 3);
+        assert_int_equal(json_array_size(json_object_get(e, "features")), 7);
+        json_array_foreach(json_object_get(e, "features"), k, f) {
+            assert_string_equal(json_string_value(f), want[k]);
+        }
+    }
+    assert_true(seen);
+    e2e_free(r);
+}
+
 static void search_finds_its_hotels(void **state)
 {
     e2e_resp *r = search("DUFFEL_STAYS", "GBP");
@@ -298,6 +327,25 @@ static long policy_fee_now(const json_t *b)
     return fee;
 }
 
+/* The cancellation estimate's fee in pence; its refund is the rest of
+ * total. Duffel previews nothing: the estimate comes from the policy the
+ * adapter reads back from the booking. */
+static long estimate_fee(const char *id, long total)
+{
+    char path[256];
+    e2e_resp *r;
+    long fee;
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/cancellation-estimate", id);
+    r = call("GET", NULL, path, NULL);
+    fe_expect(r, 200, "a cancellation estimate");
+    assert_string_equal(fe_s(fe_data(r), "source"), "POLICY_ESTIMATE");
+    assert_true(json_is_true(json_object_get(fe_data(r), "available")));
+    fee = pence(json_object_get(fe_data(r), "fee"));
+    assert_int_equal(pence(json_object_get(fe_data(r), "refund")), total - fee);
+    e2e_free(r);
+    return fee;
+}
+
 static void books_reads_and_cancels(void **state)
 {
     json_t *b = ready(1, "stays-trip", 1);
@@ -305,6 +353,7 @@ static void books_reads_and_cancels(void **state)
     long total, fee, refund;
     (void)state;
     total = book_confirmed(id);
+    assert_int_equal(estimate_fee(id, total), policy_fee_now(b));
     /* 40 days ahead, before the timeline's deadline: the fee is what the
      * policy keeps now, the rest comes back. */
     cancel_done(id, &fee, &refund);
@@ -322,6 +371,7 @@ static void a_non_refundable_stay_keeps_its_price(void **state)
     (void)state;
     total = book_confirmed(id);
     assert_int_equal(policy_fee_now(b), total);
+    assert_int_equal(estimate_fee(id, total), total);
     cancel_done(id, &fee, &refund);
     assert_int_equal(fee, total);
     assert_int_equal(refund, 0);
@@ -433,6 +483,7 @@ static void supplier_check_tells_the_lines_apart(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(features_list_it),
         cmocka_unit_test(search_finds_its_hotels),
         cmocka_unit_test(books_reads_and_cancels),
         cmocka_unit_test(a_non_refundable_stay_keeps_its_price),

@@ -4,7 +4,8 @@
  * deadline, the whole price from it), a rate in another currency than the
  * stay's is left out (what is due at the accommodation keeps its own),
  * the offer's reference carries the search result's
- * and the rate's ids; a cancellation's fee comes from the booking's
+ * and the rate's ids; a booking read back states the policy agreed (from
+ * its metadata); a cancellation's fee comes from the booking's
  * metadata and when it was cancelled (before the deadline: the price less
  * the refund; after: the whole), a booking without that metadata is
  * cancelled with its fee unknown, and a refund above the price is a bad
@@ -208,11 +209,42 @@ static void the_fee_follows_the_timeline(void **state)
                      TRV_UP_BAD_RESPONSE);
 }
 
+static void a_booking_reads_back_its_agreement(void **state)
+{
+    apr_pool_t *p = *state;
+    const char **routes = apr_pcalloc(p, sizeof(*routes) * 3);
+    trv_hotel_booked bk;
+    const json_t *pen;
+    fixture *f;
+    routes[0] = "/stays/bookings/bok_1";
+    routes[1] = apr_psprintf(p, "{\"data\":{\"id\":\"bok_1\",\"status\":\"confirmed\","
+                             "\"reference\":\"R1\",\"rooms\":1,\"confirmed_at\":"
+                             "\"2026-11-27T10:00:00Z\",\"metadata\":" META "}}", "80.00");
+    f = fixture_make(p, routes);
+    assert_int_equal(trv_hotel_supplier_duffel_stays.retrieve(&f->ctx, "bok_1", NULL, &bk,
+                                                              &f->err), TRV_UP_OK);
+    assert_string_equal(bk.status, "CONFIRMED");
+    assert_string_equal(bk.client_reference, "bkg_1/r");
+    assert_string_equal(bk.hotel_confirmation_code, "R1");
+    assert_true(bk.total_minor == 10000);
+    /* The one room carries the agreed policy, from the confirmation on. */
+    pen = json_object_get(json_object_get(json_array_get(bk.rooms, 0), "cancellation_policy"),
+                          "penalties");
+    assert_int_equal(json_array_size(pen), 2);
+    assert_string_equal(trv_json_str(json_array_get(pen, 0), "from"), "2026-11-27T10:00:00.000Z");
+    assert_int_equal(minor_at(pen, 0), 2000);
+    assert_int_equal(minor_at(pen, 1), 10000);
+    assert_true(json_equal(bk.cancellation_policy,
+                           json_object_get(json_array_get(bk.rooms, 0), "cancellation_policy")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rates_become_offers, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(the_fee_follows_the_timeline, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(a_booking_reads_back_its_agreement, pool_setup,
+                                        pool_teardown),
     };
     return UNIT_RUN(tests);
 }
