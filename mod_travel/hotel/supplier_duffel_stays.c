@@ -21,10 +21,12 @@
  *
  * Duffel prices a stay in the accommodation's currency and takes none in
  * the request: a rate in another currency than the stay's is left out (the
- * hotel is listed unpriced, it has no offers). Duffel's booking carries no
+ * hotel is found without a price, so a search does not show it, and it has
+ * no offers). Duffel's booking carries no
  * amounts, so book writes what was agreed (total, and the refund of the
  * rate's cancellation timeline) into the booking's metadata, which is the
- * partner's own; cancel reads the fee from it and the cancellation's time.
+ * partner's own; a booking read rebuilds the policy from it, and cancel the
+ * fee, with the time of the cancellation.
  *
  * Adapter-private references: an offer's ref is "<search result id> <rate
  * id>" (prebook needs both), a prebook id "<quote id>" followed, for a
