@@ -165,6 +165,34 @@ static void rates_become_offers(void **state)
     assert_int_equal(minor_at(json_object_get(policy, "penalties"), 0), 10000);
 }
 
+/* Two rooms: Duffel's rate prices them together, so neither room states a
+ * price or a policy of its own (never a guessed split); the amount due at
+ * the accommodation is carried once, by the first, so the sum is right. */
+static void rooms_of_one_rate_share_its_price(void **state)
+{
+    apr_pool_t *p = *state;
+    fixture *f = fixture_make(p, offer_routes);
+    static const char *const sids[] = {"acc_1"};
+    apr_array_header_t *out = NULL;
+    const json_t *rooms;
+    f->stay.n_rooms = 2;
+    f->stay.rooms[1].adults = 1;
+    f->stay.rooms[1].n_children = 1;
+    f->stay.rooms[1].ages[0] = 5;
+    assert_int_equal(trv_hotel_supplier_duffel_stays.offers(&f->ctx, &f->stay, sids, 1, 10, &out,
+                                                            &f->err), TRV_UP_OK);
+    rooms = json_object_get(offer_ref(out, "srr_1 rat_1")->doc, "rooms");
+    assert_int_equal(json_array_size(rooms), 2);
+    assert_true(json_is_null(json_object_get(json_array_get(rooms, 0), "total")));
+    assert_true(json_is_null(json_object_get(json_array_get(rooms, 1), "total")));
+    assert_true(json_is_null(json_object_get(json_array_get(rooms, 0), "cancellation_policy")));
+    assert_true(json_is_object(json_object_get(json_array_get(rooms, 0), "due_at_property")));
+    assert_true(json_is_null(json_object_get(json_array_get(rooms, 1), "due_at_property")));
+    /* The occupancy asked, room by room. */
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rooms, 1), "adults")), 1);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(rooms, 1), "children")), 1);
+}
+
 /* A cancelled booking's answer: cancelled at `at`, with `meta` (JSON). */
 static const char *cancelled(apr_pool_t *p, const char *at, const char *meta)
 {
@@ -242,6 +270,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rates_become_offers, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(rooms_of_one_rate_share_its_price, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test_setup_teardown(the_fee_follows_the_timeline, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(a_booking_reads_back_its_agreement, pool_setup,
                                         pool_teardown),
