@@ -225,6 +225,7 @@ typedef struct trv_hotel_supplier {
 extern const trv_hotel_supplier trv_hotel_supplier_a;
 extern const trv_hotel_supplier trv_hotel_supplier_b;
 extern const trv_hotel_supplier trv_hotel_supplier_c;
+extern const trv_hotel_supplier trv_hotel_supplier_duffel_stays;
 
 /* The hotel domain's supplier protocols (ends at a NULL name). */
 extern const trv_supplier trv_hotel_suppliers[];

@@ -24,6 +24,10 @@ const trv_supplier trv_hotel_suppliers[] = {
     {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
      TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
+    /* Duffel Stays (Bearer token): booked from the partner's Duffel
+     * balance, so the service collects; every prebook is a quote of its own. */
+    {"duffel-stays", "hotel", &trv_hotel_supplier_duffel_stays, TRV_SUP_PAYMENT_SDK,
+     {250, 10, 99}, {"token", NULL, NULL}, NULL},
     {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };
 

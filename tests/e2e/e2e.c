@@ -355,6 +355,48 @@ void e2e_sql_exec(const char *sql, int nparams, const char *const *params)
     PQclear(query(sql, nparams, params));
 }
 
+static void quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+void e2e_sql_admin(const char *dbname, const char *sql)
+{
+    char ci[1024];
+    PGconn *c;
+    PGresult *res;
+    snprintf(ci, sizeof(ci), "%s", e2e_conninfo());
+    *strstr(ci, "dbname=") = '\0';
+    snprintf(ci + strlen(ci), sizeof(ci) - strlen(ci), "dbname=%s user=postgres", dbname);
+    c = PQconnectdb(ci);
+    if (PQstatus(c) != CONNECTION_OK) {
+        fail_msg("%s", PQerrorMessage(c));
+    }
+    PQsetNoticeProcessor(c, quiet, NULL);
+    res = PQexec(c, sql);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    }
+    PQclear(res);
+    PQfinish(c);
+}
+
+void e2e_own_database(const char *name, char *conninfo, size_t n)
+{
+    char sql[256], cmd[4096];
+    snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", name);
+    e2e_sql_admin("postgres", sql);
+    snprintf(sql, sizeof(sql), "CREATE DATABASE %s OWNER travel", name);
+    e2e_sql_admin("postgres", sql);
+    snprintf(conninfo, n, "%s", e2e_conninfo());
+    *strstr(conninfo, "dbname=") = '\0';
+    snprintf(conninfo + strlen(conninfo), n - strlen(conninfo), "dbname=%s user=travel", name);
+    snprintf(cmd, sizeof(cmd), "'%s' --db '%s' migrate >/dev/null",
+             e2e_env("TRAVEL_TEST_TRAVELCTL"), conninfo);
+    assert_int_equal(system(cmd), 0);
+}
+
 void e2e_expect_log(const char *regex)
 {
     char path[4096];

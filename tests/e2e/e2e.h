@@ -54,6 +54,12 @@ long e2e_sql_long(const char *sql, int nparams, const char *const *params);
 /* Same, as a malloc'd string (NULL when no row or NULL). */
 char *e2e_sql_text(const char *sql, int nparams, const char *const *params);
 void e2e_sql_exec(const char *sql, int nparams, const char *const *params);
+/* Runs sql as the test cluster's superuser on database dbname. */
+void e2e_sql_admin(const char *dbname, const char *sql);
+/* A migrated database `name` of its own (dropped first if it is there),
+ * for an instance whose jobs no other instance may take; its connection
+ * string in conninfo. */
+void e2e_own_database(const char *name, char *conninfo, size_t n);
 
 /* Tells the runner that error-log lines matching this extended regex are
  * expected (a test that provokes failures on purpose). */

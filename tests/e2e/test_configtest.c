@@ -101,7 +101,7 @@ static void wrong_directives_are_refused(void **state)
  * wire names of the site's own choosing pass. */
 static void supplier_lines_name_a_protocol(void **state)
 {
-    char out[8192], keyfile[4096], extra[8192];
+    char out[8192], keyfile[2048], extra[8192];
     FILE *f;
     (void)state;
     expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
@@ -131,6 +131,15 @@ static void supplier_lines_name_a_protocol(void **state)
                    "api_key=k book_url=book.liteapi.travel", "book_url must start with http");
     expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com "
                    "token_file=/nonexistent/token", "cannot read token_file /nonexistent/token");
+    /* Duffel Stays: a hotel protocol with Duffel's token. */
+    expect_refused("TravelSupplier STAYS duffel-stays https://api.duffel.com token=t",
+                   "protocol duffel-stays is a hotel protocol: it belongs on a "
+                   "TravelHotelSupplier line");
+    expect_refused("TravelHotelSupplier DUFFEL_STAYS duffel-stays https://api.duffel.com "
+                   "timeout=5s", "TravelHotelSupplier DUFFEL_STAYS: protocol duffel-stays needs "
+                   "the credential token (token=... or token_file=...)");
+    expect_refused("TravelHotelSupplier DUFFEL_STAYS duffel-stays https://api.duffel.com "
+                   "api_key=k", "unknown option 'api_key' (known: token, token_file");
     /* httpd names the line: the extra lines follow the test configuration. */
     expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
                    "Syntax error on line");
@@ -143,7 +152,9 @@ static void supplier_lines_name_a_protocol(void **state)
     snprintf(extra, sizeof(extra),
              "TravelSupplier DUFFEL duffel https://api.duffel.com token_file=%s\n"
              "TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 api_key=k "
-             "book_url=https://book.liteapi.travel/v3.0\n", keyfile);
+             "book_url=https://book.liteapi.travel/v3.0\n"
+             "TravelHotelSupplier DUFFEL_STAYS duffel-stays https://api.duffel.com "
+             "token_file=%s\n", keyfile, keyfile);
     if (configtest(extra, out, sizeof(out)) != 0) {
         fail_msg("real vendors' lines were refused: %s", out);
     }

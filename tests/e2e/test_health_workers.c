@@ -5,38 +5,9 @@
  * health to 503 while the job runs and back to 200 after. */
 #include "e2e.h"
 
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void quiet(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
-/* Runs sql as the test cluster's superuser on database dbname. */
-static void sql_as_admin(const char *dbname, const char *sql)
-{
-    char ci[1024];
-    PGconn *c;
-    PGresult *res;
-    snprintf(ci, sizeof(ci), "%s", e2e_conninfo());
-    *strstr(ci, "dbname=") = '\0';
-    snprintf(ci + strlen(ci), sizeof(ci) - strlen(ci), "dbname=%s user=postgres", dbname);
-    c = PQconnectdb(ci);
-    if (PQstatus(c) != CONNECTION_OK) {
-        fail_msg("%s", PQerrorMessage(c));
-    }
-    PQsetNoticeProcessor(c, quiet, NULL);
-    res = PQexec(c, sql);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        fail_msg("%s: %s", sql, PQerrorMessage(c));
-    }
-    PQclear(res);
-    PQfinish(c);
-}
 
 /* Polls health until it answers `status` (up to 40 s); returns the body. */
 static char *wait_health(const char *url, long status)
@@ -58,7 +29,7 @@ static char *wait_health(const char *url, long status)
 
 static void a_stuck_worker_makes_the_server_unhealthy(void **state)
 {
-    char db[1024], cmd[2400], url[128], *body;
+    char db[1024], url[128], *body;
     /* One child (health is one process's view), one worker, a 2 s lease. */
     const char *edits[] = {"dbname=travel ", "dbname=travel_health ",
                            "TravelWorkerThreads 2", "TravelWorkerThreads 1",
@@ -67,14 +38,7 @@ static void a_stuck_worker_makes_the_server_unhealthy(void **state)
                            "MaxRequestWorkers 128", "MaxRequestWorkers 64", NULL};
     long pid;
     (void)state;
-    sql_as_admin("postgres", "DROP DATABASE IF EXISTS travel_health");
-    sql_as_admin("postgres", "CREATE DATABASE travel_health OWNER travel");
-    snprintf(db, sizeof(db), "%s", e2e_conninfo());
-    *strstr(db, "dbname=") = '\0';
-    strcat(db, "dbname=travel_health user=travel");
-    snprintf(cmd, sizeof(cmd), "'%s' --db '%s' migrate >/dev/null",
-             e2e_env("TRAVEL_TEST_TRAVELCTL"), db);
-    assert_int_equal(system(cmd), 0);
+    e2e_own_database("travel_health", db, sizeof(db));
 
     pid = e2e_start_instance("health", edits, NULL, url, sizeof(url));
     body = wait_health(url, 200);
@@ -83,7 +47,7 @@ static void a_stuck_worker_makes_the_server_unhealthy(void **state)
 
     /* One job that sleeps 20 s: far past the 2 s lease and the 5 s of
      * slack the health check gives a worker between two loops. */
-    sql_as_admin("travel_health", "INSERT INTO jobs (kind, payload, max_attempts) VALUES "
+    e2e_sql_admin("travel_health", "INSERT INTO jobs (kind, payload, max_attempts) VALUES "
                  "('system.probe', '{\"label\": \"stuck\", \"sleep_ms\": 20000}', 1)");
     body = wait_health(url, 503);
     assert_non_null(strstr(body, "\"code\":\"unavailable\""));

@@ -7,6 +7,7 @@
  *   POST /stays/quotes  {rate_id}                      the rate priced now
  *   GET  /stays/quotes/{id}
  *   POST /stays/bookings {quote_id, guests, email, phone_number, metadata?}
+ *   GET  /stays/bookings?limit&after&before          newest first, Duffel's cursors
  *   GET  /stays/bookings/{id}
  *   POST /stays/bookings/{id}/actions/cancel
  *
@@ -39,6 +40,11 @@ static const trv_stmt st_insert = {"sbx_stays_insert",
 static const trv_stmt st_get = {"sbx_stays_get",
     "SELECT id, reference, status, doc::text AS doc, trv_ts(created_at) AS confirmed_at, "
     "trv_ts(cancelled_at) AS cancelled_at FROM sandbox.duffel_stays_bookings WHERE id = %s"};
+static const trv_stmt st_list = {"sbx_stays_list",
+    "SELECT id, reference, status, doc::text AS doc, trv_ts(created_at) AS confirmed_at, "
+    "trv_ts(cancelled_at) AS cancelled_at, count(*) OVER () AS total "
+    "FROM sandbox.duffel_stays_bookings ORDER BY created_at DESC, id DESC "
+    "LIMIT %s::int OFFSET %s::int"};
 static const trv_stmt st_cancel = {"sbx_stays_cancel",
     "UPDATE sandbox.duffel_stays_bookings SET status = 'cancelled', "
     "cancelled_at = clock_timestamp() WHERE id = %s AND status = 'confirmed'"};
@@ -445,16 +451,17 @@ static void get_quote(trv_req *req, trv_resp *resp)
 
 /* ---- bookings ---- */
 
-static json_t *booking_json(trv_req *req, const trv_rows *r)
+/* Row i of a bookings select as Duffel's booking. */
+static json_t *booking_json(trv_req *req, const trv_rows *r, int i)
 {
-    json_t *doc = trv_json_parse(req->pool, trv_rows_get(r, 0, "doc"),
-                                 strlen(trv_rows_get(r, 0, "doc")), NULL);
-    const char *cancelled = trv_rows_get(r, 0, "cancelled_at");
+    json_t *doc = trv_json_parse(req->pool, trv_rows_get(r, i, "doc"),
+                                 strlen(trv_rows_get(r, i, "doc")), NULL);
+    const char *cancelled = trv_rows_get(r, i, "cancelled_at");
     json_t *out = doc ? json_deep_copy(doc) : json_object();
-    json_object_set_new(out, "id", json_string(trv_rows_get(r, 0, "id")));
-    json_object_set_new(out, "reference", json_string(trv_rows_get(r, 0, "reference")));
-    json_object_set_new(out, "status", json_string(trv_rows_get(r, 0, "status")));
-    json_object_set_new(out, "confirmed_at", json_string(trv_rows_get(r, 0, "confirmed_at")));
+    json_object_set_new(out, "id", json_string(trv_rows_get(r, i, "id")));
+    json_object_set_new(out, "reference", json_string(trv_rows_get(r, i, "reference")));
+    json_object_set_new(out, "status", json_string(trv_rows_get(r, i, "status")));
+    json_object_set_new(out, "confirmed_at", json_string(trv_rows_get(r, i, "confirmed_at")));
     json_object_set_new(out, "cancelled_at", cancelled ? json_string(cancelled) : json_null());
     return out;
 }
@@ -539,7 +546,7 @@ static void create_booking(trv_req *req, trv_resp *resp)
         sbx_db_fail(req, resp, c, 1814, "booking a stay");
         return;
     }
-    out = trv_json_bind(req->pool, json_pack("{s:o}", "data", booking_json(req, rows)));
+    out = trv_json_bind(req->pool, json_pack("{s:o}", "data", booking_json(req, rows, 0)));
     sbx_idem_finish(req, resp, c, 201, out, 1815, "booking a stay");
 }
 
@@ -559,12 +566,40 @@ static void read_booking(trv_req *req, trv_resp *resp, int cancel)
         sbx_error(req, resp, 404, "not_found", "No booking %s", id);
         return;
     }
-    sbx_send(req, resp, 200, json_pack("{s:o}", "data", booking_json(req, rows)));
+    sbx_send(req, resp, 200, json_pack("{s:o}", "data", booking_json(req, rows, 0)));
 }
 
 static void get_booking(trv_req *req, trv_resp *resp)
 {
     read_booking(req, resp, 0);
+}
+
+/* The bookings, a page at a time (air/duffel.c's cursors). */
+static void list_bookings(trv_req *req, trv_resp *resp)
+{
+    sbx_duffel_page_t pg;
+    trv_dbc *c = NULL;
+    trv_rows *rows;
+    json_t *list;
+    int i;
+    if (!sbx_duffel_page(req, resp, &pg)) {
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &st_list, &rows,
+                         TRV_DB_ARGS(apr_itoa(req->pool, pg.limit), apr_itoa(req->pool, pg.offset)))
+           != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 3101, "listing stays");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    list = json_array();
+    for (i = 0; i < rows->n; i++) {
+        json_array_append_new(list, booking_json(req, rows, i));
+    }
+    sbx_send(req, resp, 200, json_pack("{s:o,s:o}", "data", list, "meta",
+        sbx_duffel_page_meta(req->pool, &pg, rows->n ? trv_rows_int(rows, 0, "total", 0)
+                                                     : pg.offset)));
 }
 
 /* Cancelling again answers the cancelled booking. */
@@ -580,6 +615,7 @@ const trv_route sbx_stays_routes[] = {
     {"POST", SBX_DUFFEL_BASE "/stays/quotes", create_quote, 0},
     {"GET", SBX_DUFFEL_BASE "/stays/quotes/{id}", get_quote, 0},
     {"POST", SBX_DUFFEL_BASE "/stays/bookings", create_booking, 0},
+    {"GET", SBX_DUFFEL_BASE "/stays/bookings", list_bookings, TRV_ROUTE_OWN_QUERY},
     {"GET", SBX_DUFFEL_BASE "/stays/bookings/{id}", get_booking, 0},
     {"POST", SBX_DUFFEL_BASE "/stays/bookings/{id}/actions/cancel", cancel_booking, 0},
     {NULL, NULL, NULL, 0},

@@ -2,7 +2,7 @@
 // the sandbox's Duffel Stays:
 //   node stays.mjs BASE_PATH TOKEN OUT_DIR
 // search by location -> fetch all rates -> quote -> book -> read ->
-// cancel -> read, and search by accommodation id. Any call the sandbox
+// list (two pages) -> cancel -> read, and search by accommodation id. Any call the sandbox
 // refuses or any answer the client cannot read ends the run with status 1;
 // the answers go to OUT_DIR/stays.ts typed with @duffel/api's Stays types
 // (check.sh runs tsc --strict over them).
@@ -61,6 +61,21 @@ async function main() {
   } catch (e) {
     check(e instanceof DuffelError && e.errors[0].code === 'quote_already_booked', `refused: ${e}`)
   }
+  // The list, a page at a time (the gateway finds a booking whose answer
+  // was lost there, by its metadata): a second booking (a new quote of the
+  // rate) makes two pages of one, whatever else the sandbox holds.
+  const again = (await duffel.stays.quotes.create(cheapest.id)).data
+  const second = (await duffel.stays.bookings.create({
+    quote_id: again.id, guests: [{ given_name: 'Ada', family_name: 'Lovelace' }],
+    email: 'ada@example.com', phone_number: '+442079460000',
+  })).data
+  check(second.id !== booking.id, 'a second quote books a second booking')
+  const page = await duffel.stays.bookings.list({ limit: 1 })
+  record('bookingList', 'StaysBooking[]', page.data)
+  check(page.data.length === 1, 'a page of one booking')
+  check(typeof page.meta.after === 'string', 'a cursor to the next page')
+  const next = await duffel.stays.bookings.list({ limit: 1, after: page.meta.after })
+  check(next.data.length === 1 && next.data[0].id !== page.data[0].id, 'the next page goes on')
   const cancelled = record('bookingCancelled', 'StaysBooking',
     (await duffel.stays.bookings.cancel(booking.id)).data)
   check(cancelled.status === 'cancelled' && cancelled.cancelled_at, 'cancelled')
