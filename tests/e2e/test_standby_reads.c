@@ -8,11 +8,14 @@
  * x-travel-min-lsn must show the booking CONFIRMED (0 stale reads), while
  * the same read with x-travel-min-lsn 0/0 (any state will do) is served by
  * the lagging standby and sees the booking as it was (so the delay is real
- * and the first check could fail). Once the standby has replayed, reads
- * with the token are served by it; the share is printed. A revoked key is
+ * and the first check could fail); hotel bookings the same, a new one
+ * found at once with the prebook's token, not yet on the standby without
+ * it. Once the standby has replayed, reads
+ * with the token are served by it; the share is printed, and again with
+ * the delay lifted, for reads made right after their write. A revoked key is
  * refused at once whatever the lag (keys are read from the primary), and
  * with the standby stopped reads go to the primary without an error. */
-#include "flight_e2e.h"
+#include "hotel_e2e.h"
 
 #include <sys/stat.h>
 
@@ -181,6 +184,52 @@ static void reads_never_older_than_the_clients_writes(void **state)
     free(org);
 }
 
+static void hotel_reads_never_older_than_the_clients_writes(void **state)
+{
+    char *org, *k = e2e_new_org_key("standby-hotels", &org), path[256], ref[64], idem[64];
+    int n, by, stale_any = 0, stale_controls = 0;
+    (void)state;
+    for (n = 0; n < 3; n++) {
+        json_t *offer = he_offer(k, "SUPPLIER_A", n * 4);
+        char *body, *lsn;
+        const char *id;
+        e2e_resp *w, *r;
+        snprintf(ref, sizeof(ref), "standby-%d", n);
+        snprintf(idem, sizeof(idem), "standby-%ld-%d", e2e_now_ms(), n);
+        body = he_prebook_body(fe_s(offer, "offer_reference"), ref, "Standby");
+        w = he_prebook(k, idem, body);
+        fe_expect(w, 201, "a hotel prebook");
+        id = fe_s(fe_data(w), "id");
+        lsn = e2e_header(w, "x-travel-lsn");
+        assert_non_null(lsn);
+        snprintf(path, sizeof(path), "/v1/hotel/bookings/%s", id);
+        r = read_at(k, path, lsn, &by);
+        reads_total++;
+        reads_standby += by;
+        stale_any += r->status != 200;
+        e2e_free(r);
+        r = read_at(k, "/v1/hotel/bookings?limit=5", lsn, &by);
+        reads_total++;
+        reads_standby += by;
+        stale_any += strcmp(status_in(r, id), "(not listed)") == 0;
+        e2e_free(r);
+        /* Without the token the lagging standby has not got it yet. */
+        r = read_at(k, path, "0/0", &by);
+        stale_controls += by && r->status == 404;
+        e2e_free(r);
+        free(lsn);
+        free(body);
+        e2e_free(w);
+        json_decref(offer);
+    }
+    print_message("      hotels: %d stale reads with the token; %d of 3 reads without one "
+                  "missed the new booking\n", stale_any, stale_controls);
+    assert_int_equal(stale_any, 0);
+    assert_true(stale_controls > 0);
+    free(org);
+    free(k);
+}
+
 static void a_replayed_standby_serves_the_reads(void **state)
 {
     long start = e2e_now_ms();
@@ -213,6 +262,50 @@ static void a_replayed_standby_serves_the_reads(void **state)
     print_message("      reads with the token served by the standby: %ld of %ld (%.0f %%)\n",
                   reads_standby, reads_total, 100.0 * reads_standby / reads_total);
     assert_true(reads_standby >= 40);
+}
+
+/* The delay lifted (the standby streams as fast as it can): how soon after
+ * its write a read is served by the standby (reads 0, 100, 300 and 700 ms
+ * after it), still never stale. The stack's primary runs with
+ * synchronous_commit off, so a commit reaches the standby after the WAL
+ * writer's next flush (up to 200 ms here; at once with it on). */
+static void without_the_delay(void **state)
+{
+    static const int pause_ms[4] = {0, 100, 200, 400};
+    char path[4096];
+    FILE *f;
+    int n, i, by, stale_any = 0, at[4] = {0, 0, 0, 0};
+    (void)state;
+    snprintf(path, sizeof(path), "%s/postgresql.conf", sb_dir);
+    f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f, "recovery_min_apply_delay = 0\n");
+    fclose(f);
+    as_pg("\"$pgbin/pg_ctl\" -D '%s' reload >/dev/null %s", sb_dir, "");
+    for (n = 0; n < 6; n++) {
+        json_t *b = fe_ready(key, "SUPPLIER_A", "Standby", NULL);
+        const char *id = fe_s(b, "id");
+        e2e_resp *w = fe_book(key, id, "{\"payment_instrument_id\":\"pi_test_visa\"}"), *r;
+        char *lsn;
+        fe_expect(w, 200, "book");
+        lsn = e2e_header(w, "x-travel-lsn");
+        assert_non_null(lsn);
+        snprintf(path, sizeof(path), "/v1/flight/bookings/%s", id);
+        for (i = 0; i < 4; i++) {
+            e2e_sleep_ms(pause_ms[i]);
+            r = read_at(key, path, lsn, &by);
+            stale_any += strcmp(status_in(r, id), "CONFIRMED") != 0;
+            at[i] += by;
+            e2e_free(r);
+        }
+        free(lsn);
+        e2e_free(w);
+        json_decref(b);
+    }
+    print_message("      no delay: reads served by the standby of 6, at 0 / 100 / 300 / 700 ms "
+                  "after the write: %d / %d / %d / %d; %d stale\n", at[0], at[1], at[2], at[3],
+                  stale_any);
+    assert_int_equal(stale_any, 0);
 }
 
 static void a_revoked_key_is_refused_whatever_the_lag(void **state)
@@ -262,7 +355,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_standby),
         cmocka_unit_test(reads_never_older_than_the_clients_writes),
+        cmocka_unit_test(hotel_reads_never_older_than_the_clients_writes),
         cmocka_unit_test(a_replayed_standby_serves_the_reads),
+        cmocka_unit_test(without_the_delay),
         cmocka_unit_test(a_revoked_key_is_refused_whatever_the_lag),
         cmocka_unit_test(a_stopped_standby_sends_reads_to_the_primary),
         cmocka_unit_test(stop_standby),
