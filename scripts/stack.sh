@@ -353,6 +353,10 @@ case "$cmd" in
   stop)
     for inst in "$dir"/httpd-*; do [ -d "$inst" ] && httpd_stop "${inst##*/httpd-}"; done
     bouncer_stop
+    # A standby a test or the failover soak made beside the cluster.
+    if [ -f "$dir/standby/postmaster.pid" ]; then
+      as_pg "$pgbin/pg_ctl" -D "$dir/standby" -m fast -w stop >/dev/null 2>&1 || true
+    fi
     pg_stop
     ;;
   pg-start) pg_start ;;
