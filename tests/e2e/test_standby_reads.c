@@ -10,11 +10,12 @@
  * the lagging standby and sees the booking as it was (so the delay is real
  * and the first check could fail); hotel bookings the same, a new one
  * found at once with the prebook's token, not yet on the standby without
- * it. Once the standby has replayed, reads
- * with the token are served by it; the share is printed, and again with
- * the delay lifted, for reads made right after their write. A revoked key is
- * refused at once whatever the lag (keys are read from the primary), and
- * with the standby stopped reads go to the primary without an error. */
+ * it. Once the standby has replayed, reads with the token are served by
+ * it; the share is printed. A revoked key is refused within the key
+ * cache's 2 s, before the lagging standby has the revocation (keys are
+ * read from the primary). With the delay lifted: how soon after its write
+ * a read is served by the standby. With the standby stopped, reads go to
+ * the primary without an error. */
 #include "hotel_e2e.h"
 
 #include <sys/stat.h>
@@ -308,28 +309,42 @@ static void without_the_delay(void **state)
     assert_int_equal(stale_any, 0);
 }
 
+/* A read that any replayed state would do for (0/0), with key k. */
+static long any_state_read(void *k)
+{
+    char kh[512];
+    const char *hdrs[3] = {kh, "x-travel-min-lsn: 0/0", NULL};
+    e2e_resp *r;
+    long st;
+    snprintf(kh, sizeof(kh), "x-api-key: %s", (const char *)k);
+    r = e2e_call(url, "GET", "/v1/flight/bookings?limit=1", hdrs, NULL);
+    st = r->status;
+    e2e_free(r);
+    return st;
+}
+
+/* Keys are read from the primary: a revocation holds within the key
+ * cache's bound (2 s: docs/operations.md), before the standby, DELAY_MS
+ * behind, could have replayed it. */
 static void a_revoked_key_is_refused_whatever_the_lag(void **state)
 {
     char *org, *k = e2e_new_org_key("standby-revoked", &org), *key_id, *out;
     const char *p[1] = {org};
-    e2e_resp *r;
-    int by;
+    long t0;
+    int i;
     (void)state;
-    r = read_at(k, "/v1/flight/bookings?limit=1", "0/0", &by);
-    assert_int_equal(r->status, 200);
-    e2e_free(r);
+    for (i = 0; i < 12; i++) {
+        assert_int_equal(any_state_read(k), 200);
+    }
     key_id = e2e_sql_text("SELECT id FROM api_keys WHERE org_id = $1", 1, p);
     out = e2e_travelctl("key revoke %s", key_id);
     assert_non_null(out);
-    /* Sent at once, long before the standby replays the revocation. */
-    {
-        char kh[512];
-        const char *hdrs[3] = {kh, "x-travel-min-lsn: 0/0", NULL};
-        snprintf(kh, sizeof(kh), "x-api-key: %s", k);
-        r = e2e_call(url, "GET", "/v1/flight/bookings?limit=1", hdrs, NULL);
-        e2e_assert_error(r, 401, "unauthorized");
-        e2e_free(r);
+    t0 = e2e_now_ms();
+    if (!e2e_until_steady(any_state_read, k, 401, 2000)) {
+        fail_msg("the revoked key was still taken after 2 s");
     }
+    print_message("      revoked key refused for good %ld ms after the revocation (the "
+                  "standby is %d ms behind)\n", e2e_now_ms() - t0, DELAY_MS);
     free(out);
     free(key_id);
     free(org);
@@ -357,8 +372,8 @@ int main(void)
         cmocka_unit_test(reads_never_older_than_the_clients_writes),
         cmocka_unit_test(hotel_reads_never_older_than_the_clients_writes),
         cmocka_unit_test(a_replayed_standby_serves_the_reads),
-        cmocka_unit_test(without_the_delay),
         cmocka_unit_test(a_revoked_key_is_refused_whatever_the_lag),
+        cmocka_unit_test(without_the_delay),
         cmocka_unit_test(a_stopped_standby_sends_reads_to_the_primary),
         cmocka_unit_test(stop_standby),
     };
