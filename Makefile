@@ -43,7 +43,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test conformance unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
+.PHONY: all deps build run start stop test test-pgbouncer conformance unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
 all: build
 
 deps:
@@ -279,6 +279,14 @@ conformance: deps
 	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl $(CONFORMANCE)
 	@PROTOCOL="$(PROTOCOL)" SUPPLIER_URL="$(SUPPLIER_URL)" scripts/conformance.sh $(B)
 
+# The db and e2e tests again with every mod_travel instance of the stack
+# behind a PgBouncer in transaction pooling (TravelDBMode pooled; the
+# Debian package pgbouncer): docs/operations.md, "Behind PgBouncer".
+test-pgbouncer: deps
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl test-binaries
+	@$(MAKE) --no-print-directory $(WEBHOOK_VERIFIER) $(WATCHER_VERIFIER) $(OPENAPI_CHECKER) $(DASHBOARD_BROWSER) $(DUFFEL_CLIENT) $(LITEAPI_CLIENT)
+	@TRAVEL_TEST_PGBOUNCER=1 tests/run-stack-tests.sh $(B)
+
 # ---- fuzzing (clang + libFuzzer; tests/fuzz, docs/operations.md) ----
 # The library is compiled a second time with clang, instrumented for
 # libFuzzer and under AddressSanitizer + UBSan, into $(FZ); each
@@ -351,11 +359,14 @@ bench: build
 # 1000): bookings and webhook events on a throwaway stack while httpd
 # children are killed, httpd restarts gracefully and PostgreSQL restarts,
 # then the invariants (nothing lost, nothing charged twice, every booking
-# truthful). Minutes long: not part of `make test`.
+# truthful). Minutes long: not part of `make test`. Then the db and e2e
+# tests behind PgBouncer (test-pgbouncer: the whole suite a second time,
+# too long for `make test`).
 chaos: build
 	@scripts/install-deps.sh chaos
 	@$(MAKE) --no-print-directory $(TEST_RESOLVER)
 	@tests/chaos/soak.sh
+	@$(MAKE) --no-print-directory test-pgbouncer
 
 # The failover soak (CHAOS_MODE=failover tests/chaos/soak.sh 200 400): a
 # streaming standby beside the cluster, the instances on a multi-host

@@ -8,6 +8,10 @@
 #   stack.sh pg-start DIR | pg-stop DIR
 #   stack.sh httpd-start DIR NAME | httpd-stop DIR NAME   (API instances)
 #   stack.sh sandbox-start DIR   (the sandbox's instance; httpd-stop DIR sandbox)
+#   stack.sh bouncer-start DIR   a pgbouncer in transaction pooling in front
+#                             of the cluster (TRAVEL_BOUNCER_PORT, a loopback
+#                             port; TRAVEL_BOUNCER_POOL servers, 8); its
+#                             conninfo in DIR/bouncer.conninfo
 #
 # The sandbox suppliers run in their own httpd instance (httpd-sandbox), as
 # real suppliers run elsewhere: sharing the API's workers, an offer search
@@ -39,7 +43,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmd=${1:?usage: stack.sh run|start|stop|pg-start|pg-stop|httpd-start|httpd-stop|sandbox-start DIR [NAME]}
+cmd=${1:?usage: stack.sh run|start|stop|pg-start|pg-stop|httpd-start|httpd-stop|sandbox-start|bouncer-start DIR [NAME]}
 dir=${2:?the stack folder}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -119,6 +123,44 @@ pg_stop() {
   if [ -f "$pgdir/postmaster.pid" ]; then
     as_pg "$pgbin/pg_ctl" -D "$pgdir" -m fast -w stop >/dev/null 2>&1 || true
   fi
+}
+
+# PgBouncer (the Debian package) in transaction pooling before the cluster,
+# for TravelDBMode pooled (docs/operations.md, "Behind PgBouncer"). It
+# refuses to run as root, so it runs as postgres there.
+bouncer_start() {
+  local b="$dir/pgbouncer" port=${TRAVEL_BOUNCER_PORT:?TRAVEL_BOUNCER_PORT: a free loopback port}
+  mkdir -p "$b"
+  echo '"travel" ""' >"$b/users.txt"
+  cat >"$b/pgbouncer.ini" <<INI
+[databases]
+travel = host=$PGHOST port=$PGPORT dbname=travel user=travel
+; any other database of the cluster (a test's own) under its own name
+* = host=$PGHOST port=$PGPORT
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = trust
+auth_file = $b/users.txt
+admin_users = travel
+pool_mode = transaction
+default_pool_size = ${TRAVEL_BOUNCER_POOL:-8}
+max_client_conn = 1000
+logfile = $b/pgbouncer.log
+pidfile = $b/pgbouncer.pid
+INI
+  if is_root; then chown -R postgres: "$b"; fi
+  as_pg pgbouncer -d -q "$b/pgbouncer.ini" || { tail -5 "$b/pgbouncer.log" >&2; exit 1; }
+  echo "host=127.0.0.1 port=$port dbname=travel user=travel" >"$dir/bouncer.conninfo"
+}
+
+bouncer_stop() {
+  local pidf="$dir/pgbouncer/pgbouncer.pid" pid i
+  [ -s "$pidf" ] || return 0
+  pid=$(cat "$pidf")
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 }
 
 secret_key() {
@@ -322,12 +364,18 @@ case "$cmd" in
     ;;
   stop)
     for inst in "$dir"/httpd-*; do [ -d "$inst" ] && httpd_stop "${inst##*/httpd-}"; done
+    bouncer_stop
+    # A standby a test or the failover soak made beside the cluster.
+    if [ -f "$dir/standby/postmaster.pid" ]; then
+      as_pg "$pgbin/pg_ctl" -D "$dir/standby" -m fast -w stop >/dev/null 2>&1 || true
+    fi
     pg_stop
     ;;
   pg-start) pg_start ;;
   pg-stop) pg_stop ;;
   httpd-start) httpd_start "${3:?instance name}" ;;
   sandbox-start) sandbox_start ;;
+  bouncer-start) bouncer_start ;;
   httpd-stop) httpd_stop "${3:?instance name}" ;;
   *) echo "unknown command $cmd" >&2; exit 2 ;;
 esac

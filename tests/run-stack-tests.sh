@@ -11,6 +11,14 @@
 #   nodb     a mod_travel whose database is unreachable (503 answers)
 # A run fails on any test failure and on any unexpected [error], [crit],
 # [alert] or [emerg] line in the error logs of sandbox, a, b and rl.
+#
+# TRAVEL_TEST_PGBOUNCER=1 (make test-pgbouncer) runs the same suite with a
+# PgBouncer in transaction pooling between every mod_travel instance (a, b,
+# rl and the instances tests start from b's configuration) and PostgreSQL:
+# TravelDBMode pooled, notifications on a direct TravelNotifyConnInfo. The
+# db tests, the tests' own checks, travelctl and the sandbox stay direct.
+# A test that needs PostgreSQL itself underneath the instances says so and
+# skips what it cannot do (TRAVEL_TEST_PGBOUNCER in the test).
 set -uo pipefail
 B=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +77,15 @@ trap cleanup EXIT
 
 "$stack" pg-start "$dir" || { failed=1; exit 1; }
 conninfo=$(cat "$dir/db.conninfo")
+if [ "${TRAVEL_TEST_PGBOUNCER:-0}" = 1 ]; then
+  # A pool of 4 servers for 3 instances x 2 children x DBDMax 6 clients:
+  # transaction pooling must share them, or requests queue in the pooler.
+  TRAVEL_BOUNCER_PORT=$(free_port) TRAVEL_BOUNCER_POOL=4 "$stack" bouncer-start "$dir" \
+    || { failed=1; exit 1; }
+  export TRAVEL_DB_CONNINFO=$(cat "$dir/bouncer.conninfo") TRAVEL_NOTIFY_CONNINFO=$conninfo
+  export TRAVEL_DB_MODE=pooled
+  echo "every mod_travel instance through PgBouncer (transaction pooling): $TRAVEL_DB_CONNINFO"
+fi
 # No test may make the system resolver look a name up (a made-up name would
 # leave the machine as a DNS query). From here on every process (the test
 # binaries, httpd and its children, curl, psql) resolves through the test
@@ -117,7 +134,7 @@ TRAVEL_PORT=$PORT_B "$stack" httpd-start "$dir" b || { failed=1; exit 1; }
 TRAVEL_PORT=$PORT_RL TRAVEL_WORKERS=0 TRAVEL_RATE_LIMIT="5 60s" TRAVEL_AUTH_FAIL_LIMIT="5 60s" \
   "$stack" httpd-start "$dir" rl || { failed=1; exit 1; }
 TRAVEL_PORT=$PORT_NODB TRAVEL_WORKERS=0 TRAVEL_DB_HOST="$dir/no-database-here" \
-  "$stack" httpd-start "$dir" nodb || { failed=1; exit 1; }
+  TRAVEL_DB_CONNINFO= TRAVEL_NOTIFY_CONNINFO= "$stack" httpd-start "$dir" nodb || { failed=1; exit 1; }
 export TRAVEL_TEST_URL="http://127.0.0.1:$TRAVEL_PORT"
 export TRAVEL_TEST_URL_B="http://127.0.0.1:$PORT_B"
 export TRAVEL_TEST_URL_RL="http://127.0.0.1:$PORT_RL"

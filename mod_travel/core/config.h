@@ -65,6 +65,10 @@ typedef struct trv_config {
     /* TravelNotifyConnInfo: the direct (unpooled) libpq conninfo the
      * listener LISTENs on (account/key_cache.h); NULL: a pooled connection. */
     const char *notify_conninfo;
+    /* TravelStandbyConnInfo: a streaming standby's libpq conninfo; reads
+     * that may go there do when it has replayed the client's own writes
+     * (gateway/standby.h). NULL: every read goes to DBDParams. */
+    const char *standby_conninfo;
     /* TravelNotifyCheck: how often the listener proves again that a NOTIFY
      * reaches it (the bound on a silently lost revocation). */
     apr_interval_time_t notify_check;

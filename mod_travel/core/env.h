@@ -37,6 +37,9 @@ struct trv_upstream_limits; /* core/upstream_limit.h */
 typedef struct trv_env {
     trv_log log;
     trv_dbsrc *db;
+    /* A streaming standby that may serve reads (gateway/standby.h); NULL:
+     * every read goes to db. */
+    trv_dbsrc *standby;
     trv_http *http;
     /* Webhook sends only: connections to customers' URLs are never
      * shared with supplier calls. NULL: use http. */

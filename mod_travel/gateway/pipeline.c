@@ -6,6 +6,7 @@
 #include "flight/domain.h"
 #include "hotel/domain.h"
 #include "watch/domain.h"
+#include "standby.h"
 #include "system.h"
 #include "webhook/domain.h"
 
@@ -112,12 +113,17 @@ known:
     req->org_id = who.org_id;
     req->user_id = who.user_id;
     req->key_id = who.key_id;
+    /* The key was read from the primary (a revocation holds whatever the
+     * standby's lag); the request's own reads may go to the standby. */
+    trv_standby_begin(req, resp);
     return 1;
 }
 
 void trv_gateway_handle(const trv_gateway *gw, trv_req *req, trv_resp *resp)
 {
+    trv_env *env = req->env;
     trv_dispatch(gw->router, authenticate, req, resp);
+    trv_standby_end(req, resp, env);
 }
 
 void trv_gateway_error(trv_req *req, trv_resp *resp, int status)

@@ -63,6 +63,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(db_pooled);
     MERGE(notify_check);
     MERGE_PTR(notify_conninfo);
+    MERGE_PTR(standby_conninfo);
     MERGE(search_deadline);
     MERGE(content_ttl);
     MERGE(supplier_limit_wait);
@@ -479,6 +480,16 @@ static const char *set_notify_conninfo(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
+static const char *set_standby_conninfo(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    if (!*arg) {
+        return "TravelStandbyConnInfo needs a libpq connection string";
+    }
+    conf_of(cmd)->cfg.standby_conninfo = arg;
+    return NULL;
+}
+
 static const char *set_notify_check(cmd_parms *cmd, void *d, const char *arg)
 {
     (void)d;
@@ -654,6 +665,9 @@ const command_rec trv_directives[] = {
         "safe behind a transaction-pooling PgBouncer)"),
     AP_INIT_TAKE1("TravelNotifyConnInfo", set_notify_conninfo, NULL, RSRC_CONF,
         "direct (unpooled) libpq connection string the key/job listener LISTENs on"),
+    AP_INIT_TAKE1("TravelStandbyConnInfo", set_standby_conninfo, NULL, RSRC_CONF,
+        "libpq connection string of a streaming standby that may serve reads of "
+        "bookings no older than the client's own writes (default: none)"),
     AP_INIT_TAKE1("TravelNotifyCheck", set_notify_check, NULL, RSRC_CONF,
         "how often the listener proves a NOTIFY still reaches it (default 10s)"),
     {NULL}

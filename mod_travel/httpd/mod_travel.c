@@ -2,6 +2,7 @@
 #include "travel.h"
 #include "gateway/idempotency.h"
 #include "account/key_listener.h"
+#include "core/dbpool.h"
 #include "core/json_cache.h"
 #include "search_cache.h"
 
@@ -144,6 +145,18 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->db = trv_httpd_dbsrc(pchild, sv);
         env->db->unnamed = c->cfg.db_pooled;
         env->db_pool_max = c->dbd_max;
+        if (c->cfg.standby_conninfo) {
+            const char *err = NULL;
+            /* As many as the primary's pool; unused ones close after 60 s. */
+            env->standby = trv_dbpool_create(pchild, c->cfg.standby_conninfo,
+                                             c->dbd_max > 0 ? c->dbd_max : 6,
+                                             apr_time_from_sec(60), &err);
+            if (!env->standby) {
+                ap_log_error(APLOG_MARK, APLOG_ERR, 0, sv, TRVLOGNO(2802)
+                             "TravelStandbyConnInfo: %s; every read goes to the primary "
+                             "[request_id -]", err);
+            }
+        }
         env->http = http_client;
         env->content_cache = c->cfg.content_ttl > 0 ? content_cache : NULL;
         env->search_cache = trv_search_cache();

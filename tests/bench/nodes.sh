@@ -37,10 +37,8 @@ ports=()
 for i in $(seq 1 "$MAX_NODES"); do ports+=("$(free_port)"); done
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 moddir=$(apxs -q LIBEXECDIR)
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   [ -f "$dir/lb/httpd.pid" ] && kill "$(cat "$dir/lb/httpd.pid")" 2>/dev/null
-  [ -f "$dir/pgbouncer/pgbouncer.pid" ] && kill "$(cat "$dir/pgbouncer/pgbouncer.pid")" 2>/dev/null
   "$stack" stop "$dir" >/dev/null 2>&1
   rm -rf "$dir"
 }
@@ -49,30 +47,11 @@ trap cleanup EXIT
 "$stack" pg-start "$dir" >/dev/null
 "$stack" sandbox-start "$dir" >/dev/null
 direct=$(cat "$dir/db.conninfo")
-pghost=$(sed -E 's/.*host=([^ ]+).*/\1/' <<<"$direct")
 psql() { "$pgbin/psql" "$direct" -qtAX "$@"; }
 
-mkdir -p "$dir/pgbouncer"
-echo '"travel" ""' >"$dir/pgbouncer/users.txt"
-cat >"$dir/pgbouncer/pgbouncer.ini" <<INI
-[databases]
-travel = host=$pghost port=$TRAVEL_PG_PORT dbname=travel user=travel
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $BOUNCER_PORT
-unix_socket_dir =
-auth_type = trust
-auth_file = $dir/pgbouncer/users.txt
-pool_mode = transaction
-default_pool_size = 8
-max_client_conn = 500
-logfile = $dir/pgbouncer/pgbouncer.log
-pidfile = $dir/pgbouncer/pgbouncer.pid
-INI
-[ "$(id -u)" -eq 0 ] && chown -R postgres: "$dir/pgbouncer"
-as_pg pgbouncer -d -q "$dir/pgbouncer/pgbouncer.ini"
+TRAVEL_BOUNCER_PORT=$BOUNCER_PORT TRAVEL_BOUNCER_POOL=8 "$stack" bouncer-start "$dir"
 
-export TRAVEL_DB_CONNINFO="host=127.0.0.1 port=$BOUNCER_PORT dbname=travel user=travel"
+export TRAVEL_DB_CONNINFO=$(cat "$dir/bouncer.conninfo")
 export TRAVEL_NOTIFY_CONNINFO="$direct" TRAVEL_DB_MODE=pooled
 
 # The balancer: its own httpd, members 1..N.

@@ -123,16 +123,34 @@ static long bouncer_show(const char *what, const char *col)
     return bouncer_sum(what, cols);
 }
 
+/* The edits that put a copy of instance b on the pooler at `port`: its
+ * DBDParams (the cluster's socket, or under TRAVEL_TEST_PGBOUNCER the
+ * suite's own pgbouncer) names this test's pooler, and b's own
+ * TravelNotifyConnInfo, if any, goes (each instance here sets its own). */
+static void pooler_edits(int port, char from[4200], char to[512], char notify_from[4400],
+                         const char *edits[5])
+{
+    const char *b_db = getenv("TRAVEL_DB_CONNINFO");
+    const char *b_notify = getenv("TRAVEL_NOTIFY_CONNINFO");
+    snprintf(from, 4200, "DBDParams \"%s\"", b_db && *b_db ? b_db : e2e_conninfo());
+    snprintf(to, 512, "DBDParams \"host=127.0.0.1 port=%d dbname=travel user=travel\"", port);
+    snprintf(notify_from, 4400, "TravelNotifyConnInfo \"%s\"",
+             b_notify && *b_notify ? b_notify : "(none)");
+    edits[0] = from;
+    edits[1] = to;
+    edits[2] = notify_from;
+    edits[3] = "";
+    edits[4] = NULL;
+}
+
 static void start_instances(void **state)
 {
-    char from[4200], to[512], notify[4400];
-    const char *edits[3] = {from, to, NULL};
+    char from[4200], to[512], notify_from[4400], notify[4400];
+    const char *edits[5];
     (void)state;
     direct_url = strdup(e2e_url());
     bouncer_pid = start_bouncer("transaction", &bouncer_port);
-    snprintf(from, sizeof(from), "DBDParams \"%s\"", e2e_conninfo());
-    snprintf(to, sizeof(to), "DBDParams \"host=127.0.0.1 port=%d dbname=travel user=travel\"",
-             bouncer_port);
+    pooler_edits(bouncer_port, from, to, notify_from, edits);
     snprintf(notify, sizeof(notify), "TravelDBMode pooled\nTravelNotifyConnInfo \"%s\"",
              e2e_conninfo());
     pooled_pid = e2e_start_instance("pooled", edits, notify, pooled_url, sizeof(pooled_url));
@@ -305,15 +323,13 @@ static char *instance_log(const char *name)
  * start, by at least one child; transaction pooling shares the same 4. */
 static void a_pool_too_small_is_said_at_start(void **state)
 {
-    char from[4200], to[512], extra[4400];
-    const char *edits[3] = {from, to, NULL};
+    char from[4200], to[512], notify_from[4400], extra[4400];
+    const char *edits[5];
     long start;
     char *log = NULL;
     (void)state;
     session_bouncer_pid = start_bouncer("session", &session_port);
-    snprintf(from, sizeof(from), "DBDParams \"%s\"", e2e_conninfo());
-    snprintf(to, sizeof(to), "DBDParams \"host=127.0.0.1 port=%d dbname=travel user=travel\"",
-             session_port);
+    pooler_edits(session_port, from, to, notify_from, edits);
     /* No workers: a starved one would hold its jobs' leases meanwhile. */
     snprintf(extra, sizeof(extra), "TravelDBMode pooled\nTravelNotifyConnInfo \"%s\"\n"
              "TravelWorkerThreads 0", e2e_conninfo());
