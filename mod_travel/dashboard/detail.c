@@ -1,4 +1,5 @@
 #include "detail.h"
+#include "actions.h"
 #include "api_call.h"
 #include "confirm.h"
 #include "page.h"
@@ -271,7 +272,8 @@ static void attempts_table(trv_html *h, apr_pool_t *p, const json_t *attempts)
     trv_html_raw(h, "</tbody></table></div>\n");
 }
 
-static const char *delivery_page(const trv_dash_ctx *x, const char *id, int *status)
+static const char *delivery_page(const trv_dash_ctx *x, const char *id, const char *done,
+                                 int *status)
 {
     apr_pool_t *p = x->req->pool;
     trv_html *h = trv_html_new(p);
@@ -316,6 +318,10 @@ static const char *delivery_page(const trv_dash_ctx *x, const char *id, int *sta
     open_page(h, x, apr_pstrcat(p, "Delivery ", id, NULL));
     trv_html_fmt(h, "<h1>Delivery <code data-delivery=\"%s\" data-status=\"%s\">%s</code></h1>\n",
                  id, st, id);
+    if (trv_dash_done_message(done)) {
+        trv_html_fmt(h, "<div class=\"notice\" role=\"status\" data-done=\"%s\"><p>%s</p></div>\n",
+                     done, trv_dash_done_message(done));
+    }
     trv_html_raw(h, "<section id=\"fields\"><h2>Fields</h2>\n");
     fields_html(h, p, data);
     trv_html_fmt(h, "<p>Subscription <code>%s</code> (%s events).</p>", sub, family);
@@ -344,7 +350,7 @@ const char *trv_dash_detail_page(const trv_dash_ctx *x, apr_table_t *query, int 
         return booking_page(x, id, status);
     }
     if ((id = apr_table_get(query, "delivery"))) {
-        return delivery_page(x, id, status);
+        return delivery_page(x, id, apr_table_get(query, "done"), status);
     }
     return NULL;
 }

@@ -219,7 +219,15 @@ static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char 
     trv_dash_hidden(h, "family", family);
     trv_dash_hidden(h, "subscription_id", id);
     trv_html_fmt(h, "<button type=\"submit\" aria-label=\"Rotate the secret of %s\">"
-                    "Rotate secret</button></form>", id);
+                    "Rotate secret</button></form> ", id);
+    /* A test event changes nothing: sent at once (webhook/test_event.h). */
+    if (!paused) {
+        trv_dash_form(h, x, "send_test");
+        trv_dash_hidden(h, "family", family);
+        trv_dash_hidden(h, "subscription_id", id);
+        trv_html_fmt(h, "<button type=\"submit\" aria-label=\"Send a test event to %s\">"
+                        "Send a test event</button></form>", id);
+    }
 }
 
 static void attempts_html(trv_html *h, apr_pool_t *p, const json_t *attempts)

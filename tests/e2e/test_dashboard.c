@@ -987,6 +987,126 @@ static void test_everything_shown_is_escaped(void **state)
     free(org);
 }
 
+/* Send a test event: the subscription's endpoint receives one event of the
+ * documented type <family>.webhook.test, signed with the subscription's
+ * secret, whatever event types it asked for; the answer leads to its
+ * delivery's page. A paused subscription, another organization's and a
+ * form without its token queue nothing. */
+static void test_send_test_event(void **state)
+{
+    char login[128], form[1024], inbox[128], url[512], inbox_b[128], url_b[512];
+    char *org, *org_b = NULL, *key, *key_b, *loc, *dlv;
+    const char *sub_id, *sub_b;
+    json_t *sub, *subb, *d, *reqs, *body;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "testevt");
+    key = e2e_new_key(org, "testevt-api");
+    key_b = e2e_new_org_key("testevt-b", &org_b);
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    wh_inbox(inbox_b, sizeof(inbox_b), url_b, sizeof(url_b));
+    sub = wh_subscribe(key, "hotel", url, "[\"hotel.booking.canceled\"]");
+    sub_id = wh_str(sub, "id");
+    subb = wh_subscribe(key_b, "hotel", url_b, "[\"hotel.booking.canceled\"]");
+    sub_b = wh_str(subb, "id");
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    {
+        char label[200];
+        snprintf(label, sizeof(label), "aria-label=\"Send a test event to %s\"", sub_id);
+        assert_non_null(strstr(r->body, label));
+    }
+    e2e_free(r);
+
+    /* Without the form token: refused, nothing queued. */
+    snprintf(form, sizeof(form), "action=send_test&family=hotel&subscription_id=%s", sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    /* Another organization's subscription: 404, nothing queued for it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_b);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    /* Under the wrong family: not found either. */
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    {
+        const char *p[2] = {sub_id, sub_b};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
+                                      "subscription_id IN ($1, $2)", 2, p), 0);
+    }
+
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    loc = e2e_header(r, "Location");
+    assert_non_null(loc);
+    assert_non_null(strstr(loc, "?delivery=dlv_"));
+    dlv = strndup(strstr(loc, "dlv_"), strcspn(strstr(loc, "dlv_"), "&"));
+    e2e_free(r);
+    d = wh_wait_delivery(key, "hotel", sub_id, dlv, "DELIVERED", 1, 30000);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(d, "event"), "type")),
+                        "hotel.webhook.test");
+    json_decref(d);
+    reqs = wh_inbox_requests(inbox);
+    assert_int_equal(json_array_size(reqs), 1);
+    assert_true(wh_request_verifies(json_array_get(reqs, 0), wh_str(sub, "signing_secret")));
+    body = json_loads(json_string_value(json_object_get(json_array_get(reqs, 0), "body")), 0,
+                      NULL);
+    assert_non_null(body);
+    assert_string_equal(json_string_value(json_object_get(body, "type")), "hotel.webhook.test");
+    assert_true(json_is_true(json_object_get(json_object_get(body, "data"), "test")));
+    json_decref(body);
+    json_decref(reqs);
+    /* The redirect's page: the delivery, saying what happened. */
+    {
+        char path[300];
+        snprintf(path, sizeof(path), "%s?delivery=%s&done=test_sent", DASH_PATH, dlv);
+        r = dash_get(&s, path);
+        assert_int_equal(r->status, 200);
+        assert_non_null(strstr(r->body, "data-done=\"test_sent\""));
+        assert_non_null(strstr(r->body, "hotel.webhook.test"));
+        e2e_free(r);
+    }
+    reqs = wh_inbox_requests(inbox_b);
+    assert_int_equal(json_array_size(reqs), 0);
+    json_decref(reqs);
+
+    /* Paused: refused with the reason, nothing queued. */
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 409);
+    assert_non_null(strstr(r->body, "paused"));
+    e2e_free(r);
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
+                                      "subscription_id = $1", 1, p), 1);
+    }
+    free(loc);
+    free(dlv);
+    json_decref(sub);
+    json_decref(subb);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,6 +1116,7 @@ int main(void)
         cmocka_unit_test(test_key_shown_once_and_revoked_at_once),
         cmocka_unit_test(test_organization_scope),
         cmocka_unit_test(test_webhook_buttons),
+        cmocka_unit_test(test_send_test_event),
         cmocka_unit_test(test_everything_shown_is_escaped),
         cmocka_unit_test(test_hotel_bookings_listed),
         cmocka_unit_test(test_changes_ask_first),
