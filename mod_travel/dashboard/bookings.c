@@ -29,8 +29,12 @@ static const trv_stmt flights_stmt = {"trv_dash_flights",
     "ps->>'first_name', ps->>'last_name', ps->>'email')), lower(%s)) > 0)) "
     "ORDER BY b.created_at DESC, b.id DESC LIMIT %s::int OFFSET %s::int"};
 
-static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
-                            const trv_dash_filter *f, long *total)
+const char *const trv_dash_booking_statuses[] = {
+    "READY_FOR_COMPLETE", "COMPLETE_IN_PROGRESS", "CONFIRMED", "CANCEL_IN_PROGRESS",
+    "CANCELED", "FAILED", "EXPIRED", NULL};
+
+apr_status_t trv_dash_flight_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                      const trv_dash_filter *f, long *total)
 {
     apr_pool_t *p = x->req->pool;
     trv_rows *rows;
@@ -70,12 +74,3 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
     trv_html_raw(h, "</tbody></table></div>\n");
     return APR_SUCCESS;
 }
-
-/* One entry per kind of booking, each rendered from its own domain's
- * store. */
-const trv_dash_booking_list trv_dash_booking_lists[] = {
-    {"flight-bookings", "Flight bookings",
-     "booking id, supplier reference, PNR, passenger or contact name or e-mail", flights},
-    {"hotel-bookings", "Hotel bookings", NULL, trv_dash_hotel_bookings},
-    {NULL, NULL, NULL, NULL},
-};

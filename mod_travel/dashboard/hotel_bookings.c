@@ -11,6 +11,7 @@
 #include "core/money.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The list document of b: its stored rendering, or rendered now (a booking
@@ -48,6 +49,56 @@ static const char *money_text(apr_pool_t *p, const json_t *total)
                         m.minor < 0 ? "-" : "", whole, e, frac, m.currency);
 }
 
+/* The search the store's list has no filter for: the ids of the
+ * organization's bookings whose id, reference, supplier booking id or
+ * hotel confirmation code is the text, or whose contact's or a guest's name
+ * or e-mail holds it (strpos: never a LIKE pattern), with the list's other
+ * filters and its status as a reader sees it; newest first. */
+#define HOTEL_STATUS "CASE WHEN b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= " \
+                     "trv_now() THEN 'EXPIRED' ELSE b.status END"
+static const trv_stmt search_stmt = {"trv_dash_hotel_search",
+    "SELECT b.id, count(*) OVER () AS total FROM hotel_bookings b WHERE b.org_id = %s "
+    "AND (%s::text IS NULL OR " HOTEL_STATUS " = %s) "
+    "AND (%s::text IS NULL OR b.supplier = %s) "
+    "AND (%s::timestamptz IS NULL OR b.created_at >= %s::timestamptz) "
+    "AND (%s::timestamptz IS NULL OR b.created_at <= %s::timestamptz) "
+    "AND (b.id = %s OR b.reference_id = %s OR b.supplier_booking_id = %s "
+    "OR b.hotel_confirmation_code = %s "
+    "OR strpos(lower(concat_ws(' ', b.contact->>'first_name', b.contact->>'last_name', "
+    "b.contact->>'email')), lower(%s)) > 0 "
+    "OR EXISTS (SELECT 1 FROM hotel_booking_guests g WHERE g.booking_id = b.id AND "
+    "strpos(lower(g.first_name || ' ' || g.last_name), lower(%s)) > 0)) "
+    "ORDER BY b.created_at DESC, b.id DESC LIMIT %s::int OFFSET %s::int"};
+
+static apr_status_t search(const trv_dash_ctx *x, trv_dbc *c, const trv_hbooking_filter *f,
+                           const char *q, apr_array_header_t **page, long *total)
+{
+    apr_pool_t *p = x->req->pool;
+    trv_rows *rows;
+    int i;
+    *total = 0;
+    *page = apr_array_make(p, 8, sizeof(const trv_hbooking *));
+    if (trv_db_select(c, p, &search_stmt, &rows,
+                      TRV_DB_ARGS(f->org_id, f->status, f->status, f->supplier, f->supplier,
+                                  f->created_from, f->created_from, f->created_to,
+                                  f->created_to, q, q, q, q, q, q, apr_ltoa(p, f->limit),
+                                  apr_ltoa(p, f->offset)))
+        != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    for (i = 0; i < rows->n; i++) {
+        trv_hbooking *b = NULL;
+        if (trv_hbstore_get(c, p, f->org_id, trv_rows_get(rows, i, "id"), &b) == APR_EGENERAL) {
+            return APR_EGENERAL;
+        }
+        if (b) {
+            APR_ARRAY_PUSH(*page, const trv_hbooking *) = b;
+        }
+    }
+    *total = rows->n ? atol(trv_rows_get(rows, 0, "total")) : 0;
+    return APR_SUCCESS;
+}
+
 apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
                                      const trv_dash_filter *df, long *total)
 {
@@ -64,7 +115,8 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
     f.created_to = df->to ? apr_pstrcat(p, df->to, "T23:59:59.999Z", NULL) : NULL;
     f.limit = df->limit;
     f.offset = df->offset;
-    if (trv_hbstore_list(c, p, &f, &page, total) != APR_SUCCESS) {
+    if ((df->q ? search(x, c, &f, df->q, &page, total)
+               : trv_hbstore_list(c, p, &f, &page, total)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (page->nelts == 0) {

@@ -5,6 +5,7 @@
 #include "dashboard_e2e.h"
 #include "hotel_e2e.h"
 #include "test_webhook_common.h"
+#include "watch_e2e.h"
 
 #include <time.h>
 
@@ -1107,6 +1108,149 @@ static void test_send_test_event(void **state)
     free(org_b);
 }
 
+/* The hotel list's search box, and the lists of watches and of events:
+ * search, status or type filter, dates, pages; only the login's
+ * organization, even when another's id is searched for. */
+static void test_more_lists(void **state)
+{
+    char login[128], path[1024], today[16], tomorrow[16], bkg[64];
+    char *org = NULL, *org_b = NULL, *key, *key_b, *evt, *evt_b;
+    json_t *hotel, *hotel_b, *w1, *w2, *wb;
+    we_hotel wh;
+    dash_session s;
+    e2e_resp *r;
+    time_t now = time(NULL);
+    (void)state;
+    strftime(today, sizeof(today), "%Y-%m-%d", gmtime(&now));
+    now += 86400;
+    strftime(tomorrow, sizeof(tomorrow), "%Y-%m-%d", gmtime(&now));
+    key = e2e_new_org_key("owner", &org);
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "morelists");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-hsearch-ref", "Quintessant");
+    hotel_b = he_ready(key_b, "SUPPLIER_A", "dash-hsearch-b", "Quintessant");
+    we_pick_hotel(key, 40, 42, 0, &wh);
+    w1 = we_price_watch(key, &wh, 40, 42, 1000, NULL);
+    w2 = we_price_watch(key, &wh, 43, 45, 1000, NULL);
+    snprintf(path, sizeof(path), "%s/%s", WE_WATCHES, fe_s(w2, "id"));
+    r = we_call(key, "DELETE", path, NULL);
+    assert_true(r->status == 200 || r->status == 204);
+    e2e_free(r);
+    wb = we_price_watch(key_b, &wh, 40, 42, 1000, NULL);
+    snprintf(bkg, sizeof(bkg), "bkg_evlist%ld", e2e_now_ms());
+    snprintf(path, sizeof(path), "{\"booking\": {\"id\": \"%s\"}}", bkg);
+    evt = wh_emit(org, "flight.booking.confirmed", path);
+    evt_b = wh_emit(org_b, "flight.booking.confirmed", path);
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<section id=\"watches\">"));
+    assert_non_null(strstr(r->body, "<section id=\"events\">"));
+    assert_non_null(strstr(r->body, "href=\"?list=watches\""));
+    assert_non_null(strstr(r->body, "href=\"?list=events\""));
+    assert_non_null(strstr(r->body, fe_s(w1, "id")));
+    assert_non_null(strstr(r->body, evt));
+    assert_null(strstr(r->body, fe_s(wb, "id")));
+    assert_null(strstr(r->body, evt_b));
+    e2e_free(r);
+
+    /* Hotel bookings: a guest's name in part, in another case; the
+     * reference; another organization's id finds nothing. */
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=qUINTESS");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    assert_null(strstr(r->body, fe_s(hotel_b, "id")));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=dash-hsearch-ref");
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=qUINTESS&status=CONFIRMED");
+    assert_non_null(strstr(r->body, "No hotel bookings."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=hotel-bookings&q=%s", fe_s(hotel_b, "id"));
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "No hotel bookings."));
+    e2e_free(r);
+
+    /* Watches: status, id, dates, pages; B's watch is never found. */
+    r = dash_get(&s, DASH_PATH "?list=watches&status=canceled");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(w2, "id")));
+    assert_null(strstr(r->body, fe_s(w1, "id")));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&q=%s", fe_s(w1, "id"));
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, fe_s(w1, "id")));
+    assert_null(strstr(r->body, fe_s(w2, "id")));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&q=%s", fe_s(wb, "id"));
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No watches."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&from=%s", tomorrow);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No watches."));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=watches&limit=1");
+    assert_non_null(strstr(r->body, "1–1 of 2"));
+    assert_non_null(strstr(r->body, fe_s(w2, "id")));
+    assert_non_null(strstr(r->body, ">Next</a>"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=watches&status=CONFIRMED");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one a watch can have"));
+    e2e_free(r);
+
+    /* Events: by the booking they are about, by type, by date; the
+     * booking links to its page. */
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s", bkg);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, evt));
+    assert_null(strstr(r->body, evt_b));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    {
+        char link[128];
+        snprintf(link, sizeof(link), "href=\"?booking=%s\"", bkg);
+        assert_non_null(strstr(r->body, link));
+    }
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s", evt_b);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No events."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s&status=hotel.booking.confirmed",
+             bkg);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No events."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&status=flight.booking.confirmed"
+             "&from=%s&to=%s", today, today);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, evt));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=events&status=flight.everything");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one an event can have"));
+    e2e_free(r);
+    json_decref(hotel);
+    json_decref(hotel_b);
+    json_decref(w1);
+    json_decref(w2);
+    json_decref(wb);
+    free(evt);
+    free(evt_b);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1122,6 +1266,7 @@ int main(void)
         cmocka_unit_test(test_changes_ask_first),
         cmocka_unit_test(test_detail_pages),
         cmocka_unit_test(test_lists_search_filter_page),
+        cmocka_unit_test(test_more_lists),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);
