@@ -158,7 +158,8 @@ trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upst
     trv_metrics_upstream(env->metrics, up->name,
                          res->status == TRV_UP_TIMEOUT ? 2
                          : res->status == TRV_UP_UNAVAILABLE
-                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0);
+                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0,
+                         res->elapsed);
     /* The API key travels in a header and is never part of what is logged. */
     TRV_DEBUG(&env->log, request_id,
               TRVLOGNO(206) "upstream %s %s %s%s: %s (HTTP %d) in %.1f ms", up->name,

@@ -27,6 +27,12 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
 
     apr_pool_userdata_get(&data, key, s->process->pool);
     shm = data;
+    /* A restart into a module whose figures take more room (a new layout:
+     * trv_metrics_attach starts them afresh) needs a larger segment; the
+     * old one stays with the process pool. */
+    if (shm && apr_shm_size_get(shm) < trv_metrics_size()) {
+        shm = NULL;
+    }
     if (!shm) {
         apr_status_t rv = apr_shm_create(&shm, trv_metrics_size(), NULL, s->process->pool);
         if (rv != APR_SUCCESS) {

@@ -628,6 +628,7 @@ static void test_detail_pages(void **state)
 {
     char login[128], inbox[128], url[512], path[512], want[512];
     char *org = NULL, *org_b = NULL, *key, *key_other, *key_b, *evt, *dlv, *evt_b, *dlv_b;
+    char *book_rid;
     const char *fid, *hid, *sub_id, *sub_b_id;
     json_t *flight, *hotel, *sub, *sub_b, *d;
     dash_session s;
@@ -645,6 +646,8 @@ static void test_detail_pages(void **state)
     fid = fe_s(flight, "id");
     r = fe_book(key_other, fid, "{\"payment_instrument_id\":\"pi_test_visa\"}");
     fe_expect(r, 200, "flight book");
+    book_rid = e2e_header(r, "x-request-id");
+    assert_non_null(book_rid);
     e2e_free(r);
     hotel = he_ready(key, "SUPPLIER_A", "dash-detail", "Lovelace");
     hid = fe_s(hotel, "id");
@@ -673,6 +676,9 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
     assert_non_null(strstr(r->body, want));
+    /* The organization's supplier calls, the flight's among them. */
+    assert_non_null(strstr(r->body, "data-calls-of=\"flight SUPPLIER_A\""));
+    assert_non_null(strstr(r->body, "data-calls-of=\"hotel SUPPLIER_A\""));
     /* The subscription's figures: one attempt, answered 2xx. */
     snprintf(want, sizeof(want), "<tr data-figures=\"%s\" data-success=\"100\"><td><code>%s"
              "</code> (flight)</td><td>1</td>", sub_id, sub_id);
@@ -693,11 +699,26 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     assert_non_null(strstr(r->body, "As the API answers it"));
     assert_non_null(e2e_header(r, "Content-Security-Policy"));
+    /* Its supplier calls in the timeline: the book request's, with its
+     * request id, answered, with a duration. */
+    assert_non_null(strstr(r->body, "data-supplier-call=\""));
+    assert_non_null(strstr(r->body, "data-outcome=\"ok\""));
+    snprintf(want, sizeof(want), "request id <code>%s</code>", book_rid);
+    assert_non_null(strstr(r->body, want));
+    assert_non_null(strstr(r->body, " ms, request id "));
     e2e_free(r);
+    {
+        const char *q[2] = {fid, org};
+        /* Recorded under the booking's organization, with a duration. */
+        assert_true(e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                                 "AND org_id = $2 AND family = 'flight' AND duration_ms >= 0 "
+                                 "AND outcome = 'ok'", 2, q) >= 2);
+    }
 
     snprintf(path, sizeof(path), DASH_PATH "?booking=%s", hid);
     r = dash_get(&s, path);
     assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "data-supplier-call=\""));
     assert_non_null(strstr(r->body, "<h1>Hotel booking"));
     assert_non_null(strstr(r->body, "data-field=\"status\">READY_FOR_COMPLETE</dd>"));
     e2e_free(r);
@@ -782,6 +803,7 @@ static void test_detail_pages(void **state)
     free(key_b);
     free(org);
     free(org_b);
+    free(book_rid);
 }
 
 /* The booking lists on their own page: search (id, passenger name), status,
@@ -1155,6 +1177,20 @@ static void test_more_lists(void **state)
     assert_non_null(strstr(r->body, evt));
     assert_null(strstr(r->body, fe_s(wb, "id")));
     assert_null(strstr(r->body, evt_b));
+    /* The server's supplier calls and searches per booking (the figures
+     * of /metrics): the hotel prebooks above are counted. */
+    {
+        char v[32];
+        assert_true(dash_attr(r->body, "data-family=\"hotel\"", "data-bookings=\"", v,
+                              sizeof(v)));
+        assert_true(atol(v) >= 2);
+        assert_true(dash_attr(r->body, "data-family=\"hotel\"", "data-searches=\"", v,
+                              sizeof(v)));
+        assert_true(atol(v) >= 1);
+        assert_true(dash_attr(r->body, "<tr data-upstream=\"", "data-calls=\"", v,
+                              sizeof(v)));
+        assert_non_null(strstr(r->body, "data-chart=\"upstreams\""));
+    }
     e2e_free(r);
 
     /* Hotel bookings: a guest's name in part, in another case; the

@@ -136,9 +136,37 @@ static void supplier_errors_and_timeouts_are_counted(void **state)
     t2 = scrape(e2e_url());
     assert_true(sample(t2, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"}")
                 >= sample(t1, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"}") + 1);
+    /* The calls' durations: both counted, the timeout's 6 s in the sum. */
+    assert_true(sample(t2, "travel_upstream_duration_seconds_count{upstream=\"SUPPLIER_A\"}")
+                >= sample(t0, "travel_upstream_duration_seconds_count{upstream="
+                              "\"SUPPLIER_A\"}") + 2);
+    assert_true(sample(t2, "travel_upstream_duration_seconds_sum{upstream=\"SUPPLIER_A\"}")
+                >= sample(t1, "travel_upstream_duration_seconds_sum{upstream="
+                              "\"SUPPLIER_A\"}") + 5.9);
+    assert_true(sample(t2, "travel_upstream_duration_seconds{upstream=\"SUPPLIER_A\","
+                           "quantile=\"0.99\"}") > 0);
     free(t0);
     free(t1);
     free(t2);
+    free(key);
+}
+
+/* Searches per booking: after a flight search and a prebook the figure is
+ * a number (not NaN: a booking was made) of at least one search per
+ * booking's worth. */
+static void searches_per_booking_is_exported(void **state)
+{
+    char *key = e2e_new_org_key("metrics", NULL), *text;
+    json_t *b;
+    double v;
+    (void)state;
+    b = fe_ready(key, "SUPPLIER_A", "Funnel", NULL);
+    text = scrape(e2e_url());
+    v = sample(text, "travel_searches_per_booking{family=\"flight\"}");
+    assert_true(v == v && v > 0);
+    assert_non_null(strstr(text, "# TYPE travel_searches_per_booking gauge\n"));
+    json_decref(b);
+    free(text);
     free(key);
 }
 
@@ -177,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(requests_on_every_child_are_counted),
         cmocka_unit_test(supplier_errors_and_timeouts_are_counted),
+        cmocka_unit_test(searches_per_booking_is_exported),
         cmocka_unit_test(the_status_page_has_a_travel_section),
         cmocka_unit_test(a_server_without_its_database_still_reports),
     };
