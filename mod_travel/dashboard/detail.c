@@ -39,9 +39,11 @@ static const trv_stmt delivery_stmt = {"trv_dash_delivery_owner",
     "webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = %s AND d.org_id = %s "
     "AND s.org_id = %s"};
 
+/* Indented, with the API's own precision for reals (TRV_JSON_DUMP_FLAGS):
+ * 371.55, not the double's 371.55000000000001. */
 static const char *pretty(apr_pool_t *p, const json_t *v)
 {
-    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     char *out = apr_pstrdup(p, s ? s : "null");
     free(s);
     return out;

@@ -706,6 +706,17 @@ static void test_detail_pages(void **state)
     snprintf(want, sizeof(want), "request id <code>%s</code>", book_rid);
     assert_non_null(strstr(r->body, want));
     assert_non_null(strstr(r->body, " ms, request id "));
+    /* The API's document as the API writes its amounts (never a double's
+     * 17 digits). */
+    {
+        char amount[64];
+        const json_t *t = json_object_get(json_object_get(flight, "total_amount"), "amount");
+        assert_true(json_is_number(t));
+        snprintf(amount, sizeof(amount), "&quot;amount&quot;: %.15g,", json_number_value(t));
+        assert_non_null(strstr(r->body, amount));
+        assert_null(strstr(r->body, "00000000000"));
+        assert_null(strstr(r->body, "99999999999"));
+    }
     e2e_free(r);
     {
         const char *q[2] = {fid, org};
