@@ -1113,6 +1113,17 @@ static void test_send_test_event(void **state)
     reqs = wh_inbox_requests(inbox_b);
     assert_int_equal(json_array_size(reqs), 0);
     json_decref(reqs);
+    /* The test event is in the family's event log, as the API lists it
+     * (its schema: docs/openapi.yaml, checked on this exchange). */
+    r = e2e_get(key, "/v1/hotel/events");
+    assert_int_equal(r->status, 200);
+    {
+        json_t *ev = json_array_get(json_object_get(r->json, "data"), 0);
+        assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+        assert_string_equal(json_string_value(json_object_get(ev, "type")),
+                            "hotel.webhook.test");
+    }
+    e2e_free(r);
 
     /* Paused: refused with the reason, nothing queued. */
     snprintf(form, sizeof(form), "csrf=%s&action=pause&family=hotel&subscription_id=%s",
