@@ -215,7 +215,7 @@ static void upstream_figures(const trv_dash_ctx *x, trv_html *h)
     int i, nu = trv_metrics_upstreams(m, p, &u), nf = trv_metrics_funnels(m, p, &f);
     double max = 0;
     trv_html_raw(h, "<h3>Supplier and payment calls of this server (since it started, every "
-                    "organization, flight suppliers and the payment provider)</h3>\n");
+                    "organization)</h3>\n");
     if (!m) {
         trv_html_raw(h, "<p class=\"empty\">This server keeps no figures (no shared memory)."
                         "</p>\n");
