@@ -2,6 +2,7 @@
 #include "bookings.h"
 #include "events.h"
 #include "watches.h"
+#include "webhook_deliveries.h"
 #include "page.h"
 
 #include <apr_escape.h>
@@ -26,6 +27,9 @@ const trv_dash_list trv_dash_lists[] = {
      "a watch", trv_dash_watch_statuses, 0, 10, trv_dash_watches},
     {"events", "Events", "event id, or the id of the booking or watch it is about", "Type",
      "an event", trv_dash_event_types, 0, 10, trv_dash_events},
+    {"deliveries", "Webhook deliveries",
+     "delivery, event or subscription id, or the id of the booking or watch it is about",
+     "Status", "a delivery", trv_dash_delivery_statuses, 0, 10, trv_dash_deliveries},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 

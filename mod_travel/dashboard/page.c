@@ -415,7 +415,9 @@ const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice)
                     "<li><a href=\"#hotel-bookings\">Hotel bookings</a></li>"
                     "<li><a href=\"#watches\">Watches</a></li>"
                     "<li><a href=\"#events\">Events</a></li>"
-                    "<li><a href=\"#webhooks\">Webhooks</a></li></ul></nav></header>\n<main>\n",
+                    "<li><a href=\"#deliveries\">Webhook deliveries</a></li>"
+                    "<li><a href=\"#webhooks\">Webhook subscriptions</a></li></ul></nav>"
+                    "</header>\n<main>\n",
                  x->who.org_name, x->who.org_id, x->who.org_id, x->who.login,
                  x->who.user_name);
     notice_html(h, p, notice);

@@ -676,6 +676,38 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
     assert_non_null(strstr(r->body, want));
+    /* Every delivery of the organization on one list: by the booking it
+     * is about, by status; another organization's never. */
+    assert_non_null(strstr(r->body, "href=\"?list=deliveries\""));
+    {
+        e2e_resp *l;
+        char q[512];
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", fid);
+        l = dash_get(&s, q);
+        assert_int_equal(l->status, 200);
+        snprintf(want, sizeof(want), "<tr data-delivery=\"%s\" data-status=\"DELIVERED\">", dlv);
+        assert_non_null(strstr(l->body, want));
+        snprintf(want, sizeof(want), "href=\"?booking=%s\"", fid);
+        assert_non_null(strstr(l->body, want));
+        assert_null(strstr(l->body, dlv_b));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&status=FAILED&q=%s", fid);
+        l = dash_get(&s, q);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", dlv_b);
+        l = dash_get(&s, q);
+        assert_int_equal(l->status, 200);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", sub_b_id);
+        l = dash_get(&s, q);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        l = dash_get(&s, DASH_PATH "?list=deliveries&status=SENT");
+        assert_int_equal(l->status, 422);
+        e2e_free(l);
+    }
     /* The organization's supplier calls, the flight's among them. */
     assert_non_null(strstr(r->body, "data-calls-of=\"flight SUPPLIER_A\""));
     assert_non_null(strstr(r->body, "data-calls-of=\"hotel SUPPLIER_A\""));

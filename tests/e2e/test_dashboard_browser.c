@@ -144,6 +144,7 @@ static void test_dashboard_in_a_browser(void **state)
                                             "12-test-event.png", "13-booking-timeline.png",
                                             "14-charts.png", "15-phone-events.png",
                                             "16-phone-watches.png", "17-phone-booking.png",
+                                            "18-phone-deliveries.png",
                                             NULL};
         int i;
         for (i = 0; names[i]; i++) {

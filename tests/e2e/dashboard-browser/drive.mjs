@@ -147,7 +147,8 @@ try {
   check(refusals === 10, 'the revoked key is refused (401) from then on');
 
   // Replay beside the delivery; a new attempt appears on the page.
-  const sel = `tr[data-delivery="${deliveryId}"]`;
+  // The subscription's row (the deliveries list above has one too).
+  const sel = `#webhooks tr[data-delivery="${deliveryId}"]`;
   const before = Number(await page.$eval(sel, (e) => e.getAttribute('data-replay-count')));
   resp = await submit(page, await button(await page.$(sel), 'Replay'));
   check(resp.status() === 200, '"Replay" comes back to the page');
@@ -286,6 +287,13 @@ try {
   await fits(page, 'the watches list');
   await ownOnly(page, 'the watches list');
   await shot(page, '16-phone-watches.png');
+
+  await page.goto(`${dashUrl}?list=deliveries&status=DELIVERED`, { waitUntil: 'load' });
+  check((await page.$(`tr[data-delivery="${deliveryId}"]`)) !== null,
+    'the deliveries list shows the delivery');
+  await fits(page, 'the deliveries list');
+  await ownOnly(page, 'the deliveries list');
+  await shot(page, '18-phone-deliveries.png');
 
   await page.goto(`${dashUrl}?booking=${bookingId}`, { waitUntil: 'load' });
   await fits(page, 'the booking page');
