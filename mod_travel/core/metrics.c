@@ -347,6 +347,22 @@ static void gauge(apr_array_header_t *a, apr_pool_t *p, const char *name, const 
                         name, v));
 }
 
+/* One summary's lines: its two quantiles, sum and count under key="l". */
+static void summary(apr_array_header_t *a, apr_pool_t *p, const char *name, const char *key,
+                    const char *l, apr_uint64_t count, double p50_s, double p99_s,
+                    double sum_s)
+{
+    /* Nothing yet: no quantile (NaN, as Prometheus clients write it). */
+    const char *p50 = count ? apr_psprintf(p, "%.6f", p50_s) : "NaN";
+    const char *p99 = count ? apr_psprintf(p, "%.6f", p99_s) : "NaN";
+    add(a, apr_psprintf(p,
+        "%s{%s=\"%s\",quantile=\"0.5\"} %s\n"
+        "%s{%s=\"%s\",quantile=\"0.99\"} %s\n"
+        "%s_sum{%s=\"%s\"} %.6f\n"
+        "%s_count{%s=\"%s\"} %" APR_UINT64_T_FMT "\n",
+        name, key, l, p50, name, key, l, p99, name, key, l, sum_s, name, key, l, count));
+}
+
 char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
                              const trv_metrics_queue *q)
 {
@@ -359,16 +375,8 @@ char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
            "server started: time to answer (quantiles from fixed buckets)\n"
            "# TYPE travel_request_duration_seconds summary\n");
     for (i = 0; i < nr; i++) {
-        const char *l = label(p, r[i].route);
-        /* No answer yet: no quantile (NaN, as Prometheus clients write it). */
-        const char *p50 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p50_s) : "NaN";
-        const char *p99 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p99_s) : "NaN";
-        add(a, apr_psprintf(p,
-            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.5\"} %s\n"
-            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.99\"} %s\n"
-            "travel_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
-            "travel_request_duration_seconds_count{route=\"%s\"} %" APR_UINT64_T_FMT "\n",
-            l, p50, l, p99, l, r[i].sum_s, l, r[i].count));
+        summary(a, p, "travel_request_duration_seconds", "route", label(p, r[i].route),
+                r[i].count, r[i].p50_s, r[i].p99_s, r[i].sum_s);
     }
     add(a, "# HELP travel_request_errors_total API answers of 500 and above by route\n"
            "# TYPE travel_request_errors_total counter\n");
@@ -399,15 +407,8 @@ char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
            "provider: time to answer (quantiles from fixed buckets)\n"
            "# TYPE travel_upstream_duration_seconds summary\n");
     for (i = 0; i < nu; i++) {
-        const char *l = label(p, u[i].upstream);
-        const char *p50 = u[i].calls ? apr_psprintf(p, "%.6f", u[i].p50_s) : "NaN";
-        const char *p99 = u[i].calls ? apr_psprintf(p, "%.6f", u[i].p99_s) : "NaN";
-        add(a, apr_psprintf(p,
-            "travel_upstream_duration_seconds{upstream=\"%s\",quantile=\"0.5\"} %s\n"
-            "travel_upstream_duration_seconds{upstream=\"%s\",quantile=\"0.99\"} %s\n"
-            "travel_upstream_duration_seconds_sum{upstream=\"%s\"} %.6f\n"
-            "travel_upstream_duration_seconds_count{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n",
-            l, p50, l, p99, l, u[i].sum_s, l, u[i].calls));
+        summary(a, p, "travel_upstream_duration_seconds", "upstream", label(p, u[i].upstream),
+                u[i].calls, u[i].p50_s, u[i].p99_s, u[i].sum_s);
     }
     {
         trv_metrics_funnel_fig *f;

@@ -39,24 +39,16 @@ apr_status_t trv_dash_flight_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_htm
     apr_pool_t *p = x->req->pool;
     trv_rows *rows;
     int i;
-    *total = 0;
-    if (trv_db_select(c, p, &flights_stmt, &rows,
-                      TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->supplier,
-                                  f->supplier, f->from, f->from, f->to, f->to, f->q, f->q,
-                                  f->q, f->q, f->q, f->q, apr_ltoa(p, f->limit),
-                                  apr_ltoa(p, f->offset)))
-            != APR_SUCCESS) {
-        return APR_EGENERAL;
+    apr_status_t rv = trv_dash_list_rows(
+        x, c, h, &flights_stmt,
+        TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->supplier, f->supplier, f->from,
+                    f->from, f->to, f->to, f->q, f->q, f->q, f->q, f->q, f->q,
+                    apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)),
+        "No flight bookings.", "<th>Booking</th><th>User</th><th>Status</th><th>Supplier</th>"
+        "<th>Total</th><th>Supplier reference</th><th>Created</th>", &rows, total);
+    if (rv != APR_SUCCESS) {
+        return rv == APR_ENOENT ? APR_SUCCESS : rv;
     }
-    if (rows->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No flight bookings.</p>\n");
-        return APR_SUCCESS;
-    }
-    *total = atol(trv_rows_get(rows, 0, "total"));
-    trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
-                    "<tr><th>Booking</th><th>User</th><th>Status</th>"
-                    "<th>Supplier</th><th>Total</th><th>Supplier reference</th>"
-                    "<th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < rows->n; i++) {
         const char *amount = trv_rows_get(rows, i, "total_amount");
         trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
@@ -71,6 +63,6 @@ apr_status_t trv_dash_flight_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_htm
                      trv_rows_get(rows, i, "supplier_reference"),
                      trv_rows_get(rows, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table></div>\n");
+    trv_dash_table_end(h);
     return APR_SUCCESS;
 }

@@ -3,7 +3,6 @@
 #include "webhook/test_event.h"
 
 #include <apr_strings.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *const *trv_dash_event_types(const trv_dash_ctx *x)
@@ -67,40 +66,24 @@ apr_status_t trv_dash_events(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
     apr_pool_t *p = x->req->pool;
     trv_rows *r;
     int i;
-    *total = 0;
-    if (trv_db_select(c, p, &events_stmt, &r,
-                      TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to,
-                                  f->to, f->q, f->q, f->q, apr_ltoa(p, f->limit),
-                                  apr_ltoa(p, f->offset)))
-        != APR_SUCCESS) {
-        return APR_EGENERAL;
+    apr_status_t rv = trv_dash_list_rows(
+        x, c, h, &events_stmt,
+        TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to, f->to, f->q,
+                    f->q, f->q, apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)),
+        "No events.", "<th>Event</th><th>Type</th><th>About</th><th>Webhook deliveries</th>"
+        "<th>Created</th>", &r, total);
+    if (rv != APR_SUCCESS) {
+        return rv == APR_ENOENT ? APR_SUCCESS : rv;
     }
-    if (r->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No events.</p>\n");
-        return APR_SUCCESS;
-    }
-    *total = atol(trv_rows_get(r, 0, "total"));
-    trv_html_raw(h, "<div class=\"scroll\"><table><thead><tr><th>Event</th><th>Type</th>"
-                    "<th>About</th><th>Webhook deliveries</th><th>Created</th></tr></thead>"
-                    "<tbody>\n");
     for (i = 0; i < r->n; i++) {
-        const char *subject = trv_rows_get(r, i, "subject");
         trv_html_fmt(h, "<tr data-event=\"%s\"><td><code>%s</code></td><td>%s</td><td>",
                      trv_rows_get(r, i, "id"), trv_rows_get(r, i, "id"),
                      trv_rows_get(r, i, "type"));
-        if (subject && strncmp(subject, "bkg_", 4) == 0) {
-            trv_html_fmt(h, "<a href=\"?booking=%s\"><code>%s</code></a>", subject, subject);
-        }
-        else if (subject) {
-            trv_html_fmt(h, "<code>%s</code>", subject);
-        }
-        else {
-            trv_html_raw(h, "-");
-        }
+        trv_dash_subject(h, trv_rows_get(r, i, "subject"));
         trv_html_raw(h, "</td><td>");
         deliveries_html(h, p, trv_rows_get(r, i, "deliveries"));
         trv_html_fmt(h, "</td><td>%s</td></tr>\n", trv_rows_get(r, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table></div>\n");
+    trv_dash_table_end(h);
     return APR_SUCCESS;
 }

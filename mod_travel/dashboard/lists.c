@@ -33,6 +33,41 @@ const trv_dash_list trv_dash_lists[] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 
+apr_status_t trv_dash_list_rows(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                const trv_stmt *st, int nargs, const char *const *args,
+                                const char *empty, const char *head, trv_rows **rows,
+                                long *total)
+{
+    *total = 0;
+    if (trv_db_select(c, x->req->pool, st, rows, nargs, args) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    if ((*rows)->n == 0) {
+        trv_html_fmt(h, "<p class=\"empty\">%s</p>\n", empty);
+        return APR_ENOENT;
+    }
+    *total = atol(trv_rows_get(*rows, 0, "total"));
+    trv_html_raw(h, "<div class=\"scroll\"><table><thead><tr>");
+    trv_html_raw(h, head);
+    trv_html_raw(h, "</tr></thead><tbody>\n");
+    return APR_SUCCESS;
+}
+
+void trv_dash_table_end(trv_html *h)
+{
+    trv_html_raw(h, "</tbody></table></div>\n");
+}
+
+void trv_dash_subject(trv_html *h, const char *subject)
+{
+    if (subject && strncmp(subject, "bkg_", 4) == 0) {
+        trv_html_fmt(h, "<a href=\"?booking=%s\"><code>%s</code></a>", subject, subject);
+    }
+    else {
+        trv_html_fmt(h, "%s", subject ? subject : "-");
+    }
+}
+
 static const char *nonempty(apr_table_t *q, const char *k)
 {
     const char *v = apr_table_get(q, k);

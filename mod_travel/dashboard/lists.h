@@ -40,6 +40,19 @@ typedef struct trv_dash_list {
                            const trv_dash_filter *f, long *total);
 } trv_dash_list;
 
+/* For the renderers: runs a list's statement (its rows carry a "total"
+ * column, count(*) OVER ()). APR_EGENERAL on a database failure;
+ * APR_ENOENT when nothing matched (the page then says `empty`); else
+ * APR_SUCCESS with *rows, *total and the table opened with the header
+ * cells `head`, to be closed by trv_dash_table_end. */
+apr_status_t trv_dash_list_rows(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                const trv_stmt *st, int nargs, const char *const *args,
+                                const char *empty, const char *head, trv_rows **rows,
+                                long *total);
+void trv_dash_table_end(trv_html *h);
+/* What an event is about: a booking (linked to its page), a watch, or "-". */
+void trv_dash_subject(trv_html *h, const char *subject);
+
 /* Ends at a NULL id. */
 extern const trv_dash_list trv_dash_lists[];
 

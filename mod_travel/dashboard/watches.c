@@ -2,7 +2,6 @@
 #include "core/money.h"
 
 #include <apr_strings.h>
-#include <stdlib.h>
 
 /* The statuses of sql/120's watches table. */
 static const char *const statuses[] = {"active", "armed", "triggered", "purchased",
@@ -47,23 +46,16 @@ apr_status_t trv_dash_watches(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
     apr_pool_t *p = x->req->pool;
     trv_rows *r;
     int i;
-    *total = 0;
-    if (trv_db_select(c, p, &watches_stmt, &r,
-                      TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to,
-                                  f->to, f->q, f->q, f->q, f->q, f->q, f->q,
-                                  apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)))
-        != APR_SUCCESS) {
-        return APR_EGENERAL;
+    apr_status_t rv = trv_dash_list_rows(
+        x, c, h, &watches_stmt,
+        TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to, f->to, f->q,
+                    f->q, f->q, f->q, f->q, f->q, apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)),
+        "No watches.", "<th>Watch</th><th>User</th><th>Kind</th><th>Status</th>"
+        "<th>Hotel or destination</th><th>Stay</th><th>Trigger</th>"
+        "<th>Last price (checked)</th><th>Created</th>", &r, total);
+    if (rv != APR_SUCCESS) {
+        return rv == APR_ENOENT ? APR_SUCCESS : rv;
     }
-    if (r->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No watches.</p>\n");
-        return APR_SUCCESS;
-    }
-    *total = atol(trv_rows_get(r, 0, "total"));
-    trv_html_raw(h, "<div class=\"scroll\"><table><thead><tr><th>Watch</th><th>User</th>"
-                    "<th>Kind</th><th>Status</th><th>Hotel or destination</th><th>Stay</th>"
-                    "<th>Trigger</th><th>Last price (checked)</th><th>Created</th>"
-                    "</tr></thead><tbody>\n");
     for (i = 0; i < r->n; i++) {
         const char *id = trv_rows_get(r, i, "id"), *cur = trv_rows_get(r, i, "currency");
         const char *hotel = trv_rows_get(r, i, "hotel_id");
@@ -83,6 +75,6 @@ apr_status_t trv_dash_watches(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
                                                            : "never",
                      trv_rows_get(r, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table></div>\n");
+    trv_dash_table_end(h);
     return APR_SUCCESS;
 }

@@ -1,8 +1,6 @@
 #include "webhook_deliveries.h"
 
 #include <apr_strings.h>
-#include <stdlib.h>
-#include <string.h>
 
 static const char *const statuses[] = {"PENDING", "PUBLISHED", "DELIVERED", "FAILED", NULL};
 
@@ -36,24 +34,18 @@ apr_status_t trv_dash_deliveries(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
     apr_pool_t *p = x->req->pool;
     trv_rows *r;
     int i;
-    *total = 0;
-    if (trv_db_select(c, p, &deliveries_stmt, &r,
-                      TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to,
-                                  f->to, f->q, f->q, f->q, f->q, f->q, apr_ltoa(p, f->limit),
-                                  apr_ltoa(p, f->offset)))
-        != APR_SUCCESS) {
-        return APR_EGENERAL;
+    apr_status_t rv = trv_dash_list_rows(
+        x, c, h, &deliveries_stmt,
+        TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->from, f->from, f->to, f->to, f->q,
+                    f->q, f->q, f->q, f->q, apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)),
+        "No webhook deliveries.", "<th>Delivery</th><th>Subscription</th><th>Event</th>"
+        "<th>About</th><th>Status</th><th>Replays</th><th>Attempts</th><th>Created</th>", &r,
+        total);
+    if (rv != APR_SUCCESS) {
+        return rv == APR_ENOENT ? APR_SUCCESS : rv;
     }
-    if (r->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No webhook deliveries.</p>\n");
-        return APR_SUCCESS;
-    }
-    *total = atol(trv_rows_get(r, 0, "total"));
-    trv_html_raw(h, "<div class=\"scroll\"><table><thead><tr><th>Delivery</th>"
-                    "<th>Subscription</th><th>Event</th><th>About</th><th>Status</th>"
-                    "<th>Replays</th><th>Attempts</th><th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < r->n; i++) {
-        const char *id = trv_rows_get(r, i, "id"), *subject = trv_rows_get(r, i, "subject");
+        const char *id = trv_rows_get(r, i, "id");
         const char *reason = trv_rows_get(r, i, "failure_reason");
         trv_html_fmt(h, "<tr data-delivery=\"%s\" data-status=\"%s\"><td><a href=\"?delivery=%s\">"
                         "<code>%s</code></a></td><td><code>%s</code> (%s)</td><td>%s<br>"
@@ -61,17 +53,12 @@ apr_status_t trv_dash_deliveries(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
                      id, trv_rows_get(r, i, "status"), id, id,
                      trv_rows_get(r, i, "subscription_id"), trv_rows_get(r, i, "family"),
                      trv_rows_get(r, i, "type"), trv_rows_get(r, i, "event_id"));
-        if (subject && strncmp(subject, "bkg_", 4) == 0) {
-            trv_html_fmt(h, "<a href=\"?booking=%s\"><code>%s</code></a>", subject, subject);
-        }
-        else {
-            trv_html_fmt(h, "%s", subject ? subject : "-");
-        }
+        trv_dash_subject(h, trv_rows_get(r, i, "subject"));
         trv_html_fmt(h, "</td><td>%s%s%s%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
                      trv_rows_get(r, i, "status"), reason ? " (" : "", reason ? reason : "",
                      reason ? ")" : "", trv_rows_get(r, i, "replay_count"),
                      trv_rows_get(r, i, "attempt_count"), trv_rows_get(r, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table></div>\n");
+    trv_dash_table_end(h);
     return APR_SUCCESS;
 }
