@@ -19,6 +19,9 @@ typedef struct trv_booking_query {
     const char *supplier;       /* NULL: any */
     const char *created_from;   /* RFC 3339, inclusive; NULL: open */
     const char *created_to;     /* RFC 3339, inclusive; NULL: open */
+    /* A text the operator searches for: an id or reference of the booking,
+     * or part of a name or e-mail on it (the domain says which); NULL: none. */
+    const char *text;
     long limit, offset;         /* newest first */
 } trv_booking_query;
 

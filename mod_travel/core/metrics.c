@@ -10,7 +10,7 @@
 const double trv_metrics_bounds_s[TRV_METRICS_BUCKETS] = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, INFINITY};
 
-#define MAGIC 0x54524d31u /* "TRM1": the layout below */
+#define MAGIC 0x54524d32u /* "TRM2": the layout below */
 #define UNMATCHED "(no route)"
 
 typedef struct route_slot {
@@ -22,6 +22,8 @@ typedef struct route_slot {
 typedef struct up_slot {
     char name[64];
     apr_uint64_t calls, errors, timeouts;
+    apr_uint64_t sum_us;                        /* durations of the calls */
+    apr_uint64_t buckets[TRV_METRICS_BUCKETS];  /* over trv_metrics_bounds_s */
 } up_slot;
 
 struct trv_metrics_shm {
@@ -150,9 +152,12 @@ void trv_metrics_request(trv_metrics *m, const trv_route *route, int status,
     apr_atomic_add64(&r->count, 1);
 }
 
-void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome)
+void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome,
+                          apr_interval_time_t elapsed)
 {
     apr_uint32_t j, n;
+    double secs = (double)elapsed / APR_USEC_PER_SEC;
+    int b;
     if (!m || !name) {
         return;
     }
@@ -160,6 +165,10 @@ void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome)
     for (j = 0; j < n; j++) {
         up_slot *u = &m->shm->ups[j];
         if (strcmp(u->name, name) == 0) {
+            for (b = 0; b < TRV_METRICS_BUCKETS - 1 && secs > trv_metrics_bounds_s[b]; b++) {
+            }
+            apr_atomic_add64(&u->buckets[b], 1);
+            apr_atomic_add64(&u->sum_us, elapsed > 0 ? (apr_uint64_t)elapsed : 0);
             apr_atomic_add64(&u->calls, 1);
             if (outcome == 1) {
                 apr_atomic_add64(&u->errors, 1);
@@ -225,12 +234,58 @@ int trv_metrics_upstreams(const trv_metrics *m, apr_pool_t *p,
     *out = apr_pcalloc(p, sizeof(**out) * (n + 1));
     for (i = 0; i < n; i++) {
         up_slot *u = &m->shm->ups[i];
+        unsigned long long b[TRV_METRICS_BUCKETS];
+        int k;
         (*out)[i].upstream = u->name;
         (*out)[i].calls = apr_atomic_read64(&u->calls);
         (*out)[i].errors = apr_atomic_read64(&u->errors);
+        for (k = 0; k < TRV_METRICS_BUCKETS; k++) {
+            b[k] = apr_atomic_read64(&u->buckets[k]);
+        }
         (*out)[i].timeouts = apr_atomic_read64(&u->timeouts);
+        (*out)[i].sum_s = (double)apr_atomic_read64(&u->sum_us) / APR_USEC_PER_SEC;
+        (*out)[i].p50_s = trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.5);
+        (*out)[i].p99_s = trv_metrics_quantile(b, TRV_METRICS_BUCKETS, 0.99);
     }
     return (int)n;
+}
+
+/* Searches and bookings made, by the routes that answer them. */
+static const struct {
+    const char *family;
+    const char *searches[3];
+    const char *bookings[2];
+} funnels[] = {
+    {"flight", {"POST /v1/flight/offers", NULL, NULL}, {"POST /v1/flight/prebook", NULL}},
+    {"hotel", {"POST /v1/hotel/search", "POST /v1/hotel/offers", NULL},
+     {"POST /v1/hotel/prebook", NULL}},
+};
+
+static apr_uint64_t route_count(const trv_metrics_route_fig *r, int n, const char *const *names)
+{
+    apr_uint64_t sum = 0;
+    int i;
+    for (; *names; names++) {
+        for (i = 0; i < n; i++) {
+            if (strcmp(r[i].route, *names) == 0) {
+                sum += r[i].count;
+            }
+        }
+    }
+    return sum;
+}
+
+int trv_metrics_funnels(const trv_metrics *m, apr_pool_t *p, trv_metrics_funnel_fig **out)
+{
+    trv_metrics_route_fig *r;
+    int n = trv_metrics_routes(m, p, &r), i, k = (int)(sizeof(funnels) / sizeof(funnels[0]));
+    *out = apr_pcalloc(p, sizeof(**out) * (size_t)k);
+    for (i = 0; i < k; i++) {
+        (*out)[i].family = funnels[i].family;
+        (*out)[i].searches = route_count(r, n, funnels[i].searches);
+        (*out)[i].bookings = route_count(r, n, funnels[i].bookings);
+    }
+    return k;
 }
 
 static const trv_stmt queue_stmt = {"trv_metrics_queue",
@@ -292,6 +347,22 @@ static void gauge(apr_array_header_t *a, apr_pool_t *p, const char *name, const 
                         name, v));
 }
 
+/* One summary's lines: its two quantiles, sum and count under key="l". */
+static void summary(apr_array_header_t *a, apr_pool_t *p, const char *name, const char *key,
+                    const char *l, apr_uint64_t count, double p50_s, double p99_s,
+                    double sum_s)
+{
+    /* Nothing yet: no quantile (NaN, as Prometheus clients write it). */
+    const char *p50 = count ? apr_psprintf(p, "%.6f", p50_s) : "NaN";
+    const char *p99 = count ? apr_psprintf(p, "%.6f", p99_s) : "NaN";
+    add(a, apr_psprintf(p,
+        "%s{%s=\"%s\",quantile=\"0.5\"} %s\n"
+        "%s{%s=\"%s\",quantile=\"0.99\"} %s\n"
+        "%s_sum{%s=\"%s\"} %.6f\n"
+        "%s_count{%s=\"%s\"} %" APR_UINT64_T_FMT "\n",
+        name, key, l, p50, name, key, l, p99, name, key, l, sum_s, name, key, l, count));
+}
+
 char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
                              const trv_metrics_queue *q)
 {
@@ -304,16 +375,8 @@ char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
            "server started: time to answer (quantiles from fixed buckets)\n"
            "# TYPE travel_request_duration_seconds summary\n");
     for (i = 0; i < nr; i++) {
-        const char *l = label(p, r[i].route);
-        /* No answer yet: no quantile (NaN, as Prometheus clients write it). */
-        const char *p50 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p50_s) : "NaN";
-        const char *p99 = r[i].count ? apr_psprintf(p, "%.6f", r[i].p99_s) : "NaN";
-        add(a, apr_psprintf(p,
-            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.5\"} %s\n"
-            "travel_request_duration_seconds{route=\"%s\",quantile=\"0.99\"} %s\n"
-            "travel_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
-            "travel_request_duration_seconds_count{route=\"%s\"} %" APR_UINT64_T_FMT "\n",
-            l, p50, l, p99, l, r[i].sum_s, l, r[i].count));
+        summary(a, p, "travel_request_duration_seconds", "route", label(p, r[i].route),
+                r[i].count, r[i].p50_s, r[i].p99_s, r[i].sum_s);
     }
     add(a, "# HELP travel_request_errors_total API answers of 500 and above by route\n"
            "# TYPE travel_request_errors_total counter\n");
@@ -339,6 +402,27 @@ char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
     for (i = 0; i < nu; i++) {
         add(a, apr_psprintf(p, "travel_upstream_timeouts_total{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n",
                             label(p, u[i].upstream), u[i].timeouts));
+    }
+    add(a, "# HELP travel_upstream_duration_seconds Calls to each supplier and the payment "
+           "provider: time to answer (quantiles from fixed buckets)\n"
+           "# TYPE travel_upstream_duration_seconds summary\n");
+    for (i = 0; i < nu; i++) {
+        summary(a, p, "travel_upstream_duration_seconds", "upstream", label(p, u[i].upstream),
+                u[i].calls, u[i].p50_s, u[i].p99_s, u[i].sum_s);
+    }
+    {
+        trv_metrics_funnel_fig *f;
+        int nf = trv_metrics_funnels(m, p, &f);
+        add(a, "# HELP travel_searches_per_booking Search requests per booking made (prebook) "
+               "since the server started, by family; NaN before the first booking\n"
+               "# TYPE travel_searches_per_booking gauge\n");
+        for (i = 0; i < nf; i++) {
+            add(a, apr_psprintf(p, "travel_searches_per_booking{family=\"%s\"} %s\n",
+                                f[i].family, f[i].bookings
+                                    ? apr_psprintf(p, "%.3f", (double)f[i].searches
+                                                                  / (double)f[i].bookings)
+                                    : "NaN"));
+        }
     }
     gauge(a, p, "travel_database_up", "1 when the database answered this scrape",
           q->db_up ? "1" : "0");

@@ -33,8 +33,10 @@ trv_metrics *trv_metrics_attach(apr_pool_t *p, void *mem, const trv_router *rt,
 /* Records an answered request (route NULL: no route matched). */
 void trv_metrics_request(trv_metrics *m, const trv_route *route, int status,
                          apr_interval_time_t elapsed);
-/* Records an upstream call: outcome 0 ok, 1 error, 2 timeout. */
-void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome);
+/* Records an upstream call: outcome 0 ok, 1 error, 2 timeout, and how
+ * long it took. */
+void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome,
+                          apr_interval_time_t elapsed);
 
 /* What the database says, read at scrape time. */
 typedef struct trv_metrics_queue {
@@ -56,12 +58,21 @@ typedef struct trv_metrics_route_fig {
 typedef struct trv_metrics_upstream_fig {
     const char *upstream;
     apr_uint64_t calls, errors, timeouts;
+    double sum_s, p50_s, p99_s;   /* the calls' durations */
 } trv_metrics_upstream_fig;
 
 /* A consistent-enough copy to render (each figure read atomically). */
 int trv_metrics_routes(const trv_metrics *m, apr_pool_t *p, trv_metrics_route_fig **out);
 int trv_metrics_upstreams(const trv_metrics *m, apr_pool_t *p,
                           trv_metrics_upstream_fig **out);
+
+/* Search requests and bookings made (prebook requests) per family since
+ * the server started: the searches-per-booking figure. */
+typedef struct trv_metrics_funnel_fig {
+    const char *family;
+    apr_uint64_t searches, bookings;
+} trv_metrics_funnel_fig;
+int trv_metrics_funnels(const trv_metrics *m, apr_pool_t *p, trv_metrics_funnel_fig **out);
 
 /* The Prometheus text exposition of everything above. */
 char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,

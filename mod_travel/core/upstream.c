@@ -166,6 +166,15 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     return res->status;
 }
 
+void trv_upstream_count(trv_env *env, const char *name, const trv_up_result *res)
+{
+    trv_metrics_upstream(env->metrics, name,
+                         res->status == TRV_UP_TIMEOUT ? 2
+                         : res->status == TRV_UP_UNAVAILABLE
+                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0,
+                         res->elapsed);
+}
+
 trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                                 const char *method, const char *path,
                                 const json_t *body, const char *request_id,
@@ -192,10 +201,7 @@ trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upst
     else {
         call(env, p, up, method, path, body, request_id, idempotency_key, res);
     }
-    trv_metrics_upstream(env->metrics, up->name,
-                         res->status == TRV_UP_TIMEOUT ? 2
-                         : res->status == TRV_UP_UNAVAILABLE
-                           || res->status == TRV_UP_BAD_RESPONSE ? 1 : 0);
+    trv_upstream_count(env, up->name, res);
     /* The API key travels in a header and is never part of what is logged. */
     TRV_DEBUG(&env->log, request_id,
               TRVLOGNO(206) "upstream %s %s %s%s: %s (HTTP %d) in %.1f ms", up->name,

@@ -72,4 +72,9 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
 
 const char *trv_up_status_name(trv_up_status s);
 
+/* Counts a call in the server's figures under name (core/metrics.h):
+ * trv_upstream_call and _with do; callers of _h and _via that want their
+ * calls counted (the hotel adapters, as "hotel <name>") call it. */
+void trv_upstream_count(trv_env *env, const char *name, const trv_up_result *res);
+
 #endif

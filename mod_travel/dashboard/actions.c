@@ -3,6 +3,7 @@
 #include "account/keys.h"
 #include "core/ids.h"
 #include "core/registry.h"
+#include "webhook/test_event.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -105,6 +106,44 @@ static const char *subscription_path(const trv_dash_ctx *x, apr_table_t *form)
     return apr_pstrcat(x->req->pool, "/v1/", family, "/webhook-subscriptions/", id, NULL);
 }
 
+/* Send a test event: the webhook engine's own test event
+ * (webhook/test_event.h) for the subscription the form names, in the
+ * login's organization only; it is then sent, signed and recorded like
+ * any delivery, and the page links to it. */
+static trv_dash_outcome send_test(const trv_dash_ctx *x, apr_table_t *form, trv_dash_notice *n)
+{
+    apr_pool_t *p = x->req->pool;
+    const char *family = apr_table_get(form, "family");
+    const char *id = apr_table_get(form, "subscription_id"), *evt = NULL, *dlv = NULL;
+    trv_dbc *c;
+    apr_status_t rv;
+
+    if (!subscription_path(x, form)) {
+        return refuse(n, 422, "No webhook subscription was named.");
+    }
+    if (trv_db_open(x->req->env->db, p, &c) != APR_SUCCESS) {
+        return db_failed(x, n, NULL, "sending a test event");
+    }
+    rv = trv_webhook_send_test(c, p, x->who.org_id, family, id, &evt, &dlv);
+    if (rv == APR_EGENERAL) {
+        return db_failed(x, n, c, "sending a test event");
+    }
+    trv_db_close(x->req->env->db, c);
+    if (rv == APR_ENOENT) {
+        return refuse(n, 404, "There is no such subscription in this organization.");
+    }
+    if (rv == APR_EBUSY) {
+        return refuse(n, 409, "The subscription is paused: resume it to send it a test "
+                              "event.");
+    }
+    trv_log_msg(&x->req->log, TRV_LOG_INFO, x->req->request_id,
+                TRVLOGNO(2900) "dashboard: login %s sent test event %s to %s (delivery %s)",
+                x->who.login, evt, id, dlv);
+    /* On to the delivery's page, where its attempts appear. */
+    n->link = apr_pstrcat(p, "?delivery=", dlv, "&done=test_sent", NULL);
+    return TRV_DASH_REDIRECT;
+}
+
 /* A webhook button: the API's own handler, its answer turned into the
  * page's notice. */
 static trv_dash_outcome webhook_action(const trv_dash_ctx *x, apr_table_t *form,
@@ -167,6 +206,9 @@ trv_dash_outcome trv_dash_action(const trv_dash_ctx *x, apr_table_t *form,
     if (strcmp(action, "revoke_key") == 0) {
         return revoke_key(x, form, notice, done);
     }
+    if (strcmp(action, "send_test") == 0) {
+        return send_test(x, form, notice);
+    }
     if (strcmp(action, "pause") == 0 || strcmp(action, "resume") == 0
         || strcmp(action, "rotate_secret") == 0 || strcmp(action, "replay") == 0) {
         return webhook_action(x, form, action, notice, done);
@@ -181,6 +223,8 @@ const char *trv_dash_done_message(const char *done)
         {"paused", "The subscription is paused: new events are not sent to it."},
         {"resumed", "The subscription is active again."},
         {"replayed", "The delivery is queued to be sent again."},
+        {"test_sent", "A test event is queued for the subscription: this is its delivery. "
+                      "Reload the page to see its attempts."},
     };
     size_t i;
     for (i = 0; done && i < sizeof(messages) / sizeof(messages[0]); i++) {

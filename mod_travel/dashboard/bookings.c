@@ -29,30 +29,26 @@ static const trv_stmt flights_stmt = {"trv_dash_flights",
     "ps->>'first_name', ps->>'last_name', ps->>'email')), lower(%s)) > 0)) "
     "ORDER BY b.created_at DESC, b.id DESC LIMIT %s::int OFFSET %s::int"};
 
-static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
-                            const trv_dash_filter *f, long *total)
+const char *const trv_dash_booking_statuses[] = {
+    "READY_FOR_COMPLETE", "COMPLETE_IN_PROGRESS", "CONFIRMED", "CANCEL_IN_PROGRESS",
+    "CANCELED", "FAILED", "EXPIRED", NULL};
+
+apr_status_t trv_dash_flight_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
+                                      const trv_dash_filter *f, long *total)
 {
     apr_pool_t *p = x->req->pool;
     trv_rows *rows;
     int i;
-    *total = 0;
-    if (trv_db_select(c, p, &flights_stmt, &rows,
-                      TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->supplier,
-                                  f->supplier, f->from, f->from, f->to, f->to, f->q, f->q,
-                                  f->q, f->q, f->q, f->q, apr_ltoa(p, f->limit),
-                                  apr_ltoa(p, f->offset)))
-            != APR_SUCCESS) {
-        return APR_EGENERAL;
+    apr_status_t rv = trv_dash_list_rows(
+        x, c, h, &flights_stmt,
+        TRV_DB_ARGS(x->who.org_id, f->status, f->status, f->supplier, f->supplier, f->from,
+                    f->from, f->to, f->to, f->q, f->q, f->q, f->q, f->q, f->q,
+                    apr_ltoa(p, f->limit), apr_ltoa(p, f->offset)),
+        "No flight bookings.", "<th>Booking</th><th>User</th><th>Status</th><th>Supplier</th>"
+        "<th>Total</th><th>Supplier reference</th><th>Created</th>", &rows, total);
+    if (rv != APR_SUCCESS) {
+        return rv == APR_ENOENT ? APR_SUCCESS : rv;
     }
-    if (rows->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No flight bookings.</p>\n");
-        return APR_SUCCESS;
-    }
-    *total = atol(trv_rows_get(rows, 0, "total"));
-    trv_html_raw(h, "<div class=\"scroll\"><table><thead>"
-                    "<tr><th>Booking</th><th>User</th><th>Status</th>"
-                    "<th>Supplier</th><th>Total</th><th>Supplier reference</th>"
-                    "<th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < rows->n; i++) {
         const char *amount = trv_rows_get(rows, i, "total_amount");
         trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
@@ -67,15 +63,6 @@ static apr_status_t flights(const trv_dash_ctx *x, trv_dbc *c, trv_html *h,
                      trv_rows_get(rows, i, "supplier_reference"),
                      trv_rows_get(rows, i, "created_at"));
     }
-    trv_html_raw(h, "</tbody></table></div>\n");
+    trv_dash_table_end(h);
     return APR_SUCCESS;
 }
-
-/* One entry per kind of booking, each rendered from its own domain's
- * store. */
-const trv_dash_booking_list trv_dash_booking_lists[] = {
-    {"flight-bookings", "Flight bookings",
-     "booking id, supplier reference, PNR, passenger or contact name or e-mail", flights},
-    {"hotel-bookings", "Hotel bookings", NULL, trv_dash_hotel_bookings},
-    {NULL, NULL, NULL, NULL},
-};

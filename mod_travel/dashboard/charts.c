@@ -1,4 +1,5 @@
 #include "charts.h"
+#include "core/metrics.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -34,6 +35,17 @@ static const trv_stmt deliveries_stmt = {"trv_dash_delivery_figures",
     "d.subscription_id = s.id AND d.org_id = s.org_id JOIN webhook_attempts a ON "
     "a.delivery_id = d.id WHERE s.org_id = %s AND s.deleted_at IS NULL AND a.created_at >= "
     "now() - interval '7 days' GROUP BY s.id, s.family ORDER BY s.family, s.id"};
+
+/* The calls of the organization's bookings (sql/200): failed means no
+ * usable answer (unavailable, timeout, bad response); a refusal is an
+ * answer. */
+static const trv_stmt calls_stmt = {"trv_dash_supplier_call_figures",
+    "SELECT family, supplier, count(*)::text AS calls, count(*) FILTER (WHERE outcome IN "
+    "('unavailable', 'timeout', 'bad_response'))::text AS failed, "
+    "round(percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms))::int::text AS p50, "
+    "round(percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms))::int::text AS p99 "
+    "FROM supplier_calls WHERE org_id = %s AND created_at >= now() - interval '7 days' "
+    "GROUP BY family, supplier ORDER BY family, supplier"};
 
 static const struct {
     const char *col, *label, *fill;
@@ -144,14 +156,125 @@ static void deliveries_figures(apr_pool_t *p, trv_html *h, const trv_rows *r)
     trv_html_raw(h, "</tbody></table></div>\n");
 }
 
+/* A horizontal bar of value out of max, width 160, with its text. */
+static void hbar(trv_html *h, apr_pool_t *p, double value, double max, const char *fill,
+                 const char *label)
+{
+    int w = max > 0 ? (int)(value * 160.0 / max + 0.5) : 0;
+    trv_html_fmt(h, "<svg width=\"160\" height=\"10\" role=\"img\" aria-label=\"%s\">"
+                    "<rect width=\"160\" height=\"10\" fill=\"#eee\"/><rect width=\"%s\" "
+                    "height=\"10\" fill=\"%s\"/></svg> %s",
+                 label, apr_itoa(p, w > 160 ? 160 : w), fill, label);
+}
+
+static void booking_calls_figures(apr_pool_t *p, trv_html *h, const trv_rows *r)
+{
+    long max = 0;
+    int i;
+    trv_html_raw(h, "<h3>Supplier calls of this organization's bookings (last 7 days)</h3>\n");
+    if (r->n == 0) {
+        trv_html_raw(h, "<p class=\"empty\">No supplier calls in the last 7 days.</p>\n");
+        return;
+    }
+    for (i = 0; i < r->n; i++) {
+        max = cell(r, i, "p99") > max ? cell(r, i, "p99") : max;
+    }
+    trv_html_raw(h, "<div class=\"scroll\"><table data-chart=\"booking-calls\"><thead><tr>"
+                    "<th>Supplier</th><th>Calls</th><th>Failed (no usable answer)</th>"
+                    "<th>p50</th><th>p99</th></tr></thead><tbody>");
+    for (i = 0; i < r->n; i++) {
+        long n = cell(r, i, "calls"), bad = cell(r, i, "failed");
+        long pct = n ? bad * 100 / n : 0;
+        trv_html_fmt(h, "<tr data-calls-of=\"%s %s\" data-calls=\"%s\" data-failed=\"%s\">"
+                        "<td>%s (%s)</td><td>%s</td><td>",
+                     trv_rows_get(r, i, "family"), trv_rows_get(r, i, "supplier"),
+                     apr_ltoa(p, n), apr_ltoa(p, bad), trv_rows_get(r, i, "supplier"),
+                     trv_rows_get(r, i, "family"), apr_ltoa(p, n));
+        hbar(h, p, (double)pct, 100, pct <= 1 ? "#2e7d32" : pct <= 10 ? "#f9a825" : "#c62828",
+             apr_psprintf(p, "%ld%%", pct));
+        trv_html_raw(h, "</td><td>");
+        hbar(h, p, (double)cell(r, i, "p50"), (double)max, "#1565c0",
+             apr_psprintf(p, "%ld ms", cell(r, i, "p50")));
+        trv_html_raw(h, "</td><td>");
+        hbar(h, p, (double)cell(r, i, "p99"), (double)max, "#0d3c78",
+             apr_psprintf(p, "%ld ms", cell(r, i, "p99")));
+        trv_html_raw(h, "</td></tr>\n");
+    }
+    trv_html_raw(h, "</tbody></table></div>\n");
+}
+
+/* The suppliers' and the payment provider's calls, and searches per
+ * booking: this server's figures since it started, the ones /metrics
+ * exports (core/metrics.h), for every organization together. */
+static void upstream_figures(const trv_dash_ctx *x, trv_html *h)
+{
+    apr_pool_t *p = x->req->pool;
+    const trv_metrics *m = x->req->env->metrics;
+    trv_metrics_upstream_fig *u;
+    trv_metrics_funnel_fig *f;
+    int i, nu = trv_metrics_upstreams(m, p, &u), nf = trv_metrics_funnels(m, p, &f);
+    double max = 0;
+    trv_html_raw(h, "<h3>Supplier and payment calls of this server (since it started, every "
+                    "organization)</h3>\n");
+    if (!m) {
+        trv_html_raw(h, "<p class=\"empty\">This server keeps no figures (no shared memory)."
+                        "</p>\n");
+        return;
+    }
+    for (i = 0; i < nu; i++) {
+        max = u[i].calls && u[i].p99_s > max ? u[i].p99_s : max;
+    }
+    trv_html_raw(h, "<div class=\"scroll\"><table data-chart=\"upstreams\"><thead><tr>"
+                    "<th>Upstream</th><th>Calls</th><th>Failed (error or timeout)</th>"
+                    "<th>p50</th><th>p99</th></tr></thead><tbody>");
+    for (i = 0; i < nu; i++) {
+        apr_uint64_t bad = u[i].errors + u[i].timeouts;
+        long pct = u[i].calls ? (long)(bad * 100 / u[i].calls) : 0;
+        long p50 = (long)(u[i].p50_s * 1000 + 0.5), p99 = (long)(u[i].p99_s * 1000 + 0.5);
+        trv_html_fmt(h, "<tr data-upstream=\"%s\" data-calls=\"%s\" data-failed=\"%s\">"
+                        "<td>%s</td><td>%s</td><td>",
+                     u[i].upstream, apr_psprintf(p, "%" APR_UINT64_T_FMT, u[i].calls),
+                     apr_psprintf(p, "%" APR_UINT64_T_FMT, bad), u[i].upstream,
+                     apr_psprintf(p, "%" APR_UINT64_T_FMT, u[i].calls));
+        hbar(h, p, (double)pct, 100, pct <= 1 ? "#2e7d32" : pct <= 10 ? "#f9a825" : "#c62828",
+             apr_psprintf(p, "%ld%%", pct));
+        trv_html_raw(h, "</td><td>");
+        hbar(h, p, u[i].p50_s, max, "#1565c0",
+             u[i].calls ? apr_psprintf(p, "%ld ms", p50) : "-");
+        trv_html_raw(h, "</td><td>");
+        hbar(h, p, u[i].p99_s, max, "#0d3c78",
+             u[i].calls ? apr_psprintf(p, "%ld ms", p99) : "-");
+        trv_html_raw(h, "</td></tr>\n");
+    }
+    trv_html_raw(h, "</tbody></table></div>\n<h3>Searches per booking (this server since it "
+                    "started)</h3>\n<div class=\"scroll\"><table data-chart=\"funnel\"><thead>"
+                    "<tr><th>Family</th><th>Searches</th><th>Bookings made</th><th>Searches per "
+                    "booking</th></tr></thead><tbody>");
+    for (i = 0; i < nf; i++) {
+        const char *ratio = f[i].bookings
+                                ? apr_psprintf(p, "%.1f", (double)f[i].searches
+                                                              / (double)f[i].bookings)
+                                : "-";
+        trv_html_fmt(h, "<tr data-family=\"%s\" data-searches=\"%s\" data-bookings=\"%s\">"
+                        "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                     f[i].family, apr_psprintf(p, "%" APR_UINT64_T_FMT, f[i].searches),
+                     apr_psprintf(p, "%" APR_UINT64_T_FMT, f[i].bookings), f[i].family,
+                     apr_psprintf(p, "%" APR_UINT64_T_FMT, f[i].searches),
+                     apr_psprintf(p, "%" APR_UINT64_T_FMT, f[i].bookings), ratio);
+    }
+    trv_html_raw(h, "</tbody></table></div>\n");
+}
+
 void trv_dash_charts_section(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
 {
     apr_pool_t *p = x->req->pool;
-    trv_rows *days = NULL, *dlv = NULL;
+    trv_rows *days = NULL, *dlv = NULL, *calls = NULL;
     trv_html_raw(h, "<section id=\"figures\"><h2>Figures</h2>\n");
     if (!c || trv_db_select(c, p, &per_day_stmt, &days,
                             TRV_DB_ARGS(x->who.org_id, x->who.org_id)) != APR_SUCCESS
         || trv_db_select(c, p, &deliveries_stmt, &dlv, TRV_DB_ARGS(x->who.org_id))
+               != APR_SUCCESS
+        || trv_db_select(c, p, &calls_stmt, &calls, TRV_DB_ARGS(x->who.org_id))
                != APR_SUCCESS) {
         if (c) {
             trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
@@ -164,5 +287,7 @@ void trv_dash_charts_section(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
     }
     per_day_chart(p, h, days);
     deliveries_figures(p, h, dlv);
+    booking_calls_figures(p, h, calls);
+    upstream_figures(x, h);
     trv_html_raw(h, "</section>\n");
 }

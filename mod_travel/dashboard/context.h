@@ -19,6 +19,8 @@ typedef struct trv_dash_notice {
     int status;               /* the answer's status: 200, 201, 4xx, 5xx */
     const char *message;      /* plain text; escaped when rendered */
     const char *secret;       /* shown once in the data-secret element */
+    const char *link;         /* a redirect's query ("?delivery=..."), instead of
+                               * "?done=<done>" */
 } trv_dash_notice;
 
 #endif

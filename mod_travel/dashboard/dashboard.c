@@ -129,7 +129,8 @@ static void post_form(const trv_dash_in *in, trv_dash_ctx *x, trv_dash_out *out,
     else if (trv_dash_action(x, form, &notice, &done) == TRV_DASH_REDIRECT) {
         out->status = 303;
         apr_table_setn(out->headers, "Location",
-                       apr_pstrcat(p, req->path, "?done=", done, NULL));
+                       notice.link ? apr_pstrcat(p, req->path, notice.link, NULL)
+                                   : apr_pstrcat(p, req->path, "?done=", done, NULL));
         out->html = "";
         return;
     }

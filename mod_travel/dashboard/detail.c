@@ -1,4 +1,5 @@
 #include "detail.h"
+#include "actions.h"
 #include "api_call.h"
 #include "confirm.h"
 #include "page.h"
@@ -9,11 +10,19 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* A booking's events, oldest first: the timeline of its state changes. */
-static const trv_stmt events_stmt = {"trv_dash_booking_events",
-    "SELECT e.id, e.type, trv_ts(e.created_at) AS created_at FROM events e "
-    "WHERE e.org_id = %s AND e.data->'booking'->>'id' = %s ORDER BY e.created_at, e.id "
-    "LIMIT 200"};
+/* A booking's timeline, oldest first: its events (every state change
+ * customers hear about writes one) and its supplier calls (sql/200), each
+ * with its request id and duration. */
+static const trv_stmt events_stmt = {"trv_dash_booking_timeline",
+    "SELECT t.kind, t.ref, t.what, t.supplier, t.outcome, t.http_status, t.duration_ms, "
+    "t.request_id, trv_ts(t.at) AS created_at FROM ("
+    "SELECT 'event' AS kind, e.id AS ref, e.type AS what, NULL AS supplier, NULL AS outcome, "
+    "NULL AS http_status, NULL AS duration_ms, NULL AS request_id, e.created_at AS at "
+    "FROM events e WHERE e.org_id = %s AND e.data->'booking'->>'id' = %s "
+    "UNION ALL SELECT 'call', c.id::text, c.operation, c.supplier, c.outcome, "
+    "c.http_status::text, c.duration_ms::text, c.request_id, c.created_at "
+    "FROM supplier_calls c WHERE c.org_id = %s AND c.booking_id = %s) t "
+    "ORDER BY t.at, t.kind, t.ref LIMIT 400"};
 
 /* The webhook deliveries of those events, newest first. */
 static const trv_stmt deliveries_stmt = {"trv_dash_booking_deliveries",
@@ -29,9 +38,11 @@ static const trv_stmt delivery_stmt = {"trv_dash_delivery_owner",
     "webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = %s AND d.org_id = %s "
     "AND s.org_id = %s"};
 
+/* Indented, with the API's own precision for reals (TRV_JSON_DUMP_FLAGS):
+ * 371.55, not the double's 371.55000000000001. */
 static const char *pretty(apr_pool_t *p, const json_t *v)
 {
-    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     char *out = apr_pstrdup(p, s ? s : "null");
     free(s);
     return out;
@@ -112,7 +123,8 @@ static void booking_events_html(const trv_dash_ctx *x, trv_html *h, const char *
     trv_dbc *c = NULL;
     int i, ok = 0;
     if (trv_db_open(x->req->env->db, p, &c) == APR_SUCCESS) {
-        ok = trv_db_select(c, p, &events_stmt, &ev, TRV_DB_ARGS(x->who.org_id, id))
+        ok = trv_db_select(c, p, &events_stmt, &ev,
+                           TRV_DB_ARGS(x->who.org_id, id, x->who.org_id, id))
                  == APR_SUCCESS
              && trv_db_select(c, p, &deliveries_stmt, &dl,
                               TRV_DB_ARGS(x->who.org_id, x->who.org_id, id)) == APR_SUCCESS;
@@ -130,14 +142,30 @@ static void booking_events_html(const trv_dash_ctx *x, trv_html *h, const char *
         return;
     }
     if (ev->n == 0) {
-        trv_html_raw(h, "<p class=\"empty\">No events yet.</p>\n");
+        trv_html_raw(h, "<p class=\"empty\">No events or supplier calls yet.</p>\n");
     }
     else {
         trv_html_raw(h, "<ol class=\"timeline\">");
         for (i = 0; i < ev->n; i++) {
-            trv_html_fmt(h, "<li data-event=\"%s\"><time>%s</time> %s <code>%s</code></li>",
-                         trv_rows_get(ev, i, "id"), trv_rows_get(ev, i, "created_at"),
-                         trv_rows_get(ev, i, "type"), trv_rows_get(ev, i, "id"));
+            const char *ref = trv_rows_get(ev, i, "ref"), *st;
+            if (strcmp(trv_rows_get(ev, i, "kind"), "event") == 0) {
+                trv_html_fmt(h, "<li data-event=\"%s\"><time>%s</time> event %s "
+                                "<code>%s</code></li>", ref,
+                             trv_rows_get(ev, i, "created_at"), trv_rows_get(ev, i, "what"),
+                             ref);
+                continue;
+            }
+            st = trv_rows_get(ev, i, "http_status");
+            trv_html_fmt(h, "<li data-supplier-call=\"%s\" data-outcome=\"%s\"><time>%s</time> "
+                            "%s call <code>%s</code>: %s (%s) in %s ms, request id <code>%s</code>"
+                            "</li>", ref, trv_rows_get(ev, i, "outcome"),
+                         trv_rows_get(ev, i, "created_at"), trv_rows_get(ev, i, "supplier"),
+                         trv_rows_get(ev, i, "what"), trv_rows_get(ev, i, "outcome"),
+                         st && strcmp(st, "0") != 0 ? apr_pstrcat(p, "HTTP ", st, NULL)
+                                                    : "no HTTP answer",
+                         trv_rows_get(ev, i, "duration_ms"),
+                         trv_rows_get(ev, i, "request_id") ? trv_rows_get(ev, i, "request_id")
+                                                           : "-");
         }
         trv_html_raw(h, "</ol>\n");
     }
@@ -272,7 +300,8 @@ static void attempts_table(trv_html *h, apr_pool_t *p, const json_t *attempts)
     trv_html_raw(h, "</tbody></table></div>\n");
 }
 
-static const char *delivery_page(const trv_dash_ctx *x, const char *id, int *status)
+static const char *delivery_page(const trv_dash_ctx *x, const char *id, const char *done,
+                                 int *status)
 {
     apr_pool_t *p = x->req->pool;
     trv_html *h = trv_html_new(p);
@@ -317,6 +346,10 @@ static const char *delivery_page(const trv_dash_ctx *x, const char *id, int *sta
     open_page(h, x, apr_pstrcat(p, "Delivery ", id, NULL));
     trv_html_fmt(h, "<h1>Delivery <code data-delivery=\"%s\" data-status=\"%s\">%s</code></h1>\n",
                  id, st, id);
+    if (trv_dash_done_message(done)) {
+        trv_html_fmt(h, "<div class=\"notice\" role=\"status\" data-done=\"%s\"><p>%s</p></div>\n",
+                     done, trv_dash_done_message(done));
+    }
     trv_html_raw(h, "<section id=\"fields\"><h2>Fields</h2>\n");
     fields_html(h, p, data);
     trv_html_fmt(h, "<p>Subscription <code>%s</code> (%s events).</p>", sub, family);
@@ -345,7 +378,7 @@ const char *trv_dash_detail_page(const trv_dash_ctx *x, apr_table_t *query, int 
         return booking_page(x, id, status);
     }
     if ((id = apr_table_get(query, "delivery"))) {
-        return delivery_page(x, id, status);
+        return delivery_page(x, id, apr_table_get(query, "done"), status);
     }
     return NULL;
 }

@@ -56,6 +56,7 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
     f.created_to = df->to ? apr_pstrcat(p, df->to, "T23:59:59.999Z", NULL) : NULL;
     f.limit = df->limit;
     f.offset = df->offset;
+    f.text = df->q;
     if (!hotel || !hotel->bookings || !hotel->bookings->list
         || hotel->bookings->list(c, p, &f, &page, total) != APR_SUCCESS) {
         return APR_EGENERAL;

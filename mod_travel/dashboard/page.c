@@ -38,7 +38,7 @@ static const char style[] =
     ".notice{padding:.5em 1em;border:1px solid #7a7;background:#efe;margin:1rem 0}"
     ".notice.failed,p.failed{border-color:#c66;background:#fee}"
     "code[data-secret]{font-size:1.1em;background:#ffd;padding:.1em .3em;user-select:all}"
-    ".attempts{margin:0;padding-left:1.2em}"
+    ".attempts{margin:0;padding-left:1.2em}ul.plain{list-style:none;margin:0;padding:0}"
     "pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:.5em;"
     "max-height:30em;overflow:auto;font-size:.85em}pre.body{margin:0;max-height:10em}"
     "form.filters{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:end;margin:1em 0}"
@@ -154,23 +154,22 @@ static void keys_section(const trv_dash_ctx *x, const trv_rows *keys, trv_html *
 
 static void bookings_sections(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
 {
-    const trv_dash_booking_list *b;
+    const trv_dash_list *b;
     trv_dash_filter latest;
     long total = 0;
     memset(&latest, 0, sizeof(latest));
-    latest.limit = TRV_DASH_BOOKINGS_SHOWN;
-    for (b = trv_dash_booking_lists; b->id; b++) {
+    for (b = trv_dash_lists; b->id; b++) {
+        latest.limit = b->shown;
         trv_html_fmt(h, "<section id=\"%s\"><h2>%s</h2>\n", b->id, b->title);
         if (!c) {
-            trv_html_raw(h, "<p class=\"failed\">The bookings could not be read "
+            trv_html_raw(h, "<p class=\"failed\">The list could not be read "
                             "(database).</p>\n");
         }
         else if (b->render(x, c, h, &latest, &total) == APR_SUCCESS) {
             /* The full list, with search, filters and pages (lists.c). */
             if (total > 0) {
                 trv_html_fmt(h, "<p class=\"more\">The latest %s of %s. ",
-                             apr_ltoa(x->req->pool, total < TRV_DASH_BOOKINGS_SHOWN
-                                                        ? total : TRV_DASH_BOOKINGS_SHOWN),
+                             apr_ltoa(x->req->pool, total < b->shown ? total : b->shown),
                              apr_ltoa(x->req->pool, total));
                 trv_html_fmt(h, "<a href=\"?list=%s\">Search, filter and page through them"
                                 "</a></p>\n", b->id);
@@ -180,7 +179,7 @@ static void bookings_sections(const trv_dash_ctx *x, trv_dbc *c, trv_html *h)
             trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
                         TRVLOGNO(1607) "dashboard: reading %s failed: %s", b->id,
                         c->error ? c->error : "database error");
-            trv_html_raw(h, "<p class=\"failed\">The bookings could not be read "
+            trv_html_raw(h, "<p class=\"failed\">The list could not be read "
                             "(database).</p>\n");
         }
         trv_html_raw(h, "</section>\n");
@@ -219,7 +218,15 @@ static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char 
     trv_dash_hidden(h, "family", family);
     trv_dash_hidden(h, "subscription_id", id);
     trv_html_fmt(h, "<button type=\"submit\" aria-label=\"Rotate the secret of %s\">"
-                    "Rotate secret</button></form>", id);
+                    "Rotate secret</button></form> ", id);
+    /* A test event changes nothing: sent at once (webhook/test_event.h). */
+    if (!paused) {
+        trv_dash_form(h, x, "send_test");
+        trv_dash_hidden(h, "family", family);
+        trv_dash_hidden(h, "subscription_id", id);
+        trv_html_fmt(h, "<button type=\"submit\" aria-label=\"Send a test event to %s\">"
+                        "Send a test event</button></form>", id);
+    }
 }
 
 static void attempts_html(trv_html *h, apr_pool_t *p, const json_t *attempts)
@@ -406,7 +413,11 @@ const char *trv_dash_page(const trv_dash_ctx *x, const trv_dash_notice *notice)
                     "<li><a href=\"#figures\">Figures</a></li>"
                     "<li><a href=\"#flight-bookings\">Flight bookings</a></li>"
                     "<li><a href=\"#hotel-bookings\">Hotel bookings</a></li>"
-                    "<li><a href=\"#webhooks\">Webhooks</a></li></ul></nav></header>\n<main>\n",
+                    "<li><a href=\"#watches\">Watches</a></li>"
+                    "<li><a href=\"#events\">Events</a></li>"
+                    "<li><a href=\"#deliveries\">Webhook deliveries</a></li>"
+                    "<li><a href=\"#webhooks\">Webhook subscriptions</a></li></ul></nav>"
+                    "</header>\n<main>\n",
                  x->who.org_name, x->who.org_id, x->who.org_id, x->who.login,
                  x->who.user_name);
     notice_html(h, p, notice);

@@ -874,6 +874,8 @@ static trv_book_outcome step_order(trv_book_run *run)
     trv_up_status st;
 
     sup = trv_flight_supplier_for(run->env, run->p, run->request_id, run->b->supplier, &sc);
+    sc.org_id = run->b->org_id;
+    sc.booking_id = run->b->id;
     if (!sup) {
         run->message = "the supplier is not configured";
         return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
@@ -921,6 +923,8 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run)
     trv_up_status st;
 
     sup = trv_flight_supplier_for(run->env, run->p, run->request_id, run->b->supplier, &sc);
+    sc.org_id = run->b->org_id;
+    sc.booking_id = run->b->id;
     if (!sup || !run->b->supplier_reference) {
         return TRV_BOOK_RETRY;
     }

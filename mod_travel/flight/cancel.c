@@ -273,6 +273,8 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return; /* finished, or another run's */
     }
     sup = trv_flight_supplier_for(env, p, trv_job_request_id(job), b->supplier, &sc);
+    sc.org_id = b->org_id;
+    sc.booking_id = b->id;
     if (!sup || !b->supplier_reference) {
         rejected(env, p, job, b, "cancellation_failed",
                  "The booking's supplier cannot be reached to cancel it", res);

@@ -504,6 +504,8 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     memset(&row, 0, sizeof(row));
     row.id = trv_id_new(req->pool, "bkg");
     row.org_id = req->org_id;
+    x.sc.org_id = row.org_id;
+    x.sc.booking_id = row.id;
     row.user_id = req->user_id;
     row.supplier = x.offer.supplier;
     row.idempotency_key = x.key;

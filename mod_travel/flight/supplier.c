@@ -1,5 +1,6 @@
 /* What the supplier adapters share (supplier_wire.h). */
 #include "supplier_wire.h"
+#include "core/call_log.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -23,6 +24,11 @@ trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
     trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
                                               headers, body, ctx->request_id, idempotency_key,
                                               res);
+    if (ctx->booking_id) {
+        trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "flight", ctx->up->name,
+                                method, path, ctx->request_id, res};
+        trv_call_log_add(ctx->env, ctx->pool, &e);
+    }
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
                                                                        : TRV_LOG_WARNING;

@@ -23,6 +23,9 @@ typedef struct trv_flight_ctx {
     apr_pool_t *pool;
     const char *request_id;      /* sent upstream as x-request-id */
     const trv_upstream *up;      /* this supplier's configuration */
+    /* Set for the calls of a booking's lifecycle: each is recorded
+     * (core/call_log.h). */
+    const char *org_id, *booking_id;
 } trv_flight_ctx;
 
 typedef struct trv_sup_err {

@@ -710,7 +710,11 @@ static void stay_of(const trv_hbooking *b, trv_hotel_stay *stay)
 static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
 {
     const trv_supplier *row;
-    return trv_hbapi_supplier(run->env, run->p, run->request_id, run->b->supplier, &row, ctx);
+    const trv_hotel_supplier *s = trv_hbapi_supplier(run->env, run->p, run->request_id,
+                                                     run->b->supplier, &row, ctx);
+    ctx->org_id = run->b->org_id;
+    ctx->booking_id = run->b->id;
+    return s;
 }
 
 static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booked *bk)

@@ -279,6 +279,8 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     }
     row = trv_hotel_supplier_row(env, b->supplier);
     sup = row ? trv_hotel_supplier_for(env, p, trv_job_request_id(job), row, &ctx) : NULL;
+    ctx.org_id = b->org_id;
+    ctx.booking_id = b->id;
     if (!sup || !sup->cancel || !b->supplier_booking_id) {
         failed(env, p, job, b, "cancellation_failed",
                "The booking's supplier cannot be reached to cancel it", res);

@@ -28,6 +28,9 @@ typedef struct trv_hotel_ctx {
     /* 0, or when the caller stops waiting (a search's deadline): each call
      * then waits at most until it, and one started after it is a timeout. */
     apr_time_t deadline;
+    /* Set for the calls of a booking's lifecycle: each is recorded
+     * (core/call_log.h). */
+    const char *org_id, *booking_id;
 } trv_hotel_ctx;
 
 typedef struct trv_hotel_err {

@@ -32,6 +32,7 @@
  * id>" (prebook needs both), a prebook id "<quote id>" followed, for a
  * refundable rate, by " <refund amount> <refund deadline>". */
 #include "supplier.h"
+#include "core/url.h"
 #include "core/clock.h"
 #include "core/db.h"
 #include "core/fanout.h"
@@ -65,7 +66,7 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
 
 static const char *id_path(trv_hotel_ctx *ctx, const char *fmt, const char *id)
 {
-    return apr_psprintf(ctx->pool, fmt, trv_hotel_qs(ctx->pool, id));
+    return apr_psprintf(ctx->pool, fmt, trv_url_escape(ctx->pool, id));
 }
 
 /* Duffel takes the party as one list for every room: adults, then each
@@ -613,9 +614,12 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     body = trv_json_bind(ctx->pool, json_pack(
         "{s:{s:s,s:o,s:s,s:s?,s:o}}", "data", "quote_id", word(ctx->pool, rq->prebook_id, 0),
         "guests", guests, "email", pt->email, "phone_number", pt->phone, "metadata", meta));
-    /* Paid from the Duffel balance: no payment field, no card. */
-    st = trv_hotel_call_idem(ctx, "POST", "/stays/bookings", auth(ctx), body,
-                             rq->idempotency_key, &res, err);
+    /* Paid from the Duffel balance: no payment field, no card. Sent without
+     * an Idempotency-Key: Duffel documents none for Stays bookings, so the
+     * request must never be sent twice (the HTTP client resends only keyed
+     * requests); a lost answer is settled by reading the list for the
+     * client reference in the metadata. */
+    st = trv_hotel_call(ctx, "POST", "/stays/bookings", auth(ctx), body, &res, err);
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "quote_already_booked") == 0) {
         /* The quote was booked: by an earlier attempt of ours whose answer
          * was lost, most likely. Unknown: the booking is read by its
@@ -647,7 +651,7 @@ static trv_up_status find_by_reference(trv_hotel_ctx *ctx, const char *client_re
         trv_up_status st = trv_hotel_call(
             ctx, "GET", apr_psprintf(ctx->pool, "/stays/bookings?limit=%d%s%s", LIST_LIMIT,
                                      after ? "&after=" : "",
-                                     after ? trv_hotel_qs(ctx->pool, after) : ""),
+                                     after ? trv_url_escape(ctx->pool, after) : ""),
             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;

@@ -2,6 +2,7 @@
  * from the wire's decimal strings, request signatures' digests and query
  * strings. */
 #include "supplier.h"
+#include "core/call_log.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/clock.h"
@@ -38,6 +39,13 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
         }
         st = trv_upstream_call_via(ctx->env, ctx->pool, &within, via, method, path, auth, body,
                                    ctx->request_id, idempotency_key, res);
+        trv_upstream_count(ctx->env, apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL),
+                           res);
+        if (ctx->booking_id) {
+            trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "hotel", ctx->up->name,
+                                    method, path, ctx->request_id, res};
+            trv_call_log_add(ctx->env, ctx->pool, &e);
+        }
     }
     if (st != TRV_UP_OK) {
         int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO

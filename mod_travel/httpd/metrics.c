@@ -14,6 +14,20 @@
 
 static trv_metrics *metrics; /* set in post_config, inherited by the children */
 
+/* name (may be NULL) added to names unless there already. */
+static void add_once(apr_array_header_t *names, const char *name)
+{
+    int j;
+    for (j = 0; name && j < names->nelts; j++) {
+        if (strcmp(APR_ARRAY_IDX(names, j, const char *), name) == 0) {
+            return;
+        }
+    }
+    if (name) {
+        *(const char **)apr_array_push(names) = name;
+    }
+}
+
 trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
                                     const trv_router *routes)
 {
@@ -27,6 +41,12 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
 
     apr_pool_userdata_get(&data, key, s->process->pool);
     shm = data;
+    /* A restart into a module whose figures take more room (a new layout:
+     * trv_metrics_attach starts them afresh) needs a larger segment; the
+     * old one stays with the process pool. */
+    if (shm && apr_shm_size_get(shm) < trv_metrics_size()) {
+        shm = NULL;
+    }
     if (!shm) {
         apr_status_t rv = apr_shm_create(&shm, trv_metrics_size(), NULL, s->process->pool);
         if (rv != APR_SUCCESS) {
@@ -47,13 +67,18 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
             const char *name = i < c->cfg.upstreams->nelts
                                    ? APR_ARRAY_IDX(c->cfg.upstreams, i, trv_upstream).name
                                    : c->cfg.payment ? c->cfg.payment->name : NULL;
-            int j, seen = 0;
-            for (j = 0; name && j < names->nelts; j++) {
-                seen |= strcmp(APR_ARRAY_IDX(names, j, const char *), name) == 0;
-            }
-            if (name && !seen) {
-                *(const char **)apr_array_push(names) = name;
-            }
+            add_once(names, name);
+        }
+    }
+    /* The hotel suppliers, as "hotel <name>" (hotel/supplier_wire.c): a
+     * hotel supplier may share its name with a flight one. */
+    for (sv = s; sv; sv = sv->next) {
+        c = ap_get_module_config(sv->module_config, &travel_module);
+        for (i = 0; c->cfg.hotel_upstreams && i < c->cfg.hotel_upstreams->nelts; i++) {
+            const char *name = apr_pstrcat(pconf, "hotel ",
+                                           APR_ARRAY_IDX(c->cfg.hotel_upstreams, i,
+                                                         trv_upstream).name, NULL);
+            add_once(names, name);
         }
     }
     *(const char **)apr_array_push(names) = NULL;

@@ -5,6 +5,7 @@
 #include "dashboard_e2e.h"
 #include "hotel_e2e.h"
 #include "test_webhook_common.h"
+#include "watch_e2e.h"
 
 #include <time.h>
 
@@ -627,6 +628,7 @@ static void test_detail_pages(void **state)
 {
     char login[128], inbox[128], url[512], path[512], want[512];
     char *org = NULL, *org_b = NULL, *key, *key_other, *key_b, *evt, *dlv, *evt_b, *dlv_b;
+    char *book_rid;
     const char *fid, *hid, *sub_id, *sub_b_id;
     json_t *flight, *hotel, *sub, *sub_b, *d;
     dash_session s;
@@ -644,6 +646,8 @@ static void test_detail_pages(void **state)
     fid = fe_s(flight, "id");
     r = fe_book(key_other, fid, "{\"payment_instrument_id\":\"pi_test_visa\"}");
     fe_expect(r, 200, "flight book");
+    book_rid = e2e_header(r, "x-request-id");
+    assert_non_null(book_rid);
     e2e_free(r);
     hotel = he_ready(key, "SUPPLIER_A", "dash-detail", "Lovelace");
     hid = fe_s(hotel, "id");
@@ -672,6 +676,41 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     snprintf(want, sizeof(want), "href=\"?delivery=%s\"", dlv);
     assert_non_null(strstr(r->body, want));
+    /* Every delivery of the organization on one list: by the booking it
+     * is about, by status; another organization's never. */
+    assert_non_null(strstr(r->body, "href=\"?list=deliveries\""));
+    {
+        e2e_resp *l;
+        char q[512];
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", fid);
+        l = dash_get(&s, q);
+        assert_int_equal(l->status, 200);
+        snprintf(want, sizeof(want), "<tr data-delivery=\"%s\" data-status=\"DELIVERED\">", dlv);
+        assert_non_null(strstr(l->body, want));
+        snprintf(want, sizeof(want), "href=\"?booking=%s\"", fid);
+        assert_non_null(strstr(l->body, want));
+        assert_null(strstr(l->body, dlv_b));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&status=FAILED&q=%s", fid);
+        l = dash_get(&s, q);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", dlv_b);
+        l = dash_get(&s, q);
+        assert_int_equal(l->status, 200);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        snprintf(q, sizeof(q), DASH_PATH "?list=deliveries&q=%s", sub_b_id);
+        l = dash_get(&s, q);
+        assert_non_null(strstr(l->body, "No webhook deliveries."));
+        e2e_free(l);
+        l = dash_get(&s, DASH_PATH "?list=deliveries&status=SENT");
+        assert_int_equal(l->status, 422);
+        e2e_free(l);
+    }
+    /* The organization's supplier calls, the flight's among them. */
+    assert_non_null(strstr(r->body, "data-calls-of=\"flight SUPPLIER_A\""));
+    assert_non_null(strstr(r->body, "data-calls-of=\"hotel SUPPLIER_A\""));
     /* The subscription's figures: one attempt, answered 2xx. */
     snprintf(want, sizeof(want), "<tr data-figures=\"%s\" data-success=\"100\"><td><code>%s"
              "</code> (flight)</td><td>1</td>", sub_id, sub_id);
@@ -692,11 +731,37 @@ static void test_detail_pages(void **state)
     assert_non_null(strstr(r->body, want));
     assert_non_null(strstr(r->body, "As the API answers it"));
     assert_non_null(e2e_header(r, "Content-Security-Policy"));
+    /* Its supplier calls in the timeline: the book request's, with its
+     * request id, answered, with a duration. */
+    assert_non_null(strstr(r->body, "data-supplier-call=\""));
+    assert_non_null(strstr(r->body, "data-outcome=\"ok\""));
+    snprintf(want, sizeof(want), "request id <code>%s</code>", book_rid);
+    assert_non_null(strstr(r->body, want));
+    assert_non_null(strstr(r->body, " ms, request id "));
+    /* The API's document as the API writes its amounts (never a double's
+     * 17 digits). */
+    {
+        char amount[64];
+        const json_t *t = json_object_get(json_object_get(flight, "total_amount"), "amount");
+        assert_true(json_is_number(t));
+        snprintf(amount, sizeof(amount), "&quot;amount&quot;: %.15g,", json_number_value(t));
+        assert_non_null(strstr(r->body, amount));
+        assert_null(strstr(r->body, "00000000000"));
+        assert_null(strstr(r->body, "99999999999"));
+    }
     e2e_free(r);
+    {
+        const char *q[2] = {fid, org};
+        /* Recorded under the booking's organization, with a duration. */
+        assert_true(e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                                 "AND org_id = $2 AND family = 'flight' AND duration_ms >= 0 "
+                                 "AND outcome = 'ok'", 2, q) >= 2);
+    }
 
     snprintf(path, sizeof(path), DASH_PATH "?booking=%s", hid);
     r = dash_get(&s, path);
     assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "data-supplier-call=\""));
     assert_non_null(strstr(r->body, "<h1>Hotel booking"));
     assert_non_null(strstr(r->body, "data-field=\"status\">READY_FOR_COMPLETE</dd>"));
     e2e_free(r);
@@ -781,6 +846,7 @@ static void test_detail_pages(void **state)
     free(key_b);
     free(org);
     free(org_b);
+    free(book_rid);
 }
 
 /* The booking lists on their own page: search (id, passenger name), status,
@@ -987,6 +1053,294 @@ static void test_everything_shown_is_escaped(void **state)
     free(org);
 }
 
+/* Send a test event: the subscription's endpoint receives one event of the
+ * documented type <family>.webhook.test, signed with the subscription's
+ * secret, whatever event types it asked for; the answer leads to its
+ * delivery's page. A paused subscription, another organization's and a
+ * form without its token queue nothing. */
+static void test_send_test_event(void **state)
+{
+    char login[128], form[1024], inbox[128], url[512], inbox_b[128], url_b[512];
+    char *org, *org_b = NULL, *key, *key_b, *loc, *dlv;
+    const char *sub_id, *sub_b;
+    json_t *sub, *subb, *d, *reqs, *body;
+    dash_session s;
+    e2e_resp *r;
+    (void)state;
+    org = org_with_login(login, sizeof(login), "testevt");
+    key = e2e_new_key(org, "testevt-api");
+    key_b = e2e_new_org_key("testevt-b", &org_b);
+    wh_inbox(inbox, sizeof(inbox), url, sizeof(url));
+    wh_inbox(inbox_b, sizeof(inbox_b), url_b, sizeof(url_b));
+    sub = wh_subscribe(key, "hotel", url, "[\"hotel.booking.canceled\"]");
+    sub_id = wh_str(sub, "id");
+    subb = wh_subscribe(key_b, "hotel", url_b, "[\"hotel.booking.canceled\"]");
+    sub_b = wh_str(subb, "id");
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    {
+        char label[200];
+        snprintf(label, sizeof(label), "aria-label=\"Send a test event to %s\"", sub_id);
+        assert_non_null(strstr(r->body, label));
+    }
+    e2e_free(r);
+
+    /* Without the form token: refused, nothing queued. */
+    snprintf(form, sizeof(form), "action=send_test&family=hotel&subscription_id=%s", sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 403);
+    e2e_free(r);
+    /* Another organization's subscription: 404, nothing queued for it. */
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_b);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    /* Under the wrong family: not found either. */
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=flight&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 404);
+    e2e_free(r);
+    {
+        const char *p[2] = {sub_id, sub_b};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
+                                      "subscription_id IN ($1, $2)", 2, p), 0);
+    }
+
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    loc = e2e_header(r, "Location");
+    assert_non_null(loc);
+    assert_non_null(strstr(loc, "?delivery=dlv_"));
+    dlv = strndup(strstr(loc, "dlv_"), strcspn(strstr(loc, "dlv_"), "&"));
+    e2e_free(r);
+    d = wh_wait_delivery(key, "hotel", sub_id, dlv, "DELIVERED", 1, 30000);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(d, "event"), "type")),
+                        "hotel.webhook.test");
+    json_decref(d);
+    reqs = wh_inbox_requests(inbox);
+    assert_int_equal(json_array_size(reqs), 1);
+    assert_true(wh_request_verifies(json_array_get(reqs, 0), wh_str(sub, "signing_secret")));
+    body = json_loads(json_string_value(json_object_get(json_array_get(reqs, 0), "body")), 0,
+                      NULL);
+    assert_non_null(body);
+    assert_string_equal(json_string_value(json_object_get(body, "type")), "hotel.webhook.test");
+    assert_true(json_is_true(json_object_get(json_object_get(body, "data"), "test")));
+    json_decref(body);
+    json_decref(reqs);
+    /* The redirect's page: the delivery, saying what happened. */
+    {
+        char path[300];
+        snprintf(path, sizeof(path), "%s?delivery=%s&done=test_sent", DASH_PATH, dlv);
+        r = dash_get(&s, path);
+        assert_int_equal(r->status, 200);
+        assert_non_null(strstr(r->body, "data-done=\"test_sent\""));
+        assert_non_null(strstr(r->body, "hotel.webhook.test"));
+        e2e_free(r);
+    }
+    reqs = wh_inbox_requests(inbox_b);
+    assert_int_equal(json_array_size(reqs), 0);
+    json_decref(reqs);
+    /* The test event is in the family's event log, as the API lists it
+     * (its schema: docs/openapi.yaml, checked on this exchange). */
+    r = e2e_get(key, "/v1/hotel/events");
+    assert_int_equal(r->status, 200);
+    {
+        json_t *ev = json_array_get(json_object_get(r->json, "data"), 0);
+        assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+        assert_string_equal(json_string_value(json_object_get(ev, "type")),
+                            "hotel.webhook.test");
+    }
+    e2e_free(r);
+
+    /* Paused: refused with the reason, nothing queued. */
+    snprintf(form, sizeof(form), "csrf=%s&action=pause&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 303);
+    e2e_free(r);
+    snprintf(form, sizeof(form), "csrf=%s&action=send_test&family=hotel&subscription_id=%s",
+             s.csrf, sub_id);
+    r = dash_post(&s, form);
+    assert_int_equal(r->status, 409);
+    assert_non_null(strstr(r->body, "paused"));
+    e2e_free(r);
+    {
+        const char *p[1] = {sub_id};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
+                                      "subscription_id = $1", 1, p), 1);
+    }
+    free(loc);
+    free(dlv);
+    json_decref(sub);
+    json_decref(subb);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
+/* The hotel list's search box, and the lists of watches and of events:
+ * search, status or type filter, dates, pages; only the login's
+ * organization, even when another's id is searched for. */
+static void test_more_lists(void **state)
+{
+    char login[128], path[1024], today[16], tomorrow[16], bkg[64];
+    char *org = NULL, *org_b = NULL, *key, *key_b, *evt, *evt_b;
+    json_t *hotel, *hotel_b, *w1, *w2, *wb;
+    we_hotel wh;
+    dash_session s;
+    e2e_resp *r;
+    time_t now = time(NULL);
+    (void)state;
+    strftime(today, sizeof(today), "%Y-%m-%d", gmtime(&now));
+    now += 86400;
+    strftime(tomorrow, sizeof(tomorrow), "%Y-%m-%d", gmtime(&now));
+    key = e2e_new_org_key("owner", &org);
+    key_b = e2e_new_org_key("b-user", &org_b);
+    dash_login_name(login, sizeof(login), "morelists");
+    dash_htpasswd(login, PW);
+    dash_grant(org, login);
+    hotel = he_ready(key, "SUPPLIER_A", "dash-hsearch-ref", "Quintessant");
+    hotel_b = he_ready(key_b, "SUPPLIER_A", "dash-hsearch-b", "Quintessant");
+    we_pick_hotel(key, 40, 42, 0, &wh);
+    w1 = we_price_watch(key, &wh, 40, 42, 1000, NULL);
+    w2 = we_price_watch(key, &wh, 43, 45, 1000, NULL);
+    snprintf(path, sizeof(path), "%s/%s", WE_WATCHES, fe_s(w2, "id"));
+    r = we_call(key, "DELETE", path, NULL);
+    assert_true(r->status == 200 || r->status == 204);
+    e2e_free(r);
+    wb = we_price_watch(key_b, &wh, 40, 42, 1000, NULL);
+    snprintf(bkg, sizeof(bkg), "bkg_evlist%ld", e2e_now_ms());
+    snprintf(path, sizeof(path), "{\"booking\": {\"id\": \"%s\"}}", bkg);
+    evt = wh_emit(org, "flight.booking.confirmed", path);
+    evt_b = wh_emit(org_b, "flight.booking.confirmed", path);
+    dash_open(&s, login, PW);
+
+    r = dash_get(&s, DASH_PATH);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "<section id=\"watches\">"));
+    assert_non_null(strstr(r->body, "<section id=\"events\">"));
+    assert_non_null(strstr(r->body, "href=\"?list=watches\""));
+    assert_non_null(strstr(r->body, "href=\"?list=events\""));
+    assert_non_null(strstr(r->body, fe_s(w1, "id")));
+    assert_non_null(strstr(r->body, evt));
+    assert_null(strstr(r->body, fe_s(wb, "id")));
+    assert_null(strstr(r->body, evt_b));
+    /* The server's supplier calls and searches per booking (the figures
+     * of /metrics): the hotel prebooks above are counted. */
+    {
+        char v[32];
+        assert_true(dash_attr(r->body, "data-family=\"hotel\"", "data-bookings=\"", v,
+                              sizeof(v)));
+        assert_true(atol(v) >= 2);
+        assert_true(dash_attr(r->body, "data-family=\"hotel\"", "data-searches=\"", v,
+                              sizeof(v)));
+        assert_true(atol(v) >= 1);
+        assert_true(dash_attr(r->body, "<tr data-upstream=\"", "data-calls=\"", v,
+                              sizeof(v)));
+        assert_non_null(strstr(r->body, "data-chart=\"upstreams\""));
+    }
+    e2e_free(r);
+
+    /* Hotel bookings: a guest's name in part, in another case; the
+     * reference; another organization's id finds nothing. */
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=qUINTESS");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    assert_null(strstr(r->body, fe_s(hotel_b, "id")));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=dash-hsearch-ref");
+    assert_non_null(strstr(r->body, fe_s(hotel, "id")));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=hotel-bookings&q=qUINTESS&status=CONFIRMED");
+    assert_non_null(strstr(r->body, "No hotel bookings."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=hotel-bookings&q=%s", fe_s(hotel_b, "id"));
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, "No hotel bookings."));
+    e2e_free(r);
+
+    /* Watches: status, id, dates, pages; B's watch is never found. */
+    r = dash_get(&s, DASH_PATH "?list=watches&status=canceled");
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, fe_s(w2, "id")));
+    assert_null(strstr(r->body, fe_s(w1, "id")));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&q=%s", fe_s(w1, "id"));
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, fe_s(w1, "id")));
+    assert_null(strstr(r->body, fe_s(w2, "id")));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&q=%s", fe_s(wb, "id"));
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No watches."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=watches&from=%s", tomorrow);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No watches."));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=watches&limit=1");
+    assert_non_null(strstr(r->body, "1–1 of 2"));
+    assert_non_null(strstr(r->body, fe_s(w2, "id")));
+    assert_non_null(strstr(r->body, ">Next</a>"));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=watches&status=CONFIRMED");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one a watch can have"));
+    e2e_free(r);
+
+    /* Events: by the booking they are about, by type, by date; the
+     * booking links to its page. */
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s", bkg);
+    r = dash_get(&s, path);
+    assert_int_equal(r->status, 200);
+    assert_non_null(strstr(r->body, evt));
+    assert_null(strstr(r->body, evt_b));
+    assert_non_null(strstr(r->body, "data-total=\"1\""));
+    {
+        char link[128];
+        snprintf(link, sizeof(link), "href=\"?booking=%s\"", bkg);
+        assert_non_null(strstr(r->body, link));
+    }
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s", evt_b);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No events."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&q=%s&status=hotel.booking.confirmed",
+             bkg);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, "No events."));
+    e2e_free(r);
+    snprintf(path, sizeof(path), DASH_PATH "?list=events&status=flight.booking.confirmed"
+             "&from=%s&to=%s", today, today);
+    r = dash_get(&s, path);
+    assert_non_null(strstr(r->body, evt));
+    e2e_free(r);
+    r = dash_get(&s, DASH_PATH "?list=events&status=flight.everything");
+    assert_int_equal(r->status, 422);
+    assert_non_null(strstr(r->body, "not one an event can have"));
+    e2e_free(r);
+    json_decref(hotel);
+    json_decref(hotel_b);
+    json_decref(w1);
+    json_decref(w2);
+    json_decref(wb);
+    free(evt);
+    free(evt_b);
+    free(key);
+    free(key_b);
+    free(org);
+    free(org_b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,11 +1350,13 @@ int main(void)
         cmocka_unit_test(test_key_shown_once_and_revoked_at_once),
         cmocka_unit_test(test_organization_scope),
         cmocka_unit_test(test_webhook_buttons),
+        cmocka_unit_test(test_send_test_event),
         cmocka_unit_test(test_everything_shown_is_escaped),
         cmocka_unit_test(test_hotel_bookings_listed),
         cmocka_unit_test(test_changes_ask_first),
         cmocka_unit_test(test_detail_pages),
         cmocka_unit_test(test_lists_search_filter_page),
+        cmocka_unit_test(test_more_lists),
         cmocka_unit_test(test_database_down_is_503),
     };
     return E2E_RUN("dashboard", tests);

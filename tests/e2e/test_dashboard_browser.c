@@ -4,11 +4,16 @@
  * (401 at once; Cancel changes nothing), replays a delivery (a new attempt
  * appears), pauses (asked), resumes and rotates (asked) a subscription,
  * and checks the page at 375 px (no sideways scroll, headings in order,
- * every control labelled), taking a screenshot of each
+ * every control labelled), sends a test event to the subscription, opens
+ * a booking's page with its supplier calls, searches the events list from
+ * the keyboard, reads the watches list and the charts, at 375 px too, and
+ * finds nothing of another organization on any of them, taking a
+ * screenshot of each
  * step; they are kept under the run's artifacts (path printed). Skipped,
  * saying so, only when Chromium is not installed. */
 #include "dashboard_e2e.h"
 #include "test_webhook_common.h"
+#include "watch_e2e.h"
 
 #include <limits.h>
 #include <sys/stat.h>
@@ -45,8 +50,11 @@ static void test_dashboard_in_a_browser(void **state)
     const char *browser = chromium();
     char root[1024], module[1200], shots[1200], login[128], inbox[128];
     char url[512], cmd[16384], *org = NULL, *key, *evt, *dlv, *out;
+    char *org_b = NULL, *key_b, *evt_b, others[2048];
     const char *sub_id;
-    json_t *sub;
+    json_t *sub, *booking, *booking_b, *watch, *watch_b, *sub_b;
+    we_hotel wh;
+    e2e_resp *r;
     int rc;
     (void)state;
     if (!browser) {
@@ -75,14 +83,37 @@ static void test_dashboard_in_a_browser(void **state)
     dlv = wh_delivery_of(sub_id, evt);
     assert_non_null(dlv);
     json_decref(wh_wait_delivery(key, "flight", sub_id, dlv, "DELIVERED", 1, 30000));
+    /* A confirmed flight booking (its supplier calls) with an event, and a
+     * watch; the same in organization B, whose ids must never show. */
+    booking = fe_ready(key, "SUPPLIER_A", "Browserson", NULL);
+    r = fe_book(key, fe_s(booking, "id"), "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "flight book");
+    e2e_free(r);
+    snprintf(cmd, sizeof(cmd), "{\"booking\": {\"id\": \"%s\"}}", fe_s(booking, "id"));
+    free(wh_emit(org, "flight.booking.confirmed", cmd));
+    we_pick_hotel(key, 40, 42, 0, &wh);
+    watch = we_price_watch(key, &wh, 40, 42, 1000, NULL);
+    key_b = e2e_new_org_key("other", &org_b);
+    booking_b = fe_ready(key_b, "SUPPLIER_A", "Browserson", NULL);
+    snprintf(cmd, sizeof(cmd), "{\"booking\": {\"id\": \"%s\"}}", fe_s(booking_b, "id"));
+    evt_b = wh_emit(org_b, "flight.booking.confirmed", cmd);
+    watch_b = we_price_watch(key_b, &wh, 40, 42, 1000, NULL);
+    {
+        char inbox_b[128], url_b[512];
+        wh_inbox(inbox_b, sizeof(inbox_b), url_b, sizeof(url_b));
+        sub_b = wh_subscribe(key_b, "flight", url_b, "[\"flight.booking.confirmed\"]");
+    }
+    snprintf(others, sizeof(others), "%s,%s,%s,%s,%s", org_b, fe_s(booking_b, "id"), evt_b,
+             fe_s(watch_b, "id"), wh_str(sub_b, "id"));
 
     snprintf(shots, sizeof(shots), "%s/artifacts/dashboard-browser", e2e_env("TRAVEL_TEST_DIR"));
     snprintf(cmd, sizeof(cmd),
              "cd '%s/tests/e2e/dashboard-browser' && DASH_URL='%s" DASH_PATH "' API_URL='%s' "
              "SHOTS='%s' DELIVERY_ID='%s' SUBSCRIPTION_ID='%s' LOGIN='%s' PASSWORD='%s' "
-             "CHROMIUM='%s' "
+             "CHROMIUM='%s' BOOKING_ID='%s' WATCH_ID='%s' OTHER_IDS='%s' "
              "HOME='%s' timeout 300 node drive.mjs 2>'%s/browser.log'",
              root, e2e_url(), e2e_url(), shots, dlv, sub_id, login, PW, browser,
+             fe_s(booking, "id"), fe_s(watch, "id"), others,
              e2e_env("TRAVEL_TEST_DIR"), e2e_env("TRAVEL_TEST_DIR"));
     {
         FILE *f = popen(cmd, "r");
@@ -110,6 +141,10 @@ static void test_dashboard_in_a_browser(void **state)
                                             "08-phone-question.png",
                                             "09-delivery-detail.png",
                                             "10-phone-delivery.png", "11-phone-list.png",
+                                            "12-test-event.png", "13-booking-timeline.png",
+                                            "14-charts.png", "15-phone-events.png",
+                                            "16-phone-watches.png", "17-phone-booking.png",
+                                            "18-phone-deliveries.png",
                                             NULL};
         int i;
         for (i = 0; names[i]; i++) {
@@ -121,6 +156,14 @@ static void test_dashboard_in_a_browser(void **state)
         }
     }
     free(out);
+    json_decref(booking);
+    json_decref(booking_b);
+    json_decref(watch);
+    json_decref(watch_b);
+    json_decref(sub_b);
+    free(evt_b);
+    free(key_b);
+    free(org_b);
     json_decref(sub);
     free(evt);
     free(dlv);

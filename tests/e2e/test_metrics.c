@@ -4,7 +4,7 @@
  * of the httpd: requests spread over fresh connections all count; supplier
  * errors and timeouts made on purpose (sandbox faults) count; a server
  * whose database is down still answers, with travel_database_up 0. */
-#include "flight_e2e.h"
+#include "hotel_e2e.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +136,58 @@ static void supplier_errors_and_timeouts_are_counted(void **state)
     t2 = scrape(e2e_url());
     assert_true(sample(t2, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"}")
                 >= sample(t1, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"}") + 1);
+    /* The calls' durations: both counted, the timeout's 6 s in the sum. */
+    assert_true(sample(t2, "travel_upstream_duration_seconds_count{upstream=\"SUPPLIER_A\"}")
+                >= sample(t0, "travel_upstream_duration_seconds_count{upstream="
+                              "\"SUPPLIER_A\"}") + 2);
+    assert_true(sample(t2, "travel_upstream_duration_seconds_sum{upstream=\"SUPPLIER_A\"}")
+                >= sample(t1, "travel_upstream_duration_seconds_sum{upstream="
+                              "\"SUPPLIER_A\"}") + 5.9);
+    assert_true(sample(t2, "travel_upstream_duration_seconds{upstream=\"SUPPLIER_A\","
+                           "quantile=\"0.99\"}") > 0);
     free(t0);
     free(t1);
     free(t2);
+    free(key);
+}
+
+/* Searches per booking: after a flight search and a prebook the figure is
+ * a number (not NaN: a booking was made) of at least one search per
+ * booking's worth. */
+static void searches_per_booking_is_exported(void **state)
+{
+    char *key = e2e_new_org_key("metrics", NULL), *text;
+    json_t *b;
+    double v;
+    (void)state;
+    b = fe_ready(key, "SUPPLIER_A", "Funnel", NULL);
+    text = scrape(e2e_url());
+    v = sample(text, "travel_searches_per_booking{family=\"flight\"}");
+    assert_true(v == v && v > 0);
+    assert_non_null(strstr(text, "# TYPE travel_searches_per_booking gauge\n"));
+    json_decref(b);
+    free(text);
+    free(key);
+}
+
+/* The hotel suppliers' calls count too, under "hotel <name>" (a hotel
+ * supplier may share its name with a flight one). */
+static void hotel_supplier_calls_are_counted(void **state)
+{
+    char *key = e2e_new_org_key("metrics", NULL), *t0, *t1;
+    json_t *b;
+    (void)state;
+    t0 = scrape(e2e_url());
+    b = he_ready(key, "SUPPLIER_A", "metrics-hotel", "Counted");
+    t1 = scrape(e2e_url());
+    assert_true(sample(t1, "travel_upstream_calls_total{upstream=\"hotel SUPPLIER_A\"}")
+                >= sample(t0, "travel_upstream_calls_total{upstream=\"hotel SUPPLIER_A\"}")
+                       + 2);
+    assert_true(sample(t1, "travel_upstream_duration_seconds{upstream=\"hotel SUPPLIER_A\","
+                           "quantile=\"0.5\"}") > 0);
+    json_decref(b);
+    free(t0);
+    free(t1);
     free(key);
 }
 
@@ -177,6 +226,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(requests_on_every_child_are_counted),
         cmocka_unit_test(supplier_errors_and_timeouts_are_counted),
+        cmocka_unit_test(searches_per_booking_is_exported),
+        cmocka_unit_test(hotel_supplier_calls_are_counted),
         cmocka_unit_test(the_status_page_has_a_travel_section),
         cmocka_unit_test(a_server_without_its_database_still_reports),
     };

@@ -62,10 +62,10 @@ static void requests_and_upstreams_are_counted(void **state)
     }
     trv_metrics_request(m, trv_router_at(rt, 1), 503, apr_time_from_msec(2000));
     trv_metrics_request(m, NULL, 404, 100);
-    trv_metrics_upstream(m, "SUPPLIER_A", 0);
-    trv_metrics_upstream(m, "SUPPLIER_A", 1);
-    trv_metrics_upstream(m, "SUPPLIER_A", 2);
-    trv_metrics_upstream(m, "UNKNOWN", 1); /* not configured: ignored */
+    trv_metrics_upstream(m, "SUPPLIER_A", 0, apr_time_from_msec(20));
+    trv_metrics_upstream(m, "SUPPLIER_A", 1, apr_time_from_msec(30));
+    trv_metrics_upstream(m, "SUPPLIER_A", 2, apr_time_from_sec(20));
+    trv_metrics_upstream(m, "UNKNOWN", 1, 100); /* not configured: ignored */
 
     n = trv_metrics_routes(m, p, &rf);
     assert_int_equal(n, 3); /* two routes and "(no route)" */
@@ -80,6 +80,10 @@ static void requests_and_upstreams_are_counted(void **state)
     assert_int_equal(uf[0].calls, 3);
     assert_int_equal(uf[0].errors, 1);
     assert_int_equal(uf[0].timeouts, 1);
+    /* Durations: two calls of 20-30 ms and a timeout of 20 s. */
+    assert_true(uf[0].p50_s > 0.01 && uf[0].p50_s <= 0.05);
+    assert_true(uf[0].p99_s > 1.0);
+    assert_true(uf[0].sum_s > 20.0 && uf[0].sum_s < 20.1);
 
     /* A graceful restart attaches again: counts kept, a new route added. */
     rt2 = trv_router_make(p);
@@ -105,10 +109,60 @@ static void requests_and_upstreams_are_counted(void **state)
     assert_non_null(strstr(text, "travel_request_duration_seconds{route=\"GET /v1/health\","
                                  "quantile=\"0.5\"} NaN\n"));
     assert_non_null(strstr(text, "travel_upstream_timeouts_total{upstream=\"SUPPLIER_A\"} 1\n"));
+    assert_non_null(strstr(text, "# TYPE travel_upstream_duration_seconds summary\n"));
+    assert_non_null(strstr(text, "travel_upstream_duration_seconds_count{upstream="
+                                 "\"SUPPLIER_A\"} 3\n"));
+    assert_non_null(strstr(text, "travel_upstream_duration_seconds{upstream=\"PAYMENT\","
+                                 "quantile=\"0.5\"} NaN\n"));
+    /* No booking yet: no ratio. */
+    assert_non_null(strstr(text, "travel_searches_per_booking{family=\"flight\"} NaN\n"));
     assert_non_null(strstr(text, "travel_jobs_queued 4\n"));
     assert_non_null(strstr(text, "travel_jobs_oldest_wait_seconds 12.500\n"));
     assert_non_null(strstr(text, "travel_webhook_deliveries_failed 7\n"));
     assert_non_null(strstr(text, "travel_database_up 1\n"));
+    free(mem);
+}
+
+/* Searches per booking: the search routes' answers over the prebook
+ * routes' (hotel: search and offers together). */
+static void searches_per_booking(void **state)
+{
+    static const trv_route funnel[] = {
+        {"POST", "/v1/flight/offers", nop, 0},
+        {"POST", "/v1/flight/prebook", nop, 0},
+        {"POST", "/v1/hotel/search", nop, 0},
+        {"POST", "/v1/hotel/offers", nop, 0},
+        {"POST", "/v1/hotel/prebook", nop, 0},
+        {NULL, NULL, NULL, 0},
+    };
+    apr_pool_t *p = *state;
+    void *mem = calloc(1, trv_metrics_size());
+    trv_router *rt = trv_router_make(p);
+    const char *ups[] = {NULL};
+    trv_metrics *m;
+    trv_metrics_funnel_fig *f;
+    trv_metrics_queue q = {0, 0, 0, 0, 0, 0, 0};
+    char *text;
+    int i;
+    trv_router_add(rt, funnel);
+    m = trv_metrics_attach(p, mem, rt, ups);
+    for (i = 0; i < 7; i++) {
+        trv_metrics_request(m, trv_router_at(rt, 0), 200, 1000);
+    }
+    trv_metrics_request(m, trv_router_at(rt, 1), 201, 1000);
+    trv_metrics_request(m, trv_router_at(rt, 1), 201, 1000);
+    trv_metrics_request(m, trv_router_at(rt, 2), 200, 1000);
+    trv_metrics_request(m, trv_router_at(rt, 3), 200, 1000);
+    assert_int_equal(trv_metrics_funnels(m, p, &f), 2);
+    assert_string_equal(f[0].family, "flight");
+    assert_int_equal(f[0].searches, 7);
+    assert_int_equal(f[0].bookings, 2);
+    assert_string_equal(f[1].family, "hotel");
+    assert_int_equal(f[1].searches, 2);
+    assert_int_equal(f[1].bookings, 0);
+    text = trv_metrics_prometheus(m, p, &q);
+    assert_non_null(strstr(text, "travel_searches_per_booking{family=\"flight\"} 3.500\n"));
+    assert_non_null(strstr(text, "travel_searches_per_booking{family=\"hotel\"} NaN\n"));
     free(mem);
 }
 
@@ -118,6 +172,7 @@ int main(void)
         cmocka_unit_test(quantiles_interpolate_inside_a_bucket),
         cmocka_unit_test_setup_teardown(requests_and_upstreams_are_counted, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(searches_per_booking, pool_setup, pool_teardown),
     };
     return UNIT_RUN(tests);
 }

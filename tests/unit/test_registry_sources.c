@@ -29,12 +29,14 @@
 #include <apr_strings.h>
 #include <apr_tables.h>
 #include <ctype.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/registry.h"
 #include "gateway/gateway.h"
+#include "webhook/test_event.h"
 
 #include "problems.h"
 #include "yaml_json.h"
@@ -732,6 +734,23 @@ static void same_names(problems *pr, const char *what, const json_t *en,
     }
 }
 
+/* Every name of list matches the schema's pattern (a POSIX ERE). */
+static void matches_pattern(problems *pr, const char *what, const char *pattern,
+                            const char *const *list)
+{
+    regex_t re;
+    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+        problem(pr, "docs/openapi.yaml: %s's pattern %s does not compile", what, pattern);
+        return;
+    }
+    for (; list && *list; list++) {
+        if (regexec(&re, *list, 0, NULL, 0) != 0) {
+            problem(pr, "docs/openapi.yaml: %s's pattern %s refuses %s", what, pattern, *list);
+        }
+    }
+    regfree(&re);
+}
+
 /* Where the spec lists each family's event types. */
 static const struct {
     const char *family;
@@ -742,6 +761,8 @@ static const struct {
     {"hotel", "HotelEventType", NULL},
     {"travel", "WatcherEvent", "type"},
 };
+
+static const char *const test_event_families[] = {"flight", "hotel"};
 
 static void check_event_types(apr_pool_t *p, const trv_registry *reg, const json_t *spec,
                               problems *pr)
@@ -777,6 +798,12 @@ static void check_event_types(apr_pool_t *p, const trv_registry *reg, const json
         for (; *types; types++) {
             APR_ARRAY_PUSH(all, const char *) = *types;
         }
+    }
+    /* The webhook domain's test event ("Send a test event",
+     * webhook/test_event.h), offered on these families' subscriptions. */
+    for (e = 0; e < sizeof(test_event_families) / sizeof(test_event_families[0]); e++) {
+        APR_ARRAY_PUSH(all, const char *) =
+            apr_pstrcat(p, test_event_families[e], TRV_WEBHOOK_TEST_SUFFIX, NULL);
     }
     APR_ARRAY_PUSH(all, const char *) = NULL;
     /* The webhooks section documents every event type, and only those. */
@@ -818,6 +845,22 @@ static apr_array_header_t *supplier_lines(apr_pool_t *p, const char *conf)
     return out;
 }
 
+/* Protocols the default test stack does not bind (its suppliers and
+ * hotels are counted by other tests): the e2e test that gives one an
+ * instance of its own, which must name it. */
+static const struct {
+    const char *protocol, *test;
+} bound_elsewhere[] = {
+    {"duffel-stays", "tests/e2e/test_hotel_duffel_stays.c"},
+    {NULL, NULL},
+};
+
+static int file_mentions(apr_pool_t *p, const char *path, const char *word)
+{
+    const char *text = slurp(p, root_path(p, path));
+    return text && strstr(text, word) != NULL;
+}
+
 static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t *spec,
                             const char *stack_conf, const char *example_conf, problems *pr)
 {
@@ -827,7 +870,7 @@ static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t
     apr_array_header_t *stack = supplier_lines(p, stack_conf);
     apr_array_header_t *example = supplier_lines(p, example_conf);
     size_t e;
-    int i;
+    int i, k;
     for (e = 0; e < sizeof(enums) / sizeof(enums[0]); e++) {
         apr_array_header_t *names = apr_array_make(p, 4, sizeof(const char *));
         const trv_domain *d = trv_registry_domain(reg, enums[e].domain);
@@ -838,14 +881,29 @@ static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t
             }
         }
         APR_ARRAY_PUSH(names, const char *) = NULL;
-        same_names(pr, enums[e].schema, json_object_get(schema(spec, enums[e].schema), "enum"),
-                   (const char *const *)names->elts,
-                   apr_pstrcat(p, "conf/stack.conf.in's ", enums[e].domain, " lines", NULL));
+        if (json_is_string(json_object_get(schema(spec, enums[e].schema), "pattern"))) {
+            /* Any wire name a site chooses: the stack's names must match it. */
+            matches_pattern(pr, enums[e].schema,
+                            json_string_value(json_object_get(schema(spec, enums[e].schema),
+                                                              "pattern")),
+                            (const char *const *)names->elts);
+        }
+        else {
+            same_names(pr, enums[e].schema,
+                       json_object_get(schema(spec, enums[e].schema), "enum"),
+                       (const char *const *)names->elts,
+                       apr_pstrcat(p, "conf/stack.conf.in's ", enums[e].domain, " lines",
+                                   NULL));
+        }
         /* Every protocol is bound in the test stack: the e2e tests reach it. */
         for (row = d ? d->suppliers : NULL; row && row->name; row++) {
             int bound = 0;
             for (i = 0; i + 2 < stack->nelts; i += 3) {
                 bound |= strcmp(APR_ARRAY_IDX(stack, i + 2, const char *), row->name) == 0;
+            }
+            for (k = 0; !bound && bound_elsewhere[k].protocol; k++) {
+                bound = strcmp(bound_elsewhere[k].protocol, row->name) == 0
+                        && file_mentions(p, bound_elsewhere[k].test, row->name);
             }
             if (!bound) {
                 problem(pr, "conf/stack.conf.in binds no line to the %s protocol %s",

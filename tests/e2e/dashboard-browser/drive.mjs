@@ -6,7 +6,12 @@
 // beside a delivery and waits for the new send's attempt, pauses (asked),
 // resumes and rotates (asked) the subscription, and opens the page at a
 // phone's width (375 px): nothing may scroll sideways, headings go down
-// one level at a time, every control has a label.
+// one level at a time, every control has a label. Then the console's
+// newer parts: "Send a test event" on the subscription (its delivery's
+// page, the test event delivered), a booking's page with its supplier
+// calls in the timeline, the watches and events lists searched from the
+// keyboard alone, the charts, each at 375 px too; no page shows any id of
+// the other organization (OTHER_IDS).
 // A screenshot of each step goes to SHOTS. Run by
 // tests/e2e/test_dashboard_browser.c, which sets up the organization, the
 // login and the delivery; prints one JSON line and exits 0 when every
@@ -24,6 +29,9 @@ const dashUrl = env('DASH_URL');
 const apiUrl = env('API_URL');
 const shots = env('SHOTS');
 const deliveryId = env('DELIVERY_ID');
+const bookingId = env('BOOKING_ID');
+const watchId = env('WATCH_ID');
+const otherIds = env('OTHER_IDS').split(',');
 mkdirSync(shots, { recursive: true });
 const taken = [];
 const steps = [];
@@ -50,6 +58,24 @@ async function api(key) {
   const r = await fetch(`${apiUrl}/v1/flight/bookings`, { headers: { 'x-api-key': key } });
   await r.arrayBuffer();
   return r.status;
+}
+
+// Nothing of the other organization on the page.
+async function ownOnly(page, where) {
+  const html = await page.content();
+  const seen = otherIds.filter((id) => html.includes(id));
+  check(seen.length === 0, `${where} shows nothing of another organization`);
+}
+
+async function fits(page, where) {
+  const w = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(w[0] <= w[1], `${where} fits at 375 px (${w[0]} <= ${w[1]})`);
+  const unlabelled = await page.$$eval('button, select, input:not([type=hidden])', (els) =>
+    els.filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label'))).length);
+  check(unlabelled === 0, `every control of ${where} has a label`);
+  const levels = await page.$$eval('h1, h2, h3, h4', (hs) => hs.map((h) => Number(h.tagName[1])));
+  check(levels[0] === 1 && levels.every((l, i) => i === 0 || l <= levels[i - 1] + 1),
+    `the headings of ${where} go down one level at a time (${levels.join(' ')})`);
 }
 
 function check(cond, what) {
@@ -121,7 +147,8 @@ try {
   check(refusals === 10, 'the revoked key is refused (401) from then on');
 
   // Replay beside the delivery; a new attempt appears on the page.
-  const sel = `tr[data-delivery="${deliveryId}"]`;
+  // The subscription's row (the deliveries list above has one too).
+  const sel = `#webhooks tr[data-delivery="${deliveryId}"]`;
   const before = Number(await page.$eval(sel, (e) => e.getAttribute('data-replay-count')));
   resp = await submit(page, await button(await page.$(sel), 'Replay'));
   check(resp.status() === 200, '"Replay" comes back to the page');
@@ -195,6 +222,85 @@ try {
     els.filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('label'))).length);
   check(unlabelled2 === 0, 'every filter has a label');
   await shot(page, '11-phone-list.png');
+
+  // Send a test event (wide screen again): at once, to its delivery's
+  // page, where the test event's attempt appears.
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  resp = await submit(page, await button(await page.$(subSel), 'Send a test event'));
+  check(resp.status() === 200 && (await page.$('[data-done="test_sent"]')) !== null,
+    '"Send a test event" leads to its delivery');
+  check((await page.$eval('pre[data-payload]', (e) => e.textContent)).includes('flight.webhook.test'),
+    'the test event is of the type flight.webhook.test');
+  const testDeadline = Date.now() + 60000;
+  while ((await page.$$('tr[data-attempt]')).length < 1) {
+    if (Date.now() > testDeadline) throw new Error('the test event was never attempted');
+    await new Promise((r) => setTimeout(r, 500));
+    await page.reload({ waitUntil: 'load' });
+  }
+  check((await page.$eval('h1 code[data-delivery]', (e) => e.getAttribute('data-status'))) === 'DELIVERED',
+    'the test event is delivered');
+  await ownOnly(page, 'the test event\'s delivery page');
+  await shot(page, '12-test-event.png');
+
+  // The booking's page: its supplier calls in the timeline.
+  await page.goto(`${dashUrl}?booking=${bookingId}`, { waitUntil: 'load' });
+  const calls = await page.$$eval('li[data-supplier-call]', (li) => li.map((e) => e.textContent));
+  check(calls.length >= 2, `the booking's timeline lists its supplier calls (${calls.length})`);
+  check(calls.every((t) => / ms, request id /.test(t)), 'each call says its duration and request id');
+  await ownOnly(page, 'the booking page');
+  await shot(page, '13-booking-timeline.png');
+
+  // The charts on the dashboard.
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  check((await page.$('svg[data-chart="bookings-per-day"]')) !== null, 'the bookings chart is drawn');
+  check((await page.$('table[data-chart="booking-calls"] tr[data-calls-of] svg')) !== null,
+    'the supplier calls chart is drawn');
+  check((await page.$('table[data-chart="funnel"] tr[data-family="flight"]')) !== null,
+    'searches per booking are shown');
+  await ownOnly(page, 'the dashboard');
+  const figures = await page.$('#figures');
+  await figures.screenshot({ path: join(shots, '14-charts.png') });
+  taken.push(join(shots, '14-charts.png'));
+
+  // The events list searched with the keyboard alone: Tab to the search
+  // box, type the booking's id, Enter.
+  await page.setViewport({ width: 375, height: 812, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await page.goto(`${dashUrl}?list=events`, { waitUntil: 'load' });
+  let tabs = 0;
+  while (!(await page.evaluate(() => document.activeElement && document.activeElement.name === 'q'))) {
+    if (++tabs > 40) throw new Error('the search box is not reachable with Tab');
+    await page.keyboard.press('Tab');
+  }
+  await page.keyboard.type(bookingId);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.keyboard.press('Enter')]);
+  check(page.url().includes(`q=${bookingId}`), 'the search is submitted with Enter');
+  const evRows = await page.$$eval('tr[data-event]', (r) => r.length);
+  check(evRows >= 1 && (await page.$(`a[href="?booking=${bookingId}"]`)) !== null,
+    'the events of the booking are found, linked to it');
+  await fits(page, 'the events list');
+  await ownOnly(page, 'the events list');
+  await shot(page, '15-phone-events.png');
+
+  await page.goto(`${dashUrl}?list=watches`, { waitUntil: 'load' });
+  check((await page.$(`tr[data-watch="${watchId}"]`)) !== null, 'the watches list shows the watch');
+  await fits(page, 'the watches list');
+  await ownOnly(page, 'the watches list');
+  await shot(page, '16-phone-watches.png');
+
+  await page.goto(`${dashUrl}?list=deliveries&status=DELIVERED`, { waitUntil: 'load' });
+  check((await page.$(`tr[data-delivery="${deliveryId}"]`)) !== null,
+    'the deliveries list shows the delivery');
+  await fits(page, 'the deliveries list');
+  await ownOnly(page, 'the deliveries list');
+  await shot(page, '18-phone-deliveries.png');
+
+  await page.goto(`${dashUrl}?booking=${bookingId}`, { waitUntil: 'load' });
+  await fits(page, 'the booking page');
+  await shot(page, '17-phone-booking.png');
+  await page.goto(dashUrl, { waitUntil: 'load' });
+  await fits(page, 'the dashboard with its charts');
+  await ownOnly(page, 'the dashboard at 375 px');
   console.log(JSON.stringify({ ok: true, steps, screenshots: taken }));
 } catch (e) {
   if (page) {
