@@ -586,7 +586,7 @@ static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
 }
 
 const trv_hotel_supplier trv_hotel_supplier_b = {
-    "travel-hotel-b",
+    "hotelbeds",
     search,
     offers,
     prebook,
