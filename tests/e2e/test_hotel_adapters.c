@@ -10,6 +10,7 @@
 #include "hotel/supplier.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static trv_upstream up_a, up_b, up_c;
 
@@ -325,6 +326,31 @@ static void unknown(void **state)
     unknown_is_found_by_reference(&trv_hotel_supplier_c, &up_c);
 }
 
+/* Hotelbeds' gateway throttles with a 403 ("Developer Over Qps", the
+ * sandbox's 429 fault): the adapter says "try later", not "refused". */
+static void b_throttle_is_try_later(void **state)
+{
+    char rid[96], body[256];
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_ctx c;
+    trv_hotel_area area = {"Paris", "FR", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL;
+    e2e_resp *r;
+    (void)state;
+    snprintf(rid, sizeof(rid), "req_hb_qps_%ld_%d", (long)time(NULL), rand() % 100000);
+    snprintf(body, sizeof(body), "{\"api\": \"hotel_b\", \"request_id_prefix\": \"%s\", "
+             "\"status\": 429, \"times\": 5}", rid);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults",
+                 (const char *const[]){"Content-Type: application/json", NULL}, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    c = ctx_of(&up_b, rid);
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &stay, &found, &err),
+                     TRV_UP_UNAVAILABLE);
+    assert_string_equal(err.code, "rate_limited");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +360,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failbook, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(async, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_throttle_is_try_later, setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());
     return E2E_RUN("hotel_adapters", tests);
