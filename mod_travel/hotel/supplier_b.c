@@ -55,18 +55,30 @@ static trv_up_status hb(trv_up_status st, const trv_up_result *res, trv_hotel_er
     return st;
 }
 
-/* Hotelbeds groups rooms of equal occupancy: one entry per room here. */
+static int same_occupancy(const trv_hotel_stay *stay, int a, int b)
+{
+    return stay->rooms[a].adults == stay->rooms[b].adults
+           && stay->rooms[a].n_children == stay->rooms[b].n_children
+           && memcmp(stay->rooms[a].ages, stay->rooms[b].ages,
+                     sizeof(int) * (size_t)stay->rooms[a].n_children) == 0;
+}
+
+/* Hotelbeds' occupancies: {rooms, adults, children, paxes} with rooms the
+ * number of identical rooms. Neighbours of equal occupancy are one entry;
+ * rooms keep their order, as the answer's room-by-room breakdown does. */
 static json_t *occupancies(const trv_hotel_stay *stay)
 {
     json_t *out = json_array();
-    int i, k;
-    for (i = 0; i < stay->n_rooms; i++) {
+    int i, k, n;
+    for (i = 0; i < stay->n_rooms; i += n) {
         json_t *paxes = json_array();
+        for (n = 1; i + n < stay->n_rooms && same_occupancy(stay, i, i + n); n++) {
+        }
         for (k = 0; k < stay->rooms[i].n_children; k++) {
             json_array_append_new(paxes, json_pack("{s:s,s:i}", "type", "CH", "age",
                                                    stay->rooms[i].ages[k]));
         }
-        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", 1, "adults",
+        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", n, "adults",
                                              stay->rooms[i].adults, "children",
                                              stay->rooms[i].n_children, "paxes", paxes));
     }
@@ -560,25 +572,31 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
     const trv_hotel_party *pt = rq->party;
-    json_t *rooms = json_array(), *body;
+    json_t *paxes = json_array(), *body;
     trv_up_result res;
     trv_up_status st;
     int i, k;
+    /* One rateKey prices every room: one entry, each pax naming its room
+     * (roomId, 1-based). */
     for (i = 0; i < pt->n_rooms; i++) {
-        json_t *paxes = json_array();
+        int child = 0;
         for (k = 0; k < pt->n_guests[i]; k++) {
-            json_array_append_new(paxes, json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
-                                                   "type", pt->guests[i][k].child ? "CH" : "AD",
-                                                   "name", pt->guests[i][k].first_name,
-                                                   "surname", pt->guests[i][k].last_name));
+            json_t *pax = json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
+                                    "type", pt->guests[i][k].child ? "CH" : "AD",
+                                    "name", pt->guests[i][k].first_name,
+                                    "surname", pt->guests[i][k].last_name);
+            /* A child's age, as the occupancy searched gave it. */
+            if (pt->guests[i][k].child && rq->stay && i < rq->stay->n_rooms
+                && child < rq->stay->rooms[i].n_children) {
+                json_object_set_new(pax, "age", json_integer(rq->stay->rooms[i].ages[child++]));
+            }
+            json_array_append_new(paxes, pax);
         }
-        json_array_append_new(rooms, json_pack("{s:s,s:o}", "rateKey", rq->prebook_id,
-                                               "paxes", paxes));
     }
-    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:o,s:s}", "holder",
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:[{s:s,s:o}],s:s}", "holder",
                                               "name", pt->first_name, "surname", pt->last_name,
-                                              "rooms", rooms, "clientReference",
-                                              rq->client_reference));
+                                              "rooms", "rateKey", rq->prebook_id, "paxes", paxes,
+                                              "clientReference", rq->client_reference));
     /* (Idempotency-Key: honoured by the sandbox; Hotelbeds documents none,
      * its guard is the clientReference.) */
     st = hb(trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,

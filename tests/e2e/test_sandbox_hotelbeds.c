@@ -316,6 +316,13 @@ static void availability_to_cancellation_match_hotelbeds(void **state)
              "\"filter\": {\"maxRatesPerRoom\": 2}}", date_in(45, in), date_in(47, out));
     r = must(hb_call("POST", "/hotel-api/1.0/hotels", body, NULL), 200);
     conforms("availability", r->json, availability_rs);
+    {
+        /* Asked with Accept-Encoding: gzip, Hotelbeds compresses. */
+        char *ce = e2e_header(r, "Content-Encoding");
+        assert_non_null(ce);
+        assert_string_equal(ce, "gzip");
+        free(ce);
+    }
     json_array_foreach(json_object_get(json_object_get(r->json, "hotels"), "hotels"), i, h) {
         json_array_foreach(json_object_get(h, "rooms"), j, room) {
             const json_t *first = json_array_get(json_object_get(room, "rates"), 0);
