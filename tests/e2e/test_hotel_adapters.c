@@ -8,6 +8,7 @@
 #include "adapter_env.h"
 #include "hotel_e2e.h"
 #include "hotel/supplier.h"
+#include "core/money.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -326,6 +327,66 @@ static void unknown(void **state)
     unknown_is_found_by_reference(&trv_hotel_supplier_c, &up_c);
 }
 
+/* Hotelbeds groups rooms of equal occupancy ({rooms: 2, adults: 2} then
+ * {rooms: 1, adults: 1, children: 1}): the offer still prices each room in
+ * order, and the booking (one rooms[] entry, paxes by roomId) has three. */
+static void b_books_equal_rooms_grouped(void **state)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o;
+    trv_hotel_prebooked pb;
+    trv_hotel_ctx c = ctx_of(&up_b, "req_hotel_adapters");
+    trv_hotel_guest r0[1], r1[1], r2[2];
+    trv_hotel_party p;
+    trv_hotel_booked b;
+    trv_hotel_err err = {0};
+    const json_t *rooms;
+    apr_int64_t sum = 0, m;
+    size_t i;
+    (void)state;
+    stay.n_rooms = 3;
+    stay.rooms[0].adults = stay.rooms[1].adults = 2;
+    stay.rooms[0].n_children = stay.rooms[1].n_children = 0;
+    stay.rooms[2].adults = 1;
+    stay.rooms[2].n_children = 1;
+    stay.rooms[2].ages[0] = 9;
+    o = an_offer(&trv_hotel_supplier_b, &up_b, &stay);
+    rooms = json_object_get(o.doc, "rooms");
+    assert_int_equal(json_array_size(rooms), 3);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(trv_money_minor_of(json_object_get(json_object_get(
+                             json_array_get(rooms, i), "total"), "amount"), "EUR", &m), 0);
+        sum += m;
+    }
+    assert_true(sum == o.total_minor);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rooms, 2), "adults")), 1);
+    assert_int_equal(trv_hotel_supplier_b.prebook(&c, &stay, o.sid, o.ref, &pb, &err), TRV_UP_OK);
+    memset(&p, 0, sizeof(p));
+    memset(r0, 0, sizeof(r0));
+    memset(r1, 0, sizeof(r1));
+    memset(r2, 0, sizeof(r2));
+    p.first_name = "Ada";
+    p.last_name = "Lovelace";
+    r0[0].first_name = "Ada";
+    r1[0].first_name = "Bo";
+    r2[0].first_name = "Cy";
+    r2[1].first_name = "Di";
+    r0[0].last_name = r1[0].last_name = r2[0].last_name = r2[1].last_name = "Lovelace";
+    r0[0].is_lead = r1[0].is_lead = r2[0].is_lead = 1;
+    r2[1].child = 1;
+    p.n_rooms = 3;
+    p.n_guests[0] = p.n_guests[1] = 1;
+    p.n_guests[2] = 2;
+    p.guests[0] = r0;
+    p.guests[1] = r1;
+    p.guests[2] = r2;
+    assert_int_equal(book(&trv_hotel_supplier_b, &up_b, &stay, &o, &pb, &p, unique_ref("grouped"),
+                          &b, &err), TRV_UP_OK);
+    assert_string_equal(b.status, "CONFIRMED");
+    assert_true(b.total_minor == pb.total_minor);
+    assert_int_equal(json_array_size(b.rooms), 3);
+}
+
 /* Hotelbeds' gateway throttles with a 403 ("Developer Over Qps", the
  * sandbox's 429 fault): the adapter says "try later", not "refused". */
 static void b_throttle_is_try_later(void **state)
@@ -360,6 +421,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(failbook, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(async, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_books_equal_rooms_grouped, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(b_throttle_is_try_later, setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());
