@@ -459,11 +459,74 @@ static void content_pages_and_errors_match_hotelbeds(void **state)
     e2e_free(r);
 }
 
+static e2e_resp *price_factor(json_int_t code, const char *factor)
+{
+    char ctl[256];
+    snprintf(ctl, sizeof(ctl), "{\"supplier\": \"SUPPLIER_B\", \"supplier_hotel_id\": "
+             "\"%lld\", \"factor\": %s}", (long long)code, factor);
+    return e2e_call(e2e_sandbox_url(), "POST", "/sandbox/hotel-prices",
+                    (const char *const[]){"Content-Type: application/json", NULL}, ctl);
+}
+
+/* BookingRQ's tolerance: a rateKey whose price rose 1 % since it was quoted
+ * is refused with tolerance 0.50 and booked, at the new price, with 2.00. */
+static void tolerance_books_a_small_rise(void **state)
+{
+    char body[1024], in[11], out[11], ref[64];
+    e2e_resp *r;
+    json_t *rate, *bk;
+    json_int_t code;
+    char *text;
+    (void)state;
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 0}], "
+             "\"destination\": {\"code\": \"LHR\"}, \"filter\": {\"maxRatesPerRoom\": 1}}",
+             date_in(55, in), date_in(58, out));
+    r = must(hb_call("POST", "/hotel-api/1.0/hotels", body, NULL), 200);
+    {
+        const json_t *h = json_array_get(json_object_get(json_object_get(r->json, "hotels"),
+                                                         "hotels"), 3);
+        code = json_integer_value(json_object_get(h, "code"));
+        rate = json_deep_copy(json_array_get(json_object_get(json_array_get(
+            json_object_get(h, "rooms"), 0), "rates"), 0));
+    }
+    e2e_free(r);
+    assert_non_null(rate);
+    r = price_factor(code, "1.01");
+    assert_int_equal(r->status, 200);
+    e2e_free(r);
+    snprintf(ref, sizeof(ref), "hbtol-%ld-%d", (long)time(NULL), rand() % 100000);
+    bk = json_pack("{s:{s:s,s:s},s:[{s:s,s:[{s:i,s:s,s:s,s:s}]}],s:s,s:s}", "holder", "name",
+                   "Ada", "surname", "Byron", "rooms", "rateKey", str(rate, "rateKey"), "paxes",
+                   "roomId", 1, "type", "AD", "name", "Ada", "surname", "Byron",
+                   "clientReference", ref, "tolerance", "0.50");
+    text = json_dumps(bk, 0);
+    r = hb_call("POST", "/hotel-api/1.0/bookings", text, NULL);
+    free(text);
+    assert_int_equal(r->status, 409);
+    conforms("a refused price", r->json, error_rs);
+    e2e_free(r);
+    json_object_set_new(bk, "tolerance", json_string("2.00"));
+    text = json_dumps(bk, 0);
+    r = hb_call("POST", "/hotel-api/1.0/bookings", text, NULL);
+    free(text);
+    /* The prices back before asserting: other tests quote this hotel. */
+    e2e_free(price_factor(code, "1"));
+    must(r, 200);
+    conforms("booking", r->json, booking_rs);
+    assert_string_not_equal(str(json_object_get(json_object_get(r->json, "booking"), "hotel"),
+                                "totalNet"), str(rate, "net"));
+    e2e_free(r);
+    json_decref(bk);
+    json_decref(rate);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(availability_to_cancellation_match_hotelbeds),
         cmocka_unit_test(content_pages_and_errors_match_hotelbeds),
+        cmocka_unit_test(tolerance_books_a_small_rise),
     };
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     return e2e_run("sandbox_hotelbeds", tests, sizeof(tests) / sizeof(tests[0]));
