@@ -11,6 +11,7 @@
  * availability does not carry. */
 #include "supplier.h"
 #include "core/json.h"
+#include "core/log.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -61,6 +62,25 @@ static int same_occupancy(const trv_hotel_stay *stay, int a, int b)
            && stay->rooms[a].n_children == stay->rooms[b].n_children
            && memcmp(stay->rooms[a].ages, stay->rooms[b].ages,
                      sizeof(int) * (size_t)stay->rooms[a].n_children) == 0;
+}
+
+/* Hotelbeds prices in the currency of the partner's account, whatever the
+ * search asks: a hotel priced in another one has no offer in the search's
+ * currency (mod_travel converts nothing) and is left out, said once a call
+ * (a site selling in several currencies binds one line per account). */
+static int other_currency(trv_hotel_ctx *ctx, const char *cur, const trv_hotel_stay *stay,
+                          int *said)
+{
+    if (strcmp(cur, stay->currency) == 0) {
+        return 0;
+    }
+    if (!*said) {
+        *said = 1;
+        trv_log_msg(&ctx->env->log, TRV_LOG_INFO, ctx->request_id,
+                    "TRV3150: hotel %s prices in %s, not %s: its hotels are left out",
+                    ctx->up->name, cur, stay->currency);
+    }
+    return 1;
 }
 
 /* Hotelbeds' occupancies: {rooms, adults, children, paxes} with rooms the
@@ -169,13 +189,13 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     json_t *body, *list, *h;
     apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
     size_t i;
-    int k;
+    int k, said = 0;
 
     *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
-    body = json_pack("{s:{s:s,s:s},s:o,s:s,s:{s:i}}",
+    /* No currency: Hotelbeds prices in the account's (other_currency). */
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:i}}",
                      "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
-                     "occupancies", occupancies(stay), "currency", stay->currency,
-                     "filter", "maxRatesPerRoom", 1);
+                     "occupancies", occupancies(stay), "filter", "maxRatesPerRoom", 1);
     if (area->by_point) {
         /* The radius in km, to the metre. */
         json_object_set_new(body, "geolocation",
@@ -220,6 +240,9 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         const char *cur = trv_json_str(h, "currency");
         if (!json_is_integer(c)) {
             return trv_hotel_bad(ctx, err, "a hotel's code");
+        }
+        if (cur && other_currency(ctx, cur, stay, &said)) {
+            continue;
         }
         f = apr_array_push(*found);
         memset(f, 0, sizeof(*f));
@@ -386,14 +409,14 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     trv_up_status st;
     apr_time_t now = apr_time_now();
     size_t i, k, j;
-    int q;
+    int q, said = 0;
     for (q = 0; q < n; q++) {
         json_array_append_new(codes, json_integer(apr_atoi64(sids[q])));
     }
-    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:s,s:{s:i}}",
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:{s:i}}",
                      "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
                      "occupancies", occupancies(stay), "hotels", "hotel", codes,
-                     "currency", stay->currency, "filter", "maxRatesPerRoom", max_per_hotel);
+                     "filter", "maxRatesPerRoom", max_per_hotel);
     trv_json_bind(ctx->pool, body);
     st = hb(trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
@@ -410,9 +433,11 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         const char *sid = json_is_integer(c)
             ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
             : NULL;
-        if (!sid || strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "",
-                           stay->currency)) {
+        if (!sid || !trv_json_str(h, "currency")) {
             return trv_hotel_bad(ctx, err, "a hotel's code and currency");
+        }
+        if (other_currency(ctx, trv_json_str(h, "currency"), stay, &said)) {
+            continue;
         }
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
             json_array_foreach(json_object_get(room, "rates"), j, rate) {

@@ -387,6 +387,29 @@ static void b_books_equal_rooms_grouped(void **state)
     assert_int_equal(json_array_size(b.rooms), 3);
 }
 
+/* Hotelbeds prices in the account's currency (the sandbox's: EUR) and
+ * takes none in the request: a search in another currency finds no hotel
+ * priced in it, and asking offers of a hotel gives none — not an error. */
+static void b_other_currency_is_no_offer(void **state)
+{
+    trv_hotel_stay eur = stay_of(), gbp = stay_of();
+    trv_hotel_ctx c = ctx_of(&up_b, "req_hotel_adapters");
+    trv_hotel_area area = {"London", "GB", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL, *offers = NULL;
+    const char *sid;
+    (void)state;
+    strcpy(gbp.currency, "GBP");
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &eur, &found, &err), TRV_UP_OK);
+    assert_true(found->nelts > 0);
+    sid = APR_ARRAY_IDX(found, 0, trv_hotel_found).sid;
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &gbp, &found, &err), TRV_UP_OK);
+    assert_int_equal(found->nelts, 0);
+    assert_int_equal(trv_hotel_supplier_b.offers(&c, &gbp, &sid, 1, 3, &offers, &err),
+                     TRV_UP_OK);
+    assert_int_equal(offers->nelts, 0);
+}
+
 /* Hotelbeds' gateway throttles with a 403 ("Developer Over Qps", the
  * sandbox's 429 fault): the adapter says "try later", not "refused". */
 static void b_throttle_is_try_later(void **state)
@@ -422,6 +445,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(async, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(b_books_equal_rooms_grouped, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_other_currency_is_no_offer, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(b_throttle_is_try_later, setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());
