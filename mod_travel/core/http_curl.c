@@ -197,6 +197,9 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     curl_easy_setopt(e, CURLOPT_XFERINFODATA, &t);
     curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "mod_travel/1");
+    /* Compressed answers are decoded (Hotelbeds asks clients to accept
+     * gzip); a request's own Accept-Encoding header names what it takes. */
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     if (req->allow_address) {
         curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);

@@ -1,14 +1,18 @@
-/* SUPPLIER_B's hotel adapter: a client of a Hotelbeds APItude-style API
- * (headers Api-key and X-Signature = SHA-256 hex of key + secret + Unix
- * seconds; bare JSON; amounts as decimal strings in the answer's
- * currency). Destinations are codes: a city is found in the destination
- * list of its country. Search: availability of the destination (or around
- * the point), whose hotels carry their cheapest rate (minRate), then the
- * content of their destinations for what mapping needs (giataCode, postal
- * code), which availability does not carry. */
+/* The hotel adapter of protocol hotelbeds: a client of Hotelbeds APItude,
+ * Hotel Booking API 1.0 and Hotel Content API 1.0 (developer.hotelbeds.com;
+ * docs/suppliers.md). Every call is signed: Api-key, and X-Signature =
+ * SHA-256 hex of key + secret + Unix seconds; answers are bare JSON with an
+ * auditData, amounts decimal strings (or numbers) in the answer's
+ * currency, errors {auditData, error: {code, message}}. Destinations are
+ * codes: a city is found in the destination list of its country. Search:
+ * availability of the destination (or around the point), whose hotels
+ * carry their cheapest rate (minRate), then the content of their
+ * destinations for what mapping needs (giataCode, postal code), which
+ * availability does not carry. */
 #include "supplier.h"
 #include "core/crypt.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/url.h"
 
 #include <apr_hash.h>
@@ -19,6 +23,10 @@
 
 #define CONTENT "/hotel-content-api/1.0"
 #define BOOKING "/hotel-api/1.0"
+/* The content API's widest page (from..to). */
+#define CONTENT_PAGE 1000
+/* How far back a booking whose answer was lost is looked for. */
+#define RECOVERY_DAYS 30
 
 static apr_table_t *auth(trv_hotel_ctx *ctx)
 {
@@ -26,6 +34,8 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     const char *key = ctx->up->api_key ? ctx->up->api_key : "";
     const char *secret = ctx->up->api_secret ? ctx->up->api_secret : "";
     apr_table_setn(h, "Api-key", key);
+    /* Hotelbeds asks for compressed answers (libcurl decodes them). */
+    apr_table_setn(h, "Accept-Encoding", "gzip");
     apr_table_setn(h, "X-Signature",
                    trv_crypt_sha_hex(ctx->pool,
                                      apr_psprintf(ctx->pool, "%s%s%" APR_TIME_T_FMT, key, secret,
@@ -34,18 +44,63 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     return h;
 }
 
-/* Hotelbeds groups rooms of equal occupancy: one entry per room here. */
+/* Hotelbeds' gateway throttles with HTTP 403 "Developer Over Qps" (per
+ * second) or "Developer Over Rate" (the daily quota), not 429: either is
+ * "try again later", never a refusal of the request. */
+static trv_up_status hb(trv_up_status st, const trv_up_result *res, trv_hotel_err *err)
+{
+    const char *m = res->message ? res->message : "";
+    if (st == TRV_UP_REJECTED && res->http_status == 403
+        && (strstr(m, "Over Qps") || strstr(m, "Over Rate"))) {
+        err->code = "rate_limited";
+        return TRV_UP_UNAVAILABLE;
+    }
+    return st;
+}
+
+static int same_occupancy(const trv_hotel_stay *stay, int a, int b)
+{
+    return stay->rooms[a].adults == stay->rooms[b].adults
+           && stay->rooms[a].n_children == stay->rooms[b].n_children
+           && memcmp(stay->rooms[a].ages, stay->rooms[b].ages,
+                     sizeof(int) * (size_t)stay->rooms[a].n_children) == 0;
+}
+
+/* Hotelbeds prices in the currency of the partner's account, whatever the
+ * search asks: a hotel priced in another one has no offer in the search's
+ * currency (mod_travel converts nothing) and is left out, said once a call
+ * (a site selling in several currencies binds one line per account). */
+static int other_currency(trv_hotel_ctx *ctx, const char *cur, const trv_hotel_stay *stay,
+                          int *said)
+{
+    if (strcmp(cur, stay->currency) == 0) {
+        return 0;
+    }
+    if (!*said) {
+        *said = 1;
+        trv_log_msg(&ctx->env->log, TRV_LOG_INFO, ctx->request_id,
+                    "TRV3150: hotel %s prices in %s, not %s: its hotels are left out",
+                    ctx->up->name, cur, stay->currency);
+    }
+    return 1;
+}
+
+/* Hotelbeds' occupancies: {rooms, adults, children, paxes} with rooms the
+ * number of identical rooms. Neighbours of equal occupancy are one entry;
+ * rooms keep their order, as the answer's room-by-room breakdown does. */
 static json_t *occupancies(const trv_hotel_stay *stay)
 {
     json_t *out = json_array();
-    int i, k;
-    for (i = 0; i < stay->n_rooms; i++) {
+    int i, k, n;
+    for (i = 0; i < stay->n_rooms; i += n) {
         json_t *paxes = json_array();
+        for (n = 1; i + n < stay->n_rooms && same_occupancy(stay, i, i + n); n++) {
+        }
         for (k = 0; k < stay->rooms[i].n_children; k++) {
             json_array_append_new(paxes, json_pack("{s:s,s:i}", "type", "CH", "age",
                                                    stay->rooms[i].ages[k]));
         }
-        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", 1, "adults",
+        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", n, "adults",
                                              stay->rooms[i].adults, "children",
                                              stay->rooms[i].n_children, "paxes", paxes));
     }
@@ -59,27 +114,33 @@ static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     trv_up_status st;
     json_t *list, *d;
     size_t i;
+    apr_int64_t from = 1, total;
     *code = NULL;
-    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
-                                                  CONTENT "/locations/destinations?countryCodes=%s",
-                                                  trv_url_escape(ctx->pool, area->country_code)),
-                                auth(ctx), &res, err);
-    if (st != TRV_UP_OK) {
-        return st;
-    }
-    list = json_object_get(res.body, "destinations");
-    if (!json_is_array(list)) {
-        return trv_hotel_bad(ctx, err, "destinations");
-    }
-    json_array_foreach(list, i, d) {
-        const char *name = trv_json_str(json_object_get(d, "name"), "content");
-        const char *cc = trv_json_str(d, "countryCode");
-        if (name && cc && strcasecmp(name, area->city) == 0
-            && strcasecmp(cc, area->country_code) == 0) {
-            *code = trv_json_str(d, "code");
-            break;
+    do {
+        st = hb(trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+                    CONTENT "/locations/destinations?fields=all&language=ENG&countryCodes=%s"
+                    "&from=%" APR_INT64_T_FMT "&to=%" APR_INT64_T_FMT,
+                    trv_url_escape(ctx->pool, area->country_code), from, from + CONTENT_PAGE - 1),
+                    auth(ctx), &res, err), &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
         }
-    }
+        list = json_object_get(res.body, "destinations");
+        if (!json_is_array(list)) {
+            return trv_hotel_bad(ctx, err, "destinations");
+        }
+        json_array_foreach(list, i, d) {
+            const char *name = trv_json_str(json_object_get(d, "name"), "content");
+            const char *cc = trv_json_str(d, "countryCode");
+            if (name && cc && strcasecmp(name, area->city) == 0
+                && strcasecmp(cc, area->country_code) == 0) {
+                *code = trv_json_str(d, "code");
+                return TRV_UP_OK;
+            }
+        }
+        total = json_integer_value(json_object_get(res.body, "total"));
+        from += CONTENT_PAGE;
+    } while (json_array_size(list) > 0 && from <= total);
     return TRV_UP_OK;
 }
 
@@ -91,25 +152,33 @@ static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *b
     trv_up_status st;
     json_t *list, *h;
     size_t i;
-    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
-                                                  CONTENT "/hotels?destinationCode=%s&from=1&to=1000",
-                                                  trv_url_escape(ctx->pool, code)),
-                                auth(ctx), &res, err);
-    if (st != TRV_UP_OK) {
-        return st;
-    }
-    list = json_object_get(res.body, "hotels");
-    if (!json_is_array(list)) {
-        return trv_hotel_bad(ctx, err, "hotels");
-    }
-    json_array_foreach(list, i, h) {
-        json_t *c = json_object_get(h, "code");
-        if (json_is_integer(c)) {
-            apr_hash_set(by_code, apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT,
-                                               (apr_int64_t)json_integer_value(c)),
-                         APR_HASH_KEY_STRING, h);
+    apr_int64_t from = 1, total;
+    /* Page by page (from..to, 1-based, at most CONTENT_PAGE a call) until
+     * the answer's total. */
+    do {
+        st = hb(trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+                    CONTENT "/hotels?fields=all&language=ENG&destinationCode=%s"
+                    "&from=%" APR_INT64_T_FMT "&to=%" APR_INT64_T_FMT,
+                    trv_url_escape(ctx->pool, code), from, from + CONTENT_PAGE - 1),
+                    auth(ctx), &res, err), &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
         }
-    }
+        list = json_object_get(res.body, "hotels");
+        if (!json_is_array(list)) {
+            return trv_hotel_bad(ctx, err, "hotels");
+        }
+        json_array_foreach(list, i, h) {
+            json_t *c = json_object_get(h, "code");
+            if (json_is_integer(c)) {
+                apr_hash_set(by_code, apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT,
+                                                   (apr_int64_t)json_integer_value(c)),
+                             APR_HASH_KEY_STRING, h);
+            }
+        }
+        total = json_integer_value(json_object_get(res.body, "total"));
+        from += CONTENT_PAGE;
+    } while (json_array_size(list) > 0 && from <= total);
     return TRV_UP_OK;
 }
 
@@ -122,13 +191,13 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     json_t *body, *list, *h;
     apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
     size_t i;
-    int k;
+    int k, said = 0;
 
     *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
-    body = json_pack("{s:{s:s,s:s},s:o,s:s,s:{s:i}}",
+    /* No currency: Hotelbeds prices in the account's (other_currency). */
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:i}}",
                      "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
-                     "occupancies", occupancies(stay), "currency", stay->currency,
-                     "filter", "maxRatesPerRoom", 1);
+                     "occupancies", occupancies(stay), "filter", "maxRatesPerRoom", 1);
     if (area->by_point) {
         /* The radius in km, to the metre. */
         json_object_set_new(body, "geolocation",
@@ -149,7 +218,8 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         json_object_set_new(body, "destination", json_pack("{s:s}", "code", code));
     }
     trv_json_bind(ctx->pool, body);
-    st = trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err);
+    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+            err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -172,6 +242,9 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         const char *cur = trv_json_str(h, "currency");
         if (!json_is_integer(c)) {
             return trv_hotel_bad(ctx, err, "a hotel's code");
+        }
+        if (cur && other_currency(ctx, cur, stay, &said)) {
+            continue;
         }
         f = apr_array_push(*found);
         memset(f, 0, sizeof(*f));
@@ -338,16 +411,17 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     trv_up_status st;
     apr_time_t now = apr_time_now();
     size_t i, k, j;
-    int q;
+    int q, said = 0;
     for (q = 0; q < n; q++) {
         json_array_append_new(codes, json_integer(apr_atoi64(sids[q])));
     }
-    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:s,s:{s:i}}",
+    body = json_pack("{s:{s:s,s:s},s:o,s:{s:o},s:{s:i}}",
                      "stay", "checkIn", stay->check_in, "checkOut", stay->check_out,
                      "occupancies", occupancies(stay), "hotels", "hotel", codes,
-                     "currency", stay->currency, "filter", "maxRatesPerRoom", max_per_hotel);
+                     "filter", "maxRatesPerRoom", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err);
+    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+            err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -361,9 +435,11 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         const char *sid = json_is_integer(c)
             ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
             : NULL;
-        if (!sid || strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "",
-                           stay->currency)) {
+        if (!sid || !trv_json_str(h, "currency")) {
             return trv_hotel_bad(ctx, err, "a hotel's code and currency");
+        }
+        if (other_currency(ctx, trv_json_str(h, "currency"), stay, &said)) {
+            continue;
         }
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
             json_array_foreach(json_object_get(room, "rates"), j, rate) {
@@ -390,7 +466,8 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     apr_time_t now = apr_time_now();
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:[{s:s}]}", "rooms", "rateKey", ref));
     memset(out, 0, sizeof(*out));
-    st = trv_hotel_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err);
+    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
+            &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -404,7 +481,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     out->prebook_id = o.ref;
     out->total_minor = o.total_minor;
     out->expires_at = o.expires_at;
-    out->price_changed = json_is_true(json_object_get(h, "priceChanged"));
+    /* Hotelbeds states no "changed" flag: the caller compares totals. */
     out->hotel_name = trv_json_str(h, "name");
     out->doc = o.doc;
     return TRV_UP_OK;
@@ -415,7 +492,8 @@ static const char *b_status(const char *s)
     if (!s) {
         return NULL;
     }
-    return strcmp(s, "CONFIRMED") == 0 ? "CONFIRMED" : strcmp(s, "PENDING") == 0 ? "PENDING"
+    /* PRECONFIRMED: made, the hotel's confirmation still to come. */
+    return strcmp(s, "CONFIRMED") == 0 ? "CONFIRMED" : strcmp(s, "PRECONFIRMED") == 0 ? "PENDING"
          : strcmp(s, "CANCELLED") == 0 ? "CANCELED" : NULL;
 }
 
@@ -477,10 +555,21 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     trv_up_status st;
     if (!booking_id) {
         const json_t *list;
-        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
-                                                     BOOKING "/bookings?clientReference=%s",
-                                                     trv_url_escape(ctx->pool, client_reference)),
-                            auth(ctx), NULL, &res, err);
+        char start[16], end[16];
+        apr_size_t n;
+        apr_time_exp_t t;
+        apr_time_t now = apr_time_now();
+        /* Hotelbeds lists bookings made between two days: a lost answer is
+         * looked for among the last RECOVERY_DAYS days' bookings. */
+        apr_time_exp_gmt(&t, now - apr_time_from_sec(RECOVERY_DAYS * 86400));
+        apr_strftime(start, &n, sizeof(start), "%Y-%m-%d", &t);
+        apr_time_exp_gmt(&t, now + apr_time_from_sec(86400));
+        apr_strftime(end, &n, sizeof(end), "%Y-%m-%d", &t);
+        st = hb(trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+                    BOOKING "/bookings?start=%s&end=%s&filterType=CREATION&from=1&to=25"
+                    "&clientReference=%s", start, end,
+                    trv_url_escape(ctx->pool, client_reference)),
+                    auth(ctx), NULL, &res, err), &res, err);
         if (st != TRV_UP_OK) {
             return st;
         }
@@ -497,9 +586,9 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return trv_hotel_bad(ctx, err, "a booking's reference");
         }
     }
-    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
-                                                 trv_url_escape(ctx->pool, booking_id)),
-                        auth(ctx), NULL, &res, err);
+    st = hb(trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
+                                                    trv_url_escape(ctx->pool, booking_id)),
+                           auth(ctx), NULL, &res, err), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -510,27 +599,35 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
     const trv_hotel_party *pt = rq->party;
-    json_t *rooms = json_array(), *body;
+    json_t *paxes = json_array(), *body;
     trv_up_result res;
     trv_up_status st;
     int i, k;
+    /* One rateKey prices every room: one entry, each pax naming its room
+     * (roomId, 1-based). */
     for (i = 0; i < pt->n_rooms; i++) {
-        json_t *paxes = json_array();
+        int child = 0;
         for (k = 0; k < pt->n_guests[i]; k++) {
-            json_array_append_new(paxes, json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
-                                                   "type", pt->guests[i][k].child ? "CH" : "AD",
-                                                   "name", pt->guests[i][k].first_name,
-                                                   "surname", pt->guests[i][k].last_name));
+            json_t *pax = json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
+                                    "type", pt->guests[i][k].child ? "CH" : "AD",
+                                    "name", pt->guests[i][k].first_name,
+                                    "surname", pt->guests[i][k].last_name);
+            /* A child's age, as the occupancy searched gave it. */
+            if (pt->guests[i][k].child && rq->stay && i < rq->stay->n_rooms
+                && child < rq->stay->rooms[i].n_children) {
+                json_object_set_new(pax, "age", json_integer(rq->stay->rooms[i].ages[child++]));
+            }
+            json_array_append_new(paxes, pax);
         }
-        json_array_append_new(rooms, json_pack("{s:s,s:o}", "rateKey", rq->prebook_id,
-                                               "paxes", paxes));
     }
-    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:o,s:s}", "holder",
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:[{s:s,s:o}],s:s}", "holder",
                                               "name", pt->first_name, "surname", pt->last_name,
-                                              "rooms", rooms, "clientReference",
-                                              rq->client_reference));
-    st = trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
-                             rq->idempotency_key, &res, err);
+                                              "rooms", "rateKey", rq->prebook_id, "paxes", paxes,
+                                              "clientReference", rq->client_reference));
+    /* (Idempotency-Key: honoured by the sandbox; Hotelbeds documents none,
+     * its guard is the clientReference.) */
+    st = hb(trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
+                                rq->idempotency_key, &res, err), &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "DUPLICATE_CLIENT_REFERENCE") == 0) {
             /* Booked before (an answer lost): that booking, never a second. */
@@ -548,17 +645,19 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
 /* ---- cancellation ---- */
 
 /* DELETE .../bookings/{reference}?cancellationFlag=CANCELLATION; the
- * booking comes back CANCELLED with cancellationAmount (the fee) beside
- * totalNet. (SIMULATION, Hotelbeds' preview, is not offered to us.) */
+ * booking comes back CANCELLED, its hotel's cancellationAmount the fee
+ * beside the booking's totalNet. (SIMULATION, Hotelbeds' preview of the
+ * same answer, is not used: the service document gives this slot
+ * estimates from the booking's policy; docs/suppliers.md.) */
 static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "DELETE",
-                                      apr_pstrcat(ctx->pool, BOOKING "/bookings/",
-                                                  trv_url_escape(ctx->pool, ref),
-                                                  "?cancellationFlag=CANCELLATION", NULL),
-                                      auth(ctx), NULL, &res, err);
+    trv_up_status st = hb(trv_hotel_call(ctx, "DELETE",
+                                         apr_pstrcat(ctx->pool, BOOKING "/bookings/",
+                                                     trv_url_escape(ctx->pool, ref),
+                                                     "?cancellationFlag=CANCELLATION", NULL),
+                                         auth(ctx), NULL, &res, err), &res, err);
     const json_t *b;
     apr_int64_t total;
     if (st != TRV_UP_OK) {
@@ -568,7 +667,8 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     out->currency = trv_json_str(b, "currency");
     if (!trv_json_str(b, "status") || strcmp(trv_json_str(b, "status"), "CANCELLED") != 0
         || !out->currency
-        || trv_money_minor_of(json_object_get(b, "cancellationAmount"), out->currency,
+        || trv_money_minor_of(json_object_get(json_object_get(b, "hotel"),
+                                              "cancellationAmount"), out->currency,
                               &out->fee_minor) != 0
         || trv_money_minor_of(json_object_get(b, "totalNet"), out->currency, &total) != 0) {
         return trv_hotel_bad(ctx, err, "a cancelled booking with its cancellation amount");
@@ -583,12 +683,13 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
 static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
 {
     return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
-                               CONTENT "/locations/destinations?countryCodes=FR", auth(ctx),
+                               CONTENT "/locations/destinations?fields=all&language=ENG"
+                               "&countryCodes=FR&from=1&to=1", auth(ctx),
                                NULL, ctx->request_id, NULL, res);
 }
 
 const trv_hotel_supplier trv_hotel_supplier_b = {
-    "travel-hotel-b",
+    "hotelbeds",
     search,
     offers,
     prebook,

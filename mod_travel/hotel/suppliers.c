@@ -14,8 +14,14 @@ const trv_supplier trv_hotel_suppliers[] = {
      * payment SDK); an offer's prebook is booked once. */
     {"liteapi", "hotel", &trv_hotel_supplier_a,
      TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99}, {"api_key", NULL, "book_url"}, NULL},
-    /* mod_travel's own signed hotel protocol B (docs/suppliers.md): invoices
-     * the partner; the service collects. */
+    /* Hotelbeds APItude (Api-key + X-Signature): invoices the partner, so
+     * the service collects from the traveller (and may take the payment
+     * SDK); its cancellation simulation is not the slot's preview
+     * (docs/suppliers.md). */
+    {"hotelbeds", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
+     {"api_key", "api_secret", NULL}, NULL},
+    /* The protocol's former name, still accepted so existing lines keep
+     * working (docs/configuration.md): the same adapter and terms. */
     {"travel-hotel-b", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* mod_travel's own signed hotel protocol C: merchant of record (charges

@@ -14,6 +14,7 @@
  *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
 #include "faults.h"
 #include "air/duffel.h"
+#include "hotel/hotelbeds.h"
 #include "sandbox.h"
 #include "hotel/catalog.h"
 #include "core/dispatch.h"
@@ -457,6 +458,9 @@ static int handler(request_rec *r)
                 sbx_duffel_rate_fault(&req, &resp);
             }
             sbx_duffel_finish(&req, &resp);
+        }
+        else if (sbx_hotelbeds_path(req.path)) {
+            sbx_hotelbeds_finish(&req, &resp);
         }
     }
     if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {

@@ -32,7 +32,7 @@ static const sbx_listed listed[] = {
      * prebook, book and bookings on book.liteapi.travel/v3.0. */
     {"SUPPLIER_A", "hotel", "liteapi", "/hotels/a/v3.0", "book", "/hotels/a/book/v3.0",
      "api_key", NULL, KEY(key_ha), 0},
-    {"SUPPLIER_B", "hotel", "travel-hotel-b", "/hotels/b", NULL, NULL, "api_key",
+    {"SUPPLIER_B", "hotel", "hotelbeds", "/hotels/b", NULL, NULL, "api_key",
      "api_secret", KEY(key_hb), KEY(secret_hb)},
     {"SUPPLIER_C", "hotel", "travel-hotel-c", "/hotels/c/v3", NULL, NULL, "api_key",
      "api_secret", KEY(key_hc), KEY(secret_hc)},

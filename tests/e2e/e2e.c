@@ -134,6 +134,9 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     }
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    /* Compressed answers are asked for and decoded (the sandbox's Hotelbeds
+     * gzips, as Hotelbeds does); a test's own Accept-Encoding header wins. */
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);

@@ -107,9 +107,9 @@ static void supplier_lines_name_a_protocol(void **state)
     expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
                    "TravelSupplier DUFFEL: unknown protocol 'dufel' (flight protocols: "
                    "duffel, travel-air");
-    expect_refused("TravelHotelSupplier HBX hotelbeds https://api.test.hotelbeds.com "
-                   "api_key=k", "unknown protocol 'hotelbeds' (hotel protocols: liteapi, "
-                   "travel-hotel-b, travel-hotel-c");
+    expect_refused("TravelHotelSupplier HBX hotelbed https://api.test.hotelbeds.com "
+                   "api_key=k", "unknown protocol 'hotelbed' (hotel protocols: liteapi, "
+                   "hotelbeds, travel-hotel-b, travel-hotel-c");
     /* The old form: the URL where the protocol goes. */
     expect_refused("TravelSupplier SUPPLIER_X https://host api_key=k",
                    "the line is TravelSupplier NAME PROTOCOL BASE_URL");
@@ -123,6 +123,9 @@ static void supplier_lines_name_a_protocol(void **state)
                    "(token=... or token_file=...)");
     expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com api_key=k",
                    "unknown option 'api_key' (known: token, token_file, connect_timeout");
+    expect_refused("TravelHotelSupplier HOTELBEDS hotelbeds https://h.example api_key=k",
+                   "protocol hotelbeds needs the credential api_secret");
+    /* The former name of the protocol is an alias with the same terms. */
     expect_refused("TravelHotelSupplier PARTNER_B travel-hotel-b https://h.example api_key=k",
                    "protocol travel-hotel-b needs the credential api_secret");
     expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "

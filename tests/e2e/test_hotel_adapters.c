@@ -8,8 +8,10 @@
 #include "adapter_env.h"
 #include "hotel_e2e.h"
 #include "hotel/supplier.h"
+#include "core/money.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static trv_upstream up_a, up_b, up_c;
 
@@ -325,6 +327,114 @@ static void unknown(void **state)
     unknown_is_found_by_reference(&trv_hotel_supplier_c, &up_c);
 }
 
+/* Hotelbeds groups rooms of equal occupancy ({rooms: 2, adults: 2} then
+ * {rooms: 1, adults: 1, children: 1}): the offer still prices each room in
+ * order, and the booking (one rooms[] entry, paxes by roomId) has three. */
+static void b_books_equal_rooms_grouped(void **state)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o;
+    trv_hotel_prebooked pb;
+    trv_hotel_ctx c = ctx_of(&up_b, "req_hotel_adapters");
+    trv_hotel_guest r0[1], r1[1], r2[2];
+    trv_hotel_party p;
+    trv_hotel_booked b;
+    trv_hotel_err err = {0};
+    const json_t *rooms;
+    apr_int64_t sum = 0, m;
+    size_t i;
+    (void)state;
+    stay.n_rooms = 3;
+    stay.rooms[0].adults = stay.rooms[1].adults = 2;
+    stay.rooms[0].n_children = stay.rooms[1].n_children = 0;
+    stay.rooms[2].adults = 1;
+    stay.rooms[2].n_children = 1;
+    stay.rooms[2].ages[0] = 9;
+    o = an_offer(&trv_hotel_supplier_b, &up_b, &stay);
+    rooms = json_object_get(o.doc, "rooms");
+    assert_int_equal(json_array_size(rooms), 3);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(trv_money_minor_of(json_object_get(json_object_get(
+                             json_array_get(rooms, i), "total"), "amount"), "EUR", &m), 0);
+        sum += m;
+    }
+    assert_true(sum == o.total_minor);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rooms, 2), "adults")), 1);
+    assert_int_equal(trv_hotel_supplier_b.prebook(&c, &stay, o.sid, o.ref, &pb, &err), TRV_UP_OK);
+    memset(&p, 0, sizeof(p));
+    memset(r0, 0, sizeof(r0));
+    memset(r1, 0, sizeof(r1));
+    memset(r2, 0, sizeof(r2));
+    p.first_name = "Ada";
+    p.last_name = "Lovelace";
+    r0[0].first_name = "Ada";
+    r1[0].first_name = "Bo";
+    r2[0].first_name = "Cy";
+    r2[1].first_name = "Di";
+    r0[0].last_name = r1[0].last_name = r2[0].last_name = r2[1].last_name = "Lovelace";
+    r0[0].is_lead = r1[0].is_lead = r2[0].is_lead = 1;
+    r2[1].child = 1;
+    p.n_rooms = 3;
+    p.n_guests[0] = p.n_guests[1] = 1;
+    p.n_guests[2] = 2;
+    p.guests[0] = r0;
+    p.guests[1] = r1;
+    p.guests[2] = r2;
+    assert_int_equal(book(&trv_hotel_supplier_b, &up_b, &stay, &o, &pb, &p, unique_ref("grouped"),
+                          &b, &err), TRV_UP_OK);
+    assert_string_equal(b.status, "CONFIRMED");
+    assert_true(b.total_minor == pb.total_minor);
+    assert_int_equal(json_array_size(b.rooms), 3);
+}
+
+/* Hotelbeds prices in the account's currency (the sandbox's: EUR) and
+ * takes none in the request: a search in another currency finds no hotel
+ * priced in it, and asking offers of a hotel gives none — not an error. */
+static void b_other_currency_is_no_offer(void **state)
+{
+    trv_hotel_stay eur = stay_of(), gbp = stay_of();
+    trv_hotel_ctx c = ctx_of(&up_b, "req_hotel_adapters");
+    trv_hotel_area area = {"London", "GB", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL, *offers = NULL;
+    const char *sid;
+    (void)state;
+    strcpy(gbp.currency, "GBP");
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &eur, &found, &err), TRV_UP_OK);
+    assert_true(found->nelts > 0);
+    sid = APR_ARRAY_IDX(found, 0, trv_hotel_found).sid;
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &gbp, &found, &err), TRV_UP_OK);
+    assert_int_equal(found->nelts, 0);
+    assert_int_equal(trv_hotel_supplier_b.offers(&c, &gbp, &sid, 1, 3, &offers, &err),
+                     TRV_UP_OK);
+    assert_int_equal(offers->nelts, 0);
+}
+
+/* Hotelbeds' gateway throttles with a 403 ("Developer Over Qps", the
+ * sandbox's 429 fault): the adapter says "try later", not "refused". */
+static void b_throttle_is_try_later(void **state)
+{
+    char rid[96], body[256];
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_ctx c;
+    trv_hotel_area area = {"Paris", "FR", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL;
+    e2e_resp *r;
+    (void)state;
+    snprintf(rid, sizeof(rid), "req_hb_qps_%ld_%d", (long)time(NULL), rand() % 100000);
+    snprintf(body, sizeof(body), "{\"api\": \"hotel_b\", \"request_id_prefix\": \"%s\", "
+             "\"status\": 429, \"times\": 5}", rid);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults",
+                 (const char *const[]){"Content-Type: application/json", NULL}, body);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    c = ctx_of(&up_b, rid);
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &stay, &found, &err),
+                     TRV_UP_UNAVAILABLE);
+    assert_string_equal(err.code, "rate_limited");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +444,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(failbook, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(async, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_books_equal_rooms_grouped, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_other_currency_is_no_offer, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(b_throttle_is_try_later, setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());
     return E2E_RUN("hotel_adapters", tests);

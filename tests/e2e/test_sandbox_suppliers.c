@@ -55,7 +55,7 @@ static void every_supplier_is_listed_with_its_protocol(void **state)
     assert_string_equal(str(entry(list, "flight", "SUPPLIER_A"), "protocol"), "duffel");
     assert_string_equal(str(entry(list, "flight", "SUPPLIER_B"), "protocol"), "travel-air");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_A"), "protocol"), "liteapi");
-    assert_string_equal(str(entry(list, "hotel", "SUPPLIER_B"), "protocol"), "travel-hotel-b");
+    assert_string_equal(str(entry(list, "hotel", "SUPPLIER_B"), "protocol"), "hotelbeds");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_C"), "protocol"), "travel-hotel-c");
     assert_string_equal(str(entry(list, "hotel", "DUFFEL_STAYS"), "protocol"), "duffel-stays");
     json_array_foreach(list, i, e) {
@@ -101,7 +101,7 @@ static void auth_for(const char *protocol, const char *key, const char *secret,
     if (strcmp(protocol, "liteapi") == 0) {
         snprintf(h[0], 400, "X-API-Key: %s", key);
     }
-    else if (strcmp(protocol, "travel-hotel-b") == 0) {
+    else if (strcmp(protocol, "hotelbeds") == 0) {
         snprintf(msg, sizeof(msg), "%s%s%ld", key, secret, ts);
         hex_digest(EVP_sha256(), msg, sig);
         snprintf(h[0], 400, "Api-key: %s", key);

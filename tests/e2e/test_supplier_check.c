@@ -66,7 +66,7 @@ static void the_stack_lines_pass(void **state)
     snprintf(args, sizeof(args), "SUPPLIER_B --hotel --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
     rc = check(args, out, sizeof(out));
-    expect(rc, out, 0, "SUPPLIER_B (travel-hotel-b, hotel): ok: ");
+    expect(rc, out, 0, "SUPPLIER_B (hotelbeds, hotel): ok: ");
     snprintf(args, sizeof(args), "SUPPLIER_C --hotel --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
     rc = check(args, out, sizeof(out));

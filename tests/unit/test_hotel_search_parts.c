@@ -280,12 +280,15 @@ static void hotel_rows_are_registered(void **state)
                                  TRV_SUP_CANCEL_PREVIEW | TRV_SUP_COLLECTS_PAYMENT));
     assert_false(trv_supplier_can(trv_registry_protocol(reg, "hotel", "liteapi"),
                                   TRV_SUP_CANCEL_PREVIEW));
-    assert_int_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-b")->limits.max_nights,
+    assert_int_equal(trv_registry_protocol(reg, "hotel", "hotelbeds")->limits.max_nights,
                      99);
+    /* The former name is an alias of the same adapter. */
+    assert_ptr_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-b")->adapter,
+                     trv_registry_protocol(reg, "hotel", "hotelbeds")->adapter);
     /* LiteAPI books on a second host; the signed protocols need a secret. */
     assert_string_equal(trv_registry_protocol(reg, "hotel", "liteapi")->creds.second_base,
                         "book_url");
-    assert_string_equal(trv_registry_protocol(reg, "hotel", "travel-hotel-b")->creds.secret,
+    assert_string_equal(trv_registry_protocol(reg, "hotel", "hotelbeds")->creds.secret,
                         "api_secret");
 }
 

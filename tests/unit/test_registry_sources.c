@@ -899,7 +899,11 @@ static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t
         for (row = d ? d->suppliers : NULL; row && row->name; row++) {
             int bound = 0;
             for (i = 0; i + 2 < stack->nelts; i += 3) {
-                bound |= strcmp(APR_ARRAY_IDX(stack, i + 2, const char *), row->name) == 0;
+                /* An alias (a protocol's former name) is bound with the
+                 * protocol whose adapter it names. */
+                const trv_supplier *used =
+                    trv_supplier_find(d->suppliers, APR_ARRAY_IDX(stack, i + 2, const char *));
+                bound |= used && used->adapter == row->adapter;
             }
             for (k = 0; !bound && bound_elsewhere[k].protocol; k++) {
                 bound = strcmp(bound_elsewhere[k].protocol, row->name) == 0
@@ -1250,12 +1254,12 @@ static void enum_drift_is_caught(void **state)
                     "TravelSupplier SUPPLIER_B travel-air http://x api_key=k\n"
                     "  TravelHotelSupplier SUPPLIER_A liteapi http://x api_key=k\n"
                     "TravelHotelSupplier SUPPLIER_B travel-hotel-b http://x api_key=k\n"
-                    "TravelHotelSupplier SUPPLIER_C hotelbeds http://x api_key=k\n",
+                    "TravelHotelSupplier SUPPLIER_C expedia-rapid http://x api_key=k\n",
                     "TravelSupplier DUFFEL duffel https://api.duffel.com token=t\n"
                     "TravelSupplier OTHER sabre https://x api_key=k\n", pr);
     assert_true(has_problem(pr, "FlightSupplier lists SUPPLIER_Z"));
-    assert_true(has_problem(pr, "conf/stack.conf.in: SUPPLIER_C binds the protocol hotelbeds, "
-                                "which the hotel domain does not register"));
+    assert_true(has_problem(pr, "conf/stack.conf.in: SUPPLIER_C binds the protocol "
+                                "expedia-rapid, which the hotel domain does not register"));
     assert_true(has_problem(pr, "conf/stack.conf.in binds no line to the hotel protocol "
                                 "travel-hotel-c"));
     assert_true(has_problem(pr, "conf/travel.conf: OTHER binds the protocol sabre"));

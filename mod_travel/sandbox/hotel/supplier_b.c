@@ -1,15 +1,18 @@
-/* Hotel SUPPLIER_B, modelled on the Hotelbeds APItude booking and content
- * APIs, under /hotels/b with the headers Api-key and X-Signature (SHA-256
- * hex of key + secret + Unix seconds):
+/* Hotel SUPPLIER_B: Hotelbeds APItude's Hotel Booking API 1.0 and Hotel
+ * Content API 1.0 (developer.hotelbeds.com), under /hotels/b with the
+ * headers Api-key and X-Signature (SHA-256 hex of key + secret + Unix
+ * seconds); auditData and the error shape are added by hotelbeds.c:
  *
  *   GET    /hotel-content-api/1.0/locations/destinations?countryCodes=GB
  *   GET    /hotel-content-api/1.0/hotels?destinationCode=LON[&from=1&to=100]
  *   POST   /hotel-api/1.0/hotels              availability
  *   POST   /hotel-api/1.0/checkrates          re-prices a rateKey
  *   POST   /hotel-api/1.0/bookings            books
- *   GET    /hotel-api/1.0/bookings?clientReference=
+ *   GET    /hotel-api/1.0/bookings?start=&end=&filterType=&from=&to=&clientReference=
  *   GET    /hotel-api/1.0/bookings/{reference}
  *   DELETE /hotel-api/1.0/bookings/{reference}?cancellationFlag=CANCELLATION
+ *   DELETE /hotel-api/1.0/bookings/{reference}?cancellationFlag=SIMULATION
+ *          (what cancelling would cost now; nothing changes)
  *
  * Bare JSON objects; amounts are decimal strings in the answer's currency
  * (the request's "currency", a sandbox extension; EUR by default). A
@@ -18,7 +21,9 @@
  * are paid at the property. Destination codes are the IATA code of the
  * city's busiest airport (LON is not an airport: London's is LHR). */
 #include "hotel.h"
+#include "hotelbeds.h"
 #include "sandbox/money.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
@@ -28,6 +33,7 @@
 #define B 1
 #define B_MAX_HOTELS 100
 #define B_RATE_TTL (30 * 60)
+#define B_RATE_COMMENTS "Check-in from 14:00. City tax, where charged, is paid at the hotel."
 
 static char *amt(trv_req *req, apr_int64_t v, const char *cur)
 {
@@ -97,8 +103,9 @@ static void destinations(trv_req *req, trv_resp *resp)
                                               h->cities[i].country_code, "hotels",
                                               h->cities[i].n));
     }
-    sbx_send(req, resp, 200, json_pack("{s:i,s:o}", "total", (int)json_array_size(list),
-                                       "destinations", list));
+    sbx_send(req, resp, 200, json_pack("{s:i,s:i,s:i,s:o}", "from", 1, "to",
+                                       (int)json_array_size(list), "total",
+                                       (int)json_array_size(list), "destinations", list));
 }
 
 static void content_hotels(trv_req *req, trv_resp *resp)
@@ -226,7 +233,7 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                                                 "name", pr[0].promo_name));
     }
     return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
-                     "s:o,s:o,s:o,s:o}",
+                     "s:o,s:o,s:o,s:o,s:s}",
                      "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
                      "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
                      "paymentType", "AT_WEB", "packaging", 0,
@@ -236,7 +243,8 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                      "taxes", "allIncluded", due == 0, "taxes", taxes,
                      "rooms", q->n_rooms, "adults", adults, "children", children,
                      "offers", offers, "promotions", promos, "dailyRates", daily,
-                     "roomRates", b_room_rates(req, q, pr));
+                     "roomRates", b_room_rates(req, q, pr),
+                     "rateComments", B_RATE_COMMENTS);
 }
 
 /* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,
@@ -431,8 +439,7 @@ static void availability(trv_req *req, trv_resp *resp)
                        "currency", q.currency);
         json_array_append_new(hotels, hj);
     }
-    sbx_send(req, resp, 200, json_pack("{s:{s:s,s:s},s:{s:o,s:s,s:s,s:i}}",
-        "auditData", "environment", "[sandbox]", "timestamp", sbx_instant(req->pool, now),
+    sbx_send(req, resp, 200, json_pack("{s:{s:o,s:s,s:s,s:i}}",
         "hotels", "hotels", hotels, "checkIn", sbx_day_format(req->pool, q.checkin),
         "checkOut", sbx_day_format(req->pool, checkout), "total", (int)json_array_size(hotels)));
 }
@@ -468,7 +475,6 @@ static void checkrates(trv_req *req, trv_resp *resp)
 {
     const json_t *b;
     sbx_hquote q;
-    apr_int64_t before;
     const sbx_hotel *x;
     if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
         return;
@@ -477,14 +483,15 @@ static void checkrates(trv_req *req, trv_resp *resp)
                                       "rateKey"), &q) != 0) {
         return;
     }
-    before = q.total;
+    /* The rate at today's price: Hotelbeds states no "changed" flag, the
+     * client compares net with what availability said. */
     if (b_reprice(req, resp, &q) != 0) {
         return;
     }
     q.expires = sbx_now() + B_RATE_TTL;
     x = &SBX_HOTELS(req)->hotels[q.hotel];
     sbx_send(req, resp, 200, json_pack(
-        "{s:{s:s,s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:[o]}],s:s,s:s,s:b,s:s}}", "hotel",
+        "{s:{s:s,s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:[o]}],s:s,s:s,s:b,s:{s:b,s:b}}}", "hotel",
         "checkIn", sbx_day_format(req->pool, q.checkin),
         "checkOut", sbx_day_format(req->pool, q.checkin + q.nights),
         "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, q.hotel)), "name", x->name,
@@ -493,24 +500,33 @@ static void checkrates(trv_req *req, trv_resp *resp)
         sbx_room_type_get(q.room)->name, "rates",
         b_rate(req, &q, sbx_hquote_encode(req->pool, &q, "br", SBX(req)->set->key_hb)),
         "totalNet", amt(req, q.total, q.currency), "currency", q.currency,
-        "priceChanged", q.total != before,
-        "rateComments", "Check-in from 14:00. City tax, where charged, is paid at the hotel."));
+        "paymentDataRequired", 0, "modificationPolicies", "cancellation", 1, "modification", 0));
 }
 
 /* ---- bookings ---- */
 
 static const char *b_status(const char *s)
 {
-    return strcmp(s, "pending") == 0 ? "PENDING" : strcmp(s, "cancelled") == 0 ? "CANCELLED"
-                                                                                 : "CONFIRMED";
+    /* Hotelbeds' statuses: a booking the hotel has yet to confirm is
+     * PRECONFIRMED. */
+    return strcmp(s, "pending") == 0 ? "PRECONFIRMED"
+         : strcmp(s, "cancelled") == 0 ? "CANCELLED" : "CONFIRMED";
 }
 
-static json_t *b_booking(trv_req *req, const trv_rows *row, const json_t *doc)
+/* Hotelbeds' booking: the booking-level totals, the hotel with its rooms
+ * (each room's rate with its policies and taxes) and, once cancelled, the
+ * cancellation reference and the hotel's cancellationAmount. A simulated
+ * cancellation (fee >= 0) renders the booking as cancelling it now would
+ * leave it, with nothing stored. */
+static json_t *b_booking_as(trv_req *req, const trv_rows *row, const json_t *doc,
+                            apr_int64_t simulated_fee)
 {
     const char *cur = trv_json_str(doc, "currency");
-    const char *status = b_status(trv_rows_get(row, 0, "status"));
+    const char *status = simulated_fee >= 0 ? "CANCELLED"
+                                            : b_status(trv_rows_get(row, 0, "status"));
+    const char *created = trv_rows_get(row, 0, "created_at");
     const json_t *r, *canc = NULL;
-    json_t *rooms = json_array();
+    json_t *rooms = json_array(), *hotel, *out;
     size_t k;
     if (trv_rows_get(row, 0, "cancellation")) {
         canc = trv_json_parse(req->pool, trv_rows_get(row, 0, "cancellation"),
@@ -520,6 +536,7 @@ static json_t *b_booking(trv_req *req, const trv_rows *row, const json_t *doc)
         json_t *paxes = json_array(), *pens = json_array(), *taxes = json_array();
         const json_t *g, *pen;
         size_t i;
+        apr_int64_t due = json_integer_value(json_object_get(r, "due_at_property"));
         json_array_foreach(json_object_get(r, "guests"), i, g) {
             json_array_append_new(paxes, json_pack("{s:i,s:s,s:s,s:s}", "roomId", (int)k + 1,
                                                    "type", "AD", "name",
@@ -531,45 +548,78 @@ static json_t *b_booking(trv_req *req, const trv_rows *row, const json_t *doc)
                 amt(req, json_integer_value(json_object_get(pen, "amount")), cur), "from",
                 sbx_instant(req->pool, json_integer_value(json_object_get(pen, "from")))));
         }
-        if (json_integer_value(json_object_get(r, "due_at_property"))) {
+        if (due) {
             json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0,
-                "amount", amt(req, json_integer_value(json_object_get(r, "due_at_property")), cur),
-                "currency", cur, "type", "TAXESANDFEES"));
+                "amount", amt(req, due, cur), "currency", cur, "type", "TAXESANDFEES"));
         }
         json_array_append_new(rooms, json_pack(
-            "{s:s,s:i,s:s,s:s,s:s?,s:o,s:[{s:s,s:s,s:s,s:s,s:o,s:{s:o},s:i,s:O,s:i}]}",
+            "{s:s,s:i,s:s,s:s,s:s?,s:o,s:[{s:s,s:s,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:O,"
+            "s:i,s:s}]}",
             "status", status, "id", (int)k + 1, "code", trv_json_str(doc, "room_code"),
             "name", trv_json_str(doc, "room_name"),
-            "supplierReference", strcmp(status, "PENDING") == 0 ? NULL
+            "supplierReference", strcmp(status, "PRECONFIRMED") == 0 ? NULL
                 : trv_json_str(doc, "hotel_confirmation_code"),
             "paxes", paxes, "rates",
             "rateClass", strcmp(trv_json_str(doc, "plan"), "NRF") == 0 ? "NRF" : "NOR",
             "net", amt(req, json_integer_value(json_object_get(r, "total")), cur),
+            "paymentType", "AT_WEB", "packaging", 0,
             "boardCode", trv_json_str(doc, "board"), "boardName", trv_json_str(doc, "board_name"),
-            "cancellationPolicies", pens, "taxes", "taxes", taxes, "rooms", 1,
-            "adults", json_object_get(r, "adults"),
-            "children", (int)json_array_size(json_object_get(r, "child_ages"))));
+            "cancellationPolicies", pens, "taxes", "allIncluded", due == 0, "taxes", taxes,
+            "rooms", 1, "adults", json_object_get(r, "adults"),
+            "children", (int)json_array_size(json_object_get(r, "child_ages")),
+            "rateComments", B_RATE_COMMENTS));
     }
-    return json_pack(
-        "{s:{s:s,s:s?,s:s,s:s,s:{s:b,s:b},s:{s:s,s:s},s:{s:s,s:s,s:I,s:s,s:o,s:s,s:s,"
-        "s:{s:s,s:s}},s:s,s:s,s:s,s:s?,s:{s:s,s:s}}}", "booking",
+    hotel = json_pack("{s:s,s:s,s:I,s:s,s:o,s:s,s:s,s:{s:s,s:s}}",
+        "checkIn", trv_json_str(doc, "checkin"), "checkOut", trv_json_str(doc, "checkout"),
+        "code", (json_int_t)apr_atoi64(trv_json_str(doc, "supplier_hotel_id")),
+        "name", trv_json_str(doc, "hotel_name"), "rooms", rooms,
+        "totalNet", amt(req, json_integer_value(json_object_get(doc, "total")), cur),
+        "currency", cur, "supplier", "name", "SANDBOX HOTELS S.L.", "vatNumber", "ESB00000000");
+    if (simulated_fee >= 0 || canc) {
+        json_object_set_new(hotel, "cancellationAmount",
+            json_string(amt(req, simulated_fee >= 0 ? simulated_fee
+                                 : json_integer_value(json_object_get(canc, "fee")), cur)));
+    }
+    out = json_pack("{s:s,s:s?,s:s,s:s,s:{s:b,s:b},s:s,s:{s:s,s:s},s:o,s:{s:s,s:s,s:s},"
+                    "s:s,s:s,s:s}",
         "reference", trv_rows_get(row, 0, "id"),
         "clientReference", trv_rows_get(row, 0, "client_reference"),
-        "creationDate", trv_rows_get(row, 0, "created_at"), "status", status,
-        "modificationPolicies", "cancellation", 1, "modification", 0,
+        /* A date: Hotelbeds writes "2024-02-25". */
+        "creationDate", apr_pstrndup(req->pool, created ? created : "", 10), "status", status,
+        "modificationPolicies", "cancellation", strcmp(status, "CANCELLED") != 0,
+        "modification", 0, "creationUser", SBX(req)->set->key_hb,
         "holder", "name", trv_json_str(json_object_get(doc, "holder"), "first_name"),
         "surname", trv_json_str(json_object_get(doc, "holder"), "last_name"),
-        "hotel", "checkIn", trv_json_str(doc, "checkin"), "checkOut", trv_json_str(doc, "checkout"),
-        "code", (json_int_t)apr_atoi64(trv_json_str(doc, "supplier_hotel_id")),
-        "name", trv_json_str(doc, "hotel_name"),
-        "rooms", rooms,
+        "hotel", hotel,
+        "invoiceCompany", "code", "SBX", "company", "SANDBOX HOTELS S.L.",
+        "registrationNumber", "ESB00000000",
         "totalNet", amt(req, json_integer_value(json_object_get(doc, "total")), cur),
-        "currency", cur, "supplier", "name", "SANDBOX HOTELS S.L.", "vatNumber", "ESB00000000",
-        "totalNet", amt(req, json_integer_value(json_object_get(doc, "total")), cur),
-        "pendingAmount", amt(req, 0, cur), "currency", cur,
-        "cancellationAmount", canc ? amt(req, json_integer_value(json_object_get(canc, "fee")), cur)
-                                   : NULL,
-        "invoiceCompany", "code", "SBX", "company", "SANDBOX HOTELS S.L.");
+        "pendingAmount", amt(req, 0, cur), "currency", cur);
+    if (trv_json_str(doc, "remark")) {
+        json_object_set_new(out, "remark", json_string(trv_json_str(doc, "remark")));
+    }
+    if (strcmp(status, "CANCELLED") == 0) {
+        /* Hotelbeds names a cancellation by a reference of its own. */
+        json_object_set_new(out, "cancellationReference",
+                            json_string(apr_pstrcat(req->pool, "C-", trv_rows_get(row, 0, "id"),
+                                                    NULL)));
+    }
+    return json_pack("{s:o}", "booking", out);
+}
+
+static json_t *b_booking(trv_req *req, const trv_rows *row, const json_t *doc)
+{
+    return b_booking_as(req, row, doc, -1);
+}
+
+static json_t *b_simulated(trv_req *req, const trv_rows *row, const json_t *doc)
+{
+    apr_int64_t fee = 0, refund = 0;
+    if (strcmp(trv_rows_get(row, 0, "status"), "confirmed") != 0) {
+        return b_booking(req, row, doc); /* as it stands: nothing to simulate */
+    }
+    sbx_hdoc_cancel_terms(doc, sbx_now(), &fee, &refund);
+    return b_booking_as(req, row, doc, fee);
 }
 
 static void book(trv_req *req, trv_resp *resp)
@@ -581,7 +631,8 @@ static void book(trv_req *req, trv_resp *resp)
     sbx_htrigger trig;
     sbx_hbooking_new nb;
     json_t *rooms_guests, *doc, *h;
-    apr_int64_t quoted;
+    const json_t *v;
+    apr_int64_t quoted, tolerance_bp = 0;
     size_t i, k;
     char code[9];
 
@@ -642,11 +693,25 @@ static void book(trv_req *req, trv_resp *resp)
             return;
         }
     }
+    if ((v = json_object_get(b, "remark")) && (!json_is_string(v)
+                                                || !trv_printable(json_string_value(v), 0, 2000))) {
+        sbx_invalid(req, resp, "remark", "is free text of at most 2000 characters");
+        return;
+    }
+    /* tolerance: the percentage by which the price may have risen since
+     * the rateKey was quoted and still be booked ("2.00" is 2 %). */
+    if ((v = json_object_get(b, "tolerance"))
+        && (trv_money_minor_of(v, "EUR", &tolerance_bp) != 0 || tolerance_bp < 0
+            || tolerance_bp > 10000)) {
+        sbx_invalid(req, resp, "tolerance", "is a percentage from 0 to 100, as 2.00");
+        return;
+    }
     quoted = q.total;
     if (b_reprice(req, resp, &q) != 0) {
         return;
     }
-    if (q.total != quoted) {
+    if (q.total != quoted
+        && !(q.total > quoted && q.total * 10000 <= quoted * (10000 + tolerance_bp))) {
         sbx_error(req, resp, 409, "PRICE_CHANGED", "The price changed from %s to %s; "
                   "check rates again", amt(req, quoted, q.currency),
                   amt(req, q.total, q.currency));
@@ -661,6 +726,9 @@ static void book(trv_req *req, trv_resp *resp)
     json_decref(h);
     sbx_random_chars(code, 8, "0123456789");
     json_object_set_new(doc, "hotel_confirmation_code", json_string(code));
+    if (trv_json_str(b, "remark")) {
+        json_object_set_new(doc, "remark", json_string(trv_json_str(b, "remark")));
+    }
     memset(&nb, 0, sizeof(nb));
     sbx_random_chars(code, 7, "0123456789");
     nb.id = apr_pstrcat(req->pool, "1-", code, NULL);
@@ -686,12 +754,32 @@ static void get_booking(trv_req *req, trv_resp *resp)
 static void list_bookings(trv_req *req, trv_resp *resp)
 {
     const char *ref = apr_table_get(req->query, "clientReference");
+    const char *start = apr_table_get(req->query, "start"), *end = apr_table_get(req->query, "end");
+    const char *type = apr_table_get(req->query, "filterType");
+    const char *from_s = apr_table_get(req->query, "from"), *to_s = apr_table_get(req->query, "to");
+    int from = from_s ? atoi(from_s) : 1, to = to_s ? atoi(to_s) : 25, n = 0;
     trv_dbc *c;
     trv_rows *rows;
     json_t *list;
     int i;
     if (!ref || !*ref) {
+        /* Hotelbeds lists by dates too; the sandbox only by reference. */
         sbx_invalid(req, resp, "clientReference", "is required");
+        return;
+    }
+    /* Hotelbeds' list: start and end days (yyyy-MM-dd) of the filterType
+     * (CREATION or CHECKIN), and a 1-based range from..to. */
+    if ((start && sbx_day_of(start) < 0) || (end && sbx_day_of(end) < 0)
+        || (start && end && sbx_day_of(end) < sbx_day_of(start))) {
+        sbx_invalid(req, resp, "start", "start and end are days yyyy-MM-dd, start first");
+        return;
+    }
+    if (type && strcmp(type, "CREATION") != 0 && strcmp(type, "CHECKIN") != 0) {
+        sbx_invalid(req, resp, "filterType", "must be CREATION or CHECKIN");
+        return;
+    }
+    if (from < 1 || to < from || to - from >= 1000) {
+        sbx_invalid(req, resp, "from", "from and to are 1-based, at most 1000 apart");
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
@@ -704,22 +792,26 @@ static void list_bookings(trv_req *req, trv_resp *resp)
     }
     trv_db_close(req->env->db, c);
     list = json_array();
-    for (i = 0; i < rows->n; i++) {
+    for (i = from - 1; i < rows->n && i < to; i++, n++) {
         json_array_append_new(list, json_pack("{s:s,s:s}", "reference",
                                               trv_rows_get(rows, i, "id"), "clientReference",
                                               ref));
     }
-    sbx_send(req, resp, 200, json_pack("{s:{s:o,s:i}}", "bookings", "bookings", list,
-                                       "total", rows->n));
+    sbx_send(req, resp, 200, json_pack("{s:{s:i,s:i,s:i,s:o}}", "bookings", "from", from,
+                                       "to", n ? from + n - 1 : from, "total", rows->n,
+                                       "bookings", list));
 }
 
 static void cancel_booking(trv_req *req, trv_resp *resp)
 {
     const char *flag = apr_table_get(req->query, "cancellationFlag");
+    if (flag && strcmp(flag, "SIMULATION") == 0) {
+        /* What cancelling would cost now; the booking stays as it is. */
+        sbx_hread_run(req, resp, B, apr_table_get(req->params, "ref"), b_simulated);
+        return;
+    }
     if (flag && strcmp(flag, "CANCELLATION") != 0) {
-        /* SIMULATION is not enabled for the sandbox's account: previews are
-         * SUPPLIER_C's. */
-        sbx_invalid(req, resp, "cancellationFlag", "must be CANCELLATION");
+        sbx_invalid(req, resp, "cancellationFlag", "must be CANCELLATION or SIMULATION");
         return;
     }
     sbx_hcancel_run(req, resp, B, apr_table_get(req->params, "ref"), "CANCELLATION_FAILED",
