@@ -7,7 +7,8 @@
  *
  * Run by `make conformance` (scripts/conformance.sh, docs/suppliers.md
  * "Conformance kit"). Environment:
- *   PROTOCOL            duffel, travel-air, liteapi, travel-hotel-b, travel-hotel-c
+ *   PROTOCOL            one of `conformance --list` (duffel, travel-air, liteapi,
+ *                       hotelbeds, travel-hotel-b, travel-hotel-c, duffel-stays)
  *                       (any protocol the gateway registers)
  *   SUPPLIER_URL        the base URL, as on a TravelSupplier line; unset:
  *                       SANDBOX_URL's listing (GET /sandbox/suppliers) gives
