@@ -100,12 +100,13 @@ static const trv_stmt dlv_replayable_stmt = {"trv_dlv_replayable",
     "WHERE d.id = %s AND d.subscription_id = %s AND d.org_id = %s FOR UPDATE"};
 
 /* A replay is a new send of the same event: the subscription's URL and
- * live secrets now, a fresh attempt list. */
+ * live secrets now, a fresh attempt list. It goes at once, on its own: a
+ * delivery waiting in a recovery's order (recover_seq, sql/180) leaves it. */
 static const trv_stmt dlv_replay_stmt = {"trv_dlv_replay",
     "UPDATE webhook_deliveries d SET status = 'PENDING', replay_count = d.replay_count + 1, "
     "failure_reason = NULL, url = s.url, secrets_enc = " TRV_WHS_LIVE_SECRETS ", "
     "attempt_count = 0, queued_at = trv_now(), published_at = NULL, delivered_at = NULL, "
-    "failed_at = NULL, updated_at = trv_now() FROM webhook_subscriptions s "
+    "failed_at = NULL, updated_at = trv_now(), recover_seq = NULL FROM webhook_subscriptions s "
     "WHERE d.id = %s AND s.id = d.subscription_id RETURNING d.replay_count"};
 
 static const char *const *event_types(const trv_req *req)

@@ -31,23 +31,30 @@ static const trv_stmt sub_locked_stmt = {"trv_whe_sub_locked",
 
 /* Every FAILED delivery of the window becomes a new send, as a replay
  * makes one (the subscription's URL and live secrets now, attempts from
- * the first), and its first attempt's job is queued a microsecond after
- * the one before in the log's order: senders claim the oldest due first,
- * so the window goes out in the order it happened. */
+ * the first), numbered in the log's order after the subscription's last
+ * recovered one (recover_seq, sql/180). Only the first gets a send job,
+ * and only when no earlier recovery is still going out; each later one is
+ * queued by the trigger of sql/180 when the one before it has ended, so
+ * the receiver gets them one at a time in the order they happened. */
 static const trv_stmt recover_stmt = {"trv_whe_recover",
-    "WITH d AS (UPDATE webhook_deliveries d SET status = 'PENDING', "
+    "WITH w AS (SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS rn "
+    "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
+    "WHERE d.subscription_id = %s AND d.status = 'FAILED' AND e.created_at >= %s::timestamptz "
+    "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz)), "
+    "b AS (SELECT coalesce(max(x.recover_seq), 0) AS base, bool_or(x.status IN "
+    "('PENDING', 'PUBLISHED')) AS busy FROM webhook_deliveries x "
+    "WHERE x.subscription_id = %s AND x.recover_seq IS NOT NULL), "
+    "d AS (UPDATE webhook_deliveries d SET status = 'PENDING', "
     "replay_count = d.replay_count + 1, failure_reason = NULL, url = s.url, "
     "secrets_enc = " TRV_WHS_LIVE_SECRETS ", attempt_count = 0, queued_at = trv_now(), "
-    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now() "
-    "FROM webhook_subscriptions s, events e WHERE s.id = %s AND d.subscription_id = s.id "
-    "AND e.id = d.event_id AND d.status = 'FAILED' AND e.created_at >= %s::timestamptz "
-    "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz) "
-    "RETURNING d.id, d.replay_count, e.created_at, e.id AS event_id), "
+    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now(), "
+    "recover_seq = b.base + w.rn FROM w, b, webhook_subscriptions s "
+    "WHERE d.id = w.id AND s.id = d.subscription_id "
+    "RETURNING d.id, d.replay_count, w.rn, coalesce(b.busy, false) AS busy), "
     "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) "
     "SELECT %s, jsonb_build_object('delivery_id', d.id, 'replay', d.replay_count, "
-    "'attempt', 1), clock_timestamp() + row_number() OVER (ORDER BY d.created_at, d.event_id) "
-    "* interval '1 microsecond', %s::int FROM d RETURNING 1) "
-    "SELECT count(*) AS n FROM j"};
+    "'attempt', 1), clock_timestamp(), %s::int FROM d WHERE d.rn = 1 AND NOT d.busy) "
+    "SELECT count(*) AS n FROM d"};
 
 const char *trv_webhook_family(const trv_req *req)
 {
@@ -180,7 +187,7 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_db_select(c, req->pool, &recover_stmt, &r,
-                      TRV_DB_ARGS(id, since, until, until, TRV_WEBHOOK_SEND_JOB,
+                      TRV_DB_ARGS(id, since, until, until, id, TRV_WEBHOOK_SEND_JOB,
                                   apr_itoa(req->pool, TRV_WEBHOOK_SEND_MAX_RUNS)))
             != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
