@@ -29,32 +29,57 @@ static const trv_stmt sub_locked_stmt = {"trv_whe_sub_locked",
     "SELECT s.status FROM webhook_subscriptions s WHERE s.id = %s AND s.org_id = %s "
     "AND s.family = %s AND s.deleted_at IS NULL FOR UPDATE"};
 
-/* Every FAILED delivery of the window becomes a new send, as a replay
+/* Every FAILED delivery the filter picks becomes a new send, as a replay
  * makes one (the subscription's URL and live secrets now, attempts from
  * the first), numbered in the log's order after the subscription's last
  * recovered one (recover_seq, sql/180). Only the first gets a send job,
  * and only when no earlier recovery is still going out; each later one is
  * queued by the trigger of sql/180 when the one before it has ended, so
- * the receiver gets them one at a time in the order they happened. */
+ * the receiver gets them one at a time in the order they happened. The
+ * parameters: the subscription, the filter's, the subscription again, the
+ * job's kind and runs. */
+#define RECOVER_SQL(filter) \
+    "WITH w AS (SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS rn " \
+    "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id " \
+    "WHERE d.subscription_id = %s AND d.status = 'FAILED' AND " filter "), " \
+    "b AS (SELECT coalesce(max(x.recover_seq), 0) AS base, bool_or(x.status IN " \
+    "('PENDING', 'PUBLISHED')) AS busy FROM webhook_deliveries x " \
+    "WHERE x.subscription_id = %s AND x.recover_seq IS NOT NULL), " \
+    "d AS (UPDATE webhook_deliveries d SET status = 'PENDING', " \
+    "replay_count = d.replay_count + 1, failure_reason = NULL, url = s.url, " \
+    "secrets_enc = " TRV_WHS_LIVE_SECRETS ", attempt_count = 0, queued_at = trv_now(), " \
+    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now(), " \
+    "recover_seq = b.base + w.rn FROM w, b, webhook_subscriptions s " \
+    "WHERE d.id = w.id AND s.id = d.subscription_id " \
+    "RETURNING d.id, d.replay_count, w.rn, coalesce(b.busy, false) AS busy), " \
+    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) " \
+    "SELECT %s, jsonb_build_object('delivery_id', d.id, 'replay', d.replay_count, " \
+    "'attempt', 1), clock_timestamp(), %s::int FROM d WHERE d.rn = 1 AND NOT d.busy) " \
+    "SELECT count(*) AS n FROM d"
+
+/* POST .../recover: the events written in [since, until). */
 static const trv_stmt recover_stmt = {"trv_whe_recover",
-    "WITH w AS (SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS rn "
-    "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
-    "WHERE d.subscription_id = %s AND d.status = 'FAILED' AND e.created_at >= %s::timestamptz "
-    "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz)), "
-    "b AS (SELECT coalesce(max(x.recover_seq), 0) AS base, bool_or(x.status IN "
-    "('PENDING', 'PUBLISHED')) AS busy FROM webhook_deliveries x "
-    "WHERE x.subscription_id = %s AND x.recover_seq IS NOT NULL), "
-    "d AS (UPDATE webhook_deliveries d SET status = 'PENDING', "
-    "replay_count = d.replay_count + 1, failure_reason = NULL, url = s.url, "
-    "secrets_enc = " TRV_WHS_LIVE_SECRETS ", attempt_count = 0, queued_at = trv_now(), "
-    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now(), "
-    "recover_seq = b.base + w.rn FROM w, b, webhook_subscriptions s "
-    "WHERE d.id = w.id AND s.id = d.subscription_id "
-    "RETURNING d.id, d.replay_count, w.rn, coalesce(b.busy, false) AS busy), "
-    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) "
-    "SELECT %s, jsonb_build_object('delivery_id', d.id, 'replay', d.replay_count, "
-    "'attempt', 1), clock_timestamp(), %s::int FROM d WHERE d.rn = 1 AND NOT d.busy) "
-    "SELECT count(*) AS n FROM d"};
+    RECOVER_SQL("e.created_at >= %s::timestamptz "
+                "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz)")};
+
+/* Re-enabling a DISABLED subscription: what it missed while disabled, and
+ * what failed for good since it began failing (failing_since, still set). */
+static const trv_stmt resume_stmt = {"trv_whe_resume",
+    RECOVER_SQL("(d.failure_reason = 'subscription_disabled' "
+                "OR (d.failure_reason = 'retries_exhausted' AND d.failed_at >= "
+                "(SELECT failing_since FROM webhook_subscriptions WHERE id = d.subscription_id)))")};
+
+apr_status_t trv_webhook_resume(trv_dbc *c, apr_pool_t *p, const char *sub, long *n)
+{
+    trv_rows *r;
+    if (trv_db_select(c, p, &resume_stmt, &r,
+                      TRV_DB_ARGS(sub, sub, TRV_WEBHOOK_SEND_JOB,
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS))) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    *n = trv_rows_int(r, 0, "n", 0);
+    return APR_SUCCESS;
+}
 
 const char *trv_webhook_family(const trv_req *req)
 {

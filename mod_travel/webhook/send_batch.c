@@ -39,7 +39,11 @@ static const trv_stmt claim_stmt = {"trv_dlv_batch_claim",
     "LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id "
     "ORDER BY b.pos, b.due, b.id"};
 
-/* The record, one row of r per item. wait (a throttled request) is a
+/* The record, one row of r per item. x and f keep each subscription's
+ * failing_since (the circuit breaker, breaker.h): set by a failed attempt,
+ * cleared by a 2xx, written only when it changes; the answer says which
+ * items' subscriptions have failed for longer than the window (as read
+ * before this statement: a first failure is not overdue). wait (a throttled request) is a
  * release after next_us. o: each sent attempt's outcome
  * (DELIVERED, FAILED when retries are exhausted, or PUBLISHED: retrying),
  * only while the delivery is still on that send and attempt; a: its
@@ -56,8 +60,12 @@ static const trv_stmt record_stmt = {"trv_dlv_batch_record",
     "failure_reason = CASE WHEN r.status = 'FAILED' THEN 'retries_exhausted' END, "
     "updated_at = trv_now() FROM r WHERE r.action = 'sent' AND d.id = r.delivery_id "
     "AND d.replay_count = r.replay AND d.attempt_count = r.attempt - 1 "
-    "AND d.status = 'PUBLISHED' RETURNING d.id, d.status, d.replay_count, d.attempt_count, "
-    "r.response_status, r.response_body, r.error, r.duration_ms, r.next_us), "
+    "AND d.status = 'PUBLISHED' RETURNING d.id, d.subscription_id, d.status, d.replay_count, "
+    "d.attempt_count, r.response_status, r.response_body, r.error, r.duration_ms, r.next_us), "
+    "x AS (SELECT o.subscription_id AS sub, bool_or(o.status = 'DELIVERED') AS ok FROM o "
+    "GROUP BY 1), "
+    "f AS (UPDATE webhook_subscriptions s SET failing_since = CASE WHEN x.ok THEN NULL "
+    "ELSE trv_now() END FROM x WHERE s.id = x.sub AND x.ok = (s.failing_since IS NOT NULL)), "
     "a AS (INSERT INTO webhook_attempts (delivery_id, replay, attempt_number, "
     "response_status, response_body, error, duration_ms, sender) "
     "SELECT o.id, o.replay_count, o.attempt_count, o.response_status, o.response_body, "
@@ -78,7 +86,10 @@ static const trv_stmt record_stmt = {"trv_dlv_batch_record",
     "locked_by = NULL, updated_at = clock_timestamp() FROM r "
     "WHERE r.action IN ('release', 'retry', 'wait') AND jb.id = r.job_id AND jb.locked_by = %s "
     "AND jb.attempts = r.job_attempt) "
-    "SELECT o.id FROM o"};
+    "SELECT o.id, NOT x.ok AND s.status = 'ACTIVE' AND %s::bigint > 0 AND s.failing_since "
+    "<= trv_now() - %s::bigint * interval '1 microsecond' AS overdue "
+    "FROM o JOIN x ON x.sub = o.subscription_id "
+    "JOIN webhook_subscriptions s ON s.id = o.subscription_id"};
 
 static const char *i64(apr_pool_t *p, apr_int64_t v)
 {
@@ -150,6 +161,7 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
     trv_dbc *c;
     trv_rows *rows;
     json_t *arr = trv_json_bind(p, json_array());
+    const char *window = i64(p, (apr_int64_t)env->cfg->webhook_disable_after);
     int i, k;
 
     for (i = 0; i < items->nelts; i++) {
@@ -179,7 +191,8 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
     }
     if (trv_db_select(c, p, &record_stmt, &rows,
                       TRV_DB_ARGS(trv_json_dump(p, arr), worker, TRV_WEBHOOK_SEND_JOB,
-                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), worker, worker))
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), worker, worker,
+                                  window, window))
         != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error ? c->error : "failed");
         trv_db_close(env->db, c);
@@ -192,6 +205,7 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
             trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
             if (it->action == TRV_WH_SENT && it->dlv && strcmp(it->dlv, id) == 0) {
                 it->recorded = 1;
+                it->overdue = trv_rows_bool(rows, k, "overdue");
             }
         }
     }

@@ -41,6 +41,8 @@ typedef struct trv_wh_item {
     const char *error;
     int duration_ms;
     int recorded;                /* the record wrote this delivery's outcome */
+    int overdue;                 /* recorded, and its subscription has failed for
+                                  * longer than TravelWebhookDisableAfter */
 } trv_wh_item;
 
 /* Claims the attempt `job` names and up to TRV_WEBHOOK_BATCH - 1 more due

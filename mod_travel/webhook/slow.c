@@ -1,0 +1,90 @@
+#include "slow.h"
+#include "send.h"
+#include "core/fanout.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* At most TRV_FANOUT_LATE_MAX requests go on alone in a process, so as
+ * many subscriptions at most are slow at once: a small table does. */
+typedef struct slow_sub {
+    char *sub;          /* malloc'd; NULL: a free slot */
+    int n;              /* its requests going on alone */
+    apr_time_t oldest;  /* when the oldest of them started */
+} slow_sub;
+
+static slow_sub table[TRV_FANOUT_LATE_MAX];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static slow_sub *find(const char *sub)
+{
+    int i;
+    for (i = 0; i < TRV_FANOUT_LATE_MAX; i++) {
+        if (table[i].sub && strcmp(table[i].sub, sub) == 0) {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+void trv_webhook_slow_enter(const char *sub, apr_time_t started)
+{
+    slow_sub *s;
+    int i;
+    if (!sub) {
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    if (!(s = find(sub))) {
+        for (i = 0; i < TRV_FANOUT_LATE_MAX && !s; i++) {
+            if (!table[i].sub && (table[i].sub = strdup(sub))) {
+                s = &table[i];
+                s->n = 0;
+                s->oldest = started;
+            }
+        }
+    }
+    if (s) {
+        s->n++;
+        if (started < s->oldest) {
+            s->oldest = started;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void trv_webhook_slow_leave(const char *sub)
+{
+    slow_sub *s;
+    if (!sub) {
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    if ((s = find(sub)) && --s->n <= 0) {
+        free(s->sub);
+        s->sub = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int trv_webhook_slow_held(const char *sub, apr_time_t now, apr_interval_time_t *wait)
+{
+    slow_sub *s;
+    int held = 0;
+    if (!sub) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    if ((s = find(sub)) && s->n >= TRV_WEBHOOK_SLOW_MAX) {
+        held = 1;
+        /* The oldest is kept while any is slow: a wait that comes out
+         * short is only another look half a second later. */
+        *wait = s->oldest + TRV_WEBHOOK_TIMEOUT - now;
+        if (*wait < apr_time_from_msec(500)) {
+            *wait = apr_time_from_msec(500);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return held;
+}
