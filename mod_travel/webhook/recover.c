@@ -1,4 +1,5 @@
 #include "recover.h"
+#include "retention.h"
 #include "send.h"
 #include "store.h"
 #include "core/clock.h"
@@ -122,7 +123,9 @@ void trv_webhook_events(trv_req *req, trv_resp *resp)
         if (!r->n) {
             trv_db_close(req->env->db, c);
             trv_fail(req, resp, 404, "not_found", "No event %s in this organization's %s "
-                     "event log", after, family);
+                     "event log (events are kept for %" APR_INT64_T_FMT " s, "
+                     "TravelWebhookRetention)", after, family,
+                     (apr_int64_t)apr_time_sec(req->env->cfg->webhook_retention));
             return;
         }
     }
@@ -184,6 +187,15 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
     until = body_instant(req, "until", 0, &tu, errs);
     if (since && until && tu <= ts) {
         trv_errs_add(errs, "until", "must be after since");
+    }
+    /* Outside retention nothing is left to send: saying so beats a silent
+     * "events: 0" for a window the log no longer holds. */
+    if (since && ts < trv_webhook_retention_horizon(req->env)) {
+        trv_errs_add(errs, "since", "is before the retention period: events and deliveries "
+                     "are kept for %" APR_INT64_T_FMT " s (TravelWebhookRetention), so since "
+                     "must be at or after %s", (apr_int64_t)apr_time_sec(
+                         req->env->cfg->webhook_retention),
+                     trv_time_format(req->pool, trv_webhook_retention_horizon(req->env)));
     }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);

@@ -8,10 +8,12 @@
 #include "throttle.h"
 #include "breaker.h"
 #include "slow.h"
+#include "retention.h"
 #include "core/json.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
@@ -302,7 +304,11 @@ static void send_task_late(void *baton)
     send_task *task = baton;
     apr_array_header_t *rec = apr_array_make(task->p, 1, sizeof(trv_wh_item));
     const char *err = NULL;
-    trv_webhook_slow_leave(task->it.subscription_id);
+    trv_webhook_slow_leave(task->it.subscription_id,
+                           task->it.action == TRV_WH_SENT && task->it.status
+                               && strcmp(task->it.status, "DELIVERED") == 0
+                               && apr_time_from_msec(task->it.duration_ms)
+                                      < TRV_WEBHOOK_PATIENCE);
     *(trv_wh_item *)apr_array_push(rec) = task->it;
     if (record_outcomes(task->env, task->p, task->worker, rec, &err) != APR_SUCCESS) {
         trv_log_msg(&task->env->log, TRV_LOG_WARNING, NULL,
@@ -311,6 +317,52 @@ static void send_task_late(void *baton)
                     err);
     }
     apr_pool_destroy(task->p);
+}
+
+/* The batch waits TRV_WEBHOOK_PATIENCE for its requests; a slower one goes
+ * on alone and records itself (send_task_late). Requests to a subscription
+ * already known slow in this process (slow.h) go on alone from the start:
+ * the batch does not wait for them at all. */
+static void send_patiently(send_task **tasks, int n, int *done)
+{
+    void **slow = malloc(sizeof(void *) * (size_t)n), **quick = malloc(sizeof(void *) * (size_t)n);
+    int *slow_done = malloc(sizeof(int) * (size_t)n), *quick_done = malloc(sizeof(int) * (size_t)n);
+    int *which = malloc(sizeof(int) * (size_t)n);
+    apr_time_t now = apr_time_now();
+    int i, ns = 0, nq = 0;
+    if (!slow || !quick || !slow_done || !quick_done || !which) {
+        trv_fanout_patient(n, send_task_run, send_task_left, send_task_late, (void **)tasks,
+                           TRV_WEBHOOK_PATIENCE, done);
+    }
+    else {
+        for (i = 0; i < n; i++) {
+            /* which: the index in slow, or -1 - the index in quick. */
+            if (trv_webhook_slow_known(tasks[i]->it.subscription_id, now)) {
+                which[i] = ns;
+                slow[ns++] = tasks[i];
+            }
+            else {
+                which[i] = -1 - nq;
+                quick[nq++] = tasks[i];
+            }
+        }
+        if (ns > 0) {
+            trv_fanout_patient(ns, send_task_run, send_task_left, send_task_late, slow, 0,
+                               slow_done);
+        }
+        if (nq > 0) {
+            trv_fanout_patient(nq, send_task_run, send_task_left, send_task_late, quick,
+                               TRV_WEBHOOK_PATIENCE, quick_done);
+        }
+        for (i = 0; i < n; i++) {
+            done[i] = which[i] >= 0 ? slow_done[which[i]] : quick_done[-1 - which[i]];
+        }
+    }
+    free(slow);
+    free(quick);
+    free(slow_done);
+    free(quick_done);
+    free(which);
 }
 
 /* The throttle's waiting items go back to the queue at once, not after
@@ -377,6 +429,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "payload needs delivery_id, replay and attempt";
         return;
     }
+    trv_webhook_retention_ensure(env, p);
     /* The receiver has TRV_WEBHOOK_TIMEOUT: the jobs stay ours past it, so
      * no other sender makes the same attempt while this one is waiting. */
     n = trv_wh_batch_claim(env, p, job, TRV_WEBHOOK_BATCH_HOLD, &items, &err);
@@ -437,10 +490,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         task_of[i] = ntasks++;
     }
     if (ntasks > 0) {
-        /* The batch waits TRV_WEBHOOK_PATIENCE for its requests; a slower
-         * one goes on alone and records itself (send_task_late). */
-        trv_fanout_patient(ntasks, send_task_run, send_task_left, send_task_late,
-                           (void **)tasks, TRV_WEBHOOK_PATIENCE, done);
+        send_patiently(tasks, ntasks, done);
     }
     /* The answered requests' outcomes come back into the batch; the late
      * ones leave it, untouched (their task may be gone already; the

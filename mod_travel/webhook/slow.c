@@ -12,15 +12,19 @@ typedef struct slow_sub {
     char *sub;          /* malloc'd; NULL: a free slot */
     int n;              /* its requests going on alone */
     apr_time_t oldest;  /* when the oldest of them started */
+    apr_time_t until;   /* slow until then */
 } slow_sub;
 
-static slow_sub table[TRV_FANOUT_LATE_MAX];
+/* A slot per request that may go on alone, and as many again for
+ * subscriptions remembered slow with none going on. */
+#define SLOTS (2 * TRV_FANOUT_LATE_MAX)
+static slow_sub table[SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static slow_sub *find(const char *sub)
 {
     int i;
-    for (i = 0; i < TRV_FANOUT_LATE_MAX; i++) {
+    for (i = 0; i < SLOTS; i++) {
         if (table[i].sub && strcmp(table[i].sub, sub) == 0) {
             return &table[i];
         }
@@ -35,9 +39,15 @@ void trv_webhook_slow_enter(const char *sub, apr_time_t started)
     if (!sub) {
         return;
     }
+    apr_time_t now = apr_time_now();
     pthread_mutex_lock(&lock);
     if (!(s = find(sub))) {
-        for (i = 0; i < TRV_FANOUT_LATE_MAX && !s; i++) {
+        /* A free slot, or one whose memory has lapsed. */
+        for (i = 0; i < SLOTS && !s; i++) {
+            if (table[i].sub && table[i].n == 0 && table[i].until < now) {
+                free(table[i].sub);
+                table[i].sub = NULL;
+            }
             if (!table[i].sub && (table[i].sub = strdup(sub))) {
                 s = &table[i];
                 s->n = 0;
@@ -46,26 +56,45 @@ void trv_webhook_slow_enter(const char *sub, apr_time_t started)
         }
     }
     if (s) {
-        s->n++;
-        if (started < s->oldest) {
+        if (s->n++ == 0 || started < s->oldest) {
             s->oldest = started;
         }
+        s->until = now + TRV_WEBHOOK_SLOW_MEMORY;
     }
     pthread_mutex_unlock(&lock);
 }
 
-void trv_webhook_slow_leave(const char *sub)
+void trv_webhook_slow_leave(const char *sub, int answered)
 {
     slow_sub *s;
     if (!sub) {
         return;
     }
     pthread_mutex_lock(&lock);
-    if ((s = find(sub)) && --s->n <= 0) {
-        free(s->sub);
-        s->sub = NULL;
+    if ((s = find(sub))) {
+        if (s->n > 0) {
+            s->n--;
+        }
+        s->until = answered ? 0 : apr_time_now() + TRV_WEBHOOK_SLOW_MEMORY;
+        if (s->n == 0 && answered) {
+            free(s->sub);
+            s->sub = NULL;
+        }
     }
     pthread_mutex_unlock(&lock);
+}
+
+int trv_webhook_slow_known(const char *sub, apr_time_t now)
+{
+    slow_sub *s;
+    int known;
+    if (!sub) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    known = (s = find(sub)) != NULL && s->until > now;
+    pthread_mutex_unlock(&lock);
+    return known;
 }
 
 int trv_webhook_slow_held(const char *sub, apr_time_t now, apr_interval_time_t *wait)

@@ -188,7 +188,13 @@ static void a_failing_subscription_is_disabled_and_resumes_when_re_enabled(void 
 
     /* Disabled: replay and recover are refused, new events are not sent. */
     snprintf(path, sizeof(path), "/v1/hotel/webhook-subscriptions/%s/recover", fid);
-    r = wh_call(key, "POST", path, "{\"since\": \"2026-01-01T00:00:00Z\"}");
+    {
+        char body[128], *since = e2e_sql_text("SELECT trv_ts(now() - interval '1 hour')", 0,
+                                              NULL);
+        snprintf(body, sizeof(body), "{\"since\": \"%s\"}", since);
+        free(since);
+        r = wh_call(key, "POST", path, body);
+    }
     e2e_assert_error(r, 409, "subscription_paused");
     e2e_free(r);
     p[0] = bad;

@@ -274,7 +274,8 @@ static void a_receiver_down_for_1000_events_recovers_each_once(void **state)
 
 static void recover_checks_its_window(void **state)
 {
-    char url[256], name[64], path[512];
+    char url[256], name[64], path[512], body[256];
+    char *since, *until;
     json_t *s;
     e2e_resp *r;
     (void)state;
@@ -286,8 +287,12 @@ static void recover_checks_its_window(void **state)
     e2e_assert_error(r, 422, "validation_failed");
     assert_non_null(wh_detail(r, "since"));
     e2e_free(r);
-    r = wh_call(key, "POST", path, "{\"since\": \"2026-11-24T10:00:00Z\", "
-                                   "\"until\": \"2026-11-24T09:00:00Z\", \"x\": 1}");
+    /* Times within the retention period (30 days on the test stack). */
+    since = e2e_sql_text("SELECT trv_ts(now() - interval '1 hour')", 0, NULL);
+    until = e2e_sql_text("SELECT trv_ts(now() - interval '2 hours')", 0, NULL);
+    snprintf(body, sizeof(body), "{\"since\": \"%s\", \"until\": \"%s\", \"x\": 1}", since,
+             until);
+    r = wh_call(key, "POST", path, body);
     e2e_assert_error(r, 422, "validation_failed");
     assert_non_null(wh_detail(r, "until"));
     assert_non_null(wh_detail(r, "x"));
@@ -298,9 +303,12 @@ static void recover_checks_its_window(void **state)
     /* The other family's path does not know the subscription. */
     snprintf(path, sizeof(path), "/v1/hotel/webhook-subscriptions/%s/recover",
              wh_str(s, "id"));
-    r = wh_call(key, "POST", path, "{\"since\": \"2026-11-24T10:00:00Z\"}");
+    snprintf(body, sizeof(body), "{\"since\": \"%s\"}", since);
+    r = wh_call(key, "POST", path, body);
     e2e_assert_error(r, 404, "not_found");
     e2e_free(r);
+    free(since);
+    free(until);
     json_decref(s);
 }
 
