@@ -95,6 +95,16 @@ run() {
     FROM (SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
             FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
            WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%' GROUP BY e.id, e.created_at) x"
+  # Where the slow receipts were: how many took over 50 ms, and over which
+  # seconds of the run they were committed.
+  psql -F ' ' -c "SELECT count(*), coalesce(string_agg(DISTINCT s::text, ',' ORDER BY s::text), '-')
+    FROM (SELECT (extract(epoch FROM e.created_at - t.t0))::int AS s,
+                 extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
+            FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id',
+                 (SELECT min(created_at) AS t0 FROM events WHERE id LIKE 'evt_${tag}_%') t
+           WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%'
+           GROUP BY e.id, e.created_at, t.t0) x WHERE ms > 50" |
+    sed "s/^/  run $tag: receipts over 50 ms, and the seconds of the run they were committed in: /" >&2
 }
 
 # Warm up (connections, prepared statements).

@@ -5,14 +5,14 @@
 #   tests/bench/retention.sh [SECONDS] [RATE]          (make bench)
 #
 # Starts a throwaway stack with TravelWebhookRetention RETENTION (10s),
-# subscribes one endpoint at the sandbox inbox and, for SECONDS (60),
+# subscribes one endpoint at the sandbox inbox and, for SECONDS (180),
 # commits about RATE (100) events a second, one per transaction. Every 10 s
 # it prints the rows of events, webhook_deliveries and webhook_attempts and
 # their total size on disk; at the end the commit-to-receiver latency of
 # the events (the removal runs beside the senders: it must not hold them
 # up). Flat means the row counts stop growing once the period has passed.
 set -euo pipefail
-SECONDS_TOTAL=${1:-60}
+SECONDS_TOTAL=${1:-180}
 RATE=${2:-100}
 RETENTION=${RETENTION:-10s}
 root=$(cd "$(dirname "$0")/../.." && pwd)
