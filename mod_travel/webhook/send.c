@@ -395,7 +395,10 @@ static int set_aside_waits(trv_env *env, apr_pool_t *p, const trv_job *job,
 }
 
 /* Requests to a subscription this process sees hanging (slow.h) wait, as
- * throttled ones do, until its slow requests would have timed out. */
+ * throttled ones do, until its slow requests would have timed out, and up
+ * to half as long again, spread by delivery id: due all at once, the held
+ * requests of a busy subscription would come back as one burst of claims
+ * that takes every sender for a moment (the breaker bench's p99). */
 static void hold_slow(apr_array_header_t *items)
 {
     apr_time_t now = apr_time_now();
@@ -405,8 +408,13 @@ static void hold_slow(apr_array_header_t *items)
         apr_interval_time_t wait;
         if (it->claimed && it->action != TRV_WH_WAIT
             && trv_webhook_slow_held(it->subscription_id, now, &wait)) {
+            unsigned h = 5381;
+            const char *c;
+            for (c = it->dlv; c && *c; c++) {
+                h = h * 33 + (unsigned char)*c;
+            }
             it->action = TRV_WH_WAIT;
-            it->next = wait;
+            it->next = wait + (apr_interval_time_t)(h % 1000) * (wait / 2000);
         }
     }
 }
