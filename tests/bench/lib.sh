@@ -1,5 +1,5 @@
-# Shared by db-mode.sh and nodes.sh (sourced): free loopback ports and a
-# few booked flights through the API.
+# Shared by the bench scripts (sourced): free loopback ports, the CPU ticks
+# of a process tree, and a few booked flights through the API.
 
 used=" "
 free_port() {
@@ -31,4 +31,16 @@ book_flights() {
     last=$id
   done
   echo "$last"
+}
+
+# tree_ticks PID: CPU ticks (user + system) of PID and its children, each
+# with the children it has reaped (an exited httpd child or PostgreSQL
+# backend stays counted in its parent's cutime/cstime).
+HZ=$(getconf CLK_TCK)
+tree_ticks() {
+  local pid t=0
+  for pid in "$1" $(ps -o pid= --ppid "$1"); do
+    t=$(( t + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat" 2>/dev/null || echo 0) ))
+  done
+  echo "$t"
 }

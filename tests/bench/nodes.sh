@@ -118,16 +118,8 @@ CONF
 
 # CPU ticks (user + system) of this cluster's processes (the postmaster and
 # its children, the backends), and of the machine.
-pg_ticks() {
-  local pid t=0 pm
-  pm=$(head -n 1 "$dir/pg/postmaster.pid")
-  for pid in "$pm" $(ps -o pid= --ppid "$pm"); do
-    t=$(( t + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0) ))
-  done
-  echo "$t"
-}
+pg_ticks() { tree_ticks "$(head -n 1 "$dir/pg/postmaster.pid")"; }
 cpu_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
-HZ=$(getconf CLK_TCK)
 
 # run NAME URL: one wrk round; prints req/s, p99, PostgreSQL ms CPU per
 # request and machine CPU busy %.

@@ -16,8 +16,8 @@
 #   5. mod_travel against a Node gateway doing the same queries (api.sh)
 #   6. one check cycle of 100,000 price watches on 2,000 hotel-stays:
 #      supplier calls and wall time (watches.sh)
-#   7. hotel search (a page of 20 of 30 hotels) and offers of 10 hotels,
-#      across the three sandbox hotel suppliers (hotels.sh)
+#   7. hotel search (a page of 20 of 30 hotels), offers of 10 hotels and
+#      flight offers, with CPU per request per process group (search.sh)
 #   8. 1, 2 and 3 API nodes behind mod_proxy_balancer on one PostgreSQL
 #      through PgBouncer: GET, the list and webhook deliveries per node
 #      count, with PostgreSQL's CPU per request (nodes.sh)
@@ -48,7 +48,7 @@ step "webhook retention soak" "$here/retention.sh" "${SOAK_SECONDS:-180}" "${SOA
 step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
 step "price watches: one check cycle" "$here/watches.sh" "${WATCHES:-100000}" "${WATCH_STAYS:-2000}"
-step "hotel search and offers" "$here/hotels.sh"
+step "search: hotel search, hotel offers, flight offers" "$here/search.sh"
 step "N nodes through PgBouncer" "$here/nodes.sh"
 echo
 echo "make bench: $failed step(s) failed"

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The search path end to end: mod_travel asking the sandbox suppliers over
+# HTTP on loopback, with mapping and ids in PostgreSQL.
+#
+#   tests/bench/search.sh [SECONDS]        (make bench)
+#
+# Starts a throwaway stack (its own PostgreSQL cluster, an httpd with
+# mod_travel and one with the sandbox, on free ports; sandbox latency 0 so the
+# gateway and the suppliers' work are measured, not simulated waiting), then
+# runs wrk (2 threads, 16 connections, SECONDS each, default 8) against:
+#   hotel search   POST /v1/hotel/search: one page of 20 of a 30-hotel area
+#                  (the 30 of Amsterdam's 40 hotels within 14.5 km of the
+#                  centre, the three hotel suppliers asked at once, 2 adults)
+#   hotel offers   POST /v1/hotel/offers for 10 of those hotels (by htl_ id,
+#                  up to 5 offers each)
+#   flight offers  POST /v1/flight/offers LHR-JFK, one adult, limit 50, both
+#                  flight suppliers
+# Every request draws its dates at random (check-in or departure 14 to 313
+# days ahead, 1 to 4 nights), so that a cache of answers would mostly miss
+# and the figures are the work of a fresh search.
+#
+# For each kind it prints req/s, p50, p99 and the CPU time per request of
+# each process group, read from /proc before and after the round: the
+# gateway (mod_travel's httpd), the sandbox's httpd (the suppliers) and
+# PostgreSQL. CPU per request is the figure to compare across runs: on a
+# shared 2-core machine wall-clock rates swing with what else runs.
+# PERF_DIR=DIR also records each round's gateway children with
+# `perf record -g` into DIR/KIND.data (read with `perf report -i`).
+# The area is checked first: a search of it must answer exactly 30 hotels
+# (the sandbox's catalogue is deterministic), else the script fails.
+set -euo pipefail
+SECS=${1:-8}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/bench/lib.sh"
+dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
+chmod 755 "$dir"
+stack="$root/scripts/stack.sh"
+
+export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+# Throughput is measured, not the rate limiter.
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
+export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
+cleanup() {
+  "$stack" stop "$dir" >/dev/null 2>&1
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+"$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
+"$stack" httpd-start "$dir" a >/dev/null
+ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null | tail -n 1; }
+org=$(ctl org create bench)
+KEY=$(ctl key create --org "$org" --user bench)
+API="http://127.0.0.1:$TRAVEL_PORT/v1"
+
+ci=$(date -u -d "+30 days" +%F)
+co=$(date -u -d "+33 days" +%F)
+occ='"occupancy":[{"adults":2}],"guest_nationality":"GB","guest_residence":"GB","currency":"EUR"'
+stay="\"check_in\":\"$ci\",\"check_out\":\"$co\",$occ"
+area='"destination":{"latitude":52.3676,"longitude":4.9041,"radius_m":14500}'
+
+# The whole area in one answer: 30 hotels, and the ids offers will price.
+all=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$API/hotel/search" \
+  -d "{$area,$stay,\"limit\":50}")
+ids=$(echo "$all" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4)
+n=$(echo "$ids" | grep -c . || true)
+if [ "$n" -ne 30 ]; then
+  echo "search.sh: the area answered $n hotels, not 30: $(echo "$all" | head -c 300)" >&2
+  exit 1
+fi
+ten=$(echo "$ids" | head -n 10 | sed 's/.*/"&"/' | paste -sd, -)
+flight_day=$(date -u -d "+30 days" +%F)
+for check in "hotel/search|{$area,$stay,\"limit\":20}" \
+             "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" \
+             "flight/offers|{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"$flight_day\"}],\"passengers\":{\"adults\":1},\"limit\":50}"; do
+  status=$(curl -s -o "$dir/check.json" -w '%{http_code}' -H "x-api-key: $KEY" \
+    -H 'content-type: application/json' "$API/${check%%|*}" -d "${check#*|}")
+  [ "$status" = 200 ] || { echo "search.sh: ${check%%|*} answered $status: $(head -c 300 "$dir/check.json")" >&2; exit 1; }
+  echo "${check%%|*}: answers $(wc -c <"$dir/check.json") bytes"
+done
+
+# A wrk script whose every request has its own dates: BODY is a Lua
+# expression over ci (check-in or departure) and co (check-out).
+post_script() { # file path body-expression
+  cat >"$1" <<LUA
+local day = 86400
+local counter = 0
+function init(args)
+  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16) % 100000)
+end
+request = function()
+  local t = os.time() + (14 + math.random(0, 299)) * day
+  local ci = os.date("!%Y-%m-%d", t)
+  local co = os.date("!%Y-%m-%d", t + math.random(1, 4) * day)
+  local body = $3
+  return wrk.format("POST", "$2", {["x-api-key"] = "$KEY",
+                    ["content-type"] = "application/json"}, body)
+end
+LUA
+}
+lua_stay="'\"check_in\":\"' .. ci .. '\",\"check_out\":\"' .. co .. '\",$occ'"
+post_script "$dir/search.lua" "/v1/hotel/search" \
+  "'{$area,' .. $lua_stay .. ',\"limit\":20}'"
+post_script "$dir/offers.lua" "/v1/hotel/offers" \
+  "'{\"hotel_ids\":[$ten],' .. $lua_stay .. ',\"max_offers_per_hotel\":5}'"
+post_script "$dir/flights.lua" "/v1/flight/offers" \
+  "'{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"' .. ci .. '\"}],\"passengers\":{\"adults\":1},\"limit\":50}'"
+
+gateway_pid=$(cat "$dir/httpd-a/httpd.pid")
+sandbox_pid=$(cat "$dir/httpd-sandbox/httpd.pid")
+pg_pid=$(head -n 1 "$dir/pg/postmaster.pid")
+
+run() { # name url script
+  local out g0 s0 p0 g1 s1 p1 reqs perf=""
+  if [ -n "${PERF_DIR:-}" ]; then
+    mkdir -p "$PERF_DIR"
+    perf record -F 499 -g -o "$PERF_DIR/${1// /_}.data" \
+      -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" >/dev/null 2>&1 &
+    perf=$!
+  fi
+  g0=$(tree_ticks "$gateway_pid"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
+  out=$(wrk -t2 -c16 -d"${SECS}s" --latency -s "$3" "$2")
+  if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
+  g1=$(tree_ticks "$gateway_pid"); s1=$(tree_ticks "$sandbox_pid"); p1=$(tree_ticks "$pg_pid")
+  reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+  awk -v n="$1" -v r="$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
+      -v p50="$(awk '$1 == "50%" {print $2}' <<<"$out")" \
+      -v p99="$(awk '$1 == "99%" {print $2}' <<<"$out")" -v q="$reqs" -v hz="$HZ" \
+      -v g=$((g1 - g0)) -v s=$((s1 - s0)) -v p=$((p1 - p0)) \
+    'BEGIN { printf "%-15s %7.0f req/s  p50 %8s  p99 %8s  CPU ms/request: gateway %6.2f  suppliers %6.2f  PostgreSQL %5.2f\n",
+             n, r, p50, p99, g * 1000 / hz / q, s * 1000 / hz / q, p * 1000 / hz / q }'
+  if grep -q "Non-2xx" <<<"$out"; then echo "  (non-2xx answers: $(grep Non-2xx <<<"$out"))"; fi
+}
+
+echo
+echo "mod_travel search (httpd event MPM, 2 children x 256 threads; sandbox latency 0;"
+echo "dates drawn at random per request)"
+run "hotel search" "$API/hotel/search" "$dir/search.lua"
+run "hotel offers" "$API/hotel/offers" "$dir/offers.lua"
+run "flight offers" "$API/flight/offers" "$dir/flights.lua"
