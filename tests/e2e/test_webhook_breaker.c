@@ -5,6 +5,7 @@
  * hotel.webhook_subscription.disabled event, events that happen while it
  * is disabled are not sent, and PATCH {"status": "ACTIVE"} re-enables it
  * and sends them, in the order of the log. */
+#include "dashboard_e2e.h"
 #include "test_webhook_common.h"
 
 static char *key, *org;
@@ -143,6 +144,26 @@ static void a_failing_subscription_is_disabled_and_resumes_when_re_enabled(void 
     assert_non_null(strstr(wh_str(s, "disabled_reason"), "no 2xx answer since"));
     assert_non_null(strstr(wh_str(s, "disabled_reason"), "HTTP 500"));
     json_decref(s);
+    /* The dashboard shows it, with the reason, and offers Resume. */
+    {
+        char login[64];
+        dash_session ds;
+        e2e_resp *dr;
+        const char *at;
+        dash_login_name(login, sizeof(login), "breaker");
+        dash_htpasswd(login, "correct-horse-battery");
+        dash_grant(org, login);
+        dash_open(&ds, login, "correct-horse-battery");
+        dr = dash_get(&ds, DASH_PATH);
+        assert_int_equal(dr->status, 200);
+        at = strstr(dr->body, fid);
+        assert_non_null(at);
+        assert_non_null(strstr(at, "data-status=\"DISABLED\""));
+        assert_non_null(strstr(at, "data-disabled-reason>Disabled by the circuit breaker: "
+                                   "no 2xx answer since"));
+        assert_non_null(strstr(at, "aria-label=\"Resume"));
+        e2e_free(dr);
+    }
     /* Nothing of it is queued any more. */
     p[0] = fid;
     assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_deliveries WHERE "
