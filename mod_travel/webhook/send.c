@@ -365,35 +365,6 @@ static void send_patiently(send_task **tasks, int n, int *done)
     free(which);
 }
 
-/* The throttle's waiting items go back to the queue at once, not after
- * the batch's sends (which may take a receiver's 10 s), and leave the
- * batch. Returns 1 when the worker's own job (the first item) was one. */
-static int set_aside_waits(trv_env *env, apr_pool_t *p, const trv_job *job,
-                           apr_array_header_t *items)
-{
-    apr_array_header_t *waits = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
-    int i, k = 0, own = APR_ARRAY_IDX(items, 0, trv_wh_item).action == TRV_WH_WAIT;
-    const char *err = NULL;
-    for (i = 0; i < items->nelts; i++) {
-        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
-        if (it->action == TRV_WH_WAIT) {
-            *(trv_wh_item *)apr_array_push(waits) = *it;
-        }
-        else {
-            APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
-        }
-    }
-    items->nelts = k;
-    /* Not recorded (the database failed): due again when the hold ends. */
-    if (waits->nelts > 0
-        && trv_wh_batch_record(env, p, job->worker, waits, &err) != APR_SUCCESS) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(2107) "throttled webhook sends could not be put back (due "
-                    "again after their hold): %s", err);
-    }
-    return own;
-}
-
 /* Requests to a subscription this process sees hanging (slow.h) wait, as
  * throttled ones do, until its slow requests would have timed out, and up
  * to half as long again, spread by delivery id: due all at once, the held
@@ -457,14 +428,11 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                     TRVLOGNO(2106) "the webhook throttle could not be read (throttled "
                     "requests wait): %s", err);
     }
+    /* Held and throttled items (WAIT) are not sent; they go back to the
+     * queue with the batch's record, after its sends: a statement of their
+     * own before the sends would hold up the batch's other receivers. */
     hold_slow(items);
-    own_gone = set_aside_waits(env, p, job, items);
-    if (own_gone) {
-        res->outcome = TRV_JOB_GONE; /* back in the queue, put there by the record */
-    }
-    if (items->nelts == 0) {
-        return;
-    }
+    own_gone = 0;
 
     tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
     task_of = apr_pcalloc(p, sizeof(*task_of) * (apr_size_t)items->nelts);
@@ -474,6 +442,9 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         apr_array_header_t *secrets;
         const char *why;
         task_of[i] = -1;
+        if (it->action == TRV_WH_WAIT) {
+            continue;
+        }
         if (!it->dlv || it->attempt < 1) {
             it->action = TRV_WH_RELEASE; /* the queue's own claim marks it dead */
             continue;
