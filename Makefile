@@ -11,6 +11,7 @@ DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_trave
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
+               mod_travel/httpd/socache.c mod_travel/httpd/search_cache.c \
                mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
 # (air/, hotel/, pay/, stays/); sandbox/ctl/ is its migration tool, not the module.

@@ -26,7 +26,8 @@
 # 100; 0 = off; a window may follow the count, e.g. "5 60s"),
 # TRAVEL_AUTH_FAIL_LIMIT (failed key attempts per minute per client
 # address, 30; 0 = off; a window may follow), TRAVEL_DASHBOARD_PASSWORD (the
-# dashboard login admin's password; random when unset).
+# dashboard login admin's password; random when unset), TRAVEL_SEARCH_CACHE
+# (the hotel suppliers' search_cache=: 60s for the demo, off for the others).
 # Scale-out (docs/operations.md): TRAVEL_DB_CONNINFO, the API instances'
 # database connection string (any libpq form: multi-host with
 # target_session_attrs, or a PgBouncer) instead of the stack's own cluster
@@ -150,6 +151,16 @@ run_user() {
   if is_root; then printf 'User www-data\nGroup www-data'; fi
 }
 
+# The hotel suppliers' search_cache= option for instance NAME: the demo
+# ("main") serves a repeated search from the cache for 60 s; test instances
+# ask the suppliers every time, unless TRAVEL_SEARCH_CACHE says otherwise
+# ("" or 0 turns it off).
+search_cache() {
+  local fresh=${TRAVEL_SEARCH_CACHE-}
+  if [ -z "${TRAVEL_SEARCH_CACHE+set}" ] && [ "$1" = main ]; then fresh=60s; fi
+  if [ -n "$fresh" ] && [ "$fresh" != 0 ]; then echo " search_cache=$fresh"; fi
+}
+
 # An API instance NAME (mod_travel; own port, own logs, shared database).
 httpd_conf() {
   local name=$1 inst="$dir/httpd-$1"
@@ -165,6 +176,7 @@ httpd_conf() {
     [WATCH_INTERVAL]="${TRAVEL_WATCH_INTERVAL:-900}"
     [RETENTION]="${TRAVEL_WEBHOOK_RETENTION:-30d}"
     [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
+    [SEARCH_CACHE]="$(search_cache "$name")"
     [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"
     [SECRET]="$dir/secret.key" [RATE_LIMIT]="${TRAVEL_RATE_LIMIT:-100}"
     [AUTH_FAIL_LIMIT]="${TRAVEL_AUTH_FAIL_LIMIT:-30}" [HTPASSWD]="$(htpasswd_file)")

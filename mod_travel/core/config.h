@@ -23,6 +23,10 @@ typedef struct trv_upstream {
                                     * creds.second_base option), or NULL */
     apr_interval_time_t connect_timeout;
     apr_interval_time_t timeout;
+    /* How long a search's answer of this supplier may be served again from
+     * the shared search cache (the search_cache= option of a hotel
+     * supplier's line); 0: never. */
+    apr_interval_time_t search_cache;
 } trv_upstream;
 
 /* A network the operator allows as a webhook target despite the SSRF rules;

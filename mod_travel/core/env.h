@@ -31,6 +31,7 @@ typedef struct trv_idempotency {
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
+struct trv_shared_cache; /* core/shared_cache.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -64,6 +65,9 @@ typedef struct trv_env {
     /* Hotel suppliers' content kept parsed in this process (shared by its
      * virtual hosts); NULL: none kept. */
     struct trv_json_cache *content_cache;
+    /* Suppliers' search answers shared by every child (and node) for the
+     * freshness their lines allow (hotel/search_cache.h); NULL: none. */
+    const struct trv_shared_cache *search_cache;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

@@ -17,6 +17,7 @@
 #include "deadline.h"
 #include "input.h"
 #include "mapping.h"
+#include "search_cache.h"
 #include "seal.h"
 #include "store.h"
 #include "supplier.h"
@@ -214,26 +215,53 @@ typedef struct ask {
     apr_array_header_t *list;
     trv_hotel_err err;
     trv_up_status st;
+    const char *cache_key;           /* when the line keeps answers (search_cache=) */
+    apr_time_t cached_at;            /* when list came from the search cache; else 0 */
 } ask;
 
+/* A supplier not answered from the search cache, on its own thread; its
+ * answer is kept when its line allows. */
 static void ask_one(void *baton)
 {
     ask *k = baton;
     k->st = k->adapter->search(&k->ctx, &k->s->area, &k->s->stay, &k->list, &k->err);
+    if (k->cache_key && k->st == TRV_UP_OK) {
+        trv_hotel_search_cache_put(k->ctx.env, k->ctx.pool, k->cache_key, k->list,
+                                   k->ctx.up->search_cache);
+    }
+}
+
+/* Whether the supplier's answer is kept in the search cache: then it is
+ * read there, on the request's thread, and no thread is started for it. */
+static int cached(ask *k)
+{
+    if (k->ctx.up->search_cache <= 0 || !k->ctx.env->search_cache) {
+        return 0;
+    }
+    k->cache_key = trv_hotel_search_cache_key(k->ctx.pool, k->ctx.up, &k->s->area,
+                                              &k->s->stay);
+    if (!trv_hotel_search_cache_get(k->ctx.env, k->ctx.pool, k->cache_key, k->row->name,
+                                    &k->list, &k->cached_at)) {
+        return 0;
+    }
+    k->st = TRV_UP_OK;
+    return 1;
 }
 
 /* Every supplier asked at once, holding no connection, until the search
  * deadline (deadline.h). An error fails the search: a page must be a slice
  * of the same whole. *from: the suppliers that answered (",A,C,"), and
- * *unanswered those left out, NULL when none was. */
+ * *unanswered those left out, NULL when none was; *cached_at: when the
+ * oldest answer served from the search cache was kept, 0 when none was. */
 static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
-                         apr_array_header_t *found, const char **from, json_t **unanswered)
+                         apr_array_header_t *found, const char **from, json_t **unanswered,
+                         apr_time_t *cached_at)
 {
     const trv_supplier *row;
     trv_hotel_part parts[16];
-    void *batons[16];
+    void *batons[16], *misses[16];
     apr_time_t deadline = trv_hotel_deadline(req->env);
-    int n = 0, i, k;
+    int n = 0, m = 0, i, k;
     for (row = rows(req); row && row->name && n < 16; row++) {
         ask *a = apr_pcalloc(req->pool, sizeof(*a));
         apr_pool_t *cp;
@@ -249,6 +277,9 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
         a->row = row;
         a->s = s;
         batons[n++] = a;
+        if (!cached(a)) {
+            misses[m++] = a;
+        }
     }
     if (!n) {
         trv_fail(req, resp, 503, "unavailable", "%s", s->only
@@ -256,7 +287,7 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
                  : "No hotel supplier is configured on this server");
         return 0;
     }
-    trv_fanout(req->pool, n, ask_one, batons);
+    trv_fanout(req->pool, m, ask_one, misses);
     for (i = 0; i < n; i++) {
         ask *a = batons[i];
         parts[i].supplier = a->row->name;
@@ -268,10 +299,14 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
         return 0;
     }
     *from = ",";
+    *cached_at = 0;
     for (i = 0; i < n; i++) {
         ask *a = batons[i];
         if (a->st != TRV_UP_OK) {
             continue;
+        }
+        if (a->cached_at && (!*cached_at || a->cached_at < *cached_at)) {
+            *cached_at = a->cached_at;
         }
         *from = apr_pstrcat(req->pool, *from, a->row->name, ",", NULL);
         for (k = 0; a->list && k < a->list->nelts; k++) {
@@ -307,6 +342,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     apr_array_header_t *groups, *page;
     const char *const *ids, *from;
     json_t *data, *meta, *pagination, *unanswered;
+    apr_time_t cached_at;
     search s;
     long i, end;
 
@@ -325,7 +361,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
             return;
         }
     }
-    if (!ask_suppliers(req, resp, &s, found, &from, &unanswered)) {
+    if (!ask_suppliers(req, resp, &s, found, &from, &unanswered, &cached_at)) {
         return;
     }
     /* Pages after a first page without some suppliers stay without them. */
@@ -365,6 +401,10 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
                      "pagination", pagination);
     if (unanswered) {
         json_object_set_new(meta, "unanswered_suppliers", unanswered);
+    }
+    if (cached_at) {
+        json_object_set_new(meta, "cached_at",
+                            json_string(trv_time_format(req->pool, cached_at)));
     }
     trv_ok(req, resp, 200, data, meta);
 }

@@ -1,6 +1,7 @@
 /* The directives. Each field starts unset and a virtual host inherits what
  * it leaves unset from the main server (the only merge rule). */
 #include "travel.h"
+#include "search_cache.h"
 
 #include "http_config.h"
 
@@ -182,16 +183,26 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         else if (strcmp(key, "timeout") == 0) {
             err = trv_parse_duration(val, &u->timeout);
         }
+        else if (strcmp(key, "search_cache") == 0 && u->protocol
+                 && strcmp(cmd->cmd->name, "TravelHotelSupplier") == 0) {
+            err = trv_parse_duration(val, &u->search_cache);
+            if (!err && u->search_cache > apr_time_from_sec(3600)) {
+                err = "must be at most 1h (a search's prices go stale)";
+            }
+        }
         else {
             return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: %s, %s_file, "
-                                "%s%s%s%s%sconnect_timeout, timeout)",
+                                "%s%s%s%s%sconnect_timeout, timeout%s)",
                                 cmd->cmd->name, key, creds->key, creds->key,
                                 creds->secret ? creds->secret : "",
                                 creds->secret ? ", " : "",
                                 creds->secret ? apr_pstrcat(cmd->temp_pool, creds->secret,
                                                             "_file, ", NULL) : "",
                                 creds->second_base ? creds->second_base : "",
-                                creds->second_base ? ", " : "");
+                                creds->second_base ? ", " : "",
+                                u->protocol && strcmp(cmd->cmd->name,
+                                                      "TravelHotelSupplier") == 0
+                                    ? ", search_cache" : "");
         }
         if (err) {
             return apr_psprintf(cmd->pool, "%s: %s %s", cmd->cmd->name, key, err);
@@ -581,6 +592,13 @@ static const char *set_rate_cache(cmd_parms *cmd, void *d, const char *arg)
     return trv_rate_set_cache(cmd->pool, arg);
 }
 
+static const char *set_search_cache_store(cmd_parms *cmd, void *d, const char *arg)
+{
+    GLOBAL_ONLY_CHECK(cmd);
+    (void)d;
+    return trv_search_cache_set_store(cmd->pool, arg);
+}
+
 const command_rec trv_directives[] = {
     AP_INIT_RAW_ARGS("TravelSupplier", set_supplier, (void *)"flight", RSRC_CONF,
         "NAME PROTOCOL BASE_URL credentials (as the protocol names them, e.g. token=... or "
@@ -629,6 +647,9 @@ const command_rec trv_directives[] = {
         "(window default 60s; 0 = off, the default)"),
     AP_INIT_TAKE1("TravelRateLimitCache", set_rate_cache, NULL, RSRC_CONF,
         "socache provider[:args] the rate limits count in (default shmcb)"),
+    AP_INIT_TAKE1("TravelSearchCacheStore", set_search_cache_store, NULL, RSRC_CONF,
+        "socache provider[:args] suppliers' search answers are kept in when a hotel "
+        "supplier line sets search_cache= (default shmcb in the runtime directory, 32 MB)"),
     AP_INIT_TAKE1("TravelDBMode", set_db_mode, NULL, RSRC_CONF,
         "direct (labelled prepared statements; the default) or pooled (statements "
         "safe behind a transaction-pooling PgBouncer)"),

@@ -3,6 +3,7 @@
 #include "gateway/idempotency.h"
 #include "account/key_listener.h"
 #include "core/json_cache.h"
+#include "search_cache.h"
 
 #include "ap_mpm.h"
 #include "http_core.h"
@@ -34,6 +35,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     (void)plog;
     (void)ptemp;
     trv_rate_pre_config(pconf);
+    trv_search_cache_pre_config(pconf);
     return OK;
 }
 
@@ -67,7 +69,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
     static int curl_ready;
     const char *err;
     server_rec *sv;
-    int any_limit = 0;
+    int any_limit = 0, any_search_cache = 0;
     (void)plog;
     (void)ptemp;
 
@@ -79,10 +81,19 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
      * finished each server's configuration. */
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
+        int i;
         any_limit |= c->rate.key_limit > 0 || c->rate.fail_limit > 0;
+        for (i = 0; c->cfg.hotel_upstreams && i < c->cfg.hotel_upstreams->nelts; i++) {
+            any_search_cache |=
+                APR_ARRAY_IDX(c->cfg.hotel_upstreams, i, trv_upstream).search_cache > 0;
+        }
     }
     if ((err = trv_rate_post_config(pconf, ptemp, s, any_limit))) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(506) "%s [request_id -]", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if ((err = trv_search_cache_post_config(pconf, ptemp, s, any_search_cache))) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(3201) "%s [request_id -]", err);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (!curl_ready) {
@@ -112,6 +123,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
 
     apr_atomic_set32(&stopping, 0);
     trv_rate_child_init(pchild, s);
+    trv_search_cache_child_init(pchild, s);
     /* Supplier and payment calls are never aborted when the child stops: a
      * graceful restart lets requests finish, and a call cut short after it
      * went out leaves its outcome unknown (an authorization made, an order
@@ -132,6 +144,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->db_pool_max = c->dbd_max;
         env->http = http_client;
         env->content_cache = c->cfg.content_ttl > 0 ? content_cache : NULL;
+        env->search_cache = trv_search_cache();
         env->webhook_http = webhook_client;
         env->cfg = &c->cfg;
         env->registry = trv_gateway_registry(gateway);

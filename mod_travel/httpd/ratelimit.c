@@ -3,24 +3,18 @@
 #include "account/keys.h"
 #include "core/config.h"
 
-#include "ap_provider.h"
-#include "ap_socache.h"
-#include "util_mutex.h"
+#include "socache.h"
 
-#include <apr_global_mutex.h>
 #include <apr_strings.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MUTEX_TYPE "travel-ratelimit"
 #define UNSET -1
 
 /* One cache for the whole server (every virtual host counts in it; keys
  * carry what they count). Set up in post_config, inherited by the children. */
 static const char *cache_spec;               /* "provider[:args]" */
-static const ap_socache_provider_t *provider;
-static ap_socache_instance_t *cache;
-static apr_global_mutex_t *mutex;            /* for providers not MP-safe */
+static trv_socache cache = {"TravelRateLimitCache", "travel-ratelimit", NULL, NULL, NULL};
 
 void trv_rate_conf_init(trv_rate_conf *c)
 {
@@ -74,68 +68,23 @@ const char *trv_rate_set_cache(apr_pool_t *p, const char *spec)
 void trv_rate_pre_config(apr_pool_t *pconf)
 {
     cache_spec = "shmcb";
-    provider = NULL;
-    cache = NULL;
-    mutex = NULL;
-    ap_mutex_register(pconf, MUTEX_TYPE, NULL, APR_LOCK_DEFAULT, 0);
-}
-
-static apr_status_t destroy_cache(void *s)
-{
-    if (cache && provider) {
-        provider->destroy(cache, s);
-    }
-    cache = NULL;
-    return APR_SUCCESS;
+    trv_socache_pre_config(&cache, pconf);
 }
 
 const char *trv_rate_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                                  int any_limit)
 {
     struct ap_socache_hints hints = {64, 4, apr_time_from_sec(60)};
-    const char *name = cache_spec, *args = NULL, *colon = strchr(cache_spec, ':'), *err;
-    apr_status_t rv;
     if (!any_limit) {
         return NULL;
     }
-    if (colon) {
-        name = apr_pstrndup(ptemp, cache_spec, (apr_size_t)(colon - cache_spec));
-        args = colon + 1;
-    }
-    provider = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
-                                  AP_SOCACHE_PROVIDER_VERSION);
-    if (!provider) {
-        return apr_psprintf(ptemp, "TravelRateLimitCache: no socache provider '%s' "
-                            "(load mod_socache_%s)", name, name);
-    }
-    if ((err = provider->create(&cache, args, ptemp, pconf))) {
-        return apr_psprintf(ptemp, "TravelRateLimitCache %s: %s", cache_spec, err);
-    }
-    if (provider->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
-        rv = ap_global_mutex_create(&mutex, NULL, MUTEX_TYPE, NULL, s, pconf, 0);
-        if (rv != APR_SUCCESS) {
-            return "TravelRateLimit: cannot create the rate-limit mutex";
-        }
-    }
-    rv = provider->init(cache, "mod_travel-ratelimit", &hints, s, pconf);
-    if (rv != APR_SUCCESS) {
-        return apr_psprintf(ptemp, "TravelRateLimitCache %s: initialization failed",
-                            cache_spec);
-    }
-    apr_pool_cleanup_register(pconf, s, destroy_cache, apr_pool_cleanup_null);
-    return NULL;
+    return trv_socache_create(&cache, cache_spec, "mod_travel-ratelimit", &hints, pconf,
+                              ptemp, s);
 }
 
 void trv_rate_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    if (mutex && apr_global_mutex_child_init(&mutex, apr_global_mutex_lockfile(mutex),
-                                             pchild) != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, TRVLOGNO(505)
-                     "the rate-limit mutex is unusable in this child: limits are "
-                     "not applied [request_id -]");
-        mutex = NULL;
-        cache = NULL;
-    }
+    trv_socache_child_init(&cache, pchild, s);
 }
 
 /* The count of `who` in the current window (after adding `add`) and the
@@ -151,23 +100,20 @@ static apr_uint32_t count(request_rec *r, const char *kind, const char *who,
     unsigned int len = sizeof(buf);
     apr_uint32_t n = 0;
     *end = (apr_time_t)(idx + 1) * window;
-    if (!cache || (mutex && apr_global_mutex_lock(mutex) != APR_SUCCESS)) {
+    /* Read and written under one lock: children count without losing one. */
+    if (!trv_socache_lock(&cache)) {
         return 0;
     }
-    if (provider->retrieve(cache, r->server, (const unsigned char *)id,
-                           (unsigned int)strlen(id), buf, &len, r->pool) == APR_SUCCESS
+    if (trv_socache_get(&cache, r->server, id, buf, &len, r->pool) == APR_SUCCESS
         && len == sizeof(n)) {
         memcpy(&n, buf, sizeof(n));
     }
     if (add) {
         n++;
         memcpy(buf, &n, sizeof(n));
-        provider->store(cache, r->server, (const unsigned char *)id,
-                        (unsigned int)strlen(id), *end, buf, sizeof(n), r->pool);
+        trv_socache_put(&cache, r->server, id, *end, buf, sizeof(n), r->pool);
     }
-    if (mutex) {
-        apr_global_mutex_unlock(mutex);
-    }
+    trv_socache_unlock(&cache);
     return n;
 }
 

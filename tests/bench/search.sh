@@ -15,6 +15,10 @@
 #                  up to 5 offers each)
 #   flight offers  POST /v1/flight/offers LHR-JFK, one adult, limit 50, both
 #                  flight suppliers
+#   hotel search, cached   the same search with one stay, on a second API
+#                  instance whose hotel suppliers keep their search answers
+#                  (search_cache=60s): after the first, every search is
+#                  answered from the shared cache
 # Every request draws its dates at random (check-in or departure 14 to 313
 # days ahead, 1 to 4 nights), so that a cache of answers would mostly miss
 # and the figures are the work of a fresh search.
@@ -37,6 +41,7 @@ chmod 755 "$dir"
 stack="$root/scripts/stack.sh"
 
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+CACHED_PORT=$(free_port)
 # Throughput is measured, not the rate limiter.
 export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
@@ -49,6 +54,7 @@ trap cleanup EXIT
 "$stack" pg-start "$dir" >/dev/null
 "$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
+TRAVEL_PORT=$CACHED_PORT TRAVEL_SEARCH_CACHE=60s "$stack" httpd-start "$dir" cached >/dev/null
 ctl() { "$root/bin/travelctl" --db "$(cat "$dir/db.conninfo")" "$@" 2>/dev/null | tail -n 1; }
 org=$(ctl org create bench)
 KEY=$(ctl key create --org "$org" --user bench)
@@ -104,10 +110,12 @@ post_script "$dir/search.lua" "/v1/hotel/search" \
   "'{$area,' .. $lua_stay .. ',\"limit\":20}'"
 post_script "$dir/offers.lua" "/v1/hotel/offers" \
   "'{\"hotel_ids\":[$ten],' .. $lua_stay .. ',\"max_offers_per_hotel\":5}'"
+post_script "$dir/cached.lua" "/v1/hotel/search" "'{$area,$stay,\"limit\":20}'"
 post_script "$dir/flights.lua" "/v1/flight/offers" \
   "'{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"' .. ci .. '\"}],\"passengers\":{\"adults\":1},\"limit\":50}'"
 
 gateway_pid=$(cat "$dir/httpd-a/httpd.pid")
+cached_pid=$(cat "$dir/httpd-cached/httpd.pid")
 sandbox_pid=$(cat "$dir/httpd-sandbox/httpd.pid")
 pg_pid=$(head -n 1 "$dir/pg/postmaster.pid")
 
@@ -139,3 +147,7 @@ echo "dates drawn at random per request)"
 run "hotel search" "$API/hotel/search" "$dir/search.lua"
 run "hotel offers" "$API/hotel/offers" "$dir/offers.lua"
 run "flight offers" "$API/flight/offers" "$dir/flights.lua"
+gateway_pid=$cached_pid
+curl -s -o /dev/null -H "x-api-key: $KEY" -H 'content-type: application/json' \
+  "http://127.0.0.1:$CACHED_PORT/v1/hotel/search" -d "{$area,$stay,\"limit\":20}"
+run "search, cached" "http://127.0.0.1:$CACHED_PORT/v1/hotel/search" "$dir/cached.lua"

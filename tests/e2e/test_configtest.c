@@ -144,6 +144,29 @@ static void supplier_lines_name_a_protocol(void **state)
     }
 }
 
+/* search_cache= is a hotel supplier's option: a flight line does not take
+ * it, it is a duration of at most an hour, and its store is the server's. */
+static void search_cache_is_a_hotel_supplier_option(void **state)
+{
+    char out[8192];
+    (void)state;
+    expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com token=t "
+                   "search_cache=60s", "unknown option 'search_cache'");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 search_cache=2h",
+                   "search_cache must be at most 1h");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 search_cache=soon",
+                   "TravelHotelSupplier: search_cache");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelSearchCacheStore shmcb\n</VirtualHost>",
+                   "cannot occur within <VirtualHost> section");
+    if (configtest("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 search_cache=30s\n"
+                   "TravelSearchCacheStore shmcb", out, sizeof(out)) != 0) {
+        fail_msg("a hotel line with search_cache=30s was refused: %s", out);
+    }
+}
+
 /* A virtual host is a tenant when it names a database of its own: it may
  * then set its own suppliers, payment provider, secret key, retry schedule
  * and workers. One that shares the main server's database but not the
@@ -195,6 +218,7 @@ int main(void)
         cmocka_unit_test(the_test_configuration_is_valid),
         cmocka_unit_test(wrong_directives_are_refused),
         cmocka_unit_test(supplier_lines_name_a_protocol),
+        cmocka_unit_test(search_cache_is_a_hotel_supplier_option),
         cmocka_unit_test(virtual_host_tenants),
     };
     return E2E_RUN("configtest", tests);
