@@ -248,13 +248,11 @@ static void send_task_run(void *baton)
 
 /* Records outcomes, waiting a little while PostgreSQL may be restarting
  * rather than send the same attempts again; then logs the deliveries that
- * failed for good and trips the breaker of subscriptions that have failed
- * for the whole window. */
+ * failed for good and tells the circuit breaker (breaker.h). */
 static apr_status_t record_outcomes(trv_env *env, apr_pool_t *p, const char *worker,
                                     apr_array_header_t *rec, const char **err)
 {
     apr_status_t rv = APR_EGENERAL;
-    apr_hash_t *tripped = apr_hash_make(p);
     int tries, i;
     for (tries = 0; tries < 20; tries++) {
         rv = trv_wh_batch_record(env, p, worker, rec, err);
@@ -274,15 +272,8 @@ static apr_status_t record_outcomes(trv_env *env, apr_pool_t *p, const char *wor
                         it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
                         it->error ? it->error : "");
         }
-        if (it->overdue && it->subscription_id
-            && !apr_hash_get(tripped, it->subscription_id, APR_HASH_KEY_STRING)) {
-            apr_hash_set(tripped, it->subscription_id, APR_HASH_KEY_STRING, "");
-            trv_webhook_breaker_trip(env, p, it->subscription_id,
-                                     it->response_status
-                                         ? apr_psprintf(p, "HTTP %d", it->response_status)
-                                         : (it->error ? it->error : "no answer"));
-        }
     }
+    trv_webhook_breaker_note(env, p, rec);
     return APR_SUCCESS;
 }
 

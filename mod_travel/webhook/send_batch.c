@@ -34,16 +34,13 @@ static const trv_stmt claim_stmt = {"trv_dlv_batch_claim",
     "SELECT b.id AS job_id, b.attempts AS job_attempt, b.payload::text AS payload, "
     "d.id AS delivery_id, d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
-    "'data', e.data)::text AS body, s.max_per_second "
+    "'data', e.data)::text AS body, s.max_per_second, "
+    "(extract(epoch FROM s.failing_since) * 1000000)::bigint AS failing_us "
     "FROM b LEFT JOIN d ON d.job_id = b.id LEFT JOIN events e ON e.id = d.event_id "
     "LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id "
     "ORDER BY b.pos, b.due, b.id"};
 
-/* The record, one row of r per item. x and f keep each subscription's
- * failing_since (the circuit breaker, breaker.h): set by a failed attempt,
- * cleared by a 2xx, written only when it changes; the answer says which
- * items' subscriptions have failed for longer than the window (as read
- * before this statement: a first failure is not overdue). wait (a throttled request) is a
+/* The record, one row of r per item. wait (a throttled request) is a
  * release after next_us. o: each sent attempt's outcome
  * (DELIVERED, FAILED when retries are exhausted, or PUBLISHED: retrying),
  * only while the delivery is still on that send and attempt; a: its
@@ -60,12 +57,8 @@ static const trv_stmt record_stmt = {"trv_dlv_batch_record",
     "failure_reason = CASE WHEN r.status = 'FAILED' THEN 'retries_exhausted' END, "
     "updated_at = trv_now() FROM r WHERE r.action = 'sent' AND d.id = r.delivery_id "
     "AND d.replay_count = r.replay AND d.attempt_count = r.attempt - 1 "
-    "AND d.status = 'PUBLISHED' RETURNING d.id, d.subscription_id, d.status, d.replay_count, "
-    "d.attempt_count, r.response_status, r.response_body, r.error, r.duration_ms, r.next_us), "
-    "x AS (SELECT o.subscription_id AS sub, bool_or(o.status = 'DELIVERED') AS ok FROM o "
-    "GROUP BY 1), "
-    "f AS (UPDATE webhook_subscriptions s SET failing_since = CASE WHEN x.ok THEN NULL "
-    "ELSE trv_now() END FROM x WHERE s.id = x.sub AND x.ok = (s.failing_since IS NOT NULL)), "
+    "AND d.status = 'PUBLISHED' RETURNING d.id, d.status, d.replay_count, d.attempt_count, "
+    "r.response_status, r.response_body, r.error, r.duration_ms, r.next_us), "
     "a AS (INSERT INTO webhook_attempts (delivery_id, replay, attempt_number, "
     "response_status, response_body, error, duration_ms, sender) "
     "SELECT o.id, o.replay_count, o.attempt_count, o.response_status, o.response_body, "
@@ -86,10 +79,7 @@ static const trv_stmt record_stmt = {"trv_dlv_batch_record",
     "locked_by = NULL, updated_at = clock_timestamp() FROM r "
     "WHERE r.action IN ('release', 'retry', 'wait') AND jb.id = r.job_id AND jb.locked_by = %s "
     "AND jb.attempts = r.job_attempt) "
-    "SELECT o.id, NOT x.ok AND s.status = 'ACTIVE' AND %s::bigint > 0 AND s.failing_since "
-    "<= trv_now() - %s::bigint * interval '1 microsecond' AS overdue "
-    "FROM o JOIN x ON x.sub = o.subscription_id "
-    "JOIN webhook_subscriptions s ON s.id = o.subscription_id"};
+    "SELECT o.id FROM o"};
 
 static const char *i64(apr_pool_t *p, apr_int64_t v)
 {
@@ -138,6 +128,9 @@ int trv_wh_batch_claim(trv_env *env, apr_pool_t *p, const trv_job *job,
         it->body = trv_rows_get(rows, i, "body");
         it->secrets = trv_rows_get(rows, i, "secrets");
         it->max_per_second = trv_rows_int(rows, i, "max_per_second", 0);
+        it->failing_since = trv_rows_get(rows, i, "failing_us")
+                                ? (apr_time_t)apr_atoi64(trv_rows_get(rows, i, "failing_us"))
+                                : 0;
         it->action = TRV_WH_DONE;
     }
     return rows->n;
@@ -161,7 +154,6 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
     trv_dbc *c;
     trv_rows *rows;
     json_t *arr = trv_json_bind(p, json_array());
-    const char *window = i64(p, (apr_int64_t)env->cfg->webhook_disable_after);
     int i, k;
 
     for (i = 0; i < items->nelts; i++) {
@@ -191,8 +183,7 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
     }
     if (trv_db_select(c, p, &record_stmt, &rows,
                       TRV_DB_ARGS(trv_json_dump(p, arr), worker, TRV_WEBHOOK_SEND_JOB,
-                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), worker, worker,
-                                  window, window))
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS), worker, worker))
         != APR_SUCCESS) {
         *err = apr_pstrdup(p, c->error ? c->error : "failed");
         trv_db_close(env->db, c);
@@ -205,7 +196,6 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
             trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
             if (it->action == TRV_WH_SENT && it->dlv && strcmp(it->dlv, id) == 0) {
                 it->recorded = 1;
-                it->overdue = trv_rows_bool(rows, k, "overdue");
             }
         }
     }
