@@ -6,8 +6,9 @@
 -- (webhook/recover.c).
 --
 -- failing_since: the first failed attempt since the last 2xx (NULL while
--- the receiver answers), kept by the sender's record (webhook/send_batch.c)
--- only when it changes, so a healthy subscription's row is not written.
+-- the receiver answers), read by the sender's claim and written after its
+-- record only when it changes (webhook/breaker.c), so a healthy
+-- subscription's row is not written.
 ALTER TABLE webhook_subscriptions
     ADD COLUMN failing_since timestamptz,
     ADD COLUMN disabled_reason text,
