@@ -12,7 +12,8 @@ GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \
                mod_travel/httpd/socache.c mod_travel/httpd/search_cache.c \
-               mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c
+               mod_travel/httpd/tenants.c mod_travel/httpd/dashboard.c \
+               mod_travel/httpd/supplier_limits.c
 # The sandbox: shared pieces in sandbox/, one folder per kind of API
 # (air/, hotel/, pay/, stays/); sandbox/ctl/ is its migration tool, not the module.
 SANDBOX_SRC := $(wildcard mod_travel/sandbox/*.c mod_travel/sandbox/air/*.c \
@@ -42,7 +43,7 @@ LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
-.PHONY: all deps build run start stop test unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
+.PHONY: all deps build run start stop test conformance unit test-unit test-stack clean bench install chaos chaos-failover docs fuzz fuzz-smoke fuzz-binaries
 all: build
 
 deps:
@@ -150,12 +151,12 @@ install: $(if $(DESTDIR),,deps)
 # ---- tests ----
 TEST_LIBS = -lcmocka -lyaml $(DEP_LIBS) $(LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/libsandbox.a $(B)/libtravel.a
+$(B)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libsandbox.a $(B)/libtravel.a
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $< $(B)/libsandbox.a $(B)/libtravel.a $(TEST_LIBS)
 
-$(B)/tests/unit-asan/%: tests/unit/%.c $(B)/asan/libsandbox.a $(B)/asan/libtravel.a
+$(B)/tests/unit-asan/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/asan/libsandbox.a $(B)/asan/libtravel.a
 	@mkdir -p $(dir $@)
 	@echo "  LINK    $@"
 	@$(CC) $(CFLAGS) $(SANITIZE) $(DEP_CFLAGS) -o $@ $< $(B)/asan/libsandbox.a $(B)/asan/libtravel.a $(TEST_LIBS)
@@ -183,7 +184,17 @@ $(TEST_RESOLVER): tests/resolver/hosts_only.c
 	@echo "  LINK    $@"
 	@$(CC) -std=gnu11 -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
 
-test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER)
+# The conformance kit (tests/conformance/: conformance.c runs it, flight.c
+# and hotel.c hold the checks): a protocol's adapter against any server
+# speaking it (docs/suppliers.md).
+CONFORMANCE := $(B)/tests/conformance/conformance
+CONFORMANCE_SRC := $(wildcard tests/conformance/*.c)
+$(CONFORMANCE): $(CONFORMANCE_SRC) tests/conformance/kit.h $(B)/libtravel.a
+	@mkdir -p $(dir $@)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) $(DEP_CFLAGS) -o $@ $(CONFORMANCE_SRC) $(B)/libtravel.a $(TEST_LIBS)
+
+test-binaries: $(UNIT_TESTS) $(patsubst $(B)/tests/unit/%,$(B)/tests/unit-asan/%,$(UNIT_TESTS)) $(DB_TESTS) $(E2E_TESTS) $(TEST_RESOLVER) $(CONFORMANCE)
 
 # The unit tests alone, plain and under AddressSanitizer + UBSan.
 unit: deps
@@ -258,6 +269,15 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@tests/openapi/check.sh
 	@tests/run-stack-tests.sh $(B)
+
+# `make conformance PROTOCOL=duffel SUPPLIER_URL=https://api.duffel.com
+# SUPPLIER_KEY_FILE=...`: the adapter's contract checks against any server
+# speaking the protocol (docs/suppliers.md, "Conformance kit"). Without
+# SUPPLIER_URL, against a throwaway sandbox started as the test stack
+# starts it; without PROTOCOL, every protocol.
+conformance: deps
+	@$(MAKE) --no-print-directory -j2 modules bin/travelctl bin/sandboxctl $(CONFORMANCE)
+	@PROTOCOL="$(PROTOCOL)" SUPPLIER_URL="$(SUPPLIER_URL)" scripts/conformance.sh $(B)
 
 # ---- fuzzing (clang + libFuzzer; tests/fuzz, docs/operations.md) ----
 # The library is compiled a second time with clang, instrumented for

@@ -1,8 +1,8 @@
 #include "key_cache.h"
+#include "core/crypt.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
-#include <openssl/crypto.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
@@ -90,7 +90,7 @@ int trv_key_cache_get(trv_key_cache *kc, apr_pool_t *p, const char *hash,
         /* Constant time over the whole hash, as the database path does. */
         /* An expiry is no change to the row (nothing notifies it): a key
          * past it is a miss, and the database then refuses it. */
-        if (s->used && CRYPTO_memcmp(s->hash, hash, 64) == 0 && !change_pending(kc)
+        if (s->used && trv_crypt_equal(s->hash, hash, 64) && !change_pending(kc)
             && (!s->expires_at || apr_time_now() < s->expires_at)) {
             who->key_id = apr_pstrdup(p, s->key_id);
             who->org_id = apr_pstrdup(p, s->org_id);

@@ -1,9 +1,8 @@
 #include "keys.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 
 #include <apr_strings.h>
-#include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <string.h>
 #include <strings.h>
 
@@ -44,21 +43,6 @@ static const trv_stmt key_list = {"trv_key_list",
     "SELECT k.id, u.name AS user_name, k.key_prefix, k.mode, trv_ts(k.created_at) AS created_at, "
     "trv_ts(k.revoked_at) AS revoked_at, trv_ts(k.expires_at) AS expires_at FROM api_keys k JOIN users u ON u.id = k.user_id "
     "WHERE k.org_id = %s ORDER BY k.created_at, k.id"};
-
-char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len)
-{
-    unsigned char md[SHA256_DIGEST_LENGTH];
-    char *out = apr_palloc(p, SHA256_DIGEST_LENGTH * 2 + 1);
-    int i;
-    SHA256((const unsigned char *)s, len, md);
-    for (i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-        static const char hex[] = "0123456789abcdef";
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 0xf];
-    }
-    out[SHA256_DIGEST_LENGTH * 2] = '\0';
-    return out;
-}
 
 const char *trv_key_of_headers(const apr_table_t *headers)
 {
@@ -104,7 +88,7 @@ apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
     if (!trv_key_well_formed(key)) {
         return APR_ENOENT;
     }
-    hash = trv_sha256_hex(p, key, strlen(key));
+    hash = trv_crypt_sha256_hex(p, key, strlen(key));
     if (trv_db_select(c, p, &lookup_stmt, &rows, TRV_DB_ARGS(hash)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
@@ -114,7 +98,7 @@ apr_status_t trv_key_authenticate(trv_dbc *c, apr_pool_t *p, const char *key,
     stored = trv_rows_get(rows, 0, "key_hash");
     /* The lookup already matched; compare in constant time all the same so
      * no code path branches on a partial match of secret material. */
-    if (!stored || strlen(stored) != 64 || CRYPTO_memcmp(stored, hash, 64) != 0) {
+    if (!stored || strlen(stored) != 64 || !trv_crypt_equal(stored, hash, 64)) {
         return APR_ENOENT;
     }
     who->key_id = trv_rows_get(rows, 0, "id");
@@ -188,7 +172,7 @@ apr_status_t trv_key_create_expiring(trv_dbc *c, apr_pool_t *p, const char *org_
     k = apr_pstrcat(p, live ? "tk_live_" : "tk_test_", secret, NULL);
     *key_id = trv_id_new(p, "key");
     trv_db_exec(c, p, &key_insert, NULL,
-                TRV_DB_ARGS(*key_id, org_id, user_id, trv_sha256_hex(p, k, strlen(k)),
+                TRV_DB_ARGS(*key_id, org_id, user_id, trv_crypt_sha256_hex(p, k, strlen(k)),
                             apr_pstrndup(p, k, 12), live ? "live" : "test", expires_at));
     if (trv_db_commit(c) != APR_SUCCESS) {
         return APR_EGENERAL;

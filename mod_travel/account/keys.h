@@ -16,9 +16,6 @@ typedef struct trv_principal {
     apr_time_t expires_at; /* when the key stops working; 0: never */
 } trv_principal;
 
-/* Lowercase hex SHA-256 of s. */
-char *trv_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len);
-
 /* The API key a request carries: its x-api-key header, or else the token
  * of an `Authorization: Bearer <key>` header (RFC 6750: the scheme in any
  * case, one or more spaces); x-api-key wins when both are sent. NULL when

@@ -134,11 +134,23 @@ static const char *find_line(apr_pool_t *p, const char *conf, const char *name, 
                                         "line in %s", name, conf);
 }
 
-/* What an outcome means for the operator, in words. */
+/* What an outcome means for the operator, in words. retry_at: when a
+ * supplier over its rate limit said to come back (0: not said). */
 static const char *verdict(apr_pool_t *p, const trv_upstream *u, trv_up_status st, int http,
-                           const char *code, const char *message, long timeout, int *ok)
+                           const char *code, const char *message, long timeout,
+                           apr_time_t retry_at, int *ok)
 {
     *ok = 0;
+    if (http == 429 || (code && strstr(code, "rate_limit"))) {
+        return apr_psprintf(p, "the supplier says this key is over its rate limit (HTTP 429)%s: "
+                            "wait and check again; the gateway holds its calls to it that "
+                            "long (docs/suppliers.md, \"Supplier rate limits\")",
+                            retry_at > apr_time_now()
+                                ? apr_psprintf(p, " for %" APR_TIME_T_FMT " s more",
+                                               apr_time_sec(retry_at - apr_time_now()
+                                                            + APR_USEC_PER_SEC - 1))
+                                : "");
+    }
     if (http == 401 || http == 403 || (code && strcmp(code, "unauthorized") == 0)) {
         return apr_psprintf(p, "the key was refused (HTTP %d): check the line's credentials "
                             "(a test key for a test URL, a live key for a live one)", http);
@@ -176,6 +188,7 @@ int trv_cli_supplier_check(apr_pool_t *p, const char *name, const char *conf, in
     trv_env env;
     trv_upstream u;
     trv_up_status st;
+    apr_time_t retry_at = 0;
     int http = 0, ok;
 
     if ((err = find_line(p, conf, name, &hotel, &w, &root))) {
@@ -216,6 +229,7 @@ int trv_cli_supplier_check(apr_pool_t *p, const char *name, const char *conf, in
         }
         st = a->check(&ctx, &res);
         http = res.http_status;
+        retry_at = res.retry_at;
         code = res.code;
         message = res.message;
     }
@@ -239,7 +253,7 @@ int trv_cli_supplier_check(apr_pool_t *p, const char *name, const char *conf, in
             http = st == TRV_UP_OK ? 200 : 404;
         }
     }
-    said = verdict(p, &u, st, http, code, message, timeout, &ok);
+    said = verdict(p, &u, st, http, code, message, timeout, retry_at, &ok);
     printf("%s (%s, %s): %s\n", name, protocol, hotel ? "hotel" : "flight", said);
     return ok ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 #include "api.h"
 #include "json.h"
+#include "upstream_limit.h"
 #include "utf8.h"
 
 #include <apr_strings.h>
@@ -205,6 +206,32 @@ void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno
         trv_fail(req, resp, 502, "supplier_error", "%s could not be used: %s", who,
                  st == TRV_UP_UNAVAILABLE ? "it is unavailable; retry later"
                                           : "it gave an answer the service cannot use");
+    }
+}
+
+void trv_fail_supplier(trv_req *req, trv_resp *resp, trv_up_status st, int logno,
+                       const char *area, const trv_upstream *up, const char *who,
+                       const char *message)
+{
+    apr_time_t now = apr_time_now();
+    apr_time_t until = st == TRV_UP_UNAVAILABLE
+                           ? trv_upstream_limit_until(req->env->upstream_limits, up, now) : 0;
+    apr_int64_t secs;
+    if (!until) {
+        trv_fail_upstream(req, resp, st, logno, area, who, message);
+        return;
+    }
+    /* Whole seconds, rounded up: a client that waits them finds it over. */
+    secs = (apr_int64_t)((until - now + APR_USEC_PER_SEC - 1) / APR_USEC_PER_SEC);
+    trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                "TRV%d: %s%s: over its rate limit for %" APR_INT64_T_FMT " s: %s", logno, area,
+                who, secs, message ? message : "");
+    trv_fail(req, resp, 503, "supplier_rate_limited",
+             "%s is over its rate limit (the supplier said so); retry after %" APR_INT64_T_FMT
+             " seconds", who, secs);
+    if (resp->headers) {
+        apr_table_setn(resp->headers, "Retry-After",
+                       apr_psprintf(req->pool, "%" APR_INT64_T_FMT, secs));
     }
 }
 

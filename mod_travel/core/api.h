@@ -88,6 +88,13 @@ void trv_fail_invalid(trv_req *req, trv_resp *resp, const trv_errs *errs);
  * else 502 supplier_error; logged as TRV<logno> "<area><who>: ...". */
 void trv_fail_upstream(trv_req *req, trv_resp *resp, trv_up_status st, int logno,
                        const char *area, const char *who, const char *message);
+/* trv_fail_upstream for a configured supplier (up, NULL when unknown):
+ * an unavailable call while the supplier says it is over its rate limit
+ * (core/upstream_limit.h) answers 503 supplier_rate_limited naming it, with
+ * Retry-After the seconds until the limit ends. */
+void trv_fail_supplier(trv_req *req, trv_resp *resp, trv_up_status st, int logno,
+                       const char *area, const trv_upstream *up, const char *who,
+                       const char *message);
 /* A database step failed: 503 when the database is unreachable, else 500;
  * logs the cause with the request id. */
 void trv_fail_db(trv_req *req, trv_resp *resp, const trv_dbc *c, int logno,

@@ -81,6 +81,10 @@ typedef struct trv_config {
      * parsed in each process; 0: read at every search
      * (TravelHotelContentCache). */
     apr_interval_time_t content_ttl;
+    /* How long a supplier call may wait for the supplier's rate limit to
+     * end before it is refused (TravelSupplierLimitWait,
+     * core/upstream_limit.h); 0: it never waits. */
+    apr_interval_time_t supplier_limit_wait;
 } trv_config;
 
 #define TRV_DEFAULT_MAX_BODY (1024 * 1024)
@@ -93,6 +97,7 @@ typedef struct trv_config {
 #define TRV_DEFAULT_CONTENT_TTL apr_time_from_sec(3600)
 #define TRV_DEFAULT_WEBHOOK_DISABLE_AFTER apr_time_from_sec(5 * 86400)
 #define TRV_DEFAULT_WEBHOOK_RETENTION apr_time_from_sec(30 * 86400)
+#define TRV_DEFAULT_SUPPLIER_LIMIT_WAIT apr_time_from_sec(1)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)
 #define TRV_DEFAULT_TIMEOUT apr_time_from_sec(30)

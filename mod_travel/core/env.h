@@ -32,6 +32,7 @@ struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
 struct trv_shared_cache; /* core/shared_cache.h */
+struct trv_upstream_limits; /* core/upstream_limit.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -68,6 +69,10 @@ typedef struct trv_env {
     /* Suppliers' search answers shared by every child (and node) for the
      * freshness their lines allow (hotel/search_cache.h); NULL: none. */
     const struct trv_shared_cache *search_cache;
+    /* The suppliers' own rate limits as they stated them, shared by the
+     * children of this httpd (core/upstream_limit.h); NULL: not obeyed
+     * (travelctl, tests of other things). */
+    struct trv_upstream_limits *upstream_limits;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

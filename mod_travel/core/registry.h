@@ -23,6 +23,7 @@
 #ifndef TRV_REGISTRY_H
 #define TRV_REGISTRY_H
 
+#include "booking_access.h"
 #include "jobs.h"
 #include "router.h"
 
@@ -121,6 +122,9 @@ struct trv_domain {
     const char *family;
     /* TRV_DOMAIN_* */
     unsigned flags;
+    /* How the parts of the service outside it (the dashboard) read its
+     * bookings; NULL for a domain without bookings. */
+    const trv_booking_access *bookings;
 };
 
 /* The domain delivers its events to an endpoint of its own, not through

@@ -1,6 +1,7 @@
 #include "upstream.h"
 #include "json.h"
 #include "metrics.h"
+#include "upstream_limit.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -54,6 +55,31 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
                                  request_id, idempotency_key, res);
 }
 
+/* How long a call may wait for a supplier's rate limit to end. */
+static apr_interval_time_t limit_wait(const trv_config *cfg)
+{
+    return cfg && cfg->supplier_limit_wait > 0 ? cfg->supplier_limit_wait : 0;
+}
+
+/* 0 when the call may go now (after waiting for the upstream's rate limit
+ * to end, when that is near); else when the limit ends. */
+static apr_time_t wait_turn(trv_env *env, const trv_upstream *up)
+{
+    apr_interval_time_t most = limit_wait(env->cfg);
+    apr_time_t start = apr_time_now(), now = start, at;
+    if (up->timeout && up->timeout < most) {
+        most = up->timeout; /* a search's deadline shortens both */
+    }
+    while ((at = trv_upstream_limit_take(env->upstream_limits, up, now)) > now) {
+        if (at - start > most || TRV_STOPPING(env)) {
+            return at;
+        }
+        apr_sleep(at - now < apr_time_from_msec(100) ? at - now : apr_time_from_msec(100));
+        now = apr_time_now();
+    }
+    return 0;
+}
+
 trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                                     trv_http *via, const char *method, const char *path,
                                     const apr_table_t *auth_headers, const json_t *body,
@@ -66,6 +92,15 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     json_t *e;
 
     memset(res, 0, sizeof(*res));
+    if (env->upstream_limits && (res->retry_at = wait_turn(env, up))) {
+        char when[APR_RFC822_DATE_LEN];
+        apr_rfc822_date(when, res->retry_at);
+        res->code = "rate_limited";
+        res->message = apr_psprintf(p, "%s %s%s: not sent: %s said it is over its rate "
+                                    "limit until %s", method, up->base_url, path, up->name,
+                                    when);
+        return res->status = TRV_UP_UNAVAILABLE;
+    }
     memset(&hr, 0, sizeof(hr));
     hr.method = method;
     hr.url = apr_pstrcat(p, up->base_url, path, NULL);
@@ -103,6 +138,8 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     }
     res->elapsed = hs.elapsed;
     res->http_status = hs.status;
+    res->retry_at = trv_upstream_limit_note(env->upstream_limits, up, apr_time_now(), hs.status,
+                                            hs.headers);
     if (hs.body_len) {
         res->body = trv_json_parse(p, hs.body, hs.body_len, &err);
     }

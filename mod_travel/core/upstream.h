@@ -28,6 +28,10 @@ typedef struct trv_up_result {
     const char *code;       /* the upstream's error code, when it gave one */
     const char *message;    /* a sentence for logs and failure descriptions */
     apr_interval_time_t elapsed;
+    /* Set with TRV_UP_UNAVAILABLE when the upstream is over its rate limit
+     * (it answered 429, or the call was refused before it went out because
+     * it had said so, core/upstream_limit.h): when to try again. */
+    apr_time_t retry_at;
 } trv_up_result;
 
 /* method + base_url + path; body (may be NULL) is sent as JSON. Returns the

@@ -1,10 +1,8 @@
 #include "csrf.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 
 #include <apr_strings.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <string.h>
 
 #define SESSION_MIN 32
@@ -48,36 +46,15 @@ const char *trv_dash_csrf_token(apr_pool_t *p, const unsigned char *key,
                                 const char *login, const char *session)
 {
     static const char purpose[] = "mod_travel dashboard form";
-    static const char b64[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int maclen = 0, i;
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
     /* purpose NUL login NUL session: no two (login, session) pairs make
      * the same message. */
-    apr_size_t lp = sizeof(purpose), ll = strlen(login) + 1, ls = strlen(session);
-    unsigned char *msg = apr_palloc(p, lp + ll + ls);
-    char *out = apr_palloc(p, 64), *o = out;
-    memcpy(msg, purpose, lp);
-    memcpy(msg + lp, login, ll);
-    memcpy(msg + lp + ll, session, ls);
-    if (!HMAC(EVP_sha256(), key, 32, msg, lp + ll + ls, mac, &maclen)) {
+    const void *parts[3] = {purpose, login, session};
+    apr_size_t lens[3] = {sizeof(purpose), strlen(login) + 1, strlen(session)};
+    if (trv_crypt_hmac_parts(key, 32, 3, parts, lens, mac) != 0) {
         return NULL;
     }
-    for (i = 0; i + 2 < maclen; i += 3) {
-        unsigned v = (unsigned)mac[i] << 16 | (unsigned)mac[i + 1] << 8 | mac[i + 2];
-        *o++ = b64[v >> 18 & 63];
-        *o++ = b64[v >> 12 & 63];
-        *o++ = b64[v >> 6 & 63];
-        *o++ = b64[v & 63];
-    }
-    if (i < maclen) { /* 32 bytes: two left over */
-        unsigned v = (unsigned)mac[i] << 16 | (unsigned)mac[i + 1] << 8;
-        *o++ = b64[v >> 18 & 63];
-        *o++ = b64[v >> 12 & 63];
-        *o++ = b64[v >> 6 & 63];
-    }
-    *o = '\0';
-    return out;
+    return trv_crypt_b64url(p, mac, sizeof(mac));
 }
 
 int trv_dash_csrf_ok(apr_pool_t *p, const unsigned char *key, const char *login,
@@ -88,6 +65,5 @@ int trv_dash_csrf_ok(apr_pool_t *p, const unsigned char *key, const char *login,
         return 0;
     }
     want = trv_dash_csrf_token(p, key, login, session);
-    return want && strlen(token) == strlen(want)
-        && CRYPTO_memcmp(want, token, strlen(want)) == 0;
+    return want && strlen(token) == strlen(want) && trv_crypt_equal(want, token, strlen(want));
 }

@@ -4,8 +4,7 @@
 #include "page.h"
 #include "core/ids.h"
 #include "core/json.h"
-#include "flight/render.h"
-#include "flight/store.h"
+#include "core/registry.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -170,18 +169,20 @@ static const json_t *booking_doc(const trv_dash_ctx *x, const char *id, const ch
                                  int *db_failed)
 {
     apr_pool_t *p = x->req->pool;
-    trv_fbooking *b = NULL;
+    const trv_domain *flight = trv_registry_domain(x->req->env->registry, "flight");
+    const json_t *doc = NULL;
     trv_dbc *c = NULL;
     apr_status_t rv = APR_EGENERAL;
     trv_resp resp;
     *db_failed = 0;
-    if (trv_db_open(x->req->env->db, p, &c) == APR_SUCCESS) {
-        rv = trv_fstore_get_any(c, p, id, &b);
+    if (flight && flight->bookings && flight->bookings->get
+        && trv_db_open(x->req->env->db, p, &c) == APR_SUCCESS) {
+        rv = flight->bookings->get(c, p, x->who.org_id, id, &doc);
         trv_db_close(x->req->env->db, c);
     }
-    if (rv == APR_SUCCESS && b && b->org_id && strcmp(b->org_id, x->who.org_id) == 0) {
+    if (rv == APR_SUCCESS) {
         *kind = "Flight";
-        return trv_json_bind(p, trv_fbooking_render(p, b, TRV_RENDER_FULL));
+        return doc;
     }
     if (rv == APR_EGENERAL) {
         trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,

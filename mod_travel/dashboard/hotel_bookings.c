@@ -1,27 +1,18 @@
-/* The organization's latest hotel bookings on the dashboard, read through
- * the hotel store's own list (hotel/list_query.c, as GET /v1/hotel/bookings
- * with no filter): the same rows, the same organization scope and the same
- * status a reader sees (READY_FOR_COMPLETE past its offer's expiry reads
- * EXPIRED). Each row is shown from the booking's list rendering, the
- * document the API answers, so the page and the API cannot disagree. */
+/* The organization's latest hotel bookings on the dashboard, asked of the
+ * hotel domain through its registered lister (core/booking_access.h; the
+ * hotel store's own list, as GET /v1/hotel/bookings with no filter): the
+ * same rows, the same organization scope and the same status a reader sees
+ * (READY_FOR_COMPLETE past its offer's expiry reads EXPIRED). Each row is
+ * shown from the booking's list rendering, the document the API answers,
+ * so the page and the API cannot disagree. */
 #include "bookings.h"
-#include "hotel/bstore.h"
-#include "hotel/render.h"
+#include "core/booking_access.h"
 #include "core/json.h"
 #include "core/money.h"
+#include "core/registry.h"
 
 #include <apr_strings.h>
 #include <string.h>
-
-/* The list document of b: its stored rendering, or rendered now (a booking
- * time has changed since, or one without a current rendering). */
-static const json_t *list_doc(apr_pool_t *p, const trv_hbooking *b)
-{
-    if (b->list_doc) {
-        return trv_json_parse(p, b->list_doc, strlen(b->list_doc), NULL);
-    }
-    return trv_json_bind(p, trv_hbooking_render(p, b, TRV_HRENDER_LIST));
-}
 
 /* "1234.50 EUR" of a {amount, currency} money object, every minor digit
  * shown; "-" without one (a booking not priced yet). */
@@ -52,7 +43,8 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
                                      const trv_dash_filter *df, long *total)
 {
     apr_pool_t *p = x->req->pool;
-    trv_hbooking_filter f;
+    const trv_domain *hotel = trv_registry_domain(x->req->env->registry, "hotel");
+    trv_booking_query f;
     apr_array_header_t *page;
     int i;
     memset(&f, 0, sizeof(f));
@@ -64,7 +56,8 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
     f.created_to = df->to ? apr_pstrcat(p, df->to, "T23:59:59.999Z", NULL) : NULL;
     f.limit = df->limit;
     f.offset = df->offset;
-    if (trv_hbstore_list(c, p, &f, &page, total) != APR_SUCCESS) {
+    if (!hotel || !hotel->bookings || !hotel->bookings->list
+        || hotel->bookings->list(c, p, &f, &page, total) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (page->nelts == 0) {
@@ -75,13 +68,13 @@ apr_status_t trv_dash_hotel_bookings(const trv_dash_ctx *x, trv_dbc *c, trv_html
                     "<tr><th>Booking</th><th>Hotel</th><th>Stay</th>"
                     "<th>Status</th><th>Total</th><th>Created</th></tr></thead><tbody>\n");
     for (i = 0; i < page->nelts; i++) {
-        const trv_hbooking *b = APR_ARRAY_IDX(page, i, const trv_hbooking *);
-        const json_t *d = list_doc(p, b);
-        const char *hotel = trv_json_str(json_object_get(d, "hotel"), "name");
+        const json_t *d = APR_ARRAY_IDX(page, i, const json_t *);
+        const char *id = trv_json_str(d, "id");
+        const char *name = trv_json_str(json_object_get(d, "hotel"), "name");
         trv_html_fmt(h, "<tr data-booking=\"%s\"><td><a href=\"?booking=%s\"><code>%s</code>"
                         "</a></td><td>%s</td>"
                         "<td>%s – %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                     b->id, b->id, b->id, hotel ? hotel : "-", trv_json_str(d, "check_in"),
+                     id, id, id, name ? name : "-", trv_json_str(d, "check_in"),
                      trv_json_str(d, "check_out"), trv_json_str(d, "status"),
                      money_text(p, json_object_get(d, "total")),
                      trv_json_str(d, "created_at"));

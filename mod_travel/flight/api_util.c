@@ -4,7 +4,8 @@
 void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                             const char *who, const char *message)
 {
-    trv_fail_upstream(req, resp, st, 1050, "", who, message);
+    trv_fail_supplier(req, resp, st, 1050, "", trv_config_upstream(req->env->cfg, who), who,
+                      message);
 }
 
 void trv_fapi_booking(trv_req *req, trv_resp *resp, int status, const trv_fbooking *b,

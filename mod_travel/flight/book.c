@@ -1,8 +1,9 @@
 #include "book.h"
 #include "events.h"
 #include "intents.h"
+#include "order_status.h"
 #include "enqueue.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "store.h"
 #include "upstreams.h"
 #include "core/ids.h"
@@ -20,9 +21,9 @@ int trv_book_service_pays(const trv_env *env, const trv_fbooking *b)
 }
 
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          const char *phase)
+                                          trv_fb_phase phase)
 {
-    if (strcmp(phase, "authorizing") == 0) {
+    if (phase == TRV_FB_PHASE_AUTHORIZING) {
         return trv_flight_step_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
@@ -46,7 +47,7 @@ static const trv_fpayment *live_payment(const trv_fbooking *b)
     int i;
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
-        if (strcmp(pay->status, "VOIDED") != 0) {
+        if (pay->status != TRV_PAY_VOIDED) {
             return pay;
         }
     }
@@ -110,13 +111,13 @@ static trv_book_outcome lost(trv_book_run *run, trv_dbc *c)
     }
     trv_db_close(run->env->db, c);
     run->b = b;
-    if (strcmp(b->status, "CONFIRMED") == 0) {
+    if (b->status == TRV_FB_CONFIRMED) {
         return TRV_BOOK_CONFIRMED;
     }
-    if (strcmp(b->status, "FAILED") == 0) {
+    if (b->status == TRV_FB_FAILED) {
         return TRV_BOOK_FAILED;
     }
-    if (b->book_phase && strcmp(b->book_phase, "unknown") == 0) {
+    if (b->book_phase == TRV_FB_PHASE_UNKNOWN) {
         return TRV_BOOK_UNKNOWN;
     }
     return TRV_BOOK_PENDING;
@@ -312,8 +313,8 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
     int settles = 0, voided = 0, i;
 
     trv_json_bind(run->p, failure);
-    if (pay && strcmp(pay->status, "AUTHORIZED") == 0 && pay->provider_ref
-        && strcmp(pay->collected_by, "SERVICE") == 0) {
+    if (pay && pay->status == TRV_PAY_AUTHORIZED && pay->provider_ref
+        && pay->collected_by == TRV_COLLECTOR_SERVICE) {
         settles = 1;
         if (!run->b->use_payment_sdk || cancel_sdk_session(run, pay->provider_ref, &s)) {
             voided = void_authorization(run, pay->provider_ref, run->b->use_payment_sdk, &s);
@@ -381,7 +382,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
     trv_fbooking *b;
 
     if (trv_book_service_pays(run->env, run->b)) {
-        if (pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+        if (pay && pay->status == TRV_PAY_AUTHORIZED) {
             trv_pay_ctx pc;
             trv_pay_err err = {0};
             json_t *auth = NULL;
@@ -417,8 +418,8 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
         memset(&supplier_pay, 0, sizeof(supplier_pay));
         supplier_pay.id = trv_id_new(run->p, "pay");
         supplier_pay.booking_id = run->b->id;
-        supplier_pay.status = "CAPTURED";
-        supplier_pay.collected_by = "SUPPLIER";
+        supplier_pay.status = TRV_PAY_CAPTURED;
+        supplier_pay.collected_by = TRV_COLLECTOR_SUPPLIER;
         if (trv_money_from_json(json_object_get(op, "amount"), &amount, &why) != APR_SUCCESS
             && !booking_total(run->b, &amount)) {
             amount.minor = 0;
@@ -547,10 +548,10 @@ static trv_book_outcome record_authorization(trv_book_run *run, const trv_money 
     memset(&pay, 0, sizeof(pay));
     pay.id = trv_id_new(run->p, "pay");
     pay.booking_id = run->b->id;
-    pay.status = "AUTHORIZED";
+    pay.status = TRV_PAY_AUTHORIZED;
     pay.currency = total->currency;
     pay.amount = run->b->total_amount;
-    pay.collected_by = "SERVICE";
+    pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = trv_json_str(auth, "id");
     pay.card = card_of(auth);
     if (!begin(run, &c)) {
@@ -559,8 +560,10 @@ static trv_book_outcome record_authorization(trv_book_run *run, const trv_money 
     if (trv_fstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
         || (intent_id && trv_fintent_authorized(c, run->p, intent_id, pay.provider_ref,
                                                 &updated) != APR_SUCCESS)
-        || trv_fstore_phase(c, run->p, run->b->id, "authorizing", run->owner, "ordering",
-                            run->owner, trv_book_phase_budget(run->env, run->b, "ordering"),
+        || trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id,
+                            TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
+                            run->owner,
+                            trv_book_phase_budget(run->env, run->b, TRV_FB_PHASE_ORDERING),
                             NULL, NULL, &b) != APR_SUCCESS) {
         return db_failed(run, c, 350, "recording the authorization");
     }
@@ -647,12 +650,13 @@ static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
         settle_unresolved(run, &s, in->id);
         return revert(run, TRV_BOOK_UNAVAILABLE, &s);
     }
-    if (strcmp(status, "AUTHORIZED") != 0) {
+    if (!trv_pay_status_text_is(status, TRV_PAY_AUTHORIZED)) {
         /* Its key answered an authorization that is voided (or, never
          * by this service, captured): the next attempt starts afresh. */
         run->message = apr_psprintf(run->p, "the payment provider's authorization %s is %s",
                                     auth_id, status);
-        settle_resolved(&s, in->id, strcmp(status, "VOIDED") == 0 ? "voided" : "captured");
+        settle_resolved(&s, in->id, trv_pay_status_text_is(status, TRV_PAY_VOIDED) ? "voided"
+                                                                                : "captured");
         s.provider_ref = auth_id;
         return revert(run, TRV_BOOK_UNAVAILABLE, &s);
     }
@@ -702,7 +706,7 @@ static trv_book_outcome authorize_sdk(trv_book_run *run, trv_pay_ctx *pc,
         run->message = "the payment provider answered without an authorization id";
         return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
     }
-    if (strcmp(status, "AUTHORIZED") != 0) {
+    if (!trv_pay_status_text_is(status, TRV_PAY_AUTHORIZED)) {
         run->message = apr_psprintf(run->p, "the SDK payment's authorization is %s", status);
         return revert(run, TRV_BOOK_NOT_PAID, NULL);
     }
@@ -738,15 +742,15 @@ static trv_book_outcome step_authorize(trv_book_run *run)
 
 /* ---- ordering ---- */
 
-static trv_book_outcome to_unknown(trv_book_run *run, const char *from)
+static trv_book_outcome to_unknown(trv_book_run *run, trv_fb_phase from)
 {
     trv_dbc *c;
     trv_fbooking *b;
     if (!begin(run, &c)) {
         return db_failed(run, c, 352, "recording an unknown outcome");
     }
-    if (trv_fstore_phase(c, run->p, run->b->id, from, run->owner, "unknown", NULL, 0, NULL,
-                         NULL, &b) != APR_SUCCESS) {
+    if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from, run->owner,
+                         TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
         return db_failed(run, c, 353, "recording an unknown outcome");
     }
     if (!b) {
@@ -764,45 +768,56 @@ static trv_book_outcome to_unknown(trv_book_run *run, const char *from)
     return TRV_BOOK_UNKNOWN;
 }
 
+/* The order is PENDING: ticketing goes on (recorded once, from ordering). */
+static trv_book_outcome order_pending(trv_book_run *run, const json_t *order,
+                                      trv_fb_phase from)
+{
+    trv_dbc *c;
+    trv_fbooking *b;
+    const char *order_id = trv_json_str(order, "order_id");
+    if (from == TRV_FB_PHASE_TICKETING) {
+        return TRV_BOOK_RETRY;
+    }
+    if (!begin(run, &c)) {
+        return db_failed(run, c, 356, "recording ticketing in progress");
+    }
+    if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from,
+                         run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
+                         trv_json_str(order, "airline_pnr"), &b)
+        != APR_SUCCESS) {
+        return db_failed(run, c, 357, "recording ticketing in progress");
+    }
+    if (!b) {
+        return lost(run, c);
+    }
+    if (!commit(run, c)) {
+        return db_failed(run, c, 358, "recording ticketing in progress");
+    }
+    run->b = b;
+    return TRV_BOOK_PENDING;
+}
+
 static trv_book_outcome order_result(trv_book_run *run, const json_t *order,
-                                     const char *from)
+                                     trv_fb_phase from)
 {
     const char *status = trv_json_str(order, "status");
     const json_t *failure = json_object_get(order, "failure");
-    if (status && strcmp(status, "TICKETED") == 0) {
-        return finish_confirmed(run, order);
-    }
-    if (status && strcmp(status, "PENDING") == 0) {
-        trv_dbc *c;
-        trv_fbooking *b;
-        const char *order_id = trv_json_str(order, "order_id");
-        if (strcmp(from, "ticketing") == 0) {
-            return TRV_BOOK_RETRY;
+    trv_forder_status st;
+    if (trv_forder_status_from_text(status, &st)) {
+        switch (st) {
+        case TRV_FORDER_TICKETED:
+            return finish_confirmed(run, order);
+        case TRV_FORDER_PENDING:
+            return order_pending(run, order, from);
+        case TRV_FORDER_FAILED:
+        case TRV_FORDER_CANCELED:
+            return finish_failed(run, failure_json(trv_json_str(failure, "code"),
+                                                   trv_json_str(failure, "description")));
         }
-        if (!begin(run, &c)) {
-            return db_failed(run, c, 356, "recording ticketing in progress");
-        }
-        if (trv_fstore_phase(c, run->p, run->b->id, from, run->owner, "ticketing", NULL, 0,
-                             order_id, trv_json_str(order, "airline_pnr"), &b)
-            != APR_SUCCESS) {
-            return db_failed(run, c, 357, "recording ticketing in progress");
-        }
-        if (!b) {
-            return lost(run, c);
-        }
-        if (!commit(run, c)) {
-            return db_failed(run, c, 358, "recording ticketing in progress");
-        }
-        run->b = b;
-        return TRV_BOOK_PENDING;
-    }
-    if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "CANCELED") == 0)) {
-        return finish_failed(run, failure_json(trv_json_str(failure, "code"),
-                                               trv_json_str(failure, "description")));
     }
     run->message = apr_psprintf(run->p, "the supplier answered book with status %s",
                                 status ? status : "(none)");
-    return strcmp(from, "ticketing") == 0 ? TRV_BOOK_RETRY : to_unknown(run, from);
+    return from == TRV_FB_PHASE_TICKETING ? TRV_BOOK_RETRY : to_unknown(run, from);
 }
 
 /* The services as prebook gave them to the supplier: [{id: bag id,
@@ -880,7 +895,7 @@ static trv_book_outcome step_order(trv_book_run *run)
     run->message = err.message;
     switch (st) {
     case TRV_UP_OK:
-        return order_result(run, order, "ordering");
+        return order_result(run, order, TRV_FB_PHASE_ORDERING);
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
         return finish_failed(run, failure_json("book_failed", err.message));
@@ -893,7 +908,7 @@ static trv_book_outcome step_order(trv_book_run *run)
         return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
     default:
         /* No answer in time (or nonsense): the order may exist or not. */
-        return to_unknown(run, "ordering");
+        return to_unknown(run, TRV_FB_PHASE_ORDERING);
     }
 }
 
@@ -919,31 +934,33 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run)
     if (!trv_json_str(order, "order_id")) {
         json_object_set_new(order, "order_id", json_string(run->b->supplier_reference));
     }
-    return order_result(run, order, "ticketing");
+    return order_result(run, order, TRV_FB_PHASE_TICKETING);
 }
 
 trv_book_outcome trv_book_continue(trv_book_run *run)
 {
     for (;;) {
-        const char *phase = run->b->book_phase;
         trv_book_outcome out;
-        if (strcmp(run->b->status, "COMPLETE_IN_PROGRESS") != 0 || !phase) {
-            return strcmp(run->b->status, "CONFIRMED") == 0 ? TRV_BOOK_CONFIRMED
-                 : strcmp(run->b->status, "FAILED") == 0 ? TRV_BOOK_FAILED
+        if (run->b->status != TRV_FB_COMPLETING) {
+            return run->b->status == TRV_FB_CONFIRMED ? TRV_BOOK_CONFIRMED
+                 : run->b->status == TRV_FB_FAILED ? TRV_BOOK_FAILED
                  : TRV_BOOK_PENDING;
         }
-        if (strcmp(phase, "authorizing") == 0) {
+        switch (run->b->book_phase) {
+        case TRV_FB_PHASE_NONE:
+            return TRV_BOOK_PENDING;
+        case TRV_FB_PHASE_AUTHORIZING:
             out = step_authorize(run);
             if (out != TRV_BOOK_RETRY) {
                 return out;
             }
             continue;
-        }
-        if (strcmp(phase, "ordering") == 0) {
+        case TRV_FB_PHASE_ORDERING:
             return step_order(run);
-        }
-        if (strcmp(phase, "ticketing") == 0) {
+        case TRV_FB_PHASE_TICKETING:
             return TRV_BOOK_PENDING;
+        case TRV_FB_PHASE_UNKNOWN:
+            return TRV_BOOK_UNKNOWN;
         }
         return TRV_BOOK_UNKNOWN;
     }

@@ -44,7 +44,7 @@ typedef struct trv_book_run {
     apr_pool_t *p;
     const char *request_id;
     const trv_log *log;
-    const char *owner;        /* this process (owner.h) */
+    const char *owner;        /* this process (core/owner.h) */
     trv_fbooking *b;          /* the latest state of the booking */
     const char *message;      /* why, for failures */
     int db_down;              /* TRV_BOOK_DB: the database was unreachable */
@@ -61,7 +61,7 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run);
 
 /* A book step's deadline for this booking's supplier. */
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          const char *phase);
+                                          trv_fb_phase phase);
 
 /* Whether the service collects the payment, or the supplier does (its row
  * has TRV_SUP_COLLECTS_PAYMENT). */

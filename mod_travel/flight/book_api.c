@@ -9,7 +9,7 @@
 #include "book.h"
 #include "input.h"
 #include "enqueue.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "state.h"
 #include "store.h"
 
@@ -60,7 +60,7 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
         return;
     default:
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-                 b->id, b->status);
+                 b->id, trv_fb_status_text(b->status));
     }
 }
 
@@ -69,12 +69,12 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     const char *id = apr_table_get(req->params, "id");
     trv_errs *errs = trv_errs_new(req->pool);
     const char *instrument = trv_book_input_parse(req->pool, req->json, errs);
-    const char *owner = trv_flight_owner_self(req->pool);
+    const char *owner = trv_owner_self(req->pool);
     trv_book_run run;
     trv_book_outcome out;
     trv_fbooking *b, *started;
     trv_dbc *c;
-    const char *phase;
+    trv_fb_phase phase;
 
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
@@ -125,7 +125,8 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    phase = trv_book_service_pays(req->env, b) ? "authorizing" : "ordering";
+    phase = trv_book_service_pays(req->env, b) ? TRV_FB_PHASE_AUTHORIZING
+                                               : TRV_FB_PHASE_ORDERING;
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
         || trv_fstore_book_start(c, req->pool, req->org_id, req->user_id, id, phase, owner,
                                  trv_book_phase_budget(req->env, b, phase), instrument,

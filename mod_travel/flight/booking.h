@@ -4,16 +4,20 @@
 #ifndef TRV_FLIGHT_BOOKING_H
 #define TRV_FLIGHT_BOOKING_H
 
+#include "state.h"
+#include "payment/collector.h"
+#include "payment/pay_status.h"
+
 #include <apr_tables.h>
 #include <jansson.h>
 
 typedef struct trv_fpayment {
     const char *id;
     const char *booking_id;
-    const char *status;        /* AUTHORIZED, CAPTURED, VOIDED */
+    trv_pay_status status;
     const char *currency;
     const char *amount;        /* decimal text */
-    const char *collected_by;  /* SERVICE or SUPPLIER */
+    trv_collector collected_by;
     const char *provider_ref;  /* the provider's authorization id */
     json_t *card;              /* {brand, last4, funding, wallet} or NULL */
     const char *created_at;
@@ -24,7 +28,7 @@ typedef struct trv_fbooking {
     const char *org_id;
     const char *user_id;
     const char *supplier;
-    const char *status;
+    trv_fb_status status;
     const char *currency;
     const char *total_amount, *fare_amount, *fare_tax_amount, *services_amount;
     const char *expires_at;    /* wire timestamp or NULL */
@@ -40,7 +44,7 @@ typedef struct trv_fbooking {
     const char *supplier_reference;
     const char *airline_pnr;
     const char *confirmed_at, *canceled_at, *created_at, *updated_at;
-    const char *book_phase;    /* authorizing, ordering, ticketing, unknown */
+    trv_fb_phase book_phase;
     const char *phase_owner;
     int phase_due;             /* phase_deadline has passed */
     int book_attempt;

@@ -60,7 +60,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
                 return;
             }
             trv_db_close(req->env->db, c);
-            trv_fapi_booking(req, resp, strcmp(b->status, TRV_FB_CANCELED) == 0 ? 200 : 202,
+            trv_fapi_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
                              b, NULL);
             return;
         }
@@ -96,7 +96,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     default:
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s; only a CONFIRMED "
-                 "booking can be canceled", id, b->status);
+                 "booking can be canceled", id, trv_fb_status_text(b->status));
     }
 }
 
@@ -191,14 +191,14 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
         apr_int64_t paid, part;
-        if (strcmp(pay->status, "CAPTURED") != 0 || left <= 0
+        if (pay->status != TRV_PAY_CAPTURED || left <= 0
             || trv_money_parse_decimal(pay->amount, exponent, &paid) != APR_SUCCESS) {
             continue;
         }
         part = paid < left ? paid : left;
         left -= part;
         json_array_append_new(refund_to, json_pack("{s:s}", "payment_id", pay->id));
-        if (service_pays && strcmp(pay->collected_by, "SERVICE") == 0) {
+        if (service_pays && pay->collected_by == TRV_COLLECTOR_SERVICE) {
             trv_frefund *r = apr_array_push(refunds);
             memset(r, 0, sizeof(*r));
             r->id = trv_id_new(p, "rfd");
@@ -269,7 +269,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     trv_db_close(env->db, c);
-    if (!b || strcmp(b->status, TRV_FB_CANCELING) != 0 || b->cancel_attempt != attempt) {
+    if (!b || b->status != TRV_FB_CANCELING || b->cancel_attempt != attempt) {
         return; /* finished, or another run's */
     }
     sup = trv_flight_supplier_for(env, p, trv_job_request_id(job), b->supplier, &sc);
@@ -344,11 +344,12 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         json_t *refund = NULL;
         trv_money amount;
         trv_up_status st;
-        const char *status = NULL, *error = NULL;
+        const char *error = NULL;
+        trv_refund_status status = TRV_REFUND_PENDING; /* PENDING: no result yet */
 
         if (trv_money_parse_decimal(r->amount, trv_currency_exponent(r->currency),
                                     &amount.minor) != APR_SUCCESS) {
-            status = "FAILED";
+            status = TRV_REFUND_FAILED;
             error = "unreadable amount";
         }
         else {
@@ -356,11 +357,11 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             st = trv_payment_adapter.refund(&pc, r->provider_ref, &amount, r->id, &refund,
                                             &err);
             if (st == TRV_UP_OK) {
-                status = "SUBMITTED";
+                status = TRV_REFUND_SUBMITTED;
             }
             else if (st == TRV_UP_REJECTED || st == TRV_UP_DECLINED || st == TRV_UP_NOT_FOUND
                      || last) {
-                status = "FAILED";
+                status = TRV_REFUND_FAILED;
                 error = apr_psprintf(p, "%s: %s", trv_up_status_name(st),
                                      err.message ? err.message : "");
             }
@@ -368,10 +369,10 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                 again = 1;
             }
         }
-        if (!status) {
+        if (status == TRV_REFUND_PENDING) {
             continue;
         }
-        if (strcmp(status, "FAILED") == 0) {
+        if (status == TRV_REFUND_FAILED) {
             trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(371) "booking %s: refund %s of %s %s failed: %s (a repeated "
                         "cancel restarts it)", r->booking_id, r->id, r->amount, r->currency,
@@ -382,8 +383,8 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_fstore_refund_result(c, p, r->id, status, trv_json_str(refund, "id"), error)
-            != APR_SUCCESS) {
+        if (trv_fstore_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
+                                     trv_json_str(refund, "id"), error) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a refund");
             return;
         }

@@ -2,6 +2,7 @@
  * their runners, the event types it emits and its suppliers (suppliers.c). */
 #include "domain.h"
 #include "api.h"
+#include "booking_get.h"
 #include "enqueue.h"
 #include "events.h"
 #include "jobs.h"
@@ -20,6 +21,8 @@ static const trv_job_def jobs[] = {
     {NULL, NULL},
 };
 
+static const trv_booking_access bookings = {NULL, trv_flight_booking_get};
+
 static const char *const event_types[] = {
     TRV_EV_CONFIRMED, TRV_EV_FAILED, TRV_EV_CANCELED, TRV_EV_CANCEL_REJECTED,
     TRV_EV_AIRLINE_CHANGE, NULL,
@@ -32,4 +35,7 @@ const trv_domain trv_flight_domain = {
     event_types,
     trv_flight_suppliers,
     NULL,
+    NULL,
+    0,
+    &bookings,
 };

@@ -6,7 +6,6 @@
 
 #include <apr_strings.h>
 #include <ctype.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,30 +549,6 @@ void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
     if (in->infants > in->adults) {
         trv_errs_add(errs, "passengers", "at most one INFANT per ADULT");
     }
-}
-
-int trv_idempotency_key_valid(const char *key)
-{
-    return trv_printable(key, 1, 256);
-}
-
-char *trv_request_hash(apr_pool_t *p, const json_t *body)
-{
-    char *canon = body ? json_dumps(body, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY)
-                       : NULL;
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
-    char *hex;
-    EVP_Digest(canon ? canon : "", canon ? strlen(canon) : 0, md, &n, EVP_sha256(), NULL);
-    free(canon);
-    hex = apr_palloc(p, n * 2 + 1);
-    for (i = 0; i < n; i++) {
-        static const char digits[] = "0123456789abcdef";
-        hex[2 * i] = digits[md[i] >> 4];
-        hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[2 * n] = '\0';
-    return hex;
 }
 
 const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs)

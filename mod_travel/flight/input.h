@@ -43,13 +43,6 @@ typedef struct trv_prebook_input {
 void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
                              trv_prebook_input *in, trv_errs *errs);
 
-/* The x-idempotency-key header: 1..256 printable ASCII characters. */
-int trv_idempotency_key_valid(const char *key);
-
-/* Hex SHA-256 of the body with its keys sorted: two requests that differ
- * only in key order or whitespace hash alike. */
-char *trv_request_hash(apr_pool_t *p, const json_t *body);
-
 /* POST /v1/flight/bookings/{id}/book: {payment_instrument_id} or {}.
  * Returns the instrument or NULL. */
 const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs);

@@ -3,7 +3,7 @@
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
-#include "owner.h"
+#include "core/owner.h"
 #include "state.h"
 #include "store.h"
 #include "sync_schedule.h"
@@ -43,13 +43,14 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
     trv_fbooking *b = load(env, p, job, res), *took;
-    const char *phase, *owner = trv_flight_owner_self(p);
+    const char *owner = trv_owner_self(p);
+    trv_fb_phase phase;
     trv_book_run run;
     trv_book_outcome out;
     trv_dbc *c;
 
-    if (!b || strcmp(b->status, TRV_FB_COMPLETING) != 0 || !b->book_phase
-        || strcmp(b->book_phase, "unknown") == 0) {
+    if (!b || b->status != TRV_FB_COMPLETING || b->book_phase == TRV_FB_PHASE_NONE
+        || b->book_phase == TRV_FB_PHASE_UNKNOWN) {
         return; /* done, failed, back to ready, or never sent again */
     }
     memset(&run, 0, sizeof(run));
@@ -60,13 +61,13 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     run.owner = owner;
     run.b = b;
     phase = b->book_phase;
-    if (strcmp(phase, "ticketing") == 0) {
+    if (phase == TRV_FB_PHASE_TICKETING) {
         out = trv_book_poll_ticketing(&run);
     }
     else {
         /* A step a request started: take it over only once that request is
          * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_flight_owner_gone(p, b->phase_owner)) {
+        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
             res->outcome = TRV_JOB_RETRY;
             res->retry_in = apr_time_from_sec(1);
             res->error = "the request is still at it";
@@ -77,7 +78,8 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_fstore_phase(c, p, b->id, phase, b->phase_owner, phase, owner,
+        if (trv_fstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner,
+                             phase, owner,
                              trv_book_phase_budget(env, b, phase), NULL, NULL, &took)
             != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
@@ -94,7 +96,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
         trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
                     TRVLOGNO(1000) "booking %s: taking over book step %s from %s", b->id,
-                    phase, b->phase_owner ? b->phase_owner : "-");
+                    trv_fb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
         run.b = took;
         out = trv_book_continue(&run);
     }
@@ -140,11 +142,11 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     trv_db_close(env->db, c);
-    if (!pay || !b || strcmp(pay->status, "VOIDED") == 0
-        || (pay->card && strcmp(pay->status, "CAPTURED") == 0)) {
+    if (!pay || !b || pay->status == TRV_PAY_VOIDED
+        || (pay->card && pay->status == TRV_PAY_CAPTURED)) {
         return;
     }
-    if (strcmp(pay->collected_by, "SERVICE") == 0) {
+    if (pay->collected_by == TRV_COLLECTOR_SERVICE) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
         if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
@@ -152,7 +154,7 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "no TravelPaymentProvider is configured";
             return;
         }
-        if (strcmp(pay->status, "AUTHORIZED") == 0) {
+        if (pay->status == TRV_PAY_AUTHORIZED) {
             trv_money amount;
             if (trv_money_parse_decimal(pay->amount, trv_currency_exponent(pay->currency),
                                         &amount.minor) != APR_SUCCESS) {
@@ -264,12 +266,12 @@ void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!b) {
         return;
     }
-    if (strcmp(b->status, TRV_FB_EXPIRED) == 0) {
+    if (b->status == TRV_FB_EXPIRED) {
         /* Expired by a request that read it first. */
         release_expired(env, p, job, b, res);
         return;
     }
-    if (strcmp(b->status, TRV_FB_READY) != 0) {
+    if (b->status != TRV_FB_READY) {
         return;
     }
     if (!b->past_expiry) {
@@ -289,7 +291,7 @@ void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = apr_psprintf(p, "expiring: %s", c->error);
     }
     trv_db_close(env->db, c);
-    if (e && strcmp(e->status, TRV_FB_EXPIRED) == 0) {
+    if (e && e->status == TRV_FB_EXPIRED) {
         release_expired(env, p, job, e, res);
     }
     else if (!e && res->outcome != TRV_JOB_RETRY) {
@@ -309,7 +311,7 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_dbc *c;
     const char *failure = "{\"code\":\"prebook_interrupted\",\"description\":"
                           "\"The prebook did not finish; send a new x-idempotency-key\"}";
-    if (!b || strcmp(b->status, TRV_FB_PREBOOK_IN_PROGRESS) != 0) {
+    if (!b || b->status != TRV_FB_PREBOOK_IN_PROGRESS) {
         return;
     }
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
@@ -366,8 +368,7 @@ void trv_fjob_sync_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 {
     trv_fbooking *b = load(env, p, job, res);
     if (!b || !b->supplier_reference
-        || (strcmp(b->status, TRV_FB_CONFIRMED) != 0
-            && strcmp(b->status, TRV_FB_CANCELING) != 0)) {
+        || (b->status != TRV_FB_CONFIRMED && b->status != TRV_FB_CANCELING)) {
         return; /* the chain ends with the confirmed order */
     }
     sync_once(env, p, job, b, res);

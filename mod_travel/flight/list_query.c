@@ -33,18 +33,17 @@ static const trv_list_shape shape = {"flight_bookings", "flight_booking_docs", "
 
 static int status_kind(const char *status)
 {
+    trv_fb_status s;
     if (!status) {
         return ST_ANY;
     }
     /* Read as a reader sees it: READY_FOR_COMPLETE past expires_at is
-     * EXPIRED (the expiry job stores that a moment later). */
-    if (strcmp(status, "READY_FOR_COMPLETE") == 0) {
-        return ST_READY;
-    }
-    if (strcmp(status, "EXPIRED") == 0) {
-        return ST_EXPIRED;
-    }
-    return ST_PLAIN;
+     * EXPIRED (the expiry job stores that a moment later). The filter was
+     * validated against trv_fb_statuses; it stays text for the SQL. */
+    return !trv_fb_status_from_text(status, &s) ? ST_PLAIN
+         : s == TRV_FB_READY                    ? ST_READY
+         : s == TRV_FB_EXPIRED                  ? ST_EXPIRED
+                                                : ST_PLAIN;
 }
 
 /* The usual list (no date or reference filter, no status whose meaning

@@ -1,10 +1,7 @@
 #include "offer_ref.h"
+#include "core/crypt.h"
 
-#include <apr_base64.h>
 #include <apr_strings.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,20 +12,14 @@ static void tag_of(const unsigned char *key, const char *org_id, const char *pay
                    apr_size_t len, unsigned char *tag)
 {
     static const unsigned char no_key[32];
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int maclen = 0;
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
     /* HMAC(org_id NUL payload): the organization is part of the message. */
-    apr_size_t olen = strlen(org_id);
-    unsigned char *msg = malloc(olen + 1 + len);
-    if (!msg) {
+    const void *parts[2] = {org_id, payload};
+    apr_size_t lens[2] = {strlen(org_id) + 1, len};
+    if (trv_crypt_hmac_parts(key ? key : no_key, 32, 2, parts, lens, mac) != 0) {
         memset(tag, 0xff, TAG_LEN); /* matches nothing real */
         return;
     }
-    memcpy(msg, org_id, olen);
-    msg[olen] = 0;
-    memcpy(msg + olen + 1, payload, len);
-    HMAC(EVP_sha256(), key ? key : no_key, 32, msg, olen + 1 + len, mac, &maclen);
-    free(msg);
     memcpy(tag, mac, TAG_LEN);
 }
 
@@ -40,21 +31,10 @@ char *trv_offer_ref_encode(apr_pool_t *p, const unsigned char *key,
                                        (apr_int64_t)apr_time_sec(o->expires_at), o->ref);
     apr_size_t plen = strlen(payload);
     unsigned char *raw = apr_palloc(p, TAG_LEN + plen);
-    char *out, *s, *d;
 
     tag_of(key, org_id, payload, plen, raw);
     memcpy(raw + TAG_LEN, payload, plen);
-    out = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)(TAG_LEN + plen)));
-    apr_base64_encode_binary(out, raw, (int)(TAG_LEN + plen));
-    /* base64url without padding */
-    for (s = d = out; *s; s++) {
-        if (*s == '=') {
-            continue;
-        }
-        *d++ = *s == '+' ? '-' : *s == '/' ? '_' : *s;
-    }
-    *d = '\0';
-    return out;
+    return trv_crypt_b64url(p, raw, TAG_LEN + plen);
 }
 
 static int next_field(char **cursor, char **field)
@@ -84,10 +64,9 @@ apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
                                   const char *org_id, const char *text,
                                   trv_offer_ref *out, const char **why)
 {
-    apr_size_t n = text ? strlen(text) : 0, i;
-    char *b64, *cursor, *f;
+    apr_size_t n = text ? strlen(text) : 0, len;
+    char *cursor, *f;
     unsigned char *raw, tag[TAG_LEN];
-    int len;
     char *end;
     long long secs;
 
@@ -95,30 +74,15 @@ apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
     if (n < 24 || n > MAX_TEXT) {
         return APR_EINVAL;
     }
-    b64 = apr_palloc(p, n + 4);
-    for (i = 0; i < n; i++) {
-        char c = text[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-              || c == '-' || c == '_')) {
-            return APR_EINVAL;
-        }
-        b64[i] = c == '-' ? '+' : c == '_' ? '/' : c;
-    }
-    while (i % 4) {
-        b64[i++] = '=';
-    }
-    b64[i] = '\0';
-    raw = apr_palloc(p, (apr_size_t)apr_base64_decode_len(b64) + 1);
-    len = apr_base64_decode_binary(raw, b64);
-    if (len <= TAG_LEN) {
+    raw = trv_crypt_b64url_decode(p, text, &len);
+    if (!raw || len <= TAG_LEN) {
         return APR_EINVAL;
     }
-    raw[len] = '\0';
-    tag_of(key, org_id, (const char *)raw + TAG_LEN, (apr_size_t)(len - TAG_LEN), tag);
-    if (CRYPTO_memcmp(tag, raw, TAG_LEN) != 0) {
+    tag_of(key, org_id, (const char *)raw + TAG_LEN, len - TAG_LEN, tag);
+    if (!trv_crypt_equal(tag, raw, TAG_LEN)) {
         return APR_EINVAL;
     }
-    cursor = apr_pstrmemdup(p, (const char *)raw + TAG_LEN, (apr_size_t)(len - TAG_LEN));
+    cursor = apr_pstrmemdup(p, (const char *)raw + TAG_LEN, len - TAG_LEN);
     memset(out, 0, sizeof(*out));
     if (!next_field(&cursor, &f) || strcmp(f, "1") != 0
         || !next_field(&cursor, &f) || !*f) {

@@ -18,6 +18,7 @@
 #include "store.h"
 #include "upstreams.h"
 #include "core/clock.h"
+#include "core/idempotency.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/money.h"
@@ -72,7 +73,7 @@ static int existing(prebook_ctx *x)
         if (!b) {
             return 0;
         }
-        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0
+        if (b->status != TRV_FB_PREBOOK_IN_PROGRESS
             || (b->request_hash && strcmp(b->request_hash, x->hash) != 0)) {
             answer_existing(x, b);
             return 1;
@@ -432,12 +433,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     x.req = req;
     x.resp = resp;
     x.key = apr_table_get(req->headers, "x-idempotency-key");
-    if (!x.key) {
-        trv_errs_add(errs, "x-idempotency-key", "header is required (1 to 256 characters)");
-    }
-    else if (!trv_idempotency_key_valid(x.key)) {
-        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 256 printable ASCII characters");
-    }
+    trv_idempotency_key_check(x.key, TRV_IDEMPOTENCY_KEY_MAX, errs);
     trv_prebook_input_parse(req->pool, req->json, apr_time_now(), &x.in, errs);
     if (x.in.offer_reference
         && trv_offer_ref_decode(req->pool,
@@ -452,7 +448,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    x.hash = trv_request_hash(req->pool, req->json);
+    x.hash = trv_idempotency_body_hash(req->pool, req->json);
     /* A repeated key answers with its booking before anything about the
      * offer is checked again (it may have expired since). */
     if (existing(&x)) {

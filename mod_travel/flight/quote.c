@@ -38,10 +38,10 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
         trv_fapi_no_booking(req, resp, id);
         return;
     }
-    if (strcmp(b->status, TRV_FB_CONFIRMED) != 0 || !b->supplier_reference) {
+    if (b->status != TRV_FB_CONFIRMED || !b->supplier_reference) {
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s; only a CONFIRMED "
                  "booking has a cancellation to quote", id,
-                 trv_fb_effective_status(b->status, b->past_expiry));
+                 trv_fb_status_text(trv_fb_effective_status(b->status, b->past_expiry)));
         return;
     }
     sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, b->supplier, &sc);

@@ -90,9 +90,10 @@ static json_t *fare_conditions_json(const json_t *fc)
 
 static json_t *payment_json(const trv_fpayment *pay, int mode)
 {
-    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id, "status", pay->status,
+    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
+                          "status", trv_pay_status_text(pay->status),
                           "amount", trv_money_text_json(pay->amount, pay->currency),
-                          "collected_by", pay->collected_by);
+                          "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_RENDER_FULL) {
         /* The card when it could be read; a card read later shows on the
          * next read of the booking. */
@@ -110,26 +111,34 @@ static const char *captured_payment(const trv_fbooking *b)
     int i;
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
-        if (strcmp(pay->status, "CAPTURED") == 0) {
+        if (pay->status == TRV_PAY_CAPTURED) {
             return pay->id;
         }
     }
     return NULL;
 }
 
-static const char *service_status(const char *booking_status)
+/* A bag's status in the booking's (wire text: the service document's). */
+static const char *service_status(trv_fb_status booking_status)
 {
-    if (strcmp(booking_status, TRV_FB_CONFIRMED) == 0
-        || strcmp(booking_status, TRV_FB_CANCELING) == 0) {
+    switch (booking_status) {
+    case TRV_FB_CONFIRMED:
+    case TRV_FB_CANCELING:
         return "CONFIRMED";
-    }
-    if (strcmp(booking_status, TRV_FB_CANCELED) == 0) {
+    case TRV_FB_CANCELED:
         return "CANCELED";
+    case TRV_FB_CREATED:
+    case TRV_FB_PREBOOK_IN_PROGRESS:
+    case TRV_FB_READY:
+    case TRV_FB_COMPLETING:
+    case TRV_FB_FAILED:
+    case TRV_FB_EXPIRED:
+        return "PENDING";
     }
     return "PENDING";
 }
 
-static json_t *services_json(const trv_fbooking *b, const char *status)
+static json_t *services_json(const trv_fbooking *b, trv_fb_status status)
 {
     json_t *out = json_array();
     const char *pay = captured_payment(b);
@@ -153,14 +162,14 @@ static json_t *services_json(const trv_fbooking *b, const char *status)
 
 json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
 {
-    const char *status = trv_fb_effective_status(b->status, b->past_expiry);
+    trv_fb_status status = trv_fb_effective_status(b->status, b->past_expiry);
     json_t *o = json_object();
     json_t *payments = json_array();
     int i;
 
     json_object_set_new(o, "id", json_string(b->id));
     json_object_set_new(o, "supplier", json_string(b->supplier));
-    json_object_set_new(o, "status", json_string(status));
+    json_object_set_new(o, "status", json_string(trv_fb_status_text(status)));
     json_object_set_new(o, "total_amount", trv_money_text_json(b->total_amount, b->currency));
     json_object_set_new(o, "fare_amount", trv_money_text_json(b->fare_amount, b->currency));
     json_object_set_new(o, "fare_tax_amount",
@@ -170,13 +179,13 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     json_object_set_new(o, "services", services_json(b, status));
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
-        if (strcmp(pay->status, "VOIDED") != 0) {
+        if (pay->status != TRV_PAY_VOIDED) {
             json_array_append_new(payments, payment_json(pay, mode));
         }
     }
     json_object_set_new(o, "payments", payments);
     /* Present while the booking can still be completed. */
-    if (strcmp(status, TRV_FB_READY) == 0 && b->expires_at) {
+    if (status == TRV_FB_READY && b->expires_at) {
         json_object_set_new(o, "expires_at", json_string(b->expires_at));
     }
     json_object_set_new(o, "cancellation_policy",
@@ -194,7 +203,7 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     }
     json_object_set_new(o, "confirmed_at", trv_json_strn(b->confirmed_at));
     json_object_set_new(o, "canceled_at", trv_json_strn(b->canceled_at));
-    if (b->cancellation && strcmp(status, TRV_FB_CANCELED) == 0) {
+    if (b->cancellation && status == TRV_FB_CANCELED) {
         json_object_set_new(o, "cancellation", pick(b->cancellation, cancellation_keys));
     }
     if (b->failure) {

@@ -1,34 +1,71 @@
 /* The flight booking state machine of the service document: the statuses,
- * which transitions exist, and what book, cancel and reads do in each
- * status. Pure decisions; the SQL of store.c applies them with guarded
- * UPDATEs (... WHERE status = <from>), so a race loses cleanly. */
+ * the book phases of COMPLETE_IN_PROGRESS, which transitions exist, and what
+ * book, cancel and reads do in each status. Pure decisions; the SQL of
+ * store.c applies them with guarded UPDATEs (... WHERE status = <from>), so
+ * a race loses cleanly. Text only at the edge: *_from_text when a row or a
+ * query is read, *_text when JSON or an SQL parameter is written. */
 #ifndef TRV_FLIGHT_STATE_H
 #define TRV_FLIGHT_STATE_H
 
-#define TRV_FB_CREATED "CREATED"
-#define TRV_FB_PREBOOK_IN_PROGRESS "PREBOOK_IN_PROGRESS"
-#define TRV_FB_READY "READY_FOR_COMPLETE"
-#define TRV_FB_COMPLETING "COMPLETE_IN_PROGRESS"
-#define TRV_FB_CONFIRMED "CONFIRMED"
-#define TRV_FB_CANCELING "CANCEL_IN_PROGRESS"
-#define TRV_FB_CANCELED "CANCELED"
-#define TRV_FB_FAILED "FAILED"
-#define TRV_FB_EXPIRED "EXPIRED"
+#include "core/transit.h"
 
-/* Every status, NULL-terminated (for query validation). */
+typedef enum {
+    TRV_FB_CREATED,
+    TRV_FB_PREBOOK_IN_PROGRESS,
+    TRV_FB_READY,           /* READY_FOR_COMPLETE */
+    TRV_FB_COMPLETING,      /* COMPLETE_IN_PROGRESS */
+    TRV_FB_CONFIRMED,
+    TRV_FB_CANCELING,       /* CANCEL_IN_PROGRESS */
+    TRV_FB_CANCELED,
+    TRV_FB_FAILED,
+    TRV_FB_EXPIRED
+} trv_fb_status;
+
+/* The step of a COMPLETE_IN_PROGRESS booking (column book_phase; NONE is
+ * SQL NULL, every other status). */
+typedef enum {
+    TRV_FB_PHASE_NONE,
+    TRV_FB_PHASE_AUTHORIZING,
+    TRV_FB_PHASE_ORDERING,
+    TRV_FB_PHASE_TICKETING,
+    TRV_FB_PHASE_UNKNOWN     /* book went unanswered: never sent again */
+} trv_fb_phase;
+
+/* The machines (core/transit.h): statuses, and phases (a phase moving to
+ * itself is a takeover of the step by another owner). */
+extern const trv_transit_table trv_fb_status_table;
+extern const trv_transit_table trv_fb_phase_table;
+
+/* Every status text, NULL-terminated (for query validation). */
 extern const char *const trv_fb_statuses[];
+
+/* The wire text of a status; *_from_text: 1 and *out set when the text is
+ * one of them, else 0. */
+const char *trv_fb_status_text(trv_fb_status s);
+int trv_fb_status_from_text(const char *text, trv_fb_status *out);
+
+/* The column text of a phase (NULL for NONE); a NULL text is NONE. */
+const char *trv_fb_phase_text(trv_fb_phase ph);
+int trv_fb_phase_from_text(const char *text, trv_fb_phase *out);
 
 /* 1 when the status is one of the nine. */
 int trv_fb_status_valid(const char *status);
 
 /* 1 when the machine has a transition from -> to. */
-int trv_fb_transition_allowed(const char *from, const char *to);
+int trv_fb_transition_allowed(trv_fb_status from, trv_fb_status to);
+
+/* The one place a move of a booking is judged (trv_transit_check): 1 when
+ * it is allowed, else 0 and a TRV2650 error line naming the booking. */
+int trv_fb_transit(const trv_log *log, const char *request_id, const char *booking_id,
+                   trv_fb_status from, trv_fb_status to);
+int trv_fb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
+                         trv_fb_phase from, trv_fb_phase to);
 
 /* An unfinished booking: it still holds its offer (SUPPLIER_A sells an offer
  * to one unfinished booking at a time). */
-int trv_fb_unfinished(const char *status);
+int trv_fb_unfinished(trv_fb_status status);
 
-/* What POST .../book does, given the status, the book phase (NULL unless
+/* What POST .../book does, given the status, the book phase (NONE unless
  * COMPLETE_IN_PROGRESS) and whether expires_at has passed. */
 typedef enum {
     TRV_FB_BOOK_START,        /* READY_FOR_COMPLETE in time: pay and ticket */
@@ -39,7 +76,7 @@ typedef enum {
     TRV_FB_BOOK_NOT_BOOKABLE  /* 409 invalid_state (failed, canceled, ...) */
 } trv_fb_book_action;
 
-trv_fb_book_action trv_fb_book_decision(const char *status, const char *phase,
+trv_fb_book_action trv_fb_book_decision(trv_fb_status status, trv_fb_phase phase,
                                         int past_expiry);
 
 /* What POST .../cancel does in a status. */
@@ -50,10 +87,10 @@ typedef enum {
     TRV_FB_CANCEL_NOT_CANCELABLE /* 409 invalid_state */
 } trv_fb_cancel_action;
 
-trv_fb_cancel_action trv_fb_cancel_decision(const char *status);
+trv_fb_cancel_action trv_fb_cancel_decision(trv_fb_status status);
 
 /* The status a read shows: READY_FOR_COMPLETE past its expires_at is
  * EXPIRED (the read also stores it). */
-const char *trv_fb_effective_status(const char *status, int past_expiry);
+trv_fb_status trv_fb_effective_status(trv_fb_status status, int past_expiry);
 
 #endif

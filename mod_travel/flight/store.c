@@ -45,7 +45,8 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->org_id = trv_rows_get(r, i, "org_id");
     b->user_id = trv_rows_get(r, i, "user_id");
     b->supplier = trv_rows_get(r, i, "supplier");
-    b->status = trv_rows_get(r, i, "status");
+    /* The columns' CHECK constraints admit only the enums' texts. */
+    (void)trv_fb_status_from_text(trv_rows_get(r, i, "status"), &b->status);
     b->currency = trv_rows_get(r, i, "currency");
     b->total_amount = trv_rows_get(r, i, "total_amount");
     b->fare_amount = trv_rows_get(r, i, "fare_amount");
@@ -75,7 +76,7 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->canceled_at = trv_rows_get(r, i, "canceled_at");
     b->created_at = trv_rows_get(r, i, "created_at");
     b->updated_at = trv_rows_get(r, i, "updated_at");
-    b->book_phase = trv_rows_get(r, i, "book_phase");
+    (void)trv_fb_phase_from_text(trv_rows_get(r, i, "book_phase"), &b->book_phase);
     b->phase_owner = trv_rows_get(r, i, "phase_owner");
     b->phase_due = trv_rows_bool(r, i, "phase_due");
     b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
@@ -91,10 +92,10 @@ static trv_fpayment *payment_at(apr_pool_t *p, const trv_rows *r, int i)
     trv_fpayment *pay = apr_pcalloc(p, sizeof(*pay));
     pay->id = trv_rows_get(r, i, "id");
     pay->booking_id = trv_rows_get(r, i, "booking_id");
-    pay->status = trv_rows_get(r, i, "status");
+    (void)trv_pay_status_from_text(trv_rows_get(r, i, "status"), &pay->status);
     pay->currency = trv_rows_get(r, i, "currency");
     pay->amount = trv_rows_get(r, i, "amount");
-    pay->collected_by = trv_rows_get(r, i, "collected_by");
+    (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay->collected_by);
     pay->provider_ref = trv_rows_get(r, i, "provider_ref");
     pay->card = json_col(p, r, i, "card");
     pay->created_at = trv_rows_get(r, i, "created_at");
@@ -371,12 +372,13 @@ static const trv_stmt book_start_stmt = {"trv_flight_book_start",
     "RETURNING " FB_COLS};
 
 apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                   const char *user_id, const char *id, const char *phase,
+                                   const char *user_id, const char *id, trv_fb_phase phase,
                                    const char *owner, apr_interval_time_t deadline,
                                    const char *instrument, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &book_start_stmt, out,
-        TRV_DB_ARGS(phase, owner, us(p, deadline), instrument, id, org_id, user_id));
+        TRV_DB_ARGS(trv_fb_phase_text(phase), owner, us(p, deadline), instrument, id, org_id,
+                    user_id));
     return with_payments(c, p, rv, *out);
 }
 
@@ -388,14 +390,20 @@ static const trv_stmt phase_stmt = {"trv_flight_book_phase",
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
-                              const char *owner_was, const char *to, const char *owner,
+apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                              const char *request_id, const char *id, trv_fb_phase from,
+                              const char *owner_was, trv_fb_phase to, const char *owner,
                               apr_interval_time_t deadline, const char *supplier_reference,
                               const char *airline_pnr, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &phase_stmt, out,
-        TRV_DB_ARGS(to, owner, us(p, deadline), supplier_reference, airline_pnr, id, from,
-                    owner_was));
+    apr_status_t rv;
+    if (!trv_fb_phase_transit(log, request_id, id, from, to)) {
+        *out = NULL;
+        return APR_SUCCESS;
+    }
+    rv = one_booking(c, p, &phase_stmt, out,
+        TRV_DB_ARGS(trv_fb_phase_text(to), owner, us(p, deadline), supplier_reference,
+                    airline_pnr, id, trv_fb_phase_text(from), owner_was));
     return with_payments(c, p, rv, *out);
 }
 
@@ -524,9 +532,10 @@ apr_status_t trv_fstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpay
 {
     trv_rows *rows;
     const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
+    const char *status = trv_pay_status_text(pay->status);
     apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
-        TRV_DB_ARGS(pay->id, pay->booking_id, pay->status, pay->currency, pay->amount,
-                    pay->collected_by, pay->provider_ref, card, pay->status));
+        TRV_DB_ARGS(pay->id, pay->booking_id, status, pay->currency, pay->amount,
+                    trv_collector_text(pay->collected_by), pay->provider_ref, card, status));
     *inserted = rv == APR_SUCCESS && rows->n == 1;
     return rv;
 }
@@ -610,7 +619,7 @@ apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *b
         r->payment_id = trv_rows_get(rows, i, "payment_id");
         r->currency = trv_rows_get(rows, i, "currency");
         r->amount = trv_rows_get(rows, i, "amount");
-        r->status = trv_rows_get(rows, i, "status");
+        (void)trv_refund_status_from_text(trv_rows_get(rows, i, "status"), &r->status);
         r->provider_ref = trv_rows_get(rows, i, "provider_ref");
         r->attempts = trv_rows_int(rows, i, "attempts", 0);
     }
@@ -622,12 +631,16 @@ static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
     "WHERE id = %s AND status = 'PENDING'"};
 
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *status, const char *provider_ref,
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                      const char *request_id, const char *id,
+                                      trv_refund_status status, const char *provider_ref,
                                       const char *error)
 {
+    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
+        return APR_SUCCESS;
+    }
     return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(status, provider_ref, error, id));
+                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
 }
 
 static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",

@@ -8,6 +8,7 @@
 
 #include "booking.h"
 #include "core/db.h"
+#include "payment/refund_status.h"
 
 #include <apr_hash.h>
 #include <apr_time.h>
@@ -132,13 +133,16 @@ apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
 /* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
  * `owner` until deadline_ms from now; book_attempt + 1. */
 apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                   const char *user_id, const char *id, const char *phase,
+                                   const char *user_id, const char *id, trv_fb_phase phase,
                                    const char *owner, apr_interval_time_t deadline,
                                    const char *instrument, trv_fbooking **out);
 /* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
- * (supplier_reference and airline_pnr set when given). */
-apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
-                              const char *owner_was, const char *to, const char *owner,
+ * (supplier_reference and airline_pnr set when given). A move the phase
+ * table (state.h) does not have is refused and logged: *out NULL, as when
+ * the booking moved on meanwhile. */
+apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                              const char *request_id, const char *id, trv_fb_phase from,
+                              const char *owner_was, trv_fb_phase to, const char *owner,
                               apr_interval_time_t deadline, const char *supplier_reference,
                               const char *airline_pnr, trv_fbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
@@ -183,7 +187,8 @@ apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
 /* ---- refunds ---- */
 
 typedef struct trv_frefund {
-    const char *id, *booking_id, *payment_id, *currency, *amount, *status;
+    const char *id, *booking_id, *payment_id, *currency, *amount;
+    trv_refund_status status;
     const char *provider_ref; /* of the payment (authorization id) */
     int attempts;
 } trv_frefund;
@@ -192,8 +197,12 @@ apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefu
 /* PENDING refunds of a booking with their payment's authorization id. */
 apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
                                         apr_array_header_t **out);
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *status, const char *provider_ref,
+/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
+ * move the refund table does not have is refused and logged (nothing
+ * written). */
+apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                      const char *request_id, const char *id,
+                                      trv_refund_status status, const char *provider_ref,
                                       const char *error);
 /* FAILED refunds of the booking back to PENDING; *restarted counts them. */
 apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,

@@ -111,25 +111,6 @@ const char *trv_sup_local_time(apr_pool_t *p, const char *s)
     return apr_pstrcat(p, out, ":00", NULL);
 }
 
-const char *trv_sup_path_escape(apr_pool_t *p, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            *o++ = (char)c;
-        }
-        else {
-            *o++ = '%';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 const char *trv_sup_direction(const char *first_origin, const char *dest, size_t j, size_t n)
 {
     if (n == 2 && j == 1 && first_origin && dest && strcasecmp(first_origin, dest) == 0) {

@@ -20,6 +20,7 @@
  * Duffel, the card being charged by the service's own payment provider. */
 #include "supplier_wire.h"
 #include "core/json.h"
+#include "core/url.h"
 
 #include <apr_lib.h>
 #include <apr_strings.h>
@@ -305,7 +306,7 @@ static trv_up_status get_offer(trv_flight_ctx *ctx, const char *ref, json_t **of
         return TRV_UP_NOT_FOUND;
     }
     st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/offers/",
-                                      trv_sup_path_escape(ctx->pool, ref),
+                                      trv_url_escape(ctx->pool, ref),
                                       "?return_available_services=true", NULL),
               NULL, NULL, &res, err);
     if (st == TRV_UP_REJECTED && err->code && strcmp(err->code, "offer_no_longer_available") == 0) {
@@ -420,8 +421,8 @@ static trv_up_status send_loyalty(trv_flight_ctx *ctx, const char *ref, const js
             "family_name", trv_json_str(p, "last_name"),
             "loyalty_programme_accounts", accounts));
         st = call(ctx, "PATCH", apr_pstrcat(ctx->pool, "/air/offers/",
-                                            trv_sup_path_escape(ctx->pool, ref), "/passengers/",
-                                            trv_sup_path_escape(ctx->pool, id), NULL),
+                                            trv_url_escape(ctx->pool, ref), "/passengers/",
+                                            trv_url_escape(ctx->pool, id), NULL),
                   body, NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;
@@ -748,7 +749,7 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
 {
     trv_up_result res;
     trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/orders/",
-                                                    trv_sup_path_escape(ctx->pool, order_id),
+                                                    trv_url_escape(ctx->pool, order_id),
                                                     NULL), NULL, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -767,7 +768,7 @@ static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_
     const json_t *o;
     const char *cur;
     trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/air/orders/",
-                                                    trv_sup_path_escape(ctx->pool, order_id),
+                                                    trv_url_escape(ctx->pool, order_id),
                                                     NULL), NULL, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -854,7 +855,7 @@ static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
         return st;
     }
     st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/air/order_cancellations/",
-                                       trv_sup_path_escape(ctx->pool, trv_json_str(k, "id")),
+                                       trv_url_escape(ctx->pool, trv_json_str(k, "id")),
                                        "/actions/confirm", NULL),
               NULL, idempotency_key, &res, err);
     if (st != TRV_UP_OK) {
@@ -883,7 +884,7 @@ static trv_up_status a_airline(trv_flight_ctx *ctx, const char *iata_code, json_
         size_t i;
         trv_up_status st = call(ctx, "GET", after
             ? apr_pstrcat(ctx->pool, "/air/airlines?limit=200&after=",
-                          trv_sup_path_escape(ctx->pool, after), NULL)
+                          trv_url_escape(ctx->pool, after), NULL)
             : "/air/airlines?limit=200", NULL, NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;

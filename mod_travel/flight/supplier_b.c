@@ -10,6 +10,7 @@
  * refund of a Basic fare (the caller estimates from the fare terms). */
 #include "supplier_wire.h"
 #include "core/json.h"
+#include "core/url.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -323,7 +324,7 @@ static trv_up_status b_bags(trv_flight_ctx *ctx, const char *offer_reference, js
         return TRV_UP_NOT_FOUND;
     }
     st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/fares/",
-                                      trv_sup_path_escape(ctx->pool, offer_reference),
+                                      trv_url_escape(ctx->pool, offer_reference),
                                       "/ancillaries", NULL), NULL, NULL, &res, err);
     if ((st = expired_is_gone(st, err)) != TRV_UP_OK) {
         return st;
@@ -555,7 +556,7 @@ static trv_up_status b_book(trv_flight_ctx *ctx, const json_t *booking, const js
     }
     body = trv_json_bind(ctx->pool, json_object());
     st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/checkouts/",
-                                       trv_sup_path_escape(ctx->pool, cid), "/complete", NULL),
+                                       trv_url_escape(ctx->pool, cid), "/complete", NULL),
               body, idempotency_key, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -568,7 +569,7 @@ static trv_up_status b_read_order(trv_flight_ctx *ctx, const char *order_id, jso
 {
     trv_up_result res;
     trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                    trv_sup_path_escape(ctx->pool, order_id),
+                                                    trv_url_escape(ctx->pool, order_id),
                                                     NULL), NULL, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -591,7 +592,7 @@ static trv_up_status b_cancellation_quote(trv_flight_ctx *ctx, const char *order
     trv_up_result res;
     apr_int64_t minor;
     trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                     trv_sup_path_escape(ctx->pool, order_id),
+                                                     trv_url_escape(ctx->pool, order_id),
                                                      "/refund-quote", NULL),
                             NULL, NULL, &res, err);
     if (st != TRV_UP_OK) {
@@ -610,7 +611,7 @@ static trv_up_status b_cancel(trv_flight_ctx *ctx, const char *order_id,
 {
     trv_up_result res;
     trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                     trv_sup_path_escape(ctx->pool, order_id),
+                                                     trv_url_escape(ctx->pool, order_id),
                                                      "/cancel", NULL),
                             NULL, idempotency_key, &res, err);
     if (st != TRV_UP_OK) {
@@ -629,7 +630,7 @@ static trv_up_status b_airline(trv_flight_ctx *ctx, const char *iata_code, json_
     trv_up_result res;
     const json_t *c;
     trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/carriers/",
-                                                    trv_sup_path_escape(ctx->pool, iata_code),
+                                                    trv_url_escape(ctx->pool, iata_code),
                                                     NULL), NULL, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;

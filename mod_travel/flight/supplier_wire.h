@@ -32,9 +32,6 @@ int trv_sup_iso_minutes(const char *s);
 /* "2026-12-01 07:35" -> "2026-12-01T07:35:00" (pool string). */
 const char *trv_sup_local_time(apr_pool_t *p, const char *s);
 
-/* A URL path segment with reserved characters percent-encoded. */
-const char *trv_sup_path_escape(apr_pool_t *p, const char *s);
-
 /* OUTBOUND, or INBOUND for the second journey of a return trip (it ends
  * where the first began). */
 const char *trv_sup_direction(const char *first_origin, const char *dest, size_t j, size_t n);

@@ -1,10 +1,11 @@
 #include "idempotency.h"
 #include "account/keys.h"
 #include "core/api.h"
+#include "core/crypt.h"
+#include "core/idempotency.h"
 #include "core/json.h"
 #include "core/validate.h"
-#include "flight/owner.h"
-#include "webhook/secret.h"
+#include "core/owner.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -62,18 +63,6 @@ static const char *scope_of(const trv_req *req, int user_scoped)
     return user_scoped && req->user_id ? req->user_id : "";
 }
 
-/* The request a key stands for: method, path, query and the body's JSON
- * with sorted keys (so the order of fields does not make it another). */
-static const char *fingerprint(trv_req *req)
-{
-    char *body = req->json ? json_dumps(req->json, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-    const char *text = apr_pstrcat(req->pool, req->method, "\n", req->path, "\n",
-                                   req->args ? req->args : "", "\n", body ? body : "",
-                                   NULL);
-    free(body);
-    return trv_sha256_hex(req->pool, text, strlen(text));
-}
-
 /* The sealed answer is bound to its organization, user scope and key (an
  * organization-scoped one as before the user scope existed). */
 static const char *aad_of(trv_req *req, const char *scope, const char *key)
@@ -91,8 +80,8 @@ static int replay(trv_req *req, trv_resp *resp, const char *scope, const char *k
     json_t *doc;
     if (answer && strncmp(answer, "v1:", 3) == 0) {
         if (!cfg || !cfg->have_secret_key
-            || trv_secret_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
-                               &plain) != APR_SUCCESS) {
+            || trv_crypt_open(req->pool, cfg->secret_key, aad_of(req, scope, key), answer,
+                              &plain) != APR_SUCCESS) {
             trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                         TRVLOGNO(231) "the kept answer of an idempotent request cannot "
                         "be opened (TravelSecretKeyFile changed?)");
@@ -127,14 +116,14 @@ static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
     if (!key || !req->org_id) {
         return 1; /* optional here: without a key the request just runs */
     }
-    if (!trv_printable(key, 1, 256)) {
+    if (!trv_idempotency_key_valid(key)) {
         trv_errs *errs = trv_errs_new(req->pool);
-        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 256 printable ASCII characters");
+        trv_idempotency_key_check(key, TRV_IDEMPOTENCY_KEY_MAX, errs);
         trv_fail_invalid(req, resp, errs);
         return 0;
     }
-    fp = fingerprint(req);
-    me = trv_flight_owner_self(req->pool);
+    fp = trv_idempotency_fingerprint(req->pool, req->method, req->path, req->args, req->json);
+    me = trv_owner_self(req->pool);
     if (!trv_api_db_open(req, resp, &c, 232, "claiming an idempotency key")) {
         return 0;
     }
@@ -170,7 +159,7 @@ static int begin(trv_req *req, trv_resp *resp, int user_scoped, void **token)
          * request changed is found by the request run again (every route
          * taking a key reads the state it changes). */
         if (!status && owner && strcmp(trv_rows_get(rows, 0, "fingerprint"), fp) == 0
-            && trv_flight_owner_gone(req->pool, owner)) {
+            && trv_owner_gone(req->pool, owner)) {
             if (trv_db_select(c, req->pool, &takeover_stmt, &rows,
                               TRV_DB_ARGS(me, req->org_id, scope, key, fp, owner))
                 != APR_SUCCESS) {
@@ -349,8 +338,8 @@ static void finish(trv_req *req, const trv_resp *resp, void *token)
     if (worth_keeping(resp)) {
         answer = trv_resp_body(req->pool, resp);
         if (answer && cfg && cfg->have_secret_key
-            && trv_secret_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
-                               &answer) != APR_SUCCESS) {
+            && trv_crypt_seal(req->pool, cfg->secret_key, aad_of(req, h->scope, h->key), answer,
+                              &answer) != APR_SUCCESS) {
             answer = NULL;
         }
     }

@@ -1,6 +1,7 @@
 #include "gateway.h"
 #include "account/key_cache.h"
 #include "account/keys.h"
+#include "core/crypt.h"
 #include "core/dispatch.h"
 #include "flight/domain.h"
 #include "hotel/domain.h"
@@ -88,7 +89,7 @@ static int authenticate(trv_req *req, trv_resp *resp)
     }
     /* A key this child has seen on this database since the last change to
      * any key there: no query (key_cache.h says why that is safe). */
-    hash = trv_sha256_hex(req->pool, key, strlen(key));
+    hash = trv_crypt_sha256_hex(req->pool, key, strlen(key));
     if (trv_key_cache_get(req->env->key_cache, req->pool, hash, &who, &stamp)) {
         goto known;
     }

@@ -3,6 +3,7 @@
  * provider is asked. */
 #include "book.h"
 #include "bapi.h"
+#include "booked_status.h"
 #include "bstore.h"
 #include "enqueue.h"
 #include "events.h"
@@ -23,9 +24,9 @@ int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b)
 }
 
 apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
-                                     const char *phase)
+                                     trv_hb_phase phase)
 {
-    if (strcmp(phase, "authorizing") == 0) {
+    if (phase == TRV_HB_PHASE_AUTHORIZING) {
         return trv_hbapi_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then a read of the booking and the capture; a
@@ -97,13 +98,13 @@ static trv_hbook_outcome lost(trv_hbook_run *run, trv_dbc *c)
     }
     trv_db_close(run->env->db, c);
     run->b = b;
-    if (strcmp(b->status, "CONFIRMED") == 0) {
+    if (b->status == TRV_HB_CONFIRMED) {
         return TRV_HBOOK_CONFIRMED;
     }
-    if (strcmp(b->status, "FAILED") == 0) {
+    if (b->status == TRV_HB_FAILED) {
         return TRV_HBOOK_FAILED;
     }
-    if (b->book_phase && strcmp(b->book_phase, "unknown") == 0) {
+    if (b->book_phase == TRV_HB_PHASE_UNKNOWN) {
         return TRV_HBOOK_UNKNOWN;
     }
     return TRV_HBOOK_PENDING;
@@ -115,7 +116,7 @@ static const trv_hpayment *live_payment(const trv_hbooking *b)
     int i;
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_hpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_hpayment);
-        if (strcmp(pay->status, "VOIDED") != 0) {
+        if (pay->status != TRV_PAY_VOIDED) {
             return pay;
         }
     }
@@ -129,8 +130,8 @@ static int void_payment(trv_hbook_run *run, const trv_hpayment *pay)
     trv_pay_err err = {0};
     json_t *auth = NULL;
     trv_up_status st = TRV_UP_UNAVAILABLE;
-    if (!pay || strcmp(pay->status, "AUTHORIZED") != 0 || !pay->provider_ref
-        || strcmp(pay->collected_by, "SERVICE") != 0) {
+    if (!pay || pay->status != TRV_PAY_AUTHORIZED || !pay->provider_ref
+        || pay->collected_by != TRV_COLLECTOR_SERVICE) {
         return 0;
     }
     if (trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
@@ -205,8 +206,8 @@ static settle *settled(trv_hbook_run *run, const char *intent_id, const char *ou
 static settle *after_void(trv_hbook_run *run, const trv_hpayment *pay, int voided)
 {
     settle *s;
-    if (!pay || strcmp(pay->status, "AUTHORIZED") != 0 || !pay->provider_ref
-        || strcmp(pay->collected_by, "SERVICE") != 0) {
+    if (!pay || pay->status != TRV_PAY_AUTHORIZED || !pay->provider_ref
+        || pay->collected_by != TRV_COLLECTOR_SERVICE) {
         return NULL;
     }
     s = settled(run, NULL, voided ? "voided" : NULL, pay->provider_ref, 0);
@@ -336,9 +337,9 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
         description && *description ? description : "The hotel refused the booking"));
     int sdk = run->b->use_payment_sdk && run->b->sdk_token;
     int voided = sdk ? 0 : void_payment(run, pay);
-    const char *pay_ref = pay && strcmp(pay->status, "AUTHORIZED") == 0
-                          && strcmp(pay->collected_by, "SERVICE") == 0 ? pay->provider_ref
-                                                                       : NULL;
+    const char *pay_ref = pay && pay->status == TRV_PAY_AUTHORIZED
+                          && pay->collected_by == TRV_COLLECTOR_SERVICE ? pay->provider_ref
+                                                                        : NULL;
     trv_dbc *c;
     trv_hbooking *b;
     if (!begin(run, &c)) {
@@ -409,7 +410,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
     trv_dbc *c;
     trv_hbooking *b;
 
-    if (trv_hbook_service_pays(run->env, run->b) && pay && strcmp(pay->status, "AUTHORIZED") == 0) {
+    if (trv_hbook_service_pays(run->env, run->b) && pay && pay->status == TRV_PAY_AUTHORIZED) {
         trv_pay_ctx pc;
         trv_pay_err err = {0};
         json_t *auth = NULL;
@@ -443,8 +444,8 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         const char *why;
         sp.id = trv_id_new(run->p, "pay");
         sp.booking_id = run->b->id;
-        sp.status = "CAPTURED";
-        sp.collected_by = "SUPPLIER";
+        sp.status = TRV_PAY_CAPTURED;
+        sp.collected_by = TRV_COLLECTOR_SUPPLIER;
         if (trv_money_from_json(json_object_get(bk->payment, "amount"), &m, &why)
             != APR_SUCCESS && !trv_hbapi_total(run->b, &m)) {
             m.minor = 0;
@@ -496,7 +497,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
 }
 
 /* A phase move held by this owner (the supplier's booking id kept). */
-static trv_hbook_outcome move(trv_hbook_run *run, const char *to, const char *booking_id,
+static trv_hbook_outcome move(trv_hbook_run *run, trv_hb_phase to, const char *booking_id,
                               trv_hbook_outcome then)
 {
     trv_dbc *c;
@@ -504,15 +505,16 @@ static trv_hbook_outcome move(trv_hbook_run *run, const char *to, const char *bo
     if (!begin(run, &c)) {
         return db_failed(run, c, 1436, "moving the book step");
     }
-    if (trv_hbstore_phase(c, run->p, run->b->id, run->b->book_phase, run->owner, to,
-                          run->owner, trv_hbook_budget(run->env, run->b, "ordering"),
+    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, run->b->id,
+                          run->b->book_phase, run->owner, to, run->owner,
+                          trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
                           booking_id, &b) != APR_SUCCESS) {
         return db_failed(run, c, 1436, "moving the book step");
     }
     if (!b) {
         return lost(run, c);
     }
-    if ((strcmp(to, "confirming") == 0 || strcmp(to, "unknown") == 0)
+    if ((to == TRV_HB_PHASE_CONFIRMING || to == TRV_HB_PHASE_UNKNOWN)
         && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, b->id, run->request_id,
                             apr_time_from_sec(1)) != APR_SUCCESS) {
         return db_failed(run, c, 1436, "moving the book step");
@@ -604,7 +606,7 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     }
     auth_id = trv_json_str(auth, "id");
     status = trv_json_str(auth, "status");
-    if (!auth_id || !status || strcmp(status, "AUTHORIZED") != 0) {
+    if (!auth_id || !trv_pay_status_text_is(status, TRV_PAY_AUTHORIZED)) {
         run->message = apr_psprintf(run->p, "the payment's authorization is %s",
                                     status ? status : "unreadable");
         return revert_settled(
@@ -612,24 +614,27 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
             !in ? NULL
             : !auth_id || !status
                 ? settled(run, in->id, NULL, NULL, trv_pintent_grace(run->env))
-                : settled(run, in->id, strcmp(status, "VOIDED") == 0 ? "voided" : "captured",
+                : settled(run, in->id,
+                          trv_pay_status_text_is(status, TRV_PAY_VOIDED) ? "voided" : "captured",
                           auth_id, 0));
     }
     memset(&pay, 0, sizeof(pay));
     pay.id = trv_id_new(run->p, "pay");
     pay.booking_id = run->b->id;
-    pay.status = "AUTHORIZED";
+    pay.status = TRV_PAY_AUTHORIZED;
     pay.currency = run->b->currency;
     pay.amount = run->b->total_amount;
-    pay.collected_by = "SERVICE";
+    pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = auth_id;
     pay.card = json_is_object(json_object_get(auth, "card")) ? json_object_get(auth, "card")
                                                               : NULL;
     if (!begin(run, &c)) {
         return db_failed(run, c, 1438, "recording the authorization");
     }
-    if (trv_hbstore_phase(c, run->p, run->b->id, "authorizing", run->owner, "ordering",
-                          run->owner, trv_hbook_budget(run->env, run->b, "ordering"), NULL, &b)
+    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, run->b->id,
+                          TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
+                          run->owner,
+                          trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING), NULL, &b)
         != APR_SUCCESS) {
         return db_failed(run, c, 1438, "recording the authorization");
     }
@@ -711,6 +716,7 @@ static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
 static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booked *bk)
 {
     const char *ours = trv_hbook_client_reference(run->p, run->b);
+    trv_hbooked_status st;
     if (bk->client_reference && strcmp(bk->client_reference, ours) != 0) {
         /* Another booking's (a supplier that books a prebook once answers
          * a second book of it with the first booking): never ours. */
@@ -721,14 +727,19 @@ static trv_hbook_outcome settle_booked(trv_hbook_run *run, const trv_hotel_booke
         return finish_failed(run, "book_failed", "The supplier's offer was already booked "
                              "under another reference; prebook again");
     }
-    if (strcmp(bk->status, "CONFIRMED") == 0) {
+    /* Anything but CONFIRMED or PENDING reads as canceled. */
+    st = TRV_HBOOKED_CANCELED;
+    (void)trv_hbooked_status_from_text(bk->status, &st);
+    switch (st) {
+    case TRV_HBOOKED_CONFIRMED:
         return finish_confirmed(run, bk);
-    }
-    if (strcmp(bk->status, "PENDING") == 0) {
-        if (run->b->book_phase && strcmp(run->b->book_phase, "confirming") == 0) {
+    case TRV_HBOOKED_PENDING:
+        if (run->b->book_phase == TRV_HB_PHASE_CONFIRMING) {
             return TRV_HBOOK_PENDING;
         }
-        return move(run, "confirming", bk->booking_id, TRV_HBOOK_PENDING);
+        return move(run, TRV_HB_PHASE_CONFIRMING, bk->booking_id, TRV_HBOOK_PENDING);
+    case TRV_HBOOKED_CANCELED:
+        break;
     }
     return finish_failed(run, "book_failed", "The supplier canceled the booking");
 }
@@ -795,7 +806,7 @@ static trv_hbook_outcome step_order(trv_hbook_run *run)
                     TRVLOGNO(1439) "hotel booking %s: book at %s: %s (%s): the outcome is "
                     "unknown; reading it at the supplier", run->b->id, run->b->supplier,
                     trv_up_status_name(st), err.message ? err.message : "");
-        return move(run, "unknown", NULL, TRV_HBOOK_UNKNOWN);
+        return move(run, TRV_HB_PHASE_UNKNOWN, NULL, TRV_HBOOK_UNKNOWN);
     }
 }
 
@@ -828,22 +839,25 @@ trv_hbook_outcome trv_hbook_continue(trv_hbook_run *run)
 {
     for (;;) {
         trv_hbook_outcome out;
-        const char *phase = run->b->book_phase;
-        if (strcmp(run->b->status, "COMPLETE_IN_PROGRESS") != 0 || !phase) {
-            return strcmp(run->b->status, "CONFIRMED") == 0 ? TRV_HBOOK_CONFIRMED
-                 : strcmp(run->b->status, "FAILED") == 0 ? TRV_HBOOK_FAILED
-                                                         : TRV_HBOOK_PENDING;
+        trv_hb_phase phase = run->b->book_phase;
+        if (run->b->status != TRV_HB_COMPLETING || phase == TRV_HB_PHASE_NONE) {
+            return run->b->status == TRV_HB_CONFIRMED ? TRV_HBOOK_CONFIRMED
+                 : run->b->status == TRV_HB_FAILED ? TRV_HBOOK_FAILED
+                                                   : TRV_HBOOK_PENDING;
         }
-        if (strcmp(phase, "authorizing") == 0) {
+        switch (phase) {
+        case TRV_HB_PHASE_AUTHORIZING:
             out = step_authorize(run);
-        }
-        else if (strcmp(phase, "ordering") == 0) {
+            break;
+        case TRV_HB_PHASE_ORDERING:
             out = step_order(run);
-        }
-        else {
+            break;
+        case TRV_HB_PHASE_NONE:
+        case TRV_HB_PHASE_CONFIRMING:
+        case TRV_HB_PHASE_UNKNOWN:
             out = step_read(run);
             if (out == TRV_HBOOK_RETRY) {
-                return strcmp(phase, "unknown") == 0 ? TRV_HBOOK_UNKNOWN : TRV_HBOOK_PENDING;
+                return phase == TRV_HB_PHASE_UNKNOWN ? TRV_HBOOK_UNKNOWN : TRV_HBOOK_PENDING;
             }
         }
         if (out != TRV_HBOOK_RETRY) {

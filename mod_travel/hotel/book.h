@@ -57,7 +57,7 @@ typedef struct trv_hbook_run {
 int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b);
 /* How long the step of this phase may take (its calls' timeouts). */
 apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
-                                     const char *phase);
+                                     trv_hb_phase phase);
 /* The client reference the supplier keeps: the booking id and as much of
  * the caller's reference_id as fits 64 characters. */
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b);

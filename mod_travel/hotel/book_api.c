@@ -14,7 +14,7 @@
 #include "enqueue.h"
 #include "intents.h"
 #include "render.h"
-#include "flight/owner.h"
+#include "core/owner.h"
 #include "core/json.h"
 #include "core/validate.h"
 
@@ -59,32 +59,42 @@ static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
 /* Answers a booking that is not (or no longer) READY_FOR_COMPLETE. */
 static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
 {
-    const char *st = trv_hbooking_status(b);
-    if (strcmp(st, "CONFIRMED") == 0) {
+    trv_hb_status st = trv_hbooking_status(b);
+    switch (st) {
+    case TRV_HB_CONFIRMED:
         trv_hbapi_booking(req, resp, 200, b, NULL);
-    }
-    else if (strcmp(st, "COMPLETE_IN_PROGRESS") == 0) {
-        if (b->book_phase && strcmp(b->book_phase, "unknown") == 0) {
+        return;
+    case TRV_HB_COMPLETING:
+        if (b->book_phase == TRV_HB_PHASE_UNKNOWN) {
             answer_unknown(req, resp, b->id);
         }
         else {
             trv_hbapi_booking(req, resp, 202, b, NULL);
         }
-    }
-    else if (strcmp(st, "FAILED") == 0 && b->failure) {
-        trv_fail(req, resp, 422, "book_failed", "Booking %s is FAILED: %s; prebook again with "
-                 "a new x-idempotency-key", b->id, trv_json_str(b->failure, "description")
-                     ? trv_json_str(b->failure, "description") : "the supplier refused it");
-    }
-    else if (strcmp(st, "EXPIRED") == 0) {
+        return;
+    case TRV_HB_FAILED:
+        if (b->failure) {
+            trv_fail(req, resp, 422, "book_failed", "Booking %s is FAILED: %s; prebook again "
+                     "with a new x-idempotency-key", b->id,
+                     trv_json_str(b->failure, "description")
+                         ? trv_json_str(b->failure, "description") : "the supplier refused it");
+            return;
+        }
+        break;
+    case TRV_HB_EXPIRED:
         trv_fail(req, resp, 409, "invalid_state", "Booking %s expired at %s and cannot be "
                  "booked; prebook again", b->id,
                  b->offer_expires_at ? b->offer_expires_at : "its deadline");
+        return;
+    case TRV_HB_CREATED:
+    case TRV_HB_PREBOOK_IN_PROGRESS:
+    case TRV_HB_READY:
+    case TRV_HB_CANCELING:
+    case TRV_HB_CANCELED:
+        break;
     }
-    else {
-        trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-                 b->id, st);
-    }
+    trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
+             b->id, trv_hb_status_text(st));
 }
 
 static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int status)
@@ -132,7 +142,8 @@ static void read_body(trv_req *req, const char **instrument, trv_errs *errs)
 void trv_hotel_book(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
-    const char *owner = trv_flight_owner_self(req->pool), *instrument, *phase;
+    const char *owner = trv_owner_self(req->pool), *instrument;
+    trv_hb_phase phase;
     trv_errs *errs = trv_errs_new(req->pool);
     trv_hbook_run run;
     trv_hbook_outcome out;
@@ -169,7 +180,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         }
         b = e ? e : b;
     }
-    if (strcmp(trv_hbooking_status(b), "READY_FOR_COMPLETE") != 0) {
+    if (trv_hbooking_status(b) != TRV_HB_READY) {
         trv_db_close(req->env->db, c);
         answer_state(req, resp, b);
         return;
@@ -190,7 +201,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    phase = pays ? "authorizing" : "ordering";
+    phase = pays ? TRV_HB_PHASE_AUTHORIZING : TRV_HB_PHASE_ORDERING;
     /* The recovery job is queued with the start: if this request dies, it
      * takes the step over once its deadline has passed. */
     if (trv_db_begin(c, req->pool) != APR_SUCCESS

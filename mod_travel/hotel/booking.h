@@ -5,6 +5,10 @@
 #ifndef TRV_HOTEL_BOOKING_H
 #define TRV_HOTEL_BOOKING_H
 
+#include "state.h"
+#include "payment/collector.h"
+#include "payment/pay_status.h"
+
 #include <apr_tables.h>
 #include <jansson.h>
 
@@ -34,17 +38,18 @@ typedef struct trv_hroom {
 typedef struct trv_hpayment {
     const char *id;            /* pay_... */
     const char *booking_id;
-    const char *status;        /* AUTHORIZED, CAPTURED, VOIDED */
+    trv_pay_status status;
     const char *currency;
     const char *amount;        /* decimal text */
-    const char *collected_by;  /* SERVICE or SUPPLIER */
+    trv_collector collected_by;
     const char *provider_ref;
     json_t *card;              /* {brand, last4, funding, wallet} or NULL */
     const char *created_at;
 } trv_hpayment;
 
 typedef struct trv_hbooking {
-    const char *id, *org_id, *user_id, *supplier, *status;
+    const char *id, *org_id, *user_id, *supplier;
+    trv_hb_status status;
     const char *reference_id, *idempotency_key, *request_hash;
     const char *hotel_id, *supplier_hotel_id;
     json_t *hotel;             /* {id, name, address} */
@@ -60,7 +65,7 @@ typedef struct trv_hbooking {
     json_t *supplier_data;
     const char *supplier_booking_id, *hotel_confirmation_code, *hotel_remarks;
     json_t *failure;           /* {code, description} or NULL */
-    const char *book_phase;    /* authorizing, ordering, confirming, unknown */
+    trv_hb_phase book_phase;
     const char *phase_owner;
     int phase_due;             /* phase_deadline has passed */
     int book_attempt;
@@ -77,6 +82,6 @@ typedef struct trv_hbooking {
 
 /* The status a reader sees: READY_FOR_COMPLETE past its offer's expiry is
  * EXPIRED before any job has stored it. */
-const char *trv_hbooking_status(const trv_hbooking *b);
+trv_hb_status trv_hbooking_status(const trv_hbooking *b);
 
 #endif

@@ -17,10 +17,6 @@
 #include <limits.h>
 #include <string.h>
 
-static const char *const statuses[] = {"CREATED", "PREBOOK_IN_PROGRESS", "READY_FOR_COMPLETE",
-                                       "COMPLETE_IN_PROGRESS", "CONFIRMED", "CANCEL_IN_PROGRESS",
-                                       "CANCELED", "FAILED", "EXPIRED", NULL};
-
 /* The configured suppliers' wire names, NULL-terminated. */
 static const char *const *supplier_names(const trv_env *env, apr_pool_t *p)
 {
@@ -57,7 +53,7 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     trv_query_known(req->query, known, errs);
     f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
     f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
-    f.status = trv_query_enum(req->query, "status", statuses, NULL, errs);
+    f.status = trv_query_enum(req->query, "status", trv_hb_statuses, NULL, errs);
     f.supplier = trv_query_enum(req->query, "supplier", supplier_names(req->env, req->pool), NULL, errs);
     has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
     has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);

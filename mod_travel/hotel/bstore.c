@@ -40,9 +40,9 @@
     "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
     "card::text AS card, trv_ts(created_at) AS created_at"
 
-const char *trv_hbooking_status(const trv_hbooking *b)
+trv_hb_status trv_hbooking_status(const trv_hbooking *b)
 {
-    return b->past_expiry ? "EXPIRED" : b->status;
+    return b->past_expiry ? TRV_HB_EXPIRED : b->status;
 }
 
 static json_t *json_col(apr_pool_t *p, const trv_rows *r, int i, const char *col)
@@ -59,7 +59,8 @@ static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->org_id = trv_rows_get(r, i, "org_id");
     b->user_id = trv_rows_get(r, i, "user_id");
     b->supplier = trv_rows_get(r, i, "supplier");
-    b->status = trv_rows_get(r, i, "status");
+    /* The columns' CHECK constraints admit only the enums' texts. */
+    (void)trv_hb_status_from_text(trv_rows_get(r, i, "status"), &b->status);
     b->reference_id = trv_rows_get(r, i, "reference_id");
     b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
     b->request_hash = trv_rows_get(r, i, "request_hash");
@@ -86,7 +87,7 @@ static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
     b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
     b->failure = json_col(p, r, i, "failure");
-    b->book_phase = trv_rows_get(r, i, "book_phase");
+    (void)trv_hb_phase_from_text(trv_rows_get(r, i, "book_phase"), &b->book_phase);
     b->phase_owner = trv_rows_get(r, i, "phase_owner");
     b->phase_due = trv_rows_bool(r, i, "phase_due");
     b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
@@ -139,12 +140,13 @@ static trv_hguest guest_at(const trv_rows *r, int i)
 static trv_hpayment payment_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_hpayment pay;
+    memset(&pay, 0, sizeof(pay));
     pay.id = trv_rows_get(r, i, "id");
     pay.booking_id = trv_rows_get(r, i, "booking_id");
-    pay.status = trv_rows_get(r, i, "status");
+    (void)trv_pay_status_from_text(trv_rows_get(r, i, "status"), &pay.status);
     pay.currency = trv_rows_get(r, i, "currency");
     pay.amount = trv_rows_get(r, i, "amount");
-    pay.collected_by = trv_rows_get(r, i, "collected_by");
+    (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay.collected_by);
     pay.provider_ref = trv_rows_get(r, i, "provider_ref");
     pay.card = json_col(p, r, i, "card");
     pay.created_at = trv_rows_get(r, i, "created_at");
@@ -488,12 +490,13 @@ static const trv_stmt book_start_stmt = {"trv_hotel_book_start",
     "RETURNING " HB_COLS};
 
 apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *id, const char *phase, const char *owner,
+                                    const char *id, trv_hb_phase phase, const char *owner,
                                     apr_interval_time_t deadline, const char *instrument,
                                     trv_hbooking **out)
 {
     return one_booking(c, p, &book_start_stmt, out,
-                       TRV_DB_ARGS(phase, owner, us(p, deadline), instrument, id, org_id));
+                       TRV_DB_ARGS(trv_hb_phase_text(phase), owner, us(p, deadline), instrument,
+                                   id, org_id));
 }
 
 static const trv_stmt phase_stmt = {"trv_hotel_book_phase",
@@ -503,13 +506,19 @@ static const trv_stmt phase_stmt = {"trv_hotel_book_phase",
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
-                               const char *owner_was, const char *to, const char *owner,
+apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                               const char *request_id, const char *id, trv_hb_phase from,
+                               const char *owner_was, trv_hb_phase to, const char *owner,
                                apr_interval_time_t deadline, const char *supplier_booking_id,
                                trv_hbooking **out)
 {
+    if (!trv_hb_phase_transit(log, request_id, id, from, to)) {
+        *out = NULL;
+        return APR_SUCCESS;
+    }
     return one_booking(c, p, &phase_stmt, out,
-                       TRV_DB_ARGS(to, owner, us(p, deadline), supplier_booking_id, id, from,
+                       TRV_DB_ARGS(trv_hb_phase_text(to), owner, us(p, deadline),
+                                   supplier_booking_id, id, trv_hb_phase_text(from),
                                    owner_was));
 }
 
@@ -591,9 +600,10 @@ apr_status_t trv_hbstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpa
 {
     trv_rows *rows;
     const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
+    const char *status = trv_pay_status_text(pay->status);
     apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
-        TRV_DB_ARGS(pay->id, pay->booking_id, pay->status, pay->currency, pay->amount,
-                    pay->collected_by, pay->provider_ref, card, pay->status));
+        TRV_DB_ARGS(pay->id, pay->booking_id, status, pay->currency, pay->amount,
+                    trv_collector_text(pay->collected_by), pay->provider_ref, card, status));
     *inserted = rv == APR_SUCCESS && rows->n == 1;
     return rv;
 }

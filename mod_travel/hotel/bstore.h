@@ -140,13 +140,16 @@ apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
 /* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
  * `owner` until `deadline` from now; book_attempt + 1. */
 apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *id, const char *phase, const char *owner,
+                                    const char *id, trv_hb_phase phase, const char *owner,
                                     apr_interval_time_t deadline, const char *instrument,
                                     trv_hbooking **out);
 /* Phase `from` held by `owner_was` -> phase `to` held by `owner`
- * (supplier_booking_id set when given). */
-apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const char *id, const char *from,
-                               const char *owner_was, const char *to, const char *owner,
+ * (supplier_booking_id set when given). A move the phase table (state.h)
+ * does not have is refused and logged: *out NULL, as when the booking
+ * moved on meanwhile. */
+apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                               const char *request_id, const char *id, trv_hb_phase from,
+                               const char *owner_was, trv_hb_phase to, const char *owner,
                                apr_interval_time_t deadline, const char *supplier_booking_id,
                                trv_hbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured

@@ -41,7 +41,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
         return;
     }
-    if (strcmp(b->status, "CONFIRMED") == 0) {
+    if (b->status == TRV_HB_CONFIRMED) {
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hcstore_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
                                  &started) != APR_SUCCESS
@@ -68,12 +68,12 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
             return;
         }
     }
-    if (strcmp(b->status, "CANCEL_IN_PROGRESS") == 0) {
+    if (b->status == TRV_HB_CANCELING) {
         trv_db_close(req->env->db, c);
         answer(req, resp, 202, b);
         return;
     }
-    if (strcmp(b->status, "CANCELED") == 0) {
+    if (b->status == TRV_HB_CANCELED) {
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hcstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
             || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
@@ -94,5 +94,5 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     }
     trv_db_close(req->env->db, c);
     trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
-             "booking can be canceled", id, trv_hbooking_status(b));
+             "booking can be canceled", id, trv_hb_status_text(trv_hbooking_status(b)));
 }

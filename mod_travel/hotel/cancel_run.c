@@ -159,7 +159,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
     minor_of(refunded, exponent, &before);
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_hpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_hpayment);
-        if (strcmp(pay->status, "CAPTURED") == 0 && minor_of(pay->amount, exponent, &m)) {
+        if (pay->status == TRV_PAY_CAPTURED && minor_of(pay->amount, exponent, &m)) {
             captured += m;
         }
     }
@@ -178,13 +178,13 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
         for (i = 0; b->payments && i < b->payments->nelts && left > 0; i++) {
             const trv_hpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_hpayment);
             apr_int64_t part;
-            if (strcmp(pay->status, "CAPTURED") != 0 || !minor_of(pay->amount, exponent, &m)) {
+            if (pay->status != TRV_PAY_CAPTURED || !minor_of(pay->amount, exponent, &m)) {
                 continue;
             }
             part = m < left ? m : left;
             left -= part;
             json_array_append_new(refund_to, json_pack("{s:s}", "payment_id", pay->id));
-            if (service_pays && strcmp(pay->collected_by, "SERVICE") == 0) {
+            if (service_pays && pay->collected_by == TRV_COLLECTOR_SERVICE) {
                 trv_hrefund *r = apr_array_push(refunds);
                 memset(r, 0, sizeof(*r));
                 r->id = trv_id_new(p, "rfd");
@@ -274,7 +274,7 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     trv_db_close(env->db, c);
-    if (!b || strcmp(b->status, "CANCEL_IN_PROGRESS") != 0 || b->cancel_attempt != attempt) {
+    if (!b || b->status != TRV_HB_CANCELING || b->cancel_attempt != attempt) {
         return; /* finished, or another run's */
     }
     row = trv_hotel_supplier_row(env, b->supplier);
@@ -351,12 +351,13 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         json_t *refund = NULL;
         trv_money amount;
         trv_up_status st;
-        const char *status = NULL, *error = NULL;
+        const char *error = NULL;
+        trv_refund_status status = TRV_REFUND_PENDING; /* PENDING: no result yet */
 
         if (!r->provider_ref
             || trv_money_parse_decimal(r->amount, trv_currency_exponent(r->currency),
                                        &amount.minor) != APR_SUCCESS) {
-            status = "FAILED";
+            status = TRV_REFUND_FAILED;
             error = r->provider_ref ? "unreadable amount" : "the payment has no authorization";
         }
         else {
@@ -366,11 +367,11 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             st = trv_payment_adapter.refund(&pc, r->provider_ref, &amount, r->id, &refund,
                                             &err);
             if (st == TRV_UP_OK) {
-                status = "SUBMITTED";
+                status = TRV_REFUND_SUBMITTED;
             }
             else if (st == TRV_UP_REJECTED || st == TRV_UP_DECLINED || st == TRV_UP_NOT_FOUND
                      || last) {
-                status = "FAILED";
+                status = TRV_REFUND_FAILED;
                 error = apr_psprintf(p, "%s: %s", trv_up_status_name(st),
                                      err.message ? err.message : "");
             }
@@ -378,10 +379,10 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                 again = 1;
             }
         }
-        if (!status) {
+        if (status == TRV_REFUND_PENDING) {
             continue;
         }
-        if (strcmp(status, "FAILED") == 0) {
+        if (status == TRV_REFUND_FAILED) {
             trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                         TRVLOGNO(1454) "hotel booking %s: refund %s of %s %s failed: %s (a "
                         "repeated cancel restarts it)", r->booking_id, r->id, r->amount,
@@ -392,8 +393,8 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_hcstore_refund_result(c, p, r->id, status, trv_json_str(refund, "id"), error)
-            != APR_SUCCESS) {
+        if (trv_hcstore_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
+                                      trv_json_str(refund, "id"), error) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a refund");
             return;
         }

@@ -19,7 +19,7 @@ static trv_hcancel cancel_at(apr_pool_t *p, const trv_rows *r, int i)
     memset(&x, 0, sizeof(x));
     x.id = trv_rows_get(r, i, "id");
     x.booking_id = trv_rows_get(r, i, "booking_id");
-    x.status = trv_rows_get(r, i, "status");
+    (void)trv_hcancel_status_from_text(trv_rows_get(r, i, "status"), &x.status);
     x.attempt = trv_rows_int(r, i, "attempt", 0);
     x.currency = trv_rows_get(r, i, "currency");
     x.fee_amount = trv_rows_get(r, i, "fee_amount");
@@ -124,7 +124,8 @@ json_t *trv_hcancel_render(const apr_array_header_t *attempts)
     for (i = 0; attempts && i < attempts->nelts; i++) {
         const trv_hcancel *x = &APR_ARRAY_IDX(attempts, i, trv_hcancel);
         json_array_append_new(out, json_pack(
-            "{s:s,s:s,s:o,s:o,s:O,s:s,s:s?,s:s?}", "id", x->id, "status", x->status,
+            "{s:s,s:s,s:o,s:o,s:O,s:s,s:s?,s:s?}", "id", x->id,
+            "status", trv_hcancel_status_text(x->status),
             "fee", money_or_null(x->fee_amount, x->currency),
             "refund", money_or_null(x->refund_amount, x->currency),
             "refund_to", x->refund_to ? x->refund_to : json_null(),
@@ -271,12 +272,16 @@ static const trv_stmt refund_result_stmt = {"trv_hotel_refund_result",
     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
     "WHERE id = %s AND status = 'PENDING'"};
 
-apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *status, const char *provider_ref,
+apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                       const char *request_id, const char *id,
+                                       trv_refund_status status, const char *provider_ref,
                                        const char *error)
 {
+    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
+        return APR_SUCCESS;
+    }
     return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(status, provider_ref, error, id));
+                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
 }
 
 static const trv_stmt refunds_restart_stmt = {"trv_hotel_refunds_restart",

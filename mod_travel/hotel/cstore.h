@@ -5,7 +5,9 @@
 #ifndef TRV_HOTEL_CSTORE_H
 #define TRV_HOTEL_CSTORE_H
 
+#include "cancel_status.h"
 #include "core/db.h"
+#include "payment/refund_status.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
@@ -14,7 +16,7 @@
 typedef struct trv_hcancel {
     const char *id;            /* can_... */
     const char *booking_id;
-    const char *status;        /* IN_PROGRESS, SUCCEEDED, FAILED */
+    trv_hcancel_status status;
     int attempt;
     const char *currency;
     const char *fee_amount, *refund_amount;
@@ -75,9 +77,12 @@ apr_status_t trv_hcstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_href
 /* The booking's PENDING refunds with their payment's authorization. */
 apr_status_t trv_hcstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
                                          apr_array_header_t **out);
-/* SUBMITTED (provider_ref) or FAILED (error); attempts + 1. */
-apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *status, const char *provider_ref,
+/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
+ * move the refund table does not have is refused and logged (nothing
+ * written). */
+apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                       const char *request_id, const char *id,
+                                       trv_refund_status status, const char *provider_ref,
                                        const char *error);
 /* FAILED refunds of the booking back to PENDING; *n how many. */
 apr_status_t trv_hcstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,

@@ -1,7 +1,8 @@
 /* The search deadline: hotel search and offers ask their suppliers at once
  * and wait at most TravelSearchDeadline for them. A supplier that has not
  * answered by then (or whose own timeout came first) is left out and named
- * in meta.unanswered_suppliers, as long as another one answered; a supplier
+ * in meta.unanswered_suppliers, as long as another one answered; so is a
+ * supplier over its own rate limit (core/upstream_limit.h). A supplier
  * that answered with an error still fails the request, and so does a
  * deadline that no supplier met. */
 #ifndef TRV_HOTEL_DEADLINE_H

@@ -5,6 +5,7 @@
  * join this table as the booking flow is built. */
 #include "domain.h"
 #include "api.h"
+#include "booking_list.h"
 #include "enqueue.h"
 #include "cancel_jobs.h"
 #include "events.h"
@@ -20,6 +21,8 @@ static const trv_job_def jobs[] = {
     {NULL, NULL},
 };
 
+static const trv_booking_access bookings = {trv_hotel_booking_list, NULL};
+
 static const char *const event_types[] = {
     TRV_HEV_CONFIRMED, TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, NULL,
 };
@@ -31,4 +34,7 @@ const trv_domain trv_hotel_domain = {
     event_types,
     trv_hotel_suppliers,
     NULL,
+    NULL,
+    0,
+    &bookings,
 };

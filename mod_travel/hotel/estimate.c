@@ -9,6 +9,7 @@
  * failed read or an unusable preview is an error (never stale terms); a
  * local change to the booking while the supplier was read is a 409. */
 #include "handlers.h"
+#include "booked_status.h"
 #include "bstore.h"
 #include "cstore.h"
 #include "estimate_calc.h"
@@ -90,9 +91,10 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
         return;
     }
-    if (strcmp(trv_hbooking_status(b), "CONFIRMED") != 0) {
+    if (trv_hbooking_status(b) != TRV_HB_CONFIRMED) {
         trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
-                 "booking's cancellation can be estimated", id, trv_hbooking_status(b));
+                 "booking's cancellation can be estimated", id,
+                 trv_hb_status_text(trv_hbooking_status(b)));
         return;
     }
     if (restricted) {
@@ -131,6 +133,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     }
     else if (sup->retrieve) {
         trv_hotel_booked got;
+        trv_hbooked_status held;
         trv_hotel_room_terms *terms = apr_pcalloc(req->pool, sizeof(*terms)
                                                   * (apr_size_t)(n_rooms > 0 ? n_rooms : 1));
         int i, k = 0;
@@ -141,7 +144,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
             trv_fail_upstream(req, resp, st, 1462, "hotel ", b->supplier, err.message);
             return;
         }
-        if (!got.status || strcmp(got.status, "CONFIRMED") != 0) {
+        if (!trv_hbooked_status_from_text(got.status, &held) || held != TRV_HBOOKED_CONFIRMED) {
             unusable = apr_psprintf(req->pool, "the supplier holds the booking as %s",
                                     got.status ? got.status : "unknown");
         }

@@ -37,12 +37,12 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         /* Gone (an abandoned prebook): nothing to expire. */
         goto leave;
     }
-    if (strcmp(b->status, "EXPIRED") == 0) {
+    if (b->status == TRV_HB_EXPIRED) {
         /* Expired by a book request first, which queued the releases in
          * its own transaction; queued again here they are no-ops. */
         e = b;
     }
-    else if (strcmp(b->status, "READY_FOR_COMPLETE") != 0) {
+    else if (b->status != TRV_HB_READY) {
         /* Booked (or failed) meanwhile: the book owns the payment. */
         goto leave;
     }

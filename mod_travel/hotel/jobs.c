@@ -4,7 +4,7 @@
 #include "book.h"
 #include "bstore.h"
 #include "render.h"
-#include "flight/owner.h"
+#include "core/owner.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -42,7 +42,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_hpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_hpayment);
         trv_up_status st = TRV_UP_UNAVAILABLE;
-        if (strcmp(pay->status, "AUTHORIZED") != 0 || strcmp(pay->collected_by, "SERVICE")) {
+        if (pay->status != TRV_PAY_AUTHORIZED || pay->collected_by != TRV_COLLECTOR_SERVICE) {
             continue;
         }
         if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
@@ -83,7 +83,8 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
     trv_hbooking *b = load(env, p, job, res), *took;
-    const char *owner = trv_flight_owner_self(p), *phase, *to;
+    const char *owner = trv_owner_self(p);
+    trv_hb_phase phase, to;
     trv_hbook_run run;
     trv_hbook_outcome out;
     trv_dbc *c;
@@ -91,11 +92,11 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!b) {
         return;
     }
-    if (strcmp(b->status, "CONFIRMED") == 0) {
+    if (b->status == TRV_HB_CONFIRMED) {
         capture_late(env, p, job, b, res);
         return;
     }
-    if (strcmp(b->status, "COMPLETE_IN_PROGRESS") != 0 || !b->book_phase) {
+    if (b->status != TRV_HB_COMPLETING || b->book_phase == TRV_HB_PHASE_NONE) {
         return; /* failed, or back to ready */
     }
     memset(&run, 0, sizeof(run));
@@ -106,10 +107,10 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     run.owner = owner;
     run.b = b;
     phase = b->book_phase;
-    if (strcmp(phase, "authorizing") == 0 || strcmp(phase, "ordering") == 0) {
+    if (phase == TRV_HB_PHASE_AUTHORIZING || phase == TRV_HB_PHASE_ORDERING) {
         /* A step a request started: taken over only once that request is
          * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_flight_owner_gone(p, b->phase_owner)) {
+        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
             res->outcome = TRV_JOB_RETRY;
             res->retry_in = apr_time_from_sec(1);
             res->error = "the request is still at it";
@@ -117,7 +118,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
         /* An interrupted order is read at the supplier, not sent again
          * (its answer may have been lost after the supplier booked). */
-        to = strcmp(phase, "ordering") == 0 ? "unknown" : phase;
+        to = phase == TRV_HB_PHASE_ORDERING ? TRV_HB_PHASE_UNKNOWN : phase;
     }
     else {
         /* confirming, unknown: reads only, which any worker may make; the
@@ -131,8 +132,9 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_hbstore_phase(c, p, b->id, phase, b->phase_owner, to, owner,
-                          trv_hbook_budget(env, b, "ordering"), NULL, &took) != APR_SUCCESS) {
+    if (trv_hbstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner, to,
+                          owner, trv_hbook_budget(env, b, TRV_HB_PHASE_ORDERING), NULL, &took)
+        != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "taking over: %s", c->error);
         trv_db_close(env->db, c);
@@ -145,10 +147,10 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "moved on meanwhile";
         return;
     }
-    if (strcmp(phase, to) != 0 || strcmp(b->phase_owner ? b->phase_owner : "", owner) != 0) {
+    if (phase != to || strcmp(b->phase_owner ? b->phase_owner : "", owner) != 0) {
         trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
                     TRVLOGNO(1440) "hotel booking %s: taking over book step %s from %s", b->id,
-                    phase, b->phase_owner ? b->phase_owner : "-");
+                    trv_hb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
     }
     run.b = took;
 go:

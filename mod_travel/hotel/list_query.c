@@ -30,13 +30,17 @@ static const trv_list_shape shape = {"hotel_bookings", "hotel_booking_docs",
 
 static int status_kind(const char *status)
 {
+    trv_hb_status s;
     if (!status) {
         return ST_ANY;
     }
     /* As a reader sees it: READY_FOR_COMPLETE past its offer's expiry is
-     * EXPIRED. */
-    return strcmp(status, "READY_FOR_COMPLETE") == 0 ? ST_READY
-         : strcmp(status, "EXPIRED") == 0 ? ST_EXPIRED : ST_PLAIN;
+     * EXPIRED. The filter was validated against trv_hb_statuses; it stays
+     * text for the SQL. */
+    return !trv_hb_status_from_text(status, &s) ? ST_PLAIN
+         : s == TRV_HB_READY                    ? ST_READY
+         : s == TRV_HB_EXPIRED                  ? ST_EXPIRED
+                                                : ST_PLAIN;
 }
 
 static int plain_total(int kind, int bits)

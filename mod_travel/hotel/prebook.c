@@ -19,8 +19,8 @@
 #include "prebook_input.h"
 #include "render.h"
 #include "store.h"
-#include "flight/input.h"
 #include "core/clock.h"
+#include "core/idempotency.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/money.h"
@@ -77,7 +77,7 @@ static int existing(prebook_ctx *x)
         if (!b) {
             return 0;
         }
-        if (strcmp(b->status, "PREBOOK_IN_PROGRESS") != 0 || strcmp(b->request_hash, x->hash)) {
+        if (b->status != TRV_HB_PREBOOK_IN_PROGRESS || strcmp(b->request_hash, x->hash)) {
             answer_existing(x, b);
             return 1;
         }
@@ -400,12 +400,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     x.req = req;
     x.resp = resp;
     x.key = apr_table_get(req->headers, "x-idempotency-key");
-    if (!x.key) {
-        trv_errs_add(errs, "x-idempotency-key", "header is required (1 to 200 characters)");
-    }
-    else if (!trv_hotel_key_valid(x.key)) {
-        trv_errs_add(errs, "x-idempotency-key", "must be 1 to 200 printable ASCII characters");
-    }
+    trv_idempotency_key_check(x.key, TRV_IDEMPOTENCY_HOTEL_KEY_MAX, errs);
     trv_hotel_prebook_read(req->pool, req->json, &x.in, errs);
     if (x.in.offer_reference
         && trv_hotel_offer_open(req->pool, secret(req), req->org_id, x.in.offer_reference,
@@ -418,7 +413,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    x.hash = trv_request_hash(req->pool, req->json);
+    x.hash = trv_idempotency_body_hash(req->pool, req->json);
     /* A repeated key answers with its booking before the offer is checked
      * again (it may have expired since). */
     if (existing(&x)) {

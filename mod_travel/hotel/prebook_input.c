@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int trv_hotel_key_valid(const char *key)
-{
-    return key && trv_printable(key, 1, 200);
-}
-
 /* "2;1-7,5": each room's adults, then its children's ages. */
 static int occupancy_read(const char *s, trv_hotel_stay *stay)
 {

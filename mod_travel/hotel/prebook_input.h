@@ -28,9 +28,6 @@ typedef struct trv_hotel_prebook_in {
     const trv_hotel_guest *guests[TRV_HOTEL_MAX_ROOMS];
 } trv_hotel_prebook_in;
 
-/* x-idempotency-key: 1..200 printable ASCII characters. */
-int trv_hotel_key_valid(const char *key);
-
 /* APR_SUCCESS, or APR_EINVAL for a reference that is malformed, edited,
  * another organization's or not an offer's. */
 apr_status_t trv_hotel_offer_open(apr_pool_t *p, const unsigned char *key, const char *org_id,

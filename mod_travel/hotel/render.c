@@ -26,9 +26,10 @@ static json_t *or_null(const json_t *v)
 
 static json_t *payment(const trv_hpayment *pay, int mode)
 {
-    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id, "status", pay->status,
+    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
+                          "status", trv_pay_status_text(pay->status),
                           "amount", trv_hmoney(pay->amount, pay->currency),
-                          "collected_by", pay->collected_by);
+                          "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_HRENDER_FULL) {
         json_object_set_new(o, "payment_method",
                             pay->card ? json_pack("{s:s,s:O}", "type", "CARD", "card", pay->card)
@@ -77,7 +78,7 @@ json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
     o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:[],s:o,s:o,s:o,"
                   "s:o,s:o,s:o,s:o,s:o}",
                   "id", b->id, "reference_id", b->reference_id,
-                  "status", trv_hbooking_status(b), "supplier", b->supplier,
+                  "status", trv_hb_status_text(trv_hbooking_status(b)), "supplier", b->supplier,
                   "hotel", or_null(b->hotel), "check_in", b->check_in, "check_out", b->check_out,
                   "total", trv_hmoney(b->total_amount, b->currency),
                   "created_at", b->created_at, "updated_at", b->updated_at,

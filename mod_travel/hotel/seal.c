@@ -1,30 +1,24 @@
 #include "seal.h"
+#include "core/crypt.h"
 
-#include <apr_base64.h>
-#include <apr_lib.h>
 #include <apr_strings.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <string.h>
 
 #define TAG_LEN 16
 #define MAX_TEXT 4096
 
 /* HMAC(purpose NUL org_id NUL payload). */
-static void tag_of(apr_pool_t *p, const unsigned char *key, const char *org_id,
-                   const char *purpose, const char *payload, apr_size_t len,
-                   unsigned char *tag)
+static void tag_of(const unsigned char *key, const char *org_id, const char *purpose,
+                   const char *payload, apr_size_t len, unsigned char *tag)
 {
     static const unsigned char no_key[32];
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int maclen = 0;
-    apr_size_t plen = strlen(purpose), olen = strlen(org_id);
-    unsigned char *msg = apr_palloc(p, plen + olen + 2 + len);
-    memcpy(msg, purpose, plen + 1);
-    memcpy(msg + plen + 1, org_id, olen + 1);
-    memcpy(msg + plen + olen + 2, payload, len);
-    HMAC(EVP_sha256(), key ? key : no_key, 32, msg, plen + olen + 2 + len, mac, &maclen);
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
+    const void *parts[3] = {purpose, org_id, payload};
+    apr_size_t lens[3] = {strlen(purpose) + 1, strlen(org_id) + 1, len};
+    if (trv_crypt_hmac_parts(key ? key : no_key, 32, 3, parts, lens, mac) != 0) {
+        memset(tag, 0xff, TAG_LEN); /* matches nothing real */
+        return;
+    }
     memcpy(tag, mac, TAG_LEN);
 }
 
@@ -33,55 +27,30 @@ char *trv_hotel_seal(apr_pool_t *p, const unsigned char *key, const char *org_id
 {
     apr_size_t len = strlen(payload);
     unsigned char *raw = apr_palloc(p, TAG_LEN + len);
-    char *out, *s, *d;
-    tag_of(p, key, org_id, purpose, payload, len, raw);
+    tag_of(key, org_id, purpose, payload, len, raw);
     memcpy(raw + TAG_LEN, payload, len);
-    out = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)(TAG_LEN + len)));
-    apr_base64_encode_binary(out, raw, (int)(TAG_LEN + len));
-    for (s = d = out; *s; s++) { /* base64url without padding */
-        if (*s != '=') {
-            *d++ = *s == '+' ? '-' : *s == '/' ? '_' : *s;
-        }
-    }
-    *d = '\0';
-    return out;
+    return trv_crypt_b64url(p, raw, TAG_LEN + len);
 }
 
 apr_status_t trv_hotel_unseal(apr_pool_t *p, const unsigned char *key, const char *org_id,
                               const char *purpose, const char *text, char **payload)
 {
-    apr_size_t n = text ? strlen(text) : 0, i;
-    char *b64;
+    apr_size_t n = text ? strlen(text) : 0, len;
     unsigned char *raw, tag[TAG_LEN];
-    int len;
     /* The shortest token holds the tag and one byte of payload: 17 bytes,
      * 23 characters unpadded (seal makes those too). */
     if (n < (TAG_LEN + 1) * 4 / 3 + 1 || n > MAX_TEXT) {
         return APR_EINVAL;
     }
-    b64 = apr_palloc(p, n + 4);
-    for (i = 0; i < n; i++) {
-        char c = text[i];
-        if (!(apr_isalnum(c) || c == '-' || c == '_')) {
-            return APR_EINVAL;
-        }
-        b64[i] = c == '-' ? '+' : c == '_' ? '/' : c;
-    }
-    while (i % 4) {
-        b64[i++] = '=';
-    }
-    b64[i] = '\0';
-    raw = apr_palloc(p, (apr_size_t)apr_base64_decode_len(b64) + 1);
-    len = apr_base64_decode_binary(raw, b64);
-    if (len <= TAG_LEN) {
+    raw = trv_crypt_b64url_decode(p, text, &len);
+    if (!raw || len <= TAG_LEN) {
         return APR_EINVAL;
     }
-    raw[len] = '\0';
-    if (memchr(raw + TAG_LEN, '\0', (apr_size_t)len - TAG_LEN)) {
+    if (memchr(raw + TAG_LEN, '\0', len - TAG_LEN)) {
         return APR_EINVAL;
     }
-    tag_of(p, key, org_id, purpose, (const char *)raw + TAG_LEN, (apr_size_t)len - TAG_LEN, tag);
-    if (CRYPTO_memcmp(tag, raw, TAG_LEN) != 0) {
+    tag_of(key, org_id, purpose, (const char *)raw + TAG_LEN, len - TAG_LEN, tag);
+    if (!trv_crypt_equal(tag, raw, TAG_LEN)) {
         return APR_EINVAL;
     }
     /* One text per token: base64 leaves spare bits in the last character,

@@ -22,6 +22,7 @@
 #include "store.h"
 #include "supplier.h"
 #include "core/clock.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -73,7 +74,7 @@ static const char *digest_of(trv_req *req)
     json_object_del(copy, "limit");
     text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(copy);
-    hex = trv_hotel_sha_hex(req->pool, text ? text : "", 256);
+    hex = trv_crypt_sha_hex(req->pool, text ? text : "", 256);
     free(text);
     return apr_pstrndup(req->pool, hex, 32);
 }

@@ -1,4 +1,5 @@
 #include "search_cache.h"
+#include "core/crypt.h"
 #include "core/shared_cache.h"
 
 #include <apr_strings.h>
@@ -33,7 +34,7 @@ const char *trv_hotel_search_cache_key(apr_pool_t *p, const trv_upstream *up,
         }
     }
     /* Hashed: the credentials in it never reach the store. */
-    return apr_pstrcat(p, "trv:hsearch:", trv_hotel_sha_hex(p, text, 256), NULL);
+    return apr_pstrcat(p, "trv:hsearch:", trv_crypt_sha_hex(p, text, 256), NULL);
 }
 
 static json_t *str(const char *s)

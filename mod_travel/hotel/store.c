@@ -156,5 +156,6 @@ int trv_hotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
 void trv_hotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
                              const char *who, const char *message)
 {
-    trv_fail_upstream(req, resp, st, 1414, "hotel ", who, message);
+    trv_fail_supplier(req, resp, st, 1414, "hotel ", trv_config_hotel_upstream(req->env->cfg, who),
+                      who, message);
 }

@@ -272,10 +272,6 @@ trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
                                        trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
-/* Lower-case hex of the SHA-256 (bits 256) or SHA-512 (bits 512) of s. */
-const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits);
-/* A query-string value, percent-encoded. */
-const char *trv_hotel_qs(apr_pool_t *p, const char *s);
 /* A number as JSON text for a query string ("51.5074"). */
 const char *trv_hotel_num(apr_pool_t *p, double v);
 

@@ -7,6 +7,7 @@
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/url.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -112,8 +113,8 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     }
     else {
         path = apr_psprintf(ctx->pool, "/data/hotels?countryCode=%s&cityName=%s&limit=500",
-                            trv_hotel_qs(ctx->pool, area->country_code),
-                            trv_hotel_qs(ctx->pool, area->city));
+                            trv_url_escape(ctx->pool, area->country_code),
+                            trv_url_escape(ctx->pool, area->city));
     }
     st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
@@ -449,7 +450,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         const json_t *list;
         st = trv_hotel_call(book_host(ctx), "GET",
                             apr_psprintf(ctx->pool, "/bookings?clientReference=%s",
-                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                                                     trv_url_escape(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;
@@ -468,7 +469,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         }
     }
     st = trv_hotel_call(book_host(ctx), "GET", apr_psprintf(ctx->pool, "/bookings/%s",
-                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                                                 trv_url_escape(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -487,7 +488,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     trv_up_result res;
     trv_up_status st = trv_hotel_call(book_host(ctx), "PUT",
                                       apr_pstrcat(ctx->pool, "/bookings/",
-                                                  trv_hotel_qs(ctx->pool, ref), NULL),
+                                                  trv_url_escape(ctx->pool, ref), NULL),
                                       auth(ctx), NULL, &res, err);
     const json_t *d;
     const char *status;

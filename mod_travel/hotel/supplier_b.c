@@ -7,7 +7,9 @@
  * content of their destinations for what mapping needs (giataCode, postal
  * code), which availability does not carry. */
 #include "supplier.h"
+#include "core/crypt.h"
 #include "core/json.h"
+#include "core/url.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -25,7 +27,7 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     const char *secret = ctx->up->api_secret ? ctx->up->api_secret : "";
     apr_table_setn(h, "Api-key", key);
     apr_table_setn(h, "X-Signature",
-                   trv_hotel_sha_hex(ctx->pool,
+                   trv_crypt_sha_hex(ctx->pool,
                                      apr_psprintf(ctx->pool, "%s%s%" APR_TIME_T_FMT, key, secret,
                                                   apr_time_sec(apr_time_now())),
                                      256));
@@ -60,7 +62,7 @@ static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     *code = NULL;
     st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
                                                   CONTENT "/locations/destinations?countryCodes=%s",
-                                                  trv_hotel_qs(ctx->pool, area->country_code)),
+                                                  trv_url_escape(ctx->pool, area->country_code)),
                                 auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -91,7 +93,7 @@ static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *b
     size_t i;
     st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
                                                   CONTENT "/hotels?destinationCode=%s&from=1&to=1000",
-                                                  trv_hotel_qs(ctx->pool, code)),
+                                                  trv_url_escape(ctx->pool, code)),
                                 auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -477,7 +479,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         const json_t *list;
         st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
                                                      BOOKING "/bookings?clientReference=%s",
-                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                                                     trv_url_escape(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;
@@ -496,7 +498,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         }
     }
     st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
-                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                                                 trv_url_escape(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -554,7 +556,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     trv_up_result res;
     trv_up_status st = trv_hotel_call(ctx, "DELETE",
                                       apr_pstrcat(ctx->pool, BOOKING "/bookings/",
-                                                  trv_hotel_qs(ctx->pool, ref),
+                                                  trv_url_escape(ctx->pool, ref),
                                                   "?cancellationFlag=CANCELLATION", NULL),
                                       auth(ctx), NULL, &res, err);
     const json_t *b;

@@ -8,7 +8,9 @@
  * room is its occupancy's totals.inclusive. */
 #include "supplier.h"
 #include "core/clock.h"
+#include "core/crypt.h"
 #include "core/json.h"
+#include "core/url.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -30,7 +32,7 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
     const char *ts = apr_psprintf(ctx->pool, "%" APR_TIME_T_FMT, apr_time_sec(apr_time_now()));
     apr_table_setn(h, "Authorization",
                    apr_psprintf(ctx->pool, "EAN APIKey=%s,Signature=%s,timestamp=%s", key,
-                                trv_hotel_sha_hex(ctx->pool,
+                                trv_crypt_sha_hex(ctx->pool,
                                                   apr_pstrcat(ctx->pool, key, secret, ts, NULL),
                                                   512),
                                 ts));
@@ -92,11 +94,12 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     }
     for (k = 0; k < stay->n_rooms; k++) {
         path = apr_pstrcat(ctx->pool, path, "&occupancy=",
-                           trv_hotel_qs(ctx->pool, occupancy(ctx->pool, &stay->rooms[k])), NULL);
+                           trv_url_escape(ctx->pool, occupancy(ctx->pool, &stay->rooms[k])), NULL);
     }
     for (k = 0; k < found->nelts; k++) {
         trv_hotel_found *f = &APR_ARRAY_IDX(found, k, trv_hotel_found);
-        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_hotel_qs(ctx->pool, f->sid), NULL);
+        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, f->sid),
+                           NULL);
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
     st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
@@ -148,8 +151,8 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     }
     else {
         path = apr_psprintf(ctx->pool, "/properties/content?country_code=%s&city=%s&limit=%d",
-                            trv_hotel_qs(ctx->pool, area->country_code),
-                            trv_hotel_qs(ctx->pool, area->city), MAX_PROPERTIES);
+                            trv_url_escape(ctx->pool, area->country_code),
+                            trv_url_escape(ctx->pool, area->city), MAX_PROPERTIES);
     }
     st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
@@ -280,10 +283,10 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     int q;
     for (q = 0; q < stay->n_rooms; q++) {
         path = apr_pstrcat(ctx->pool, path, "&occupancy=",
-                           trv_hotel_qs(ctx->pool, occupancy(ctx->pool, &stay->rooms[q])), NULL);
+                           trv_url_escape(ctx->pool, occupancy(ctx->pool, &stay->rooms[q])), NULL);
     }
     for (q = 0; q < n; q++) {
-        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_hotel_qs(ctx->pool, sids[q]),
+        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, sids[q]),
                            NULL);
     }
     st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
@@ -500,7 +503,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     if (!booking_id) {
         st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
                                                      "/itineraries?affiliate_reference_id=%s",
-                                                     trv_hotel_qs(ctx->pool, client_reference)),
+                                                     trv_url_escape(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;
@@ -516,7 +519,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         return booked_of(ctx, json_array_get(res.body, 0), out, err);
     }
     st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/itineraries/%s",
-                                                 trv_hotel_qs(ctx->pool, booking_id)),
+                                                 trv_url_escape(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -610,7 +613,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     trv_up_result res;
     trv_up_status st = trv_hotel_call(ctx, "DELETE",
                                       apr_pstrcat(ctx->pool, "/itineraries/",
-                                                  trv_hotel_qs(ctx->pool, ref), NULL),
+                                                  trv_url_escape(ctx->pool, ref), NULL),
                                       auth(ctx), NULL, &res, err);
     const json_t *c;
     if (st != TRV_UP_OK) {
@@ -635,7 +638,7 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
     trv_up_result res;
     trv_up_status st = trv_hotel_call(ctx, "GET",
                                       apr_pstrcat(ctx->pool, "/itineraries/",
-                                                  trv_hotel_qs(ctx->pool, ref),
+                                                  trv_url_escape(ctx->pool, ref),
                                                   "/cancellation-preview", NULL),
                                       auth(ctx), NULL, &res, err);
     const json_t *b, *room, *cancelable, *restricted;

@@ -11,7 +11,6 @@
 
 #include <apr_strings.h>
 #include <ctype.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,39 +189,6 @@ trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *
     trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1411) "%s",
                 err->message);
     return TRV_UP_BAD_RESPONSE;
-}
-
-const char *trv_hotel_sha_hex(apr_pool_t *p, const char *s, int bits)
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0, i;
-    char *out;
-    EVP_Digest(s, strlen(s), md, &len, bits == 512 ? EVP_sha512() : EVP_sha256(), NULL);
-    out = apr_palloc(p, len * 2 + 1);
-    for (i = 0; i < len; i++) {
-        snprintf(out + i * 2, 3, "%02x", md[i]);
-    }
-    out[len * 2] = '\0';
-    return out;
-}
-
-const char *trv_hotel_qs(apr_pool_t *p, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    char *out = apr_palloc(p, strlen(s) * 3 + 1), *o = out;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            *o++ = (char)c;
-        }
-        else {
-            *o++ = '%';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        }
-    }
-    *o = '\0';
-    return out;
 }
 
 const char *trv_hotel_num(apr_pool_t *p, double v)

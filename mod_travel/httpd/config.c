@@ -33,6 +33,7 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.notify_check = UNSET;
     c->cfg.search_deadline = UNSET;
     c->cfg.content_ttl = UNSET;
+    c->cfg.supplier_limit_wait = UNSET;
     c->cfg.max_response = 0;
     trv_rate_conf_init(&c->rate);
     return c;
@@ -68,6 +69,7 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_PTR(notify_conninfo);
     MERGE(search_deadline);
     MERGE(content_ttl);
+    MERGE(supplier_limit_wait);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -524,6 +526,21 @@ static const char *set_content_cache(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.content_ttl);
 }
 
+static const char *set_supplier_limit_wait(cmd_parms *cmd, void *d, const char *arg)
+{
+    apr_interval_time_t t = 0;
+    const char *err = strcmp(arg, "0") == 0 ? NULL : set_duration(cmd, arg, &t);
+    (void)d;
+    if (err) {
+        return err;
+    }
+    if (t > apr_time_from_sec(60)) {
+        return apr_psprintf(cmd->pool, "%s: from 0 (never wait) to 60s", cmd->cmd->name);
+    }
+    conf_of(cmd)->cfg.supplier_limit_wait = t;
+    return NULL;
+}
+
 static const char *read_secret_key(apr_pool_t *p, trv_config *cfg)
 {
     apr_file_t *f;
@@ -635,6 +652,9 @@ const command_rec trv_directives[] = {
         "how long hotel search and offers wait for their suppliers (default 8s)"),
     AP_INIT_TAKE1("TravelHotelContentCache", set_content_cache, NULL, RSRC_CONF,
         "how long each process keeps a hotel supplier's content of an area (default 1h; off)"),
+    AP_INIT_TAKE1("TravelSupplierLimitWait", set_supplier_limit_wait, NULL, RSRC_CONF,
+        "how long a supplier call waits for the supplier's rate limit to end before it is "
+        "refused (default 1s; 0 = never wait)"),
     AP_INIT_TAKE1("TravelWatchInterval", set_watch_interval, NULL, RSRC_CONF,
         "time between two price checks of one watch (default 15m)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
@@ -699,6 +719,9 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->content_ttl == UNSET) {
         cfg->content_ttl = TRV_DEFAULT_CONTENT_TTL;
+    }
+    if (cfg->supplier_limit_wait == UNSET) {
+        cfg->supplier_limit_wait = TRV_DEFAULT_SUPPLIER_LIMIT_WAIT;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;

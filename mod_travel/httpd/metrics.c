@@ -31,7 +31,7 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
         apr_status_t rv = apr_shm_create(&shm, trv_metrics_size(), NULL, s->process->pool);
         if (rv != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, rv, s,
-                         TRVLOGNO(505) "no shared memory for the metrics; /metrics and "
+                         TRVLOGNO(2600) "no shared memory for the metrics; /metrics and "
                          "the status page show no request figures [request_id -]");
             metrics = NULL;
             return NULL;

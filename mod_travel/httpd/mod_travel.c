@@ -24,6 +24,7 @@ static trv_http *webhook_client;  /* this child's webhook sender client */
 #define CONTENT_CACHE_ENTRIES 512
 static trv_json_cache *content_cache;
 static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
+static struct trv_upstream_limits *supplier_limits; /* the same (supplier_limits.c) */
 
 /* Errors httpd raises itself (before or around the handler) are answered
  * by an internal redirect to this path, which the handler renders as the
@@ -113,6 +114,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     metrics = trv_httpd_metrics_init(pconf, s, trv_gateway_router(gateway));
+    supplier_limits = trv_httpd_supplier_limits_init(pconf, s);
     return OK;
 }
 
@@ -151,6 +153,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->stopping = &stopping;
         env->idempotency = trv_gateway_idempotency();
         env->metrics = metrics;
+        env->upstream_limits = supplier_limits;
         c->env = env;
     }
     /* One worker set, key cache and listener per database (each server's
@@ -310,6 +313,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_map_to_storage(map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_handler(handler, NULL, NULL, APR_HOOK_MIDDLE);
     trv_httpd_metrics_hooks();
+    trv_httpd_supplier_limits_hooks();
 }
 
 __attribute__((visibility("default")))

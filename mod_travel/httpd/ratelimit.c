@@ -2,6 +2,7 @@
 #include "travel.h"
 #include "account/keys.h"
 #include "core/config.h"
+#include "core/crypt.h"
 
 #include "socache.h"
 
@@ -161,7 +162,7 @@ int trv_rate_admit(request_rec *r, const trv_rate_conf *c, trv_req *req, trv_res
     }
     if (c->key_limit > 0 && key && *key) {
         /* Counted by the key's hash: the key itself never enters the cache. */
-        const char *who = trv_sha256_hex(r->pool, key, strlen(key));
+        const char *who = trv_crypt_sha256_hex(r->pool, key, strlen(key));
         apr_uint32_t n = count(r, "k", who, window_of(c->key_window, apr_time_from_sec(1)),
                                1, &end);
         if ((long)n > c->key_limit) {

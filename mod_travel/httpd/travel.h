@@ -57,6 +57,12 @@ struct trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
 int trv_httpd_metrics_handler(request_rec *r);
 void trv_httpd_metrics_hooks(void);
 
+/* supplier_limits.c: the suppliers' rate limits shared by the children
+ * (post_config, before they fork; NULL when no shared memory could be had). */
+struct trv_upstream_limits *trv_httpd_supplier_limits_init(apr_pool_t *pconf, server_rec *s);
+/* Its section of /server-status (register_hooks). */
+void trv_httpd_supplier_limits_hooks(void);
+
 /* dashboard.c: the `travel-dashboard` handler (dashboard/dashboard.h). */
 int trv_httpd_dashboard_handler(request_rec *r, const trv_gateway *gw);
 

@@ -18,13 +18,14 @@ static trv_pintent *intent_at(apr_pool_t *p, const trv_rows *r, int i)
     in->instrument = trv_rows_get(r, i, "instrument");
     in->currency = trv_rows_get(r, i, "currency");
     in->amount = trv_rows_get(r, i, "amount");
-    in->status = trv_rows_get(r, i, "status");
+    /* The column's CHECK constraint admits only the enum's texts. */
+    (void)trv_pintent_status_from_text(trv_rows_get(r, i, "status"), &in->status);
     in->provider_ref = trv_rows_get(r, i, "provider_ref");
     in->outcome = trv_rows_get(r, i, "outcome");
     in->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
     in->release_gen = trv_rows_int(r, i, "release_gen", 0);
     in->release_in = rel ? (apr_interval_time_t)apr_atoi64(rel) : 0;
-    in->booking_status = trv_rows_get(r, i, "booking_status");
+    in->booking_ended = trv_rows_bool(r, i, "booking_ended");
     in->booking_past_expiry = trv_rows_bool(r, i, "booking_past_expiry");
     in->sdk_token = trv_rows_get(r, i, "sdk_token");
     return in;

@@ -21,27 +21,23 @@
 
 #include "core/db.h"
 #include "core/jobs.h"
+#include "payment/pintent_status.h"
 #include "payment/provider.h"
 
 #include <apr_tables.h>
 #include <apr_time.h>
-
-#define TRV_PINTENT_PENDING "PENDING"
-#define TRV_PINTENT_UNRESOLVED "UNRESOLVED"
-#define TRV_PINTENT_RELEASING "RELEASING"
-#define TRV_PINTENT_AUTHORIZED "AUTHORIZED"
-#define TRV_PINTENT_RESOLVED "RESOLVED"
 
 typedef struct trv_pintent {
     const char *id, *booking_id;
     const char *key;            /* NULL: the booking's SDK session */
     const char *instrument;     /* NULL: the booking's SDK session */
     const char *currency, *amount; /* amount: decimal text in major units */
-    const char *status, *provider_ref, *outcome;
+    trv_pintent_status status;
+    const char *provider_ref, *outcome;
     int book_attempt, release_gen;
     apr_interval_time_t release_in; /* UNRESOLVED: until release_at (0: due) */
     /* Read with it by trv_pintent_get (the job): its booking. */
-    const char *booking_status;
+    int booking_ended;          /* FAILED or EXPIRED */
     int booking_past_expiry;
     const char *sdk_token;
 } trv_pintent;

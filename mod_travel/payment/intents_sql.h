@@ -71,7 +71,7 @@
      "release_at = clock_timestamp(), release_gen = i.release_gen + 1, updated_at = trv_now() " \
      "WHERE i.status = 'UNRESOLVED' RETURNING i.id, i.release_gen"}, \
     {"trv_" dom "_intent_get", \
-     "SELECT " TRV_PINTENT_COLS ", b.status AS booking_status, " \
+     "SELECT " TRV_PINTENT_COLS ", b.status IN ('FAILED', 'EXPIRED') AS booking_ended, " \
      "(b.status = 'READY_FOR_COMPLETE' AND b." expiry " <= trv_now()) AS booking_past_expiry, " \
      "b.sdk_token FROM " intents " i " \
      "JOIN " bookings " b ON b.id = i.booking_id WHERE i.id = %s"}, \

@@ -22,6 +22,7 @@
  * RELEASING is resumed by the next run. The outcome is written on the
  * intent (RESOLVED) and on the booking's payment row if it names it. */
 #include "intents.h"
+#include "pay_status.h"
 
 
 #include "core/json.h"
@@ -39,8 +40,7 @@ static void retry(trv_job_result *res, apr_interval_time_t in, const char *why)
 /* Whether an SDK session's booking can still pay with it. */
 static int sdk_in_use(const trv_pintent *in)
 {
-    return !in->booking_past_expiry && strcmp(in->booking_status, "FAILED") != 0
-           && strcmp(in->booking_status, "EXPIRED") != 0;
+    return !in->booking_past_expiry && !in->booking_ended;
 }
 
 /* Records the outcome: the intent RESOLVED, and a payment row naming the
@@ -187,7 +187,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
         trv_db_close(env->db, c);
         return;
     }
-    if (in && strcmp(in->status, TRV_PINTENT_UNRESOLVED) == 0) {
+    if (in && in->status == TRV_PINTENT_UNRESOLVED) {
         if (!in->key && sdk_in_use(in)) {
             trv_db_close(env->db, c);
             retry(res, apr_time_from_sec(30), "the booking may still pay with its SDK session");
@@ -206,7 +206,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
     }
     trv_db_close(env->db, c);
     /* Taken up by a book attempt, settled, or someone else's to release. */
-    if (!in || (!claimed && strcmp(in->status, TRV_PINTENT_RELEASING) != 0)) {
+    if (!in || (!claimed && in->status != TRV_PINTENT_RELEASING)) {
         return;
     }
     if (!trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
@@ -228,7 +228,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
         if (auth) {
             auth_id = trv_json_str(auth, "id");
             status = trv_json_str(auth, "status");
-            if (status && strcmp(status, "VOIDED") == 0
+            if (trv_pay_status_text_is(status, TRV_PAY_VOIDED)
                 && (!in->provider_ref || strcmp(in->provider_ref, auth_id) == 0)) {
                 resolve(k, env, p, job, in, "voided", auth_id, res);
                 return;

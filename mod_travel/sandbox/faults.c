@@ -14,11 +14,13 @@
 #include "core/json.h"
 #include "core/validate.h"
 
+#include <apr_lib.h>
 #include <apr_strings.h>
 #include <string.h>
 
 #define FAULT_COLS "id, target, scope, method, path, action, status, code, message, " \
-    "retry_after, delay_ms, remaining, hits, trv_ts(created_at) AS created_at"
+    "retry_after, headers::text AS headers, delay_ms, remaining, hits, " \
+    "trv_ts(created_at) AS created_at"
 
 static const trv_stmt take_stmt = {"sbx_fault_take",
     "UPDATE sandbox.faults f SET remaining = f.remaining - 1, hits = f.hits + 1 "
@@ -29,16 +31,18 @@ static const trv_stmt take_stmt = {"sbx_fault_take",
     "AND (g.remaining IS NULL OR g.remaining > 0) ORDER BY g.id LIMIT 1) "
     /* checked again on the row: a concurrent taker may have spent it */
     "AND (f.remaining IS NULL OR f.remaining > 0) "
-    "RETURNING f.action, f.status, f.code, f.message, f.retry_after, f.delay_ms"};
+    "RETURNING f.action, f.status, f.code, f.message, f.retry_after, f.headers::text AS headers, "
+    "f.delay_ms"};
 
 static const trv_stmt add_stmt = {"sbx_fault_add",
     "INSERT INTO sandbox.faults (target, scope, exact, method, path, path_like, action, "
-    "status, code, message, retry_after, delay_ms, remaining) VALUES (%s, %s, %s::boolean, "
-    "%s, %s, %s, %s, %s::int, %s, %s, %s, %s::int, %s::int) "
+    "status, code, message, retry_after, headers, delay_ms, remaining) VALUES (%s, %s, "
+    "%s::boolean, %s, %s, %s, %s, %s::int, %s, %s, %s, %s::jsonb, %s::int, %s::int) "
     "ON CONFLICT (scope) WHERE target = 'inbox' DO UPDATE SET method = EXCLUDED.method, "
     "path = EXCLUDED.path, path_like = EXCLUDED.path_like, action = EXCLUDED.action, "
     "status = EXCLUDED.status, code = EXCLUDED.code, message = EXCLUDED.message, "
-    "retry_after = EXCLUDED.retry_after, delay_ms = EXCLUDED.delay_ms, "
+    "retry_after = EXCLUDED.retry_after, headers = EXCLUDED.headers, "
+    "delay_ms = EXCLUDED.delay_ms, "
     "remaining = EXCLUDED.remaining, hits = 0, created_at = clock_timestamp() "
     "RETURNING " FAULT_COLS};
 
@@ -80,6 +84,44 @@ static const char *opt_text(const json_t *b, const char *field, size_t max, trv_
         return NULL;
     }
     return json_string_value(v);
+}
+
+/* A header name: 1 to 64 letters, digits or '-'. */
+static int header_name_ok(const char *s)
+{
+    size_t n = strlen(s), i;
+    for (i = 0; i < n; i++) {
+        if (!apr_isalnum(s[i]) && s[i] != '-') {
+            return 0;
+        }
+    }
+    return n >= 1 && n <= 64;
+}
+
+/* headers: {name: value}, at most 10, values 1..200 printable characters. */
+static json_t *parse_headers(apr_pool_t *p, const json_t *h, trv_errs *errs)
+{
+    const char *name;
+    json_t *v;
+    if (!h || json_is_null(h)) {
+        return NULL;
+    }
+    if (!json_is_object(h) || json_object_size(h) > 10) {
+        trv_errs_add(errs, "headers", "must be an object of at most 10 header names and "
+                     "their values, e.g. {\"ratelimit-remaining\": \"0\"}");
+        return NULL;
+    }
+    json_object_foreach((json_t *)h, name, v) {
+        if (!header_name_ok(name)) {
+            trv_errs_add(errs, apr_psprintf(p, "headers.%s", name),
+                         "is not a header name (letters, digits and -)");
+        }
+        else if (!json_is_string(v) || !trv_printable(json_string_value(v), 1, 200)) {
+            trv_errs_add(errs, apr_psprintf(p, "headers.%s", name),
+                         "must be 1 to 200 printable characters");
+        }
+    }
+    return trv_json_bind(p, json_deep_copy(h));
 }
 
 void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_errs *errs)
@@ -128,6 +170,7 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
     else if (dl) {
         f->delay_ms = (int)json_integer_value(dl);
     }
+    f->headers = parse_headers(p, json_object_get(b, "headers"), errs);
     if (times && json_is_null(times)) {
         rule->times = 0;
     }
@@ -146,6 +189,9 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
     }
     if (strncmp(f->action, "drop", 4) == 0 && f->status) {
         trv_errs_add(errs, "status", "must be absent with a drop (nothing is answered)");
+    }
+    if (strncmp(f->action, "drop", 4) == 0 && f->headers) {
+        trv_errs_add(errs, "headers", "must be absent with a drop (nothing is answered)");
     }
     if (strcmp(f->action, "error") != 0 && (f->code || f->message)) {
         trv_errs_add(errs, f->code ? "code" : "message", "is only for action error");
@@ -174,7 +220,9 @@ static json_t *fault_json(const trv_rows *rows, int i)
 {
     const char *ra = trv_rows_get(rows, i, "retry_after");
     const char *rem = trv_rows_get(rows, i, "remaining");
-    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:s}",
+    const char *hd = trv_rows_get(rows, i, "headers");
+    json_t *headers = hd ? json_loads(hd, 0, NULL) : NULL;
+    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:s}",
         "id", (json_int_t)apr_atoi64(trv_rows_get(rows, i, "id")),
         "api", trv_rows_get(rows, i, "target"),
         "request_id_prefix", trv_rows_get(rows, i, "scope"),
@@ -186,6 +234,7 @@ static json_t *fault_json(const trv_rows *rows, int i)
         "code", trv_json_strn(trv_rows_get(rows, i, "code")),
         "message", trv_json_strn(trv_rows_get(rows, i, "message")),
         "retry_after", trv_json_strn(ra),
+        "headers", headers ? headers : json_null(),
         "delay_ms", trv_rows_int(rows, i, "delay_ms", 0),
         "remaining", rem ? json_integer(trv_rows_int(rows, i, "remaining", 0)) : json_null(),
         "hits", trv_rows_int(rows, i, "hits", 0),
@@ -203,7 +252,7 @@ apr_status_t sbx_fault_add(trv_dbc *c, apr_pool_t *p, const sbx_fault_rule *rule
             rule->target, rule->scope, rule->exact ? "true" : "false", rule->method,
             rule->path, rule->path ? like_pattern(p, rule->path) : NULL, f->action,
             f->status ? apr_itoa(p, f->status) : NULL, f->code, f->message, f->retry_after,
-            apr_itoa(p, f->delay_ms),
+            f->headers ? trv_json_dump(p, f->headers) : NULL, apr_itoa(p, f->delay_ms),
             rule->times > 0 ? apr_ltoa(p, rule->times) : NULL));
     }
     *row = NULL;
@@ -230,6 +279,9 @@ apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const
     f->code = trv_rows_get(rows, 0, "code");
     f->message = trv_rows_get(rows, 0, "message");
     f->retry_after = trv_rows_get(rows, 0, "retry_after");
+    if (trv_rows_get(rows, 0, "headers")) {
+        f->headers = trv_json_bind(p, json_loads(trv_rows_get(rows, 0, "headers"), 0, NULL));
+    }
     f->delay_ms = trv_rows_int(rows, 0, "delay_ms", 0);
     *out = f;
     return APR_SUCCESS;
@@ -248,6 +300,13 @@ void sbx_fault_wait(const trv_req *req, trv_resp *resp, const sbx_fault *f)
     }
     if (f->retry_after) {
         apr_table_setn(resp->headers, "Retry-After", f->retry_after);
+    }
+    if (f->headers) {
+        const char *name;
+        json_t *v;
+        json_object_foreach(f->headers, name, v) {
+            apr_table_set(resp->headers, name, json_string_value(v));
+        }
     }
 }
 
@@ -310,7 +369,7 @@ static void create_fault(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"api", "request_id_prefix", "method", "path",
                                         "action", "status", "code", "message",
-                                        "retry_after", "delay_ms", "times", NULL};
+                                        "retry_after", "headers", "delay_ms", "times", NULL};
     static const char *const apis[] = {"supplier_a", "supplier_b", "payments", "hotel_a",
                                        "hotel_b", "hotel_c", NULL};
     static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", NULL};
@@ -352,9 +411,9 @@ static void create_fault(trv_req *req, trv_resp *resp)
             trv_errs_add(errs, "status", "must be absent with action respond (the API "
                          "answers as usual)");
         }
-        if (rule.fault.delay_ms == 0) {
-            trv_errs_add(errs, "delay_ms", "is required with action respond: the answer "
-                         "is held back this long");
+        if (rule.fault.delay_ms == 0 && !rule.fault.headers) {
+            trv_errs_add(errs, "delay_ms", "is required with action respond (the answer "
+                         "is held back this long) unless headers are given");
         }
     }
     if (rule.times < 0) {

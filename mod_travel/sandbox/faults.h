@@ -24,6 +24,7 @@ typedef struct sbx_fault {
     const char *code;         /* error: the error code answered */
     const char *message;      /* error: the message answered */
     const char *retry_after;  /* a Retry-After header, or NULL */
+    json_t *headers;          /* more response headers {name: value} (pool-bound), or NULL */
     int delay_ms;             /* waited before anything else */
 } sbx_fault;
 
@@ -39,7 +40,7 @@ typedef struct sbx_fault_rule {
 } sbx_fault_rule;
 
 /* Reads what a fault does from a request body: action, status, code,
- * message, retry_after, delay_ms, times. Problems go to errs under their
+ * message, retry_after, headers, delay_ms, times. Problems go to errs under their
  * field names. The caller checks the body's other fields and which
  * actions its target accepts. */
 void sbx_fault_parse(apr_pool_t *p, const json_t *body, sbx_fault_rule *rule,
@@ -58,8 +59,10 @@ apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const
 apr_status_t sbx_fault_clear(trv_dbc *c, apr_pool_t *p, const char *target, const char *scope,
                              int *n);
 
-/* The delay and the Retry-After header every target applies the same way
- * (no database connection is held while waiting). */
+/* The delay, the Retry-After header and the fault's other headers every
+ * target applies the same way (no database connection is held while
+ * waiting). The headers are set before the answer is made: an API that
+ * sets the same header itself keeps the fault's (sbx_api.h). */
 void sbx_fault_wait(const trv_req *req, trv_resp *resp, const sbx_fault *f);
 
 /* For the three simulated APIs: takes the request's fault (keyed by its

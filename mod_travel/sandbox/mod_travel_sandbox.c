@@ -453,6 +453,9 @@ static int handler(request_rec *r)
             trv_dispatch(router, sbx_authenticate, &req, &resp);
         }
         if (sbx_duffel_path(req.path)) {
+            if (out == SBX_FAULT_ANSWERED) {
+                sbx_duffel_rate_fault(&req, &resp);
+            }
             sbx_duffel_finish(&req, &resp);
         }
     }

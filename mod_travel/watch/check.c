@@ -96,7 +96,7 @@ static int decide(trv_env *env, apr_pool_t *p, const json_t *hotel,
         const char *wid = trv_rows_get(fired, i, "id");
         if (trv_job_enqueue_spec(c, p, &trv_watch_purchase_job,
                                  trv_json_bind(p, json_pack("{s:s}", "watch_id", wid)), 0,
-                                 apr_pstrcat(p, "watch.purchase:", wid, NULL), NULL)
+                                 apr_pstrcat(p, trv_watch_purchase_job.kind, ":", wid, NULL), NULL)
             != APR_SUCCESS) {
             goto failed;
         }

@@ -13,6 +13,7 @@
 #include "watch.h"
 #include "webhook/secret.h"
 #include "webhook/target.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 #include "core/validate.h"
 
@@ -106,7 +107,7 @@ void trv_watcher_webhook_put(trv_req *req, trv_resp *resp)
     }
     id = r->n ? trv_rows_get(r, 0, "id") : trv_id_new(req->pool, "whs");
     /* The subscription id is the sealed secret's associated data. */
-    if (trv_secret_seal(req->pool, req->env->cfg->secret_key, id, secret, &sealed)
+    if (trv_crypt_seal(req->pool, req->env->cfg->secret_key, id, secret, &sealed)
         != APR_SUCCESS) {
         goto failed;
     }

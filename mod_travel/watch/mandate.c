@@ -4,6 +4,8 @@
  * the same; a mandate of a watch that is no longer active or armed
  * (canceled, fired, expired) is 409 invalid_state. Answers {"data": null}. */
 #include "watch.h"
+#include "mandate_status.h"
+#include "watch_status.h"
 #include "core/validate.h"
 
 #include <string.h>
@@ -40,7 +42,8 @@ static apr_status_t confirm_txn(trv_dbc *c, apr_pool_t *p, void *baton)
 {
     confirming *x = baton;
     trv_rows *w, *m;
-    const char *ws;
+    trv_watch_status ws = TRV_WATCH_CANCELED;
+    trv_mandate_status ms = TRV_MANDATE_CANCELED;
     if (trv_db_select(c, p, &lock_watch_stmt, &w,
                       TRV_DB_ARGS(x->id, x->req->org_id, x->req->user_id)) != APR_SUCCESS) {
         return APR_EGENERAL;
@@ -52,9 +55,13 @@ static apr_status_t confirm_txn(trv_dbc *c, apr_pool_t *p, void *baton)
     if (trv_db_select(c, p, &lock_mandate_stmt, &m, TRV_DB_ARGS(x->id)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
-    ws = trv_rows_get(w, 0, "watch_status");
-    if (!m->n || strcmp(trv_rows_get(m, 0, "status"), "canceled") == 0
-        || (strcmp(ws, "active") != 0 && strcmp(ws, "armed") != 0)
+    /* The columns' CHECK constraints admit only the enums' texts. */
+    (void)trv_watch_status_from_text(trv_rows_get(w, 0, "watch_status"), &ws);
+    if (m->n) {
+        (void)trv_mandate_status_from_text(trv_rows_get(m, 0, "status"), &ms);
+    }
+    if (!m->n || ms == TRV_MANDATE_CANCELED
+        || (ws != TRV_WATCH_ACTIVE && ws != TRV_WATCH_ARMED)
         || trv_rows_bool(w, 0, "past")) {
         x->out = NOT_ACTIVE;
         return APR_SUCCESS;

@@ -24,6 +24,8 @@
  * confirming, an unknown result) is retried. */
 #include "watch.h"
 #include "hotel/handlers.h"
+#include "watch_status.h"
+#include "hotel/state.h"
 #include "webhook/outbox.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -93,19 +95,34 @@ static const char *error_code(const trv_resp *resp)
     return c ? c : (resp->error_code ? resp->error_code : "failed");
 }
 
+/* Whether the API's booking document has status s (its text read here,
+ * at the edge). */
+static int booking_is(const json_t *booking, trv_hb_status s)
+{
+    trv_hb_status got;
+    return trv_hb_status_from_text(trv_json_str(booking, "status"), &got) && got == s;
+}
+
 /* Writes the outcome with the watch's status, once. */
-static void finish(purchase *x, const char *status, const char *type, json_t *data,
+static void finish(purchase *x, trv_watch_status status, const char *type, json_t *data,
                    trv_job_result *res)
 {
     trv_dbc *c;
     trv_rows *f;
+    /* finish_stmt moves an armed watch. */
+    if (!trv_watch_status_transit(&x->env->log, x->rid, W("id"), TRV_WATCH_ARMED, status)) {
+        res->outcome = TRV_JOB_DEAD;
+        res->error = "refused watch status move";
+        return;
+    }
     if (trv_db_open(x->env->db, x->p, &c) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = "database unavailable";
         return;
     }
     if (trv_db_begin(c, x->p) != APR_SUCCESS
-        || trv_db_select(c, x->p, &finish_stmt, &f, TRV_DB_ARGS(status, W("id"))) != APR_SUCCESS
+        || trv_db_select(c, x->p, &finish_stmt, &f,
+                         TRV_DB_ARGS(trv_watch_status_text(status), W("id"))) != APR_SUCCESS
         || (f->n && (json_object_set_new(data, "user_id", json_string(W("user_id"))) != 0
                      || json_object_set_new(data, "watch", trv_watch_json(x->p, f, 0)) != 0
                      || trv_outbox_emit(c, x->p, W("org_id"), type, data, NULL)
@@ -130,7 +147,7 @@ static void failed(purchase *x, const char *reason, trv_job_result *res)
     if (x->current) {
         json_object_set(data, "current", x->current);
     }
-    finish(x, "purchase_failed", TRV_WEV_PURCHASE_FAILED, data, res);
+    finish(x, TRV_WATCH_PURCHASE_FAILED, TRV_WEV_PURCHASE_FAILED, data, res);
 }
 
 static void retry(trv_job_result *res, const char *why)
@@ -291,7 +308,7 @@ void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     bid = trv_json_str(booking, "id");
     status = trv_json_str(booking, "status");
     total = minor_of(json_object_get(booking, "total"), W("currency"));
-    if (status && strcmp(status, "READY_FOR_COMPLETE") == 0) {
+    if (booking_is(booking, TRV_HB_READY)) {
         if (total < 0 || total > max_total) {
             /* The supplier re-priced above the mandate: never bought. */
             failed(x, "price_above_max_total", res);
@@ -315,15 +332,15 @@ void trv_watch_purchase_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             return;
         }
     }
-    if (status && strcmp(status, "CONFIRMED") == 0) {
-        finish(x, "purchased", TRV_WEV_PURCHASED,
+    if (booking_is(booking, TRV_HB_CONFIRMED)) {
+        finish(x, TRV_WATCH_PURCHASED, TRV_WEV_PURCHASED,
                trv_json_bind(p, json_pack("{s:o,s:s}", "booking", booking_doc(booking),
                                           "mandate_id", W("mandate_id"))),
                res);
         return;
     }
-    if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "EXPIRED") == 0)) {
-        failed(x, strcmp(status, "FAILED") == 0 ? "book_failed" : "offer_expired", res);
+    if (booking_is(booking, TRV_HB_FAILED) || booking_is(booking, TRV_HB_EXPIRED)) {
+        failed(x, booking_is(booking, TRV_HB_FAILED) ? "book_failed" : "offer_expired", res);
         return;
     }
     /* Still being booked or confirmed: look again. */

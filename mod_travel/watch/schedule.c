@@ -25,9 +25,9 @@
 #include <string.h>
 
 #define CLAIM_LIMIT 20000
-#define SCHEDULE_KEY "watch.schedule"
-
 const trv_job_spec trv_watch_schedule_job = {"watch.schedule", 5};
+/* One schedule job at a time: its kind is its dedupe key. */
+#define SCHEDULE_KEY (trv_watch_schedule_job.kind)
 const trv_job_spec trv_watch_price_job = {"watch.price", 3};
 const trv_job_spec trv_watch_trip_job = {"watch.trip", 3};
 
@@ -123,8 +123,8 @@ static apr_status_t queue_checks(trv_env *env, trv_dbc *c, apr_pool_t *p, const 
         const char *key;
         if (strcmp(trv_rows_get(r, i, "kind"), "trip") == 0) {
             json_t *pl = trv_json_bind(p, json_pack("{s:s}", "watch_id", id));
-            if ((rv = trv_job_enqueue_spec(c, p, &trv_watch_trip_job, pl, 0,
-                                           apr_pstrcat(p, "watch.trip:", id, NULL), NULL))
+            key = apr_pstrcat(p, trv_watch_trip_job.kind, ":", id, NULL);
+            if ((rv = trv_job_enqueue_spec(c, p, &trv_watch_trip_job, pl, 0, key, NULL))
                 != APR_SUCCESS) {
                 return rv;
             }

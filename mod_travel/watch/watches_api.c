@@ -7,6 +7,7 @@
  * transaction; confirming it arms the watch (mandate.c). */
 #include "watch.h"
 #include "input.h"
+#include "watch_status.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -249,8 +250,6 @@ static void get(trv_req *req, trv_resp *resp, const char *kind)
 static void list(trv_req *req, trv_resp *resp, const char *kind)
 {
     static const char *const known[] = {"limit", "offset", "status", NULL};
-    static const char *const statuses[] = {"active", "armed", "triggered", "purchased",
-                                           "purchase_failed", "expired", "canceled", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     long limit, offset;
     const char *status;
@@ -262,7 +261,7 @@ static void list(trv_req *req, trv_resp *resp, const char *kind)
     trv_query_known(req->query, known, errs);
     limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
     offset = trv_query_int(req->query, "offset", 0, 0, 100000, errs);
-    status = trv_query_enum(req->query, "status", statuses, NULL, errs);
+    status = trv_query_enum(req->query, "status", trv_watch_statuses, NULL, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -340,7 +339,9 @@ static void cancel(trv_req *req, trv_resp *resp, const char *kind)
             trv_fail(req, resp, 404, "not_found", "No watch %s", id);
             return;
         }
-        if (strcmp(trv_rows_get(cur, 0, "status"), "canceled") != 0) {
+        trv_watch_status now = TRV_WATCH_ACTIVE;
+        (void)trv_watch_status_from_text(trv_rows_get(cur, 0, "status"), &now);
+        if (now != TRV_WATCH_CANCELED) {
             trv_db_close(req->env->db, c);
             trv_fail(req, resp, 409, "invalid_state", "Watch %s is %s and can no longer be "
                      "canceled", id, trv_rows_bool(cur, 0, "past_check_in")

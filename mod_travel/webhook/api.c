@@ -8,7 +8,9 @@
 #include "signing_key.h"
 #include "send.h"
 #include "store.h"
+#include "subscription_status.h"
 #include "target.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 #include "core/jobs.h"
 #include "core/registry.h"
@@ -251,8 +253,8 @@ static int new_secret(trv_req *req, trv_resp *resp, const char *id, const char *
     *secret = v1a ? trv_whsk_new(req->pool) : trv_whsec_new(req->pool);
     *public = v1a && *secret ? trv_whsk_public(req->pool, *secret) : NULL;
     if (!*secret || (v1a && !*public)
-        || trv_secret_seal(req->pool, req->env->cfg->secret_key, id, *secret,
-                           sealed) != APR_SUCCESS) {
+        || trv_crypt_seal(req->pool, req->env->cfg->secret_key, id, *secret,
+                          sealed) != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_ERR, req->request_id,
                     TRVLOGNO(603) "making a signing secret failed");
         trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
@@ -730,6 +732,7 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
     const char *sub_id = apr_table_get(req->params, "id");
     const char *dlv_id = apr_table_get(req->params, "delivery_id");
     trv_rows *rows, *st;
+    trv_subscription_status sub;
     trv_dbc *c;
     int replay;
 
@@ -755,7 +758,8 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No delivery %s", dlv_id);
         return;
     }
-    if (strcmp(trv_rows_get(rows, 0, "status"), "ACTIVE") != 0) {
+    if (!trv_subscription_status_from_text(trv_rows_get(rows, 0, "status"), &sub)
+        || sub != TRV_SUBSCRIPTION_ACTIVE) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_paused",
                  "The subscription is paused; resume it (status ACTIVE) before replaying");

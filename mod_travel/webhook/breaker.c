@@ -29,7 +29,7 @@ void trv_webhook_breaker_trip(trv_env *env, apr_pool_t *p, const char *sub,
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
                     TRVLOGNO(2701) "webhook subscription %s: could not be disabled (the "
-                    "next failure tries again): database unavailable", sub);
+                    "next failure tries again): %s", sub, "database unavailable");
         return;
     }
     if (trv_db_select(c, p, &disable_stmt, &rows, TRV_DB_ARGS(sub, window, last))
@@ -77,7 +77,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
             st->failing_since = it->failing_since;
             apr_hash_set(subs, it->subscription_id, APR_HASH_KEY_STRING, st);
         }
-        if (strcmp(it->status, "DELIVERED") == 0) {
+        if (it->status == TRV_DELIVERY_DELIVERED) {
             st->ok = 1;
         }
         else {
@@ -113,7 +113,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
     if (trv_db_exec(c, p, &note_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, changes)))
         != APR_SUCCESS) {
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(2701) "webhook subscriptions' failure state could not be kept "
+                    TRVLOGNO(2706) "webhook subscriptions' failure state could not be kept "
                     "(the next attempt tries again): %s", c->error ? c->error : "failed");
     }
     trv_db_close(env->db, c);

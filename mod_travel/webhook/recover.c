@@ -2,6 +2,7 @@
 #include "retention.h"
 #include "send.h"
 #include "store.h"
+#include "subscription_status.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -175,6 +176,7 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
     apr_time_t ts = 0, tu = 0;
     trv_dbc *c;
     trv_rows *r;
+    trv_subscription_status st;
     long n;
 
     if (!req->json) {
@@ -216,7 +218,8 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No webhook subscription %s", id);
         return;
     }
-    if (strcmp(trv_rows_get(r, 0, "status"), "ACTIVE") != 0) {
+    if (!trv_subscription_status_from_text(trv_rows_get(r, 0, "status"), &st)
+        || st != TRV_SUBSCRIPTION_ACTIVE) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_paused",
                  "The subscription is %s; make it ACTIVE before recovering",

@@ -110,7 +110,7 @@ void trv_webhook_retention_ensure(trv_env *env, apr_pool_t *p)
     if (trv_job_enqueue_spec(c, p, &trv_webhook_retention_job, NULL, 0,
                              TRV_WEBHOOK_RETENTION_JOB, NULL) != APR_SUCCESS) {
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(2704) "webhook retention: its job could not be queued (tried "
+                    TRVLOGNO(2707) "webhook retention: its job could not be queued (tried "
                     "again in 5 minutes): %s", c->error ? c->error : "failed");
     }
     trv_db_close(env->db, c);

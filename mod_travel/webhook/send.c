@@ -2,7 +2,7 @@
 #include "send_batch.h"
 #include "core/fanout.h"
 #include "schedule.h"
-#include "secret.h"
+#include "core/crypt.h"
 #include "signature.h"
 #include "target.h"
 #include "throttle.h"
@@ -88,8 +88,8 @@ static const char *open_secrets(trv_env *env, apr_pool_t *p, const trv_wh_item *
     for (i = 0; i < json_array_size(sealed); i++) {
         const char *plain;
         if (!env->cfg->have_secret_key
-            || trv_secret_open(p, env->cfg->secret_key, it->subscription_id,
-                               json_string_value(json_array_get(sealed, i)), &plain)
+            || trv_crypt_open(p, env->cfg->secret_key, it->subscription_id,
+                              json_string_value(json_array_get(sealed, i)), &plain)
                    != APR_SUCCESS) {
             return "a signing secret cannot be opened (is TravelSecretKeyFile the key "
                    "it was stored with?)";
@@ -171,16 +171,16 @@ static int send_one(trv_env *env, apr_pool_t *p, trv_wh_item *it,
     it->error = resp.status ? NULL : (resp.error ? resp.error : "no response");
     it->duration_ms = (int)(resp.elapsed / 1000);
     if (trv_webhook_accepted(resp.status)) {
-        it->status = "DELIVERED";
+        it->status = TRV_DELIVERY_DELIVERED;
     }
     else if (trv_webhook_next_delay(env->cfg->retry_schedule, it->attempt, resp.status,
                                     resp.headers ? apr_table_get(resp.headers, "Retry-After")
                                                  : NULL,
                                     apr_time_now(), &it->next)) {
-        it->status = "PUBLISHED";
+        it->status = TRV_DELIVERY_PUBLISHED;
     }
     else {
-        it->status = "FAILED";
+        it->status = TRV_DELIVERY_FAILED;
     }
     return 0;
 }
@@ -266,7 +266,7 @@ static apr_status_t record_outcomes(trv_env *env, apr_pool_t *p, const char *wor
     }
     for (i = 0; i < rec->nelts; i++) {
         const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
-        if (it->recorded && strcmp(it->status, "FAILED") == 0) {
+        if (it->recorded && it->status == TRV_DELIVERY_FAILED) {
             trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
                         TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
                         it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
@@ -296,8 +296,8 @@ static void send_task_late(void *baton)
     apr_array_header_t *rec = apr_array_make(task->p, 1, sizeof(trv_wh_item));
     const char *err = NULL;
     trv_webhook_slow_leave(task->it.subscription_id,
-                           task->it.action == TRV_WH_SENT && task->it.status
-                               && strcmp(task->it.status, "DELIVERED") == 0
+                           task->it.action == TRV_WH_SENT
+                               && task->it.status == TRV_DELIVERY_DELIVERED
                                && apr_time_from_msec(task->it.duration_ms)
                                       < TRV_WEBHOOK_PATIENCE);
     *(trv_wh_item *)apr_array_push(rec) = task->it;

@@ -7,6 +7,7 @@
 #ifndef TRV_WEBHOOK_SEND_BATCH_H
 #define TRV_WEBHOOK_SEND_BATCH_H
 
+#include "delivery_status.h"
 #include "core/jobs.h"
 
 /* At most this many attempts per batch. */
@@ -35,7 +36,7 @@ typedef struct trv_wh_item {
     apr_time_t failing_since; /* the subscription's, when claimed; 0: none */
     /* The outcome, filled in by the sender. */
     trv_wh_action action;
-    const char *status;          /* SENT: DELIVERED, FAILED or PUBLISHED */
+    trv_delivery_status status;  /* SENT: DELIVERED, FAILED or PUBLISHED */
     apr_interval_time_t next;    /* SENT+PUBLISHED: next attempt; RETRY: backoff */
     int response_status;
     const char *response_body;   /* clean text */

@@ -2,11 +2,9 @@
 #include "secret.h"
 #include "signing_key.h"
 
-#include <apr_base64.h>
+#include "core/crypt.h"
+
 #include <apr_strings.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <stdio.h>
 #include <string.h>
 
 const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg_id,
@@ -16,9 +14,7 @@ const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg
     const unsigned char *key;
     apr_size_t key_len;
     const char *head;
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int mac_len = 0;
-    char *out;
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
     unsigned char *msg;
     apr_size_t msg_len;
 
@@ -35,13 +31,10 @@ const char *trv_webhook_sign1(apr_pool_t *p, const char *secret, const char *msg
     if (trv_whsec_key(p, secret, &key, &key_len) != APR_SUCCESS) {
         return NULL;
     }
-    if (!HMAC(EVP_sha256(), key, (int)key_len, msg, msg_len, mac, &mac_len)) {
+    if (trv_crypt_hmac(key, key_len, msg, msg_len, mac) != 0) {
         return NULL;
     }
-    out = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)mac_len) + 3);
-    memcpy(out, "v1,", 3);
-    apr_base64_encode_binary(out + 3, mac, (int)mac_len);
-    return out;
+    return apr_pstrcat(p, "v1,", trv_crypt_b64(p, mac, sizeof(mac)), NULL);
 }
 
 const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secrets,
@@ -67,25 +60,15 @@ const char *trv_webhook_signature(apr_pool_t *p, const apr_array_header_t *secre
 const char *trv_webhook_sign_service(apr_pool_t *p, const char *secret, long long timestamp,
                                      const char *body, apr_size_t body_len)
 {
-    static const char hex[] = "0123456789abcdef";
     const char *head = apr_psprintf(p, "%" APR_INT64_T_FMT ".", (apr_int64_t)timestamp);
-    apr_size_t head_len = strlen(head), msg_len = head_len + body_len;
-    unsigned char mac[EVP_MAX_MD_SIZE], *msg = apr_palloc(p, msg_len + 1);
-    unsigned int mac_len = 0, i;
-    char *out, *o;
+    const void *parts[2] = {head, body};
+    apr_size_t lens[2] = {strlen(head), body_len};
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
 
-    memcpy(msg, head, head_len);
-    memcpy(msg + head_len, body, body_len);
-    if (!secret || !HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, msg_len, mac,
-                         &mac_len)) {
+    if (!secret || trv_crypt_hmac_parts((const unsigned char *)secret, strlen(secret), 2, parts,
+                                        lens, mac) != 0) {
         return NULL;
     }
-    out = apr_palloc(p, head_len + 2 * mac_len + 8);
-    o = out + sprintf(out, "t=%" APR_INT64_T_FMT ",v1=", (apr_int64_t)timestamp);
-    for (i = 0; i < mac_len; i++) {
-        *o++ = hex[mac[i] >> 4];
-        *o++ = hex[mac[i] & 15];
-    }
-    *o = '\0';
-    return out;
+    return apr_psprintf(p, "t=%" APR_INT64_T_FMT ",v1=%s", (apr_int64_t)timestamp,
+                        trv_crypt_hex(p, mac, sizeof(mac)));
 }

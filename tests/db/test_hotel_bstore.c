@@ -112,7 +112,7 @@ static void prebook_inserts_whole_and_once(void **state)
     assert_int_equal(trv_hbstore_by_key(dbt_conn, dbt_pool, o, "k1", &b), APR_SUCCESS);
     assert_non_null(b);
     assert_string_equal(b->id, "bkg_hb_whole");
-    assert_string_equal(b->status, "PREBOOK_IN_PROGRESS");
+    assert_string_equal(trv_hb_status_text(b->status), "PREBOOK_IN_PROGRESS");
     assert_int_equal(b->rooms->nelts, 2);
     m = &APR_ARRAY_IDX(b->rooms, 0, trv_hroom);
     assert_int_equal(m->position, 0);
@@ -158,34 +158,36 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     trv_hconfirmed cf;
     int ins = 0;
     (void)state;
-    assert_string_equal(b->status, "READY_FOR_COMPLETE");
+    assert_string_equal(trv_hb_status_text(b->status), "READY_FOR_COMPLETE");
     assert_string_equal(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).total_amount, "80");
     assert_non_null(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).cancellation_policy);
 
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id, "authorizing", "me",
-                                            apr_time_from_sec(30), "pi_test_visa", &again),
+    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id,
+                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                            "pi_test_visa", &again),
                      APR_SUCCESS);
     assert_non_null(again);
-    assert_string_equal(again->status, "COMPLETE_IN_PROGRESS");
+    assert_string_equal(trv_hb_status_text(again->status), "COMPLETE_IN_PROGRESS");
     assert_int_equal(again->book_attempt, 1);
     /* A racing start finds nothing to start. */
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id, "authorizing",
+    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id, TRV_HB_PHASE_AUTHORIZING,
                                             "other", apr_time_from_sec(30), "pi_test_visa",
                                             &done), APR_SUCCESS);
     assert_null(done);
     /* Another owner cannot move the phase. */
-    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, b->id, "authorizing", "other",
-                                       "ordering", "other", apr_time_from_sec(30), NULL, &done),
+    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
+                                       TRV_HB_PHASE_AUTHORIZING, "other", TRV_HB_PHASE_ORDERING,
+                                       "other", apr_time_from_sec(30), NULL, &done),
                      APR_SUCCESS);
     assert_null(done);
 
     memset(&pay, 0, sizeof(pay));
     pay.id = "pay_hb_1";
     pay.booking_id = b->id;
-    pay.status = "AUTHORIZED";
+    pay.status = TRV_PAY_AUTHORIZED;
     pay.currency = "EUR";
     pay.amount = "200.5";
-    pay.collected_by = "SERVICE";
+    pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = "auth_1";
     assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
@@ -193,11 +195,12 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 0);
 
-    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, b->id, "authorizing", "me",
-                                       "ordering", "me", apr_time_from_sec(30), NULL, &done),
+    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
+                                       TRV_HB_PHASE_AUTHORIZING, "me", TRV_HB_PHASE_ORDERING,
+                                       "me", apr_time_from_sec(30), NULL, &done),
                      APR_SUCCESS);
     assert_non_null(done);
-    assert_string_equal(done->book_phase, "ordering");
+    assert_string_equal(trv_hb_phase_text(done->book_phase), "ordering");
     assert_int_equal(trv_hbstore_payment_captured(dbt_conn, dbt_pool, "pay_hb_1",
                                                   "{\"brand\": \"visa\", \"last4\": \"4242\"}"),
                      APR_SUCCESS);
@@ -207,14 +210,15 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     cf.rooms = "[{\"position\": 0, \"supplier_reference_number\": \"R0\"}]";
     assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, b->id, &cf, &done), APR_SUCCESS);
     assert_non_null(done);
-    assert_string_equal(done->status, "CONFIRMED");
+    assert_string_equal(trv_hb_status_text(done->status), "CONFIRMED");
     assert_non_null(done->confirmed_at);
-    assert_null(done->book_phase);
+    assert_null(trv_hb_phase_text(done->book_phase));
     assert_string_equal(done->supplier_booking_id, "1-1234567");
     assert_string_equal(APR_ARRAY_IDX(done->rooms, 0, trv_hroom).supplier_reference_number,
                         "R0");
     assert_int_equal(done->payments->nelts, 1);
-    assert_string_equal(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status, "CAPTURED");
+    assert_string_equal(
+        trv_pay_status_text(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
     assert_string_equal(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).amount, "200.5");
     /* Confirmed once: a second confirm and a failure find nothing. */
     assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, b->id, &cf, &again), APR_SUCCESS);
@@ -232,16 +236,17 @@ static void revert_drops_the_uncaptured_payment(void **state)
     trv_hpayment pay;
     int ins = 0;
     (void)state;
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id, "authorizing", "me",
-                                            apr_time_from_sec(30), "pi_test_visa", &x),
+    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id,
+                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                            "pi_test_visa", &x),
                      APR_SUCCESS);
     memset(&pay, 0, sizeof(pay));
     pay.id = "pay_hb_rv";
     pay.booking_id = b->id;
-    pay.status = "AUTHORIZED";
+    pay.status = TRV_PAY_AUTHORIZED;
     pay.currency = "EUR";
     pay.amount = "200.5";
-    pay.collected_by = "SERVICE";
+    pay.collected_by = TRV_COLLECTOR_SERVICE;
     assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     /* Not the owner: nothing moves, nothing is dropped. */
     assert_int_equal(trv_hbstore_book_revert(dbt_conn, dbt_pool, b->id, "other", &x),
@@ -252,7 +257,7 @@ static void revert_drops_the_uncaptured_payment(void **state)
     assert_int_equal(trv_hbstore_book_revert(dbt_conn, dbt_pool, b->id, "me", &x),
                      APR_SUCCESS);
     assert_non_null(x);
-    assert_string_equal(x->status, "READY_FOR_COMPLETE");
+    assert_string_equal(trv_hb_status_text(x->status), "READY_FOR_COMPLETE");
     assert_int_equal(x->payments->nelts, 0);
 }
 
@@ -299,7 +304,7 @@ static void revision_guards_the_stored_rendering(void **state)
     json_decref(docs);
     assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_null(doc);
-    assert_string_equal(trv_hbooking_status(x), "EXPIRED");
+    assert_string_equal(trv_hb_status_text(trv_hbooking_status(x)), "EXPIRED");
 }
 
 static long total(const char *o, const char *status)

@@ -77,16 +77,17 @@ static trv_hbooking *confirmed(const char *o, const char *id)
     pr.offer_expires_at = "2099-01-01T00:00:00.000Z";
     pr.supplier_prebook_id = "pb-1";
     assert_int_equal(trv_hbstore_prebook_done(dbt_conn, dbt_pool, id, &pr, &b), APR_SUCCESS);
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, id, "authorizing", "me",
-                                            apr_time_from_sec(30), "pi_test_visa", &b),
+    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, id,
+                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                            "pi_test_visa", &b),
                      APR_SUCCESS);
     memset(&pay, 0, sizeof(pay));
     pay.id = apr_psprintf(dbt_pool, "pay_%s", id);
     pay.booking_id = id;
-    pay.status = "AUTHORIZED";
+    pay.status = TRV_PAY_AUTHORIZED;
     pay.currency = "EUR";
     pay.amount = "200.5";
-    pay.collected_by = "SERVICE";
+    pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = apr_psprintf(dbt_pool, "auth_%s", id);
     assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(trv_hbstore_payment_captured(dbt_conn, dbt_pool, pay.id, NULL),
@@ -95,7 +96,7 @@ static trv_hbooking *confirmed(const char *o, const char *id)
     cf.supplier_booking_id = apr_psprintf(dbt_pool, "1-%s", id);
     assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, id, &cf, &b), APR_SUCCESS);
     assert_non_null(b);
-    assert_string_equal(b->status, "CONFIRMED");
+    assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
     return b;
 }
 
@@ -124,13 +125,13 @@ static void start_once_fail_resume_succeed(void **state)
     assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_1", &x), APR_SUCCESS);
     assert_non_null(x);
     assert_string_equal(x->id, "can_hc_1");
-    assert_string_equal(x->status, "IN_PROGRESS");
+    assert_string_equal(trv_hcancel_status_text(x->status), "IN_PROGRESS");
     assert_int_equal(x->attempt, 1);
     /* Started once: a racing start finds no CONFIRMED booking. */
     assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_2", &y), APR_SUCCESS);
     assert_null(y);
     b = get(id);
-    assert_string_equal(b->status, "CANCEL_IN_PROGRESS");
+    assert_string_equal(trv_hb_status_text(b->status), "CANCEL_IN_PROGRESS");
     assert_int_equal(b->cancel_attempt, 1);
     assert_int_equal(b->cancellations->nelts, 1);
     rev1 = b->revision;
@@ -144,9 +145,9 @@ static void start_once_fail_resume_succeed(void **state)
                                         "the hotel said no", &moved), APR_SUCCESS);
     assert_true(moved);
     b = get(id);
-    assert_string_equal(b->status, "CONFIRMED");
+    assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
     a = &APR_ARRAY_IDX(b->cancellations, 0, trv_hcancel);
-    assert_string_equal(a->status, "FAILED");
+    assert_string_equal(trv_hcancel_status_text(a->status), "FAILED");
     assert_string_equal(a->error_code, "cancellation_failed");
     assert_true(apr_atoi64(b->revision) > apr_atoi64(rev1));
 
@@ -168,13 +169,13 @@ static void start_once_fail_resume_succeed(void **state)
                      APR_SUCCESS);
     assert_string_equal(can_id, "can_hc_1");
     b = get(id);
-    assert_string_equal(b->status, "CANCELED");
+    assert_string_equal(trv_hb_status_text(b->status), "CANCELED");
     assert_non_null(b->canceled_at);
     for (i = 0; i < b->rooms->nelts; i++) {
         assert_non_null(APR_ARRAY_IDX(b->rooms, i, trv_hroom).canceled_at);
     }
     a = &APR_ARRAY_IDX(b->cancellations, 0, trv_hcancel);
-    assert_string_equal(a->status, "SUCCEEDED");
+    assert_string_equal(trv_hcancel_status_text(a->status), "SUCCEEDED");
     assert_string_equal(a->fee_amount, "20");
     assert_string_equal(a->refund_amount, "180.5");
     assert_non_null(a->canceled_at);
@@ -230,15 +231,17 @@ static void refunds_fail_restart_and_submit(void **state)
     assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).id, "rfd_hc_1");
     assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).provider_ref,
                         "auth_bkg_hc_refund");
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, "rfd_hc_1", "FAILED", NULL,
-                                               "declined"), APR_SUCCESS);
+    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                               TRV_REFUND_FAILED, NULL, "declined"),
+                     APR_SUCCESS);
     assert_int_equal(trv_hcstore_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
     assert_int_equal(pending->nelts, 0);
     assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
                      APR_SUCCESS);
     assert_int_equal(restarted, 1);
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, "rfd_hc_1", "SUBMITTED",
-                                               "re_1", NULL), APR_SUCCESS);
+    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                               TRV_REFUND_SUBMITTED, "re_1", NULL),
+                     APR_SUCCESS);
     assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
                      APR_SUCCESS);
     assert_int_equal(restarted, 0);

@@ -51,6 +51,8 @@ static void the_test_configuration_is_valid(void **state)
     (void)state;
     assert_int_equal(configtest("", out, sizeof(out)), 0);
     assert_non_null(strstr(out, "Syntax OK"));
+    /* A supplier call may be told never to wait for a supplier's rate limit. */
+    assert_int_equal(configtest("TravelSupplierLimitWait 0", out, sizeof(out)), 0);
     /* A virtual host may have its own body limit. */
     assert_int_equal(configtest("<VirtualHost 127.0.0.1:9>\nTravelMaxBodySize 64K\n"
                                 "</VirtualHost>", out, sizeof(out)), 0);
@@ -80,6 +82,9 @@ static void wrong_directives_are_refused(void **state)
     expect_refused("TravelWebhookAllowNetwork 300.1.1.1/8", "is not an IPv4 or IPv6 address");
     expect_refused("TravelWebhookAllowNetwork 10.0.0.0/40", "invalid prefix length");
     expect_refused("TravelJobLease 0", "TravelJobLease must be positive");
+    expect_refused("TravelSupplierLimitWait 2m",
+                   "TravelSupplierLimitWait: from 0 (never wait) to 60s");
+    expect_refused("TravelSupplierLimitWait soon", "TravelSupplierLimitWait");
     expect_refused("TravelSecretKeyFile /nonexistent/key", "cannot be read");
     expect_refused("TravelNoSuchDirective on", "Invalid command 'TravelNoSuchDirective'");
     /* The upstream client is one per child: not per virtual host. */

@@ -101,6 +101,28 @@ static void a_wrong_key_is_named(void **state)
     expect(rc, out, 1, "the key was refused (HTTP 401)");
 }
 
+static void a_rate_limit_is_named(void **state)
+{
+    char out[4096], args[4096];
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    e2e_resp *r;
+    int rc;
+    (void)state;
+    /* travelctl's calls carry the request id travelctl-supplier-check. */
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdrs,
+                 "{\"api\":\"hotel_a\",\"request_id_prefix\":\"travelctl-supplier-check\","
+                 "\"status\":429,\"code\":\"rate_limited\",\"retry_after\":\"40\",\"times\":1}");
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    snprintf(args, sizeof(args), "SUPPLIER_A --hotel --conf %s/httpd-a/httpd.conf",
+             e2e_env("TRAVEL_TEST_DIR"));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 1, "over its rate limit (HTTP 429) for 40 s more");
+    /* Once: the next check finds the key good again. */
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 0, "accepted the key (HTTP 200)");
+}
+
 static void a_wrong_url_is_named(void **state)
 {
     char out[4096], line[2048], args[4096];
@@ -162,6 +184,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_stack_lines_pass),
         cmocka_unit_test(a_wrong_key_is_named),
+        cmocka_unit_test(a_rate_limit_is_named),
         cmocka_unit_test(a_wrong_url_is_named),
         cmocka_unit_test(silence_and_absence_are_named),
         cmocka_unit_test(mistakes_in_the_command_are_refused),

@@ -16,6 +16,7 @@
 #include "core/dispatch.h"
 #include "core/json.h"
 #include "core/validate.h"
+#include "core/idempotency.h"
 #include "flight/input.h"
 #include "gateway/gateway.h"
 
@@ -103,7 +104,7 @@ static void flight(apr_pool_t *p, int which, trv_req *req, trv_resp *resp)
             FZ_ASSERT(in.offer_reference && in.contact);
             FZ_ASSERT(n >= 1 && n == (size_t)(in.adults + in.children + in.infants));
             FZ_ASSERT(in.infants <= in.adults);
-            FZ_ASSERT(trv_request_hash(p, req->json) != NULL);
+            FZ_ASSERT(trv_idempotency_body_hash(p, req->json) != NULL);
         }
     }
     else {

@@ -18,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/idempotency.h"
 #include "flight/input.h"
 #include "flight/offer_filter.h"
 #include "flight/offer_ref.h"
@@ -208,14 +209,14 @@ static void idempotency_keys(void **state)
 
 static void request_hash(void **state)
 {
-    const char *a = trv_request_hash(pool, js("{\"a\":1,\"b\":{\"x\":[1,2],\"y\":\"z\"}}"));
+    const char *a = trv_idempotency_body_hash(pool, js("{\"a\":1,\"b\":{\"x\":[1,2],\"y\":\"z\"}}"));
     (void)state;
     assert_int_equal(strlen(a), 64);
     /* Key order and whitespace do not matter ... */
-    assert_string_equal(a, trv_request_hash(pool, js("{ \"b\" : {\"y\":\"z\",\"x\":[1,2]}, \"a\":1 }")));
+    assert_string_equal(a, trv_idempotency_body_hash(pool, js("{ \"b\" : {\"y\":\"z\",\"x\":[1,2]}, \"a\":1 }")));
     /* ... values and array order do. */
-    assert_string_not_equal(a, trv_request_hash(pool, js("{\"a\":2,\"b\":{\"x\":[1,2],\"y\":\"z\"}}")));
-    assert_string_not_equal(a, trv_request_hash(pool, js("{\"a\":1,\"b\":{\"x\":[2,1],\"y\":\"z\"}}")));
+    assert_string_not_equal(a, trv_idempotency_body_hash(pool, js("{\"a\":2,\"b\":{\"x\":[1,2],\"y\":\"z\"}}")));
+    assert_string_not_equal(a, trv_idempotency_body_hash(pool, js("{\"a\":1,\"b\":{\"x\":[2,1],\"y\":\"z\"}}")));
 }
 
 static void offer_reference(void **state)

@@ -30,7 +30,7 @@ static trv_fbooking *ready_booking(void)
     trv_fbooking *b = apr_pcalloc(pool, sizeof(*b));
     b->id = "bkg_1";
     b->supplier = "SUPPLIER_A";
-    b->status = "READY_FOR_COMPLETE";
+    b->status = TRV_FB_READY;
     b->currency = "EUR";
     b->total_amount = "180.30";
     b->fare_amount = "120.1";
@@ -63,10 +63,10 @@ static trv_fpayment *add_payment(trv_fbooking *b, const char *id, const char *st
     memset(p, 0, sizeof(*p));
     p->id = id;
     p->booking_id = b->id;
-    p->status = status;
+    assert_true(trv_pay_status_from_text(status, &p->status));
     p->currency = "EUR";
     p->amount = "180.30";
-    p->collected_by = "SERVICE";
+    p->collected_by = TRV_COLLECTOR_SERVICE;
     p->card = card ? js(card) : NULL;
     p->created_at = "2026-03-15T12:05:00.000Z";
     return p;
@@ -128,7 +128,7 @@ static void confirmed_with_payment(void **state)
     trv_fbooking *b = ready_booking();
     json_t *o, *pays, *pay;
     (void)state;
-    b->status = "CONFIRMED";
+    b->status = TRV_FB_CONFIRMED;
     b->supplier_reference = "ORD-1";
     b->airline_pnr = "ABC123";
     b->confirmed_at = "2026-03-15T12:05:01.000Z";
@@ -163,7 +163,7 @@ static void card_not_readable_yet(void **state)
     trv_fbooking *b = ready_booking();
     json_t *pay;
     (void)state;
-    b->status = "CONFIRMED";
+    b->status = TRV_FB_CONFIRMED;
     add_payment(b, "pay_1", "CAPTURED", NULL);
     pay = json_array_get(json_object_get(render(b, TRV_RENDER_FULL), "payments"), 0);
     assert_true(json_is_null(json_object_get(pay, "payment_method")));
@@ -174,7 +174,7 @@ static void canceled_and_failed(void **state)
     trv_fbooking *b = ready_booking();
     json_t *o;
     (void)state;
-    b->status = "CANCELED";
+    b->status = TRV_FB_CANCELED;
     b->canceled_at = "2026-03-16T08:00:00.000Z";
     b->cancellation = js("{\"fee\":{\"amount\":0,\"currency\":\"EUR\"},\"refunded_by\":\"SERVICE\","
                          "\"refund_amount\":{\"amount\":180.3,\"currency\":\"EUR\"},"
@@ -188,7 +188,7 @@ static void canceled_and_failed(void **state)
                         "2026-03-16T08:00:00.000Z");
     assert_null(json_object_get(o, "failure"));
     /* A refused cancellation: CONFIRMED with failure, no cancellation. */
-    b->status = "CONFIRMED";
+    b->status = TRV_FB_CONFIRMED;
     b->canceled_at = NULL;
     b->failure = js("{\"code\":\"cancellation_rejected\",\"description\":\"no\"}");
     o = render(b, TRV_RENDER_FULL);
@@ -204,7 +204,7 @@ static void unpriced(void **state)
     (void)state;
     b->id = "bkg_2";
     b->supplier = "SUPPLIER_B";
-    b->status = "PREBOOK_IN_PROGRESS";
+    b->status = TRV_FB_PREBOOK_IN_PROGRESS;
     b->created_at = b->updated_at = "2026-03-15T12:00:00.000Z";
     o = render(b, TRV_RENDER_FULL);
     assert_true(json_is_null(json_object_get(o, "total_amount")));

@@ -7,19 +7,20 @@
 #include <string.h>
 
 #include "account/keys.h"
+#include "core/crypt.h"
 
 static void test_sha256_known_digests(void **state)
 {
     apr_pool_t *p = *state;
-    assert_string_equal(trv_sha256_hex(p, "abc", 3),
+    assert_string_equal(trv_crypt_sha256_hex(p, "abc", 3),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    assert_string_equal(trv_sha256_hex(p, "", 0),
+    assert_string_equal(trv_crypt_sha256_hex(p, "", 0),
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     /* The length given is what is hashed, not up to a NUL. */
-    assert_string_equal(trv_sha256_hex(p, "abcdef", 3),
+    assert_string_equal(trv_crypt_sha256_hex(p, "abcdef", 3),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    assert_string_not_equal(trv_sha256_hex(p, "tk_test_a", 9),
-                            trv_sha256_hex(p, "tk_test_b", 9));
+    assert_string_not_equal(trv_crypt_sha256_hex(p, "tk_test_a", 9),
+                            trv_crypt_sha256_hex(p, "tk_test_b", 9));
 }
 
 static char *key_of(apr_pool_t *p, const char *prefix, size_t tail)

@@ -15,6 +15,7 @@
 #include <apr_tables.h>
 #include <string.h>
 
+#include "core/crypt.h"
 #include "webhook/secret.h"
 #include "webhook/filter.h"
 #include "webhook/signature.h"
@@ -76,15 +77,15 @@ static void sealing_round_trips_and_hides_the_secret(void **state)
     apr_pool_t *p = *state;
     const char *secret = "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXg=";
     const char *s1, *s2, *plain;
-    assert_int_equal(trv_secret_seal(p, key_a, "whs_1", secret, &s1), APR_SUCCESS);
-    assert_int_equal(trv_secret_seal(p, key_a, "whs_1", secret, &s2), APR_SUCCESS);
+    assert_int_equal(trv_crypt_seal(p, key_a, "whs_1", secret, &s1), APR_SUCCESS);
+    assert_int_equal(trv_crypt_seal(p, key_a, "whs_1", secret, &s2), APR_SUCCESS);
     assert_true(strncmp(s1, "v1:", 3) == 0);
     assert_null(strstr(s1, "c2VjcmV0"));
     /* A fresh nonce each time. */
     assert_string_not_equal(s1, s2);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", s1, &plain), APR_SUCCESS);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", s1, &plain), APR_SUCCESS);
     assert_string_equal(plain, secret);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", s2, &plain), APR_SUCCESS);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", s2, &plain), APR_SUCCESS);
     assert_string_equal(plain, secret);
 }
 
@@ -94,21 +95,21 @@ static void opening_refuses_wrong_key_owner_or_tampering(void **state)
     const char *sealed, *plain = NULL;
     char *bad;
     size_t i;
-    assert_int_equal(trv_secret_seal(p, key_a, "whs_1", "whsec_AAAA", &sealed), APR_SUCCESS);
-    assert_int_equal(trv_secret_open(p, key_b, "whs_1", sealed, &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_seal(p, key_a, "whs_1", "whsec_AAAA", &sealed), APR_SUCCESS);
+    assert_int_equal(trv_crypt_open(p, key_b, "whs_1", sealed, &plain), APR_EINVAL);
     /* Sealed for one subscription, it cannot be moved to another. */
-    assert_int_equal(trv_secret_open(p, key_a, "whs_2", sealed, &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_2", sealed, &plain), APR_EINVAL);
     /* Any changed character of nonce, ciphertext or tag is caught. */
     for (i = 3; i < strlen(sealed) - 2; i++) {
         bad = apr_pstrdup(p, sealed);
         bad[i] = bad[i] == 'A' ? 'B' : 'A';
-        assert_int_not_equal(trv_secret_open(p, key_a, "whs_1", bad, &plain), APR_SUCCESS);
+        assert_int_not_equal(trv_crypt_open(p, key_a, "whs_1", bad, &plain), APR_SUCCESS);
     }
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", "v1:", &plain), APR_EINVAL);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", "v1:AAAA", &plain), APR_EINVAL);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", "v2:AAAA", &plain), APR_EINVAL);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", NULL, &plain), APR_EINVAL);
-    assert_int_equal(trv_secret_open(p, key_a, "whs_1", "whsec_AAAA", &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", "v1:", &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", "v1:AAAA", &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", "v2:AAAA", &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", NULL, &plain), APR_EINVAL);
+    assert_int_equal(trv_crypt_open(p, key_a, "whs_1", "whsec_AAAA", &plain), APR_EINVAL);
 }
 
 /* The test vector of the Standard Webhooks specification. */

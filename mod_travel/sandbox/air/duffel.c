@@ -55,15 +55,36 @@ int sbx_duffel_version_ok(trv_req *req, trv_resp *resp)
 static apr_uint32_t window_start; /* unix seconds / SBX_DUFFEL_RATE_WINDOW */
 static apr_uint32_t window_used;
 
-static void rate_headers(apr_pool_t *p, trv_resp *resp, apr_uint32_t used,
-                         apr_uint32_t window)
+/* Sets a header unless a fault set it already (POST /sandbox/faults
+ * "headers": the window as a test wants it). */
+static void set_unless_given(trv_resp *resp, const char *name, const char *value)
+{
+    if (!apr_table_get(resp->headers, name)) {
+        apr_table_setn(resp->headers, name, value);
+    }
+}
+
+static void rate_headers(apr_pool_t *p, trv_resp *resp, apr_uint32_t left, apr_time_t reset)
 {
     char date[APR_RFC822_DATE_LEN];
-    apr_uint32_t left = used >= SBX_DUFFEL_RATE_LIMIT ? 0 : SBX_DUFFEL_RATE_LIMIT - used;
-    apr_rfc822_date(date, apr_time_from_sec((apr_time_t)(window + 1) * SBX_DUFFEL_RATE_WINDOW));
-    apr_table_setn(resp->headers, "ratelimit-limit", apr_itoa(p, SBX_DUFFEL_RATE_LIMIT));
-    apr_table_setn(resp->headers, "ratelimit-remaining", apr_psprintf(p, "%u", left));
-    apr_table_setn(resp->headers, "ratelimit-reset", apr_pstrdup(p, date));
+    apr_rfc822_date(date, reset);
+    set_unless_given(resp, "ratelimit-limit", apr_itoa(p, SBX_DUFFEL_RATE_LIMIT));
+    set_unless_given(resp, "ratelimit-remaining", apr_psprintf(p, "%u", left));
+    set_unless_given(resp, "ratelimit-reset", apr_pstrdup(p, date));
+}
+
+void sbx_duffel_rate_fault(trv_req *req, trv_resp *resp)
+{
+    const char *ra = apr_table_get(resp->headers, "Retry-After");
+    apr_time_t reset = apr_time_from_sec((sbx_now() / SBX_DUFFEL_RATE_WINDOW + 1)
+                                         * SBX_DUFFEL_RATE_WINDOW);
+    if (resp->status != 429) {
+        return;
+    }
+    if (ra && apr_isdigit(ra[0])) {
+        reset = apr_time_from_sec(sbx_now() + apr_atoi64(ra));
+    }
+    rate_headers(req->pool, resp, 0, reset);
 }
 
 int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp)
@@ -74,7 +95,8 @@ int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp)
         apr_atomic_set32(&window_used, 0);
     }
     used = apr_atomic_inc32(&window_used) + 1;
-    rate_headers(req->pool, resp, used, now);
+    rate_headers(req->pool, resp, used >= SBX_DUFFEL_RATE_LIMIT ? 0 : SBX_DUFFEL_RATE_LIMIT - used,
+                 apr_time_from_sec((apr_time_t)(now + 1) * SBX_DUFFEL_RATE_WINDOW));
     if (used <= SBX_DUFFEL_RATE_LIMIT) {
         return 1;
     }

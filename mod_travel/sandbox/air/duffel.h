@@ -26,6 +26,10 @@ int sbx_duffel_version_ok(trv_req *req, trv_resp *resp);
  * ratelimit-remaining and ratelimit-reset; answers 429 (with Retry-After)
  * and returns 0 past the limit. */
 int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp);
+/* A 429 a fault answered (POST /sandbox/faults) carries Duffel's rate-limit
+ * headers as a real one does: none left, the reset at the fault's
+ * Retry-After (else the window's end). Other answers: nothing. */
+void sbx_duffel_rate_fault(trv_req *req, trv_resp *resp);
 /* Rewrites an error answered in the sandbox's envelope into Duffel's. */
 void sbx_duffel_finish(trv_req *req, trv_resp *resp);
 /* Duffel's error document (a new reference). */

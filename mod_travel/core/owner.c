@@ -27,12 +27,12 @@ static const char *machine(apr_pool_t *p)
                         stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long)st.st_ino : 0UL);
 }
 
-const char *trv_flight_owner_self(apr_pool_t *p)
+const char *trv_owner_self(apr_pool_t *p)
 {
     return apr_psprintf(p, "%s:%ld", machine(p), (long)getpid());
 }
 
-int trv_flight_owner_gone(apr_pool_t *p, const char *owner)
+int trv_owner_gone(apr_pool_t *p, const char *owner)
 {
     const char *colon = owner ? strrchr(owner, ':') : NULL;
     const char *here = machine(p);

@@ -1,0 +1,64 @@
+/* State machines as tables, the way httpd's h2_stream.c keeps its stream
+ * states: the states are the values 0..n-1 of an enum, a table says which
+ * moves exist, and text appears only at the edge (a row read, a JSON or
+ * SQL parameter written). Every machine of the product (flight/state.h,
+ * hotel/state.h, payment/pay_status.h, ...) is one trv_transit_table; an
+ * illegal move is refused and logged in one place: trv_transit_check. */
+#ifndef TRV_TRANSIT_H
+#define TRV_TRANSIT_H
+
+#include "log.h"
+
+typedef struct trv_transit_table {
+    const char *machine;            /* "flight booking status": in the log line */
+    int n;                          /* number of states */
+    const char *const *names;       /* n texts, in enum order, NULL-terminated */
+    const unsigned char *allowed;   /* n * n: allowed[from * n + to] */
+} trv_transit_table;
+
+/* 1 when the machine has the move from -> to (both in 0..n-1). */
+int trv_transit_allowed(const trv_transit_table *t, int from, int to);
+
+/* The one place a move is judged: 1 when it is allowed; otherwise 0 and an
+ * error line "TRV2650: [request id] <machine> of <subject>: FROM -> TO
+ * refused" (a bug: callers only ask for moves their guards allow). */
+int trv_transit_check(const trv_transit_table *t, const trv_log *log,
+                      const char *request_id, const char *subject, int from, int to);
+
+/* The state's text, or "?" outside 0..n-1. */
+const char *trv_transit_text(const trv_transit_table *t, int state);
+
+/* The state whose text is exactly `text` (case matters), or -1 (NULL and
+ * unknown text included). */
+int trv_transit_from_text(const trv_transit_table *t, const char *text);
+
+/* For a nullable column whose state 0 is SQL NULL (a book phase): the
+ * column text (NULL for state 0), and the state of a column text (NULL is
+ * state 0; state 0's own name, a log word, is no column text: -1). */
+const char *trv_transit_column_text(const trv_transit_table *t, int state);
+int trv_transit_from_column(const trv_transit_table *t, const char *text);
+
+/* Defines an enum's text pair over its table, as its header declares them:
+ *   const char *prefix_text(type s);
+ *   int prefix_from_text(const char *text, type *out);  1 and *out set, or 0
+ * TRV_TRANSIT_COLUMN_PAIR: the same for a nullable column (above). */
+#define TRV_TRANSIT_PAIR_(prefix, type, table, text_of, state_of)             \
+    const char *prefix##_text(type s)                                         \
+    {                                                                         \
+        return text_of(&(table), (int)s);                                     \
+    }                                                                         \
+    int prefix##_from_text(const char *text, type *out)                       \
+    {                                                                         \
+        int found_ = state_of(&(table), text);                                \
+        if (found_ < 0) {                                                     \
+            return 0;                                                         \
+        }                                                                     \
+        *out = (type)found_;                                                  \
+        return 1;                                                             \
+    }
+#define TRV_TRANSIT_TEXT_PAIR(prefix, type, table) \
+    TRV_TRANSIT_PAIR_(prefix, type, table, trv_transit_text, trv_transit_from_text)
+#define TRV_TRANSIT_COLUMN_PAIR(prefix, type, table) \
+    TRV_TRANSIT_PAIR_(prefix, type, table, trv_transit_column_text, trv_transit_from_column)
+
+#endif

@@ -1,0 +1,24 @@
+/* The status of a booking as a hotel supplier adapter reports it
+ * (trv_hotel_booked of book and retrieve, supplier.h): CONFIRMED, PENDING
+ * (confirmation to come) or CANCELED. The book runner and the estimate
+ * read it here, at the edge of the adapter's answer; the table is the
+ * supplier's own: a PENDING booking is confirmed or canceled, a confirmed
+ * one can be canceled. */
+#ifndef TRV_HOTEL_BOOKED_STATUS_H
+#define TRV_HOTEL_BOOKED_STATUS_H
+
+#include "core/transit.h"
+
+typedef enum {
+    TRV_HBOOKED_CONFIRMED,
+    TRV_HBOOKED_PENDING,
+    TRV_HBOOKED_CANCELED
+} trv_hbooked_status;
+
+extern const trv_transit_table trv_hbooked_status_table;
+
+/* The adapter's text; *_from_text: 1 and *out set for one of the three. */
+const char *trv_hbooked_status_text(trv_hbooked_status s);
+int trv_hbooked_status_from_text(const char *text, trv_hbooked_status *out);
+
+#endif

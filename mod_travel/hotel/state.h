@@ -1,0 +1,56 @@
+/* The hotel booking state machine: the statuses (the same nine texts as a
+ * flight's, CHECKed by sql/100), the book phases of COMPLETE_IN_PROGRESS
+ * and which moves exist. bstore.c and cstore.c apply the moves with
+ * guarded UPDATEs (... WHERE status = <from>), so a race loses cleanly.
+ * Text only at the edge: *_from_text when a row or a query is read,
+ * *_text when JSON or an SQL parameter is written. */
+#ifndef TRV_HOTEL_STATE_H
+#define TRV_HOTEL_STATE_H
+
+#include "core/transit.h"
+
+typedef enum {
+    TRV_HB_CREATED,
+    TRV_HB_PREBOOK_IN_PROGRESS,
+    TRV_HB_READY,           /* READY_FOR_COMPLETE */
+    TRV_HB_COMPLETING,      /* COMPLETE_IN_PROGRESS */
+    TRV_HB_CONFIRMED,
+    TRV_HB_CANCELING,       /* CANCEL_IN_PROGRESS */
+    TRV_HB_CANCELED,
+    TRV_HB_FAILED,
+    TRV_HB_EXPIRED
+} trv_hb_status;
+
+/* The step of a COMPLETE_IN_PROGRESS booking (column book_phase; NONE is
+ * SQL NULL, every other status). */
+typedef enum {
+    TRV_HB_PHASE_NONE,
+    TRV_HB_PHASE_AUTHORIZING,
+    TRV_HB_PHASE_ORDERING,
+    TRV_HB_PHASE_CONFIRMING,  /* the supplier answered PENDING: read until it decides */
+    TRV_HB_PHASE_UNKNOWN      /* book went unanswered: read, never bought again */
+} trv_hb_phase;
+
+extern const trv_transit_table trv_hb_status_table;
+extern const trv_transit_table trv_hb_phase_table;
+
+/* Every status text, NULL-terminated (for query validation). */
+extern const char *const trv_hb_statuses[];
+
+/* The wire text of a status; *_from_text: 1 and *out set when the text is
+ * one of them, else 0. */
+const char *trv_hb_status_text(trv_hb_status s);
+int trv_hb_status_from_text(const char *text, trv_hb_status *out);
+
+/* The column text of a phase (NULL for NONE); a NULL text is NONE. */
+const char *trv_hb_phase_text(trv_hb_phase ph);
+int trv_hb_phase_from_text(const char *text, trv_hb_phase *out);
+
+/* The one place a move of a booking is judged (trv_transit_check): 1 when
+ * it is allowed, else 0 and a TRV2650 error line naming the booking. */
+int trv_hb_transit(const trv_log *log, const char *request_id, const char *booking_id,
+                   trv_hb_status from, trv_hb_status to);
+int trv_hb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
+                         trv_hb_phase from, trv_hb_phase to);
+
+#endif

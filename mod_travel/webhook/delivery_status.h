@@ -1,0 +1,24 @@
+/* The status of a webhook delivery (webhook_deliveries, sql/020): queued
+ * PENDING, PUBLISHED once a send job holds it (and while it is retried),
+ * then DELIVERED or FAILED (retries exhausted, or its subscription
+ * deleted); a replay or a recovery queues it again (PENDING). */
+#ifndef TRV_WEBHOOK_DELIVERY_STATUS_H
+#define TRV_WEBHOOK_DELIVERY_STATUS_H
+
+#include "core/transit.h"
+
+typedef enum {
+    TRV_DELIVERY_PENDING,
+    TRV_DELIVERY_PUBLISHED,
+    TRV_DELIVERY_DELIVERED,
+    TRV_DELIVERY_FAILED
+} trv_delivery_status;
+
+extern const trv_transit_table trv_delivery_status_table;
+
+/* The column (and wire) text; *_from_text: 1 and *out set for one of the
+ * four. */
+const char *trv_delivery_status_text(trv_delivery_status s);
+int trv_delivery_status_from_text(const char *text, trv_delivery_status *out);
+
+#endif

@@ -1,0 +1,21 @@
+#include "subscription_status.h"
+
+#include <stddef.h>
+
+#define N (TRV_SUBSCRIPTION_PAUSED + 1)
+
+const char *const trv_subscription_statuses[] = {"ACTIVE", "PAUSED", NULL};
+
+static const unsigned char moves[N][N] = {
+    [TRV_SUBSCRIPTION_ACTIVE][TRV_SUBSCRIPTION_ACTIVE] = 1,
+    [TRV_SUBSCRIPTION_ACTIVE][TRV_SUBSCRIPTION_PAUSED] = 1,
+    [TRV_SUBSCRIPTION_PAUSED][TRV_SUBSCRIPTION_PAUSED] = 1,
+    [TRV_SUBSCRIPTION_PAUSED][TRV_SUBSCRIPTION_ACTIVE] = 1,
+};
+
+const trv_transit_table trv_subscription_status_table = {"webhook subscription status", N,
+                                                         trv_subscription_statuses,
+                                                         &moves[0][0]};
+
+TRV_TRANSIT_TEXT_PAIR(trv_subscription_status, trv_subscription_status,
+                      trv_subscription_status_table)
