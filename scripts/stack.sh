@@ -19,7 +19,8 @@
 #
 # Environment: TRAVEL_PORT (8080), TRAVEL_SANDBOX_PORT (8081), TRAVEL_PG_PORT
 # (5432; a unix socket under DIR only), TRAVEL_RETRY_SCHEDULE (webhook retry
-# delays in seconds, e.g. "1 1 1"), TRAVEL_WORKERS (2), TRAVEL_JOB_LEASE (60s),
+# delays in seconds, e.g. "1 1 1"), TRAVEL_WEBHOOK_RETENTION (30d: how long
+# webhook deliveries and events are kept), TRAVEL_WORKERS (2), TRAVEL_JOB_LEASE (60s),
 # TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun),
 # TRAVEL_SANDBOX_LATENCY (each sandbox API call, "50ms 150ms"),
 # TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s;
@@ -215,6 +216,7 @@ httpd_conf() {
     [WORKERS]="${TRAVEL_WORKERS:-2}" [RETRY]="${TRAVEL_RETRY_SCHEDULE:-1m 5m 30m 2h 12h 24h}"
     [LEASE]="${TRAVEL_JOB_LEASE:-60s}" [POLL]="${TRAVEL_JOB_POLL:-500ms}"
     [WATCH_INTERVAL]="${TRAVEL_WATCH_INTERVAL:-900}"
+    [RETENTION]="${TRAVEL_WEBHOOK_RETENTION:-30d}"
     [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
     [SEARCH_CACHE]="$(search_cache "$name")"
     [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"

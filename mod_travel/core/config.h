@@ -61,6 +61,12 @@ typedef struct trv_config {
     /* Webhook requests per second to one subscription when it sets no
      * max_per_second (TravelWebhookMaxPerSecond); 0: no throttle. */
     int webhook_max_per_second;
+    /* A subscription none of whose requests got a 2xx for this long is
+     * disabled (TravelWebhookDisableAfter; webhook/breaker.h). */
+    apr_interval_time_t webhook_disable_after;
+    /* How long deliveries, attempts and events are kept
+     * (TravelWebhookRetention; webhook/retention.h). */
+    apr_interval_time_t webhook_retention;
     int db_pooled;                     /* TravelDBMode pooled (core/db.h) */
     /* TravelNotifyConnInfo: the direct (unpooled) libpq conninfo the
      * listener LISTENs on (account/key_cache.h); NULL: a pooled connection. */
@@ -93,6 +99,8 @@ typedef struct trv_config {
 #define TRV_DEFAULT_NOTIFY_CHECK apr_time_from_sec(10)
 #define TRV_DEFAULT_SEARCH_DEADLINE apr_time_from_sec(8)
 #define TRV_DEFAULT_CONTENT_TTL apr_time_from_sec(3600)
+#define TRV_DEFAULT_WEBHOOK_DISABLE_AFTER apr_time_from_sec(5 * 86400)
+#define TRV_DEFAULT_WEBHOOK_RETENTION apr_time_from_sec(30 * 86400)
 #define TRV_DEFAULT_SUPPLIER_LIMIT_WAIT apr_time_from_sec(1)
 #define TRV_DEFAULT_MAX_RESPONSE (8 * 1024 * 1024)
 #define TRV_DEFAULT_CONNECT_TIMEOUT apr_time_from_sec(5)

@@ -95,6 +95,12 @@ const char *trv_config_jobs_differ(const trv_config *a, const trv_config *b)
     if (a->webhook_max_per_second != b->webhook_max_per_second) {
         return "TravelWebhookMaxPerSecond";
     }
+    if (a->webhook_disable_after != b->webhook_disable_after) {
+        return "TravelWebhookDisableAfter";
+    }
+    if (a->webhook_retention != b->webhook_retention) {
+        return "TravelWebhookRetention";
+    }
     if (!same_cidrs(a->webhook_allow, b->webhook_allow)) {
         return "TravelWebhookAllowNetwork";
     }

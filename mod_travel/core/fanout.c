@@ -1,7 +1,12 @@
 #include "fanout.h"
 
 #include <apr_allocator.h>
+#include <apr_atomic.h>
 #include <apr_thread_proc.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
 
 apr_pool_t *trv_call_pool(apr_pool_t *parent)
 {
@@ -56,4 +61,170 @@ void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
             apr_thread_join(&rv, threads[i]);
         }
     }
+}
+
+/* The patient fan-out. A gate is shared by the caller and its calls' threads
+ * (malloc'd: the caller may return before they end); the last to leave frees
+ * it. Under its lock a call either finishes while the caller waits (done) or
+ * after the caller stopped waiting (late): never both. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int waiting;      /* the caller still waits */
+    int pending;      /* calls not finished */
+    int refs;         /* the caller and the running calls */
+    int *done;
+} gate;
+
+typedef struct patient_call {
+    gate *g;
+    int index;
+    void (*fn)(void *);
+    void (*late)(void *);
+    void *baton;
+} patient_call;
+
+/* Calls running on their own now (started and not finished), and those the
+ * caller gave up waiting for. */
+static apr_uint32_t running_calls;
+static apr_uint32_t late_calls;
+
+static void gate_leave(gate *g)
+{
+    int last;
+    pthread_mutex_lock(&g->lock);
+    last = --g->refs == 0;
+    pthread_mutex_unlock(&g->lock);
+    if (last) {
+        pthread_cond_destroy(&g->cond);
+        pthread_mutex_destroy(&g->lock);
+        free(g->done);
+        free(g);
+    }
+}
+
+static void *patient_run(void *data)
+{
+    patient_call *c = data;
+    gate *g = c->g;
+    int late;
+    c->fn(c->baton);
+    pthread_mutex_lock(&g->lock);
+    late = !g->waiting;
+    if (!late) {
+        g->done[c->index] = 1;
+        if (--g->pending == 0) {
+            pthread_cond_signal(&g->cond);
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (late) {
+        c->late(c->baton);
+        apr_atomic_dec32(&late_calls);
+    }
+    free(c);
+    gate_leave(g);
+    apr_atomic_dec32(&running_calls);
+    return NULL;
+}
+
+void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton),
+                        void (*late)(void *baton), void **batons,
+                        apr_interval_time_t patience, int *done)
+{
+    gate *g = calloc(1, sizeof(*g));
+    pthread_attr_t attr;
+    struct timespec until;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        done[i] = 0;
+    }
+    if (!g || !(g->done = calloc((size_t)(n > 0 ? n : 1), sizeof(int)))) {
+        free(g);
+        for (i = 0; i < n; i++) {
+            fn(batons[i]);
+            done[i] = 1;
+        }
+        return;
+    }
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->cond, NULL);
+    g->waiting = 1;
+    g->refs = 1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (i = 0; i < n; i++) {
+        patient_call *c = malloc(sizeof(*c));
+        pthread_t t;
+        if (c) {
+            c->g = g;
+            c->index = i;
+            c->fn = fn;
+            c->late = late;
+            c->baton = batons[i];
+            pthread_mutex_lock(&g->lock);
+            g->refs++;
+            g->pending++;
+            pthread_mutex_unlock(&g->lock);
+            apr_atomic_inc32(&running_calls);
+            if (pthread_create(&t, &attr, patient_run, c) == 0) {
+                continue;
+            }
+            apr_atomic_dec32(&running_calls);
+            pthread_mutex_lock(&g->lock);
+            g->refs--;
+            g->pending--;
+            pthread_mutex_unlock(&g->lock);
+            free(c);
+        }
+        /* No thread: the call runs here, in time by definition. */
+        fn(batons[i]);
+        done[i] = 1;
+    }
+    pthread_attr_destroy(&attr);
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)apr_time_sec(patience);
+    until.tv_nsec += (long)apr_time_usec(patience) * 1000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&g->lock);
+    while (g->pending > 0) {
+        if (pthread_cond_timedwait(&g->cond, &g->lock, &until) == ETIMEDOUT
+            && g->pending > 0) {
+            /* Past the process's cap the caller waits for its slow calls. */
+            if (apr_atomic_add32(&late_calls, (apr_uint32_t)g->pending) + (apr_uint32_t)g->pending
+                <= TRV_FANOUT_LATE_MAX) {
+                break;
+            }
+            apr_atomic_sub32(&late_calls, (apr_uint32_t)g->pending);
+            while (g->pending > 0) {
+                pthread_cond_wait(&g->cond, &g->lock);
+            }
+        }
+    }
+    g->waiting = 0;
+    for (i = 0; i < n; i++) {
+        done[i] = done[i] || g->done[i];
+        if (!done[i]) {
+            left(batons[i]);
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    gate_leave(g);
+}
+
+int trv_fanout_drain(apr_interval_time_t max)
+{
+    apr_time_t end = apr_time_now() + max;
+    while (apr_atomic_read32(&running_calls) > 0) {
+        if (apr_time_now() >= end) {
+            return 0;
+        }
+        apr_sleep(apr_time_from_msec(20));
+    }
+    return 1;
 }

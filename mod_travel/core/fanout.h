@@ -9,6 +9,7 @@
 #define TRV_CORE_FANOUT_H
 
 #include <apr_pools.h>
+#include <apr_time.h>
 
 /* A pool for one call, a child of parent (destroyed with it) with its own
  * allocator, safe to use from another thread; NULL when out of memory. */
@@ -18,5 +19,29 @@ apr_pool_t *trv_call_pool(apr_pool_t *parent);
  * A thread that cannot be started runs its call in this thread instead.
  * p: the request's pool (thread bookkeeping). */
 void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons);
+
+/* At most this many calls of a process go on alone (trv_fanout_patient);
+ * beyond it a caller waits for its slow calls as trv_fanout does. */
+#define TRV_FANOUT_LATE_MAX 64
+
+/* Runs fn(batons[i]) for i in 0..n-1 at once, each on a thread of its own,
+ * and waits at most `patience` for them: a slow upstream then holds up its
+ * own call, not the caller (a webhook sender's next batch). done[i] is 1
+ * for a call that finished in time; a call still running goes on alone
+ * and, once finished, runs late(batons[i]) on its thread instead of being
+ * seen by the caller. left(batons[i]) runs in the caller when it stops
+ * waiting for a call, before that call's late can start (keep it short: a
+ * lock is held); after returning the caller must not touch a late baton. So a baton, and whatever it points to, must outlive
+ * the caller's pool when it may be late: give each its own pool
+ * (trv_call_pool(NULL)), freed by the caller when done, by late when not.
+ * When TRV_FANOUT_LATE_MAX calls of the process are already going on
+ * alone, it waits for all, as trv_fanout. */
+void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton),
+                        void (*late)(void *baton), void **batons,
+                        apr_interval_time_t patience, int *done);
+
+/* Waits until no call of the process goes on alone, at most max (a child
+ * that exits must not free what they use under them). 1 when none is left. */
+int trv_fanout_drain(apr_interval_time_t max);
 
 #endif

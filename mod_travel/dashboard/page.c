@@ -201,7 +201,9 @@ static const char *num(apr_pool_t *p, const json_t *o, const char *k)
 static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char *family,
                                  const char *id, const char *status)
 {
-    int paused = status && strcmp(status, "PAUSED") == 0;
+    /* A subscription the circuit breaker disabled is resumed (re-enabled)
+     * the same way as a paused one. */
+    int paused = status && (strcmp(status, "PAUSED") == 0 || strcmp(status, "DISABLED") == 0);
     /* Resume is done at once; Pause and Rotate secret ask first
      * (confirm.c). */
     if (paused) {
@@ -338,7 +340,13 @@ static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
         json_array_foreach(types, k, t) {
             trv_html_fmt(h, "%s%s", k ? ", " : "", json_string_value(t));
         }
-        trv_html_raw(h, "</p><p>");
+        trv_html_raw(h, "</p>");
+        if (status && strcmp(status, "DISABLED") == 0) {
+            trv_html_fmt(h, "<p class=\"failed\" data-disabled-reason>Disabled by the circuit "
+                            "breaker: %s. Resume re-enables it and sends again what it "
+                            "missed.</p>", str(s, "disabled_reason"));
+        }
+        trv_html_raw(h, "<p>");
         subscription_buttons(h, x, family, id, status);
         trv_html_raw(h, "</p>\n");
         {

@@ -27,6 +27,8 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.job_poll = UNSET;
     c->cfg.watch_interval = UNSET;
     c->cfg.webhook_max_per_second = UNSET;
+    c->cfg.webhook_disable_after = UNSET;
+    c->cfg.webhook_retention = UNSET;
     c->cfg.db_pooled = UNSET;
     c->cfg.notify_check = UNSET;
     c->cfg.search_deadline = UNSET;
@@ -60,6 +62,8 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE(job_poll);
     MERGE(watch_interval);
     MERGE(webhook_max_per_second);
+    MERGE(webhook_disable_after);
+    MERGE(webhook_retention);
     MERGE(db_pooled);
     MERGE(notify_check);
     MERGE_PTR(notify_conninfo);
@@ -441,6 +445,18 @@ static const char *set_lease(cmd_parms *cmd, void *d, const char *arg)
     return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_lease);
 }
 
+static const char *set_disable_after(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.webhook_disable_after);
+}
+
+static const char *set_retention(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    return set_duration(cmd, arg, &conf_of(cmd)->cfg.webhook_retention);
+}
+
 static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
 {
     (void)d;
@@ -627,6 +643,11 @@ const command_rec trv_directives[] = {
     AP_INIT_TAKE1("TravelWebhookMaxPerSecond", set_webhook_rate, NULL, RSRC_CONF,
         "webhook requests per second to a subscription without max_per_second "
         "(1-1000, or off: the default)"),
+    AP_INIT_TAKE1("TravelWebhookDisableAfter", set_disable_after, NULL, RSRC_CONF,
+        "how long a webhook subscription may fail every request before it is disabled "
+        "(default 5d)"),
+    AP_INIT_TAKE1("TravelWebhookRetention", set_retention, NULL, RSRC_CONF,
+        "how long webhook deliveries, attempts and events are kept (default 30d)"),
     AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
         "largest accepted request body (default 1M)"),
     AP_INIT_TAKE1("TravelUpstreamMaxResponse", set_max_response, NULL, RSRC_CONF,
@@ -694,6 +715,12 @@ const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
     }
     if (cfg->webhook_max_per_second == UNSET) {
         cfg->webhook_max_per_second = 0;
+    }
+    if (cfg->webhook_disable_after == UNSET) {
+        cfg->webhook_disable_after = TRV_DEFAULT_WEBHOOK_DISABLE_AFTER;
+    }
+    if (cfg->webhook_retention == UNSET) {
+        cfg->webhook_retention = TRV_DEFAULT_WEBHOOK_RETENTION;
     }
     if (cfg->db_pooled == UNSET) {
         cfg->db_pooled = 0;

@@ -2,6 +2,7 @@
  * it, record the outcome; when idle it waits on a condition variable with a
  * timeout, so a wake (new work committed here) or a stop is noticed at once. */
 #include "travel.h"
+#include "core/fanout.h"
 
 #include "ap_mpm.h"
 
@@ -132,6 +133,10 @@ static apr_status_t join_workers(void *data)
             apr_thread_join(&rv, w->threads[i]);
         }
     }
+    /* Webhook requests a sender stopped waiting for (core/fanout.h) record
+     * themselves with this child's connections: the child waits for them
+     * (they end at once when stopping: the HTTP client aborts). */
+    trv_fanout_drain(apr_time_from_sec(15));
     return APR_SUCCESS;
 }
 

@@ -55,6 +55,12 @@ static const trv_stmt update_stmt = {"trv_whs_update",
     "event_types = CASE WHEN %s::jsonb IS NULL THEN s.event_types "
     "ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
     "status = coalesce(%s, s.status), "
+    "disabled_reason = CASE WHEN %s::text IS NOT NULL AND s.status = 'DISABLED' THEN NULL "
+    "ELSE s.disabled_reason END, "
+    "disabled_at = CASE WHEN %s::text IS NOT NULL AND s.status = 'DISABLED' THEN NULL "
+    "ELSE s.disabled_at END, "
+    "failing_since = CASE WHEN %s::text IS NOT NULL AND s.status = 'DISABLED' THEN NULL "
+    "ELSE s.failing_since END, "
     "filters = CASE WHEN %s::boolean THEN %s::jsonb ELSE s.filters END, "
     "max_per_second = CASE WHEN %s::boolean THEN %s::int ELSE s.max_per_second END, "
     "updated_at = trv_now() "
@@ -102,12 +108,13 @@ static const trv_stmt dlv_replayable_stmt = {"trv_dlv_replayable",
     "WHERE d.id = %s AND d.subscription_id = %s AND d.org_id = %s FOR UPDATE"};
 
 /* A replay is a new send of the same event: the subscription's URL and
- * live secrets now, a fresh attempt list. */
+ * live secrets now, a fresh attempt list. It goes at once, on its own: a
+ * delivery waiting in a recovery's order (recover_seq, sql/180) leaves it. */
 static const trv_stmt dlv_replay_stmt = {"trv_dlv_replay",
     "UPDATE webhook_deliveries d SET status = 'PENDING', replay_count = d.replay_count + 1, "
     "failure_reason = NULL, url = s.url, secrets_enc = " TRV_WHS_LIVE_SECRETS ", "
     "attempt_count = 0, queued_at = trv_now(), published_at = NULL, delivered_at = NULL, "
-    "failed_at = NULL, updated_at = trv_now() FROM webhook_subscriptions s "
+    "failed_at = NULL, updated_at = trv_now(), recover_seq = NULL FROM webhook_subscriptions s "
     "WHERE d.id = %s AND s.id = d.subscription_id RETURNING d.replay_count"};
 
 static const char *const *event_types(const trv_req *req)
@@ -441,6 +448,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     const char *url = NULL, *status = NULL, *types_text = NULL, *scheme = NULL;
     const char *filters_text = NULL, *secret = NULL, *rate = NULL;
     int set_filters = 0, set_rate = 0;
+    long resumed = 0;
     json_t *types = NULL, *sv, *data;
     trv_rows *rows;
     trv_dbc *c;
@@ -504,13 +512,22 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     if (url && !within_limits(req, resp, c, url, id, 0)) {
         return;
     }
+    /* Re-enabled after the circuit breaker: what it missed goes out again,
+     * in the log's order, before its failing_since is cleared below. */
+    if (status && strcmp(status, "ACTIVE") == 0
+        && strcmp(trv_rows_get(rows, 0, "status"), "DISABLED") == 0) {
+        if (trv_webhook_resume(c, req->pool, id, &resumed) != APR_SUCCESS) {
+            db_failed(req, resp, c, 2702, "re-enabling a webhook subscription");
+            return;
+        }
+    }
     if (scheme && !rekey(req, resp, c, id, scheme, &rows, &secret)) {
         return;
     }
     if ((url || types_text || status || set_filters || set_rate)
         && trv_db_select(c, req->pool, &update_stmt, &rows,
-                         TRV_DB_ARGS(url, types_text, types_text, status,
-                                     set_filters ? "true" : "false", filters_text,
+                         TRV_DB_ARGS(url, types_text, types_text, status, status, status,
+                                     status, set_filters ? "true" : "false", filters_text,
                                      set_rate ? "true" : "false", rate, id,
                                      req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 614, "changing a webhook subscription");
@@ -524,6 +541,12 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     if (status) {
         trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                     TRVLOGNO(615) "webhook subscription %s is now %s", id, status);
+    }
+    if (resumed > 0) {
+        trv_env_wake(req->env);
+        trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
+                    TRVLOGNO(2703) "webhook subscription %s re-enabled: %ld events to send "
+                    "again", id, resumed);
     }
     data = trv_whs_json(req->pool, rows, 0);
     if (scheme) {

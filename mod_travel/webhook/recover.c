@@ -1,4 +1,5 @@
 #include "recover.h"
+#include "retention.h"
 #include "send.h"
 #include "store.h"
 #include "subscription_status.h"
@@ -30,25 +31,57 @@ static const trv_stmt sub_locked_stmt = {"trv_whe_sub_locked",
     "SELECT s.status FROM webhook_subscriptions s WHERE s.id = %s AND s.org_id = %s "
     "AND s.family = %s AND s.deleted_at IS NULL FOR UPDATE"};
 
-/* Every FAILED delivery of the window becomes a new send, as a replay
+/* Every FAILED delivery the filter picks becomes a new send, as a replay
  * makes one (the subscription's URL and live secrets now, attempts from
- * the first), and its first attempt's job is queued a microsecond after
- * the one before in the log's order: senders claim the oldest due first,
- * so the window goes out in the order it happened. */
+ * the first), numbered in the log's order after the subscription's last
+ * recovered one (recover_seq, sql/180). Only the first gets a send job,
+ * and only when no earlier recovery is still going out; each later one is
+ * queued by the trigger of sql/180 when the one before it has ended, so
+ * the receiver gets them one at a time in the order they happened. The
+ * parameters: the subscription, the filter's, the subscription again, the
+ * job's kind and runs. */
+#define RECOVER_SQL(filter) \
+    "WITH w AS (SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS rn " \
+    "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id " \
+    "WHERE d.subscription_id = %s AND d.status = 'FAILED' AND " filter "), " \
+    "b AS (SELECT coalesce(max(x.recover_seq), 0) AS base, bool_or(x.status IN " \
+    "('PENDING', 'PUBLISHED')) AS busy FROM webhook_deliveries x " \
+    "WHERE x.subscription_id = %s AND x.recover_seq IS NOT NULL), " \
+    "d AS (UPDATE webhook_deliveries d SET status = 'PENDING', " \
+    "replay_count = d.replay_count + 1, failure_reason = NULL, url = s.url, " \
+    "secrets_enc = " TRV_WHS_LIVE_SECRETS ", attempt_count = 0, queued_at = trv_now(), " \
+    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now(), " \
+    "recover_seq = b.base + w.rn FROM w, b, webhook_subscriptions s " \
+    "WHERE d.id = w.id AND s.id = d.subscription_id " \
+    "RETURNING d.id, d.replay_count, w.rn, coalesce(b.busy, false) AS busy), " \
+    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) " \
+    "SELECT %s, jsonb_build_object('delivery_id', d.id, 'replay', d.replay_count, " \
+    "'attempt', 1), clock_timestamp(), %s::int FROM d WHERE d.rn = 1 AND NOT d.busy) " \
+    "SELECT count(*) AS n FROM d"
+
+/* POST .../recover: the events written in [since, until). */
 static const trv_stmt recover_stmt = {"trv_whe_recover",
-    "WITH d AS (UPDATE webhook_deliveries d SET status = 'PENDING', "
-    "replay_count = d.replay_count + 1, failure_reason = NULL, url = s.url, "
-    "secrets_enc = " TRV_WHS_LIVE_SECRETS ", attempt_count = 0, queued_at = trv_now(), "
-    "published_at = NULL, delivered_at = NULL, failed_at = NULL, updated_at = trv_now() "
-    "FROM webhook_subscriptions s, events e WHERE s.id = %s AND d.subscription_id = s.id "
-    "AND e.id = d.event_id AND d.status = 'FAILED' AND e.created_at >= %s::timestamptz "
-    "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz) "
-    "RETURNING d.id, d.replay_count, e.created_at, e.id AS event_id), "
-    "j AS (INSERT INTO jobs (kind, payload, available_at, max_attempts) "
-    "SELECT %s, jsonb_build_object('delivery_id', d.id, 'replay', d.replay_count, "
-    "'attempt', 1), clock_timestamp() + row_number() OVER (ORDER BY d.created_at, d.event_id) "
-    "* interval '1 microsecond', %s::int FROM d RETURNING 1) "
-    "SELECT count(*) AS n FROM j"};
+    RECOVER_SQL("e.created_at >= %s::timestamptz "
+                "AND (%s::timestamptz IS NULL OR e.created_at < %s::timestamptz)")};
+
+/* Re-enabling a DISABLED subscription: what it missed while disabled, and
+ * what failed for good since it began failing (failing_since, still set). */
+static const trv_stmt resume_stmt = {"trv_whe_resume",
+    RECOVER_SQL("(d.failure_reason = 'subscription_disabled' "
+                "OR (d.failure_reason = 'retries_exhausted' AND d.failed_at >= "
+                "(SELECT failing_since FROM webhook_subscriptions WHERE id = d.subscription_id)))")};
+
+apr_status_t trv_webhook_resume(trv_dbc *c, apr_pool_t *p, const char *sub, long *n)
+{
+    trv_rows *r;
+    if (trv_db_select(c, p, &resume_stmt, &r,
+                      TRV_DB_ARGS(sub, sub, TRV_WEBHOOK_SEND_JOB,
+                                  apr_itoa(p, TRV_WEBHOOK_SEND_MAX_RUNS))) != APR_SUCCESS) {
+        return APR_EGENERAL;
+    }
+    *n = trv_rows_int(r, 0, "n", 0);
+    return APR_SUCCESS;
+}
 
 const char *trv_webhook_family(const trv_req *req)
 {
@@ -91,7 +124,9 @@ void trv_webhook_events(trv_req *req, trv_resp *resp)
         if (!r->n) {
             trv_db_close(req->env->db, c);
             trv_fail(req, resp, 404, "not_found", "No event %s in this organization's %s "
-                     "event log", after, family);
+                     "event log (events are kept for %" APR_INT64_T_FMT " s, "
+                     "TravelWebhookRetention)", after, family,
+                     (apr_int64_t)apr_time_sec(req->env->cfg->webhook_retention));
             return;
         }
     }
@@ -155,6 +190,15 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
     if (since && until && tu <= ts) {
         trv_errs_add(errs, "until", "must be after since");
     }
+    /* Outside retention nothing is left to send: saying so beats a silent
+     * "events: 0" for a window the log no longer holds. */
+    if (since && ts < trv_webhook_retention_horizon(req->env)) {
+        trv_errs_add(errs, "since", "is before the retention period: events and deliveries "
+                     "are kept for %" APR_INT64_T_FMT " s (TravelWebhookRetention), so since "
+                     "must be at or after %s", (apr_int64_t)apr_time_sec(
+                         req->env->cfg->webhook_retention),
+                     trv_time_format(req->pool, trv_webhook_retention_horizon(req->env)));
+    }
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -183,7 +227,7 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_db_select(c, req->pool, &recover_stmt, &r,
-                      TRV_DB_ARGS(id, since, until, until, TRV_WEBHOOK_SEND_JOB,
+                      TRV_DB_ARGS(id, since, until, until, id, TRV_WEBHOOK_SEND_JOB,
                                   apr_itoa(req->pool, TRV_WEBHOOK_SEND_MAX_RUNS)))
             != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {

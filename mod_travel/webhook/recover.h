@@ -13,6 +13,12 @@
 void trv_webhook_events(trv_req *req, trv_resp *resp);
 void trv_webhook_recover(trv_req *req, trv_resp *resp);
 
+/* Inside the caller's transaction, the subscription's row locked, before
+ * a DISABLED subscription becomes ACTIVE again: queues again, as a
+ * recovery in the log's order, every delivery that failed because it was
+ * disabled or failed for good since it began failing. *n: how many. */
+apr_status_t trv_webhook_resume(trv_dbc *c, apr_pool_t *p, const char *sub, long *n);
+
 /* The family of a /v1/<family>/... path (its second segment): the routes
  * exist only for the families the registry knows (routes_for). */
 const char *trv_webhook_family(const trv_req *req);

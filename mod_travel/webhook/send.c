@@ -6,9 +6,14 @@
 #include "signature.h"
 #include "target.h"
 #include "throttle.h"
+#include "breaker.h"
+#include "slow.h"
+#include "retention.h"
 #include "core/json.h"
 
+#include <apr_hash.h>
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 const trv_job_spec trv_webhook_send_job = {TRV_WEBHOOK_SEND_JOB, TRV_WEBHOOK_SEND_MAX_RUNS};
@@ -182,11 +187,52 @@ static int send_one(trv_env *env, apr_pool_t *p, trv_wh_item *it,
 
 typedef struct send_task {
     trv_env *env;
-    apr_pool_t *p;                 /* its own: pools are not shared by threads */
-    trv_wh_item *it;
-    apr_array_header_t *secrets;
+    /* Its own, from the root: a slow request outlives the batch's pool
+     * (core/fanout.h); freed by the batch, or by the task when late. */
+    apr_pool_t *p;
+    trv_wh_item it;                /* a copy in p */
+    apr_array_header_t *secrets;   /* in p */
+    const char *worker;            /* in p */
+    apr_time_t started;
     int stopped;
 } send_task;
+
+static const char *dup_or_null(apr_pool_t *p, const char *s)
+{
+    return s ? apr_pstrdup(p, s) : NULL;
+}
+
+/* A task owning copies of its item and secrets. NULL: out of memory. */
+static send_task *task_new(trv_env *env, const trv_job *job, const trv_wh_item *it,
+                           const apr_array_header_t *secrets)
+{
+    apr_pool_t *tp = trv_call_pool(NULL);
+    send_task *t;
+    int i;
+    if (!tp) {
+        return NULL;
+    }
+    t = apr_pcalloc(tp, sizeof(*t));
+    t->env = env;
+    t->p = tp;
+    t->it = *it;
+    t->it.job_id = dup_or_null(tp, it->job_id);
+    t->it.dlv = dup_or_null(tp, it->dlv);
+    t->it.subscription_id = dup_or_null(tp, it->subscription_id);
+    t->it.url = dup_or_null(tp, it->url);
+    t->it.event_id = dup_or_null(tp, it->event_id);
+    t->it.family = dup_or_null(tp, it->family);
+    t->it.body = dup_or_null(tp, it->body);
+    t->it.secrets = NULL;
+    t->secrets = apr_array_make(tp, secrets->nelts, sizeof(const char *));
+    for (i = 0; i < secrets->nelts; i++) {
+        APR_ARRAY_PUSH(t->secrets, const char *) =
+            apr_pstrdup(tp, APR_ARRAY_IDX(secrets, i, const char *));
+    }
+    t->worker = apr_pstrdup(tp, job->worker);
+    t->started = apr_time_now();
+    return t;
+}
 
 /* One attempt of a batch, on its own thread (core/fanout.h): a slow
  * receiver holds up no other receiver's request. When the process is
@@ -194,39 +240,145 @@ typedef struct send_task {
 static void send_task_run(void *baton)
 {
     send_task *task = baton;
-    task->stopped = send_one(task->env, task->p, task->it, task->secrets);
+    task->stopped = send_one(task->env, task->p, &task->it, task->secrets);
     if (task->stopped) {
-        task->it->action = TRV_WH_RELEASE;
+        task->it.action = TRV_WH_RELEASE;
     }
 }
 
-/* The throttle's waiting items go back to the queue at once, not after
- * the batch's sends (which may take a receiver's 10 s), and leave the
- * batch. Returns 1 when the worker's own job (the first item) was one. */
-static int set_aside_waits(trv_env *env, apr_pool_t *p, const trv_job *job,
-                           apr_array_header_t *items)
+/* Records outcomes, waiting a little while PostgreSQL may be restarting
+ * rather than send the same attempts again; then logs the deliveries that
+ * failed for good and tells the circuit breaker (breaker.h). */
+static apr_status_t record_outcomes(trv_env *env, apr_pool_t *p, const char *worker,
+                                    apr_array_header_t *rec, const char **err)
 {
-    apr_array_header_t *waits = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
-    int i, k = 0, own = APR_ARRAY_IDX(items, 0, trv_wh_item).action == TRV_WH_WAIT;
+    apr_status_t rv = APR_EGENERAL;
+    int tries, i;
+    for (tries = 0; tries < 20; tries++) {
+        rv = trv_wh_batch_record(env, p, worker, rec, err);
+        if (rv == APR_SUCCESS || TRV_STOPPING(env)) {
+            break;
+        }
+        apr_sleep(apr_time_from_msec(250 * (tries < 8 ? tries + 1 : 8)));
+    }
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    for (i = 0; i < rec->nelts; i++) {
+        const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
+        if (it->recorded && it->status == TRV_DELIVERY_FAILED) {
+            trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
+                        TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
+                        it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
+                        it->error ? it->error : "");
+        }
+    }
+    trv_webhook_breaker_note(env, p, rec);
+    return APR_SUCCESS;
+}
+
+/* The batch stops waiting for this request: its subscription is slow in
+ * this process until it ends (slow.h). */
+static void send_task_left(void *baton)
+{
+    send_task *task = baton;
+    trv_webhook_slow_enter(task->it.subscription_id, task->started);
+}
+
+/* A request the batch stopped waiting for, now answered (or timed out):
+ * it records its own outcome, on its own thread. Its job was held for
+ * TRV_WEBHOOK_BATCH_HOLD, past the receiver's timeout; if the record
+ * fails, the job is due again when the hold ends and the attempt is made
+ * again. */
+static void send_task_late(void *baton)
+{
+    send_task *task = baton;
+    apr_array_header_t *rec = apr_array_make(task->p, 1, sizeof(trv_wh_item));
     const char *err = NULL;
+    trv_webhook_slow_leave(task->it.subscription_id,
+                           task->it.action == TRV_WH_SENT
+                               && task->it.status == TRV_DELIVERY_DELIVERED
+                               && apr_time_from_msec(task->it.duration_ms)
+                                      < TRV_WEBHOOK_PATIENCE);
+    *(trv_wh_item *)apr_array_push(rec) = task->it;
+    if (record_outcomes(task->env, task->p, task->worker, rec, &err) != APR_SUCCESS) {
+        trv_log_msg(&task->env->log, TRV_LOG_WARNING, NULL,
+                    TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
+                    "(the attempt will be made again): %s", task->it.dlv, task->it.attempt,
+                    err);
+    }
+    apr_pool_destroy(task->p);
+}
+
+/* The batch waits TRV_WEBHOOK_PATIENCE for its requests; a slower one goes
+ * on alone and records itself (send_task_late). Requests to a subscription
+ * already known slow in this process (slow.h) go on alone from the start:
+ * the batch does not wait for them at all. */
+static void send_patiently(send_task **tasks, int n, int *done)
+{
+    void **slow = malloc(sizeof(void *) * (size_t)n), **quick = malloc(sizeof(void *) * (size_t)n);
+    int *slow_done = malloc(sizeof(int) * (size_t)n), *quick_done = malloc(sizeof(int) * (size_t)n);
+    int *which = malloc(sizeof(int) * (size_t)n);
+    apr_time_t now = apr_time_now();
+    int i, ns = 0, nq = 0;
+    if (!slow || !quick || !slow_done || !quick_done || !which) {
+        trv_fanout_patient(n, send_task_run, send_task_left, send_task_late, (void **)tasks,
+                           TRV_WEBHOOK_PATIENCE, done);
+    }
+    else {
+        for (i = 0; i < n; i++) {
+            /* which: the index in slow, or -1 - the index in quick. */
+            if (trv_webhook_slow_known(tasks[i]->it.subscription_id, now)) {
+                which[i] = ns;
+                slow[ns++] = tasks[i];
+            }
+            else {
+                which[i] = -1 - nq;
+                quick[nq++] = tasks[i];
+            }
+        }
+        if (ns > 0) {
+            trv_fanout_patient(ns, send_task_run, send_task_left, send_task_late, slow, 0,
+                               slow_done);
+        }
+        if (nq > 0) {
+            trv_fanout_patient(nq, send_task_run, send_task_left, send_task_late, quick,
+                               TRV_WEBHOOK_PATIENCE, quick_done);
+        }
+        for (i = 0; i < n; i++) {
+            done[i] = which[i] >= 0 ? slow_done[which[i]] : quick_done[-1 - which[i]];
+        }
+    }
+    free(slow);
+    free(quick);
+    free(slow_done);
+    free(quick_done);
+    free(which);
+}
+
+/* Requests to a subscription this process sees hanging (slow.h) wait, as
+ * throttled ones do, until its slow requests would have timed out, and up
+ * to half as long again, spread by delivery id: due all at once, the held
+ * requests of a busy subscription would come back as one burst of claims
+ * that takes every sender for a moment (the breaker bench's p99). */
+static void hold_slow(apr_array_header_t *items)
+{
+    apr_time_t now = apr_time_now();
+    int i;
     for (i = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
-        if (it->action == TRV_WH_WAIT) {
-            *(trv_wh_item *)apr_array_push(waits) = *it;
-        }
-        else {
-            APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
+        apr_interval_time_t wait;
+        if (it->claimed && it->action != TRV_WH_WAIT
+            && trv_webhook_slow_held(it->subscription_id, now, &wait)) {
+            unsigned h = 5381;
+            const char *c;
+            for (c = it->dlv; c && *c; c++) {
+                h = h * 33 + (unsigned char)*c;
+            }
+            it->action = TRV_WH_WAIT;
+            it->next = wait + (apr_interval_time_t)(h % 1000) * (wait / 2000);
         }
     }
-    items->nelts = k;
-    /* Not recorded (the database failed): due again when the hold ends. */
-    if (waits->nelts > 0
-        && trv_wh_batch_record(env, p, job->worker, waits, &err) != APR_SUCCESS) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(2107) "throttled webhook sends could not be put back (due "
-                    "again after their hold): %s", err);
-    }
-    return own;
 }
 
 void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
@@ -236,9 +388,10 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
     const char *err = NULL;
     apr_array_header_t *items, *rec;
-    send_task *tasks;
-    int n, i, tries, ntasks = 0, secret_logged = 0, own_gone;
-    apr_status_t rv = APR_EGENERAL;
+    send_task **tasks;
+    int *task_of, *done;
+    int n, i, k, ntasks = 0, secret_logged = 0, own_gone;
+    apr_status_t rv;
     trv_wh_item *first;
 
     if (!dlv || attempt < 1) {
@@ -246,6 +399,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "payload needs delivery_id, replay and attempt";
         return;
     }
+    trv_webhook_retention_ensure(env, p);
     /* The receiver has TRV_WEBHOOK_TIMEOUT: the jobs stay ours past it, so
      * no other sender makes the same attempt while this one is waiting. */
     n = trv_wh_batch_claim(env, p, job, TRV_WEBHOOK_BATCH_HOLD, &items, &err);
@@ -265,19 +419,23 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                     TRVLOGNO(2106) "the webhook throttle could not be read (throttled "
                     "requests wait): %s", err);
     }
-    own_gone = set_aside_waits(env, p, job, items);
-    if (own_gone) {
-        res->outcome = TRV_JOB_GONE; /* back in the queue, put there by the record */
-    }
-    if (items->nelts == 0) {
-        return;
-    }
+    /* Held and throttled items (WAIT) are not sent; they go back to the
+     * queue with the batch's record, after its sends: a statement of their
+     * own before the sends would hold up the batch's other receivers. */
+    hold_slow(items);
+    own_gone = 0;
 
     tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
+    task_of = apr_pcalloc(p, sizeof(*task_of) * (apr_size_t)items->nelts);
+    done = apr_pcalloc(p, sizeof(*done) * (apr_size_t)items->nelts);
     for (i = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
         apr_array_header_t *secrets;
         const char *why;
+        task_of[i] = -1;
+        if (it->action == TRV_WH_WAIT) {
+            continue;
+        }
         if (!it->dlv || it->attempt < 1) {
             it->action = TRV_WH_RELEASE; /* the queue's own claim marks it dead */
             continue;
@@ -295,26 +453,36 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             it->next = trv_job_backoff(it->job_attempt);
             continue;
         }
-        if (!(tasks[ntasks].p = trv_call_pool(p))) {
+        if (TRV_STOPPING(env) || !(tasks[ntasks] = task_new(env, job, it, secrets))) {
             it->action = TRV_WH_RELEASE;
             continue;
         }
-        tasks[ntasks].env = env;
-        tasks[ntasks].it = it;
-        tasks[ntasks].secrets = secrets;
-        ntasks++;
+        task_of[i] = ntasks++;
     }
-    if (ntasks > 0 && TRV_STOPPING(env)) {
-        for (i = 0; i < ntasks; i++) {
-            tasks[i].it->action = TRV_WH_RELEASE;
-        }
+    if (ntasks > 0) {
+        send_patiently(tasks, ntasks, done);
     }
-    else if (ntasks > 0) {
-        void **batons = apr_palloc(p, sizeof(*batons) * (apr_size_t)ntasks);
-        for (i = 0; i < ntasks; i++) {
-            batons[i] = &tasks[i];
+    /* The answered requests' outcomes come back into the batch; the late
+     * ones leave it, untouched (their task may be gone already; the
+     * worker's own job then ends GONE: its record is the late task's). */
+    for (i = 0, k = 0; i < items->nelts; i++) {
+        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
+        int t = task_of[i];
+        if (t >= 0 && !done[t]) {
+            if (i == 0 && !own_gone) {
+                own_gone = 1;
+                res->outcome = TRV_JOB_GONE;
+            }
+            continue;
         }
-        trv_fanout(p, ntasks, send_task_run, batons);
+        if (t >= 0) {
+            *it = tasks[t]->it;
+        }
+        APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
+    }
+    items->nelts = k;
+    if (items->nelts == 0) {
+        goto free_tasks;
     }
 
     /* The worker's own job goes through the queue's retry and release (its
@@ -329,18 +497,10 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             *(trv_wh_item *)apr_array_push(rec) = APR_ARRAY_IDX(items, i, trv_wh_item);
         }
         if (rec->nelts == 0) {
-            return;
+            goto free_tasks;
         }
     }
-    /* PostgreSQL may be restarting: keep the results a little while rather
-     * than send the same attempts again. */
-    for (tries = 0; tries < 20; tries++) {
-        rv = trv_wh_batch_record(env, p, job->worker, rec, &err);
-        if (rv == APR_SUCCESS || TRV_STOPPING(env)) {
-            break;
-        }
-        apr_sleep(apr_time_from_msec(250 * (tries < 8 ? tries + 1 : 8)));
-    }
+    rv = record_outcomes(env, p, job->worker, rec, &err);
     if (rv != APR_SUCCESS) {
         /* The other jobs of the batch become due when their hold runs out. */
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
@@ -350,18 +510,15 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->outcome = TRV_JOB_RETRY;
             res->error = err;
         }
-        return;
     }
-    if (rec == items) {
+    else if (rec == items && !own_gone) {
         res->outcome = TRV_JOB_GONE; /* removed by the record statement */
     }
-    for (i = 0; i < rec->nelts; i++) {
-        const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
-        if (it->recorded && it->status == TRV_DELIVERY_FAILED) {
-            trv_log_msg(&env->log, TRV_LOG_NOTICE, NULL,
-                        TRVLOGNO(642) "delivery %s failed after %d attempts (last: %d%s%s)",
-                        it->dlv, it->attempt, it->response_status, it->error ? ", " : "",
-                        it->error ? it->error : "");
+free_tasks:
+    /* The answered tasks' pools (the late ones free their own). */
+    for (i = 0; i < ntasks; i++) {
+        if (done[i]) {
+            apr_pool_destroy(tasks[i]->p);
         }
     }
 }

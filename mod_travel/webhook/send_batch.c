@@ -34,7 +34,8 @@ static const trv_stmt claim_stmt = {"trv_dlv_batch_claim",
     "SELECT b.id AS job_id, b.attempts AS job_attempt, b.payload::text AS payload, "
     "d.id AS delivery_id, d.subscription_id, d.url, d.secrets, e.id AS event_id, e.family, "
     "jsonb_build_object('id', e.id, 'type', e.type, 'created_at', trv_ts(e.created_at), "
-    "'data', e.data)::text AS body, s.max_per_second "
+    "'data', e.data)::text AS body, s.max_per_second, "
+    "(extract(epoch FROM s.failing_since) * 1000000)::bigint AS failing_us "
     "FROM b LEFT JOIN d ON d.job_id = b.id LEFT JOIN events e ON e.id = d.event_id "
     "LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id "
     "ORDER BY b.pos, b.due, b.id"};
@@ -127,6 +128,9 @@ int trv_wh_batch_claim(trv_env *env, apr_pool_t *p, const trv_job *job,
         it->body = trv_rows_get(rows, i, "body");
         it->secrets = trv_rows_get(rows, i, "secrets");
         it->max_per_second = trv_rows_int(rows, i, "max_per_second", 0);
+        it->failing_since = trv_rows_get(rows, i, "failing_us")
+                                ? (apr_time_t)apr_atoi64(trv_rows_get(rows, i, "failing_us"))
+                                : 0;
         it->action = TRV_WH_DONE;
     }
     return rows->n;

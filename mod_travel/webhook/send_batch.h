@@ -33,6 +33,7 @@ typedef struct trv_wh_item {
     const char *subscription_id, *url, *event_id, *family, *body;
     const char *secrets; /* JSON array of sealed secrets */
     int max_per_second;  /* the subscription's throttle, 0: the site's */
+    apr_time_t failing_since; /* the subscription's, when claimed; 0: none */
     /* The outcome, filled in by the sender. */
     trv_wh_action action;
     trv_delivery_status status;  /* SENT: DELIVERED, FAILED or PUBLISHED */
@@ -42,6 +43,7 @@ typedef struct trv_wh_item {
     const char *error;
     int duration_ms;
     int recorded;                /* the record wrote this delivery's outcome */
+
 } trv_wh_item;
 
 /* Claims the attempt `job` names and up to TRV_WEBHOOK_BATCH - 1 more due

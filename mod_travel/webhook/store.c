@@ -18,6 +18,9 @@ json_t *trv_whs_json(apr_pool_t *p, const trv_rows *r, int i)
     json_object_set_new(s, "event_types",
                         parsed(p, trv_rows_get(r, i, "event_types"), json_array()));
     json_object_set_new(s, "status", json_string(trv_rows_get(r, i, "status")));
+    /* Why the circuit breaker disabled it (breaker.h); null otherwise. */
+    json_object_set_new(s, "disabled_reason",
+                        trv_json_strn(trv_rows_get(r, i, "disabled_reason")));
     json_object_set_new(s, "filters", parsed(p, trv_rows_get(r, i, "filters"), json_null()));
     json_object_set_new(s, "max_per_second",
                         trv_rows_get(r, i, "max_per_second")

@@ -16,6 +16,7 @@
 #define TRV_WHS_COLUMNS \
     "s.id, s.url, array_to_json(s.event_types)::text AS event_types, s.status, " \
     "s.filters::text AS filters, s.signature_scheme, s.public_key, s.max_per_second, " \
+    "s.disabled_reason, " \
     "trv_ts(s.previous_secret_expires_at) AS previous_secret_expires_at, " \
     "trv_ts(s.created_at) AS created_at, trv_ts(s.updated_at) AS updated_at"
 

@@ -20,6 +20,7 @@
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
 #include "webhook/publish.h"
+#include "webhook/retention.h"
 #include "webhook/send.h"
 #include "watch/watch.h"
 
@@ -159,6 +160,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_probe_job, trv_probe_run},
         {&trv_event_publish_job, trv_event_publish_run},
         {&trv_webhook_send_job, trv_webhook_send_run},
+        {&trv_webhook_retention_job, trv_webhook_retention_run},
         {&trv_fjob_complete, trv_fjob_complete_run},
         {&trv_fjob_settle, trv_fjob_settle_run},
         {&trv_fjob_cancel, trv_fjob_cancel_run},

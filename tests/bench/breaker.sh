@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The circuit breaker's isolation: does a receiver that hangs slow down the
+# others?
+#
+#   tests/bench/breaker.sh [EVENTS] [HEALTHY]        (make bench)
+#
+# Starts a throwaway stack (one instance, 2 children x TRAVEL_WORKERS sender
+# threads, 4 by default, as webhooks.sh), HEALTHY (20) organizations each
+# with one subscription to its own sandbox inbox, and one more whose inbox
+# answers only after 12 s (every request to it times out at 10 s). Then two
+# runs, each committing EVENTS (5000) events to the healthy receivers one
+# per transaction, LAT_GAP_MS (2) apart, round robin:
+#   without  the hanging receiver gets nothing
+#   with     every 20th commit is also an event for the hanging receiver
+# and reports the healthy receivers' commit-to-receipt p50, p99 and max
+# (the first receipt of each event) in each run.
+set -euo pipefail
+EVENTS=${1:-5000}
+HEALTHY=${2:-20}
+LAT_GAP_MS=${LAT_GAP_MS:-2}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
+chmod 755 "$dir"
+stack="$root/scripts/stack.sh"
+
+used=" "
+free_port() {
+  local p
+  while :; do
+    p=$(( 20000 + RANDOM % 12000 ))
+    [[ $used == *" $p "* ]] && continue
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
+  done
+}
+export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
+export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
+export TRAVEL_WORKERS=${TRAVEL_WORKERS:-4}
+# The hanging receiver's retries come a second apart, as in the test stack:
+# the most pressure it can put on the senders.
+export TRAVEL_RETRY_SCHEDULE=${TRAVEL_RETRY_SCHEDULE:-1 1 1}
+trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+
+"$stack" pg-start "$dir" >/dev/null
+"$stack" sandbox-start "$dir" >/dev/null
+"$stack" httpd-start "$dir" a >/dev/null
+db=$(cat "$dir/db.conninfo")
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX "$@"; }
+
+# One organization per receiver (at most 5 subscriptions per organization
+# and family): healthy ones h1..hN, the hanging one last.
+subscribe() {
+  local name=$1 org key
+  org=$("$root/bin/travelctl" --db "$db" org create "bench-$name" | tail -n 1)
+  key=$("$root/bin/travelctl" --db "$db" key create --org "$org" --user bench 2>/dev/null | tail -n 1)
+  curl -sf -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' \
+    -d "{\"url\": \"http://127.0.0.1:$TRAVEL_SANDBOX_PORT/inbox/bench-$name\", \"event_types\": [\"flight.booking.confirmed\"]}" \
+    "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions"
+  echo "$org"
+}
+orgs=()
+for i in $(seq 1 "$HEALTHY"); do orgs+=("$(subscribe "h$i")"); done
+hang_org=$(subscribe hang)
+curl -sf -o /dev/null -X PUT -H 'content-type: application/json' -d '{"status": 200, "delay_ms": 12000}' \
+  "http://127.0.0.1:$TRAVEL_SANDBOX_PORT/sandbox/inboxes/bench-hang/behavior"
+org_list=$(printf "'%s'," "${orgs[@]}"); org_list="ARRAY[${org_list%,}]"
+
+# RUN events one per commit, round robin over the healthy organizations;
+# with HANG=1 every 20th commit also writes one for the hanging receiver.
+run() {
+  local tag=$1 hang=$2 EVENTS=${3:-$EVENTS}
+  psql -c "DO \$\$ DECLARE o text[] := $org_list; e text; BEGIN FOR i IN 1..$EVENTS LOOP
+      INSERT INTO events (id, org_id, family, type, data) VALUES ('evt_${tag}_' || i,
+        o[1 + (i - 1) % array_length(o, 1)], 'flight', 'flight.booking.confirmed',
+        jsonb_build_object('booking', jsonb_build_object('id', 'bkg_${tag}_' || i, 'status', 'CONFIRMED')));
+      IF $hang = 1 AND i % 20 = 0 THEN
+        INSERT INTO events (id, org_id, family, type, data) VALUES ('evt_${tag}_hang_' || i,
+          '$hang_org', 'flight', 'flight.booking.confirmed',
+          jsonb_build_object('booking', jsonb_build_object('id', 'bkg_hang_' || i)));
+      END IF;
+      COMMIT;
+      PERFORM pg_sleep($LAT_GAP_MS / 1000.0);
+    END LOOP; END \$\$"
+  local n=0 i
+  for i in $(seq 1 600); do
+    n=$(psql -c "SELECT count(DISTINCT r.headers->>'webhook-id') FROM sandbox.inbox_requests r
+      WHERE r.inbox LIKE 'bench-h%' AND r.inbox <> 'bench-hang' AND r.headers->>'webhook-id' LIKE 'evt_${tag}_%'")
+    [ "$n" -ge "$EVENTS" ] && break
+    sleep 0.5
+  done
+  [ "$n" -ge "$EVENTS" ] || { echo "bench: only $n of $EVENTS reached the healthy receivers" >&2; return 1; }
+  psql -F ' ' -c "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+      round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1), round(max(ms)::numeric, 1)
+    FROM (SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
+            FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
+           WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%' GROUP BY e.id, e.created_at) x"
+  # Where the slow receipts were: how many took over 50 ms, and over which
+  # seconds of the run they were committed.
+  psql -F ' ' -c "SELECT count(*), coalesce(string_agg(DISTINCT s::text, ',' ORDER BY s::text), '-')
+    FROM (SELECT (extract(epoch FROM e.created_at - t.t0))::int AS s,
+                 extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
+            FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id',
+                 (SELECT min(created_at) AS t0 FROM events WHERE id LIKE 'evt_${tag}_%') t
+           WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%'
+           GROUP BY e.id, e.created_at, t.t0) x WHERE ms > 50" |
+    sed "s/^/  run $tag: receipts over 50 ms, and the seconds of the run they were committed in: /" >&2
+}
+
+# Warm up (connections, prepared statements).
+run w 0 400 >/dev/null
+without=$(run a 0)
+with=$(run b 1)
+hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'")
+echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per commit ${LAT_GAP_MS} ms apart, 1 instance x 2 children x $TRAVEL_WORKERS sender threads"
+awk -v a="$without" -v b="$with" -v h="$hung" 'BEGIN {
+  split(a, x, " "); split(b, y, " ")
+  printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
+  printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], h
+  if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
+}'

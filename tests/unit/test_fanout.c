@@ -1,0 +1,96 @@
+/* The patient fan-out (core/fanout.h): calls that finish within the
+ * patience are done and seen by the caller; a slower one goes on alone,
+ * `left` runs for it in the caller before its `late` can run, and `late`
+ * runs on its thread once it finishes; drain waits for it. A patience of
+ * 0 leaves every unfinished call to go on alone at once. */
+#include "unit.h"
+
+#include "core/fanout.h"
+
+#include <apr_atomic.h>
+#include <apr_time.h>
+
+typedef struct call {
+    int sleep_ms;
+    volatile apr_uint32_t ran, left, late, late_after_left;
+} call;
+
+static void run(void *baton)
+{
+    call *c = baton;
+    apr_sleep(apr_time_from_msec(c->sleep_ms));
+    apr_atomic_set32(&c->ran, 1);
+}
+
+static void on_left(void *baton)
+{
+    call *c = baton;
+    apr_atomic_set32(&c->left, 1);
+}
+
+static void on_late(void *baton)
+{
+    call *c = baton;
+    apr_atomic_set32(&c->late_after_left, apr_atomic_read32(&c->left));
+    apr_atomic_set32(&c->late, 1);
+}
+
+static void a_slow_call_goes_on_alone(void **state)
+{
+    call calls[3] = {{5, 0, 0, 0, 0}, {400, 0, 0, 0, 0}, {5, 0, 0, 0, 0}};
+    void *batons[3] = {&calls[0], &calls[1], &calls[2]};
+    int done[3];
+    apr_time_t t0 = apr_time_now();
+    (void)state;
+    trv_fanout_patient(3, run, on_left, on_late, batons, apr_time_from_msec(100), done);
+    /* Back after the patience, not after the slow call. */
+    assert_true(apr_time_now() - t0 < apr_time_from_msec(350));
+    assert_int_equal(done[0], 1);
+    assert_int_equal(done[1], 0);
+    assert_int_equal(done[2], 1);
+    assert_int_equal(apr_atomic_read32(&calls[0].left), 0);
+    assert_int_equal(apr_atomic_read32(&calls[1].left), 1);
+    assert_int_equal(apr_atomic_read32(&calls[0].late), 0);
+    assert_int_equal(trv_fanout_drain(apr_time_from_sec(5)), 1);
+    assert_int_equal(apr_atomic_read32(&calls[1].ran), 1);
+    assert_int_equal(apr_atomic_read32(&calls[1].late), 1);
+    assert_int_equal(apr_atomic_read32(&calls[1].late_after_left), 1);
+}
+
+static void patience_zero_waits_for_nothing(void **state)
+{
+    call calls[2] = {{200, 0, 0, 0, 0}, {200, 0, 0, 0, 0}};
+    void *batons[2] = {&calls[0], &calls[1]};
+    int done[2];
+    apr_time_t t0 = apr_time_now();
+    (void)state;
+    trv_fanout_patient(2, run, on_left, on_late, batons, 0, done);
+    assert_true(apr_time_now() - t0 < apr_time_from_msec(150));
+    assert_int_equal(done[0] + done[1], 0);
+    assert_int_equal(trv_fanout_drain(apr_time_from_sec(5)), 1);
+    assert_int_equal(apr_atomic_read32(&calls[0].late) + apr_atomic_read32(&calls[1].late), 2);
+}
+
+static void all_in_time_are_done(void **state)
+{
+    call calls[4] = {{1, 0, 0, 0, 0}, {2, 0, 0, 0, 0}, {3, 0, 0, 0, 0}, {1, 0, 0, 0, 0}};
+    void *batons[4] = {&calls[0], &calls[1], &calls[2], &calls[3]};
+    int done[4], i;
+    (void)state;
+    trv_fanout_patient(4, run, on_left, on_late, batons, apr_time_from_sec(5), done);
+    for (i = 0; i < 4; i++) {
+        assert_int_equal(done[i], 1);
+        assert_int_equal(apr_atomic_read32(&calls[i].ran), 1);
+        assert_int_equal(apr_atomic_read32(&calls[i].left), 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_slow_call_goes_on_alone),
+        cmocka_unit_test(patience_zero_waits_for_nothing),
+        cmocka_unit_test(all_in_time_are_done),
+    };
+    return UNIT_RUN(tests);
+}
