@@ -8,7 +8,7 @@
  * Run by `make conformance` (scripts/conformance.sh, docs/suppliers.md
  * "Conformance kit"). Environment:
  *   PROTOCOL            one of `conformance --list` (duffel, travel-air, liteapi,
- *                       hotelbeds, travel-hotel-b, travel-hotel-c, duffel-stays)
+ *                       hotelbeds, travel-hotel-c, duffel-stays)
  *                       (any protocol the gateway registers)
  *   SUPPLIER_URL        the base URL, as on a TravelSupplier line; unset:
  *                       SANDBOX_URL's listing (GET /sandbox/suppliers) gives
@@ -284,14 +284,20 @@ const char *kit_str(const json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-/* --list: the protocols the gateway registers, one a line. */
+/* --list: the protocols the gateway registers, one a line; an alias (a
+ * protocol's former name, the same adapter as a row before it) is checked
+ * under the protocol's own name. */
 static int list_protocols(void)
 {
     const trv_domain *const *d;
     for (d = trv_gateway_domains(); *d; d++) {
-        const trv_supplier *s;
+        const trv_supplier *s, *t;
         for (s = (*d)->suppliers; s && s->name; s++) {
-            printf("%s\n", s->name);
+            for (t = (*d)->suppliers; t != s && t->adapter != s->adapter; t++) {
+            }
+            if (t == s) {
+                printf("%s\n", s->name);
+            }
         }
     }
     return 0;
