@@ -96,7 +96,9 @@ static void make_conformance_passes_for_every_protocol(void **state)
             passed++;
             s++;
         }
-        assert_int_equal(passed, 5);
+        for (i = 0; protocols[i]; i++) {
+        }
+        assert_int_equal(passed, i);
     }
     free(out);
 }
