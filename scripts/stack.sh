@@ -148,6 +148,9 @@ admin_users = travel
 pool_mode = transaction
 default_pool_size = ${TRAVEL_BOUNCER_POOL:-8}
 max_client_conn = 1000
+; after PostgreSQL restarts (test_webhook_faults, a failover) try its login
+; again within a second, not pgbouncer's default 15 s of refusing clients
+server_login_retry = 1
 logfile = $b/pgbouncer.log
 pidfile = $b/pgbouncer.pid
 INI
