@@ -30,6 +30,16 @@ const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name
     return NULL;
 }
 
+const trv_supplier *trv_supplier_primary(const trv_supplier *rows, const trv_supplier *row)
+{
+    for (; rows && rows->name && rows != row; rows++) {
+        if (rows->adapter == row->adapter) {
+            return rows;
+        }
+    }
+    return row;
+}
+
 const trv_supplier *trv_protocol_lookup(const struct trv_domain *const *domains,
                                         const char *protocol)
 {

@@ -85,6 +85,11 @@ int trv_supplier_can(const trv_supplier *s, unsigned caps);
  * configuration's bound suppliers; rows end at a NULL name), or NULL. */
 const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name);
 
+/* In a protocol table: the first row with row's adapter, which is row
+ * itself unless row is an alias (a protocol's former name, such as
+ * travel-hotel-b for hotelbeds). */
+const trv_supplier *trv_supplier_primary(const trv_supplier *rows, const trv_supplier *row);
+
 /* The protocol row named protocol, looked up in every domain of a list (as
  * trv_registry_build takes it; its row's domain says whose it is), or NULL
  * when no domain registers that protocol. Configuration time uses it, when

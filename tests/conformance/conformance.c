@@ -291,11 +291,9 @@ static int list_protocols(void)
 {
     const trv_domain *const *d;
     for (d = trv_gateway_domains(); *d; d++) {
-        const trv_supplier *s, *t;
+        const trv_supplier *s;
         for (s = (*d)->suppliers; s && s->name; s++) {
-            for (t = (*d)->suppliers; t != s && t->adapter != s->adapter; t++) {
-            }
-            if (t == s) {
+            if (trv_supplier_primary((*d)->suppliers, s) == s) {
                 printf("%s\n", s->name);
             }
         }

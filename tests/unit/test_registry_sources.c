@@ -903,7 +903,8 @@ static void check_suppliers(apr_pool_t *p, const trv_registry *reg, const json_t
                  * protocol whose adapter it names. */
                 const trv_supplier *used =
                     trv_supplier_find(d->suppliers, APR_ARRAY_IDX(stack, i + 2, const char *));
-                bound |= used && used->adapter == row->adapter;
+                bound |= used && trv_supplier_primary(d->suppliers, used)
+                                     == trv_supplier_primary(d->suppliers, row);
             }
             for (k = 0; !bound && bound_elsewhere[k].protocol; k++) {
                 bound = strcmp(bound_elsewhere[k].protocol, row->name) == 0
