@@ -216,7 +216,25 @@ void trv_fail_supplier(trv_req *req, trv_resp *resp, trv_up_status st, int logno
     apr_time_t now = apr_time_now();
     apr_time_t until = st == TRV_UP_UNAVAILABLE
                            ? trv_upstream_limit_until(req->env->upstream_limits, up, now) : 0;
+    apr_time_t spent = st == TRV_UP_UNAVAILABLE
+                           ? trv_upstream_limit_budget_until(req->env->upstream_limits, up, now)
+                           : 0;
     apr_int64_t secs;
+    if (!until && spent) {
+        /* The operator's ceiling, not the supplier, held the call: the
+         * client is asking faster than the supplier may be asked. A 429
+         * with the second to wait, never a 5xx (the supplier is fine). */
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(3220) "%s%s: its call budget (max_calls_per_second=%ld) is spent: %s",
+                    area, who, up ? up->max_calls_per_second : 0L, message ? message : "");
+        trv_fail(req, resp, 429, "rate_limited",
+                 "%s is asked more often than its call budget of %ld a second allows; "
+                 "retry after 1 seconds", who, up ? up->max_calls_per_second : 0L);
+        if (resp->headers) {
+            apr_table_setn(resp->headers, "Retry-After", "1");
+        }
+        return;
+    }
     if (!until) {
         trv_fail_upstream(req, resp, st, logno, area, who, message);
         return;

@@ -27,6 +27,14 @@ typedef struct trv_upstream {
      * the shared search cache (the search_cache= option of a hotel
      * supplier's line); 0: never. */
     apr_interval_time_t search_cache;
+    /* The operator's ceiling of calls per second to this line, shared by
+     * every child and node (max_calls_per_second=, core/call_budget.h);
+     * 0: none. */
+    long max_calls_per_second;
+    /* Set on a copy of the line by background work (price watches): its
+     * calls spend only what live calls leave of the ceiling and never
+     * wait for a window or a supplier's limit (they are deferred). */
+    int background;
 } trv_upstream;
 
 /* A network the operator allows as a webhook target despite the SSRF rules;

@@ -33,6 +33,7 @@ struct trv_key_cache; /* account/key_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
 struct trv_shared_cache; /* core/shared_cache.h */
 struct trv_upstream_limits; /* core/upstream_limit.h */
+struct trv_call_counter; /* core/call_budget.h */
 
 typedef struct trv_env {
     trv_log log;
@@ -76,6 +77,10 @@ typedef struct trv_env {
      * children of this httpd (core/upstream_limit.h); NULL: not obeyed
      * (travelctl, tests of other things). */
     struct trv_upstream_limits *upstream_limits;
+    /* Where the suppliers' call budgets (max_calls_per_second=) are
+     * counted, shared by the children (and nodes) (core/call_budget.h);
+     * NULL: the ceilings are not applied. */
+    const struct trv_call_counter *call_counter;
 } trv_env;
 
 static inline void trv_env_wake(const trv_env *env)

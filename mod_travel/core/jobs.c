@@ -42,6 +42,12 @@ static const trv_stmt release_stmt = {"trv_job_release",
     "available_at = clock_timestamp(), updated_at = clock_timestamp() "
     "WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int"};
 
+static const trv_stmt defer_stmt = {"trv_job_defer",
+    "UPDATE jobs SET status = 'queued', attempts = attempts - 1, locked_by = NULL, "
+    "available_at = clock_timestamp() + %s::bigint * interval '1 microsecond', "
+    "last_error = %s, updated_at = clock_timestamp() "
+    "WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int"};
+
 static const trv_stmt hold_stmt = {"trv_job_hold",
     "UPDATE jobs SET available_at = clock_timestamp() + %s::bigint * interval "
     "'1 microsecond' WHERE id = %s::bigint AND locked_by = %s AND attempts = %s::int"};
@@ -137,6 +143,13 @@ static apr_status_t record(trv_env *env, apr_pool_t *p, const trv_job *job,
         rv = trv_db_exec(c, p, &release_stmt, NULL,
                          TRV_DB_ARGS(job->id, job->worker, att));
         break;
+    case TRV_JOB_DEFER:
+        rv = trv_db_exec(c, p, &defer_stmt, NULL,
+                         TRV_DB_ARGS(i64(p, res->retry_in > 0 ? res->retry_in
+                                                              : apr_time_from_sec(1)),
+                                     res->error ? res->error : "deferred", job->id,
+                                     job->worker, att));
+        break;
     default:
         rv = trv_db_exec(c, p, &dead_stmt, NULL,
                          TRV_DB_ARGS(res->error ? res->error : "failed", job->id,
@@ -159,6 +172,7 @@ static const char *outcome_name(trv_job_outcome o)
     case TRV_JOB_DEAD: return "dead";
     case TRV_JOB_RELEASE: return "released";
     case TRV_JOB_GONE: return "done";
+    case TRV_JOB_DEFER: return "deferred";
     }
     return "?";
 }

@@ -23,14 +23,18 @@ typedef enum {
     TRV_JOB_RETRY,         /* transient failure: run again after a backoff */
     TRV_JOB_DEAD,          /* permanent failure: kept with its error */
     TRV_JOB_RELEASE,       /* not run (stopping): due again at once */
-    TRV_JOB_GONE           /* finished, and the runner removed the job itself in
+    TRV_JOB_GONE,          /* finished, and the runner removed the job itself in
                             * the statement that recorded its work (one round
                             * trip fewer: the webhook sender) */
+    TRV_JOB_DEFER          /* not run now by choice (a price watch yielding to live
+                            * searches): due again after retry_in, the attempt
+                            * not counted, so a deferred job is never lost */
 } trv_job_outcome;
 
 typedef struct trv_job_result {
     trv_job_outcome outcome;
-    apr_interval_time_t retry_in; /* RETRY: 0 picks the exponential backoff */
+    apr_interval_time_t retry_in; /* RETRY: 0 picks the exponential backoff; DEFER: the
+                                   * delay */
     const char *error;
 } trv_job_result;
 

@@ -10,7 +10,7 @@
 const double trv_metrics_bounds_s[TRV_METRICS_BUCKETS] = {
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, INFINITY};
 
-#define MAGIC 0x54524d32u /* "TRM2": the layout below */
+#define MAGIC 0x54524d33u /* "TRM3": the layout below */
 #define UNMATCHED "(no route)"
 
 typedef struct route_slot {
@@ -24,6 +24,7 @@ typedef struct up_slot {
     apr_uint64_t calls, errors, timeouts;
     apr_uint64_t sum_us;                        /* durations of the calls */
     apr_uint64_t buckets[TRV_METRICS_BUCKETS];  /* over trv_metrics_bounds_s */
+    apr_uint64_t events[TRV_METRIC_EVENTS];
 } up_slot;
 
 struct trv_metrics_shm {
@@ -181,6 +182,21 @@ void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome,
     }
 }
 
+void trv_metrics_upstream_event(trv_metrics *m, const char *name, trv_metric_event e)
+{
+    apr_uint32_t j, n;
+    if (!m || !name || e < 0 || e >= TRV_METRIC_EVENTS) {
+        return;
+    }
+    n = m->shm->nupstreams;
+    for (j = 0; j < n; j++) {
+        if (strcmp(m->shm->ups[j].name, name) == 0) {
+            apr_atomic_add64(&m->shm->ups[j].events[e], 1);
+            return;
+        }
+    }
+}
+
 double trv_metrics_quantile(const unsigned long long *buckets, int n, double q)
 {
     unsigned long long total = 0, cum = 0;
@@ -241,6 +257,10 @@ int trv_metrics_upstreams(const trv_metrics *m, apr_pool_t *p,
         (*out)[i].errors = apr_atomic_read64(&u->errors);
         for (k = 0; k < TRV_METRICS_BUCKETS; k++) {
             b[k] = apr_atomic_read64(&u->buckets[k]);
+            (*out)[i].buckets[k] = b[k];
+        }
+        for (k = 0; k < TRV_METRIC_EVENTS; k++) {
+            (*out)[i].events[k] = apr_atomic_read64(&u->events[k]);
         }
         (*out)[i].timeouts = apr_atomic_read64(&u->timeouts);
         (*out)[i].sum_s = (double)apr_atomic_read64(&u->sum_us) / APR_USEC_PER_SEC;
@@ -363,6 +383,74 @@ static void summary(apr_array_header_t *a, apr_pool_t *p, const char *name, cons
         name, key, l, p50, name, key, l, p99, name, key, l, sum_s, name, key, l, count));
 }
 
+/* A counter family of one upstream event. */
+static void event_counter(apr_array_header_t *a, apr_pool_t *p, const char *name,
+                          const char *help, const trv_metrics_upstream_fig *u, int nu,
+                          trv_metric_event e)
+{
+    int i;
+    add(a, apr_psprintf(p, "# HELP %s %s\n# TYPE %s counter\n", name, help, name));
+    for (i = 0; i < nu; i++) {
+        add(a, apr_psprintf(p, "%s{upstream=\"%s\"} %" APR_UINT64_T_FMT "\n", name,
+                            label(p, u[i].upstream), u[i].events[e]));
+    }
+}
+
+/* The per-supplier figures beside the calls: the duration histogram (the
+ * same buckets as the summary's quantiles), 429s, calls held back, the
+ * search cache and searches per booking. */
+static void upstream_events(apr_array_header_t *a, apr_pool_t *p,
+                            const trv_metrics_upstream_fig *u, int nu)
+{
+    int i, k;
+    add(a, "# HELP travel_upstream_call_seconds Calls to each supplier and the payment "
+           "provider by time to answer\n# TYPE travel_upstream_call_seconds histogram\n");
+    for (i = 0; i < nu; i++) {
+        const char *l = label(p, u[i].upstream);
+        apr_uint64_t cum = 0;
+        for (k = 0; k < TRV_METRICS_BUCKETS; k++) {
+            cum += u[i].buckets[k];
+            add(a, apr_psprintf(p, "travel_upstream_call_seconds_bucket{upstream=\"%s\",le=\"%s\"} "
+                                "%" APR_UINT64_T_FMT "\n", l,
+                                isinf(trv_metrics_bounds_s[k])
+                                    ? "+Inf" : apr_psprintf(p, "%g", trv_metrics_bounds_s[k]),
+                                cum));
+        }
+        add(a, apr_psprintf(p, "travel_upstream_call_seconds_sum{upstream=\"%s\"} %.6f\n"
+                            "travel_upstream_call_seconds_count{upstream=\"%s\"} %"
+                            APR_UINT64_T_FMT "\n", l, u[i].sum_s, l, cum));
+    }
+    event_counter(a, p, "travel_upstream_429_total", "Calls the upstream answered with 429 "
+                  "(over its rate limit)", u, nu, TRV_METRIC_429);
+    event_counter(a, p, "travel_upstream_budget_refused_total", "Calls not sent because the "
+                  "line's call budget (max_calls_per_second) was spent", u, nu,
+                  TRV_METRIC_BUDGET_REFUSED);
+    event_counter(a, p, "travel_upstream_limit_refused_total", "Calls not sent because the "
+                  "supplier had said it is over its rate limit", u, nu, TRV_METRIC_LIMIT_REFUSED);
+    event_counter(a, p, "travel_upstream_deferred_total", "Background checks (price watches) "
+                  "put off because the supplier's budget was nearly spent or it was over its "
+                  "limit", u, nu, TRV_METRIC_DEFERRED);
+    event_counter(a, p, "travel_search_cache_hits_total", "Searches of the supplier answered "
+                  "from the shared search cache", u, nu, TRV_METRIC_CACHE_HIT);
+    event_counter(a, p, "travel_search_cache_misses_total", "Searches of a supplier line that "
+                  "keeps answers (search_cache=) not found in the cache", u, nu,
+                  TRV_METRIC_CACHE_MISS);
+    event_counter(a, p, "travel_upstream_searches_total", "Client searches that asked the "
+                  "supplier (answered from the cache or not)", u, nu, TRV_METRIC_SEARCH);
+    event_counter(a, p, "travel_upstream_bookings_total", "Bookings made (prebook) at the "
+                  "supplier", u, nu, TRV_METRIC_BOOKING);
+    add(a, "# HELP travel_upstream_searches_per_booking Client searches that asked the "
+           "supplier per booking made there since the server started; NaN before its first "
+           "booking\n# TYPE travel_upstream_searches_per_booking gauge\n");
+    for (i = 0; i < nu; i++) {
+        apr_uint64_t b = u[i].events[TRV_METRIC_BOOKING];
+        add(a, apr_psprintf(p, "travel_upstream_searches_per_booking{upstream=\"%s\"} %s\n",
+                            label(p, u[i].upstream),
+                            b ? apr_psprintf(p, "%.3f", (double)u[i].events[TRV_METRIC_SEARCH]
+                                                        / (double)b) : "NaN"));
+    }
+}
+
 char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
                              const trv_metrics_queue *q)
 {
@@ -410,6 +498,7 @@ char *trv_metrics_prometheus(const trv_metrics *m, apr_pool_t *p,
         summary(a, p, "travel_upstream_duration_seconds", "upstream", label(p, u[i].upstream),
                 u[i].calls, u[i].p50_s, u[i].p99_s, u[i].sum_s);
     }
+    upstream_events(a, p, u, nu);
     {
         trv_metrics_funnel_fig *f;
         int nf = trv_metrics_funnels(m, p, &f);

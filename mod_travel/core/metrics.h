@@ -38,6 +38,22 @@ void trv_metrics_request(trv_metrics *m, const trv_route *route, int status,
 void trv_metrics_upstream(trv_metrics *m, const char *name, int outcome,
                           apr_interval_time_t elapsed);
 
+/* What else happens to an upstream's calls, counted apart from the calls
+ * themselves. */
+typedef enum {
+    TRV_METRIC_429,            /* it answered 429 (counted in errors too) */
+    TRV_METRIC_BUDGET_REFUSED, /* not sent: its line's call budget was spent
+                                * (core/call_budget.h); not a call */
+    TRV_METRIC_LIMIT_REFUSED,  /* not sent: it had said it is over its limit */
+    TRV_METRIC_CACHE_HIT,      /* a search answered from the search cache */
+    TRV_METRIC_CACHE_MISS,     /* a search the cache could have kept, asked */
+    TRV_METRIC_DEFERRED,       /* a background check put off (watches yield) */
+    TRV_METRIC_SEARCH,         /* a client's search asked this supplier */
+    TRV_METRIC_BOOKING,        /* a booking (prebook) made at this supplier */
+    TRV_METRIC_EVENTS
+} trv_metric_event;
+void trv_metrics_upstream_event(trv_metrics *m, const char *name, trv_metric_event e);
+
 /* What the database says, read at scrape time. */
 typedef struct trv_metrics_queue {
     int db_up;
@@ -59,6 +75,8 @@ typedef struct trv_metrics_upstream_fig {
     const char *upstream;
     apr_uint64_t calls, errors, timeouts;
     double sum_s, p50_s, p99_s;   /* the calls' durations */
+    apr_uint64_t buckets[TRV_METRICS_BUCKETS]; /* the calls per duration bucket */
+    apr_uint64_t events[TRV_METRIC_EVENTS];
 } trv_metrics_upstream_fig;
 
 /* A consistent-enough copy to render (each figure read atomically). */

@@ -1,4 +1,5 @@
 #include "upstream.h"
+#include "call_budget.h"
 #include "json.h"
 #include "metrics.h"
 #include "upstream_limit.h"
@@ -61,23 +62,38 @@ static apr_interval_time_t limit_wait(const trv_config *cfg)
     return cfg && cfg->supplier_limit_wait > 0 ? cfg->supplier_limit_wait : 0;
 }
 
-/* 0 when the call may go now (after waiting for the upstream's rate limit
- * to end, when that is near); else when the limit ends. */
-static apr_time_t wait_turn(trv_env *env, const trv_upstream *up)
+/* 0 when the call may go now (after waiting for the line's call budget
+ * or the upstream's rate limit to free a call, when that is near); else
+ * when it may go, with *budget set when the operator's ceiling held it
+ * (core/call_budget.h) rather than the supplier's own limit. A background
+ * call never waits: its caller defers it. */
+static apr_time_t wait_turn(trv_env *env, apr_pool_t *p, const trv_upstream *up, int *budget)
 {
-    apr_interval_time_t most = limit_wait(env->cfg);
+    apr_interval_time_t most = up->background ? 0 : limit_wait(env->cfg);
     apr_time_t start = apr_time_now(), now = start, at;
+    int have_budget = 0;
     if (up->timeout && up->timeout < most) {
         most = up->timeout; /* a search's deadline shortens both */
     }
-    while ((at = trv_upstream_limit_take(env->upstream_limits, up, now)) > now) {
+    for (;;) {
+        *budget = 0;
+        if (!have_budget) {
+            at = trv_call_budget_take(env->call_counter, p, up, up->background, now);
+            have_budget = at <= now;
+            *budget = !have_budget;
+        }
+        if (have_budget) {
+            at = trv_upstream_limit_take(env->upstream_limits, up, now);
+        }
+        if (at <= now) {
+            return 0;
+        }
         if (at - start > most || TRV_STOPPING(env)) {
             return at;
         }
         apr_sleep(at - now < apr_time_from_msec(100) ? at - now : apr_time_from_msec(100));
         now = apr_time_now();
     }
-    return 0;
 }
 
 trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
@@ -90,15 +106,33 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     trv_http_resp hs;
     const char *err = NULL;
     json_t *e;
+    int budget = 0;
 
     memset(res, 0, sizeof(*res));
-    if (env->upstream_limits && (res->retry_at = wait_turn(env, up))) {
+    if ((env->upstream_limits || env->call_counter)
+        && (res->retry_at = wait_turn(env, p, up, &budget))) {
         char when[APR_RFC822_DATE_LEN];
         apr_rfc822_date(when, res->retry_at);
-        res->code = "rate_limited";
-        res->message = apr_psprintf(p, "%s %s%s: not sent: %s said it is over its rate "
-                                    "limit until %s", method, up->base_url, path, up->name,
-                                    when);
+        if (budget) {
+            res->code = TRV_CALL_BUDGET_SPENT;
+            res->message = apr_psprintf(p, "%s %s%s: not sent: %s's call budget "
+                                        "(max_calls_per_second=%ld) is spent until %s%s",
+                                        method, up->base_url, path, up->name,
+                                        up->max_calls_per_second, when,
+                                        up->background ? " (background call)" : "");
+            if (!up->background) {
+                /* Grace of a window: the request answers for this reason
+                 * even when it settles after the window has turned. */
+                trv_upstream_limit_budget_spent(env->upstream_limits, up,
+                                                res->retry_at + TRV_CALL_BUDGET_WINDOW);
+            }
+        }
+        else {
+            res->code = "rate_limited";
+            res->message = apr_psprintf(p, "%s %s%s: not sent: %s said it is over its rate "
+                                        "limit until %s", method, up->base_url, path, up->name,
+                                        when);
+        }
         return res->status = TRV_UP_UNAVAILABLE;
     }
     memset(&hr, 0, sizeof(hr));
@@ -168,6 +202,17 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
 
 void trv_upstream_count(trv_env *env, const char *name, const trv_up_result *res)
 {
+    if (!res->http_status && res->retry_at) {
+        /* Not sent (held for the budget or the supplier's limit): not a
+         * call, counted apart. */
+        trv_metrics_upstream_event(env->metrics, name,
+                                   res->code && strcmp(res->code, TRV_CALL_BUDGET_SPENT) == 0
+                                       ? TRV_METRIC_BUDGET_REFUSED : TRV_METRIC_LIMIT_REFUSED);
+        return;
+    }
+    if (res->http_status == 429) {
+        trv_metrics_upstream_event(env->metrics, name, TRV_METRIC_429);
+    }
     trv_metrics_upstream(env->metrics, name,
                          res->status == TRV_UP_TIMEOUT ? 2
                          : res->status == TRV_UP_UNAVAILABLE

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC 0x54524c31u        /* "TRL1": the layout below */
+#define MAGIC 0x54524c32u        /* "TRL2": the layout below */
 #define UNKNOWN 0xffffffffu      /* remaining: no count known */
 #define KEY_LEN 256
 
@@ -16,6 +16,9 @@ typedef struct slot {
     volatile apr_uint64_t until; /* no call before this (apr_time_t; 0: none) */
     volatile apr_uint64_t reset; /* the end of the window the count is of */
     volatile apr_uint32_t remaining; /* calls left in it, or UNKNOWN */
+    /* a live call was refused for the operator's call budget: until then,
+     * a failure of this line is that refusal (core/call_budget.h) */
+    volatile apr_uint64_t budget_until;
 } slot;
 
 struct trv_upstream_limits_shm {
@@ -133,6 +136,23 @@ apr_time_t trv_upstream_limit_until(const trv_upstream_limits *lim, const trv_up
                                     apr_time_t now)
 {
     return check(find(lim, up), now, 0);
+}
+
+void trv_upstream_limit_budget_spent(trv_upstream_limits *lim, const trv_upstream *up,
+                                     apr_time_t until)
+{
+    slot *s = find(lim, up);
+    if (s) {
+        raise_to(&s->budget_until, until);
+    }
+}
+
+apr_time_t trv_upstream_limit_budget_until(const trv_upstream_limits *lim,
+                                           const trv_upstream *up, apr_time_t now)
+{
+    slot *s = find(lim, up);
+    apr_time_t until = s ? (apr_time_t)apr_atomic_read64(&s->budget_until) : 0;
+    return until > now ? until : 0;
 }
 
 apr_time_t trv_upstream_limit_time(const char *value, const char *date, apr_time_t now)

@@ -58,6 +58,16 @@ apr_time_t trv_upstream_limit_until(const trv_upstream_limits *lim, const trv_up
 apr_time_t trv_upstream_limit_note(trv_upstream_limits *lim, const trv_upstream *up,
                                    apr_time_t now, int status, const apr_table_t *headers);
 
+/* A live call to up was refused unsent because the operator's ceiling
+ * (core/call_budget.h) was spent: remembered until `until`, so that the
+ * request that made it answers for that reason (not as a failure of the
+ * supplier). */
+void trv_upstream_limit_budget_spent(trv_upstream_limits *lim, const trv_upstream *up,
+                                     apr_time_t until);
+/* Until when such a refusal is remembered; 0 when none is now. */
+apr_time_t trv_upstream_limit_budget_until(const trv_upstream_limits *lim,
+                                           const trv_upstream *up, apr_time_t now);
+
 /* What one slot holds now, for the operator's view (mod_status). */
 typedef struct trv_upstream_limit_fig {
     const char *line;          /* "NAME base_url" */

@@ -9,6 +9,7 @@
 #include "upstreams.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/metrics.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -59,6 +60,7 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
     if (in.max_stops >= 0 || in.carriers) {
         json_object_set_new(in.query, "limit", json_integer(TRV_OFFERS_MAX_LIMIT));
     }
+    trv_metrics_upstream_event(req->env->metrics, name, TRV_METRIC_SEARCH);
     st = sup->search(&sc, in.query, &offers, &truncated, &err);
     if (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) {
         trv_errs_add(errs, "journeys", "%s", err.message && *err.message ? err.message

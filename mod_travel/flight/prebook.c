@@ -21,6 +21,7 @@
 #include "core/idempotency.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/metrics.h"
 #include "core/money.h"
 
 #include <apr_strings.h>
@@ -332,6 +333,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         abandon(x, id, st, err.message);
         return;
     }
+    trv_metrics_upstream_event(x->req->env->metrics, x->offer.supplier, TRV_METRIC_BOOKING);
     memset(&pr, 0, sizeof(pr));
     currency = trv_json_str(priced, "currency");
     if (!currency) {

@@ -10,15 +10,16 @@ apr_time_t trv_hotel_deadline(const trv_env *env)
 }
 
 /* A part left out: no answer by the deadline, or the supplier is over its
- * rate limit (it said so; it was not called or answered 429). */
+ * rate limit (it said so; it was not called or answered 429), or its line's
+ * call budget was spent (core/call_budget.h: it was not called). */
 static int left_out(trv_req *req, const trv_hotel_part *part)
 {
+    const trv_upstream *up = trv_config_hotel_upstream(req->env->cfg, part->supplier);
+    apr_time_t now = apr_time_now();
     return part->st == TRV_UP_TIMEOUT
            || (part->st == TRV_UP_UNAVAILABLE
-               && trv_upstream_limit_until(req->env->upstream_limits,
-                                           trv_config_hotel_upstream(req->env->cfg,
-                                                                     part->supplier),
-                                           apr_time_now()));
+               && (trv_upstream_limit_until(req->env->upstream_limits, up, now)
+                   || trv_upstream_limit_budget_until(req->env->upstream_limits, up, now)));
 }
 
 int trv_hotel_parts_settle(trv_req *req, trv_resp *resp, const trv_hotel_part *parts, int n,

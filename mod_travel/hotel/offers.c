@@ -23,6 +23,7 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/metrics.h"
 #include "core/validate.h"
 
 #include <apr_hash.h>
@@ -281,6 +282,9 @@ typedef struct price_job {
 static void price_one(void *baton)
 {
     price_job *j = baton;
+    trv_metrics_upstream_event(j->ctx.env->metrics,
+                               apr_pstrcat(j->ctx.pool, "hotel ", j->row->name, NULL),
+                               TRV_METRIC_SEARCH);
     j->st = j->adapter->offers(&j->ctx, j->stay, j->sids, j->count, j->per_hotel, &j->offers,
                                &j->err);
 }

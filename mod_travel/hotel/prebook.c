@@ -23,6 +23,7 @@
 #include "core/idempotency.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/metrics.h"
 #include "core/money.h"
 
 #include <apr_strings.h>
@@ -282,6 +283,9 @@ static void bind_offer(prebook_ctx *x, const char *id)
         abandon(x, id, st, err.message);
         return;
     }
+    trv_metrics_upstream_event(x->req->env->metrics,
+                               apr_pstrcat(x->req->pool, "hotel ", x->offer.supplier, NULL),
+                               TRV_METRIC_BOOKING);
     memset(&pr, 0, sizeof(pr));
     pr.currency = cur;
     pr.total_amount = trv_money_decimal(p, pb.total_minor, e);

@@ -26,6 +26,7 @@
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/money.h"
 #include "core/validate.h"
 
@@ -236,6 +237,8 @@ static void ask_one(void *baton)
  * read there, on the request's thread, and no thread is started for it. */
 static int cached(ask *k)
 {
+    const char *metric = apr_pstrcat(k->ctx.pool, "hotel ", k->row->name, NULL);
+    trv_metrics_upstream_event(k->ctx.env->metrics, metric, TRV_METRIC_SEARCH);
     if (k->ctx.up->search_cache <= 0 || !k->ctx.env->search_cache) {
         return 0;
     }
@@ -243,8 +246,10 @@ static int cached(ask *k)
                                               &k->s->stay);
     if (!trv_hotel_search_cache_get(k->ctx.env, k->ctx.pool, k->cache_key, k->row->name,
                                     &k->list, &k->cached_at)) {
+        trv_metrics_upstream_event(k->ctx.env->metrics, metric, TRV_METRIC_CACHE_MISS);
         return 0;
     }
+    trv_metrics_upstream_event(k->ctx.env->metrics, metric, TRV_METRIC_CACHE_HIT);
     k->st = TRV_UP_OK;
     return 1;
 }

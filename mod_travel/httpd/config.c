@@ -2,6 +2,7 @@
  * it leaves unset from the main server (the only merge rule). */
 #include "travel.h"
 #include "search_cache.h"
+#include "core/call_budget.h"
 
 #include "http_config.h"
 
@@ -186,6 +187,15 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         else if (strcmp(key, "timeout") == 0) {
             err = trv_parse_duration(val, &u->timeout);
         }
+        else if (strcmp(key, "max_calls_per_second") == 0 && u->protocol) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (!*val || *end || n < 1 || n > TRV_CALL_BUDGET_MAX) {
+                err = apr_psprintf(cmd->pool, "must be a whole number from 1 to %d",
+                                   TRV_CALL_BUDGET_MAX);
+            }
+            u->max_calls_per_second = n;
+        }
         else if (strcmp(key, "search_cache") == 0 && u->protocol
                  && strcmp(cmd->cmd->name, "TravelHotelSupplier") == 0) {
             err = trv_parse_duration(val, &u->search_cache);
@@ -195,7 +205,7 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         }
         else {
             return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: %s, %s_file, "
-                                "%s%s%s%s%sconnect_timeout, timeout%s)",
+                                "%s%s%s%s%sconnect_timeout, timeout, max_calls_per_second%s)",
                                 cmd->cmd->name, key, creds->key, creds->key,
                                 creds->secret ? creds->secret : "",
                                 creds->secret ? ", " : "",

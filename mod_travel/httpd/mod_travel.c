@@ -88,6 +88,12 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
         for (i = 0; c->cfg.hotel_upstreams && i < c->cfg.hotel_upstreams->nelts; i++) {
             any_search_cache |=
                 APR_ARRAY_IDX(c->cfg.hotel_upstreams, i, trv_upstream).search_cache > 0;
+            any_limit |=
+                APR_ARRAY_IDX(c->cfg.hotel_upstreams, i, trv_upstream).max_calls_per_second > 0;
+        }
+        for (i = 0; c->cfg.upstreams && i < c->cfg.upstreams->nelts; i++) {
+            any_limit |=
+                APR_ARRAY_IDX(c->cfg.upstreams, i, trv_upstream).max_calls_per_second > 0;
         }
     }
     if ((err = trv_rate_post_config(pconf, ptemp, s, any_limit))) {
@@ -167,6 +173,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         env->idempotency = trv_gateway_idempotency();
         env->metrics = metrics;
         env->upstream_limits = supplier_limits;
+        env->call_counter = trv_rate_call_counter();
         c->env = env;
     }
     /* One worker set, key cache and listener per database (each server's

@@ -2,6 +2,7 @@
 #include "travel.h"
 #include "account/keys.h"
 #include "core/config.h"
+#include "core/call_budget.h"
 #include "core/crypt.h"
 
 #include "socache.h"
@@ -83,9 +84,42 @@ const char *trv_rate_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_re
                               ptemp, s);
 }
 
+/* The suppliers' call budgets (core/call_budget.h) count in the same
+ * store: read, compared and written under one lock, so the children of a
+ * node never let one call too many through. */
+static long budget_take(const trv_call_counter *c, const char *key, long ceiling,
+                        apr_time_t expiry, apr_pool_t *p)
+{
+    unsigned char buf[8];
+    unsigned int len = sizeof(buf);
+    apr_uint32_t n = 0;
+    if (!trv_socache_lock(&cache)) {
+        return -1;
+    }
+    if (trv_socache_get(&cache, c->baton, key, buf, &len, p) == APR_SUCCESS
+        && len == sizeof(n)) {
+        memcpy(&n, buf, sizeof(n));
+    }
+    if ((long)n < ceiling) {
+        apr_uint32_t next = n + 1;
+        memcpy(buf, &next, sizeof(next));
+        trv_socache_put(&cache, c->baton, key, expiry, buf, sizeof(next), p);
+    }
+    trv_socache_unlock(&cache);
+    return (long)n;
+}
+
+static trv_call_counter counter = {budget_take, NULL};
+
 void trv_rate_child_init(apr_pool_t *pchild, server_rec *s)
 {
     trv_socache_child_init(&cache, pchild, s);
+    counter.baton = s;
+}
+
+const trv_call_counter *trv_rate_call_counter(void)
+{
+    return cache.instance ? &counter : NULL;
 }
 
 /* The count of `who` in the current window (after adding `add`) and the

@@ -29,14 +29,20 @@ const char *trv_rate_parse(apr_pool_t *p, const char *args, long *limit,
                            apr_interval_time_t *window);
 /* The socache provider and its arguments ("shmcb", "shmcb:/path(512000)",
  * "memcache:host:11211", "redis:host:6379"); global only. */
+struct trv_call_counter;
+
 const char *trv_rate_set_cache(apr_pool_t *p, const char *spec);
 
 void trv_rate_pre_config(apr_pool_t *pconf);
-/* Creates the cache (and its mutex) when any server has a limit on; NULL
+/* Creates the cache (and its mutex) when any server has a limit on (or a
+ * supplier line a max_calls_per_second); NULL
  * or the reason httpd must not start. */
 const char *trv_rate_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s,
                                  int any_limit);
 void trv_rate_child_init(apr_pool_t *pchild, server_rec *s);
+/* The suppliers' call budgets' counter in the same store
+ * (core/call_budget.h); NULL when the store was not created. */
+const struct trv_call_counter *trv_rate_call_counter(void);
 
 /* Before the request is handled: 1 to go on, 0 when resp holds the 429.
  * Adds the RateLimit-* headers of the per-key count to resp. */

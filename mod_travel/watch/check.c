@@ -10,8 +10,11 @@
  * supplier is asked holding no database connection. */
 #include "watch.h"
 #include "webhook/outbox.h"
+#include "core/call_budget.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/metrics.h"
+#include "core/upstream_limit.h"
 #include "core/money.h"
 
 #include <apr_strings.h>
@@ -117,6 +120,57 @@ failed:
     return -1;
 }
 
+/* Until when the supplier's calls are held for something that is not a
+ * failure: it said it is over its rate limit, or (err of a call just
+ * refused) the share of its call budget left to background work is spent.
+ * 0 when neither. */
+static apr_time_t held(trv_env *env, const trv_hotel_ctx *ctx, const trv_hotel_err *err)
+{
+    apr_time_t now = apr_time_now(), until;
+    apr_int64_t index;
+    if ((until = trv_upstream_limit_until(env->upstream_limits, ctx->up, now))) {
+        return until;
+    }
+    if (err && err->code && strcmp(err->code, TRV_CALL_BUDGET_SPENT) == 0) {
+        return trv_call_budget_window(now, &index);
+    }
+    return 0;
+}
+
+/* The check is put off, not failed: the job comes back when the supplier
+ * may be asked again (plus up to half a second, so deferred checks do not
+ * all come back at once), its attempt not counted. Late, never lost. */
+static void defer(trv_env *env, apr_pool_t *p, const trv_supplier *row, trv_job_result *res,
+                  apr_time_t until, const char *why)
+{
+    apr_interval_time_t wait = until - apr_time_now();
+    wait = wait > apr_time_from_msec(100) ? wait : apr_time_from_msec(100);
+    res->outcome = TRV_JOB_DEFER;
+    res->retry_in = wait + (apr_time_now() % apr_time_from_msec(500));
+    res->error = apr_psprintf(p, "deferred: %s's calls are kept for live searches (%s)",
+                              row->name, why ? why : "over its rate limit");
+    trv_metrics_upstream_event(env->metrics, apr_pstrcat(p, "hotel ", row->name, NULL),
+                               TRV_METRIC_DEFERRED);
+    TRV_DEBUG(&env->log, NULL, TRVLOGNO(3221) "watch check %s", res->error);
+}
+
+/* Watches spend only what live searches leave: the calls of this check
+ * are background calls (core/call_budget.h), and a supplier backing off
+ * is not asked at all. 1 when the check was deferred. */
+static int defer_for_searches(trv_env *env, apr_pool_t *p, trv_hotel_ctx *ctx,
+                              const trv_supplier *row, trv_job_result *res)
+{
+    trv_upstream *bg = apr_pmemdup(p, ctx->up, sizeof(*bg));
+    apr_time_t until;
+    bg->background = 1;
+    ctx->up = bg;
+    if ((until = held(env, ctx, NULL))) {
+        defer(env, p, row, res, until, "it said it is over its rate limit");
+        return 1;
+    }
+    return 0;
+}
+
 void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
@@ -153,8 +207,15 @@ void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     for (i = 0; i < (size_t)n; i++) {
         sids[i] = trv_json_str(json_array_get(hotels, i), "sid");
     }
+    if (defer_for_searches(env, p, &ctx, row, res)) {
+        return;
+    }
     memset(&err, 0, sizeof(err));
     st = adapter->offers(&ctx, &stay, sids, n, 1, &offers, &err);
+    if (st == TRV_UP_UNAVAILABLE && held(env, &ctx, &err)) {
+        defer(env, p, row, res, held(env, &ctx, &err), err.message);
+        return;
+    }
     if (st != TRV_UP_OK) {
         /* The watches stay claimed until their lease ends; the job retries
          * first, then the next cycles ask again. */
