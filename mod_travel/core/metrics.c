@@ -3,6 +3,7 @@
 #include <apr_atomic.h>
 #include <apr_strings.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,12 +410,13 @@ static void upstream_events(apr_array_header_t *a, apr_pool_t *p,
         const char *l = label(p, u[i].upstream);
         apr_uint64_t cum = 0;
         for (k = 0; k < TRV_METRICS_BUCKETS; k++) {
+            char le[32];
+            /* C's %g (APR's formatter writes %g with trailing zeros). */
+            snprintf(le, sizeof(le), "%g", trv_metrics_bounds_s[k]);
             cum += u[i].buckets[k];
             add(a, apr_psprintf(p, "travel_upstream_call_seconds_bucket{upstream=\"%s\",le=\"%s\"} "
                                 "%" APR_UINT64_T_FMT "\n", l,
-                                isinf(trv_metrics_bounds_s[k])
-                                    ? "+Inf" : apr_psprintf(p, "%g", trv_metrics_bounds_s[k]),
-                                cum));
+                                isinf(trv_metrics_bounds_s[k]) ? "+Inf" : le, cum));
         }
         add(a, apr_psprintf(p, "travel_upstream_call_seconds_sum{upstream=\"%s\"} %.6f\n"
                             "travel_upstream_call_seconds_count{upstream=\"%s\"} %"

@@ -205,7 +205,7 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
         }
         else {
             return apr_psprintf(cmd->pool, "%s: unknown option '%s' (known: %s, %s_file, "
-                                "%s%s%s%s%sconnect_timeout, timeout, max_calls_per_second%s)",
+                                "%s%s%s%s%sconnect_timeout, timeout%s%s)",
                                 cmd->cmd->name, key, creds->key, creds->key,
                                 creds->secret ? creds->secret : "",
                                 creds->secret ? ", " : "",
@@ -213,6 +213,7 @@ static const char *upstream_options(cmd_parms *cmd, trv_upstream *u, const char 
                                                             "_file, ", NULL) : "",
                                 creds->second_base ? creds->second_base : "",
                                 creds->second_base ? ", " : "",
+                                u->protocol ? ", max_calls_per_second" : "",
                                 u->protocol && strcmp(cmd->cmd->name,
                                                       "TravelHotelSupplier") == 0
                                     ? ", search_cache" : "");

@@ -186,6 +186,33 @@ static void search_cache_is_a_hotel_supplier_option(void **state)
     }
 }
 
+/* max_calls_per_second= is any supplier line's ceiling: a whole number
+ * from 1 to 100000, refused otherwise; the payment provider does not take
+ * it. */
+static void max_calls_per_second_is_a_supplier_option(void **state)
+{
+    char out[8192];
+    (void)state;
+    expect_refused("TravelSupplier DUFFEL duffel https://api.duffel.com token=t "
+                   "max_calls_per_second=0",
+                   "TravelSupplier: max_calls_per_second must be a whole number from 1 to 100000");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 max_calls_per_second=5/s",
+                   "TravelHotelSupplier: max_calls_per_second must be a whole number");
+    expect_refused("TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 "
+                   "max_calls_per_second=100001", "max_calls_per_second must be a whole number");
+    expect_refused("TravelPaymentProvider https://pay.example max_calls_per_second=5",
+                   "unknown option 'max_calls_per_second'");
+    if (configtest("TravelSupplier DUFFEL duffel https://api.duffel.com token=t "
+                   "max_calls_per_second=50\n"
+                   "TravelHotelSupplier LITEAPI liteapi https://api.liteapi.travel/v3.0 "
+                   "api_key=k book_url=https://book.liteapi.travel/v3.0 max_calls_per_second=5",
+                   out, sizeof(out)) != 0) {
+        fail_msg("supplier lines with max_calls_per_second were refused: %s", out);
+    }
+}
+
 /* A virtual host is a tenant when it names a database of its own: it may
  * then set its own suppliers, payment provider, secret key, retry schedule
  * and workers. One that shares the main server's database but not the
@@ -238,6 +265,7 @@ int main(void)
         cmocka_unit_test(wrong_directives_are_refused),
         cmocka_unit_test(supplier_lines_name_a_protocol),
         cmocka_unit_test(search_cache_is_a_hotel_supplier_option),
+        cmocka_unit_test(max_calls_per_second_is_a_supplier_option),
         cmocka_unit_test(virtual_host_tenants),
     };
     return E2E_RUN("configtest", tests);

@@ -97,10 +97,35 @@ static void requests_and_upstreams_are_counted(void **state)
     n = trv_metrics_routes(m, p, &rf);
     assert_int_equal(rf[1].count, 12);
 
+    trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_429);
+    trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_BUDGET_REFUSED);
+    trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_BUDGET_REFUSED);
+    trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_CACHE_HIT);
+    trv_metrics_upstream_event(m, "UNKNOWN", TRV_METRIC_CACHE_HIT); /* ignored */
+    for (i = 0; i < 3; i++) {
+        trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_SEARCH);
+    }
+    trv_metrics_upstream_event(m, "SUPPLIER_A", TRV_METRIC_BOOKING);
     {
         trv_metrics_queue q = {1, 4, 1, 2, 12.5, 3, 7};
         text = trv_metrics_prometheus(m, p, &q);
     }
+    /* Per supplier: the histogram (cumulative), 429s, refusals, the cache. */
+    assert_non_null(strstr(text, "# TYPE travel_upstream_call_seconds histogram\n"));
+    assert_non_null(strstr(text, "travel_upstream_call_seconds_bucket{upstream=\"SUPPLIER_A\","
+                                 "le=\"0.01\"} 0\n"));
+    assert_non_null(strstr(text, "travel_upstream_call_seconds_bucket{upstream=\"SUPPLIER_A\","
+                                 "le=\"0.05\"} 2\n"));
+    assert_non_null(strstr(text, "travel_upstream_call_seconds_bucket{upstream=\"SUPPLIER_A\","
+                                 "le=\"+Inf\"} 3\n"));
+    assert_non_null(strstr(text, "travel_upstream_call_seconds_count{upstream=\"SUPPLIER_A\"} 3\n"));
+    assert_non_null(strstr(text, "travel_upstream_429_total{upstream=\"SUPPLIER_A\"} 1\n"));
+    assert_non_null(strstr(text, "travel_upstream_budget_refused_total{upstream=\"SUPPLIER_A\"} 2\n"));
+    assert_non_null(strstr(text, "travel_search_cache_hits_total{upstream=\"SUPPLIER_A\"} 1\n"));
+    assert_non_null(strstr(text, "travel_search_cache_misses_total{upstream=\"SUPPLIER_A\"} 0\n"));
+    assert_non_null(strstr(text, "travel_upstream_searches_per_booking{upstream=\"SUPPLIER_A\"} "
+                                 "3.000\n"));
+    assert_non_null(strstr(text, "travel_upstream_searches_per_booking{upstream=\"PAYMENT\"} NaN\n"));
     assert_non_null(strstr(text, "# TYPE travel_request_duration_seconds summary\n"));
     assert_non_null(strstr(text, "travel_request_duration_seconds_count{route=\"GET "
                                  "/v1/flight/bookings/{id}\"} 12\n"));
