@@ -31,7 +31,9 @@
 # TRAVEL_AUTH_FAIL_LIMIT (failed key attempts per minute per client
 # address, 30; 0 = off; a window may follow), TRAVEL_DASHBOARD_PASSWORD (the
 # dashboard login admin's password; random when unset), TRAVEL_SEARCH_CACHE
-# (the hotel suppliers' search_cache=: 60s for the demo, off for the others).
+# (the hotel suppliers' search_cache=: 60s for the demo, off for the others),
+# TRAVEL_SUPPLIER_BUDGET (max_calls_per_second= on every supplier line; unset:
+# none).
 # Scale-out (docs/operations.md): TRAVEL_DB_CONNINFO, the API instances'
 # database connection string (any libpq form: multi-host with
 # target_session_attrs, or a PgBouncer) instead of the stack's own cluster
@@ -222,6 +224,7 @@ httpd_conf() {
     [RETENTION]="${TRAVEL_WEBHOOK_RETENTION:-30d}"
     [SUPPLIER_TIMEOUT]="${TRAVEL_SUPPLIER_TIMEOUT:-20s}"
     [SEARCH_CACHE]="$(search_cache "$name")"
+    [SUPPLIER_BUDGET]="${TRAVEL_SUPPLIER_BUDGET:+ max_calls_per_second=$TRAVEL_SUPPLIER_BUDGET}"
     [PAYMENT_TIMEOUT]="${TRAVEL_PAYMENT_TIMEOUT:-10s}"
     [SECRET]="$dir/secret.key" [RATE_LIMIT]="${TRAVEL_RATE_LIMIT:-100}"
     [AUTH_FAIL_LIMIT]="${TRAVEL_AUTH_FAIL_LIMIT:-30}" [HTPASSWD]="$(htpasswd_file)")

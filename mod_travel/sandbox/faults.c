@@ -20,7 +20,7 @@
 
 #define FAULT_COLS "id, target, scope, method, path, action, status, code, message, " \
     "retry_after, headers::text AS headers, delay_ms, remaining, hits, " \
-    "trv_ts(created_at) AS created_at"
+    "per_second, trv_ts(created_at) AS created_at"
 
 static const trv_stmt take_stmt = {"sbx_fault_take",
     "UPDATE sandbox.faults f SET remaining = f.remaining - 1, hits = f.hits + 1 "
@@ -28,22 +28,41 @@ static const trv_stmt take_stmt = {"sbx_fault_take",
     "AND CASE WHEN g.exact THEN g.scope = %s::text ELSE starts_with(%s::text, g.scope) END "
     "AND (g.method IS NULL OR g.method = %s::text) "
     "AND (g.path_like IS NULL OR %s::text LIKE g.path_like) "
-    "AND (g.remaining IS NULL OR g.remaining > 0) ORDER BY g.id LIMIT 1) "
+    "AND (g.remaining IS NULL OR g.remaining > 0) AND g.per_second IS NULL "
+    "ORDER BY g.id LIMIT 1) "
     /* checked again on the row: a concurrent taker may have spent it */
     "AND (f.remaining IS NULL OR f.remaining > 0) "
     "RETURNING f.action, f.status, f.code, f.message, f.retry_after, f.headers::text AS headers, "
     "f.delay_ms"};
 
+/* A rate fault (per_second) counts every matching request in the second
+ * it comes in and applies past the count; the row's lock orders the
+ * counts of concurrent requests. */
+static const trv_stmt rate_stmt = {"sbx_fault_rate",
+    "UPDATE sandbox.faults f SET "
+    "win_calls = CASE WHEN f.win = s.sec THEN f.win_calls + 1 ELSE 1 END, win = s.sec, "
+    "hits = f.hits + CASE WHEN (CASE WHEN f.win = s.sec THEN f.win_calls + 1 ELSE 1 END) "
+    "> f.per_second THEN 1 ELSE 0 END "
+    "FROM (SELECT floor(extract(epoch FROM clock_timestamp()))::bigint AS sec) s "
+    "WHERE f.id = (SELECT g.id FROM sandbox.faults g WHERE g.target = %s "
+    "AND g.per_second IS NOT NULL AND (g.scope = '*' OR starts_with(%s::text, g.scope)) "
+    "AND (g.method IS NULL OR g.method = %s::text) "
+    "AND (g.path_like IS NULL OR %s::text LIKE g.path_like) ORDER BY g.id LIMIT 1) "
+    "RETURNING f.win_calls > f.per_second AS fire, f.action, f.status, f.code, f.message, "
+    "f.retry_after, f.headers::text AS headers, f.delay_ms"};
+
 static const trv_stmt add_stmt = {"sbx_fault_add",
     "INSERT INTO sandbox.faults (target, scope, exact, method, path, path_like, action, "
-    "status, code, message, retry_after, headers, delay_ms, remaining) VALUES (%s, %s, "
-    "%s::boolean, %s, %s, %s, %s, %s::int, %s, %s, %s, %s::jsonb, %s::int, %s::int) "
+    "status, code, message, retry_after, headers, delay_ms, remaining, per_second) VALUES (%s, "
+    "%s, %s::boolean, %s, %s, %s, %s, %s::int, %s, %s, %s, %s::jsonb, %s::int, %s::int, "
+    "%s::int) "
     "ON CONFLICT (scope) WHERE target = 'inbox' DO UPDATE SET method = EXCLUDED.method, "
     "path = EXCLUDED.path, path_like = EXCLUDED.path_like, action = EXCLUDED.action, "
     "status = EXCLUDED.status, code = EXCLUDED.code, message = EXCLUDED.message, "
     "retry_after = EXCLUDED.retry_after, headers = EXCLUDED.headers, "
     "delay_ms = EXCLUDED.delay_ms, "
-    "remaining = EXCLUDED.remaining, hits = 0, created_at = clock_timestamp() "
+    "remaining = EXCLUDED.remaining, per_second = EXCLUDED.per_second, hits = 0, "
+    "created_at = clock_timestamp() "
     "RETURNING " FAULT_COLS};
 
 /* Spent faults stay readable for an hour (a test checks what was taken). */
@@ -129,6 +148,7 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
     sbx_fault *f = &rule->fault;
     const json_t *st = json_object_get(b, "status"), *ra = json_object_get(b, "retry_after");
     const json_t *dl = json_object_get(b, "delay_ms"), *times = json_object_get(b, "times");
+    const json_t *ps = json_object_get(b, "per_second");
     const char *action = opt_text(b, "action", 20, errs);
 
     memset(f, 0, sizeof(*f));
@@ -184,6 +204,22 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *b, sbx_fault_rule *rule, trv_e
             rule->times = (long)json_integer_value(times);
         }
     }
+    rule->per_second = 0;
+    if (ps && !json_is_null(ps)) {
+        if (!json_is_integer(ps) || json_integer_value(ps) < 1
+            || json_integer_value(ps) > 100000) {
+            trv_errs_add(errs, "per_second", "must be an integer from 1 to 100000: the "
+                         "requests a second that go on as usual before the fault applies");
+        }
+        else if (times && !json_is_null(times)) {
+            trv_errs_add(errs, "times", "must be absent or null with per_second (the fault "
+                         "applies past the rate until deleted)");
+        }
+        else {
+            rule->per_second = (long)json_integer_value(ps);
+            rule->times = 0;
+        }
+    }
     if (strcmp(f->action, "error") == 0 && (f->status < 400 || f->status > 599)) {
         trv_errs_add(errs, "status", "is required with action error: 400 to 599");
     }
@@ -222,7 +258,8 @@ static json_t *fault_json(const trv_rows *rows, int i)
     const char *rem = trv_rows_get(rows, i, "remaining");
     const char *hd = trv_rows_get(rows, i, "headers");
     json_t *headers = hd ? json_loads(hd, 0, NULL) : NULL;
-    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:s}",
+    const char *ps = trv_rows_get(rows, i, "per_second");
+    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:i,s:o,s:i,s:s,s:o}",
         "id", (json_int_t)apr_atoi64(trv_rows_get(rows, i, "id")),
         "api", trv_rows_get(rows, i, "target"),
         "request_id_prefix", trv_rows_get(rows, i, "scope"),
@@ -238,7 +275,8 @@ static json_t *fault_json(const trv_rows *rows, int i)
         "delay_ms", trv_rows_int(rows, i, "delay_ms", 0),
         "remaining", rem ? json_integer(trv_rows_int(rows, i, "remaining", 0)) : json_null(),
         "hits", trv_rows_int(rows, i, "hits", 0),
-        "created_at", trv_rows_get(rows, i, "created_at"));
+        "created_at", trv_rows_get(rows, i, "created_at"),
+        "per_second", ps ? json_integer(trv_rows_int(rows, i, "per_second", 0)) : json_null());
 }
 
 apr_status_t sbx_fault_add(trv_dbc *c, apr_pool_t *p, const sbx_fault_rule *rule,
@@ -253,7 +291,8 @@ apr_status_t sbx_fault_add(trv_dbc *c, apr_pool_t *p, const sbx_fault_rule *rule
             rule->path, rule->path ? like_pattern(p, rule->path) : NULL, f->action,
             f->status ? apr_itoa(p, f->status) : NULL, f->code, f->message, f->retry_after,
             f->headers ? trv_json_dump(p, f->headers) : NULL, apr_itoa(p, f->delay_ms),
-            rule->times > 0 ? apr_ltoa(p, rule->times) : NULL));
+            rule->times > 0 ? apr_ltoa(p, rule->times) : NULL,
+            rule->per_second > 0 ? apr_ltoa(p, rule->per_second) : NULL));
     }
     *row = NULL;
     if (rv == APR_SUCCESS && rows->n == 1) {
@@ -266,10 +305,14 @@ apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const
                             const char *method, const char *path, sbx_fault **out)
 {
     trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &take_stmt, &rows,
-                                    TRV_DB_ARGS(target, key, key, method, path));
+    apr_status_t rv = trv_db_select(c, p, &rate_stmt, &rows,
+                                    TRV_DB_ARGS(target, key, method, path));
     sbx_fault *f;
     *out = NULL;
+    /* Past a rate fault's count it applies; else the other faults. */
+    if (rv != APR_SUCCESS || rows->n == 0 || !trv_rows_bool(rows, 0, "fire")) {
+        rv = trv_db_select(c, p, &take_stmt, &rows, TRV_DB_ARGS(target, key, key, method, path));
+    }
     if (rv != APR_SUCCESS || rows->n == 0) {
         return rv;
     }
@@ -369,7 +412,8 @@ static void create_fault(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"api", "request_id_prefix", "method", "path",
                                         "action", "status", "code", "message",
-                                        "retry_after", "headers", "delay_ms", "times", NULL};
+                                        "retry_after", "headers", "delay_ms", "times",
+                                        "per_second", NULL};
     static const char *const apis[] = {"supplier_a", "supplier_b", "payments", "hotel_a",
                                        "hotel_b", "hotel_c", NULL};
     static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", NULL};
@@ -406,6 +450,10 @@ static void create_fault(trv_req *req, trv_resp *resp)
                      "e.g. /air/orders or /v1/authorizations/*/capture)");
     }
     sbx_fault_parse(req->pool, b, &rule, errs);
+    if (rule.scope && strcmp(rule.scope, "*") == 0 && rule.per_second <= 0) {
+        trv_errs_add(errs, "request_id_prefix", "* (every request) is only for a rate fault "
+                     "(per_second)");
+    }
     if (strcmp(rule.fault.action, "respond") == 0) {
         if (rule.fault.status) {
             trv_errs_add(errs, "status", "must be absent with action respond (the API "

@@ -36,6 +36,8 @@ typedef struct sbx_fault_rule {
     const char *method;       /* NULL: any */
     const char *path;         /* NULL: any; '*' matches any characters */
     long times;               /* 0: every request until deleted */
+    long per_second;          /* > 0: applies only past this many matching requests
+                               * in a second of the clock */
     sbx_fault fault;
 } sbx_fault_rule;
 

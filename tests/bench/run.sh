@@ -18,6 +18,9 @@
 #      supplier calls and wall time (watches.sh)
 #   7. hotel search (a page of 20 of 30 hotels), offers of 10 hotels and
 #      flight offers, with CPU per request per process group (search.sh)
+#   7a. searches and price watches against a supplier answering 429 past
+#      10 calls/s, through the supplier call budget: 5xx answered and watch
+#      checks lost, both must be 0 (budget.sh)
 #   8. 1, 2 and 3 API nodes behind mod_proxy_balancer on one PostgreSQL
 #      through PgBouncer: GET, the list and webhook deliveries per node
 #      count, with PostgreSQL's CPU per request (nodes.sh)
@@ -49,6 +52,8 @@ step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
 step "price watches: one check cycle" "$here/watches.sh" "${WATCHES:-100000}" "${WATCH_STAYS:-2000}"
 step "search: hotel search, hotel offers, flight offers" "$here/search.sh"
+step "supplier call budget: searches and watches against 429 past 10 calls/s" \
+  "$here/budget.sh" "${BUDGET_SECONDS:-20}" "${BUDGET_RATE:-10}"
 step "N nodes through PgBouncer" "$here/nodes.sh"
 echo
 echo "make bench: $failed step(s) failed"
