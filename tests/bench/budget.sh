@@ -106,6 +106,7 @@ metric() { curl -s "$API/metrics" | grep -F "$1 " | awk '{v = $NF} END {print v 
 A='{upstream="hotel SUPPLIER_A"}'
 log="$dir/httpd-a/access.log"
 lines0=$(wc -l <"$log")
+wc -l <"$dir/httpd-sandbox/access.log" >"$dir/sbx.lines0"
 psql -c "INSERT INTO jobs (kind, payload, max_attempts, dedupe_key)
          VALUES ('watch.schedule', '{}', 5, 'watch.schedule') ON CONFLICT DO NOTHING"
 t0=$(psql -c "SELECT extract(epoch FROM clock_timestamp())")
@@ -114,6 +115,14 @@ deferred0=$(metric "travel_upstream_deferred_total$A")
 calls0=$(metric "travel_upstream_calls_total$A")
 wrk -t2 -c8 -d"${SECS}s" -s "$dir/search.lua" "$API" >"$dir/wrk.out"
 t1=$(psql -c "SELECT extract(epoch FROM clock_timestamp())")
+refused=$(( $(metric "travel_upstream_budget_refused_total$A") - refused0 ))
+deferred=$(( $(metric "travel_upstream_deferred_total$A") - deferred0 ))
+calls=$(( $(metric "travel_upstream_calls_total$A") - calls0 ))
+# The most calls SUPPLIER_A received in one second of the load (the
+# sandbox's access log, by its second).
+sbxlines0=$(cat "$dir/sbx.lines0")
+peak=$(tail -n +"$((sbxlines0 + 1))" "$dir/httpd-sandbox/access.log" | grep '/hotels/a/' \
+  | awk '{print $2}' | sort | uniq -c | sort -rn | head -n 1 | awk '{print $1 + 0}')
 # Every watch checked again after the load, within 60 s.
 for i in $(seq 1 120); do
   late=$(psql -c "SELECT count(*) FROM watches WHERE id LIKE 'wtc_budget-%'
@@ -127,15 +136,13 @@ fivexx=$(tail -n +"$((lines0 + 1))" "$log" | grep '"POST /v1/hotel/search' | awk
 ok=$(tail -n +"$((lines0 + 1))" "$log" | grep '"POST /v1/hotel/search' | awk '$7 == 200' | wc -l)
 hits=$(curl -s "$SBX/sandbox/faults?request_id_prefix=*" | grep -o '"hits":[0-9]*' | head -n 1 | cut -d: -f2)
 
-refused=$(( $(metric "travel_upstream_budget_refused_total$A") - refused0 ))
-deferred=$(( $(metric "travel_upstream_deferred_total$A") - deferred0 ))
-calls=$(( $(metric "travel_upstream_calls_total$A") - calls0 ))
+deferred_all=$(( $(metric "travel_upstream_deferred_total$A") - deferred0 ))
 checks=$(psql -c "SELECT count(*) FROM watches WHERE id LIKE 'wtc_budget-%' AND last_checked_at >= to_timestamp($t0)")
 rps=$(awk '/Requests\/sec/ {print $2}' "$dir/wrk.out")
 echo "budget bench: hotel SUPPLIER_A answers 429 past $RATE calls/s; every supplier line max_calls_per_second=${TRAVEL_SUPPLIER_BUDGET:-none}; ${SECS}s of wrk -t2 -c8 hotel search (3 suppliers), $watches watches due every 2 s"
 echo "  searches: $searches answered ($rps req/s), $ok 200, $fivexx 5xx"
-echo "  hotel SUPPLIER_A: $calls calls sent ($(awk -v c="$calls" -v s="$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" 'BEGIN{printf "%.1f", c/s}')/s), $hits answered 429 by the sandbox, $refused kept back by the budget"
-echo "  watches: $checks of $watches checked during and after the load, $deferred checks deferred, $dead watch.price jobs dead, $late watches not checked again within 60 s of the load's end"
+echo "  hotel SUPPLIER_A during the load: $calls calls sent ($(awk -v c="$calls" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", c/(b-a)}')/s, at most $peak in one second), $refused kept back by the budget; $hits answered 429 by the sandbox (load and after)"
+echo "  watches: $checks of $watches checked during and after the load, $deferred checks deferred during it ($deferred_all in all), $dead watch.price jobs dead, $late watches not checked again within 60 s of the load's end"
 if [ "$fivexx" -ne 0 ] || [ "$dead" -ne 0 ] || [ "$late" -ne 0 ]; then
   echo "budget bench: FAILED (5xx answered, or a watch check lost)" >&2
   exit 1

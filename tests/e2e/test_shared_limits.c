@@ -3,7 +3,11 @@
  * memcached (TravelRateLimitCache memcache:..., mod_socache_memcache) that
  * the test starts on a loopback port and stops by pid. A key's limit of 5
  * per 60 s is 5 for the site, whichever node each request reaches; with
- * the default shmcb each node would let 5 through. (A key revoked on one
+ * the default shmcb each node would let 5 through. The same store holds the
+ * suppliers' call budgets: flight SUPPLIER_A allows 2 calls a second
+ * (max_calls_per_second=2, TravelSupplierLimitWait 0) for the site, so of
+ * four offer searches in one second, alternating nodes, two reach the
+ * sandbox and two answer 429. (A key revoked on one
  * node is refused on the other: test_flight_reads,
  * revocation_is_at_once_on_every_instance, on instances a and b.) */
 #include "e2e.h"
@@ -86,12 +90,14 @@ static void start_nodes(void **state)
     (void)state;
     start_memcached(port);
     module_dir(dir, sizeof(dir));
+    static const char *const edits[] = {
+        "token=sandbox-key-a ", "token=sandbox-key-a max_calls_per_second=2 ", NULL, NULL};
     snprintf(extra, sizeof(extra),
              "LoadModule socache_memcache_module %s/mod_socache_memcache.so\n"
-             "TravelRateLimitCache memcache:127.0.0.1:%d\nTravelRateLimit %d %ds\n",
-             dir, port, LIMIT, WINDOW);
-    pid1 = e2e_start_instance("node1", NULL, extra, url1, sizeof(url1));
-    pid2 = e2e_start_instance("node2", NULL, extra, url2, sizeof(url2));
+             "TravelRateLimitCache memcache:127.0.0.1:%d\nTravelRateLimit %d %ds\n"
+             "TravelSupplierLimitWait 0\n", dir, port, LIMIT, WINDOW);
+    pid1 = e2e_start_instance("node1", edits, extra, url1, sizeof(url1));
+    pid2 = e2e_start_instance("node2", edits, extra, url2, sizeof(url2));
 }
 
 static void stop_nodes(void **state)
@@ -151,11 +157,91 @@ static void a_limit_is_for_the_site(void **state)
     free(key);
 }
 
+/* Flight offers of SUPPLIER_A on a node, with a request id under scope. */
+static long offers_on(const char *base, const char *key, const char *rid)
+{
+    char kh[512], rh[300], body[512];
+    const char *h[] = {kh, "Content-Type: application/json", rh, NULL};
+    time_t t = time(NULL) + 40 * 86400;
+    struct tm tm;
+    char day[16];
+    e2e_resp *r;
+    long st;
+    gmtime_r(&t, &tm);
+    strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
+    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
+    snprintf(body, sizeof(body), "{\"journeys\":[{\"origin\":\"LHR\",\"destination\":"
+             "\"JFK\",\"date\":\"%s\"}],\"passengers\":{\"adults\":1},\"supplier\":"
+             "\"SUPPLIER_A\",\"limit\":1}", day);
+    r = e2e_call(base, "POST", "/v1/flight/offers", h, body);
+    st = r->status;
+    if (st != 200 && st != 429) {
+        fail_msg("flight offers on %s answered %ld: %s", base, st, r->body);
+    }
+    e2e_free(r);
+    return st;
+}
+
+static void a_supplier_budget_is_for_the_site(void **state)
+{
+    char *key = e2e_new_org_key("site-budget", NULL), scope[128], rid[200], fault[512];
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    int attempt, i, ok = 0, refused = 0, sent = 0;
+    e2e_resp *r;
+    char path[300];
+    json_t *f;
+    (void)state;
+    snprintf(scope, sizeof(scope), "site-budget-%d-%ld", (int)getpid(), e2e_now_ms());
+    /* Counts the calls that reach the sandbox. */
+    snprintf(fault, sizeof(fault), "{\"api\":\"supplier_a\",\"request_id_prefix\":\"%s\","
+             "\"action\":\"respond\",\"headers\":{\"x-counted\":\"1\"},\"times\":null}",
+             scope);
+    r = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdrs, fault);
+    assert_int_equal(r->status, 201);
+    e2e_free(r);
+    /* Four searches inside one second (a slow machine may need a retry). */
+    for (attempt = 0; attempt < 3; attempt++) {
+        long t0;
+        while (e2e_now_ms() % 1000 > 100) {
+            e2e_sleep_ms(10);
+        }
+        t0 = e2e_now_ms() / 1000;
+        ok = refused = 0;
+        for (i = 0; i < 4; i++) {
+            snprintf(rid, sizeof(rid), "%s-%d-%d", scope, attempt, i);
+            if (offers_on(i % 2 ? url2 : url1, key, rid) == 200) {
+                ok++;
+                sent++;
+            }
+            else {
+                refused++;
+            }
+        }
+        if (e2e_now_ms() / 1000 == t0) {
+            break;
+        }
+    }
+    assert_true(attempt < 3);
+    /* Each node alone would have let 2 through: 4. */
+    assert_int_equal(ok, 2);
+    assert_int_equal(refused, 2);
+    /* What was refused never reached the supplier. */
+    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", scope);
+    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    f = json_array_get(json_object_get(r->json, "data"), 0);
+    assert_int_equal(json_integer_value(json_object_get(f, "hits")), sent);
+    e2e_free(r);
+    free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_nodes),
         cmocka_unit_test(a_limit_is_for_the_site),
+        cmocka_unit_test(a_supplier_budget_is_for_the_site),
         cmocka_unit_test(stop_nodes),
     };
     return E2E_RUN("shared limits", tests);
