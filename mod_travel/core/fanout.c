@@ -217,6 +217,12 @@ void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton
     gate_leave(g);
 }
 
+int trv_fanout_late_room(void)
+{
+    apr_uint32_t late = apr_atomic_read32(&late_calls);
+    return late >= TRV_FANOUT_LATE_MAX ? 0 : (int)(TRV_FANOUT_LATE_MAX - late);
+}
+
 int trv_fanout_drain(apr_interval_time_t max)
 {
     apr_time_t end = apr_time_now() + max;

@@ -40,6 +40,9 @@ void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton
                         void (*late)(void *baton), void **batons,
                         apr_interval_time_t patience, int *done);
 
+/* How many more calls of the process may go on alone now (0 at the cap). */
+int trv_fanout_late_room(void);
+
 /* Waits until no call of the process goes on alone, at most max (a child
  * that exits must not free what they use under them). 1 when none is left. */
 int trv_fanout_drain(apr_interval_time_t max);

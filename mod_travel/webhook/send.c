@@ -295,11 +295,14 @@ static void send_task_late(void *baton)
     send_task *task = baton;
     apr_array_header_t *rec = apr_array_make(task->p, 1, sizeof(trv_wh_item));
     const char *err = NULL;
-    trv_webhook_slow_leave(task->it.subscription_id,
-                           task->it.action == TRV_WH_SENT
-                               && task->it.status == TRV_DELIVERY_DELIVERED
-                               && apr_time_from_msec(task->it.duration_ms)
-                                      < TRV_WEBHOOK_PATIENCE);
+    const trv_wh_item *it = &task->it;
+    trv_webhook_slow_leave(it->subscription_id, task->started,
+                           it->action != TRV_WH_SENT ? TRV_SLOW_LATE
+                           : it->status == TRV_DELIVERY_DELIVERED
+                                   && apr_time_from_msec(it->duration_ms) < TRV_WEBHOOK_PATIENCE
+                               ? TRV_SLOW_ANSWERED
+                           : it->response_status == 0 ? TRV_SLOW_UNANSWERED
+                                                      : TRV_SLOW_LATE);
     *(trv_wh_item *)apr_array_push(rec) = task->it;
     if (record_outcomes(task->env, task->p, task->worker, rec, &err) != APR_SUCCESS) {
         trv_log_msg(&task->env->log, TRV_LOG_WARNING, NULL,
@@ -356,28 +359,47 @@ static void send_patiently(send_task **tasks, int n, int *done)
     free(which);
 }
 
-/* Requests to a subscription this process sees hanging (slow.h) wait, as
- * throttled ones do, until its slow requests would have timed out, and up
- * to half as long again, spread by delivery id: due all at once, the held
- * requests of a busy subscription would come back as one burst of claims
- * that takes every sender for a moment (the breaker bench's p99). */
-static void hold_slow(apr_array_header_t *items)
+/* Requests to a subscription this process sees slow (slow.h) are held
+ * back, going back to the queue as throttled ones do, when it has
+ * TRV_WEBHOOK_SLOW_MAX going on alone here (this batch's counted), or when
+ * the process has no room left for another request going on alone
+ * (core/fanout.h: past it a sender would wait for its slow requests, up to
+ * the receivers' timeout, and with it the healthy receivers' next
+ * requests). A short wait is spread by delivery id over a quarter of a
+ * second: due all at once, the held requests of a busy subscription would
+ * come back as one burst of claims. */
+static void hold_slow(apr_pool_t *p, apr_array_header_t *items)
 {
+    apr_hash_t *admitted = apr_hash_make(p);
     apr_time_t now = apr_time_now();
-    int i;
+    int room = trv_fanout_late_room(), i;
     for (i = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
-        apr_interval_time_t wait;
-        if (it->claimed && it->action != TRV_WH_WAIT
-            && trv_webhook_slow_held(it->subscription_id, now, &wait)) {
+        apr_interval_time_t wait = TRV_WEBHOOK_PATIENCE;
+        int *k;
+        if (!it->claimed || it->action == TRV_WH_WAIT
+            || !trv_webhook_slow_known(it->subscription_id, now)) {
+            continue;
+        }
+        if (!(k = apr_hash_get(admitted, it->subscription_id, APR_HASH_KEY_STRING))) {
+            k = apr_pcalloc(p, sizeof(*k));
+            apr_hash_set(admitted, it->subscription_id, APR_HASH_KEY_STRING, k);
+        }
+        if (!trv_webhook_slow_held(it->subscription_id, now, *k, &wait) && room > 0) {
+            room--;
+            (*k)++;
+            continue;
+        }
+        if (wait <= TRV_WEBHOOK_PATIENCE) {
             unsigned h = 5381;
             const char *c;
             for (c = it->dlv; c && *c; c++) {
                 h = h * 33 + (unsigned char)*c;
             }
-            it->action = TRV_WH_WAIT;
-            it->next = wait + (apr_interval_time_t)(h % 1000) * (wait / 2000);
+            wait += (apr_interval_time_t)(h % 1000) * (TRV_WEBHOOK_PATIENCE / 2000);
         }
+        it->action = TRV_WH_WAIT;
+        it->next = wait;
     }
 }
 
@@ -422,7 +444,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     /* Held and throttled items (WAIT) are not sent; they go back to the
      * queue with the batch's record, after its sends: a statement of their
      * own before the sends would hold up the batch's other receivers. */
-    hold_slow(items);
+    hold_slow(p, items);
     own_gone = 0;
 
     tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);

@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The start of each request going on alone that a subscription's slot
+ * keeps (more may go on, by a race of two senders: they are counted, not
+ * timed). */
+#define STARTS (2 * TRV_WEBHOOK_SLOW_MAX)
+
 /* At most TRV_FANOUT_LATE_MAX requests go on alone in a process, so as
  * many subscriptions at most are slow at once: a small table does. */
 typedef struct slow_sub {
-    char *sub;          /* malloc'd; NULL: a free slot */
-    int n;              /* its requests going on alone */
-    apr_time_t oldest;  /* when the oldest of them started */
-    apr_time_t until;   /* slow until then */
+    char *sub;               /* malloc'd; NULL: a free slot */
+    int n;                   /* its requests going on alone */
+    int nstarts;
+    apr_time_t starts[STARTS];
+    apr_time_t until;        /* slow until then */
+    apr_time_t hanging_until; /* one ended without an answer: hanging until then */
+    apr_time_t next_free;    /* the next held request's turn while it hangs */
 } slow_sub;
 
 /* A slot per request that may go on alone, and as many again for
@@ -34,7 +42,8 @@ static slow_sub *find(const char *sub)
 
 void trv_webhook_slow_enter(const char *sub, apr_time_t started)
 {
-    slow_sub *s;
+    slow_sub *s = NULL;
+    char *dup;
     int i;
     if (!sub) {
         return;
@@ -48,35 +57,52 @@ void trv_webhook_slow_enter(const char *sub, apr_time_t started)
                 free(table[i].sub);
                 table[i].sub = NULL;
             }
-            if (!table[i].sub && (table[i].sub = strdup(sub))) {
+            if (!table[i].sub && (dup = strdup(sub))) {
                 s = &table[i];
-                s->n = 0;
-                s->oldest = started;
+                memset(s, 0, sizeof(*s));
+                s->sub = dup;
             }
         }
     }
     if (s) {
-        if (s->n++ == 0 || started < s->oldest) {
-            s->oldest = started;
+        s->n++;
+        if (s->nstarts < STARTS) {
+            s->starts[s->nstarts++] = started;
         }
         s->until = now + TRV_WEBHOOK_SLOW_MEMORY;
     }
     pthread_mutex_unlock(&lock);
 }
 
-void trv_webhook_slow_leave(const char *sub, int answered)
+void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how)
 {
     slow_sub *s;
+    int i;
     if (!sub) {
         return;
     }
+    apr_time_t now = apr_time_now();
     pthread_mutex_lock(&lock);
     if ((s = find(sub))) {
         if (s->n > 0) {
             s->n--;
         }
-        s->until = answered ? 0 : apr_time_now() + TRV_WEBHOOK_SLOW_MEMORY;
-        if (s->n == 0 && answered) {
+        for (i = 0; i < s->nstarts; i++) {
+            if (s->starts[i] == started) {
+                s->starts[i] = s->starts[--s->nstarts];
+                break;
+            }
+        }
+        if (how == TRV_SLOW_UNANSWERED) {
+            s->until = s->hanging_until = now + TRV_WEBHOOK_SLOW_MEMORY;
+        }
+        else {
+            /* It answers: no line of held requests, a slot frees soon. */
+            s->hanging_until = 0;
+            s->next_free = 0;
+            s->until = how == TRV_SLOW_ANSWERED ? 0 : now + TRV_WEBHOOK_SLOW_MEMORY;
+        }
+        if (s->n == 0 && how == TRV_SLOW_ANSWERED) {
             free(s->sub);
             s->sub = NULL;
         }
@@ -97,7 +123,22 @@ int trv_webhook_slow_known(const char *sub, apr_time_t now)
     return known;
 }
 
-int trv_webhook_slow_held(const char *sub, apr_time_t now, apr_interval_time_t *wait)
+static int hanging(const slow_sub *s, apr_time_t now)
+{
+    int i;
+    if (s->hanging_until > now) {
+        return 1;
+    }
+    for (i = 0; i < s->nstarts; i++) {
+        if (now - s->starts[i] >= TRV_WEBHOOK_HANGING) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
+                          apr_interval_time_t *wait)
 {
     slow_sub *s;
     int held = 0;
@@ -105,13 +146,22 @@ int trv_webhook_slow_held(const char *sub, apr_time_t now, apr_interval_time_t *
         return 0;
     }
     pthread_mutex_lock(&lock);
-    if ((s = find(sub)) && s->n >= TRV_WEBHOOK_SLOW_MAX) {
+    if ((s = find(sub)) && s->n + admitted >= TRV_WEBHOOK_SLOW_MAX) {
         held = 1;
-        /* The oldest is kept while any is slow: a wait that comes out
-         * short is only another look half a second later. */
-        *wait = s->oldest + TRV_WEBHOOK_TIMEOUT - now;
-        if (*wait < apr_time_from_msec(500)) {
-            *wait = apr_time_from_msec(500);
+        if (!hanging(s, now)) {
+            *wait = TRV_WEBHOOK_PATIENCE;
+        }
+        else {
+            /* In line: a slot frees about every TIMEOUT / SLOW_MAX. */
+            apr_time_t due = s->next_free > now + TRV_WEBHOOK_PATIENCE
+                                 ? s->next_free : now + TRV_WEBHOOK_PATIENCE;
+            if (due > now + TRV_WEBHOOK_SLOW_MEMORY) {
+                due = now + TRV_WEBHOOK_SLOW_MEMORY;
+            }
+            else {
+                s->next_free = due + TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX;
+            }
+            *wait = due - now;
         }
     }
     pthread_mutex_unlock(&lock);

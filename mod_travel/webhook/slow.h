@@ -4,11 +4,24 @@
  * for TRV_WEBHOOK_SLOW_MEMORY, renewed while its requests keep going late
  * or failing, ended by an answer in time. The sender does not wait at all
  * for a request to a slow subscription: it goes on alone from the start.
+ *
  * While a subscription has TRV_WEBHOOK_SLOW_MAX requests going on alone
  * here, the sender sends it no more: its requests go back to the queue
- * (not counted as attempts) until the oldest of those would have timed
- * out. So a receiver that hangs holds at most that many requests per
- * process, and a sender thread at most once per TRV_WEBHOOK_SLOW_MEMORY. */
+ * (not counted as attempts). How long depends on what its requests do:
+ *   - they answer, late (a saturated machine, a receiver taking a second):
+ *     a slot frees within moments, the request looks again after
+ *     TRV_WEBHOOK_PATIENCE;
+ *   - it hangs (one of them ended without any answer lately, or one has
+ *     been going on for TRV_WEBHOOK_HANGING): a slot frees only at the
+ *     receiver's timeout, so its held requests are lined up one
+ *     TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX apart (the pace at which
+ *     its slots free), at most TRV_WEBHOOK_SLOW_MEMORY ahead. Each held
+ *     request then comes back about when it can go, instead of every held
+ *     one being claimed again every moment: a queue churned by a hanging
+ *     receiver's requests is what slowed every other receiver down (the
+ *     breaker bench: twice the claims, PostgreSQL's CPU doubled).
+ * So a receiver that hangs holds at most that many requests per process,
+ * and takes almost nothing from the senders the other receivers need. */
 #ifndef TRV_WEBHOOK_SLOW_H
 #define TRV_WEBHOOK_SLOW_H
 
@@ -22,18 +35,28 @@
 #define TRV_WEBHOOK_SLOW_MAX 8
 /* How long a subscription stays slow after its last late or failed one. */
 #define TRV_WEBHOOK_SLOW_MEMORY apr_time_from_sec(60)
+/* A request going on this long has no answer coming soon: half the
+ * receiver's timeout (webhook/send.h). */
+#define TRV_WEBHOOK_HANGING apr_time_from_sec(5)
 
-/* A request to `sub`, started at `started`, goes on alone / has ended
- * (answered: a 2xx within TRV_WEBHOOK_PATIENCE, which ends the slow
- * state). */
+/* How a request that went on alone ended. */
+typedef enum {
+    TRV_SLOW_ANSWERED,   /* a 2xx within TRV_WEBHOOK_PATIENCE: no longer slow */
+    TRV_SLOW_LATE,       /* an answer, late or not a 2xx */
+    TRV_SLOW_UNANSWERED  /* no answer: a timeout, a connection that failed */
+} trv_slow_end;
+
+/* A request to `sub`, started at `started`, goes on alone / has ended. */
 void trv_webhook_slow_enter(const char *sub, apr_time_t started);
-void trv_webhook_slow_leave(const char *sub, int answered);
+void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how);
 
 /* 1 when `sub` is slow in this process now. */
 int trv_webhook_slow_known(const char *sub, apr_time_t now);
 
-/* 1 when `sub` is held back now, with *wait until the oldest of its slow
- * requests would have timed out (at least half a second). */
-int trv_webhook_slow_held(const char *sub, apr_time_t now, apr_interval_time_t *wait);
+/* 1 when a request to `sub` is held back now, `admitted` more of its
+ * requests being about to go on alone (the same batch's), with *wait
+ * until it may look again (above). */
+int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
+                          apr_interval_time_t *wait);
 
 #endif

@@ -2,15 +2,21 @@
 
 #include <stddef.h>
 
-#define N (TRV_SUBSCRIPTION_PAUSED + 1)
+#define N (TRV_SUBSCRIPTION_DISABLED + 1)
 
-const char *const trv_subscription_statuses[] = {"ACTIVE", "PAUSED", NULL};
+const char *const trv_subscription_statuses[] = {"ACTIVE", "PAUSED", "DISABLED", NULL};
 
+/* PAUSED -> DISABLED does not exist: the breaker disables only what it
+ * sends to (webhook_disable, sql/181, checks ACTIVE). */
 static const unsigned char moves[N][N] = {
     [TRV_SUBSCRIPTION_ACTIVE][TRV_SUBSCRIPTION_ACTIVE] = 1,
     [TRV_SUBSCRIPTION_ACTIVE][TRV_SUBSCRIPTION_PAUSED] = 1,
+    [TRV_SUBSCRIPTION_ACTIVE][TRV_SUBSCRIPTION_DISABLED] = 1,
     [TRV_SUBSCRIPTION_PAUSED][TRV_SUBSCRIPTION_PAUSED] = 1,
     [TRV_SUBSCRIPTION_PAUSED][TRV_SUBSCRIPTION_ACTIVE] = 1,
+    [TRV_SUBSCRIPTION_DISABLED][TRV_SUBSCRIPTION_DISABLED] = 1,
+    [TRV_SUBSCRIPTION_DISABLED][TRV_SUBSCRIPTION_ACTIVE] = 1,
+    [TRV_SUBSCRIPTION_DISABLED][TRV_SUBSCRIPTION_PAUSED] = 1,
 };
 
 const trv_transit_table trv_subscription_status_table = {"webhook subscription status", N,
@@ -19,3 +25,8 @@ const trv_transit_table trv_subscription_status_table = {"webhook subscription s
 
 TRV_TRANSIT_TEXT_PAIR(trv_subscription_status, trv_subscription_status,
                       trv_subscription_status_table)
+
+int trv_subscription_status_patchable(trv_subscription_status s)
+{
+    return s == TRV_SUBSCRIPTION_ACTIVE || s == TRV_SUBSCRIPTION_PAUSED;
+}

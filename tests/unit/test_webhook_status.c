@@ -32,13 +32,25 @@ static void delivery_table(void **state)
 
 static void subscription_table(void **state)
 {
+    /* DISABLED: entered from ACTIVE only (the circuit breaker), left by
+     * PATCH ACTIVE (re-enabled) or PAUSED. */
     static const expect_move moves[] = {
-        {"ACTIVE", "ACTIVE"}, {"ACTIVE", "PAUSED"}, {"PAUSED", "PAUSED"}, {"PAUSED", "ACTIVE"},
+        {"ACTIVE", "ACTIVE"},     {"ACTIVE", "PAUSED"},     {"ACTIVE", "DISABLED"},
+        {"PAUSED", "PAUSED"},     {"PAUSED", "ACTIVE"},     {"DISABLED", "DISABLED"},
+        {"DISABLED", "ACTIVE"},   {"DISABLED", "PAUSED"},
     };
     trv_subscription_status back = TRV_SUBSCRIPTION_PAUSED;
     (void)state;
     expect_moves(&trv_subscription_status_table, moves, sizeof(moves) / sizeof(moves[0]));
-    expect_texts(&trv_subscription_status_table, 2);
+    expect_texts(&trv_subscription_status_table, 3);
+    assert_true(trv_subscription_status_from_text("DISABLED", &back));
+    assert_int_equal(back, TRV_SUBSCRIPTION_DISABLED);
+    assert_false(trv_transit_allowed(&trv_subscription_status_table, TRV_SUBSCRIPTION_PAUSED,
+                                     TRV_SUBSCRIPTION_DISABLED));
+    /* A PATCH asks for ACTIVE or PAUSED, never DISABLED. */
+    assert_true(trv_subscription_status_patchable(TRV_SUBSCRIPTION_ACTIVE));
+    assert_true(trv_subscription_status_patchable(TRV_SUBSCRIPTION_PAUSED));
+    assert_false(trv_subscription_status_patchable(TRV_SUBSCRIPTION_DISABLED));
     assert_true(trv_subscription_status_from_text("ACTIVE", &back));
     assert_int_equal(back, TRV_SUBSCRIPTION_ACTIVE);
     assert_string_equal(trv_subscription_status_text(TRV_SUBSCRIPTION_PAUSED), "PAUSED");
