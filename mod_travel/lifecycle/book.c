@@ -154,7 +154,7 @@ apr_status_t trv_lifecycle_book_apply_settle(trv_lifecycle_book_run *run, trv_db
     }
     if (s->sdk) {
         /* Released once the booking can no longer use it (FAILED). */
-        if (s->outcome) {
+        if (s->outcome != TRV_PINTENT_OUTCOME_NONE) {
             return APR_SUCCESS;
         }
         if (trv_pintent_sdk_release(k, c, run->p, v.id, v.attempt, v.currency, v.total_amount,
@@ -174,7 +174,7 @@ apr_status_t trv_lifecycle_book_apply_settle(trv_lifecycle_book_run *run, trv_db
     if (!id) {
         return APR_SUCCESS;
     }
-    if (s->outcome) {
+    if (s->outcome != TRV_PINTENT_OUTCOME_NONE) {
         return trv_pintent_resolved(k, c, run->p, id, s->outcome, s->provider_ref);
     }
     if (trv_pintent_unresolved(k, c, run->p, id, s->provider_ref, s->after, &rel)
@@ -185,7 +185,7 @@ apr_status_t trv_lifecycle_book_apply_settle(trv_lifecycle_book_run *run, trv_db
 }
 
 static trv_lifecycle_book_settle *resolved(trv_lifecycle_book_settle *s, const char *intent_id,
-                                           const char *outcome)
+                                           trv_pintent_outcome outcome)
 {
     memset(s, 0, sizeof(*s));
     s->intent_id = intent_id;
@@ -220,7 +220,7 @@ int trv_lifecycle_book_void(trv_lifecycle_book_run *run, const char *authorizati
         st = trv_payment_adapter.void_auth(&pc, authorization_id, &auth, &err);
     }
     if (st == TRV_UP_OK) {
-        s->outcome = "voided";
+        s->outcome = TRV_PINTENT_OUTCOME_VOIDED;
         return 1;
     }
     trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
@@ -480,20 +480,20 @@ static trv_lifecycle_book_outcome authorize_instrument(trv_lifecycle_book_run *r
         break;
     case TRV_UP_DECLINED:
         return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_DECLINED,
-                                         resolved(&s, in->id, "declined"));
+                                         resolved(&s, in->id, TRV_PINTENT_OUTCOME_DECLINED));
     case TRV_UP_NOT_FOUND:
         return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_BAD_INSTRUMENT,
-                                         resolved(&s, in->id, "not_found"));
+                                         resolved(&s, in->id, TRV_PINTENT_OUTCOME_NOT_FOUND));
     case TRV_UP_REJECTED:
         return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_BAD_INSTRUMENT,
-                                         resolved(&s, in->id, "rejected"));
+                                         resolved(&s, in->id, TRV_PINTENT_OUTCOME_REJECTED));
     case TRV_UP_UNAVAILABLE:
         /* The provider answered an error or could not be reached: it
          * authorized nothing (core/upstream.h), and a fresh key is better
          * than one it may have stored that error under. */
         provider_failed(run, st, &err);
         return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE,
-                                         resolved(&s, in->id, "unavailable"));
+                                         resolved(&s, in->id, TRV_PINTENT_OUTCOME_UNAVAILABLE));
     case TRV_UP_TIMEOUT:
         /* An authorization may exist: the intent keeps its key for the
          * next attempt, or the release job voids what it finds. */
@@ -521,8 +521,9 @@ static trv_lifecycle_book_outcome authorize_instrument(trv_lifecycle_book_run *r
          * by this service, captured): the next attempt starts afresh. */
         run->message = apr_psprintf(run->p, "the payment provider's authorization %s is %s",
                                     auth_id, status);
-        resolved(&s, in->id, trv_pay_status_text_is(status, TRV_PAY_VOIDED) ? "voided"
-                                                                            : "captured");
+        resolved(&s, in->id, trv_pay_status_text_is(status, TRV_PAY_VOIDED)
+                                  ? TRV_PINTENT_OUTCOME_VOIDED
+                                  : TRV_PINTENT_OUTCOME_CAPTURED);
         s.provider_ref = auth_id;
         return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE, &s);
     }

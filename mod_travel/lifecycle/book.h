@@ -160,7 +160,7 @@ trv_lifecycle_book_outcome trv_lifecycle_book_lost(trv_lifecycle_book_run *run, 
 typedef struct trv_lifecycle_book_settle {
     const char *intent_id;      /* the intent; NULL: the one of by_auth */
     const char *by_auth;        /* the intent whose authorization this is */
-    const char *outcome;        /* RESOLVED with it; NULL: UNRESOLVED */
+    trv_pintent_outcome outcome; /* RESOLVED with it; NONE: UNRESOLVED */
     const char *provider_ref;   /* the authorization, when known */
     apr_interval_time_t after;  /* UNRESOLVED: the release job voids it from then */
     int sdk;                    /* the booking's SDK session, released by the job (FAILED) */
