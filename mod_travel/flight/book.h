@@ -1,7 +1,7 @@
-/* Book: pay and ticket a READY_FOR_COMPLETE booking, as a sequence of
- * persisted steps so that whoever finds the booking mid-way (the request
- * that started it, or the flight.booking.complete job after that request
- * died) can carry on from where it stands:
+/* Book: pay and ticket a READY_FOR_COMPLETE booking on the shared book
+ * runner (lifecycle/book.h), so that whoever finds the booking mid-way (the
+ * request that started it, or the flight.booking.complete job after that
+ * request died) can carry on from where it stands:
  *
  *   authorizing  the payment provider authorizes the instrument (or the
  *                SDK payment is looked up); SUPPLIER_A only
@@ -24,40 +24,18 @@
 
 #include "booking.h"
 #include "core/env.h"
+#include "lifecycle/book.h"
 
-typedef enum {
-    TRV_BOOK_CONFIRMED,      /* 200 */
-    TRV_BOOK_PENDING,        /* 202: the supplier is ticketing, or another runner has it */
-    TRV_BOOK_FAILED,         /* FAILED: 422 book_failed */
-    TRV_BOOK_DECLINED,       /* back to READY_FOR_COMPLETE: 422 payment_declined */
-    TRV_BOOK_BAD_INSTRUMENT, /* back to READY_FOR_COMPLETE: 422 payment_instrument_id */
-    TRV_BOOK_NOT_PAID,       /* back to READY_FOR_COMPLETE: 409, SDK payment missing */
-    TRV_BOOK_UNAVAILABLE,    /* back to READY_FOR_COMPLETE: 502 */
-    TRV_BOOK_TIMEOUT,        /* back to READY_FOR_COMPLETE: 504 */
-    TRV_BOOK_UNKNOWN,        /* 500 result_unknown */
-    TRV_BOOK_RETRY,          /* (job) nothing to do yet */
-    TRV_BOOK_DB              /* a database step failed */
-} trv_book_outcome;
-
-typedef struct trv_book_run {
-    trv_env *env;
-    apr_pool_t *p;
-    const char *request_id;
-    const trv_log *log;
-    const char *owner;        /* this process (core/owner.h) */
-    trv_fbooking *b;          /* the latest state of the booking */
-    const char *message;      /* why, for failures */
-    int db_down;              /* TRV_BOOK_DB: the database was unreachable */
-} trv_book_run;
-
-/* Runs the booking from its current phase until it is CONFIRMED, FAILED,
- * back to READY_FOR_COMPLETE, unknown, or waiting on the supplier. The
- * caller owns the current phase (it started it or took it over). */
-trv_book_outcome trv_book_continue(trv_book_run *run);
+/* The flight's part of the book runner (lifecycle/book.h): its rows,
+ * its supplier order (ordering -> ticketing, or unknown). Run it with
+ * trv_lifecycle_book_init(&run, &trv_book_lifecycle, ...) and
+ * trv_lifecycle_book_continue. */
+extern const trv_lifecycle_book_domain trv_book_lifecycle;
 
 /* The ticketing poll (job): reads the order and finishes the booking when
- * the supplier is done; TRV_BOOK_RETRY while it is still ticketing. */
-trv_book_outcome trv_book_poll_ticketing(trv_book_run *run);
+ * the supplier is done; TRV_LIFECYCLE_BOOK_RETRY while it is still
+ * ticketing. */
+trv_lifecycle_book_outcome trv_book_poll_ticketing(trv_lifecycle_book_run *run);
 
 /* A book step's deadline for this booking's supplier. */
 apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,

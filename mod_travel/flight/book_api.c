@@ -7,6 +7,7 @@
  * answer 202 (or the result, once there is one). */
 #include "handlers.h"
 #include "book.h"
+#include "lifecycle/book_answer.h"
 #include "input.h"
 #include "enqueue.h"
 #include "core/owner.h"
@@ -64,14 +65,29 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
     }
 }
 
+/* Nothing was charged (the supplier or the payment provider failed or did
+ * not answer before anything was bought): 502/504. */
+static void upstream_failed(trv_req *req, trv_resp *resp, trv_up_status st, const char *id,
+                            const char *message)
+{
+    trv_fapi_upstream_fail(req, resp, st,
+                           st == TRV_UP_TIMEOUT
+                               ? apr_psprintf(req->pool, "The payment provider (booking %s)", id)
+                               : apr_psprintf(req->pool, "booking %s (nothing was charged; book "
+                                              "again)", id),
+                           message);
+}
+
+static const trv_lifecycle_book_answers answers = {
+    "the airline could not issue the ticket", "is not a payment instrument the provider knows",
+    answer_fresh, answer_unknown, upstream_failed};
+
 void trv_flight_book(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
     trv_errs *errs = trv_errs_new(req->pool);
     const char *instrument = trv_book_input_parse(req->pool, req->json, errs);
     const char *owner = trv_owner_self(req->pool);
-    trv_book_run run;
-    trv_book_outcome out;
     trv_fbooking *b, *started;
     trv_dbc *c;
     trv_fb_phase phase;
@@ -150,66 +166,5 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         return;
     }
     trv_db_close(req->env->db, c);
-    trv_env_wake(req->env);
-
-    memset(&run, 0, sizeof(run));
-    run.env = req->env;
-    run.p = req->pool;
-    run.request_id = req->request_id;
-    run.log = &req->log;
-    run.owner = owner;
-    run.b = started;
-    out = trv_book_continue(&run);
-    switch (out) {
-    case TRV_BOOK_CONFIRMED:
-        answer_fresh(req, resp, id, 200);
-        return;
-    case TRV_BOOK_PENDING:
-    case TRV_BOOK_RETRY:
-        answer_fresh(req, resp, id, 202);
-        return;
-    case TRV_BOOK_FAILED:
-        trv_fail(req, resp, 422, "book_failed", "Booking %s failed and is FAILED: %s; "
-                 "prebook again with a new x-idempotency-key", id,
-                 run.message ? run.message : "the airline could not issue the ticket");
-        return;
-    case TRV_BOOK_DECLINED:
-        trv_fail(req, resp, 422, "payment_declined", "The payment instrument was declined%s%s; "
-                 "the booking is still READY_FOR_COMPLETE", run.message ? ": " : "",
-                 run.message ? run.message : "");
-        return;
-    case TRV_BOOK_BAD_INSTRUMENT:
-        trv_errs_add(errs, "payment_instrument_id", "%s", run.message ? run.message
-                     : "is not a payment instrument the provider knows");
-        trv_fail_invalid(req, resp, errs);
-        return;
-    case TRV_BOOK_NOT_PAID:
-        trv_fail(req, resp, 409, "invalid_state", "The payment for booking %s is not "
-                 "authorized%s%s: complete the payment SDK checkout, then book with {}", id,
-                 run.message ? ": " : "", run.message ? run.message : "");
-        return;
-    case TRV_BOOK_UNAVAILABLE:
-        trv_fapi_upstream_fail(req, resp, TRV_UP_UNAVAILABLE,
-                               apr_psprintf(req->pool, "booking %s (nothing was charged; book "
-                                            "again)", id), run.message);
-        return;
-    case TRV_BOOK_TIMEOUT:
-        trv_fapi_upstream_fail(req, resp, TRV_UP_TIMEOUT,
-                               apr_psprintf(req->pool, "The payment provider (booking %s)", id),
-                               run.message);
-        return;
-    case TRV_BOOK_UNKNOWN:
-        answer_unknown(req, resp, id);
-        return;
-    default:
-        if (run.db_down) {
-            trv_fail(req, resp, 503, "unavailable",
-                     "The service is temporarily unavailable; read booking %s before "
-                     "booking again", id);
-        }
-        else {
-            trv_fail(req, resp, 500, "internal_error",
-                     "An internal error occurred; read booking %s before booking again", id);
-        }
-    }
+    trv_lifecycle_book_answer_run(req, resp, &trv_book_lifecycle, &answers, id, owner, started);
 }

@@ -5,23 +5,13 @@
 #define TRV_FLIGHT_BOOKING_H
 
 #include "state.h"
-#include "payment/collector.h"
-#include "payment/pay_status.h"
+#include "payment/record.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
 
-typedef struct trv_fpayment {
-    const char *id;
-    const char *booking_id;
-    trv_pay_status status;
-    const char *currency;
-    const char *amount;        /* decimal text */
-    trv_collector collected_by;
-    const char *provider_ref;  /* the provider's authorization id */
-    json_t *card;              /* {brand, last4, funding, wallet} or NULL */
-    const char *created_at;
-} trv_fpayment;
+/* A flight booking's payment (payment/record.h). */
+typedef trv_payment_record trv_fpayment;
 
 typedef struct trv_fbooking {
     const char *id;

@@ -16,50 +16,25 @@
 static trv_fbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
-    const char *id;
-    trv_fbooking *b = NULL;
-    trv_dbc *c;
-    if (!trv_job_open(env, p, job, &id, &c, res)) {
-        return NULL;
-    }
-    if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = apr_psprintf(p, "reading booking %s: %s", id, c->error);
-        b = NULL;
-    }
-    trv_db_close(env->db, c);
-    return b;
+    return trv_lifecycle_book_job_load(&trv_book_lifecycle, env, p, job, res);
 }
 
 /* ---- flight.booking.complete ---- */
 
-static apr_interval_time_t poll_delay(const trv_job *job)
-{
-    /* Every second for a minute, then every 30 s. */
-    return job->attempt < 60 ? apr_time_from_sec(1) : apr_time_from_sec(30);
-}
-
 void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
-    trv_fbooking *b = load(env, p, job, res), *took;
-    const char *owner = trv_owner_self(p);
+    trv_fbooking *b = load(env, p, job, res);
+    trv_lifecycle_book_run run;
+    trv_lifecycle_book_outcome out;
     trv_fb_phase phase;
-    trv_book_run run;
-    trv_book_outcome out;
-    trv_dbc *c;
 
     if (!b || b->status != TRV_FB_COMPLETING || b->book_phase == TRV_FB_PHASE_NONE
         || b->book_phase == TRV_FB_PHASE_UNKNOWN) {
         return; /* done, failed, back to ready, or never sent again */
     }
-    memset(&run, 0, sizeof(run));
-    run.env = env;
-    run.p = p;
-    run.request_id = trv_job_request_id(job);
-    run.log = &env->log;
-    run.owner = owner;
-    run.b = b;
+    trv_lifecycle_book_init(&run, &trv_book_lifecycle, env, p, trv_job_request_id(job),
+                            &env->log, trv_owner_self(p), b);
     phase = b->book_phase;
     if (phase == TRV_FB_PHASE_TICKETING) {
         out = trv_book_poll_ticketing(&run);
@@ -67,53 +42,16 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     else {
         /* A step a request started: take it over only once that request is
          * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
-            res->outcome = TRV_JOB_RETRY;
-            res->retry_in = apr_time_from_sec(1);
-            res->error = "the request is still at it";
-            return;
-        }
-        if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = "database unavailable";
-            return;
-        }
-        if (trv_fstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner,
-                             phase, owner,
-                             trv_book_phase_budget(env, b, phase), NULL, NULL, &took)
-            != APR_SUCCESS) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = apr_psprintf(p, "taking over: %s", c->error);
-            trv_db_close(env->db, c);
-            return;
-        }
-        trv_db_close(env->db, c);
-        if (!took) {
-            res->outcome = TRV_JOB_RETRY;
-            res->retry_in = apr_time_from_sec(1);
-            res->error = "moved on meanwhile";
+        if (!trv_lifecycle_book_job_may_take(p, b->phase_due, b->phase_owner, res)
+            || !trv_lifecycle_book_job_take_over(&run, res)) {
             return;
         }
         trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
                     TRVLOGNO(1000) "booking %s: taking over book step %s from %s", b->id,
                     trv_fb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
-        run.b = took;
-        out = trv_book_continue(&run);
+        out = trv_lifecycle_book_continue(&run);
     }
-    switch (out) {
-    case TRV_BOOK_PENDING:
-    case TRV_BOOK_RETRY:
-        res->outcome = TRV_JOB_RETRY;
-        res->retry_in = poll_delay(job);
-        res->error = "the supplier is still ticketing";
-        return;
-    case TRV_BOOK_DB:
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database step failed";
-        return;
-    default:
-        return;
-    }
+    trv_lifecycle_book_job_result(&run, out, job, "the supplier is still ticketing", res);
 }
 
 /* ---- flight.payment.settle ---- */

@@ -1,6 +1,7 @@
-/* Completing a hotel booking (book): the steps of COMPLETE_IN_PROGRESS,
- * run by the request that started them and, when that request died or
- * the supplier confirms later, by the hotel.booking.complete job.
+/* Completing a hotel booking (book): the steps of COMPLETE_IN_PROGRESS on
+ * the shared book runner (lifecycle/book.h), run by the request that
+ * started them and, when that request died or the supplier confirms
+ * later, by the hotel.booking.complete job.
  *
  *   authorizing  the service authorizes the booking's total (a saved
  *                instrument, or the payment SDK's session); the supplier
@@ -27,31 +28,14 @@
 #include "supplier.h"
 #include "core/env.h"
 #include "core/log.h"
+#include "lifecycle/book.h"
 
-typedef enum {
-    TRV_HBOOK_CONFIRMED,
-    TRV_HBOOK_PENDING,        /* the supplier confirms later (202) */
-    TRV_HBOOK_FAILED,         /* the supplier refused: FAILED */
-    TRV_HBOOK_DECLINED,       /* the card was declined: READY_FOR_COMPLETE again */
-    TRV_HBOOK_BAD_INSTRUMENT, /* the provider does not know the instrument */
-    TRV_HBOOK_NOT_PAID,       /* SDK: the session is not authorized yet */
-    TRV_HBOOK_UNAVAILABLE,    /* nothing happened (supplier or provider down) */
-    TRV_HBOOK_TIMEOUT,        /* the payment provider did not answer: nothing bought */
-    TRV_HBOOK_UNKNOWN,        /* the supplier did not answer: read, never re-bought */
-    TRV_HBOOK_RETRY,          /* a job should look again later */
-    TRV_HBOOK_DB              /* the database failed */
-} trv_hbook_outcome;
-
-typedef struct trv_hbook_run {
-    trv_env *env;
-    apr_pool_t *p;
-    const char *request_id;
-    trv_log *log;
-    const char *owner;        /* who holds the step */
-    trv_hbooking *b;          /* whole (rooms, payments); replaced as it moves */
-    const char *message;      /* why, for the answer */
-    int db_down;
-} trv_hbook_run;
+/* The hotel's part of the book runner (lifecycle/book.h): its rows, its
+ * supplier order and the reads of confirming and unknown. Run it with
+ * trv_lifecycle_book_init(&run, &trv_hbook_lifecycle, ...) and
+ * trv_lifecycle_book_continue (run->b: whole, rooms and payments, held by
+ * run->owner). */
+extern const trv_lifecycle_book_domain trv_hbook_lifecycle;
 
 /* Whether the service collects the payment (else the supplier does). */
 int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b);
@@ -62,8 +46,5 @@ apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
  * the caller's reference_id as fits 64 characters. */
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b);
 
-/* Runs the booking's current step and those after it, as far as they go
- * now. run->b must be COMPLETE_IN_PROGRESS and held by run->owner. */
-trv_hbook_outcome trv_hbook_continue(trv_hbook_run *run);
 
 #endif

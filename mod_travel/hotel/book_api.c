@@ -10,6 +10,7 @@
 #include "handlers.h"
 #include "bapi.h"
 #include "book.h"
+#include "lifecycle/book_answer.h"
 #include "bstore.h"
 #include "enqueue.h"
 #include "intents.h"
@@ -112,6 +113,10 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
     trv_hbapi_booking(req, resp, status, b, NULL);
 }
 
+static const trv_lifecycle_book_answers answers = {
+    "the hotel refused the booking", "was not accepted", answer_fresh, answer_unknown,
+    upstream_failed};
+
 /* The body: {payment_instrument_id} or {} (the payment SDK). A card
  * number is refused whatever the supplier: a merchant-of-record supplier
  * gets the card from the payment provider, which forwards the saved
@@ -145,8 +150,6 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     const char *owner = trv_owner_self(req->pool), *instrument;
     trv_hb_phase phase;
     trv_errs *errs = trv_errs_new(req->pool);
-    trv_hbook_run run;
-    trv_hbook_outcome out;
     trv_hbooking *b, *started;
     trv_dbc *c;
     int pays;
@@ -227,61 +230,5 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         return;
     }
     trv_db_close(req->env->db, c);
-    trv_env_wake(req->env);
-
-    memset(&run, 0, sizeof(run));
-    run.env = req->env;
-    run.p = req->pool;
-    run.request_id = req->request_id;
-    run.log = &req->log;
-    run.owner = owner;
-    run.b = started;
-    out = trv_hbook_continue(&run);
-    switch (out) {
-    case TRV_HBOOK_CONFIRMED:
-        answer_fresh(req, resp, id, 200);
-        return;
-    case TRV_HBOOK_PENDING:
-    case TRV_HBOOK_RETRY:
-        answer_fresh(req, resp, id, 202);
-        return;
-    case TRV_HBOOK_FAILED:
-        trv_fail(req, resp, 422, "book_failed", "Booking %s failed and is FAILED: %s; prebook "
-                 "again with a new x-idempotency-key", id,
-                 run.message ? run.message : "the hotel refused the booking");
-        return;
-    case TRV_HBOOK_DECLINED:
-        trv_fail(req, resp, 422, "payment_declined", "The payment instrument was declined%s%s; "
-                 "the booking is still READY_FOR_COMPLETE", run.message ? ": " : "",
-                 run.message ? run.message : "");
-        return;
-    case TRV_HBOOK_BAD_INSTRUMENT:
-        trv_errs_add(errs, "payment_instrument_id", "%s",
-                     run.message ? run.message : "was not accepted");
-        trv_fail_invalid(req, resp, errs);
-        return;
-    case TRV_HBOOK_NOT_PAID:
-        trv_fail(req, resp, 409, "invalid_state", "The payment for booking %s is not "
-                 "authorized%s%s: complete the payment SDK checkout, then book with {}", id,
-                 run.message ? ": " : "", run.message ? run.message : "");
-        return;
-    case TRV_HBOOK_UNAVAILABLE:
-        upstream_failed(req, resp, TRV_UP_UNAVAILABLE, id, run.message);
-        return;
-    case TRV_HBOOK_TIMEOUT:
-        upstream_failed(req, resp, TRV_UP_TIMEOUT, id, run.message);
-        return;
-    case TRV_HBOOK_UNKNOWN:
-        answer_unknown(req, resp, id);
-        return;
-    default:
-        if (run.db_down) {
-            trv_fail(req, resp, 503, "unavailable", "The service is temporarily unavailable; "
-                     "read booking %s before booking again", id);
-        }
-        else {
-            trv_fail(req, resp, 500, "internal_error", "An internal error occurred; read "
-                     "booking %s before booking again", id);
-        }
-    }
+    trv_lifecycle_book_answer_run(req, resp, &trv_hbook_lifecycle, &answers, id, owner, started);
 }

@@ -6,8 +6,7 @@
 #define TRV_HOTEL_BOOKING_H
 
 #include "state.h"
-#include "payment/collector.h"
-#include "payment/pay_status.h"
+#include "payment/record.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
@@ -35,17 +34,8 @@ typedef struct trv_hroom {
     apr_array_header_t *guests; /* trv_hguest, in order */
 } trv_hroom;
 
-typedef struct trv_hpayment {
-    const char *id;            /* pay_... */
-    const char *booking_id;
-    trv_pay_status status;
-    const char *currency;
-    const char *amount;        /* decimal text */
-    trv_collector collected_by;
-    const char *provider_ref;
-    json_t *card;              /* {brand, last4, funding, wallet} or NULL */
-    const char *created_at;
-} trv_hpayment;
+/* A hotel booking's payment (payment/record.h). */
+typedef trv_payment_record trv_hpayment;
 
 typedef struct trv_hbooking {
     const char *id, *org_id, *user_id, *supplier;

@@ -13,19 +13,7 @@
 static trv_hbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
-    const char *id;
-    trv_hbooking *b = NULL;
-    trv_dbc *c;
-    if (!trv_job_open(env, p, job, &id, &c, res)) {
-        return NULL;
-    }
-    if (trv_hbstore_get_any(c, p, id, &b) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = apr_psprintf(p, "reading hotel booking %s: %s", id, c->error);
-        b = NULL;
-    }
-    trv_db_close(env->db, c);
-    return b;
+    return trv_lifecycle_book_job_load(&trv_hbook_lifecycle, env, p, job, res);
 }
 
 /* A confirmed booking whose capture failed: captured now. */
@@ -82,12 +70,11 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
 void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                            trv_job_result *res)
 {
-    trv_hbooking *b = load(env, p, job, res), *took;
+    trv_hbooking *b = load(env, p, job, res);
     const char *owner = trv_owner_self(p);
-    trv_hb_phase phase, to;
-    trv_hbook_run run;
-    trv_hbook_outcome out;
-    trv_dbc *c;
+    trv_hb_phase phase;
+    trv_lifecycle_book_run run;
+    trv_lifecycle_book_outcome out;
 
     if (!b) {
         return;
@@ -99,75 +86,30 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (b->status != TRV_HB_COMPLETING || b->book_phase == TRV_HB_PHASE_NONE) {
         return; /* failed, or back to ready */
     }
-    memset(&run, 0, sizeof(run));
-    run.env = env;
-    run.p = p;
-    run.request_id = trv_job_request_id(job);
-    run.log = &env->log;
-    run.owner = owner;
-    run.b = b;
+    trv_lifecycle_book_init(&run, &trv_hbook_lifecycle, env, p, trv_job_request_id(job),
+                            &env->log, owner, b);
     phase = b->book_phase;
     if (phase == TRV_HB_PHASE_AUTHORIZING || phase == TRV_HB_PHASE_ORDERING) {
         /* A step a request started: taken over only once that request is
-         * gone (its process died) or its calls have all timed out. */
-        if (!b->phase_due && !trv_owner_gone(p, b->phase_owner)) {
-            res->outcome = TRV_JOB_RETRY;
-            res->retry_in = apr_time_from_sec(1);
-            res->error = "the request is still at it";
+         * gone (its process died) or its calls have all timed out; an
+         * interrupted order is then read at the supplier (book.c). */
+        if (!trv_lifecycle_book_job_may_take(p, b->phase_due, b->phase_owner, res)
+            || !trv_lifecycle_book_job_take_over(&run, res)) {
             return;
         }
-        /* An interrupted order is read at the supplier, not sent again
-         * (its answer may have been lost after the supplier booked). */
-        to = phase == TRV_HB_PHASE_ORDERING ? TRV_HB_PHASE_UNKNOWN : phase;
+        if (((trv_hbooking *)run.b)->book_phase != phase
+            || strcmp(b->phase_owner ? b->phase_owner : "", owner) != 0) {
+            trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
+                        TRVLOGNO(1440) "hotel booking %s: taking over book step %s from %s",
+                        b->id, trv_hb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
+        }
     }
     else {
         /* confirming, unknown: reads only, which any worker may make; the
          * step keeps its owner and its deadline (past it, a booking the
          * supplier has no record of is FAILED). */
         run.owner = b->phase_owner;
-        goto go;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
-        return;
-    }
-    if (trv_hbstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner, to,
-                          owner, trv_hbook_budget(env, b, TRV_HB_PHASE_ORDERING), NULL, &took)
-        != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = apr_psprintf(p, "taking over: %s", c->error);
-        trv_db_close(env->db, c);
-        return;
-    }
-    trv_db_close(env->db, c);
-    if (!took) {
-        res->outcome = TRV_JOB_RETRY;
-        res->retry_in = apr_time_from_sec(1);
-        res->error = "moved on meanwhile";
-        return;
-    }
-    if (phase != to || strcmp(b->phase_owner ? b->phase_owner : "", owner) != 0) {
-        trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
-                    TRVLOGNO(1440) "hotel booking %s: taking over book step %s from %s", b->id,
-                    trv_hb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
-    }
-    run.b = took;
-go:
-    out = trv_hbook_continue(&run);
-    switch (out) {
-    case TRV_HBOOK_PENDING:
-    case TRV_HBOOK_UNKNOWN:
-    case TRV_HBOOK_RETRY:
-        res->outcome = TRV_JOB_RETRY;
-        res->retry_in = job->attempt < 60 ? apr_time_from_sec(1) : apr_time_from_sec(30);
-        res->error = "the supplier has not confirmed yet";
-        return;
-    case TRV_HBOOK_DB:
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database step failed";
-        return;
-    default:
-        return;
-    }
+    out = trv_lifecycle_book_continue(&run);
+    trv_lifecycle_book_job_result(&run, out, job, "the supplier has not confirmed yet", res);
 }

@@ -106,9 +106,10 @@ apr_status_t trv_pintent_authorized(const trv_pintent_kind *k, trv_dbc *c, apr_p
 }
 
 apr_status_t trv_pintent_resolved(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,
-                                  const char *id, const char *outcome, const char *provider_ref)
+                                  const char *id, trv_pintent_outcome outcome,
+                                  const char *provider_ref)
 {
-    return trv_db_exec(c, p, &k->sql->resolved, NULL, TRV_DB_ARGS(outcome, provider_ref, id));
+    return trv_db_exec(c, p, &k->sql->resolved, NULL, TRV_DB_ARGS(trv_pintent_outcome_text(outcome), provider_ref, id));
 }
 
 apr_status_t trv_pintent_unresolved(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,

@@ -21,6 +21,7 @@
 
 #include "core/db.h"
 #include "core/jobs.h"
+#include "payment/pintent_outcome.h"
 #include "payment/pintent_status.h"
 #include "payment/provider.h"
 
@@ -96,7 +97,8 @@ apr_status_t trv_pintent_authorized(const trv_pintent_kind *k, trv_dbc *c, apr_p
                                     const char *id, const char *provider_ref, int *updated);
 /* -> RESOLVED with its outcome (provider_ref kept when NULL). */
 apr_status_t trv_pintent_resolved(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,
-                                  const char *id, const char *outcome, const char *provider_ref);
+                                  const char *id, trv_pintent_outcome outcome,
+                                  const char *provider_ref);
 /* PENDING, AUTHORIZED or RELEASING -> UNRESOLVED, due `after` from now;
  * rel->id NULL when it was none of those. */
 apr_status_t trv_pintent_unresolved(const trv_pintent_kind *k, trv_dbc *c, apr_pool_t *p,

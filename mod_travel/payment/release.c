@@ -46,7 +46,7 @@ static int sdk_in_use(const trv_pintent *in)
 /* Records the outcome: the intent RESOLVED, and a payment row naming the
  * voided authorization VOIDED. */
 static void resolve(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
-                    const trv_job *job, const trv_pintent *in, const char *outcome,
+                    const trv_job *job, const trv_pintent *in, trv_pintent_outcome outcome,
                     const char *auth_id, trv_job_result *res)
 {
     trv_dbc *c;
@@ -56,7 +56,7 @@ static void resolve(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
         || trv_pintent_resolved(k, c, p, in->id, outcome, auth_id) != APR_SUCCESS
-        || (auth_id && strcmp(outcome, "voided") == 0
+        || (auth_id && outcome == TRV_PINTENT_OUTCOME_VOIDED
             && trv_pintent_payment_voided(k, c, p, in->booking_id, auth_id) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         retry(res, 0, apr_psprintf(p, "recording the release of %s: %s", in->id, c->error));
@@ -69,24 +69,24 @@ static void resolve(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
     trv_db_close(env->db, c);
     trv_log_msg(&env->log, TRV_LOG_INFO, trv_job_request_id(job),
                 TRVLOGNO(1260) "%s booking %s: authorization intent %s released: %s%s%s",
-                k->domain, in->booking_id, in->id, outcome, auth_id ? " " : "",
+                k->domain, in->booking_id, in->id, trv_pintent_outcome_text(outcome), auth_id ? " " : "",
                 auth_id ? auth_id : "");
 }
 
 /* What a provider's answer that is not an authorization says: *outcome
  * when it settles the intent (nothing is held), else 0 (ask again later). */
 static int settled_without(trv_pay_ctx *pc, trv_up_status st, const trv_pay_err *err,
-                           const char **outcome, trv_job_result *res)
+                           trv_pintent_outcome *outcome, trv_job_result *res)
 {
     switch (st) {
     case TRV_UP_DECLINED:
-        *outcome = "declined";
+        *outcome = TRV_PINTENT_OUTCOME_DECLINED;
         return 1;
     case TRV_UP_NOT_FOUND:
-        *outcome = "not_found";
+        *outcome = TRV_PINTENT_OUTCOME_NOT_FOUND;
         return 1;
     case TRV_UP_REJECTED:
-        *outcome = "rejected";
+        *outcome = TRV_PINTENT_OUTCOME_REJECTED;
         return 1;
     default:
         retry(res, 0, apr_psprintf(pc->pool, "payment provider: %s: %s",
@@ -97,17 +97,17 @@ static int settled_without(trv_pay_ctx *pc, trv_up_status st, const trv_pay_err 
 
 /* Asks the provider which authorization a saved instrument's intent made:
  * *auth (NULL with *outcome set when there is none). 0: ask again later. */
-static int reveal(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth, const char **outcome,
-                  trv_job_result *res)
+static int reveal(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth,
+                  trv_pintent_outcome *outcome, trv_job_result *res)
 {
     trv_pay_err err = {0};
     trv_money amount;
     trv_up_status st;
     int e = trv_currency_exponent(in->currency);
     *auth = NULL;
-    *outcome = NULL;
+    *outcome = TRV_PINTENT_OUTCOME_NONE;
     if (e < 0 || trv_money_parse_decimal(in->amount, e, &amount.minor) != APR_SUCCESS) {
-        *outcome = "unreadable";
+        *outcome = TRV_PINTENT_OUTCOME_UNREADABLE;
         return 1;
     }
     memcpy(amount.currency, in->currency, 4);
@@ -130,11 +130,11 @@ static int reveal(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth, const c
  * device could pay the session again on a provider that allows it.
  * 0: ask again later. */
 static int cancel_session(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth,
-                          const char **outcome, trv_job_result *res)
+                          trv_pintent_outcome *outcome, trv_job_result *res)
 {
     trv_pay_err err = {0};
     trv_up_status st = trv_payment_adapter.sdk_cancel(pc, in->sdk_token, auth, &err);
-    *outcome = NULL;
+    *outcome = TRV_PINTENT_OUTCOME_NONE;
     if (st == TRV_UP_OK) {
         if (*auth && !trv_json_str(*auth, "id")) {
             retry(res, 0, "the provider answered without an authorization id");
@@ -142,7 +142,7 @@ static int cancel_session(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth,
         }
         /* Canceled unpaid: nothing is held, and nothing can be any more. */
         if (!*auth && !in->provider_ref) {
-            *outcome = "canceled";
+            *outcome = TRV_PINTENT_OUTCOME_CANCELED;
         }
         return 1;
     }
@@ -164,7 +164,8 @@ static int cancel_session(trv_pay_ctx *pc, const trv_pintent *in, json_t **auth,
 void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
                              const trv_job *job, trv_job_result *res)
 {
-    const char *id = trv_json_str(job->payload, "id"), *auth_id, *outcome, *status;
+    const char *id = trv_json_str(job->payload, "id"), *auth_id, *status;
+    trv_pintent_outcome outcome = TRV_PINTENT_OUTCOME_NONE;
     trv_pintent *in = NULL;
     trv_pay_ctx pc;
     trv_pay_err err = {0};
@@ -220,7 +221,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
                       : cancel_session(&pc, in, &auth, &outcome, res))) {
             return;
         }
-        if (outcome) {
+        if (outcome != TRV_PINTENT_OUTCOME_NONE) {
             /* Nothing was authorized (or can be): nothing is held. */
             resolve(k, env, p, job, in, outcome, in->provider_ref, res);
             return;
@@ -230,7 +231,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
             status = trv_json_str(auth, "status");
             if (trv_pay_status_text_is(status, TRV_PAY_VOIDED)
                 && (!in->provider_ref || strcmp(in->provider_ref, auth_id) == 0)) {
-                resolve(k, env, p, job, in, "voided", auth_id, res);
+                resolve(k, env, p, job, in, TRV_PINTENT_OUTCOME_VOIDED, auth_id, res);
                 return;
             }
         }
@@ -238,10 +239,10 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
     st = trv_payment_adapter.void_auth(&pc, auth_id, &auth, &err);
     switch (st) {
     case TRV_UP_OK:
-        resolve(k, env, p, job, in, "voided", auth_id, res);
+        resolve(k, env, p, job, in, TRV_PINTENT_OUTCOME_VOIDED, auth_id, res);
         return;
     case TRV_UP_NOT_FOUND:
-        resolve(k, env, p, job, in, "not_found", auth_id, res);
+        resolve(k, env, p, job, in, TRV_PINTENT_OUTCOME_NOT_FOUND, auth_id, res);
         return;
     case TRV_UP_REJECTED:
         /* Not voidable: it was captured, which the service never does to
@@ -249,7 +250,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
         trv_log_msg(&env->log, TRV_LOG_ERR, trv_job_request_id(job),
                     TRVLOGNO(1261) "booking %s: authorization %s cannot be voided: %s",
                     in->booking_id, auth_id, err.message ? err.message : "refused");
-        resolve(k, env, p, job, in, "rejected", auth_id, res);
+        resolve(k, env, p, job, in, TRV_PINTENT_OUTCOME_REJECTED, auth_id, res);
         return;
     default:
         retry(res, 0, apr_psprintf(p, "voiding %s: %s: %s", auth_id, trv_up_status_name(st),

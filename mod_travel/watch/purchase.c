@@ -14,7 +14,10 @@
  *   3. a booking whose bound total is above max_total is not booked;
  *   4. book with the mandate's instrument: a repeat on a booking that is
  *      booked or being booked answers from where it stands (the hotel
- *      book's own rules: charged once);
+ *      book's own rules: charged once). The handler runs the booking on the
+ *      shared book runner (lifecycle/book.h, the hotel's part in
+ *      hotel/book.c): authorization, order, lost answer, capture and revert
+ *      are the very steps of POST .../book, never a copy of them here;
  *   5. the outcome — travel.hotel.watch.purchased (data.booking with
  *      total_amount, mandate_id) or travel.hotel.watch.purchase_failed
  *      (reason, current) — is written with the watch's status in one

@@ -130,7 +130,8 @@ static void the_job_takes_it_once_due_and_then_it_is_gone(void **state)
     assert_null(reuse(bkg, 2, "pi_test_visa", "412.50"));
     next = fresh(bkg, 2, "pi_test_visa");
     assert_string_not_equal(next->key, first->key);
-    assert_int_equal(trv_fintent_resolved(dbt_conn, dbt_pool, first->id, "voided", "auth_9"),
+    assert_int_equal(trv_fintent_resolved(dbt_conn, dbt_pool, first->id,
+                                           TRV_PINTENT_OUTCOME_VOIDED, "auth_9"),
                      APR_SUCCESS);
     assert_string_equal(status_of(first->id), "RESOLVED");
     /* Settled is settled: nothing makes it unresolved again. */

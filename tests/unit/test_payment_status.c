@@ -7,6 +7,7 @@
 
 #include "payment/collector.h"
 #include "payment/pay_status.h"
+#include "payment/pintent_outcome.h"
 #include "payment/pintent_status.h"
 #include "payment/refund_status.h"
 
@@ -137,6 +138,24 @@ static void intent_table(void **state)
     }
 }
 
+/* An intent's outcome is written as the texts the release job and the
+ * book runner wrote before it was an enum; NONE writes nothing. */
+static void intent_outcome_texts(void **state)
+{
+    static const char *const texts[] = {NULL, "voided", "captured", "declined", "not_found",
+                                        "rejected", "unavailable", "canceled", "unreadable"};
+    trv_pintent_outcome o;
+    (void)state;
+    for (o = TRV_PINTENT_OUTCOME_NONE; o <= TRV_PINTENT_OUTCOME_UNREADABLE; o++) {
+        if (!texts[o]) {
+            assert_null(trv_pintent_outcome_text(o));
+        }
+        else {
+            assert_string_equal(trv_pintent_outcome_text(o), texts[o]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +165,7 @@ int main(void)
         cmocka_unit_test(collector_texts),
         cmocka_unit_test(refund_table),
         cmocka_unit_test(intent_table),
+        cmocka_unit_test(intent_outcome_texts),
     };
     return UNIT_RUN(tests);
 }

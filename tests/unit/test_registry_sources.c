@@ -957,7 +957,7 @@ static apr_hash_t *interfaces_declared(apr_pool_t *p, const char *doc)
 }
 
 static const char *const domains[] = {"account", "flight", "hotel", "payment", "webhook",
-                                      "watch", "dashboard", "gateway", NULL};
+                                      "lifecycle", "watch", "dashboard", "gateway", NULL};
 
 static void check_includes(apr_pool_t *p, const apr_array_header_t *sources, const char *doc,
                            problems *pr)
