@@ -7,7 +7,8 @@ B := build
 CORE_SRC    := $(wildcard mod_travel/core/*.c)
 DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/hotel/*.c \
                           mod_travel/payment/*.c mod_travel/webhook/*.c mod_travel/watch/*.c \
-                          mod_travel/gateway/*.c mod_travel/dashboard/*.c)
+                          mod_travel/gateway/*.c mod_travel/dashboard/*.c \
+                          mod_travel/lifecycle/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)
 MODULE_SRC  := mod_travel/httpd/mod_travel.c mod_travel/httpd/config.c mod_travel/httpd/workers.c \
                mod_travel/httpd/ratelimit.c mod_travel/httpd/metrics.c \

@@ -1,4 +1,5 @@
 #include "store.h"
+#include "enqueue.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -584,71 +585,22 @@ apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
 
 /* ---- refunds ---- */
 
-static const trv_stmt refund_insert_stmt = {"trv_flight_refund_insert",
-    "INSERT INTO flight_refunds (id, booking_id, payment_id, currency, amount, status) "
-    "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING"};
+/* flight_refunds: one refund per payment (sql/010); the logic is
+ * payment/refunds.c's. */
+static const trv_refunds_sql refunds_sql = {
+    {"trv_flight_refund_insert",
+     "INSERT INTO flight_refunds (id, booking_id, payment_id, currency, amount, status) "
+     "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING"},
+    {"trv_flight_refunds_pending",
+     "SELECT r.id, r.booking_id, r.payment_id, r.currency, r.amount::text AS amount, "
+     "p.provider_ref FROM flight_refunds r JOIN flight_payments p ON p.id = r.payment_id "
+     "WHERE r.booking_id = %s AND r.status = 'PENDING' ORDER BY r.created_at, r.id"},
+    {"trv_flight_refund_result",
+     "UPDATE flight_refunds SET status = %s, provider_ref = COALESCE(%s, provider_ref), "
+     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
+     "WHERE id = %s AND status = 'PENDING'"},
+    {"trv_flight_refunds_restart",
+     "UPDATE flight_refunds SET status = 'PENDING', last_error = NULL, "
+     "updated_at = trv_now() WHERE booking_id = %s AND status = 'FAILED'"}};
 
-apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r)
-{
-    return trv_db_exec(c, p, &refund_insert_stmt, NULL,
-                       TRV_DB_ARGS(r->id, r->booking_id, r->payment_id, r->currency,
-                                   r->amount));
-}
-
-static const trv_stmt refunds_pending_stmt = {"trv_flight_refunds_pending",
-    "SELECT r.id, r.booking_id, r.payment_id, r.currency, r.amount::text AS amount, "
-    "r.status, r.attempts, p.provider_ref FROM flight_refunds r "
-    "JOIN flight_payments p ON p.id = r.payment_id "
-    "WHERE r.booking_id = %s AND r.status = 'PENDING' ORDER BY r.created_at, r.id"};
-
-apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        apr_array_header_t **out)
-{
-    trv_rows *rows;
-    int i;
-    apr_status_t rv = trv_db_select(c, p, &refunds_pending_stmt, &rows,
-                                    TRV_DB_ARGS(booking_id));
-    *out = apr_array_make(p, 1, sizeof(trv_frefund));
-    if (rv != APR_SUCCESS) {
-        return rv;
-    }
-    for (i = 0; i < rows->n; i++) {
-        trv_frefund *r = apr_array_push(*out);
-        r->id = trv_rows_get(rows, i, "id");
-        r->booking_id = trv_rows_get(rows, i, "booking_id");
-        r->payment_id = trv_rows_get(rows, i, "payment_id");
-        r->currency = trv_rows_get(rows, i, "currency");
-        r->amount = trv_rows_get(rows, i, "amount");
-        (void)trv_refund_status_from_text(trv_rows_get(rows, i, "status"), &r->status);
-        r->provider_ref = trv_rows_get(rows, i, "provider_ref");
-        r->attempts = trv_rows_int(rows, i, "attempts", 0);
-    }
-    return APR_SUCCESS;
-}
-
-static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
-    "UPDATE flight_refunds SET status = %s, provider_ref = COALESCE(%s, provider_ref), "
-    "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
-    "WHERE id = %s AND status = 'PENDING'"};
-
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                      const char *request_id, const char *id,
-                                      trv_refund_status status, const char *provider_ref,
-                                      const char *error)
-{
-    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
-        return APR_SUCCESS;
-    }
-    return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
-}
-
-static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",
-    "UPDATE flight_refunds SET status = 'PENDING', last_error = NULL, "
-    "updated_at = trv_now() WHERE booking_id = %s AND status = 'FAILED'"};
-
-apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        int *restarted)
-{
-    return trv_db_exec(c, p, &refunds_restart_stmt, restarted, TRV_DB_ARGS(booking_id));
-}
+const trv_refunds_kind trv_fstore_refunds = {"booking", &refunds_sql, &trv_fjob_refund, 0};
