@@ -3,6 +3,7 @@
 #include "cancel_jobs.h"
 #include "core/json.h"
 #include "core/money.h"
+#include "payment/refunds_sql.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -232,23 +233,11 @@ apr_status_t trv_hcstore_restricted(trv_dbc *c, apr_pool_t *p, const char *booki
 
 /* hotel_refunds: one refund per payment and cancellation attempt; the
  * logic is payment/refunds.c's. */
-static const trv_refunds_sql refunds_sql = {
-    {"trv_hotel_refund_insert",
-     "INSERT INTO hotel_refunds (id, booking_id, cancellation_id, payment_id, currency, "
-     "amount, status) VALUES (%s, %s, %s, %s, %s, %s::numeric, 'PENDING') "
-     "ON CONFLICT (cancellation_id, payment_id) DO NOTHING"},
-    {"trv_hotel_refunds_pending",
-     "SELECT f.id, f.booking_id, f.cancellation_id, f.payment_id, f.currency, "
-     "f.amount::text AS amount, y.provider_ref FROM hotel_refunds f "
-     "JOIN hotel_payments y ON y.id = f.payment_id "
-     "WHERE f.booking_id = %s AND f.status = 'PENDING' ORDER BY f.created_at, f.id"},
-    {"trv_hotel_refund_result",
-     "UPDATE hotel_refunds SET status = %s, provider_ref = coalesce(%s, provider_ref), "
-     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
-     "WHERE id = %s AND status = 'PENDING'"},
-    {"trv_hotel_refunds_restart",
-     "UPDATE hotel_refunds SET status = 'PENDING', updated_at = trv_now() "
-     "WHERE booking_id = %s AND status = 'FAILED'"}};
+static const trv_refunds_sql refunds_sql = TRV_REFUNDS_SQL("hotel", "hotel_refunds",
+    "hotel_payments", "f.cancellation_id",
+    "INSERT INTO hotel_refunds (id, booking_id, cancellation_id, payment_id, currency, amount, "
+    "status) VALUES (%s, %s, %s, %s, %s, %s::numeric, 'PENDING') "
+    "ON CONFLICT (cancellation_id, payment_id) DO NOTHING");
 
 const trv_refunds_kind trv_hcstore_refunds = {"hotel booking", &refunds_sql, &trv_hjob_refund,
                                               1};
