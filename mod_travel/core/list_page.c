@@ -168,7 +168,9 @@ char *trv_list_query_sql(const trv_list_query *q, int v)
     if (len < 0 || (size_t)len >= sizeof(where)) {
         return NULL;
     }
-    return trv_list_sql(q->shape, q->total_sql(kind, bits & 1, plain_total(kind, bits)),
+    return trv_list_sql(q->shape,
+                        plain_total(kind, bits) ? q->counts[kind == TRV_LIST_PLAIN][bits & 1]
+                                                : q->per_day,
                         where, sort, fixed_limit, joined);
 }
 

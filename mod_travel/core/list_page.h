@@ -107,10 +107,12 @@ typedef struct trv_list_query {
     /* " AND b.supplier = %s", ...; the first is the supplier: the only one
      * the all-time counts (plain total) take */
     const char *filter_sql[TRV_LIST_MAX_FILTERS];
-    /* The total's SQL: plain (the all-time counts, placeholders: owners,
-     * status if PLAIN, supplier if present) or the per-day function
-     * (owners, status, every filter, NULL ones too). */
-    const char *(*total_sql)(int kind, int has_supplier, int plain);
+    /* The total's SQL: the all-time counts [status PLAIN][supplier given]
+     * (placeholders: owners, status if PLAIN, supplier if given) for the
+     * usual list, else the per-day function (owners, status, every filter,
+     * NULL ones too). */
+    const char *counts[2][2];
+    const char *per_day;
 } trv_list_query;
 
 /* The kind of a status filter: status NULL, else ready/expired as the

@@ -26,24 +26,6 @@ static const trv_list_shape shape = {"flight_bookings", "flight_booking_docs", "
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through flight_bookings_total() (migration 041). */
-static const char *total_sql(int kind, int has_supplier, int plain)
-{
-    static const char *const counts[2][2] = {
-        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-         "WHERE c.org_id = %s AND c.user_id = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-         "WHERE c.org_id = %s AND c.user_id = %s AND c.supplier = %s)"},
-        {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-         "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}};
-    if (plain) {
-        return counts[kind == TRV_LIST_PLAIN][has_supplier];
-    }
-    return "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
-           "%s::timestamptz)";
-}
-
 static const trv_list_query query = {
     &shape, &variants, "b.org_id = %s AND b.user_id = %s", 2,
     {"", " AND b.status = %s",
@@ -54,7 +36,16 @@ static const trv_list_query query = {
     F_N,
     {" AND b.supplier = %s", " AND b.supplier_reference = %s",
      " AND b.created_at >= %s::timestamptz", " AND b.created_at <= %s::timestamptz"},
-    total_sql};
+    {{"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+      "WHERE c.org_id = %s AND c.user_id = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+      "WHERE c.org_id = %s AND c.user_id = %s AND c.supplier = %s)"},
+     {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+      "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
+      "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}},
+    "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
+    "%s::timestamptz)"};
 
 static char *build_sql(int v)
 {

@@ -23,22 +23,8 @@ static trv_list_stmts variants = {"trv_hotel_list_", VARIANTS, made,
 static const trv_list_shape shape = {"hotel_bookings", "hotel_booking_docs",
                                      "offer_expires_at"};
 
-static const char *total_sql(int kind, int has_supplier, int plain)
-{
-    static const char *const counts[2][2] = {
-        {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.supplier = %s)"},
-        {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.status = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.status = %s AND c.supplier = %s)"}};
-    if (plain) {
-        return counts[kind == TRV_LIST_PLAIN][has_supplier];
-    }
-    return "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)";
-}
-
+/* The usual list sums a few all-time counts in plain SQL; the rest goes
+ * through hotel_bookings_total() (sql/100). */
 static const trv_list_query query = {
     &shape, &variants, "b.org_id = %s", 1,
     {"", " AND b.status = %s",
@@ -48,7 +34,14 @@ static const trv_list_query query = {
     F_N,
     {" AND b.supplier = %s", " AND b.created_at >= %s::timestamptz",
      " AND b.created_at <= %s::timestamptz"},
-    total_sql};
+    {{"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.supplier = %s)"},
+     {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.status = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.status = %s AND c.supplier = %s)"}},
+    "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)"};
 
 static char *build_sql(int v)
 {
