@@ -174,12 +174,10 @@ char *trv_list_query_sql(const trv_list_query *q, int v)
                         where, sort, fixed_limit, joined);
 }
 
-apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
-                                   char *(*build)(int v), const trv_list_ask *a, int joined,
-                                   trv_rows **rows, long *total)
+int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+                        int joined, const char **args, int *nargs)
 {
-    const char *args[2 * (2 + 1 + TRV_LIST_MAX_FILTERS) + 2];
-    int bits = 0, nargs = 0, i, plain, fixed_limit = a->limit == TRV_LIST_DEFAULT_LIMIT;
+    int bits = 0, n = 0, i, plain, fixed_limit = a->limit == TRV_LIST_DEFAULT_LIMIT;
 
     for (i = 0; i < q->nfilters; i++) {
         bits |= a->filters[i] ? 1 << i : 0;
@@ -189,39 +187,47 @@ apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_que
      * PLAIN status and the supplier (the only filter present); the per-day
      * function takes them all, NULL or not. */
     for (i = 0; i < q->nowners; i++) {
-        args[nargs++] = a->owners[i];
+        args[n++] = a->owners[i];
     }
     if (!plain || a->kind == TRV_LIST_PLAIN) {
-        args[nargs++] = a->status;
+        args[n++] = a->status;
     }
     for (i = 0; i < q->nfilters; i++) {
         if (!plain || a->filters[i]) {
-            args[nargs++] = a->filters[i];
+            args[n++] = a->filters[i];
         }
     }
     /* The page's: owners, a PLAIN status, the filters present, the limit
      * unless it is the default, the offset. */
     for (i = 0; i < q->nowners; i++) {
-        args[nargs++] = a->owners[i];
+        args[n++] = a->owners[i];
     }
     if (a->kind == TRV_LIST_PLAIN) {
-        args[nargs++] = a->status;
+        args[n++] = a->status;
     }
     for (i = 0; i < q->nfilters; i++) {
         if (a->filters[i]) {
-            args[nargs++] = a->filters[i];
+            args[n++] = a->filters[i];
         }
     }
     if (!fixed_limit) {
-        args[nargs++] = apr_ltoa(p, a->limit);
+        args[n++] = apr_ltoa(p, a->limit);
     }
-    args[nargs++] = apr_ltoa(p, a->offset);
-    return trv_list_select(c, p,
-                           trv_list_stmt(q->variants,
-                                         ((((a->kind << q->nfilters) + bits) * TRV_LIST_SORTS
-                                           + a->sort) * 2 + fixed_limit) * 2 + joined,
-                                         build),
-                           nargs, args, rows, total);
+    args[n++] = apr_ltoa(p, a->offset);
+    *nargs = n;
+    return ((((a->kind << q->nfilters) + bits) * TRV_LIST_SORTS + a->sort) * 2 + fixed_limit)
+               * 2
+           + joined;
+}
+
+apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                   char *(*build)(int v), const trv_list_ask *a, int joined,
+                                   trv_rows **rows, long *total)
+{
+    const char *args[TRV_LIST_MAX_ARGS];
+    int nargs, v = trv_list_query_args(p, q, a, joined, args, &nargs);
+    return trv_list_select(c, p, trv_list_stmt(q->variants, v, build), nargs, args, rows,
+                           total);
 }
 
 apr_status_t trv_list_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,

@@ -132,6 +132,14 @@ typedef struct trv_list_ask {
     long limit, offset;
 } trv_list_ask;
 
+/* The most arguments a request makes. */
+#define TRV_LIST_MAX_ARGS (2 * (2 + 1 + TRV_LIST_MAX_FILTERS) + 2)
+
+/* The variant a asks for and its arguments in placeholder order (the
+ * total's, then the page's) into args; *nargs how many. */
+int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+                        int joined, const char **args, int *nargs);
+
 /* Runs the statement a asks for (joined or row by row), its arguments in
  * placeholder order (the total's, then the page's), and reads the total;
  * build: the domain's callback making variant v (trv_list_query_sql). */
