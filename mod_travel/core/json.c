@@ -1,7 +1,9 @@
 #include "json.h"
+#include "db.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
+#include <string.h>
 
 static apr_status_t json_cleanup(void *v)
 {
@@ -141,4 +143,11 @@ json_t *trv_json_headers(const apr_table_t *headers)
         apr_table_do(header_item, out, headers, NULL);
     }
     return out;
+}
+
+json_t *trv_json_column(apr_pool_t *p, const trv_rows *r, int i, const char *col)
+{
+    const char *v = trv_rows_get(r, i, col);
+    json_t *j = v ? trv_json_parse(p, v, strlen(v), NULL) : NULL;
+    return j && !json_is_null(j) ? j : NULL;
 }

@@ -16,6 +16,11 @@ char *trv_json_dump(apr_pool_t *p, const json_t *v);
 /* Parses buf into a pool-bound value; on failure returns NULL and a message. */
 json_t *trv_json_parse(apr_pool_t *p, const char *buf, apr_size_t len,
                        const char **error);
+struct trv_rows;
+
+/* The JSON text of column col of row i of a result, parsed and bound to p;
+ * NULL for SQL NULL, JSON null or unreadable text. */
+json_t *trv_json_column(apr_pool_t *p, const struct trv_rows *r, int i, const char *col);
 
 /* The shape a request body may have. Jansson builds every value of a body
  * on the heap before anyone looks at it, so a 1 MB body of tiny members

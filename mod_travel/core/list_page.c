@@ -1,6 +1,7 @@
 /* The list statements of stored renderings (list_page.h). */
 #include "list_page.h"
 
+#include <apr_strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,181 @@ void trv_list_joined(const trv_rows *rows, const char **docs, long *n)
     *n = v ? atol(v) : 0;
     v = rows->n ? trv_rows_get(rows, 0, "misses") : NULL;
     *docs = v && atol(v) == 0 ? trv_rows_get(rows, 0, "docs") : NULL;
+}
+
+int trv_list_kind(const char *status, int ready, int expired)
+{
+    return !status ? TRV_LIST_ANY
+         : ready   ? TRV_LIST_READY
+         : expired ? TRV_LIST_EXPIRED
+                   : TRV_LIST_PLAIN;
+}
+
+/* The usual list (no filter but the supplier, no status whose meaning
+ * depends on the clock) sums a few all-time counts in plain SQL; the rest
+ * goes through the domain's per-day function. */
+static int plain_total(int kind, int bits)
+{
+    return (kind == TRV_LIST_ANY || kind == TRV_LIST_PLAIN) && !(bits & ~1);
+}
+
+/* Variant v = (((kind << nfilters + bits) * sorts + sort) * 2 + default
+ * limit) * 2 + joined. */
+char *trv_list_query_sql(const trv_list_query *q, int v)
+{
+    int joined = v % 2, fixed_limit = v / 2 % 2, sort = v / 4 % TRV_LIST_SORTS;
+    int all = 1 << q->nfilters, bits = v / (4 * TRV_LIST_SORTS) % all;
+    int kind = v / (4 * TRV_LIST_SORTS * all), i, len;
+    char where[800];
+
+    len = snprintf(where, sizeof(where), "%s%s", q->owner_sql, q->status_sql[kind]);
+    for (i = 0; i < q->nfilters && len > 0 && (size_t)len < sizeof(where); i++) {
+        if (bits & (1 << i)) {
+            len += snprintf(where + len, sizeof(where) - (size_t)len, "%s", q->filter_sql[i]);
+        }
+    }
+    if (len < 0 || (size_t)len >= sizeof(where)) {
+        return NULL;
+    }
+    return trv_list_sql(q->shape,
+                        plain_total(kind, bits) ? q->counts[kind == TRV_LIST_PLAIN][bits & 1]
+                                                : q->per_day,
+                        where, sort, fixed_limit, joined);
+}
+
+int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+                        int joined, const char **args, int *nargs)
+{
+    int bits = 0, n = 0, i, plain, fixed_limit = a->limit == TRV_LIST_DEFAULT_LIMIT;
+
+    for (i = 0; i < q->nfilters; i++) {
+        bits |= a->filters[i] ? 1 << i : 0;
+    }
+    plain = plain_total(a->kind, bits);
+    /* The total's placeholders: the all-time counts take the owners, a
+     * PLAIN status and the supplier (the only filter present); the per-day
+     * function takes them all, NULL or not. */
+    for (i = 0; i < q->nowners; i++) {
+        args[n++] = a->owners[i];
+    }
+    if (!plain || a->kind == TRV_LIST_PLAIN) {
+        args[n++] = a->status;
+    }
+    for (i = 0; i < q->nfilters; i++) {
+        if (!plain || a->filters[i]) {
+            args[n++] = a->filters[i];
+        }
+    }
+    /* The page's: owners, a PLAIN status, the filters present, the limit
+     * unless it is the default, the offset. */
+    for (i = 0; i < q->nowners; i++) {
+        args[n++] = a->owners[i];
+    }
+    if (a->kind == TRV_LIST_PLAIN) {
+        args[n++] = a->status;
+    }
+    for (i = 0; i < q->nfilters; i++) {
+        if (a->filters[i]) {
+            args[n++] = a->filters[i];
+        }
+    }
+    if (!fixed_limit) {
+        args[n++] = apr_ltoa(p, a->limit);
+    }
+    args[n++] = apr_ltoa(p, a->offset);
+    *nargs = n;
+    return ((((a->kind << q->nfilters) + bits) * TRV_LIST_SORTS + a->sort) * 2 + fixed_limit)
+               * 2
+           + joined;
+}
+
+apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                   char *(*build)(int v), const trv_list_ask *a, int joined,
+                                   trv_rows **rows, long *total)
+{
+    const char *args[TRV_LIST_MAX_ARGS];
+    int nargs, v = trv_list_query_args(p, q, a, joined, args, &nargs);
+    return trv_list_select(c, p, trv_list_stmt(q->variants, v, build), nargs, args, rows,
+                           total);
+}
+
+apr_status_t trv_list_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                   char *(*build)(int v), const trv_list_ask *a,
+                                   const char **docs, long *n, long *total)
+{
+    trv_rows *rows;
+    apr_status_t rv = trv_list_query_select(c, p, q, build, a, 1, &rows, total);
+    *docs = NULL;
+    if (rv == APR_SUCCESS) {
+        trv_list_joined(rows, docs, n);
+    }
+    return rv;
+}
+
+static void *stub_of(apr_pool_t *p, const trv_list_stub *s, const trv_rows *rows, int i)
+{
+    char *b = apr_pcalloc(p, s->size);
+    *(const char **)(void *)(b + s->id) = trv_rows_get(rows, i, "id");
+    *(const char **)(void *)(b + s->revision) = trv_rows_get(rows, i, "revision");
+    *(const char **)(void *)(b + s->list_doc) = trv_rows_get(rows, i, "list_doc");
+    return b;
+}
+
+apr_status_t trv_list_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                 char *(*build)(int v), const trv_list_ask *a,
+                                 const trv_list_stub *stub,
+                                 apr_status_t (*load_many)(trv_dbc *c, apr_pool_t *p,
+                                                           const char *ids, apr_hash_t **out),
+                                 apr_array_header_t **page, long *total)
+{
+    apr_array_header_t *found, *listed;
+    apr_hash_t *whole;
+    const char *ids = "{";
+    int i, misses = 0;
+    trv_rows *rows;
+    apr_status_t rv = trv_list_query_select(c, p, q, build, a, 0, &rows, total);
+
+    if (rv != APR_SUCCESS) {
+        return rv;
+    }
+    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(void *));
+    listed = apr_array_make(p, rows->n ? rows->n : 1, sizeof(const char *));
+    for (i = 0; i < rows->n; i++) {
+        const char *id = trv_rows_get(rows, i, "id");
+        const char *doc = trv_rows_get(rows, i, "list_doc");
+        if (!id) {
+            continue; /* an empty page: the one row carries only the total */
+        }
+        APR_ARRAY_PUSH(listed, const char *) = id;
+        /* NULL holds the place of a booking to load whole. */
+        APR_ARRAY_PUSH(*page, void *) = doc ? stub_of(p, stub, rows, i) : NULL;
+        if (!doc) {
+            /* Booking ids are [A-Za-z0-9_-] (their path pattern), safe in
+             * an array literal. */
+            ids = apr_pstrcat(p, ids, misses++ ? "," : "", id, NULL);
+        }
+    }
+    if (misses == 0) {
+        return APR_SUCCESS;
+    }
+    /* Rendered by the caller for this answer only: the whole rows. */
+    if ((rv = load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole)) != APR_SUCCESS) {
+        return rv;
+    }
+    found = apr_array_make(p, (*page)->nelts ? (*page)->nelts : 1, sizeof(void *));
+    for (i = 0; i < (*page)->nelts; i++) {
+        void *b = APR_ARRAY_IDX(*page, i, void *);
+        if (!b) {
+            /* NULL when it went between the two reads (a prebook abandoned). */
+            b = apr_hash_get(whole, APR_ARRAY_IDX(listed, i, const char *),
+                             APR_HASH_KEY_STRING);
+        }
+        if (b) {
+            APR_ARRAY_PUSH(found, void *) = b;
+        }
+    }
+    *page = found;
+    return APR_SUCCESS;
 }
 
 json_t *trv_list_meta(long limit, long offset, long n, long total)

@@ -20,7 +20,9 @@
 
 #include "db.h"
 
+#include <apr_hash.h>
 #include <apr_pools.h>
+#include <apr_tables.h>
 #include <jansson.h>
 #include <pthread.h>
 
@@ -78,6 +80,95 @@ void trv_list_joined(const trv_rows *rows, const char **docs, long *n);
  * trv_list_joined's, NULL when there is none. */
 apr_status_t trv_list_head(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int nargs,
                            const char *const *args, const char **docs, long *n, long *total);
+
+/* ---- one domain's list query ----
+ *
+ * What a domain's list differs in is data: its owner condition, how a
+ * status filter reads (READY and EXPIRED depend on the clock), its
+ * optional exact filters in placeholder order, its totals. The rest (which
+ * variant a filter makes, the arguments in placeholder order, the page
+ * read row by row with the bookings that need rendering loaded whole) is
+ * here. */
+
+/* How a status filter reads: none, a stored status, READY_FOR_COMPLETE
+ * (not past its expiry), EXPIRED (stored, or READY past its expiry). */
+enum { TRV_LIST_ANY, TRV_LIST_PLAIN, TRV_LIST_READY, TRV_LIST_EXPIRED, TRV_LIST_KINDS };
+
+/* The most optional filters a query may have. */
+#define TRV_LIST_MAX_FILTERS 4
+
+typedef struct trv_list_query {
+    const trv_list_shape *shape;
+    trv_list_stmts *variants;      /* n: TRV_LIST_KINDS << nfilters * TRV_LIST_SORTS * 4 */
+    const char *owner_sql;         /* "b.org_id = %s" (+ " AND b.user_id = %s") */
+    int nowners;                   /* its placeholders */
+    const char *status_sql[TRV_LIST_KINDS]; /* the page's condition per kind */
+    int nfilters;
+    /* " AND b.supplier = %s", ...; the first is the supplier: the only one
+     * the all-time counts (plain total) take */
+    const char *filter_sql[TRV_LIST_MAX_FILTERS];
+    /* The total's SQL: the all-time counts [status PLAIN][supplier given]
+     * (placeholders: owners, status if PLAIN, supplier if given) for the
+     * usual list, else the per-day function (owners, status, every filter,
+     * NULL ones too). */
+    const char *counts[2][2];
+    const char *per_day;
+} trv_list_query;
+
+/* The kind of a status filter: status NULL, else ready/expired as the
+ * domain parsed it, else PLAIN (compared as text). */
+int trv_list_kind(const char *status, int ready, int expired);
+
+/* Variant v's statement text (malloc'd), for a domain's build callback. */
+char *trv_list_query_sql(const trv_list_query *q, int v);
+
+/* The request a domain's filter makes. */
+typedef struct trv_list_ask {
+    const char *owners[2];
+    const char *status;
+    int kind;                      /* of status (trv_list_kind) */
+    const char *filters[TRV_LIST_MAX_FILTERS]; /* NULL: absent */
+    int sort;                      /* 0..TRV_LIST_SORTS-1 (above) */
+    long limit, offset;
+} trv_list_ask;
+
+/* The most arguments a request makes. */
+#define TRV_LIST_MAX_ARGS (2 * (2 + 1 + TRV_LIST_MAX_FILTERS) + 2)
+
+/* The variant a asks for and its arguments in placeholder order (the
+ * total's, then the page's) into args; *nargs how many. */
+int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+                        int joined, const char **args, int *nargs);
+
+/* Runs the statement a asks for (joined or row by row), its arguments in
+ * placeholder order (the total's, then the page's), and reads the total;
+ * build: the domain's callback making variant v (trv_list_query_sql). */
+apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                   char *(*build)(int v), const trv_list_ask *a, int joined,
+                                   trv_rows **rows, long *total);
+
+/* The joined statement a asks for: *docs and *n as trv_list_joined's. */
+apr_status_t trv_list_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                   char *(*build)(int v), const trv_list_ask *a,
+                                   const char **docs, long *n, long *total);
+
+/* Where a domain's booking struct keeps what a listed booking with a
+ * stored rendering needs (offsetof; each a const char *). */
+typedef struct trv_list_stub {
+    size_t size, id, revision, list_doc;
+} trv_list_stub;
+
+/* The statement a asks for read row by row, as an array of the domain's
+ * booking pointers in page order: a stub (id, revision, list_doc) for each
+ * booking with a stored rendering, the others loaded whole by load_many
+ * (ids as a text[] literal -> hash by id); one gone between the two reads
+ * (a prebook abandoned) is left out. */
+apr_status_t trv_list_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+                                 char *(*build)(int v), const trv_list_ask *a,
+                                 const trv_list_stub *stub,
+                                 apr_status_t (*load_many)(trv_dbc *c, apr_pool_t *p,
+                                                           const char *ids, apr_hash_t **out),
+                                 apr_array_header_t **page, long *total);
 
 /* {"pagination":{limit, offset, has_more, total}} */
 json_t *trv_list_meta(long limit, long offset, long n, long total);

@@ -1,4 +1,6 @@
 #include "store.h"
+#include "enqueue.h"
+#include "payment/refunds_sql.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -31,13 +33,6 @@
     "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
     "card::text AS card, trv_ts(created_at) AS created_at"
 
-static json_t *json_col(apr_pool_t *p, const trv_rows *r, int i, const char *col)
-{
-    const char *v = trv_rows_get(r, i, col);
-    json_t *j = v ? trv_json_parse(p, v, strlen(v), NULL) : NULL;
-    return j && !json_is_null(j) ? j : NULL;
-}
-
 static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
@@ -59,17 +54,17 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->offer_reference = trv_rows_get(r, i, "offer_reference");
     b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
     b->sdk_token = trv_rows_get(r, i, "sdk_token");
-    b->contact = json_col(p, r, i, "contact");
-    b->passengers = json_col(p, r, i, "passengers");
-    b->journeys = json_col(p, r, i, "journeys");
-    b->services = json_col(p, r, i, "services");
-    b->fare_conditions = json_col(p, r, i, "fare_conditions");
-    b->cancellation_policy = json_col(p, r, i, "cancellation_policy");
-    b->supplier_data = json_col(p, r, i, "supplier_data");
-    b->hold = json_col(p, r, i, "hold");
-    b->failure = json_col(p, r, i, "failure");
-    b->cancellation = json_col(p, r, i, "cancellation");
-    b->changes = json_col(p, r, i, "changes");
+    b->contact = trv_json_column(p, r, i, "contact");
+    b->passengers = trv_json_column(p, r, i, "passengers");
+    b->journeys = trv_json_column(p, r, i, "journeys");
+    b->services = trv_json_column(p, r, i, "services");
+    b->fare_conditions = trv_json_column(p, r, i, "fare_conditions");
+    b->cancellation_policy = trv_json_column(p, r, i, "cancellation_policy");
+    b->supplier_data = trv_json_column(p, r, i, "supplier_data");
+    b->hold = trv_json_column(p, r, i, "hold");
+    b->failure = trv_json_column(p, r, i, "failure");
+    b->cancellation = trv_json_column(p, r, i, "cancellation");
+    b->changes = trv_json_column(p, r, i, "changes");
     b->supplier_reference = trv_rows_get(r, i, "supplier_reference");
     b->airline_pnr = trv_rows_get(r, i, "airline_pnr");
     b->confirmed_at = trv_rows_get(r, i, "confirmed_at");
@@ -97,7 +92,7 @@ static trv_fpayment *payment_at(apr_pool_t *p, const trv_rows *r, int i)
     pay->amount = trv_rows_get(r, i, "amount");
     (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay->collected_by);
     pay->provider_ref = trv_rows_get(r, i, "provider_ref");
-    pay->card = json_col(p, r, i, "card");
+    pay->card = trv_json_column(p, r, i, "card");
     pay->created_at = trv_rows_get(r, i, "created_at");
     return pay;
 }
@@ -584,71 +579,11 @@ apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
 
 /* ---- refunds ---- */
 
-static const trv_stmt refund_insert_stmt = {"trv_flight_refund_insert",
+/* flight_refunds: one refund per payment (sql/010); the logic is
+ * payment/refunds.c's. */
+static const trv_refunds_sql refunds_sql = TRV_REFUNDS_SQL("flight", "flight_refunds",
+    "flight_payments", "NULL::text",
     "INSERT INTO flight_refunds (id, booking_id, payment_id, currency, amount, status) "
-    "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING"};
+    "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING");
 
-apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r)
-{
-    return trv_db_exec(c, p, &refund_insert_stmt, NULL,
-                       TRV_DB_ARGS(r->id, r->booking_id, r->payment_id, r->currency,
-                                   r->amount));
-}
-
-static const trv_stmt refunds_pending_stmt = {"trv_flight_refunds_pending",
-    "SELECT r.id, r.booking_id, r.payment_id, r.currency, r.amount::text AS amount, "
-    "r.status, r.attempts, p.provider_ref FROM flight_refunds r "
-    "JOIN flight_payments p ON p.id = r.payment_id "
-    "WHERE r.booking_id = %s AND r.status = 'PENDING' ORDER BY r.created_at, r.id"};
-
-apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        apr_array_header_t **out)
-{
-    trv_rows *rows;
-    int i;
-    apr_status_t rv = trv_db_select(c, p, &refunds_pending_stmt, &rows,
-                                    TRV_DB_ARGS(booking_id));
-    *out = apr_array_make(p, 1, sizeof(trv_frefund));
-    if (rv != APR_SUCCESS) {
-        return rv;
-    }
-    for (i = 0; i < rows->n; i++) {
-        trv_frefund *r = apr_array_push(*out);
-        r->id = trv_rows_get(rows, i, "id");
-        r->booking_id = trv_rows_get(rows, i, "booking_id");
-        r->payment_id = trv_rows_get(rows, i, "payment_id");
-        r->currency = trv_rows_get(rows, i, "currency");
-        r->amount = trv_rows_get(rows, i, "amount");
-        (void)trv_refund_status_from_text(trv_rows_get(rows, i, "status"), &r->status);
-        r->provider_ref = trv_rows_get(rows, i, "provider_ref");
-        r->attempts = trv_rows_int(rows, i, "attempts", 0);
-    }
-    return APR_SUCCESS;
-}
-
-static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
-    "UPDATE flight_refunds SET status = %s, provider_ref = COALESCE(%s, provider_ref), "
-    "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
-    "WHERE id = %s AND status = 'PENDING'"};
-
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                      const char *request_id, const char *id,
-                                      trv_refund_status status, const char *provider_ref,
-                                      const char *error)
-{
-    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
-        return APR_SUCCESS;
-    }
-    return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
-}
-
-static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",
-    "UPDATE flight_refunds SET status = 'PENDING', last_error = NULL, "
-    "updated_at = trv_now() WHERE booking_id = %s AND status = 'FAILED'"};
-
-apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        int *restarted)
-{
-    return trv_db_exec(c, p, &refunds_restart_stmt, restarted, TRV_DB_ARGS(booking_id));
-}
+const trv_refunds_kind trv_fstore_refunds = {"booking", &refunds_sql, &trv_fjob_refund, 0};

@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "payment/refund_status.h"
+#include "payment/refunds.h"
 
 #include <apr_hash.h>
 #include <apr_time.h>
@@ -186,26 +187,8 @@ apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
 
 /* ---- refunds ---- */
 
-typedef struct trv_frefund {
-    const char *id, *booking_id, *payment_id, *currency, *amount;
-    trv_refund_status status;
-    const char *provider_ref; /* of the payment (authorization id) */
-    int attempts;
-} trv_frefund;
-
-apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r);
-/* PENDING refunds of a booking with their payment's authorization id. */
-apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        apr_array_header_t **out);
-/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
- * move the refund table does not have is refused and logged (nothing
- * written). */
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                      const char *request_id, const char *id,
-                                      trv_refund_status status, const char *provider_ref,
-                                      const char *error);
-/* FAILED refunds of the booking back to PENDING; *restarted counts them. */
-apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        int *restarted);
+/* flight_refunds (sql/010) for payment/refunds.h: one refund per payment,
+ * no cancellation row; the job is flight.refund.submit. */
+extern const trv_refunds_kind trv_fstore_refunds;
 
 #endif

@@ -45,13 +45,6 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
     return b->past_expiry ? TRV_HB_EXPIRED : b->status;
 }
 
-static json_t *json_col(apr_pool_t *p, const trv_rows *r, int i, const char *col)
-{
-    const char *v = trv_rows_get(r, i, col);
-    json_t *j = v ? trv_json_parse(p, v, strlen(v), NULL) : NULL;
-    return j && !json_is_null(j) ? j : NULL;
-}
-
 static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
@@ -66,27 +59,27 @@ static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->request_hash = trv_rows_get(r, i, "request_hash");
     b->hotel_id = trv_rows_get(r, i, "hotel_id");
     b->supplier_hotel_id = trv_rows_get(r, i, "supplier_hotel_id");
-    b->hotel = json_col(p, r, i, "hotel");
+    b->hotel = trv_json_column(p, r, i, "hotel");
     b->offer_reference = trv_rows_get(r, i, "offer_reference");
     b->check_in = trv_rows_get(r, i, "check_in");
     b->check_out = trv_rows_get(r, i, "check_out");
     b->currency = trv_rows_get(r, i, "currency");
     b->total_amount = trv_rows_get(r, i, "total_amount");
-    b->due_at_property = json_col(p, r, i, "due_at_property");
-    b->cancellation_policy = json_col(p, r, i, "cancellation_policy");
-    b->promotions = json_col(p, r, i, "promotions");
-    b->contact = json_col(p, r, i, "contact");
-    b->loyalty = json_col(p, r, i, "loyalty");
+    b->due_at_property = trv_json_column(p, r, i, "due_at_property");
+    b->cancellation_policy = trv_json_column(p, r, i, "cancellation_policy");
+    b->promotions = trv_json_column(p, r, i, "promotions");
+    b->contact = trv_json_column(p, r, i, "contact");
+    b->loyalty = trv_json_column(p, r, i, "loyalty");
     b->offer_expires_at = trv_rows_get(r, i, "offer_expires_at");
     b->past_expiry = trv_rows_bool(r, i, "past_expiry");
     b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
     b->sdk_token = trv_rows_get(r, i, "sdk_token");
     b->supplier_prebook_id = trv_rows_get(r, i, "supplier_prebook_id");
-    b->supplier_data = json_col(p, r, i, "supplier_data");
+    b->supplier_data = trv_json_column(p, r, i, "supplier_data");
     b->supplier_booking_id = trv_rows_get(r, i, "supplier_booking_id");
     b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
     b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
-    b->failure = json_col(p, r, i, "failure");
+    b->failure = trv_json_column(p, r, i, "failure");
     (void)trv_hb_phase_from_text(trv_rows_get(r, i, "book_phase"), &b->book_phase);
     b->phase_owner = trv_rows_get(r, i, "phase_owner");
     b->phase_due = trv_rows_bool(r, i, "phase_due");
@@ -111,12 +104,12 @@ static trv_hroom room_at(apr_pool_t *p, const trv_rows *r, int i)
     m.board = trv_rows_get(r, i, "board");
     m.board_name = trv_rows_get(r, i, "board_name");
     m.adults = trv_rows_int(r, i, "adults", 0);
-    m.children = json_col(p, r, i, "children");
+    m.children = trv_json_column(p, r, i, "children");
     m.currency = trv_rows_get(r, i, "currency");
     m.total_amount = trv_rows_get(r, i, "total_amount");
-    m.due_at_property = json_col(p, r, i, "due_at_property");
-    m.cancellation_policy = json_col(p, r, i, "cancellation_policy");
-    m.promotions = json_col(p, r, i, "promotions");
+    m.due_at_property = trv_json_column(p, r, i, "due_at_property");
+    m.cancellation_policy = trv_json_column(p, r, i, "cancellation_policy");
+    m.promotions = trv_json_column(p, r, i, "promotions");
     m.supplier_reference_number = trv_rows_get(r, i, "supplier_reference_number");
     m.hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
     m.canceled_at = trv_rows_get(r, i, "canceled_at");
@@ -148,7 +141,7 @@ static trv_hpayment payment_at(apr_pool_t *p, const trv_rows *r, int i)
     pay.amount = trv_rows_get(r, i, "amount");
     (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay.collected_by);
     pay.provider_ref = trv_rows_get(r, i, "provider_ref");
-    pay.card = json_col(p, r, i, "card");
+    pay.card = trv_json_column(p, r, i, "card");
     pay.created_at = trv_rows_get(r, i, "created_at");
     return pay;
 }

@@ -26,7 +26,6 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     const char *id = apr_table_get(req->params, "id");
     trv_hbooking *b, *after = NULL;
     trv_hcancel *started = NULL;
-    int restarted = 0;
     trv_dbc *c;
 
     if (!trv_api_db_open(req, resp, &c, 1455, "reading a hotel booking to cancel")) {
@@ -45,8 +44,9 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
             || trv_hcstore_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
                                  &started) != APR_SUCCESS
-            || (started && (trv_hcancel_enqueue(c, req->pool, &trv_hjob_cancel, id,
-                                             started->attempt, req->request_id) != APR_SUCCESS
+            || (started && (trv_lifecycle_cancel_enqueue(c, req->pool, &trv_hjob_cancel, id,
+                                                         started->attempt, req->request_id)
+                                != APR_SUCCESS
                             || trv_hbstore_get_any(c, req->pool, id, &after) != APR_SUCCESS
                             || trv_hbooking_keep(c, req->pool, after) != APR_SUCCESS))
             || trv_db_commit(c) != APR_SUCCESS) {
@@ -74,22 +74,9 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
         return;
     }
     if (b->status == TRV_HB_CANCELED) {
-        if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_hcstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
-            || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
-                                                  req->request_id) != APR_SUCCESS)
-            || trv_db_commit(c) != APR_SUCCESS) {
-            trv_api_db_fail(req, resp, c, 1458, "restarting hotel refunds");
-            return;
+        if (trv_lifecycle_cancel_refunds_restart(&trv_hcancel_ops, req, resp, c, id)) {
+            answer(req, resp, 200, b);
         }
-        trv_db_close(req->env->db, c);
-        if (restarted > 0) {
-            trv_env_wake(req->env);
-            trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
-                        TRVLOGNO(1459) "hotel booking %s: %d failed refund submission(s) "
-                        "restarted", id, restarted);
-        }
-        answer(req, resp, 200, b);
         return;
     }
     trv_db_close(req->env->db, c);

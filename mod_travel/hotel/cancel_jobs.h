@@ -16,14 +16,13 @@
 
 #include "core/db.h"
 #include "core/jobs.h"
+#include "lifecycle/cancel.h"
 
 extern const trv_job_spec trv_hjob_cancel;
 extern const trv_job_spec trv_hjob_refund;
 
-/* Enqueues kind for the booking inside the caller's transaction,
- * deduplicated by kind:id(:attempt) while queued; attempt < 0: none. */
-apr_status_t trv_hcancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,
-                              const char *id, int attempt, const char *request_id);
+/* The hotel steps of the cancel runner (lifecycle/cancel.h). */
+extern const trv_lifecycle_cancel_ops trv_hcancel_ops;
 
 void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res);

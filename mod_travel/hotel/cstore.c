@@ -1,7 +1,9 @@
 /* Hotel cancellation statements (cstore.h). */
 #include "cstore.h"
+#include "cancel_jobs.h"
 #include "core/json.h"
 #include "core/money.h"
+#include "payment/refunds_sql.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -229,67 +231,13 @@ apr_status_t trv_hcstore_restricted(trv_dbc *c, apr_pool_t *p, const char *booki
 
 /* ---- refunds ---- */
 
-static const trv_stmt refund_insert_stmt = {"trv_hotel_refund_insert",
+/* hotel_refunds: one refund per payment and cancellation attempt; the
+ * logic is payment/refunds.c's. */
+static const trv_refunds_sql refunds_sql = TRV_REFUNDS_SQL("hotel", "hotel_refunds",
+    "hotel_payments", "f.cancellation_id",
     "INSERT INTO hotel_refunds (id, booking_id, cancellation_id, payment_id, currency, amount, "
     "status) VALUES (%s, %s, %s, %s, %s, %s::numeric, 'PENDING') "
-    "ON CONFLICT (cancellation_id, payment_id) DO NOTHING"};
+    "ON CONFLICT (cancellation_id, payment_id) DO NOTHING");
 
-apr_status_t trv_hcstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_hrefund *r)
-{
-    return trv_db_exec(c, p, &refund_insert_stmt, NULL,
-                       TRV_DB_ARGS(r->id, r->booking_id, r->cancellation_id, r->payment_id,
-                                   r->currency, r->amount));
-}
-
-static const trv_stmt refunds_pending_stmt = {"trv_hotel_refunds_pending",
-    "SELECT f.id, f.booking_id, f.cancellation_id, f.payment_id, f.currency, "
-    "f.amount::text AS amount, y.provider_ref FROM hotel_refunds f "
-    "JOIN hotel_payments y ON y.id = f.payment_id "
-    "WHERE f.booking_id = %s AND f.status = 'PENDING' ORDER BY f.created_at, f.id"};
-
-apr_status_t trv_hcstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         apr_array_header_t **out)
-{
-    trv_rows *r;
-    apr_status_t rv = trv_db_select(c, p, &refunds_pending_stmt, &r, TRV_DB_ARGS(booking_id));
-    int i;
-    *out = apr_array_make(p, 1, sizeof(trv_hrefund));
-    for (i = 0; rv == APR_SUCCESS && i < r->n; i++) {
-        trv_hrefund *f = apr_array_push(*out);
-        f->id = trv_rows_get(r, i, "id");
-        f->booking_id = trv_rows_get(r, i, "booking_id");
-        f->cancellation_id = trv_rows_get(r, i, "cancellation_id");
-        f->payment_id = trv_rows_get(r, i, "payment_id");
-        f->currency = trv_rows_get(r, i, "currency");
-        f->amount = trv_rows_get(r, i, "amount");
-        f->provider_ref = trv_rows_get(r, i, "provider_ref");
-    }
-    return rv;
-}
-
-static const trv_stmt refund_result_stmt = {"trv_hotel_refund_result",
-    "UPDATE hotel_refunds SET status = %s, provider_ref = coalesce(%s, provider_ref), "
-    "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
-    "WHERE id = %s AND status = 'PENDING'"};
-
-apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                       const char *request_id, const char *id,
-                                       trv_refund_status status, const char *provider_ref,
-                                       const char *error)
-{
-    if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
-        return APR_SUCCESS;
-    }
-    return trv_db_exec(c, p, &refund_result_stmt, NULL,
-                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
-}
-
-static const trv_stmt refunds_restart_stmt = {"trv_hotel_refunds_restart",
-    "UPDATE hotel_refunds SET status = 'PENDING', updated_at = trv_now() "
-    "WHERE booking_id = %s AND status = 'FAILED'"};
-
-apr_status_t trv_hcstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         int *n)
-{
-    return trv_db_exec(c, p, &refunds_restart_stmt, n, TRV_DB_ARGS(booking_id));
-}
+const trv_refunds_kind trv_hcstore_refunds = {"hotel booking", &refunds_sql, &trv_hjob_refund,
+                                              1};

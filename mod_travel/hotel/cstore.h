@@ -7,7 +7,7 @@
 
 #include "cancel_status.h"
 #include "core/db.h"
-#include "payment/refund_status.h"
+#include "payment/refunds.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
@@ -24,14 +24,6 @@ typedef struct trv_hcancel {
     const char *error_code, *error_message;
     const char *created_at, *canceled_at;
 } trv_hcancel;
-
-/* A refund request to the payment provider. */
-typedef struct trv_hrefund {
-    const char *id;            /* rfd_... */
-    const char *booking_id, *cancellation_id, *payment_id;
-    const char *currency, *amount;
-    const char *provider_ref;  /* the payment's authorization (read with pending ones) */
-} trv_hrefund;
 
 /* CONFIRMED -> CANCEL_IN_PROGRESS (cancel_attempt + 1) for the
  * organization's booking, with its unfinished attempt resumed (a FAILED
@@ -73,19 +65,8 @@ apr_status_t trv_hcstore_restrict(trv_dbc *c, apr_pool_t *p, const char *booking
 apr_status_t trv_hcstore_restricted(trv_dbc *c, apr_pool_t *p, const char *booking_id,
                                     int *restricted);
 
-apr_status_t trv_hcstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_hrefund *r);
-/* The booking's PENDING refunds with their payment's authorization. */
-apr_status_t trv_hcstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         apr_array_header_t **out);
-/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
- * move the refund table does not have is refused and logged (nothing
- * written). */
-apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                       const char *request_id, const char *id,
-                                       trv_refund_status status, const char *provider_ref,
-                                       const char *error);
-/* FAILED refunds of the booking back to PENDING; *n how many. */
-apr_status_t trv_hcstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         int *n);
+/* hotel_refunds (sql/110) for payment/refunds.h: one refund per payment
+ * and cancellation attempt; the job is hotel.refund.submit. */
+extern const trv_refunds_kind trv_hcstore_refunds;
 
 #endif

@@ -11,16 +11,11 @@
 #include "bstore.h"
 #include "core/list_page.h"
 
-#include <apr_strings.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
-enum { ST_ANY, ST_PLAIN, ST_READY, ST_EXPIRED, ST_KINDS };
-#define HAS_SUPPLIER 1
-#define HAS_FROM 2
-#define HAS_TO 4
-#define VARIANTS (ST_KINDS * 8 * TRV_LIST_SORTS * 2 * 2)
+/* The optional filters in placeholder order; the supplier first. */
+enum { F_SUPPLIER, F_FROM, F_TO, F_N };
+#define VARIANTS (TRV_LIST_KINDS * (1 << F_N) * TRV_LIST_SORTS * 2 * 2)
 
 static const trv_stmt *made[VARIANTS];
 static trv_list_stmts variants = {"trv_hotel_list_", VARIANTS, made,
@@ -28,59 +23,53 @@ static trv_list_stmts variants = {"trv_hotel_list_", VARIANTS, made,
 static const trv_list_shape shape = {"hotel_bookings", "hotel_booking_docs",
                                      "offer_expires_at"};
 
-static int status_kind(const char *status)
+/* The usual list sums a few all-time counts in plain SQL; the rest goes
+ * through hotel_bookings_total() (sql/100). */
+static const trv_list_query query = {
+    &shape, &variants, "b.org_id = %s", 1,
+    {"", " AND b.status = %s",
+     " AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now()",
+     " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
+     "AND b.offer_expires_at <= trv_now()))"},
+    F_N,
+    {" AND b.supplier = %s", " AND b.created_at >= %s::timestamptz",
+     " AND b.created_at <= %s::timestamptz"},
+    {{"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.supplier = %s)"},
+     {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.status = %s)",
+      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
+      "AND c.status = %s AND c.supplier = %s)"}},
+    "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)"};
+
+static char *build_sql(int v)
+{
+    return trv_list_query_sql(&query, v);
+}
+
+/* The list request f makes. */
+static const trv_list_ask *ask(const trv_hbooking_filter *f, trv_list_ask *a)
 {
     trv_hb_status s;
-    if (!status) {
-        return ST_ANY;
-    }
     /* As a reader sees it: READY_FOR_COMPLETE past its offer's expiry is
      * EXPIRED. The filter was validated against trv_hb_statuses; it stays
      * text for the SQL. */
-    return !trv_hb_status_from_text(status, &s) ? ST_PLAIN
-         : s == TRV_HB_READY                    ? ST_READY
-         : s == TRV_HB_EXPIRED                  ? ST_EXPIRED
-                                                : ST_PLAIN;
+    int known = f->status && trv_hb_status_from_text(f->status, &s);
+    *a = (trv_list_ask){{f->org_id, NULL}, f->status, TRV_LIST_ANY,
+                        {f->supplier, f->created_from, f->created_to, NULL},
+                        (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0), f->limit,
+                        f->offset};
+    a->kind = trv_list_kind(f->status, known && s == TRV_HB_READY, known && s == TRV_HB_EXPIRED);
+    return a;
 }
 
-static int plain_total(int kind, int bits)
+apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p,
+                                     const trv_hbooking_filter *f, const char **docs, long *n,
+                                     long *total)
 {
-    return (kind == ST_ANY || kind == ST_PLAIN) && !(bits & (HAS_FROM | HAS_TO));
-}
-
-static const char *total_sql(int kind, int bits)
-{
-    static const char *const plain[2][2] = {
-        {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.supplier = %s)"},
-        {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.status = %s)",
-         "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-         "AND c.status = %s AND c.supplier = %s)"}};
-    if (plain_total(kind, bits)) {
-        return plain[kind == ST_PLAIN][(bits & HAS_SUPPLIER) != 0];
-    }
-    return "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)";
-}
-
-/* Variant v = (((kind * 8 + bits) * 4 + sort) * 2 + default limit) * 2 + joined. */
-static char *build_sql(int v)
-{
-    static const char *const status_sql[ST_KINDS] = {
-        "", " AND b.status = %s",
-        " AND b.status = 'READY_FOR_COMPLETE' "
-        "AND b.offer_expires_at > trv_now()",
-        " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
-        "AND b.offer_expires_at <= trv_now()))"};
-    int joined = v % 2, fixed_limit = v / 2 % 2, sort = v / 4 % TRV_LIST_SORTS;
-    int bits = v / (4 * TRV_LIST_SORTS) % 8, kind = v / (4 * TRV_LIST_SORTS * 8);
-    char where[400];
-    snprintf(where, sizeof(where), "b.org_id = %%s%s%s%s%s", status_sql[kind],
-             bits & HAS_SUPPLIER ? " AND b.supplier = %s" : "",
-             bits & HAS_FROM ? " AND b.created_at >= %s::timestamptz" : "",
-             bits & HAS_TO ? " AND b.created_at <= %s::timestamptz" : "");
-    return trv_list_sql(&shape, total_sql(kind, bits), where, sort, fixed_limit, joined);
+    trv_list_ask a;
+    return trv_list_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
 }
 
 static const trv_stmt head_stmt = {"trv_hotel_list_head",
@@ -99,119 +88,15 @@ apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking
     return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id), docs, n, total);
 }
 
-/* f's statement (joined or row by row) run, its total read: the arguments
- * in placeholder order, the total's, then the page's. */
-static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                int joined, trv_rows **rows, long *total)
-{
-    int kind = status_kind(f->status), bits = 0, sort, nargs = 0;
-    int fixed_limit = f->limit == TRV_LIST_DEFAULT_LIMIT;
-    const char *args[16];
-    const trv_stmt *st;
-
-    bits |= f->supplier ? HAS_SUPPLIER : 0;
-    bits |= f->created_from ? HAS_FROM : 0;
-    bits |= f->created_to ? HAS_TO : 0;
-    sort = (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0);
-    args[nargs++] = f->org_id;
-    if (!plain_total(kind, bits)) {
-        args[nargs++] = f->status;
-        args[nargs++] = f->supplier;
-        args[nargs++] = f->created_from;
-        args[nargs++] = f->created_to;
-    }
-    else {
-        if (kind == ST_PLAIN) {
-            args[nargs++] = f->status;
-        }
-        if (f->supplier) {
-            args[nargs++] = f->supplier;
-        }
-    }
-    args[nargs++] = f->org_id;
-    if (kind == ST_PLAIN) {
-        args[nargs++] = f->status;
-    }
-    if (f->supplier) {
-        args[nargs++] = f->supplier;
-    }
-    if (f->created_from) {
-        args[nargs++] = f->created_from;
-    }
-    if (f->created_to) {
-        args[nargs++] = f->created_to;
-    }
-    if (!fixed_limit) {
-        args[nargs++] = apr_ltoa(p, f->limit);
-    }
-    args[nargs++] = apr_ltoa(p, f->offset);
-    st = trv_list_stmt(&variants,
-                       (((kind * 8 + bits) * TRV_LIST_SORTS + sort) * 2 + fixed_limit) * 2
-                           + joined,
-                       build_sql);
-    return trv_list_select(c, p, st, nargs, args, rows, total);
-}
-
-apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                     const char **docs, long *n, long *total)
-{
-    trv_rows *rows;
-    apr_status_t rv;
-
-    *docs = NULL;
-    if ((rv = select_page(c, p, f, 1, &rows, total)) != APR_SUCCESS) {
-        return rv;
-    }
-    trv_list_joined(rows, docs, n);
-    return APR_SUCCESS;
-}
+/* Where a listed booking keeps what its stored rendering needs. */
+static const trv_list_stub stub = {sizeof(trv_hbooking), offsetof(trv_hbooking, id),
+                                   offsetof(trv_hbooking, revision),
+                                   offsetof(trv_hbooking, list_doc)};
 
 apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
                               apr_array_header_t **page, long *total)
 {
-    int i, misses = 0;
-    const char *ids = "{";
-    trv_rows *rows;
-    apr_hash_t *whole;
-    apr_array_header_t *found;
-    apr_status_t rv;
-
-    if ((rv = select_page(c, p, f, 0, &rows, total)) != APR_SUCCESS) {
-        return rv;
-    }
-    *page = apr_array_make(p, rows->n ? rows->n : 1, sizeof(trv_hbooking *));
-    for (i = 0; i < rows->n; i++) {
-        trv_hbooking *b;
-        if (!trv_rows_get(rows, i, "id")) {
-            continue; /* an empty page: the one row carries only the total */
-        }
-        b = apr_pcalloc(p, sizeof(*b));
-        b->id = trv_rows_get(rows, i, "id");
-        b->revision = trv_rows_get(rows, i, "revision");
-        b->list_doc = trv_rows_get(rows, i, "list_doc");
-        APR_ARRAY_PUSH(*page, trv_hbooking *) = b;
-        if (!b->list_doc) {
-            /* Ids are [A-Za-z0-9_-]: safe in an array literal. */
-            ids = apr_pstrcat(p, ids, misses++ ? "," : "", b->id, NULL);
-        }
-    }
-    if (misses == 0) {
-        return APR_SUCCESS;
-    }
-    if ((rv = trv_hbstore_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole))
-        != APR_SUCCESS) {
-        return rv;
-    }
-    found = apr_array_make(p, (*page)->nelts ? (*page)->nelts : 1, sizeof(trv_hbooking *));
-    for (i = 0; i < (*page)->nelts; i++) {
-        trv_hbooking *b = APR_ARRAY_IDX(*page, i, trv_hbooking *);
-        if (!b->list_doc) {
-            b = apr_hash_get(whole, b->id, APR_HASH_KEY_STRING);
-        }
-        if (b) {
-            APR_ARRAY_PUSH(found, trv_hbooking *) = b;
-        }
-    }
-    *page = found;
-    return APR_SUCCESS;
+    trv_list_ask a;
+    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_hbstore_load_many,
+                               page, total);
 }

@@ -207,7 +207,8 @@ static void refunds_fail_restart_and_submit(void **state)
 {
     const char *o = org(), *id = "bkg_hc_refund", *can_id = NULL;
     trv_hcancel *x = NULL;
-    trv_hrefund rf;
+    const trv_refunds_kind *k = &trv_hcstore_refunds;
+    trv_refunds_item rf;
     apr_array_header_t *pending;
     int restarted = 0;
     (void)state;
@@ -222,28 +223,26 @@ static void refunds_fail_restart_and_submit(void **state)
     rf.payment_id = "pay_bkg_hc_refund";
     rf.currency = "EUR";
     rf.amount = "200.5";
-    assert_int_equal(trv_hcstore_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
+    assert_int_equal(trv_refunds_insert(k, dbt_conn, dbt_pool, &rf), APR_SUCCESS);
     /* One refund per attempt and payment. */
     rf.id = "rfd_hc_2";
-    assert_int_equal(trv_hcstore_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
+    assert_int_equal(trv_refunds_insert(k, dbt_conn, dbt_pool, &rf), APR_SUCCESS);
+    assert_int_equal(trv_refunds_pending(k, dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
     assert_int_equal(pending->nelts, 1);
-    assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).id, "rfd_hc_1");
-    assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).provider_ref,
+    assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_refunds_item).id, "rfd_hc_1");
+    assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_refunds_item).provider_ref,
                         "auth_bkg_hc_refund");
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
-                                               TRV_REFUND_FAILED, NULL, "declined"),
+    assert_int_equal(trv_refunds_result(k, dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                        TRV_REFUND_FAILED, NULL, "declined"),
                      APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
+    assert_int_equal(trv_refunds_pending(k, dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
     assert_int_equal(pending->nelts, 0);
-    assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
-                     APR_SUCCESS);
+    assert_int_equal(trv_refunds_restart(k, dbt_conn, dbt_pool, id, &restarted), APR_SUCCESS);
     assert_int_equal(restarted, 1);
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
-                                               TRV_REFUND_SUBMITTED, "re_1", NULL),
+    assert_int_equal(trv_refunds_result(k, dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                        TRV_REFUND_SUBMITTED, "re_1", NULL),
                      APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
-                     APR_SUCCESS);
+    assert_int_equal(trv_refunds_restart(k, dbt_conn, dbt_pool, id, &restarted), APR_SUCCESS);
     assert_int_equal(restarted, 0);
 }
 

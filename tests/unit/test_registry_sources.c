@@ -956,8 +956,8 @@ static apr_hash_t *interfaces_declared(apr_pool_t *p, const char *doc)
     return out;
 }
 
-static const char *const domains[] = {"account", "flight", "hotel", "payment", "webhook",
-                                      "lifecycle", "watch", "dashboard", "gateway", NULL};
+static const char *const domains[] = {"account", "flight", "hotel", "payment", "lifecycle",
+                                      "webhook", "watch", "dashboard", "gateway", NULL};
 
 static void check_includes(apr_pool_t *p, const apr_array_header_t *sources, const char *doc,
                            problems *pr)
