@@ -68,7 +68,7 @@ static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what
 {
     err->code = "bad_response";
     err->message = apr_psprintf(ctx->pool, "%s answered without %s", ctx->up->name, what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(3180) "%s",
+    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1103) "%s",
                 err->message);
     return TRV_UP_BAD_RESPONSE;
 }
@@ -635,7 +635,7 @@ static trv_up_status priced_of(trv_flight_ctx *ctx, const json_t *pb, const json
         json_t *segids;
         a = attachable(pb, sid);
         t = trv_json_str(b, "bagType") ? trv_json_str(b, "bagType") : trv_json_str(a, "bagType");
-        if (!sid || j < 0
+        if (!sid || j < 0 || !t
             || minor_of(json_object_get(json_object_get(json_object_get(a ? a : b, "pricing"),
                                                         "display"), "amount"), cur, &unit)) {
             json_decref(js);

@@ -70,7 +70,7 @@ static const char *file_of(const char *name, const char *s)
 static void make_conformance_passes_for_every_protocol(void **state)
 {
     char cmd[4400], *out;
-    static const char *const protocols[] = {"duffel", "travel-air", "liteapi", "hotelbeds",
+    static const char *const protocols[] = {"duffel", "liteapi-flights", "liteapi", "hotelbeds",
                                             "travel-hotel-c", "duffel-stays", NULL};
     int i;
     (void)state;

@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.request_id = "req_fuzz";
     ctx.up = &f.up;
     memset(&err, 0, sizeof(err));
-    offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "fk_0000fuzz";
+    offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "lfo_0000fuzz";
 
     switch (op) {
     case 0:
