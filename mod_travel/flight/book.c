@@ -429,7 +429,10 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
         supplier_pay.amount = trv_money_decimal(run->p, amount.minor,
                                                 trv_currency_exponent(amount.currency));
         supplier_pay.card = card_of(op);
-        settle = !supplier_pay.card;
+        /* Read the order again for the card only when the supplier says
+         * it will show one (LiteAPI Flights shows none: nothing to wait
+         * for, and no job that can only fail). */
+        settle = !supplier_pay.card && json_is_true(json_object_get(op, "card_pending"));
     }
 
     if (!begin(run, &c)) {
