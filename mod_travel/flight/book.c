@@ -220,7 +220,10 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
         const json_t *op = json_object_get(order, "payment");
         trv_lifecycle_book_supplier_payment(run, op, trv_lifecycle_book_card_of(op),
                                             &supplier_pay);
-        settle = !supplier_pay.card;
+        /* Read the order again for the card only when the supplier says
+         * it will show one (LiteAPI Flights shows none: nothing to wait
+         * for, and no job that can only fail). */
+        settle = !supplier_pay.card && json_is_true(json_object_get(op, "card_pending"));
     }
 
     if (!trv_lifecycle_book_open(run, &c)) {

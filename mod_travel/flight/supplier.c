@@ -15,15 +15,11 @@ trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char 
     return trv_sup_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
 }
 
-trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
-                                const apr_table_t *headers, const char *method,
-                                const char *path, const json_t *body,
-                                const char *idempotency_key, trv_up_result *res,
-                                trv_sup_err *err)
+/* Records a lifecycle call and logs any outcome other than OK, filling err. */
+static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
+                           const char *path, trv_up_status st, trv_up_result *res,
+                           trv_sup_err *err)
 {
-    trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id, idempotency_key,
-                                              res);
     if (ctx->booking_id) {
         trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "flight", ctx->up->name,
                                 method, path, ctx->request_id, res};
@@ -40,6 +36,29 @@ trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
                     err->code, apr_time_as_msec(res->elapsed));
     }
     return st;
+}
+
+trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
+                                const apr_table_t *headers, const char *method,
+                                const char *path, const json_t *body,
+                                const char *idempotency_key, trv_up_result *res,
+                                trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
+                                              headers, body, ctx->request_id, idempotency_key,
+                                              res);
+    return noted(ctx, adapter, method, path, st, res, err);
+}
+
+trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const char *adapter,
+                                const apr_table_t *auth, const char *method, const char *path,
+                                const json_t *body, const char *idempotency_key,
+                                trv_up_result *res, trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
+                                           body, ctx->request_id, idempotency_key, res);
+    trv_upstream_count(ctx->env, ctx->up->name, res);
+    return noted(ctx, adapter, method, path, st, res, err);
 }
 
 json_t *trv_sup_money(const json_t *amount, const char *currency)

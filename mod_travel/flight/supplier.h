@@ -78,7 +78,8 @@ typedef struct trv_flight_supplier {
      * idempotency_key: the same for every attempt of one booking.
      * *order: {order_id, status: "TICKETED"|"PENDING"|"FAILED",
      *   airline_pnr?, failure? {code, description},
-     *   payment? {collected_by, amount, card? {brand,last4,funding,wallet}}}. */
+     *   payment? {collected_by, amount, card? {brand,last4,funding,wallet},
+     *             card_pending? (true: the card shows on a later read)}}. */
     trv_up_status (*book)(trv_flight_ctx *ctx, const json_t *booking,
                           const json_t *payment, const char *idempotency_key,
                           json_t **order, trv_sup_err *err);

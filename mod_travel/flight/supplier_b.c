@@ -1,31 +1,67 @@
-/* SUPPLIER_B's adapter: a client of a checkout-style API (search with
- * carrier dictionaries, fares' ancillaries, checkouts that may hold the
- * itinerary, complete, orders, refund quotes, cancel, carriers; bare JSON
- * objects, amounts as decimal strings, local times "YYYY-MM-DD HH:MM").
+/* The liteapi-flights protocol's adapter: a client of LiteAPI Flights
+ * (v3.0; docs/suppliers.md "Flight SUPPLIER_B"). X-API-Key; answers in
+ * {"data": [...]}; money as JSON numbers beside a currency, read into
+ * integer minor units (never through a double); errors {"error": {code (a
+ * number), message, description, key}}.
  *
- * Ids: B's fare keys (fk_...) are the offer_reference; B's ancillary ids
- * (anc_X) are the service's bag ids bag_X. B is the merchant of record:
- * completing the checkout charges the traveler's card, so book takes no
- * payment and the order reports what B collected. B cannot quote the
- * refund of a Basic fare (the caller estimates from the fare terms). */
+ *   search    POST /flights/rates: every offer of every journey
+ *   bags      POST /flights/verify: the paid bags of the offer's baggage
+ *   prebook   POST /flights/verify, POST /flights/prebooks (the checkout:
+ *             LiteAPI reserves the offer with the airline, ticketLimitTime
+ *             says until when, and creates a payment intent), then POST
+ *             /flights/prebooks/{id}/services for the bags asked
+ *   book      POST /flights/bookings {prebookId, payment: {TRANSACTION_ID,
+ *             the intent's transactionId}}: LiteAPI collects the payment
+ *   reads     GET /flights/bookings/{id}
+ *   cancel    GET (quote) and POST /flights/bookings/{id}/cancellations
+ *   airline   GET /data/flights/airlines/iatas/{code}
+ *
+ * Ids: the offer_reference is "lfo_" + LiteAPI's offerId; a bag's id is
+ * "bag_<passenger index>.<serviceId>"; segment ids are segmentKeys; the
+ * order id is the bookingId. */
 #include "supplier_wire.h"
 #include "core/json.h"
 #include "core/url.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define NAME "travel-air" /* its protocol: the wire name is ctx->up->name */
+#define NAME "liteapi-flights" /* its protocol: the wire name is ctx->up->name */
+#define PREFIX "lfo_"
+/* LiteAPI prices in the currency asked (converting when it must); mod_travel
+ * reads the currency of every answer and assumes none. */
+#define SEARCH_CURRENCY "USD"
 
-static const char cabin_letters[4] = {'Y', 'W', 'C', 'F'};
-static const char *const cabin_names[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
+static const char *const cabins[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
 
 static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
-                          const json_t *body, const char *key, trv_up_result *res,
-                          trv_sup_err *err)
+                          const json_t *body, trv_up_result *res, trv_sup_err *err)
 {
-    return trv_sup_call(ctx, NAME, method, path, body, key, res, err);
+    apr_table_t *h = apr_table_make(ctx->pool, 1);
+    trv_up_status st;
+    const json_t *e;
+    apr_table_setn(h, "X-API-Key", ctx->up->api_key ? ctx->up->api_key : "");
+    st = trv_sup_call_auth(ctx, NAME, h, method, path, body, NULL, res, err);
+    e = json_object_get(res->body, "error");
+    if (st != TRV_UP_OK && res->http_status) {
+        /* LiteAPI's codes are numbers: "41012"; the message says the HTTP
+         * status (travelctl supplier check reads it). */
+        if (json_is_integer(json_object_get(e, "code"))) {
+            err->code = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT,
+                                     (apr_int64_t)json_integer_value(json_object_get(e,
+                                                                                     "code")));
+        }
+        err->message = apr_psprintf(ctx->pool, "%s answered %d: %s%s%s", ctx->up->name,
+                                    res->http_status,
+                                    trv_json_str(e, "message") ? trv_json_str(e, "message")
+                                                               : "an error",
+                                    trv_json_str(e, "description") ? ": " : "",
+                                    trv_json_str(e, "description") ? trv_json_str(e, "description")
+                                                                   : "");
+    }
+    return st;
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -37,625 +73,861 @@ static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what
     return TRV_UP_BAD_RESPONSE;
 }
 
-static const char *cabin_name(const char *letter)
+/* The first item of LiteAPI's data (a list of one), or data itself. */
+static const json_t *first_data(const json_t *body)
+{
+    const json_t *d = json_object_get(body, "data");
+    return json_is_array(d) ? json_array_get(d, 0) : d;
+}
+
+static const char *offer_id(const char *ref, trv_sup_err *err)
+{
+    if (ref && strncmp(ref, PREFIX, strlen(PREFIX)) == 0 && ref[strlen(PREFIX)]) {
+        return ref + strlen(PREFIX);
+    }
+    err->code = "offer_not_found";
+    err->message = "not a liteapi-flights offer reference";
+    return NULL;
+}
+
+/* Money from LiteAPI's {display: {amount, currency}} (a new reference), or
+ * NULL. */
+static json_t *display_money(const json_t *pricing)
+{
+    const json_t *d = json_object_get(pricing, "display");
+    return trv_sup_money(json_object_get(d, "amount"), trv_json_str(d, "currency"));
+}
+
+static int minor_of(const json_t *v, const char *cur, apr_int64_t *out)
+{
+    return trv_money_minor_of(v, cur, out);
+}
+
+static json_t *money_of(apr_int64_t minor, const char *cur)
+{
+    trv_money m;
+    if (trv_money_make(&m, minor, cur) != APR_SUCCESS) {
+        return NULL;
+    }
+    return trv_money_json(&m);
+}
+
+static const char *cabin_of(const char *name)
 {
     int i;
-    for (i = 0; letter && i < 4; i++) {
-        if (letter[0] == cabin_letters[i]) {
-            return cabin_names[i];
+    for (i = 0; name && i < 4; i++) {
+        if (strcasecmp(name, cabins[i]) == 0) {
+            return cabins[i];
         }
+    }
+    if (name && strncasecmp(name, "premium", 7) == 0) {
+        return "PREMIUM_ECONOMY";
     }
     return "ECONOMY";
 }
 
-static const char *cabin_letter(apr_pool_t *p, const char *name)
+/* ---- journeys ---- */
+
+/* The index of the journey of each segment: LiteAPI lists one journey's
+ * segments in order, each OUTBOUND or INBOUND; a new journey (leg) starts
+ * where the direction changes, where the next segment leaves from another
+ * airport, or (when the answer lists connections) where no connection
+ * links two segments. */
+static int *journey_of_segments(apr_pool_t *p, const json_t *segs, const json_t *conns,
+                                int *nj)
 {
-    int i;
-    for (i = 0; name && i < 4; i++) {
-        if (strcasecmp(name, cabin_names[i]) == 0) {
-            return apr_pstrndup(p, &cabin_letters[i], 1);
+    size_t n = json_array_size(segs), k, c = 0;
+    int *out = apr_pcalloc(p, sizeof(int) * (n ? n : 1)), j = 0;
+    for (k = 1; k < n; k++) {
+        const json_t *a = json_array_get(segs, k - 1), *b = json_array_get(segs, k);
+        const char *da = trv_json_str(a, "direction"), *db = trv_json_str(b, "direction");
+        const char *to = trv_json_str(a, "destinationCode"), *from = trv_json_str(b, "originCode");
+        int same = (!da || !db || strcmp(da, db) == 0) && to && from && strcmp(to, from) == 0;
+        if (same && json_is_array(conns)) {
+            const json_t *cn = json_array_get(conns, c);
+            same = cn && trv_json_str(cn, "arrivalAirportCode")
+                   && strcmp(trv_json_str(cn, "arrivalAirportCode"), to) == 0;
+            c += same;
+        }
+        if (!same) {
+            j++;
+        }
+        out[k] = j;
+    }
+    *nj = n ? j + 1 : 0;
+    return out;
+}
+
+static const char *flight_number(apr_pool_t *p, const char *carrier, const char *number)
+{
+    if (!number) {
+        return carrier;
+    }
+    if (carrier && strncmp(number, carrier, strlen(carrier)) == 0) {
+        return number;
+    }
+    return apr_pstrcat(p, carrier ? carrier : "", number, NULL);
+}
+
+static const char *segment_cabin(const json_t *fares, const char *key)
+{
+    size_t i;
+    for (i = 0; key && i < json_array_size(fares); i++) {
+        const json_t *f = json_array_get(fares, i);
+        if (trv_json_str(f, "segmentKey") && strcmp(trv_json_str(f, "segmentKey"), key) == 0) {
+            return cabin_of(trv_json_str(f, "cabin"));
         }
     }
-    return "Y";
+    return cabin_of(trv_json_str(json_array_get(fares, 0), "cabin"));
 }
 
-static const char *bag_id(apr_pool_t *p, const char *anc)
+/* LiteAPI's segments as API journeys. booking: segment ids and per
+ * passenger entries (npax passengers of the given types; included bags
+ * from baggage). */
+static json_t *journeys(trv_flight_ctx *ctx, const json_t *segs, const json_t *conns,
+                        const json_t *durs, const json_t *fares, const char *brand,
+                        const json_t *baggage, const json_t *passengers, int booking)
 {
-    return anc && strncmp(anc, "anc_", 4) == 0 ? apr_pstrcat(p, "bag_", anc + 4, NULL) : anc;
-}
-
-static const char *anc_id(apr_pool_t *p, const char *bag)
-{
-    return bag && strncmp(bag, "bag_", 4) == 0 ? apr_pstrcat(p, "anc_", bag + 4, NULL) : bag;
-}
-
-static json_t *fee_money(const json_t *rule, const char *cur)
-{
-    json_t *m = json_is_true(json_object_get(rule, "permitted"))
-        ? trv_sup_money(json_object_get(rule, "fee"), cur) : NULL;
-    return m ? m : json_null();
-}
-
-static json_t *fare_conditions(const json_t *fare)
-{
-    const json_t *rules = json_object_get(fare, "rules");
-    const json_t *r = json_object_get(rules, "refund"), *x = json_object_get(rules, "exchange");
-    const char *cur = trv_json_str(json_object_get(fare, "price"), "currency");
-    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
-                     "refund", "allowed", json_is_true(json_object_get(r, "permitted")),
-                     "penalty", fee_money(r, cur),
-                     "change", "allowed", json_is_true(json_object_get(x, "permitted")),
-                     "penalty", fee_money(x, cur));
-}
-
-static const char *traveler_type(const char *t)
-{
-    if (t && strcasecmp(t, "CHILD") == 0) {
-        return "CHD";
-    }
-    if (t && strcasecmp(t, "INFANT") == 0) {
-        return "INF";
-    }
-    return "ADT";
-}
-
-/* "fl_<tag>-<j>-<k>" -> "leg_<tag>-<j>": B names flights, not legs. */
-static const char *leg_id(apr_pool_t *p, const json_t *leg)
-{
-    const char *f = trv_json_str(json_array_get(json_object_get(leg, "flights"), 0), "id");
-    const char *dash = f ? strrchr(f, '-') : NULL;
-    if (!f || strncmp(f, "fl_", 3) != 0 || !dash) {
-        return apr_psprintf(p, "leg_%d", (int)json_integer_value(json_object_get(leg, "ref")));
-    }
-    return apr_pstrcat(p, "leg_", apr_pstrndup(p, f + 3, (apr_size_t)(dash - f - 3)), NULL);
-}
-
-/* B's legs as API journeys; carriers: the answer's dictionary of carrier
- * names and logos. booking: ids, fare brand and per-passenger data. */
-static json_t *journeys(trv_flight_ctx *ctx, const json_t *fare, const json_t *carriers,
-                        const json_t *passengers, int booking)
-{
-    const json_t *legs = json_object_get(fare, "legs");
-    const json_t *bag = json_object_get(fare, "baggage");
-    const char *first_origin = trv_json_str(json_array_get(legs, 0), "from");
+    int nj, *jof = journey_of_segments(ctx->pool, segs, conns, &nj), j, i;
+    const char *first_origin = trv_json_str(json_array_get(segs, 0), "originCode");
     json_t *out = json_array();
-    size_t j, k, n = json_array_size(legs);
-    int i;
-    for (j = 0; j < n; j++) {
-        const json_t *leg = json_array_get(legs, j), *fl = json_object_get(leg, "flights");
-        json_t *segs = json_array(), *jn;
-        const char *dest = trv_json_str(leg, "to");
-        for (k = 0; k < json_array_size(fl); k++) {
-            const json_t *f = json_array_get(fl, k);
-            const char *mc = trv_json_str(f, "carrier"), *oc = trv_json_str(f, "operated_by");
-            const json_t *md = json_object_get(carriers, mc ? mc : "");
-            const json_t *od = json_object_get(carriers, oc ? oc : "");
-            json_t *seg = json_pack(
-                "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}",
-                "origin", trv_json_str(f, "from"), "destination", trv_json_str(f, "to"),
-                "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(f, "depart_local")),
-                "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(f, "arrive_local")),
-                "marketing_flight", apr_pstrcat(ctx->pool, mc ? mc : "",
-                                                trv_json_str(f, "number"), NULL),
-                "marketing_carrier", md ? trv_json_str(md, "name") : mc,
+    int checked = 0, carry = 0;
+    size_t k;
+    for (k = 0; k < json_array_size(json_object_get(baggage, "included")); k++) {
+        const json_t *b = json_array_get(json_object_get(baggage, "included"), k);
+        int pieces = (int)json_integer_value(json_object_get(b, "pieces"));
+        const char *t = trv_json_str(b, "bagType");
+        if (t && strcmp(t, "checked") == 0 && pieces > checked) {
+            checked = pieces;
+        }
+        else if (t && strcmp(t, "cabin") == 0 && pieces > carry) {
+            carry = pieces;
+        }
+    }
+    for (j = 0; j < nj; j++) {
+        json_t *out_segs = json_array(), *jn;
+        const json_t *first = NULL, *last = NULL;
+        int minutes = 0, stops = -1;
+        for (k = 0; k < json_array_size(segs); k++) {
+            const json_t *s = json_array_get(segs, k), *c = json_object_get(s, "carrier"),
+                         *fl = json_object_get(s, "flight");
+            const char *mc = trv_json_str(c, "marketingCode"), *oc = trv_json_str(c, "operatingCode");
+            json_t *seg;
+            if (jof[k] != j) {
+                continue;
+            }
+            first = first ? first : s;
+            last = s;
+            stops++;
+            minutes += (int)json_integer_value(json_object_get(json_object_get(s, "duration"),
+                                                               "minutes"));
+            seg = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}",
+                "origin", trv_json_str(s, "originCode"),
+                "destination", trv_json_str(s, "destinationCode"),
+                "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(s, "departureTime")),
+                "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(s, "arrivalTime")),
+                "marketing_flight", flight_number(ctx->pool, mc,
+                                                  trv_json_str(fl, "marketingNumber")),
+                "marketing_carrier", trv_json_str(c, "marketingName")
+                                         ? trv_json_str(c, "marketingName") : mc,
                 "marketing_carrier_code", mc,
-                "marketing_carrier_logo_url", trv_json_str(md, "logo"),
-                "operating_carrier", od ? trv_json_str(od, "name") : oc,
+                "marketing_carrier_logo_url", trv_json_str(c, "marketingLogo"),
+                "operating_carrier", trv_json_str(c, "operatingName")
+                                         ? trv_json_str(c, "operatingName") : oc,
                 "operating_carrier_code", oc,
-                "operating_carrier_logo_url", trv_json_str(od, "logo"),
-                "duration_minutes", json_integer_value(json_object_get(f, "block_min")));
+                "operating_carrier_logo_url", trv_json_str(c, "operatingLogo"),
+                "duration_minutes", json_integer_value(json_object_get(
+                                        json_object_get(s, "duration"), "minutes")));
             if (booking) {
                 json_t *pax = json_array();
-                json_object_set_new(seg, "id", json_string(trv_json_str(f, "id")));
+                json_object_set_new(seg, "id", json_string(trv_json_str(s, "segmentKey")));
                 for (i = 0; i < (int)json_array_size(passengers); i++) {
                     /* An infant on a lap has no bag allowance of its own. */
-                    int lap = strcmp(traveler_type(trv_json_str(json_array_get(
-                                  passengers, (size_t)i), "type")), "INF") == 0;
-                    json_array_append_new(pax, json_pack("{s:i,s:s,s:s?,s:I,s:I}",
-                        "passenger_id", i, "cabin_class", cabin_name(trv_json_str(f, "cabin")),
-                        "cabin_name", trv_json_str(fare, "cabin_name"),
-                        "checked_bags", lap ? 0 : json_integer_value(json_object_get(bag,
-                                                                         "checked_pieces")),
-                        "carry_on_bags", lap ? 0 : json_integer_value(json_object_get(bag,
-                                                                          "cabin_pieces"))));
+                    const char *t = trv_json_str(json_array_get(passengers, (size_t)i), "type");
+                    int lap = t && strcasecmp(t, "INFANT") == 0;
+                    json_array_append_new(pax, json_pack("{s:i,s:s,s:s?,s:i,s:i}",
+                        "passenger_id", i,
+                        "cabin_class", segment_cabin(fares, trv_json_str(s, "segmentKey")),
+                        "cabin_name", brand, "checked_bags", lap ? 0 : checked,
+                        "carry_on_bags", lap ? 0 : carry));
                 }
                 json_object_set_new(seg, "passengers", pax);
             }
             else {
-                json_object_set_new(seg, "cabin_class",
-                                    json_string(cabin_name(trv_json_str(f, "cabin"))));
+                json_object_set_new(seg, "cabin_class", json_string(
+                    segment_cabin(fares, trv_json_str(s, "segmentKey"))));
             }
-            json_array_append_new(segs, seg);
+            json_array_append_new(out_segs, seg);
         }
-        jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:I,s:I,s:o}",
-            "origin", trv_json_str(leg, "from"), "destination", dest,
-            "direction", trv_sup_direction(first_origin, dest, j, n),
-            "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(leg, "depart_local")),
-            "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(leg, "arrive_local")),
-            "duration_minutes", json_integer_value(json_object_get(leg, "elapsed_min")),
-            "stops", json_integer_value(json_object_get(leg, "stops")), "segments", segs);
+        if (json_is_integer(json_object_get(json_object_get(json_array_get(durs, (size_t)j),
+                                                            "duration"), "minutes"))
+            && json_array_size(durs) == (size_t)nj) {
+            minutes = (int)json_integer_value(json_object_get(json_object_get(
+                json_array_get(durs, (size_t)j), "duration"), "minutes"));
+        }
+        jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
+            "origin", trv_json_str(first, "originCode"),
+            "destination", trv_json_str(last, "destinationCode"),
+            "direction", trv_sup_direction(first_origin, trv_json_str(last, "destinationCode"),
+                                           (size_t)j, (size_t)nj),
+            "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(first, "departureTime")),
+            "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(last, "arrivalTime")),
+            "duration_minutes", minutes, "stops", stops, "segments", out_segs);
         if (booking) {
-            json_object_set_new(jn, "id", json_string(leg_id(ctx->pool, leg)));
-            json_object_set_new(jn, "fare_brand", json_string(trv_json_str(fare, "brand")));
+            json_object_set_new(jn, "id", json_string(apr_psprintf(ctx->pool, "leg_%s-%d",
+                trv_json_str(first, "segmentKey") ? trv_json_str(first, "segmentKey") : "",
+                j + 1)));
+            json_object_set_new(jn, "fare_brand", brand ? json_string(brand) : json_null());
         }
         json_array_append_new(out, jn);
     }
     return out;
 }
 
-static json_t *api_offer(trv_flight_ctx *ctx, const json_t *f, const json_t *carriers)
+static json_t *fee_money(const json_t *fee)
 {
-    const json_t *price = json_object_get(f, "price"), *bag = json_object_get(f, "baggage");
-    json_t *total = trv_sup_money(json_object_get(price, "total"), trv_json_str(price, "currency"));
+    json_t *m = display_money(json_object_get(fee, "pricing"));
+    return m ? m : json_null();
+}
+
+static json_t *fare_conditions(const json_t *terms)
+{
+    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
+        "refund", "allowed", json_is_true(json_object_get(terms, "refundable")),
+        "penalty", fee_money(json_object_get(terms, "refundFee")),
+        "change", "allowed", json_is_true(json_object_get(terms, "changeable")),
+        "penalty", fee_money(json_object_get(terms, "changeFee")));
+}
+
+static json_t *api_offer(trv_flight_ctx *ctx, const json_t *jr, const json_t *o)
+{
+    const json_t *display = json_object_get(json_object_get(o, "pricing"), "display");
+    const json_t *bag = json_object_get(o, "baggage");
+    json_t *total = trv_sup_money(json_object_get(display, "total"),
+                                  trv_json_str(display, "currency"));
     json_t *js;
     size_t j;
     int minutes = 0;
-    if (!total || !json_is_array(json_object_get(f, "legs"))) {
+    if (!total || !trv_json_str(o, "offerId") || !json_is_array(json_object_get(jr, "segments"))) {
         json_decref(total);
         return NULL;
     }
-    js = journeys(ctx, f, carriers, NULL, 0);
+    js = journeys(ctx, json_object_get(jr, "segments"), json_object_get(jr, "connections"),
+                  json_object_get(jr, "legDurations"), json_object_get(o, "segmentFares"),
+                  NULL, NULL, NULL, 0);
     for (j = 0; j < json_array_size(js); j++) {
         minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
                                                            "duration_minutes"));
     }
-    return json_pack("{s:s?,s:o,s:s?,s:s?,s:b,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", trv_json_str(f, "fare_key"), "total_amount", total,
-        "expires_at", trv_json_str(f, "valid_until"), "fare_family", trv_json_str(f, "brand"),
-        "refundable", json_is_true(json_object_get(f, "refundable")),
-        "fare_conditions", fare_conditions(f),
-        "documents_required", json_is_true(json_object_get(f, "docs_required")),
-        "included_baggage",
-        "checked", json_integer_value(json_object_get(bag, "checked_pieces")) > 0,
-        "carry_on", json_integer_value(json_object_get(bag, "cabin_pieces")) > 0,
+    return json_pack("{s:s,s:o,s:s?,s:s?,s:b,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
+        "offer_reference", apr_pstrcat(ctx->pool, PREFIX, trv_json_str(o, "offerId"), NULL),
+        "total_amount", total, "expires_at", trv_json_str(o, "expiration"),
+        "fare_family", trv_json_str(json_object_get(o, "fare"), "family"),
+        "refundable", json_is_true(json_object_get(json_object_get(o, "terms"), "refundable")),
+        "fare_conditions", fare_conditions(json_object_get(o, "terms")),
+        /* LiteAPI does not say; the prebook asks for documents when needed. */
+        "documents_required", 0,
+        "included_baggage", "checked", json_is_true(json_object_get(bag, "hasCheckedBag")),
+        "carry_on", json_is_true(json_object_get(bag, "hasCarryOnBag")),
         "journeys", js, "total_duration_minutes", minutes);
 }
 
 /* ---- search and bags ---- */
 
-static trv_up_status b_search(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
-                              int *truncated, trv_sup_err *err)
+static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
+                               int *truncated, trv_sup_err *err)
 {
     const json_t *js = json_object_get(query, "journeys");
     const json_t *pax = json_object_get(query, "passengers");
-    json_t *legs = json_array(), *body, *list, *out;
+    json_int_t limit = json_is_integer(json_object_get(query, "limit"))
+                     ? json_integer_value(json_object_get(query, "limit")) : 50;
+    json_t *legs = json_array(), *body, *out;
+    const json_t *data;
     trv_up_result res;
     trv_up_status st;
-    size_t k;
+    size_t k, b, i;
 
     for (k = 0; k < json_array_size(js); k++) {
         const json_t *j = json_array_get(js, k);
-        json_array_append_new(legs, json_pack("{s:s?,s:s?,s:s?}", "from",
-                                              trv_json_str(j, "origin"), "to",
+        json_array_append_new(legs, json_pack("{s:s?,s:s?,s:s?}", "origin",
+                                              trv_json_str(j, "origin"), "destination",
                                               trv_json_str(j, "destination"), "date",
                                               trv_json_str(j, "date")));
     }
-    body = trv_json_bind(ctx->pool, json_pack("{s:o,s:{s:I,s:I,s:I},s:s}", "legs", legs,
-        "pax", "adt", json_integer_value(json_object_get(pax, "adults")),
-        "chd", json_integer_value(json_object_get(pax, "children")),
-        "inf", json_integer_value(json_object_get(pax, "infants")),
-        "cabin", cabin_letter(ctx->pool, trv_json_str(query, "cabin_class"))));
-    if (json_is_integer(json_object_get(query, "limit"))) {
-        json_object_set(body, "max_results", json_object_get(query, "limit"));
+    body = trv_json_bind(ctx->pool, json_pack("{s:o,s:I,s:I,s:I,s:s}", "legs", legs,
+        "adults", json_integer_value(json_object_get(pax, "adults")),
+        "children", json_integer_value(json_object_get(pax, "children")),
+        "infants", json_integer_value(json_object_get(pax, "infants")),
+        "currency", SEARCH_CURRENCY));
+    if (trv_json_str(query, "cabin_class")) {
+        json_object_set_new(body, "cabinClass",
+                            json_string(cabin_of(trv_json_str(query, "cabin_class"))));
     }
-    st = call(ctx, "POST", "/v2/search", body, NULL, &res, err);
+    st = call(ctx, "POST", "/flights/rates", body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(res.body, "results");
-    if (!json_is_array(list)) {
-        return bad(ctx, err, "results");
+    data = json_object_get(res.body, "data");
+    if (!json_is_array(data)) {
+        return bad(ctx, err, "data");
     }
     out = trv_json_bind(ctx->pool, json_array());
-    for (k = 0; k < json_array_size(list); k++) {
-        json_t *o = api_offer(ctx, json_array_get(list, k),
-                              json_object_get(json_object_get(res.body, "dictionaries"),
-                                              "carriers"));
-        if (!o) {
-            return bad(ctx, err, "a readable fare");
+    *truncated = 0;
+    for (b = 0; b < json_array_size(data); b++) {
+        const json_t *jl = json_object_get(json_array_get(data, b), "journeys");
+        for (k = 0; k < json_array_size(jl); k++) {
+            const json_t *jr = json_array_get(jl, k), *ol = json_object_get(jr, "offers");
+            for (i = 0; i < json_array_size(ol); i++) {
+                json_t *o;
+                if ((json_int_t)json_array_size(out) >= limit) {
+                    *truncated = 1; /* LiteAPI takes no limit: the first ones are kept */
+                    continue;
+                }
+                if (!(o = api_offer(ctx, jr, json_array_get(ol, i)))) {
+                    return bad(ctx, err, "a readable offer");
+                }
+                json_array_append_new(out, o);
+            }
         }
-        json_array_append_new(out, o);
     }
     *offers = out;
-    *truncated = json_is_true(json_object_get(res.body, "more_results"));
     return TRV_UP_OK;
 }
 
-static int is_fare_key(const char *ref, trv_sup_err *err)
+static trv_up_status verify(trv_flight_ctx *ctx, const char *offer, const json_t **journey,
+                            trv_up_result *res, trv_sup_err *err)
 {
-    if (ref && strncmp(ref, "fk_", 3) == 0) {
-        return 1;
-    }
-    err->code = "offer_not_found";
-    err->message = "not a travel-air offer reference";
-    return 0;
-}
-
-static trv_up_status expired_is_gone(trv_up_status st, trv_sup_err *err)
-{
-    if ((st == TRV_UP_REJECTED && err->code && strcmp(err->code, "fare_expired") == 0)) {
-        return TRV_UP_NOT_FOUND;
-    }
-    return st;
-}
-
-/* A bag for sale (priced = 0) or bought in a checkout (priced = 1). */
-static json_t *bag_entry(apr_pool_t *p, const json_t *a, const char *cur, int priced)
-{
-    const char *kind = trv_json_str(a, "kind");
-    json_t *unit = trv_sup_money(json_object_get(a, priced ? "unit_price" : "price"), cur);
-    json_t *e;
-    if (!unit) {
-        return NULL;
-    }
-    e = json_pack("{s:s?,s:I,s:I,s:o,s:{s:s,s:O}}",
-        priced ? "bag_id" : "id", bag_id(p, trv_json_str(a, "ancillary_id")),
-        "passenger_index", json_integer_value(json_object_get(a, "traveler_ref")) - 1,
-        "journey_index", json_integer_value(json_object_get(a, "leg_ref")) - 1,
-        "unit_amount", unit,
-        "baggage", "type", kind && strcmp(kind, "cabin_bag") == 0 ? "CARRY_ON" : "CHECKED",
-        "max_weight_kg", json_object_get(a, "weight_kg"));
-    if (!e) {
-        return NULL;
-    }
-    if (priced) {
-        json_t *total = trv_sup_money(json_object_get(a, "total"), cur);
-        json_object_set_new(e, "quantity", json_integer(json_integer_value(
-                                               json_object_get(a, "qty"))));
-        json_object_set_new(e, "total_amount", total ? total : json_null());
-    }
-    else {
-        json_object_set_new(e, "max_quantity", json_integer(json_integer_value(
-                                                   json_object_get(a, "max_qty"))));
-    }
-    return e;
-}
-
-static trv_up_status b_bags(trv_flight_ctx *ctx, const char *offer_reference, json_t **bags,
-                            trv_sup_err *err)
-{
-    trv_up_result res;
-    trv_up_status st;
-    const json_t *list;
-    const char *cur;
-    json_t *out;
-    size_t i;
-    if (!is_fare_key(offer_reference, err)) {
-        return TRV_UP_NOT_FOUND;
-    }
-    st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/fares/",
-                                      trv_url_escape(ctx->pool, offer_reference),
-                                      "/ancillaries", NULL), NULL, NULL, &res, err);
-    if ((st = expired_is_gone(st, err)) != TRV_UP_OK) {
+    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s}", "offerId", offer));
+    trv_up_status st = call(ctx, "POST", "/flights/verify", body, res, err);
+    if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(res.body, "ancillaries");
-    cur = trv_json_str(res.body, "currency");
-    if (!json_is_array(list) || !cur) {
-        return bad(ctx, err, "ancillaries");
+    *journey = json_object_get(first_data(res->body), "journey");
+    if (!json_is_array(json_object_get(*journey, "segments"))) {
+        return bad(ctx, err, "a verified journey");
     }
-    out = trv_json_bind(ctx->pool, json_array());
-    for (i = 0; i < json_array_size(list); i++) {
-        json_t *e = bag_entry(ctx->pool, json_array_get(list, i), cur, 0);
-        if (!e) {
-            return bad(ctx, err, "a readable ancillary");
+    return TRV_UP_OK;
+}
+
+/* The passengers of a journey's counts, in LiteAPI's order (adults, then
+ * children, then infants): their types. */
+static int pax_type_at(const json_t *counts, int i)
+{
+    int a = (int)json_integer_value(json_object_get(counts, "adults"));
+    int c = (int)json_integer_value(json_object_get(counts, "children"));
+    return i < a ? 0 : i < a + c ? 1 : 2;
+}
+
+static int service_fits(const json_t *svc, int type)
+{
+    const char *pt = trv_json_str(svc, "passengerType");
+    static const char *const codes[3] = {"ADT", "CHD", "INF"};
+    if (type == 2) {
+        return 0; /* an infant on a lap buys no bag */
+    }
+    return !pt || strcmp(pt, "ALL") == 0 || strcmp(pt, codes[type]) == 0;
+}
+
+static int segment_journey(const json_t *segs, const int *jof, const char *key)
+{
+    size_t k;
+    for (k = 0; key && k < json_array_size(segs); k++) {
+        const char *s = trv_json_str(json_array_get(segs, k), "segmentKey");
+        if (s && strcmp(s, key) == 0) {
+            return jof[k];
         }
-        json_object_set_new(e, "type", json_string("BAGGAGE"));
-        json_array_append_new(out, e);
+    }
+    return -1;
+}
+
+/* A LiteAPI bag service as the API's bag entry, for one passenger. */
+static json_t *bag_entry(apr_pool_t *p, const json_t *svc, int pax, int journey)
+{
+    const char *t = trv_json_str(svc, "bagType");
+    json_t *unit = display_money(json_object_get(svc, "pricing"));
+    if (!unit || !trv_json_str(svc, "serviceId") || journey < 0) {
+        json_decref(unit);
+        return NULL;
+    }
+    return json_pack("{s:s,s:s,s:i,s:i,s:o,s:{s:s,s:O*},s:I}",
+        "id", apr_psprintf(p, "bag_%d.%s", pax, trv_json_str(svc, "serviceId")),
+        "type", "BAGGAGE", "passenger_index", pax, "journey_index", journey,
+        "unit_amount", unit,
+        "baggage", "type", t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
+        "max_weight_kg", json_object_get(svc, "weightKg"),
+        "max_quantity", json_is_integer(json_object_get(svc, "pieces"))
+                            ? json_integer_value(json_object_get(svc, "pieces")) : 1);
+}
+
+static int is_bag(const json_t *svc)
+{
+    const char *t = trv_json_str(svc, "bagType");
+    return t && (strcmp(t, "checked") == 0 || strcmp(t, "cabin") == 0);
+}
+
+static trv_up_status lf_bags(trv_flight_ctx *ctx, const char *offer_reference, json_t **bags,
+                             trv_sup_err *err)
+{
+    const char *id = offer_id(offer_reference, err);
+    const json_t *journey, *paid, *segs;
+    trv_up_result res;
+    trv_up_status st;
+    json_t *out;
+    int nj, *jof, npax, i;
+    size_t k;
+    if (!id) {
+        return TRV_UP_NOT_FOUND;
+    }
+    if ((st = verify(ctx, id, &journey, &res, err)) != TRV_UP_OK) {
+        return st;
+    }
+    segs = json_object_get(journey, "segments");
+    jof = journey_of_segments(ctx->pool, segs, NULL, &nj);
+    paid = json_object_get(json_object_get(journey, "baggage"), "paid");
+    npax = (int)(json_integer_value(json_object_get(json_object_get(journey, "passengers"),
+                                                    "adults"))
+                 + json_integer_value(json_object_get(json_object_get(journey, "passengers"),
+                                                      "children"))
+                 + json_integer_value(json_object_get(json_object_get(journey, "passengers"),
+                                                      "infants")));
+    out = trv_json_bind(ctx->pool, json_array());
+    for (k = 0; k < json_array_size(paid); k++) {
+        const json_t *svc = json_array_get(paid, k);
+        int j = segment_journey(segs, jof, trv_json_str(svc, "segmentKey"));
+        if (!is_bag(svc) || !trv_json_str(svc, "serviceId")) {
+            continue; /* an included allowance or a seat: nothing to sell here */
+        }
+        for (i = 0; i < npax; i++) {
+            json_t *e;
+            if (!service_fits(svc, pax_type_at(json_object_get(journey, "passengers"), i))) {
+                continue;
+            }
+            if (!(e = bag_entry(ctx->pool, svc, i, j))) {
+                return bad(ctx, err, "a readable bag service");
+            }
+            json_array_append_new(out, e);
+        }
     }
     *bags = out;
     return TRV_UP_OK;
 }
 
-/* ---- prebook: a checkout ---- */
+/* ---- prebook: the checkout ---- */
 
-static const char *phone_of(apr_pool_t *p, const json_t *contact)
+static json_t *lf_passengers(const json_t *passengers)
 {
-    const char *cc = trv_json_str(contact, "phone_country_code");
-    const char *n = trv_json_str(contact, "phone_number");
-    if (!n) {
-        return NULL;
-    }
-    return cc ? apr_pstrcat(p, "+", cc, " ", n, NULL) : n;
-}
-
-static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
-                               const json_t *passengers, const json_t *contact,
-                               const json_t *services, json_t **priced, trv_sup_err *err)
-{
-    json_t *trav = json_array(), *anc = json_array(), *body, *js, *svc_out, *conds;
-    const json_t *co, *fare, *price, *hold, *list;
-    const char *cur;
-    apr_int64_t minor; /* checked only: a trv_sup_money here was never freed */
-    trv_up_result res;
-    trv_up_status st;
+    json_t *out = json_array();
     size_t i, k;
-
-    if (!is_fare_key(offer_reference, err)) {
-        json_decref(trav);
-        json_decref(anc);
-        return TRV_UP_NOT_FOUND;
-    }
     for (i = 0; i < json_array_size(passengers); i++) {
         const json_t *p = json_array_get(passengers, i), *acc = json_object_get(p, "loyalty_accounts");
-        json_t *ff = json_array();
+        const char *t = trv_json_str(p, "type");
+        json_t *lp = json_array(), *x;
         for (k = 0; k < json_array_size(acc); k++) {
             const json_t *a = json_array_get(acc, k);
-            json_array_append_new(ff, json_pack("{s:s?,s:s?}", "carrier",
-                                                trv_json_str(a, "airline_iata_code"), "number",
+            json_array_append_new(lp, json_pack("{s:s?,s:s?}", "airlineCode",
+                                                trv_json_str(a, "airline_iata_code"),
+                                                "programNumber",
                                                 trv_json_str(a, "membership_number")));
         }
-        json_array_append_new(trav, json_pack("{s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:o}",
-            "type", traveler_type(trv_json_str(p, "type")),
-            "first_name", trv_json_str(p, "first_name"), "last_name", trv_json_str(p, "last_name"),
-            "birth_date", trv_json_str(p, "birthday"), "gender", trv_json_str(p, "gender"),
-            "nationality", trv_json_str(p, "nationality"), "frequent_flyer", ff));
-    }
-    for (i = 0; i < json_array_size(services); i++) {
-        const json_t *s = json_array_get(services, i);
-        const char *id = json_is_string(s) ? json_string_value(s) : trv_json_str(s, "id");
-        const json_t *q = json_object_get(s, "quantity");
-        json_array_append_new(anc, json_pack("{s:s?,s:I}", "ancillary_id", anc_id(ctx->pool, id),
-                                             "qty", json_is_integer(q) ? json_integer_value(q) : 1));
-    }
-    body = trv_json_bind(ctx->pool, json_pack("{s:s,s:o,s:{s:s?,s:s?},s:o}",
-        "fare_key", offer_reference, "travelers", trav,
-        "contact", "email", trv_json_str(contact, "email"),
-        "phone", phone_of(ctx->pool, contact), "ancillaries", anc));
-    st = call(ctx, "POST", "/v2/checkouts", body, NULL, &res, err);
-    if ((st = expired_is_gone(st, err)) != TRV_UP_OK) {
-        return st;
-    }
-    co = res.body;
-    fare = json_object_get(co, "fare");
-    price = json_object_get(co, "price");
-    hold = json_object_get(co, "hold");
-    cur = trv_json_str(price, "currency");
-    if (!trv_json_str(co, "checkout_id") || !json_is_object(fare) || !cur
-        || trv_money_minor_of(json_object_get(price, "total"), cur, &minor) != 0) {
-        return bad(ctx, err, "a readable checkout");
-    }
-    js = journeys(ctx, fare, json_object_get(json_object_get(co, "dictionaries"), "carriers"),
-                  passengers, 1);
-    svc_out = json_array();
-    list = json_object_get(co, "ancillaries");
-    for (i = 0; i < json_array_size(list); i++) {
-        const json_t *a = json_array_get(list, i);
-        json_t *e = bag_entry(ctx->pool, a, cur, 1), *segids;
-        json_int_t jn = json_integer_value(json_object_get(a, "leg_ref")) - 1;
-        const json_t *fl = json_object_get(json_array_get(json_object_get(fare, "legs"),
-                                                          (size_t)jn), "flights");
-        if (!e) {
-            /* A bag bought but unreadable (no price, no weight): the
-             * checkout cannot be shown as it is, and the bag has no type
-             * to count. */
-            json_decref(js);
-            json_decref(svc_out);
-            return bad(ctx, err, "a readable ancillary of a checkout");
+        x = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:i}",
+            "firstName", trv_json_str(p, "first_name"), "lastName", trv_json_str(p, "last_name"),
+            "birthday", trv_json_str(p, "birthday"), "gender", trv_json_str(p, "gender"),
+            "nationality", trv_json_str(p, "nationality"),
+            "passengerType", t && strcasecmp(t, "CHILD") == 0 ? 1
+                             : t && strcasecmp(t, "INFANT") == 0 ? 2 : 0);
+        if (json_array_size(lp)) {
+            json_object_set_new(x, "loyaltyPrograms", lp);
         }
-        segids = json_array();
-        for (k = 0; k < json_array_size(fl); k++) {
-            json_array_append_new(segids, json_string(trv_json_str(json_array_get(fl, k), "id")));
+        else {
+            json_decref(lp);
         }
-        json_object_set_new(e, "segment_ids", segids);
-        trv_sup_count_bag(js, jn, json_integer_value(json_object_get(a, "traveler_ref")) - 1,
-                          trv_json_str(json_object_get(e, "baggage"), "type"),
-                          json_integer_value(json_object_get(a, "qty")));
-        json_array_append_new(svc_out, e);
-    }
-    conds = fare_conditions(fare);
-    *priced = trv_json_bind(ctx->pool, json_pack(
-        "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
-        "s:{s:s,s:s}}",
-        "total_amount", trv_sup_money(json_object_get(price, "total"), cur),
-        "fare_amount", trv_sup_money(json_object_get(price, "base"), cur),
-        "fare_tax_amount", trv_sup_money(json_object_get(price, "taxes"), cur),
-        "services_amount", trv_sup_money(json_object_get(price, "ancillaries"), cur),
-        "currency", cur, "expires_at", trv_json_str(co, "expires_at"),
-        "fare_brand", trv_json_str(fare, "brand"), "fare_conditions", conds,
-        "cancellation_policy", "refundable",
-        json_object_get(json_object_get(conds, "refund"), "allowed"),
-        "penalty", json_object_get(json_object_get(conds, "refund"), "penalty"),
-        "journeys", js, "services", svc_out, "member_price", 0,
-        "hold", "held", json_is_true(json_object_get(hold, "held")),
-        "expires_at", trv_json_str(hold, "expires_at"),
-        "supplier_data", "checkout_id", trv_json_str(co, "checkout_id"),
-        "fare_key", offer_reference));
-    if (!*priced) {
-        return bad(ctx, err, "the amounts of a checkout");
-    }
-    return TRV_UP_OK;
-}
-
-/* ---- orders ---- */
-
-static const char *status_of(const char *b)
-{
-    if (!b) {
-        return NULL;
-    }
-    if (strcmp(b, "ticketed") == 0) {
-        return "TICKETED";
-    }
-    if (strcmp(b, "processing") == 0) {
-        return "PENDING";
-    }
-    if (strcmp(b, "failed") == 0) {
-        return "FAILED";
-    }
-    if (strcmp(b, "cancelled") == 0) {
-        return "CANCELED";
-    }
-    return NULL;
-}
-
-static json_t *changes_of(const json_t *order)
-{
-    const json_t *sc = json_object_get(order, "schedule_changes");
-    json_t *out = json_array();
-    size_t i;
-    for (i = 0; i < json_array_size(sc); i++) {
-        const json_t *c = json_array_get(sc, i);
-        json_array_append_new(out, json_pack(
-            "{s:O?,s:s,s:O?,s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?}",
-            "id", json_object_get(c, "change_id"), "type", "SCHEDULE_CHANGE",
-            "created_at", json_object_get(c, "notified_at"),
-            "journey_index", json_integer_value(json_object_get(c, "leg_ref")) - 1,
-            "segment_id", json_object_get(c, "flight_id"),
-            "marketing_flight", json_object_get(c, "flight"),
-            "origin", json_object_get(c, "from"), "destination", json_object_get(c, "to"),
-            "previous_departure_time", json_object_get(c, "old_depart_local"),
-            "previous_arrival_time", json_object_get(c, "old_arrive_local"),
-            "departure_time", json_object_get(c, "new_depart_local"),
-            "arrival_time", json_object_get(c, "new_arrive_local")));
+        json_array_append_new(out, x);
     }
     return out;
 }
 
-static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *o, json_t **order,
+static json_t *lf_contact(const json_t *contact, const json_t *passengers)
+{
+    const json_t *lead = json_array_get(passengers, 0);
+    const char *fn = trv_json_str(contact, "first_name"), *ln = trv_json_str(contact, "last_name");
+    return json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?}",
+        "firstName", fn ? fn : trv_json_str(lead, "first_name"),
+        "lastName", ln ? ln : trv_json_str(lead, "last_name"),
+        "email", trv_json_str(contact, "email"),
+        "phoneCountryCode", trv_json_str(contact, "phone_country_code"),
+        "phoneNumber", trv_json_str(contact, "phone_number"));
+}
+
+/* [{passengerIndex, serviceId, quantity}] of the bags asked ("bag_P.S"). */
+static json_t *selected_services(apr_pool_t *p, const json_t *services)
+{
+    json_t *out = json_array();
+    size_t i;
+    for (i = 0; i < json_array_size(services); i++) {
+        const json_t *s = json_array_get(services, i), *q = json_object_get(s, "quantity");
+        const char *id = json_is_string(s) ? json_string_value(s) : trv_json_str(s, "id");
+        const char *dot = id ? strchr(id, '.') : NULL;
+        if (!id || strncmp(id, "bag_", 4) != 0 || !dot) {
+            continue;
+        }
+        json_array_append_new(out, json_pack("{s:i,s:s,s:I}", "passengerIndex", atoi(id + 4),
+                                             "serviceId", dot + 1,
+                                             "quantity", json_is_integer(q)
+                                                             ? json_integer_value(q) : 1));
+    }
+    (void)p;
+    return out;
+}
+
+/* The unit price of a service from the prebook's list of attachable ones. */
+static const json_t *attachable(const json_t *pb, const char *sid)
+{
+    const json_t *groups = json_object_get(json_object_get(pb, "servicesAttachable"), "groups");
+    size_t g, k;
+    for (g = 0; sid && g < json_array_size(groups); g++) {
+        const json_t *l = json_object_get(json_array_get(groups, g), "services");
+        for (k = 0; k < json_array_size(l); k++) {
+            const char *s = trv_json_str(json_array_get(l, k), "serviceId");
+            if (s && strcmp(s, sid) == 0) {
+                return json_array_get(l, k);
+            }
+        }
+    }
+    return NULL;
+}
+
+static trv_up_status priced_of(trv_flight_ctx *ctx, const json_t *pb, const json_t *verified,
+                               const json_t *passengers, const char *offer_reference,
+                               json_t **priced, trv_sup_err *err)
+{
+    const json_t *bk = json_object_get(pb, "booking"), *jr = json_object_get(bk, "journey");
+    const json_t *segs = json_object_get(jr, "segments"), *booked = json_object_get(bk,
+                                                                                 "bookedServices");
+    const json_t *terms = json_object_get(jr, "terms") ? json_object_get(jr, "terms")
+                                                       : json_object_get(verified, "terms");
+    const char *cur = trv_json_str(pb, "currency"), *limit = trv_json_str(bk, "ticketLimitTime");
+    const char *brand = trv_json_str(json_object_get(verified, "fare"), "family");
+    const char *expires = limit ? limit : trv_json_str(json_object_get(pb, "servicesAttachable"),
+                                                       "expiresAt");
+    apr_int64_t total, taxes = 0, services = 0;
+    json_t *js, *svc_out, *conds;
+    int nj, *jof;
+    size_t i, k;
+
+    if (!trv_json_str(pb, "prebookId") || !json_is_array(segs) || !cur
+        || minor_of(json_object_get(pb, "price"), cur, &total) != 0
+        || (json_object_get(json_object_get(jr, "price"), "taxes")
+            && minor_of(json_object_get(json_object_get(jr, "price"), "taxes"), cur, &taxes))) {
+        return bad(ctx, err, "a readable prebook");
+    }
+    jof = journey_of_segments(ctx->pool, segs, NULL, &nj);
+    js = journeys(ctx, segs, NULL, NULL, json_object_get(verified, "segmentFares"), brand,
+                  json_object_get(jr, "baggage"), passengers, 1);
+    svc_out = json_array();
+    for (i = 0; i < json_array_size(booked); i++) {
+        const json_t *b = json_array_get(booked, i), *a;
+        const char *sid = trv_json_str(b, "serviceId"), *t;
+        json_int_t qty = json_is_integer(json_object_get(b, "quantity"))
+                       ? json_integer_value(json_object_get(b, "quantity")) : 1;
+        int pax = (int)json_integer_value(json_object_get(b, "passengerIndex"));
+        int j = segment_journey(segs, jof, trv_json_str(b, "segmentKey"));
+        apr_int64_t unit;
+        json_t *segids;
+        a = attachable(pb, sid);
+        t = trv_json_str(b, "bagType") ? trv_json_str(b, "bagType") : trv_json_str(a, "bagType");
+        if (!sid || j < 0 || !t
+            || minor_of(json_object_get(json_object_get(json_object_get(a ? a : b, "pricing"),
+                                                        "display"), "amount"), cur, &unit)) {
+            json_decref(js);
+            json_decref(svc_out);
+            return bad(ctx, err, "a readable service of a prebook");
+        }
+        if (!a) {
+            unit /= qty; /* the booked service's price is for its quantity */
+        }
+        segids = json_array();
+        for (k = 0; k < json_array_size(segs); k++) {
+            if (jof[k] == j) {
+                json_array_append_new(segids, json_string(trv_json_str(json_array_get(segs, k),
+                                                                       "segmentKey")));
+            }
+        }
+        services += unit * qty;
+        trv_sup_count_bag(js, j, pax, t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
+                          qty);
+        json_array_append_new(svc_out, json_pack("{s:s,s:i,s:i,s:o,s:I,s:o,s:o,s:{s:s,s:O*}}",
+            "bag_id", apr_psprintf(ctx->pool, "bag_%d.%s", pax, sid),
+            "passenger_index", pax, "journey_index", j, "segment_ids", segids,
+            "quantity", qty, "unit_amount", money_of(unit, cur),
+            "total_amount", money_of(unit * qty, cur),
+            "baggage", "type", t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
+            "max_weight_kg", json_object_get(b, "weightKg") ? json_object_get(b, "weightKg")
+                                                            : json_object_get(a, "weightKg")));
+    }
+    conds = fare_conditions(terms);
+    *priced = trv_json_bind(ctx->pool, json_pack(
+        "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
+        "s:{s:s,s:s?,s:s}}",
+        "total_amount", money_of(total, cur),
+        "fare_amount", money_of(total - services - taxes, cur),
+        "fare_tax_amount", money_of(taxes, cur),
+        "services_amount", money_of(services, cur),
+        "currency", cur, "expires_at", expires, "fare_brand", brand, "fare_conditions", conds,
+        "cancellation_policy", "refundable",
+        json_object_get(json_object_get(conds, "refund"), "allowed"),
+        "penalty", json_object_get(json_object_get(conds, "refund"), "penalty"),
+        "journeys", js, "services", svc_out, "member_price", 0,
+        "hold", "held", limit != NULL, "expires_at", limit,
+        /* What book needs: never the payment intent's secret. */
+        "supplier_data", "prebook_id", trv_json_str(pb, "prebookId"),
+        "transaction_id", trv_json_str(pb, "transactionId"),
+        "offer_reference", offer_reference));
+    if (!*priced) {
+        return bad(ctx, err, "the amounts of a prebook");
+    }
+    return TRV_UP_OK;
+}
+
+static trv_up_status lf_prebook(trv_flight_ctx *ctx, const char *offer_reference,
+                                const json_t *passengers, const json_t *contact,
+                                const json_t *services, json_t **priced, trv_sup_err *err)
+{
+    const char *id = offer_id(offer_reference, err);
+    const json_t *verified, *pb;
+    json_t *body, *sel;
+    trv_up_result vres, res;
+    trv_up_status st;
+    if (!id) {
+        return TRV_UP_NOT_FOUND;
+    }
+    /* LiteAPI's order: verify the offer, then the checkout. */
+    if ((st = verify(ctx, id, &verified, &vres, err)) != TRV_UP_OK) {
+        return st;
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:s,s:b,s:o,s:o}", "offerId", id,
+                                              "usePaymentSdk", 1,
+                                              "contact", lf_contact(contact, passengers),
+                                              "passengers", lf_passengers(passengers)));
+    if ((st = call(ctx, "POST", "/flights/prebooks", body, &res, err)) != TRV_UP_OK) {
+        return st;
+    }
+    pb = first_data(res.body);
+    sel = trv_json_bind(ctx->pool, selected_services(ctx->pool, services));
+    if (json_array_size(sel) && trv_json_str(pb, "prebookId")) {
+        /* The bags: attached to the checkout, which answers a new payment
+         * intent for the new total. */
+        json_t *att = trv_json_bind(ctx->pool, json_pack("{s:O}", "selectedServices", sel));
+        st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/flights/prebooks/",
+                                           trv_url_escape(ctx->pool, trv_json_str(pb, "prebookId")),
+                                           "/services", NULL), att, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        pb = first_data(res.body);
+    }
+    return priced_of(ctx, pb, verified, passengers, offer_reference, priced, err);
+}
+
+/* ---- bookings ---- */
+
+static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **order,
                               trv_sup_err *err)
 {
-    const char *status = status_of(trv_json_str(o, "status"));
-    const json_t *pay = json_object_get(o, "payment"), *fail = json_object_get(o, "failure");
+    const char *s = trv_json_str(b, "status"), *ps = trv_json_str(b, "paymentStatus");
+    const json_t *pay = json_object_get(b, "payment"), *loc = json_object_get(b, "airlineLocators");
+    const char *pnr = trv_json_str(json_array_get(loc, 0), "airlinePnr");
+    const char *status;
     json_t *out;
-    if (!json_is_object(o) || !trv_json_str(o, "order_id") || !status) {
-        return bad(ctx, err, "a readable order");
+    if (!json_is_object(b) || !trv_json_str(b, "bookingId") || !s) {
+        return bad(ctx, err, "a readable booking");
     }
-    out = json_pack("{s:s,s:s,s:s?,s:o}", "order_id", trv_json_str(o, "order_id"),
-                    "status", status, "airline_pnr", trv_json_str(o, "pnr"),
-                    "airline_initiated_changes", changes_of(o));
-    if (json_is_object(pay)) {
-        const json_t *card = json_object_get(pay, "card");
+    if (!pnr) {
+        pnr = trv_json_str(json_object_get(json_object_get(json_object_get(b, "order"),
+                                                           "reference"), "provider"), "pnr");
+    }
+    if (strcmp(s, "TICKETED") == 0
+        || (strcmp(s, "CONFIRMED") == 0
+            && trv_json_str(json_object_get(b, "ticketData"), "ticketedAt"))) {
+        status = "TICKETED";
+    }
+    else if (strncmp(s, "CANCELLED", 9) == 0) {
+        /* A booking cancelled with its payment failed was never issued. */
+        status = ps && strcmp(ps, "failed") == 0 ? "FAILED" : "CANCELED";
+    }
+    else if (strcmp(s, "PENDING") == 0 || strcmp(s, "CONFIRMED") == 0
+             || strcmp(s, "PENDING_CONFIRMATION") == 0) {
+        status = "PENDING";
+    }
+    else {
+        return bad(ctx, err, "a known booking status");
+    }
+    out = json_pack("{s:s,s:s,s:s?,s:[]}", "order_id", trv_json_str(b, "bookingId"),
+                    "status", status, "airline_pnr", strcmp(status, "FAILED") ? pnr : NULL,
+                    /* LiteAPI sends schedule changes as webhooks, not in the
+                     * booking: none are read here. */
+                    "airline_initiated_changes");
+    if (strcmp(status, "FAILED") == 0) {
+        const char *why = trv_json_str(json_array_get(json_object_get(b, "remarks"), 0), "value");
+        json_object_set_new(out, "failure", json_pack("{s:s,s:s}", "code", "book_failed",
+            "description", why ? why : "The airline could not issue the tickets"));
+    }
+    else if (json_is_object(pay)) {
         json_t *amount = trv_sup_money(json_object_get(pay, "amount"),
                                        trv_json_str(pay, "currency"));
-        json_object_set_new(out, "payment", json_pack("{s:s?,s:o?,s:O?}",
-            "collected_by", trv_json_str(pay, "collected_by"),
-            "amount", amount, "card", json_is_object(card) ? card : NULL));
-    }
-    if (strcmp(status, "FAILED") == 0) {
-        json_object_set_new(out, "failure", json_pack("{s:s,s:s}", "code", "book_failed",
-            "description", trv_json_str(fail, "message") ? trv_json_str(fail, "message")
-                                                         : "The airline could not issue the tickets"));
+        /* LiteAPI collected it (its payment SDK); it shows no card. */
+        json_object_set_new(out, "payment", json_pack("{s:s,s:o?}", "collected_by",
+                                                      ctx->up->name, "amount", amount));
     }
     *order = trv_json_bind(ctx->pool, out);
     return TRV_UP_OK;
 }
 
-static trv_up_status b_book(trv_flight_ctx *ctx, const json_t *booking, const json_t *payment,
-                            const char *idempotency_key, json_t **order, trv_sup_err *err)
+static trv_up_status lf_book(trv_flight_ctx *ctx, const json_t *booking, const json_t *payment,
+                             const char *idempotency_key, json_t **order, trv_sup_err *err)
 {
-    const char *cid = trv_json_str(json_object_get(booking, "supplier_data"), "checkout_id");
+    const json_t *sd = json_object_get(booking, "supplier_data");
+    const char *pid = trv_json_str(sd, "prebook_id"), *tx = trv_json_str(sd, "transaction_id");
     json_t *body;
     trv_up_result res;
     trv_up_status st;
-    (void)payment; /* B collects the payment itself */
-    if (!cid) {
+    (void)payment; /* LiteAPI collects the payment itself */
+    (void)idempotency_key; /* LiteAPI books a prebook once: a repeat answers that booking */
+    if (!pid || !tx) {
         err->code = "invalid_booking";
-        err->message = "the booking has no travel-air checkout";
+        err->message = "the booking has no liteapi-flights prebook";
         return TRV_UP_REJECTED;
     }
-    body = trv_json_bind(ctx->pool, json_object());
-    st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/checkouts/",
-                                       trv_url_escape(ctx->pool, cid), "/complete", NULL),
-              body, idempotency_key, &res, err);
+    body = trv_json_bind(ctx->pool, json_pack("{s:s,s:{s:s,s:s}}", "prebookId", pid,
+                                              "payment", "method", "TRANSACTION_ID",
+                                              "transactionId", tx));
+    st = call(ctx, "POST", "/flights/bookings", body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    return order_of(ctx, json_object_get(res.body, "order"), order, err);
+    return order_of(ctx, json_object_get(first_data(res.body), "booking"), order, err);
 }
 
-static trv_up_status b_read_order(trv_flight_ctx *ctx, const char *order_id, json_t **order,
-                                  trv_sup_err *err)
+static const char *booking_path(trv_flight_ctx *ctx, const char *id, const char *tail)
+{
+    return apr_pstrcat(ctx->pool, "/flights/bookings/", trv_url_escape(ctx->pool, id), tail,
+                       NULL);
+}
+
+static trv_up_status lf_read_order(trv_flight_ctx *ctx, const char *order_id, json_t **order,
+                                   trv_sup_err *err)
 {
     trv_up_result res;
-    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                    trv_url_escape(ctx->pool, order_id),
-                                                    NULL), NULL, NULL, &res, err);
+    trv_up_status st = call(ctx, "GET", booking_path(ctx, order_id, ""), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    return order_of(ctx, res.body, order, err);
+    return order_of(ctx, json_object_get(first_data(res.body), "booking"), order, err);
 }
 
-static json_t *terms(const json_t *b, const char *refund_key)
-{
-    const char *cur = trv_json_str(b, "currency");
-    json_t *fee = trv_sup_money(json_object_get(b, "penalty"), cur);
-    json_t *refund = trv_sup_money(json_object_get(b, "refund_total"), cur);
-    return json_pack("{s:o,s:o}", "fee", fee ? fee : json_null(), refund_key,
-                     refund ? refund : json_null());
-}
-
-static trv_up_status b_cancellation_quote(trv_flight_ctx *ctx, const char *order_id,
-                                          json_t **quote, trv_sup_err *err)
+static trv_up_status lf_cancellation_quote(trv_flight_ctx *ctx, const char *order_id,
+                                           json_t **quote, trv_sup_err *err)
 {
     trv_up_result res;
-    apr_int64_t minor;
-    trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                     trv_url_escape(ctx->pool, order_id),
-                                                     "/refund-quote", NULL),
-                            NULL, NULL, &res, err);
+    const json_t *q;
+    json_t *fee, *refund;
+    const char *conf;
+    trv_up_status st = call(ctx, "GET", booking_path(ctx, order_id, "/cancellations"), NULL,
+                            &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (trv_money_minor_of(json_object_get(res.body, "refund_total"),
-                           trv_json_str(res.body, "currency"), &minor) != 0) {
-        return bad(ctx, err, "a readable refund quote");
+    q = first_data(res.body);
+    conf = trv_json_str(q, "confidence");
+    if (conf && strcmp(conf, "unknown") == 0) {
+        /* No amounts the airline stands by: the caller estimates. */
+        err->code = "quote_unavailable";
+        err->message = apr_psprintf(ctx->pool, "%s cannot quote this cancellation",
+                                    ctx->up->name);
+        return TRV_UP_REJECTED;
     }
-    *quote = trv_json_bind(ctx->pool, terms(res.body, "refundable_amount"));
+    refund = display_money(json_object_get(q, "refund"));
+    fee = display_money(json_object_get(q, "penalty"));
+    if (!refund) {
+        json_decref(fee);
+        return bad(ctx, err, "a readable cancellation quote");
+    }
+    *quote = trv_json_bind(ctx->pool, json_pack("{s:o,s:o}", "fee", fee ? fee : json_null(),
+                                                "refundable_amount", refund));
     return TRV_UP_OK;
 }
 
-static trv_up_status b_cancel(trv_flight_ctx *ctx, const char *order_id,
-                              const char *idempotency_key, json_t **result, trv_sup_err *err)
+static trv_up_status lf_cancel(trv_flight_ctx *ctx, const char *order_id,
+                               const char *idempotency_key, json_t **result, trv_sup_err *err)
 {
     trv_up_result res;
-    trv_up_status st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/v2/orders/",
-                                                     trv_url_escape(ctx->pool, order_id),
-                                                     "/cancel", NULL),
-                            NULL, idempotency_key, &res, err);
+    const json_t *d;
+    const char *status, *cur;
+    json_t *fee, *refund;
+    trv_up_status st;
+    (void)idempotency_key; /* a repeat while pending or after: the same outcome */
+    st = call(ctx, "POST", booking_path(ctx, order_id, "/cancellations"), NULL, &res, err);
+    if (st == TRV_UP_REJECTED) {
+        err->code = "cancellation_rejected";
+        return st;
+    }
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (!trv_json_str(res.body, "status") || strcmp(trv_json_str(res.body, "status"), "cancelled") != 0) {
-        return bad(ctx, err, "a cancelled order");
+    d = first_data(res.body);
+    status = trv_json_str(d, "status");
+    if (res.http_status == 202 || (status && strcmp(status, "CONFIRMED") == 0)) {
+        /* Accepted, not yet final: the booking is unchanged until the
+         * airline confirms; asking again is safe. */
+        err->code = "cancellation_pending";
+        err->message = apr_psprintf(ctx->pool, "%s: the airline has not confirmed the "
+                                    "cancellation yet", ctx->up->name);
+        return TRV_UP_UNAVAILABLE;
     }
-    *result = trv_json_bind(ctx->pool, terms(res.body, "refund_amount"));
+    cur = trv_json_str(d, "currency");
+    fee = trv_sup_money(json_object_get(d, "cancellation_fee"), cur);
+    refund = trv_sup_money(json_object_get(d, "refund_amount"), cur);
+    if (!status || strncmp(status, "CANCELLED", 9) != 0 || !fee || !refund) {
+        json_decref(fee);
+        json_decref(refund);
+        return bad(ctx, err, "a cancelled booking with its fee and refund");
+    }
+    *result = trv_json_bind(ctx->pool, json_pack("{s:o,s:o}", "fee", fee, "refund_amount",
+                                                 refund));
     return TRV_UP_OK;
 }
 
-static trv_up_status b_airline(trv_flight_ctx *ctx, const char *iata_code, json_t **airline,
-                               trv_sup_err *err)
+static trv_up_status lf_airline(trv_flight_ctx *ctx, const char *iata_code, json_t **airline,
+                                trv_sup_err *err)
 {
     trv_up_result res;
-    const json_t *c;
-    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/v2/carriers/",
-                                                    trv_url_escape(ctx->pool, iata_code),
-                                                    NULL), NULL, NULL, &res, err);
+    const json_t *a;
+    trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool, "/data/flights/airlines/iatas/",
+                                                    trv_url_escape(ctx->pool, iata_code), NULL),
+                            NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    c = json_object_get(res.body, "carrier");
-    if (!trv_json_str(c, "code") || !trv_json_str(c, "name")) {
-        return bad(ctx, err, "a readable carrier");
+    a = json_object_get(first_data(res.body), "airline");
+    if (!trv_json_str(a, "iata") || !trv_json_str(a, "name")) {
+        return bad(ctx, err, "a readable airline");
     }
     *airline = trv_json_bind(ctx->pool, json_pack("{s:s,s:s?,s:s,s:s?,s:s?,s:s?,s:b}",
-        "iata_code", trv_json_str(c, "code"), "icao_code", trv_json_str(c, "icao"),
-        "name", trv_json_str(c, "name"), "country", trv_json_str(c, "country"),
-        "alliance", trv_json_str(c, "alliance"), "logo_url", trv_json_str(c, "logo"),
-        "is_active", !json_is_false(json_object_get(c, "active"))));
+        "iata_code", trv_json_str(a, "iata"), "icao_code", trv_json_str(a, "icao"),
+        "name", trv_json_str(a, "name"), "country", trv_json_str(a, "country"),
+        "alliance", trv_json_str(a, "alliance"), "logo_url", trv_json_str(a, "logo"),
+        "is_active", !json_is_false(json_object_get(a, "active"))));
     return TRV_UP_OK;
 }
 
 const trv_flight_supplier trv_supplier_b = {
     NAME,
-    "fk_",
-    b_search,
-    b_bags,
-    b_prebook,
-    b_book,
-    b_read_order,
-    b_cancellation_quote,
-    b_cancel,
-    b_airline,
+    PREFIX,
+    lf_search,
+    lf_bags,
+    lf_prebook,
+    lf_book,
+    lf_read_order,
+    lf_cancellation_quote,
+    lf_cancel,
+    lf_airline,
 };

@@ -21,6 +21,13 @@ trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
                                 const char *idempotency_key, trv_up_result *res,
                                 trv_sup_err *err);
 
+/* The same for an API whose key is not a bearer token: auth holds its own
+ * header (LiteAPI's X-API-Key) and no Authorization is sent. */
+trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const char *adapter,
+                                const apr_table_t *auth, const char *method, const char *path,
+                                const json_t *body, const char *idempotency_key,
+                                trv_up_result *res, trv_sup_err *err);
+
 /* Money {amount, currency} (a new reference) from a decimal string or
  * number in currency; NULL when either is unusable. */
 json_t *trv_sup_money(const json_t *amount, const char *currency);

@@ -14,9 +14,13 @@ const trv_supplier trv_flight_suppliers[] = {
      * to one unfinished booking at a time. Bearer access token. */
     {"duffel", "flight", &trv_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
      {"token", NULL, NULL}, NULL},
-    /* mod_travel's own checkout protocol (docs/suppliers.md): it holds the
-     * itinerary and charges the traveller itself (its book takes no
-     * payment). */
+    /* LiteAPI Flights v3.0 (X-API-Key): its prebook is a checkout that may
+     * hold the itinerary, and it collects the payment itself through its
+     * payment SDK (book takes no payment from the service). */
+    {"liteapi-flights", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
+     {"api_key", NULL, NULL}, NULL},
+    /* The slot's former name (mod_travel's own checkout protocol), still
+     * accepted so existing lines keep working: the same adapter and terms. */
     {"travel-air", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
      {"api_key", NULL, NULL}, NULL},
     {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},

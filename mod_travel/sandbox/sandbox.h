@@ -61,7 +61,7 @@ extern const trv_route sbx_supplier_list_routes[];
 sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const char *inbox);
 
 /* The dispatcher's authentication step: the key of the API a path belongs
- * to (/suppliers/a, /suppliers/b, /payments: a bearer key; /hotels/a,
+ * to (/suppliers/a, /payments: a bearer key; /suppliers/b, /hotels/a: X-API-Key;
  * /hotels/b, /hotels/c: each hotel supplier's own scheme). Other paths
  * pass. */
 int sbx_authenticate(trv_req *req, trv_resp *resp);

@@ -412,6 +412,16 @@ int sbx_authenticate(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 401, "unauthorized", "A valid X-API-Key header is required");
         return 0;
     }
+    if (under(req->path, "/suppliers/b")) {
+        /* LiteAPI Flights: the same key header as LiteAPI's hotels. */
+        if (same_secret(apr_table_get(req->headers, "X-API-Key"), set->key_b)) {
+            return 1;
+        }
+        sbx_send(req, resp, 401, json_pack("{s:{s:i,s:s,s:s}}", "error", "code", 401,
+                                           "message", "unauthorized", "description",
+                                           "A valid X-API-Key header is required"));
+        return 0;
+    }
     if (under(req->path, "/hotels/b")) {
         if (hotelbeds_auth(req, set->key_hb, set->secret_hb)) {
             return 1;
@@ -430,9 +440,6 @@ int sbx_authenticate(trv_req *req, trv_resp *resp)
     }
     if (under(req->path, "/suppliers/a")) {
         want = set->key_a;
-    }
-    else if (under(req->path, "/suppliers/b")) {
-        want = set->key_b;
     }
     else if (under(req->path, "/payments")) {
         want = set->key_pay;

@@ -26,8 +26,9 @@ typedef struct sbx_listed {
 static const sbx_listed listed[] = {
     {"SUPPLIER_A", "flight", "duffel", "/suppliers/a", NULL, NULL, "token", NULL,
      KEY(key_a), 0},
-    {"SUPPLIER_B", "flight", "travel-air", "/suppliers/b", NULL, NULL, "api_key", NULL,
-     KEY(key_b), 0},
+    /* LiteAPI Flights (v3.0): api.liteapi.travel/v3.0, X-API-Key. */
+    {"SUPPLIER_B", "flight", "liteapi-flights", "/suppliers/b/v3.0", NULL, NULL, "api_key",
+     NULL, KEY(key_b), 0},
     /* LiteAPI serves its data and rates on api.liteapi.travel/v3.0 and its
      * prebook, book and bookings on book.liteapi.travel/v3.0. */
     {"SUPPLIER_A", "hotel", "liteapi", "/hotels/a/v3.0", "book", "/hotels/a/book/v3.0",

@@ -100,6 +100,19 @@ static void log_line(void *baton, int level, const char *request_id, const char 
     }
 }
 
+/* The name the sandbox lists a protocol under: an alias (travel-air,
+ * travel-hotel-b) is served as the protocol it names. */
+static const char *listed_as(void)
+{
+    const trv_domain *const *d;
+    for (d = trv_gateway_domains(); *d; d++) {
+        if (trv_supplier_find((*d)->suppliers, kit_row->name) == kit_row) {
+            return trv_supplier_primary((*d)->suppliers, kit_row)->name;
+        }
+    }
+    return kit_row->name;
+}
+
 /* The sandbox's own listing of PROTOCOL: base URL, second base, test
  * credentials (docs/sandbox.md, GET /sandbox/suppliers). */
 static void from_sandbox(const char *sandbox)
@@ -119,7 +132,7 @@ static void from_sandbox(const char *sandbox)
         exit(2);
     }
     json_array_foreach(list, i, s) {
-        if (strcmp(json_string_value(json_object_get(s, "protocol")), kit_up.protocol) != 0) {
+        if (strcmp(json_string_value(json_object_get(s, "protocol")), listed_as()) != 0) {
             continue;
         }
         creds = json_object_get(s, "test_credentials");

@@ -47,7 +47,7 @@ static int ad_setup(void **state)
         trv_http_global_init();
         ad_cfg.max_response = TRV_DEFAULT_MAX_RESPONSE;
         ad_upstream(&ad_up_a, "SUPPLIER_A", "/suppliers/a", "sandbox-key-a");
-        ad_upstream(&ad_up_b, "SUPPLIER_B", "/suppliers/b", "sandbox-key-b");
+        ad_upstream(&ad_up_b, "SUPPLIER_B", "/suppliers/b/v3.0", "sandbox-key-b");
         ad_upstream(&ad_up_pay, "PAYMENT", "/payments", "sandbox-key-pay");
         ad_cfg.payment = &ad_up_pay;
         ad_env.log.emit = ad_emit;

@@ -106,7 +106,7 @@ static void supplier_lines_name_a_protocol(void **state)
     (void)state;
     expect_refused("TravelSupplier DUFFEL dufel https://api.duffel.com token=t",
                    "TravelSupplier DUFFEL: unknown protocol 'dufel' (flight protocols: "
-                   "duffel, travel-air");
+                   "duffel, liteapi-flights, travel-air");
     expect_refused("TravelHotelSupplier HBX hotelbed https://api.test.hotelbeds.com "
                    "api_key=k", "unknown protocol 'hotelbed' (hotel protocols: liteapi, "
                    "hotelbeds, travel-hotel-b, travel-hotel-c");

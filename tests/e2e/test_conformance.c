@@ -70,7 +70,7 @@ static const char *file_of(const char *name, const char *s)
 static void make_conformance_passes_for_every_protocol(void **state)
 {
     char cmd[4400], *out;
-    static const char *const protocols[] = {"duffel", "travel-air", "liteapi", "hotelbeds",
+    static const char *const protocols[] = {"duffel", "liteapi-flights", "liteapi", "hotelbeds",
                                             "travel-hotel-c", "duffel-stays", NULL};
     int i;
     (void)state;
@@ -121,6 +121,25 @@ static void an_operators_line_with_key_files_passes(void **state)
     free(out);
 }
 
+/* A line written with a protocol's former name (travel-air, now LiteAPI
+ * Flights) is checked against the sandbox that lists it under the
+ * protocol's own name. */
+static void an_alias_is_checked_as_its_protocol(void **state)
+{
+    char env[4096], kit[2200], *out;
+    (void)state;
+    snprintf(kit, sizeof(kit), "'%s/tests/conformance/conformance'", build);
+    snprintf(env, sizeof(env), "-u SUPPLIER_URL SANDBOX_URL=%s PROTOCOL=travel-air "
+             "CONFORMANCE_DAYS=258", e2e_sandbox_url());
+    if (run("alias", env, kit, &out) != 0) {
+        fail_msg("the alias travel-air failed:\n%s", out);
+    }
+    assert_non_null(strstr(out, "conformance: travel-air at "));
+    assert_non_null(strstr(out, "/suppliers/b/v3.0"));
+    assert_non_null(strstr(out, "[  PASSED  ] 8 test(s)."));
+    free(out);
+}
+
 static void a_read_only_run_books_nothing(void **state)
 {
     char env[4096], kit[2200], *out;
@@ -164,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(make_conformance_passes_for_every_protocol),
         cmocka_unit_test(an_operators_line_with_key_files_passes),
+        cmocka_unit_test(an_alias_is_checked_as_its_protocol),
         cmocka_unit_test(a_read_only_run_books_nothing),
         cmocka_unit_test(a_wrong_key_fails_with_the_reason),
     };

@@ -126,11 +126,17 @@ static long total_minor(const char *booking_id)
 }
 
 /* Orders the supplier made for a booking (its book calls it answered). */
+/* The orders the supplier made for a booking: SUPPLIER_A's by the
+ * Idempotency-Key of book; SUPPLIER_B's (LiteAPI Flights, which takes no
+ * key and books a prebook once) by the prebook the booking holds. */
 static long orders(const char *booking_id)
 {
     const char *p[1] = {booking_id};
     return e2e_sql_long("SELECT count(*) FROM sandbox.idempotency WHERE key LIKE $1 || "
-                        "':book:%' AND status BETWEEN 200 AND 299", 1, p);
+                        "':book:%' AND status BETWEEN 200 AND 299", 1, p)
+           + e2e_sql_long("SELECT count(*) FROM sandbox.checkouts c JOIN flight_bookings b "
+                          "ON c.id = b.supplier_data->>'prebook_id' WHERE b.id = $1 "
+                          "AND c.order_id IS NOT NULL", 1, p);
 }
 
 static json_t *read_booking(const char *id)
@@ -391,7 +397,7 @@ static void book_fails_502_at_the_supplier_and_charges_nothing(void **state)
     static const char *const sups[] = {"SUPPLIER_A", "SUPPLIER_B"};
     static const char *const apis[] = {"supplier_a", "supplier_b"};
     static const char *const paths[] = {"\"method\":\"POST\",\"path\":\"/air/orders\"",
-                                        "\"method\":\"POST\",\"path\":\"/v2/checkouts/*/complete\""};
+                                        "\"method\":\"POST\",\"path\":\"/v3.0/flights/bookings\""};
     static const char *const bodies[] = {"{\"payment_instrument_id\":\"pi_test_visa\"}", "{}"};
     size_t s, k;
     (void)state;

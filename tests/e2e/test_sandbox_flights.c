@@ -4,7 +4,8 @@
  * that match the airports' zones across a daylight-saving change,
  * fares that vary by date and cabin but not between equal searches,
  * offer lifetimes, bearer keys, idempotency keys, one order per
- * SUPPLIER_A offer, SUPPLIER_B's holds, and the test triggers; and
+ * SUPPLIER_A offer, and the test triggers (SUPPLIER_B, LiteAPI Flights:
+ * test_sandbox_liteapi_flights); and
  * SUPPLIER_A's Duffel wire: Duffel-Version, errors[] with meta, rate-limit
  * headers, cursor pages, loyalty accounts on an offer's passenger, hold
  * orders paid later, airline-initiated changes. */
@@ -20,7 +21,6 @@
 #include <curl/curl.h>
 
 #define KEY_A "sandbox-key-a"
-#define KEY_B "sandbox-key-b"
 
 /* ---- routes.dat, read by the test ---- */
 
@@ -174,13 +174,13 @@ static const char *a_state(const json_t *order)
 
 static void every_api_wants_its_own_key(void **state)
 {
+    /* SUPPLIER_B's X-API-Key: test_sandbox_liteapi_flights. */
     static const char *const paths[] = {"/suppliers/a/air/airlines/arl_BA",
-                                        "/suppliers/b/v2/carriers/BA",
                                         "/payments/v1/authorizations/auth_x"};
-    static const char *const keys[] = {KEY_A, KEY_B, "sandbox-key-pay"};
+    static const char *const keys[] = {KEY_A, "sandbox-key-pay"};
     int i;
     (void)state;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 2; i++) {
         e2e_resp *r = call("GET", paths[i], NULL, NULL, NULL);
         char *www = e2e_header(r, "WWW-Authenticate");
         assert_int_equal(r->status, 401);
@@ -188,12 +188,12 @@ static void every_api_wants_its_own_key(void **state)
         assert_non_null(www);
         free(www);
         e2e_free(r);
-        r = call("GET", paths[i], keys[(i + 1) % 3], NULL, NULL); /* another API's key */
+        r = call("GET", paths[i], keys[(i + 1) % 2], NULL, NULL); /* another API's key */
         assert_int_equal(r->status, 401);
         e2e_free(r);
         r = call("GET", paths[i], keys[i], NULL, NULL);
         assert_true(r->status == 200 || r->status == 404);
-        assert_non_null(json_object_get(r->json, i == 0 ? "data" : i == 1 ? "carrier" : "error"));
+        assert_non_null(json_object_get(r->json, i == 0 ? "data" : "error"));
         if (i == 0) {
             /* Duffel's answers carry its rate-limit headers. */
             char *lim = e2e_header(r, "ratelimit-limit"), *rem = e2e_header(r, "ratelimit-remaining");
@@ -400,7 +400,7 @@ static void fares_vary_by_date_and_cabin_not_between_equal_searches(void **state
 
 static void offers_expire_and_unknown_airports_are_refused(void **state)
 {
-    char d[11], body[512];
+    char d[11];
     json_t *o = a_search("CDG", "FCO", date_in(20, d), "economy", 1, 3);
     e2e_resp *r;
     struct tm tm;
@@ -421,15 +421,6 @@ static void offers_expire_and_unknown_airports_are_refused(void **state)
              "\"departure_date\": \"2030-01-01\"}], \"passengers\": [{\"type\": \"adult\"}]}}");
     assert_int_equal(r->status, 422);
     assert_string_equal(err_code(r), "validation_error");
-    e2e_free(r);
-    snprintf(body, sizeof(body), "{\"legs\": [{\"from\": \"CDG\", \"to\": \"FCO\", \"date\": \"%s\"}],"
-             " \"pax\": {\"adt\": 1}, \"cabin\": \"Y\"}", date_in(20, d));
-    r = call("POST", "/suppliers/b/v2/search", KEY_B, NULL, body);
-    assert_int_equal(r->status, 200);
-    assert_non_null(s(json_array_get(json_object_get(r->json, "results"), 0), "valid_until"));
-    assert_string_equal(s(r->json, "currency"), "EUR");
-    assert_non_null(json_object_get(json_object_get(json_object_get(r->json, "dictionaries"),
-                                                    "carriers"), "AZ"));
     e2e_free(r);
     r = call("GET", "/suppliers/a/air/offers/off_bm90IGFuIG9mZmVy", KEY_A, NULL, NULL);
     assert_int_equal(r->status, 404);
@@ -632,111 +623,6 @@ static void unknown_hangs_past_the_timeout_but_orders(void **state)
     json_decref(o);
 }
 
-/* ---- SUPPLIER_B ---- */
-
-static json_t *b_checkout(const char *date, const char *brand, const char *last_name)
-{
-    char body[2048];
-    e2e_resp *r;
-    json_t *res, *fare = NULL, *out;
-    size_t i;
-    snprintf(body, sizeof(body), "{\"legs\": [{\"from\": \"LHR\", \"to\": \"DUB\", \"date\": \"%s\"}],"
-             " \"pax\": {\"adt\": 1}, \"cabin\": \"Y\", \"max_results\": 100}", date);
-    r = call("POST", "/suppliers/b/v2/search", KEY_B, NULL, body);
-    assert_int_equal(r->status, 200);
-    res = json_object_get(r->json, "results");
-    for (i = 0; i < json_array_size(res) && !fare; i++) {
-        if (strcmp(s(json_array_get(res, i), "brand"), brand) == 0) {
-            fare = json_array_get(res, i);
-        }
-    }
-    assert_non_null(fare);
-    snprintf(body, sizeof(body), "{\"fare_key\": \"%s\", \"travelers\": [{\"type\": \"ADT\", "
-             "\"first_name\": \"Bo\", \"last_name\": \"%s\", \"birth_date\": \"1980-02-02\"}], "
-             "\"contact\": {\"email\": \"bo@example.com\"}}", s(fare, "fare_key"), last_name);
-    e2e_free(r);
-    r = call("POST", "/suppliers/b/v2/checkouts", KEY_B, NULL, body);
-    assert_int_equal(r->status, 201);
-    out = json_incref(r->json);
-    e2e_free(r);
-    return out;
-}
-
-static json_t *b_complete(const json_t *co, long want)
-{
-    char path[256];
-    e2e_resp *r;
-    json_t *out;
-    snprintf(path, sizeof(path), "/suppliers/b/v2/checkouts/%s/complete", s(co, "checkout_id"));
-    r = call("POST", path, KEY_B, NULL, "{}");
-    assert_int_equal(r->status, want);
-    out = json_incref(r->json);
-    e2e_free(r);
-    return out;
-}
-
-static void b_holds_and_collects(void **state)
-{
-    char d[11], path[256];
-    json_t *far = b_checkout(date_in(40, d), "Standard", "Smith");
-    json_t *near = b_checkout(date_in(1, d), "Standard", "Smith");
-    json_t *done, *fail, *basic, *noc;
-    const json_t *order;
-    e2e_resp *r;
-    (void)state;
-    assert_string_equal(s(far, "status"), "held");
-    assert_true(json_is_true(json_object_get(json_object_get(far, "hold"), "held")));
-    assert_string_equal(s(near, "status"), "open");
-    assert_false(json_is_true(json_object_get(json_object_get(near, "hold"), "held")));
-
-    done = b_complete(far, 200);
-    order = json_object_get(done, "order");
-    assert_string_equal(s(order, "status"), "ticketed");
-    assert_string_equal(s(json_object_get(order, "payment"), "collected_by"), "SUPPLIER_B");
-    assert_string_equal(s(json_object_get(order, "payment"), "amount"),
-                        s(json_object_get(far, "price"), "total"));
-    /* Completing again answers the same order. */
-    {
-        json_t *again = b_complete(far, 200);
-        assert_string_equal(s(json_object_get(again, "order"), "order_id"), s(order, "order_id"));
-        json_decref(again);
-    }
-    fail = b_complete(b_checkout(date_in(41, d), "Standard", "Failticket"), 200);
-    assert_string_equal(s(json_object_get(fail, "order"), "status"), "failed");
-    assert_string_equal(s(json_object_get(json_object_get(fail, "order"), "failure"), "code"),
-                        "ticketing_failed");
-    /* B cannot quote a Basic fare's refund. */
-    basic = b_complete(b_checkout(date_in(42, d), "Basic", "Smith"), 200);
-    snprintf(path, sizeof(path), "/suppliers/b/v2/orders/%s/refund-quote",
-             s(json_object_get(basic, "order"), "order_id"));
-    r = call("POST", path, KEY_B, NULL, NULL);
-    assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "quote_unavailable");
-    e2e_free(r);
-    noc = b_complete(b_checkout(date_in(43, d), "Flex", "Nocancel"), 200);
-    snprintf(path, sizeof(path), "/suppliers/b/v2/orders/%s/cancel",
-             s(json_object_get(noc, "order"), "order_id"));
-    r = call("POST", path, KEY_B, NULL, NULL);
-    assert_int_equal(r->status, 422);
-    assert_string_equal(e2e_error_code(r), "cancellation_rejected");
-    e2e_free(r);
-    /* The control endpoint only retimes ticketed orders. */
-    snprintf(path, sizeof(path), "/sandbox/orders/%s/airline-initiated-changes",
-             s(json_object_get(fail, "order"), "order_id"));
-    r = call("POST", path, NULL, NULL, "{}");
-    assert_int_equal(r->status, 409);
-    e2e_free(r);
-    r = call("POST", "/sandbox/orders/bo_nope/airline-initiated-changes", NULL, NULL, "{}");
-    assert_int_equal(r->status, 404);
-    e2e_free(r);
-    json_decref(far);
-    json_decref(near);
-    json_decref(done);
-    json_decref(fail);
-    json_decref(basic);
-    json_decref(noc);
-}
-
 static void airlines_by_code(void **state)
 {
     /* Duffel names an airline by its own id; it publishes no alliance. */
@@ -746,16 +632,7 @@ static void airlines_by_code(void **state)
     assert_string_equal(s(json_object_get(r->json, "data"), "name"), "British Airways");
     assert_string_equal(s(json_object_get(r->json, "data"), "iata_code"), "BA");
     e2e_free(r);
-    r = call("GET", "/suppliers/b/v2/carriers/DL", KEY_B, NULL, NULL);
-    assert_int_equal(r->status, 200);
-    assert_string_equal(s(json_object_get(r->json, "carrier"), "name"), "Delta Air Lines");
-    assert_string_equal(s(json_object_get(r->json, "carrier"), "alliance"), "SkyTeam");
-    e2e_free(r);
-    /* A carrier of airlines.dat that flies no listed route still exists. */
-    r = call("GET", "/suppliers/b/v2/carriers/1T", KEY_B, NULL, NULL);
-    assert_int_equal(r->status, 200);
-    assert_string_equal(s(json_object_get(r->json, "carrier"), "name"), "1Time Airline");
-    e2e_free(r);
+    /* SUPPLIER_B (LiteAPI) by IATA code: test_sandbox_liteapi_flights. */
     r = call("GET", "/suppliers/a/air/airlines/arl_9Z", KEY_A, NULL, NULL);
     assert_int_equal(r->status, 404);
     e2e_free(r);
@@ -1006,7 +883,6 @@ int main(void)
         cmocka_unit_test(idempotency_keys_and_one_order_per_offer),
         cmocka_unit_test(triggers_async_failticket_nocancel),
         cmocka_unit_test(unknown_hangs_past_the_timeout_but_orders),
-        cmocka_unit_test(b_holds_and_collects),
         cmocka_unit_test(airlines_by_code),
         cmocka_unit_test(duffel_versions_and_errors),
         cmocka_unit_test(offers_and_airlines_come_in_pages),

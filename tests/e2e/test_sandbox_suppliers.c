@@ -53,7 +53,7 @@ static void every_supplier_is_listed_with_its_protocol(void **state)
     (void)state;
     assert_int_equal(json_array_size(list), 6);
     assert_string_equal(str(entry(list, "flight", "SUPPLIER_A"), "protocol"), "duffel");
-    assert_string_equal(str(entry(list, "flight", "SUPPLIER_B"), "protocol"), "travel-air");
+    assert_string_equal(str(entry(list, "flight", "SUPPLIER_B"), "protocol"), "liteapi-flights");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_A"), "protocol"), "liteapi");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_B"), "protocol"), "hotelbeds");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_C"), "protocol"), "travel-hotel-c");
@@ -70,6 +70,9 @@ static void every_supplier_is_listed_with_its_protocol(void **state)
     assert_string_equal(str(e, "base_url"), want);
     snprintf(want, sizeof(want), "%s/hotels/a/book/v3.0", sbx);
     assert_string_equal(str(json_object_get(e, "base_urls"), "book"), want);
+    /* LiteAPI Flights: one host, the same version path as its hotels. */
+    snprintf(want, sizeof(want), "%s/suppliers/b/v3.0", sbx);
+    assert_string_equal(str(entry(list, "flight", "SUPPLIER_B"), "base_url"), want);
     assert_int_equal(json_object_size(json_object_get(entry(list, "flight", "SUPPLIER_B"),
                                                       "base_urls")), 0);
     /* The credentials under the names the TravelSupplier lines use. */
@@ -98,7 +101,7 @@ static void auth_for(const char *protocol, const char *key, const char *secret,
     char msg[300], sig[200];
     long ts = (long)time(NULL);
     h[0][0] = h[1][0] = '\0';
-    if (strcmp(protocol, "liteapi") == 0) {
+    if (strncmp(protocol, "liteapi", 7) == 0) { /* liteapi, liteapi-flights */
         snprintf(h[0], 400, "X-API-Key: %s", key);
     }
     else if (strcmp(protocol, "hotelbeds") == 0) {

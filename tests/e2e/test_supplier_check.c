@@ -75,7 +75,7 @@ static void the_stack_lines_pass(void **state)
     snprintf(args, sizeof(args), "SUPPLIER_B --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
     rc = check(args, out, sizeof(out));
-    expect(rc, out, 0, "SUPPLIER_B (travel-air, flight): ok: ");
+    expect(rc, out, 0, "SUPPLIER_B (liteapi-flights, flight): ok: ");
     snprintf(args, sizeof(args), "SUPPLIER_A --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
     rc = check(args, out, sizeof(out));
@@ -91,6 +91,12 @@ static void a_wrong_key_is_named(void **state)
     snprintf(line, sizeof(line), "TravelHotelSupplier LITEAPI liteapi %s/hotels/a/v3.0 "
              "api_key=not-the-key book_url=%s/hotels/a/book/v3.0", s, s);
     snprintf(args, sizeof(args), "LITEAPI --conf %s", conf_with(line));
+    rc = check(args, out, sizeof(out));
+    expect(rc, out, 1, "the key was refused (HTTP 401)");
+    /* LiteAPI Flights: its X-API-Key refused. */
+    snprintf(line, sizeof(line), "TravelSupplier LITEFLIGHTS liteapi-flights %s/suppliers/b/v3.0 "
+             "api_key=not-the-key", s);
+    snprintf(args, sizeof(args), "LITEFLIGHTS --conf %s", conf_with(line));
     rc = check(args, out, sizeof(out));
     expect(rc, out, 1, "the key was refused (HTTP 401)");
     /* A signed protocol with the right key and a wrong secret. */

@@ -183,7 +183,7 @@ static void a_reset_near_enough_is_waited_for(void **state)
     e2e_resp *r;
     long t0;
     (void)state;
-    /* SUPPLIER_B (mod_travel's own protocol) this time: any supplier's
+    /* SUPPLIER_B (LiteAPI Flights, which sends no such headers) this time: any supplier's
      * headers count. The window is over in one second. */
     fe_fault("supplier_b", scope, "\"action\":\"respond\",\"headers\":{\"ratelimit-remaining\":"
              "\"0\",\"ratelimit-reset\":\"1\"},\"times\":1");

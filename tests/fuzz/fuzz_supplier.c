@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.request_id = "req_fuzz";
     ctx.up = &f.up;
     memset(&err, 0, sizeof(err));
-    offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "fk_0000fuzz";
+    offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "lfo_0000fuzz";
 
     switch (op) {
     case 0:
@@ -85,7 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case 2:
         st = sup->prebook(&ctx, offer_ref, js(p, passengers), js(p, contact),
-                          js(p, "[{\"id\":\"bag_p0j0c\",\"quantity\":1}]"), &out, &err);
+                          js(p, sup == &trv_supplier_a ? "[{\"id\":\"bag_p0j0c\",\"quantity\":1}]"
+                                                       : "[{\"id\":\"bag_0.svc_fuzz\","
+                                                         "\"quantity\":1}]"), &out, &err);
         break;
     case 3:
     case 4: {

@@ -9,8 +9,10 @@
  * so the test fails with or without a leak checker.
  *
  * A part they cannot read makes the answer a bad response: a SUPPLIER_B
- * checkout whose bought bag had no readable price or weight crashed the
- * child (the bag's missing type reached strcmp). */
+ * checkout whose bought bag had no readable price or type crashed the
+ * child (the bag's missing type reached strcmp). SUPPLIER_B speaks LiteAPI
+ * Flights: prebook is verify, prebooks, then services when bags are
+ * bought. */
 #include "unit.h"
 
 #include <apr_strings.h>
@@ -120,18 +122,43 @@ static trv_up_status a_quote(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err
     return trv_supplier_a.cancellation_quote(ctx, "ord_1", out, err);
 }
 
-static trv_up_status b_prebook(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
+static trv_up_status b_prebook_with(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err,
+                                    const char *services)
 {
     const char *pax = "[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
                       "\"loyalty_accounts\":[]}]";
     json_t *passengers = trv_json_parse(ctx->pool, pax, strlen(pax), NULL);
-    return trv_supplier_b.prebook(ctx, "fk_1", passengers, NULL, NULL, out, err);
+    json_t *svc = services ? trv_json_parse(ctx->pool, services, strlen(services), NULL) : NULL;
+    return trv_supplier_b.prebook(ctx, "lfo_1", passengers, NULL, svc, out, err);
+}
+
+static trv_up_status b_prebook(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
+{
+    return b_prebook_with(ctx, out, err, NULL);
+}
+
+static trv_up_status b_prebook_bag(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
+{
+    return b_prebook_with(ctx, out, err, "[{\"id\":\"bag_0.svc_x\",\"quantity\":2}]");
 }
 
 static trv_up_status b_quote(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
 {
-    return trv_supplier_b.cancellation_quote(ctx, "ord_1", out, err);
+    return trv_supplier_b.cancellation_quote(ctx, "bo_1", out, err);
 }
+
+/* LiteAPI's verify and prebook answers (one segment), in currency cur. */
+#define B_SEG "{\"segmentKey\":\"s1\",\"originCode\":\"LHR\",\"destinationCode\":\"DUB\"," \
+              "\"direction\":\"OUTBOUND\"}"
+#define B_VERIFY "{\"data\":[{\"journey\":{\"segments\":[" B_SEG "],\"fare\":{\"family\":" \
+                 "\"Standard\"},\"terms\":{\"refundable\":true,\"refundFee\":{\"pricing\":" \
+                 "{\"display\":{\"amount\":5,\"currency\":\"GBP\"}}}}}}]}"
+#define B_PREBOOK(cur, price, booked) \
+    "{\"data\":[{\"prebookId\":\"pb_1\",\"price\":" price ",\"currency\":\"" cur "\"," \
+    "\"transactionId\":\"tr_1\",\"booking\":{\"ticketLimitTime\":\"2026-12-01T10:00:00Z\"," \
+    "\"journey\":{\"segments\":[" B_SEG "],\"price\":{\"taxes\":2},\"baggage\":" \
+    "{\"included\":[]}},\"bookedServices\":[" booked "]},\"servicesAttachable\":" \
+    "{\"expiresAt\":\"2026-12-01T10:00:00Z\",\"groups\":[]}}]}"
 
 static void supplier_a_answers_leave_nothing(void **state)
 {
@@ -154,14 +181,11 @@ static void supplier_a_answers_leave_nothing(void **state)
 
 static void supplier_b_answers_leave_nothing(void **state)
 {
-    static const char *const checkout[] = {
-        "{\"checkout_id\":\"chk_1\",\"expires_at\":\"2026-12-01T10:00:00Z\",\"fare\":{\"legs\":[]},"
-        "\"price\":{\"currency\":\"GBP\",\"total\":\"10.00\",\"base\":\"8.00\",\"taxes\":\"2.00\","
-        "\"ancillaries\":\"0.00\"},\"hold\":{\"held\":true,\"expires_at\":\"2026-12-01T10:00:00Z\"},"
-        "\"ancillaries\":[]}",
-        NULL};
+    static const char *const checkout[] = {B_VERIFY, B_PREBOOK("GBP", "10.00", ""), NULL};
     static const char *const quote[] = {
-        "{\"currency\":\"GBP\",\"refund_total\":\"90.00\",\"penalty\":\"10.00\"}",
+        "{\"data\":[{\"confidence\":\"confirmed\",\"refund\":{\"display\":{\"amount\":90,"
+        "\"currency\":\"GBP\"}},\"penalty\":{\"display\":{\"amount\":10.00,\"currency\":"
+        "\"GBP\"}}}]}",
         NULL};
     (void)state;
     assert_int_equal(leaked_by(&trv_supplier_b, checkout, b_prebook, TRV_UP_OK), 0);
@@ -170,32 +194,34 @@ static void supplier_b_answers_leave_nothing(void **state)
 
 static void supplier_b_unreadable_bag_is_a_bad_response(void **state)
 {
-    /* A bag without weight_kg, then one with an amount that is not money. */
-    static const char *const no_weight[] = {
-        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[{\"flights\":[{\"id\":\"fl_1-1\"}]}]},"
-        "\"price\":{\"currency\":\"JPY\",\"total\":\"1000\",\"base\":\"800\",\"taxes\":\"200\","
-        "\"ancillaries\":\"0\"},\"hold\":{\"held\":false},\"ancillaries\":[{\"ancillary_id\":"
-        "\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,\"qty\":2,\"unit_price\":\"50\","
-        "\"total\":\"100\",\"kind\":\"checked_bag\"}]}",
+    /* A bag bought without a type, then one whose price is not money in
+     * its currency (three decimals of GBP). */
+    static const char *const no_type[] = {
+        B_VERIFY, B_PREBOOK("JPY", "1000", ""),
+        B_PREBOOK("JPY", "1100", "{\"serviceId\":\"svc_x\",\"passengerIndex\":0,"
+                  "\"segmentKey\":\"s1\",\"quantity\":2,\"pricing\":{\"display\":"
+                  "{\"amount\":100,\"currency\":\"JPY\"}}}"),
         NULL};
     static const char *const bad_price[] = {
-        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[]},\"price\":{\"currency\":\"GBP\","
-        "\"total\":\"10.00\",\"base\":\"8.00\",\"taxes\":\"2.00\",\"ancillaries\":\"0.00\"},"
-        "\"ancillaries\":[{\"ancillary_id\":\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,"
-        "\"qty\":1,\"unit_price\":\"1.234\",\"weight_kg\":23}]}",
+        B_VERIFY, B_PREBOOK("GBP", "10.00", ""),
+        B_PREBOOK("GBP", "11.234", "{\"serviceId\":\"svc_x\",\"passengerIndex\":0,"
+                  "\"segmentKey\":\"s1\",\"quantity\":1,\"bagType\":\"checked\","
+                  "\"weightKg\":23,\"pricing\":{\"display\":{\"amount\":1.234,"
+                  "\"currency\":\"GBP\"}}}"),
         NULL};
     static const char *const readable[] = {
-        "{\"checkout_id\":\"chk_1\",\"fare\":{\"legs\":[{\"flights\":[{\"id\":\"fl_1-1\"}]}]},"
-        "\"price\":{\"currency\":\"JPY\",\"total\":\"1000\",\"base\":\"800\",\"taxes\":\"200\","
-        "\"ancillaries\":\"100\"},\"hold\":{\"held\":false},\"ancillaries\":[{\"ancillary_id\":"
-        "\"anc_x-p0j0c\",\"leg_ref\":1,\"traveler_ref\":1,\"qty\":2,\"unit_price\":\"50\","
-        "\"total\":\"100\",\"kind\":\"checked_bag\",\"weight_kg\":23}]}",
+        B_VERIFY, B_PREBOOK("JPY", "1000", ""),
+        B_PREBOOK("JPY", "1100", "{\"serviceId\":\"svc_x\",\"passengerIndex\":0,"
+                  "\"segmentKey\":\"s1\",\"quantity\":2,\"bagType\":\"checked\","
+                  "\"weightKg\":23,\"pricing\":{\"display\":{\"amount\":100,"
+                  "\"currency\":\"JPY\"}}}"),
         NULL};
     (void)state;
-    assert_int_equal(leaked_by(&trv_supplier_b, no_weight, b_prebook, TRV_UP_BAD_RESPONSE), 0);
-    assert_int_equal(leaked_by(&trv_supplier_b, bad_price, b_prebook, TRV_UP_BAD_RESPONSE), 0);
+    assert_int_equal(leaked_by(&trv_supplier_b, no_type, b_prebook_bag, TRV_UP_BAD_RESPONSE), 0);
+    assert_int_equal(leaked_by(&trv_supplier_b, bad_price, b_prebook_bag, TRV_UP_BAD_RESPONSE),
+                     0);
     /* The same bag, readable, is priced. */
-    assert_int_equal(leaked_by(&trv_supplier_b, readable, b_prebook, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_supplier_b, readable, b_prebook_bag, TRV_UP_OK), 0);
 }
 
 int main(void)

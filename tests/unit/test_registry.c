@@ -39,7 +39,8 @@ static void flight_protocols_are_rows_with_their_adapters(void **state)
 {
     const trv_registry *reg = gateway_registry(*state);
     const trv_supplier *a = trv_registry_protocol(reg, "flight", "duffel");
-    const trv_supplier *b = trv_registry_protocol(reg, "flight", "travel-air");
+    const trv_supplier *b = trv_registry_protocol(reg, "flight", "liteapi-flights");
+    const trv_supplier *alias = trv_registry_protocol(reg, "flight", "travel-air");
     const trv_supplier *row;
     int n = 0;
 
@@ -58,7 +59,13 @@ static void flight_protocols_are_rows_with_their_adapters(void **state)
         assert_ptr_equal(trv_flight_supplier_of_offer(
                              apr_pstrcat(*state, s->offer_prefix, "x", NULL)), s);
     }
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
+    /* The slot's former protocol name: an alias of LiteAPI Flights' row. */
+    assert_non_null(alias);
+    assert_ptr_equal(alias->adapter, &trv_supplier_b);
+    assert_ptr_equal(trv_supplier_primary(trv_flight_suppliers, alias), b);
+    assert_ptr_equal(trv_supplier_primary(trv_flight_suppliers, b), b);
+    assert_int_equal(alias->caps, b->caps);
     /* Unknown names, case, wire names: nothing; a hotel protocol is not a
      * flight one, and the lookup across domains finds it with its domain. */
     assert_null(trv_registry_protocol(reg, "flight", "SUPPLIER_A"));
@@ -122,10 +129,10 @@ static void capabilities_say_what_a_supplier_does(void **state)
 {
     const trv_registry *reg = gateway_registry(*state);
     const trv_supplier *a = trv_registry_protocol(reg, "flight", "duffel");
-    const trv_supplier *b = trv_registry_protocol(reg, "flight", "travel-air");
+    const trv_supplier *b = trv_registry_protocol(reg, "flight", "liteapi-flights");
 
     /* Duffel: the service takes the payment (the SDK is possible) and the
-     * offer is sold once; travel-air charges the traveller itself. */
+     * offer is sold once; LiteAPI Flights charges the traveller itself. */
     assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE));
     assert_true(trv_supplier_can(a, TRV_SUP_PAYMENT_SDK));
     assert_true(trv_supplier_can(a, TRV_SUP_OFFER_ONCE | TRV_SUP_PAYMENT_SDK));

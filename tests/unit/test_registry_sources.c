@@ -1252,7 +1252,7 @@ static void enum_drift_is_caught(void **state)
                           json_string("SUPPLIER_Z"));
     check_suppliers(p, reg, spec,
                     "TravelSupplier SUPPLIER_A duffel http://x token=t\n"
-                    "TravelSupplier SUPPLIER_B travel-air http://x api_key=k\n"
+                    "TravelSupplier SUPPLIER_B liteapi-flights http://x api_key=k\n"
                     "  TravelHotelSupplier SUPPLIER_A liteapi http://x api_key=k\n"
                     "TravelHotelSupplier SUPPLIER_B travel-hotel-b http://x api_key=k\n"
                     "TravelHotelSupplier SUPPLIER_C expedia-rapid http://x api_key=k\n",
