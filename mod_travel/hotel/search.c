@@ -25,6 +25,7 @@
 #include "core/crypt.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/json_arena.h"
 #include "core/log.h"
 #include "core/money.h"
 #include "core/validate.h"
@@ -75,7 +76,7 @@ static const char *digest_of(trv_req *req)
     text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(copy);
     hex = trv_crypt_sha_hex(req->pool, text ? text : "", 256);
-    free(text);
+    trv_json_free(text);
     return apr_pstrndup(req->pool, hex, 32);
 }
 

@@ -1,5 +1,6 @@
 #include "search_cache.h"
 #include "core/crypt.h"
+#include "core/json_arena.h"
 #include "core/shared_cache.h"
 
 #include <apr_strings.h>
@@ -71,7 +72,7 @@ void trv_hotel_search_cache_put(const trv_env *env, apr_pool_t *p, const char *k
     json_decref(doc);
     if (text) {
         env->search_cache->put(env->search_cache, key, text, strlen(text), now + fresh, p);
-        free(text);
+        trv_json_free(text);
     }
 }
 
@@ -116,3 +117,4 @@ int trv_hotel_search_cache_get(const trv_env *env, apr_pool_t *p, const char *ke
     json_decref(doc);
     return 1;
 }
+

@@ -134,12 +134,14 @@ run() { # name url script
   if [ -n "${PERF_DIR:-}" ] && [ "$gateway_pid" != "$peer_pid" ]; then
     mkdir -p "$PERF_DIR"
     perf record -F 499 -g -o "$PERF_DIR/${1// /_}.data" \
-      -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" >/dev/null 2>&1 &
+      -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" \
+      >"$PERF_DIR/${1// /_}.log" 2>&1 &
     perf=$!
   fi
   g0=$(tree_ticks "$gateway_pid"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
   out=$(wrk -t2 -c16 -d"${SECS}s" --latency -s "$3" "$2")
-  if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
+  # perf may have ended by itself (its log says why): that ends no round.
+  if [ -n "$perf" ]; then kill -INT "$perf" 2>/dev/null || true; wait "$perf" || true; fi
   g1=$(tree_ticks "$gateway_pid"); s1=$(tree_ticks "$sandbox_pid"); p1=$(tree_ticks "$pg_pid")
   reqs=$(awk '/requests in/ {print $1}' <<<"$out")
   awk -v n="$1" -v r="$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
