@@ -349,11 +349,23 @@ fuzz-smoke:
 	  $(MAKE) --no-print-directory -j2 fuzz-binaries && tests/fuzz/run.sh $(B) smoke; \
 	else echo "fuzz: SKIPPED: $(FUZZ_CC) with libFuzzer is not usable here (scripts/install-deps.sh installs clang and libclang-rt-14-dev)"; fi
 
+# The Node gateway tests/bench/search.sh compares the search path against
+# (tests/bench/search-peer, pg from npm); without npm that comparison is
+# skipped, said so by the script.
+SEARCH_PEER := tests/bench/search-peer/node_modules/pg/package.json
+$(SEARCH_PEER): tests/bench/search-peer/package.json tests/bench/search-peer/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (cd tests/bench/search-peer && npm ci --no-audit --no-fund --silent) \
+	    || echo "npm ci failed: the search bench's Node comparison will be skipped"; \
+	else echo "npm not found: the search bench's Node comparison will be skipped"; fi
+
 # Benchmarks on throwaway stacks: API throughput against a Node gateway doing
-# the same work (tests/bench/api.sh BOOKINGS SECONDS), and webhook deliveries
-# per second to the local inbox (tests/bench/webhooks.sh EVENTS INSTANCES).
+# the same work (tests/bench/api.sh BOOKINGS SECONDS), the search path beside
+# its Node peer (tests/bench/search.sh SECONDS), and webhook deliveries per
+# second to the local inbox (tests/bench/webhooks.sh EVENTS INSTANCES).
 bench: build
 	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory $(SEARCH_PEER)
 	@tests/bench/run.sh
 
 # The chaos soak (tests/chaos/soak.sh [BOOKINGS] [EVENTS], default 1000 and

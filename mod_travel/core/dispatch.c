@@ -1,5 +1,6 @@
 #include "dispatch.h"
 #include "json.h"
+#include "json_arena.h"
 #include "json_numbers.h"
 #include "metrics.h"
 #include "validate.h"
@@ -72,6 +73,8 @@ int trv_read_json_body(trv_req *req, trv_resp *resp, apr_off_t max_body)
 /* When each step ended, for the debug line (0: not reached). */
 typedef struct steps {
     apr_time_t start, routed, authed, read, handled;
+    int arena;                       /* an arena was opened (TRV_ROUTE_JSON_ARENA) */
+    trv_json_arena *outer;           /* the thread's arena before it */
 } steps;
 
 static void run_steps(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
@@ -97,6 +100,12 @@ static void run_steps(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
     if (req->decode_errs) {
         trv_fail_invalid(req, resp, req->decode_errs);
         return;
+    }
+    /* Opened before the body is parsed, so that every tree of the request
+     * is bound to its pool after the arena (released last). */
+    if (*route && ((*route)->flags & TRV_ROUTE_JSON_ARENA)) {
+        t->outer = trv_json_arena_open(req->pool);
+        t->arena = 1;
     }
     if (!trv_read_json_body(req, resp, req->env->cfg ? req->env->cfg->max_body : 0)) {
         return;
@@ -155,8 +164,13 @@ void trv_dispatch(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
                   trv_resp *resp)
 {
     const trv_route *route = NULL;
-    steps t = {apr_time_now(), 0, 0, 0, 0};
+    steps t = {apr_time_now(), 0, 0, 0, 0, 0, NULL};
     run_steps(rt, auth, req, resp, &route, &t);
+    /* The answer is written after this: its trees stay (the pool holds
+     * the arena's blocks), new allocations are malloc's again. */
+    if (t.arena) {
+        trv_json_arena_enter(t.outer);
+    }
     trv_metrics_request(req->env->metrics, route, resp->status, apr_time_now() - t.start);
     /* One line per request under LogLevel travel:debug: the route, the key
      * (its id, never the key), the answer and what each step took (-1: the

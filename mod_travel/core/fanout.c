@@ -1,4 +1,5 @@
 #include "fanout.h"
+#include "json_arena.h"
 
 #include <apr_allocator.h>
 #include <apr_atomic.h>
@@ -26,12 +27,15 @@ apr_pool_t *trv_call_pool(apr_pool_t *parent)
 typedef struct job {
     void (*fn)(void *);
     void *baton;
+    trv_json_arena *arena;           /* the call's, when the caller has one */
 } job;
 
 static void *APR_THREAD_FUNC run(apr_thread_t *t, void *data)
 {
     job *j = data;
+    trv_json_arena_enter(j->arena);
     j->fn(j->baton);
+    trv_json_arena_enter(NULL);
     apr_thread_exit(t, APR_SUCCESS);
     return NULL;
 }
@@ -48,6 +52,8 @@ void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
         apr_pool_t *tp = trv_call_pool(p);
         jobs[i].fn = fn;
         jobs[i].baton = batons[i];
+        /* Made here, before the thread starts: the caller's arena owns it. */
+        jobs[i].arena = trv_json_arena_child(trv_json_arena_current());
         if (!tp || apr_thread_create(&threads[i], NULL, run, &jobs[i], tp) != APR_SUCCESS) {
             threads[i] = NULL;
             fn(batons[i]);

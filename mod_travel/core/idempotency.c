@@ -1,5 +1,6 @@
 #include "idempotency.h"
 #include "crypt.h"
+#include "json_arena.h"
 #include "validate.h"
 
 #include <apr_strings.h>
@@ -31,7 +32,7 @@ char *trv_idempotency_body_hash(apr_pool_t *p, const json_t *body)
     char *canon = body ? json_dumps(body, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY)
                        : NULL;
     char *hex = trv_crypt_sha256_hex(p, canon ? canon : "", canon ? strlen(canon) : 0);
-    free(canon);
+    trv_json_free(canon);
     return hex;
 }
 
@@ -41,6 +42,6 @@ const char *trv_idempotency_fingerprint(apr_pool_t *p, const char *method, const
     char *dump = body ? json_dumps(body, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
     const char *text = apr_pstrcat(p, method, "\n", path, "\n", args ? args : "", "\n",
                                    dump ? dump : "", NULL);
-    free(dump);
+    trv_json_free(dump);
     return trv_crypt_sha256_hex(p, text, strlen(text));
 }

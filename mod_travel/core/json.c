@@ -1,5 +1,6 @@
 #include "json.h"
 #include "db.h"
+#include "json_arena.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ char *trv_json_dump(apr_pool_t *p, const json_t *v)
         return NULL;
     }
     out = apr_pstrdup(p, s);
-    free(s);
+    trv_json_free(s);
     return out;
 }
 

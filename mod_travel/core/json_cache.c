@@ -1,4 +1,5 @@
 #include "json_cache.h"
+#include "json_arena.h"
 
 #include <apr_thread_mutex.h>
 #include <stdlib.h>
@@ -99,7 +100,8 @@ void trv_json_cache_put(trv_json_cache *c, const char *key, json_t *doc, apr_tim
     free(e->key);
     old = e->doc;
     e->key = k;
-    e->doc = json_incref(doc);
+    /* Kept past the request: out of its arena (json_arena.h). */
+    e->doc = trv_json_arena_detach(doc);
     e->expires = now + ttl;
     apr_thread_mutex_unlock(c->lock);
     /* The last reference may be a big tree: freed outside the lock. */

@@ -15,6 +15,8 @@
 #define TRV_ROUTE_IDEMPOTENT 0x10 /* creates or changes something: an
                                    * x-idempotency-key makes a repeat replay
                                    * the first answer (env->idempotency) */
+#define TRV_ROUTE_JSON_ARENA 0x40 /* Jansson draws from a request arena
+                                    * (core/json_arena.h): the search path */
 #define TRV_ROUTE_USER_SCOPED 0x20 /* acts on a resource of the calling user
                                     * (flight bookings, watches, mandates):
                                     * its idempotency keys are the user's */

@@ -5,6 +5,7 @@
 #include "page.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/json_arena.h"
 #include "core/registry.h"
 
 #include <apr_strings.h>
@@ -44,7 +45,7 @@ static const char *pretty(apr_pool_t *p, const json_t *v)
 {
     char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     char *out = apr_pstrdup(p, s ? s : "null");
-    free(s);
+    trv_json_free(s);
     return out;
 }
 

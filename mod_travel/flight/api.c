@@ -2,7 +2,7 @@
 #include "handlers.h"
 
 const trv_route trv_flight_routes[] = {
-    {"POST", "/v1/flight/offers", trv_flight_offers, 0},
+    {"POST", "/v1/flight/offers", trv_flight_offers, TRV_ROUTE_JSON_ARENA},
     {"GET", "/v1/flight/offers/{offer_reference}/bags", trv_flight_bags, 0},
     {"POST", "/v1/flight/prebook", trv_flight_prebook, 0},
     {"GET", "/v1/flight/bookings", trv_flight_list, TRV_ROUTE_OWN_QUERY},

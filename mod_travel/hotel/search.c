@@ -25,6 +25,7 @@
 #include "core/crypt.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/json_arena.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/money.h"
@@ -76,7 +77,7 @@ static const char *digest_of(trv_req *req)
     text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(copy);
     hex = trv_crypt_sha_hex(req->pool, text ? text : "", 256);
-    free(text);
+    trv_json_free(text);
     return apr_pstrndup(req->pool, hex, 32);
 }
 
@@ -341,6 +342,36 @@ static json_t *result(trv_req *req, const trv_hotel_group *g, const char *id,
                      "suppliers", suppliers, "cheapest_price", "total", trv_money_json(&m));
 }
 
+/* The page's htl_ ids: kept beside the suppliers' answers (search_cache.h)
+ * when a supplier asked keeps its answers, for as long as the longest of
+ * them; else, and on a miss, from PostgreSQL (then kept). */
+static int page_ids(trv_req *req, trv_resp *resp, const search *s, const apr_array_header_t *page,
+                    const char *const **ids)
+{
+    apr_interval_time_t fresh = 0;
+    const trv_supplier *row;
+    const char *key = NULL;
+    for (row = rows(req); row && row->name; row++) {
+        const trv_upstream *up = trv_config_hotel_upstream(req->env->cfg, row->name);
+        if (up && asks(req->pool, s, row) && up->search_cache > fresh) {
+            fresh = up->search_cache;
+        }
+    }
+    if (fresh > 0 && req->env->search_cache && page->nelts) {
+        key = trv_hotel_search_cache_ids_key(req->pool, page);
+        if (trv_hotel_search_cache_ids_get(req->env, req->pool, key, page->nelts, ids)) {
+            return 1;
+        }
+    }
+    if (!trv_hotel_ids_for(req, resp, page, ids)) {
+        return 0;
+    }
+    if (key) {
+        trv_hotel_search_cache_ids_put(req->env, req->pool, key, *ids, page->nelts, fresh);
+    }
+    return 1;
+}
+
 void trv_hotel_search(trv_req *req, trv_resp *resp)
 {
     trv_errs *errs = trv_errs_new(req->pool);
@@ -384,7 +415,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     for (i = s.offset; i < end; i++) {
         APR_ARRAY_PUSH(page, trv_hotel_group *) = APR_ARRAY_IDX(groups, i, trv_hotel_group *);
     }
-    if (!trv_hotel_ids_for(req, resp, page, &ids)) {
+    if (!page_ids(req, resp, &s, page, &ids)) {
         return;
     }
     data = json_array();

@@ -1,5 +1,8 @@
 #include "search_cache.h"
 #include "core/crypt.h"
+#include "core/ids.h"
+#include "core/json_arena.h"
+#include "mapping.h"
 #include "core/shared_cache.h"
 
 #include <apr_strings.h>
@@ -71,7 +74,7 @@ void trv_hotel_search_cache_put(const trv_env *env, apr_pool_t *p, const char *k
     json_decref(doc);
     if (text) {
         env->search_cache->put(env->search_cache, key, text, strlen(text), now + fresh, p);
-        free(text);
+        trv_json_free(text);
     }
 }
 
@@ -115,4 +118,63 @@ int trv_hotel_search_cache_get(const trv_env *env, apr_pool_t *p, const char *ke
     }
     json_decref(doc);
     return 1;
+}
+
+/* A new shape of the ids entry changes this. */
+#define IDS_SHAPE "hi1"
+
+const char *trv_hotel_search_cache_ids_key(apr_pool_t *p, const apr_array_header_t *page)
+{
+    const char *text = IDS_SHAPE;
+    int i, k;
+    for (i = 0; i < page->nelts; i++) {
+        const trv_hotel_group *g = APR_ARRAY_IDX(page, i, const trv_hotel_group *);
+        text = apr_pstrcat(p, text, "\n", NULL);
+        for (k = 0; k < g->members->nelts; k++) {
+            const trv_hotel_found *f = APR_ARRAY_IDX(g->members, k, const trv_hotel_found *);
+            /* Names and ids carry no NUL; | and \n may appear: lengths too. */
+            text = apr_psprintf(p, "%s%d:%s|%d:%s|", text, (int)strlen(f->supplier), f->supplier,
+                                (int)strlen(f->sid), f->sid);
+        }
+    }
+    return apr_pstrcat(p, "trv:hids:", trv_crypt_sha_hex(p, text, 256), NULL);
+}
+
+int trv_hotel_search_cache_ids_get(const trv_env *env, apr_pool_t *p, const char *key, int n,
+                                   const char *const **ids)
+{
+    const char **out;
+    char *text, *id, *last;
+    apr_size_t len;
+    int i = 0;
+    if (!env->search_cache || !env->search_cache->get(env->search_cache, key, p, &text, &len)) {
+        return 0;
+    }
+    out = apr_pcalloc(p, sizeof(char *) * (apr_size_t)(n + 1));
+    for (id = apr_strtok(text, ",", &last); id; id = apr_strtok(NULL, ",", &last)) {
+        if (i == n || !trv_id_valid(id, "htl")) {
+            return 0;
+        }
+        out[i++] = id;
+    }
+    if (i != n) {
+        return 0;
+    }
+    *ids = out;
+    return 1;
+}
+
+void trv_hotel_search_cache_ids_put(const trv_env *env, apr_pool_t *p, const char *key,
+                                    const char *const *ids, int n, apr_interval_time_t fresh)
+{
+    const char *text = "";
+    int i;
+    if (!env->search_cache || fresh <= 0 || n <= 0) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        text = apr_pstrcat(p, text, i ? "," : "", ids[i], NULL);
+    }
+    env->search_cache->put(env->search_cache, key, text, strlen(text),
+                           apr_time_now() + fresh, p);
 }

@@ -3,6 +3,7 @@
 #include "gateway/idempotency.h"
 #include "account/key_listener.h"
 #include "core/dbpool.h"
+#include "core/json_arena.h"
 #include "core/json_cache.h"
 #include "search_cache.h"
 
@@ -131,6 +132,13 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     trv_srv_conf *main_conf = ap_get_module_config(s->module_config, &travel_module);
 
     apr_atomic_set32(&stopping, 0);
+    /* Here, in the child and before its threads: never in the parent,
+     * whose modules are unloaded on a restart while Jansson would still
+     * point into this one (core/json_arena.h). */
+    if (trv_json_arena_install() != 0) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, TRVLOGNO(3240) "no address space for "
+                     "the request JSON arena: Jansson keeps malloc [request_id -]");
+    }
     trv_rate_child_init(pchild, s);
     trv_search_cache_child_init(pchild, s);
     /* Supplier and payment calls are never aborted when the child stops: a

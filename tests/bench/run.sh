@@ -17,7 +17,8 @@
 #   6. one check cycle of 100,000 price watches on 2,000 hotel-stays:
 #      supplier calls and wall time (watches.sh)
 #   7. hotel search (a page of 20 of 30 hotels), offers of 10 hotels and
-#      flight offers, with CPU per request per process group (search.sh)
+#      flight offers, with CPU per request per process group, beside a Node
+#      gateway doing the same against the same sandbox (search.sh)
 #   7a. searches and price watches against a supplier answering 429 past
 #      10 calls/s, through the supplier call budget: 5xx answered and watch
 #      checks lost, both must be 0 (budget.sh)

@@ -32,6 +32,14 @@
 # `perf record -g` into DIR/KIND.data (read with `perf report -i`).
 # The area is checked first: a search of it must answer exactly 30 hotels
 # (the sandbox's catalogue is deterministic), else the script fails.
+#
+# Then the same three rounds against tests/bench/search-peer, a plain Node
+# gateway (node:cluster, one worker per core, pg) doing the same fan-out to
+# the same sandbox, the same merge and the same id mapping (hotel_map_page)
+# in the same database, its CPU read the same way: the row to beat by 2x in
+# req/s (issue 20). Its answer to each request is checked first as the
+# gateway's is (the same 30 hotels). Skipped, said so, without node or when
+# its npm package cannot be installed.
 set -euo pipefail
 SECS=${1:-8}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,11 +49,13 @@ chmod 755 "$dir"
 stack="$root/scripts/stack.sh"
 
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
-CACHED_PORT=$(free_port)
+CACHED_PORT=$(free_port) PEER_PORT=$(free_port)
 # Throughput is measured, not the rate limiter.
 export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
+peer_pid=""
 cleanup() {
+  if [ -n "$peer_pid" ]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; fi
   "$stack" stop "$dir" >/dev/null 2>&1
   rm -rf "$dir"
 }
@@ -121,15 +131,17 @@ pg_pid=$(head -n 1 "$dir/pg/postmaster.pid")
 
 run() { # name url script
   local out g0 s0 p0 g1 s1 p1 reqs perf=""
-  if [ -n "${PERF_DIR:-}" ]; then
+  if [ -n "${PERF_DIR:-}" ] && [ "$gateway_pid" != "$peer_pid" ]; then
     mkdir -p "$PERF_DIR"
     perf record -F 499 -g -o "$PERF_DIR/${1// /_}.data" \
-      -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" >/dev/null 2>&1 &
+      -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" \
+      >"$PERF_DIR/${1// /_}.log" 2>&1 &
     perf=$!
   fi
   g0=$(tree_ticks "$gateway_pid"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
   out=$(wrk -t2 -c16 -d"${SECS}s" --latency -s "$3" "$2")
-  if [ -n "$perf" ]; then kill -INT "$perf"; wait "$perf" || true; fi
+  # perf may have ended by itself (its log says why): that ends no round.
+  if [ -n "$perf" ]; then kill -INT "$perf" 2>/dev/null || true; wait "$perf" || true; fi
   g1=$(tree_ticks "$gateway_pid"); s1=$(tree_ticks "$sandbox_pid"); p1=$(tree_ticks "$pg_pid")
   reqs=$(awk '/requests in/ {print $1}' <<<"$out")
   awk -v n="$1" -v r="$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
@@ -151,3 +163,37 @@ gateway_pid=$cached_pid
 curl -s -o /dev/null -H "x-api-key: $KEY" -H 'content-type: application/json' \
   "http://127.0.0.1:$CACHED_PORT/v1/hotel/search" -d "{$area,$stay,\"limit\":20}"
 run "search, cached" "http://127.0.0.1:$CACHED_PORT/v1/hotel/search" "$dir/cached.lua"
+
+peer="$root/tests/bench/search-peer"
+echo
+# Installed by make bench (Makefile, SEARCH_PEER); run alone, installed here.
+if ! command -v node >/dev/null || ! { [ -f "$peer/node_modules/pg/package.json" ] \
+     || (cd "$peer" && npm ci --no-audit --no-fund >/dev/null 2>&1); }; then
+  echo "(node or the search peer's npm package is missing: no Node comparison)"
+  exit 0
+fi
+PGHOST="$dir/pgrun" PGPORT=$TRAVEL_PG_PORT PORT=$PEER_PORT WORKERS=$(nproc) \
+  SANDBOX="http://127.0.0.1:$TRAVEL_SANDBOX_PORT" SECRET_FILE="$dir/secret.key" \
+  node "$peer/server.js" &
+peer_pid=$!
+for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PEER_PORT/" && break; sleep 0.1; done
+PEER="http://127.0.0.1:$PEER_PORT/v1"
+n=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$PEER/hotel/search" \
+  -d "{$area,$stay,\"limit\":50}" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | sort)
+if [ "$n" != "$(echo "$ids" | sort)" ]; then
+  echo "search.sh: the Node peer's search of the area answered other hotels than the gateway's" >&2
+  exit 1
+fi
+for check in "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" \
+             "flight/offers|{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"$flight_day\"}],\"passengers\":{\"adults\":1},\"limit\":50}"; do
+  status=$(curl -s -o "$dir/check.json" -w '%{http_code}' -H "x-api-key: $KEY" \
+    -H 'content-type: application/json' "$PEER/${check%%|*}" -d "${check#*|}")
+  [ "$status" = 200 ] || { echo "search.sh: the Node peer's ${check%%|*} answered $status: $(head -c 300 "$dir/check.json")" >&2; exit 1; }
+  echo "Node peer ${check%%|*}: answers $(wc -c <"$dir/check.json") bytes"
+done
+echo "Node peer (tests/bench/search-peer: node:cluster, $(nproc) workers, pg pool of 8 each;"
+echo "same sandbox, same fan-out, merge and hotel_map_page; CPU of the Node processes as gateway)"
+gateway_pid=$peer_pid
+run "hotel search" "$PEER/hotel/search" "$dir/search.lua"
+run "hotel offers" "$PEER/hotel/offers" "$dir/offers.lua"
+run "flight offers" "$PEER/flight/offers" "$dir/flights.lua"

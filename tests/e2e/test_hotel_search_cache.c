@@ -5,7 +5,8 @@
  * was kept, and shows the kept price; offers for the same stay ask the
  * supplier and show a price changed since; any other stay, area, currency,
  * market or party is asked again; an answer is not served past its
- * freshness. */
+ * freshness; a repeated search's page gets its hotel ids from the cache,
+ * not from PostgreSQL. */
 #include "hotel_e2e.h"
 
 #include "core/clock.h"
@@ -27,6 +28,26 @@ static int setup(void **state)
     (void)state;
     key = e2e_new_org_key("hotel-search-cache", NULL);
     pid = e2e_start_instance("searchcache", edits, NULL, url, sizeof(url));
+    return 0;
+}
+
+/* hotel_map_page as migrations made it, while a test has replaced it. */
+static char *map_page_def;
+
+static void map_page_restore(void)
+{
+    if (map_page_def) {
+        e2e_sql_exec(map_page_def, 0, NULL);
+        free(map_page_def);
+        map_page_def = NULL;
+    }
+}
+
+/* Also when the test fails half-way (while the database is still open). */
+static int map_page_teardown(void **state)
+{
+    (void)state;
+    map_page_restore();
     return 0;
 }
 
@@ -224,12 +245,58 @@ static void an_answer_is_not_served_past_its_freshness(void **state)
     free(rid);
 }
 
+/* The page's ids are kept beside the answers: with hotel_map_page made to
+ * fail, the repeated search still answers the same hotels and ids, where a
+ * page not seen before (another limit) reaches PostgreSQL and fails (500). */
+static void a_repeated_search_gets_its_ids_without_postgresql(void **state)
+{
+    char *body = body_of("SUPPLIER_A", 91, 2, "{\"adults\":2}", "EUR", "GB");
+    char *other = body_of("SUPPLIER_A", 91, 2, "{\"adults\":2}", "EUR", "GB");
+    e2e_resp *r1, *r2, *r3;
+    (void)state;
+    r1 = post("hscache-ids-first", "/v1/hotel/search", body);
+    fe_expect(r1, 200, "a first search");
+    assert_true(json_array_size(fe_data(r1)) > 5);
+    assert_null(cached_at(r1));
+
+    map_page_def = e2e_sql_text("SELECT pg_get_functiondef('hotel_map_page(jsonb)'::regprocedure)",
+                                0, NULL);
+    assert_non_null(map_page_def);
+    e2e_sql_exec("CREATE OR REPLACE FUNCTION hotel_map_page(p jsonb) "
+                 "RETURNS TABLE (i integer, id text) LANGUAGE plpgsql AS "
+                 "$$ BEGIN RAISE EXCEPTION 'hotel_map_page off (test_hotel_search_cache)'; END $$",
+                 0, NULL);
+    r2 = post("hscache-ids-again", "/v1/hotel/search", body);
+    fe_expect(r2, 200, "the same search with hotel_map_page failing");
+    assert_non_null(cached_at(r2));
+    assert_true(json_equal(fe_data(r1), fe_data(r2)));
+
+    /* The control: a page not kept yet (5 of the same hotels) maps its ids
+     * in PostgreSQL, which fails now. */
+    strcpy(strstr(other, "\"limit\":10}"), "\"limit\":5}");
+    r3 = post("hscache-ids-other", "/v1/hotel/search", other);
+    assert_int_equal(r3->status, 500);
+    map_page_restore();
+    e2e_free(r3);
+    r3 = post("hscache-ids-other-again", "/v1/hotel/search", other);
+    fe_expect(r3, 200, "the other page with hotel_map_page back");
+    assert_string_equal(fe_s(json_array_get(fe_data(r3), 0), "hotel_id"),
+                        fe_s(json_array_get(fe_data(r1), 0), "hotel_id"));
+    e2e_free(r1);
+    e2e_free(r2);
+    e2e_free(r3);
+    free(body);
+    free(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_repeated_search_is_answered_from_the_cache),
         cmocka_unit_test(another_stay_area_currency_market_or_party_is_asked_again),
         cmocka_unit_test(an_answer_is_not_served_past_its_freshness),
+        cmocka_unit_test_teardown(a_repeated_search_gets_its_ids_without_postgresql,
+                                  map_page_teardown),
     };
     int rc;
     setup(NULL);
