@@ -260,8 +260,12 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
 trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
                                      const apr_table_t *auth, trv_up_result *res,
                                      trv_hotel_err *err);
-/* The same with an Idempotency-Key (calls that change something). */
-trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+/* The same for calls that change something: with the Idempotency-Key when
+ * the protocol row of self (the calling adapter) says its vendor honours
+ * one (TRV_SUP_IDEMPOTENCY_KEY), else without (and then never resent by
+ * the HTTP client). */
+trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                  const char *method, const char *path,
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err);
@@ -269,7 +273,8 @@ trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const 
  * (payment/forward.h): the body leaves the card's fields empty and the
  * provider fills them from instrument_id. A provider that refused the
  * instrument is TRV_UP_REJECTED with err->code payment_instrument_invalid. */
-trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                       const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
                                        const char *instrument_id, trv_up_result *res,

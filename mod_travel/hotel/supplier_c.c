@@ -562,7 +562,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "affiliate_reference_id", rq->client_reference, "hold", 0, "email", pt->email,
         "phone", "country_code", "", "number", pt->phone ? pt->phone : "",
         "rooms", rooms, "payments", "type", "customer_card", "number", ""));
-    st = trv_hotel_call_forwarded(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
+    st = trv_hotel_call_forwarded(ctx, &trv_hotel_supplier_c, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
                                   rq->idempotency_key, rq->payment_instrument_id, &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "duplicate_itinerary") == 0) {

@@ -11,13 +11,16 @@
 const trv_supplier trv_hotel_suppliers[] = {
     /* LiteAPI v3.0 (X-API-Key): charges the partner's account at book, so
      * the service collects from the traveller itself (and may take the
-     * payment SDK); an offer's prebook is booked once. */
+     * payment SDK); an offer's prebook is booked once, and booking it again
+     * answers the same booking, so a keyed book may be resent. */
     {"liteapi", "hotel", &trv_hotel_supplier_a,
-     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99}, {"api_key", NULL, "book_url"}, NULL},
+     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE | TRV_SUP_IDEMPOTENCY_KEY, {250, 10, 99},
+     {"api_key", NULL, "book_url"}, NULL},
     /* Hotelbeds APItude (Api-key + X-Signature): invoices the partner, so
      * the service collects from the traveller (and may take the payment
      * SDK); its cancellation simulation is not the slot's preview
-     * (docs/suppliers.md). */
+     * (docs/suppliers.md). No TRV_SUP_IDEMPOTENCY_KEY: Hotelbeds documents
+     * no Idempotency-Key, and a resent booking would book twice. */
     {"hotelbeds", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* The protocol's former name, still accepted so existing lines keep

@@ -7,6 +7,7 @@ struct trv_pay_forwarder {
     trv_http http;                 /* first: the transport the adapter calls */
     trv_pay_ctx *ctx;
     const char *instrument_id;
+    const char *key;               /* the provider's key's source, or NULL */
     int refused;
     trv_pay_err err;
 };
@@ -15,7 +16,8 @@ static apr_status_t perform(trv_http *h, apr_pool_t *p, const trv_http_req *req,
                             trv_http_resp *resp)
 {
     trv_pay_forwarder *fw = (trv_pay_forwarder *)h;
-    const char *key = req->headers ? apr_table_get(req->headers, "Idempotency-Key") : NULL;
+    const char *key = fw->key ? fw->key
+                      : req->headers ? apr_table_get(req->headers, "Idempotency-Key") : NULL;
     trv_up_status st;
 
     (void)p;
@@ -38,13 +40,15 @@ static apr_status_t perform(trv_http *h, apr_pool_t *p, const trv_http_req *req,
     return APR_EGENERAL;
 }
 
-trv_pay_forwarder *trv_pay_forwarder_make(trv_pay_ctx *ctx, const char *instrument_id)
+trv_pay_forwarder *trv_pay_forwarder_make(trv_pay_ctx *ctx, const char *instrument_id,
+                                          const char *key)
 {
     trv_pay_forwarder *fw = apr_pcalloc(ctx->pool, sizeof(*fw));
     fw->http.perform = perform;
     fw->http.impl = fw;
     fw->ctx = ctx;
     fw->instrument_id = instrument_id;
+    fw->key = key;
     return fw;
 }
 

@@ -27,6 +27,9 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
     const char *dup;
     json_t *out;
 
+    if (b->ignores_idempotency_key) {
+        apr_table_unset(req->headers, "Idempotency-Key");
+    }
     if (!sbx_idem_begin(req, resp, &c, 1710, "booking a hotel")) {
         return;
     }

@@ -674,6 +674,7 @@ static void book(trv_req *req, trv_resp *resp)
     sbx_random_chars(code, 8, "0123456789");
     nb.id = apr_pstrcat(req->pool, "721", code, NULL);
     nb.supplier = C;
+    nb.ignores_idempotency_key = 1; /* Expedia Rapid documents none */
     nb.client_reference = ref;
     nb.trigger = &trig;
     nb.currency = q.currency;
