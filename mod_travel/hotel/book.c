@@ -714,6 +714,7 @@ static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
                                                      run->b->supplier, &row, ctx);
     ctx->org_id = run->b->org_id;
     ctx->booking_id = run->b->id;
+    ctx->contact_email = trv_json_str(run->b->contact, "email");
     return s;
 }
 

@@ -108,8 +108,8 @@ trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
                                        const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
-                                       const char *instrument_id, trv_up_result *res,
-                                       trv_hotel_err *err)
+                                       const char *instrument_id, const char **card_last4,
+                                       trv_up_result *res, trv_hotel_err *err)
 {
     trv_pay_ctx pc;
     trv_pay_forwarder *fw;
@@ -134,6 +134,9 @@ trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
         err->code = "payment_instrument_invalid";
         err->message = perr.message ? perr.message : "the payment provider refused the instrument";
         return res->status = TRV_UP_REJECTED;
+    }
+    if (card_last4) {
+        *card_last4 = trv_pay_forwarder_last4(fw);
     }
     return st;
 }

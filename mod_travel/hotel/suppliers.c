@@ -27,9 +27,17 @@ const trv_supplier trv_hotel_suppliers[] = {
      * working (docs/configuration.md): the same adapter and terms. */
     {"travel-hotel-b", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
-    /* mod_travel's own signed hotel protocol C: merchant of record (charges
-     * the traveller's card itself) and the one that previews a
-     * cancellation's fee. */
+    /* Expedia Group Rapid API v3 (Authorization: EAN, signed): Expedia is
+     * the merchant of record (charges the traveller's card, forwarded by the
+     * payment provider) and the itinerary's rooms state their refund if
+     * cancelled now (the preview). No TRV_SUP_IDEMPOTENCY_KEY: Rapid
+     * documents none (its guard is the unique affiliate_reference_id). */
+    {"expedia-rapid", "hotel", &trv_hotel_supplier_c,
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     {"api_key", "api_secret", NULL}, NULL},
+    /* The former name of SUPPLIER_C's protocol, still accepted so existing
+     * lines keep working (docs/configuration.md): the same adapter and
+     * terms. */
     {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
      TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},

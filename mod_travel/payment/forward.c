@@ -8,6 +8,7 @@ struct trv_pay_forwarder {
     trv_pay_ctx *ctx;
     const char *instrument_id;
     const char *key;               /* the provider's key's source, or NULL */
+    const char *last4;             /* of the card last forwarded, or NULL */
     int refused;
     trv_pay_err err;
 };
@@ -27,7 +28,7 @@ static apr_status_t perform(trv_http *h, apr_pool_t *p, const trv_http_req *req,
      * Stripe asks: one outbound request per forwarding key. */
     st = trv_payment_adapter.forward(fw->ctx, fw->instrument_id, req,
                                      key ? apr_pstrcat(fw->ctx->pool, "fwd-", key, NULL) : NULL,
-                                     resp, &fw->err);
+                                     resp, &fw->last4, &fw->err);
     if (st == TRV_UP_OK) {
         return APR_SUCCESS;
     }
@@ -55,6 +56,11 @@ trv_pay_forwarder *trv_pay_forwarder_make(trv_pay_ctx *ctx, const char *instrume
 trv_http *trv_pay_forwarder_http(trv_pay_forwarder *fw)
 {
     return &fw->http;
+}
+
+const char *trv_pay_forwarder_last4(const trv_pay_forwarder *fw)
+{
+    return fw->last4;
 }
 
 int trv_pay_forwarder_refused(const trv_pay_forwarder *fw, trv_pay_err *err)

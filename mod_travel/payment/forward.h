@@ -23,6 +23,10 @@ trv_pay_forwarder *trv_pay_forwarder_make(trv_pay_ctx *ctx, const char *instrume
 
 trv_http *trv_pay_forwarder_http(trv_pay_forwarder *fw);
 
+/* After a call that reached the supplier: the last 4 digits of the card
+ * the provider forwarded (from its record of the request), or NULL. */
+const char *trv_pay_forwarder_last4(const trv_pay_forwarder *fw);
+
 /* After a call: 1 when the provider itself refused to forward (then *err
  * says why: resource_missing for an instrument it does not hold), 0 when
  * the request reached the supplier or could not be sent at all. */
