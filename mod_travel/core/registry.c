@@ -40,6 +40,17 @@ const trv_supplier *trv_supplier_primary(const trv_supplier *rows, const trv_sup
     return row;
 }
 
+const char *trv_supplier_idempotency_key(const trv_supplier *rows, const void *adapter,
+                                         const char *key)
+{
+    for (; rows && rows->name; rows++) {
+        if (rows->adapter == adapter) {
+            return rows->caps & TRV_SUP_IDEMPOTENCY_KEY ? key : NULL;
+        }
+    }
+    return NULL;
+}
+
 const trv_supplier *trv_protocol_lookup(const struct trv_domain *const *domains,
                                         const char *protocol)
 {

@@ -43,6 +43,12 @@ struct trv_domain;
 /* The supplier can tell a cancellation's fee and refund before the
  * cancellation is made. */
 #define TRV_SUP_CANCEL_PREVIEW     0x08u
+/* The vendor honours an Idempotency-Key header (documents that a repeat
+ * of a keyed request answers the first outcome and acts once). Only then
+ * does the adapter send one, and only a keyed request may be resent by
+ * the HTTP client on a connection that closed without an answer
+ * (core/http.h): a vendor that ignores the header would act twice. */
+#define TRV_SUP_IDEMPOTENCY_KEY    0x10u
 
 /* What a supplier accepts in one request; 0 when it sets no limit of its own
  * beyond the API's. */
@@ -89,6 +95,12 @@ const trv_supplier *trv_supplier_find(const trv_supplier *rows, const char *name
  * itself unless row is an alias (a protocol's former name, such as
  * travel-hotel-b for hotelbeds). */
 const trv_supplier *trv_supplier_primary(const trv_supplier *rows, const trv_supplier *row);
+
+/* key when the protocol row of adapter (its primary row in a protocol
+ * table) has TRV_SUP_IDEMPOTENCY_KEY, else NULL: what an adapter sends as
+ * Idempotency-Key. Adapters ask this instead of deciding at each call. */
+const char *trv_supplier_idempotency_key(const trv_supplier *rows, const void *adapter,
+                                         const char *key);
 
 /* The protocol row named protocol, looked up in every domain of a list (as
  * trv_registry_build takes it; its row's domain says whose it is), or NULL

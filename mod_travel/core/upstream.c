@@ -189,6 +189,12 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
         res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
                                                   : trv_json_str(e, "title");
     }
+    else if (json_is_object(res->body) && json_is_string(json_object_get(res->body, "type"))
+             && res->status != TRV_UP_OK) {
+        /* Expedia Rapid's {type, message, fields}: the type says why. */
+        res->code = trv_json_str(res->body, "type");
+        res->message = trv_json_str(res->body, "message");
+    }
     if (!res->message && res->status != TRV_UP_OK) {
         res->message = apr_psprintf(p, "%s %s answered %d", method, hr.url, hs.status);
     }

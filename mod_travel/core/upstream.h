@@ -36,8 +36,9 @@ typedef struct trv_up_result {
 
 /* method + base_url + path; body (may be NULL) is sent as JSON. Returns the
  * classification also stored in res->status. Error bodies of the form
- * {"error": {"code", "message"}} or {"errors": [{"code", "message"}]}
- * (Duffel's) fill res->code and res->message. */
+ * {"error": {"code", "message"}}, {"errors": [{"code", "message"}]}
+ * (Duffel's) or {"type", "message"} (Expedia Rapid's, on an error status)
+ * fill res->code and res->message. */
 trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                                 const char *method, const char *path,
                                 const json_t *body, const char *request_id,

@@ -387,6 +387,7 @@ static const trv_hotel_supplier *adapter(trv_lifecycle_book_run *run, trv_hotel_
                                                      B(run)->supplier, &row, ctx);
     ctx->org_id = B(run)->org_id;
     ctx->booking_id = B(run)->id;
+    ctx->contact_email = trv_json_str(B(run)->contact, "email");
     return s;
 }
 

@@ -31,6 +31,9 @@ typedef struct trv_hotel_ctx {
     /* Set for the calls of a booking's lifecycle: each is recorded
      * (core/call_log.h). */
     const char *org_id, *booking_id;
+    /* The booking's contact email, when the call is for a booking: Rapid
+     * finds an itinerary by reference only together with it. */
+    const char *contact_email;
 } trv_hotel_ctx;
 
 typedef struct trv_hotel_err {
@@ -260,20 +263,27 @@ trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char 
 trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
                                      const apr_table_t *auth, trv_up_result *res,
                                      trv_hotel_err *err);
-/* The same with an Idempotency-Key (calls that change something). */
-trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+/* The same for calls that change something: with the Idempotency-Key when
+ * the protocol row of self (the calling adapter) says its vendor honours
+ * one (TRV_SUP_IDEMPOTENCY_KEY), else without (and then never resent by
+ * the HTTP client). */
+trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                  const char *method, const char *path,
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err);
 /* The same sent through the payment provider's vault and forward
  * (payment/forward.h): the body leaves the card's fields empty and the
  * provider fills them from instrument_id. A provider that refused the
- * instrument is TRV_UP_REJECTED with err->code payment_instrument_invalid. */
-trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+ * instrument is TRV_UP_REJECTED with err->code payment_instrument_invalid.
+ * *card_last4 (may be NULL): the forwarded card's last 4 digits as the
+ * provider records them, or NULL. */
+trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                       const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
-                                       const char *instrument_id, trv_up_result *res,
-                                       trv_hotel_err *err);
+                                       const char *instrument_id, const char **card_last4,
+                                       trv_up_result *res, trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
 /* A number as JSON text for a query string ("51.5074"). */

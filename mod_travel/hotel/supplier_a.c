@@ -429,7 +429,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "holder", "firstName", pt->first_name, "lastName", pt->last_name, "email", pt->email,
         "phone", pt->phone, "guests", guests, "payment", "method", "ACC_CREDIT_CARD",
         "clientReference", rq->client_reference));
-    st = trv_hotel_call_idem(book_host(ctx), "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
+    st = trv_hotel_call_idem(book_host(ctx), &trv_hotel_supplier_a, "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
                              &res, err);
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "booking_failed") == 0) {
         err->code = "book_failed";

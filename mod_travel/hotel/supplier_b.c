@@ -624,9 +624,10 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                                               "name", pt->first_name, "surname", pt->last_name,
                                               "rooms", "rateKey", rq->prebook_id, "paxes", paxes,
                                               "clientReference", rq->client_reference));
-    /* (Idempotency-Key: honoured by the sandbox; Hotelbeds documents none,
-     * its guard is the clientReference.) */
-    st = hb(trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
+    /* Hotelbeds documents no Idempotency-Key: its row says so, and the
+     * booking goes out unkeyed, never resent by the HTTP client; a lost
+     * answer is found by its clientReference. */
+    st = hb(trv_hotel_call_idem(ctx, &trv_hotel_supplier_b, "POST", BOOKING "/bookings", auth(ctx), body,
                                 rq->idempotency_key, &res, err), &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "DUPLICATE_CLIENT_REFERENCE") == 0) {

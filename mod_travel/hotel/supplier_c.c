@@ -1,11 +1,22 @@
-/* SUPPLIER_C's hotel adapter: a client of an Expedia Rapid-style API
- * (Authorization: EAN APIKey=..,Signature=<SHA-512 hex of key + secret +
- * timestamp>,timestamp=..; bare JSON; money as {value (decimal string),
- * currency}). Its content carries no shared code: mapping joins its
- * properties to the others' hotels by name, postal code and distance.
- * Search: the content of a city or around a point (up to 250 properties,
- * one page), then availability for those properties; a rate's price per
- * room is its occupancy's totals.inclusive. */
+/* Hotel adapter of Expedia Group's Rapid API v3 (protocol expedia-rapid,
+ * formerly travel-hotel-c): docs/suppliers.md, "Hotel SUPPLIER_C".
+ *
+ * Every call: Authorization: EAN APIKey=..,Signature=<SHA-512 hex of key +
+ * secret + Unix seconds>,timestamp=..; Customer-Ip, Customer-Session-Id,
+ * Accept-Encoding: gzip. Paths are /v3/... under the line's base URL (the
+ * host, https://api.ean.com); Rapid's links (price_check, book, retrieve,
+ * cancel) are followed as given. Money: {value (decimal string), currency},
+ * read into minor units exactly.
+ *
+ * Search: a city is a region (GET /v3/regions, type city, with its
+ * property_ids), a point a polygon (POST /v3/properties/geography); then
+ * the properties' content (GET /v3/properties/content) and availability
+ * (GET /v3/properties/availability). Book: POST the price check's book
+ * link with a customer_card payment, through the payment provider's vault
+ * and forward. The booking id kept is the itinerary's retrieve link
+ * ("<itinerary_id>?token=..."): retrieve, cancellation preview (each
+ * room's rate.cancel_refund) and cancel (each room's links.cancel) follow
+ * it. */
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/crypt.h"
@@ -16,17 +27,28 @@
 #include <apr_strings.h>
 #include <apr_time.h>
 #include <apr_uri.h>
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_PROPERTIES 250
 /* Rates asked per property in a search, of which the cheapest is kept:
  * the API answers its cheapest rate plans first, and every rate of a
  * property for two rooms is about 25 kB of JSON. */
 #define SEARCH_RATE_PLANS 3
+/* What every shopping call states (Rapid requires them): the answer's
+ * language, the supply, the sales channel and environment. */
+#define LANGUAGE "en-US"
+#define SUPPLY "supply_source=expedia"
+#define SALES "sales_channel=website&sales_environment=hotel_only"
+/* Rapid requires the traveller's IP on booking calls; the gateway's API
+ * does not carry it (docs/suppliers.md): this documented stand-in. */
+#define CUSTOMER_IP "127.0.0.1"
+#define ITINERARIES "/v3/itineraries/"
 
 static apr_table_t *auth(trv_hotel_ctx *ctx)
 {
-    apr_table_t *h = apr_table_make(ctx->pool, 1);
+    apr_table_t *h = apr_table_make(ctx->pool, 4);
     const char *key = ctx->up->api_key ? ctx->up->api_key : "";
     const char *secret = ctx->up->api_secret ? ctx->up->api_secret : "";
     const char *ts = apr_psprintf(ctx->pool, "%" APR_TIME_T_FMT, apr_time_sec(apr_time_now()));
@@ -36,6 +58,12 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
                                                   apr_pstrcat(ctx->pool, key, secret, ts, NULL),
                                                   512),
                                 ts));
+    /* One session per booking (its calls from search on are not linked
+     * by the gateway), else per request. */
+    apr_table_setn(h, "Customer-Session-Id", ctx->booking_id ? ctx->booking_id
+                                             : ctx->request_id ? ctx->request_id : "none");
+    apr_table_setn(h, "Customer-Ip", CUSTOMER_IP);
+    apr_table_setn(h, "Accept-Encoding", "gzip");
     return h;
 }
 
@@ -75,15 +103,39 @@ static int rate_total(apr_pool_t *p, const json_t *rate, const trv_hotel_stay *s
     return 0;
 }
 
+/* GET /v3/properties/availability for the stay: what Rapid requires
+ * (checkin, checkout, currency, country_code of the point of sale,
+ * language, occupancy per room, rate_plan_count, sales_channel,
+ * sales_environment) and the properties. */
+static const char *avail_path(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, int rate_plans,
+                              const char *const *sids, int n)
+{
+    const char *pos = stay->residence ? stay->residence
+                      : stay->nationality ? stay->nationality : "US";
+    const char *path = apr_psprintf(ctx->pool,
+                                    "/v3/properties/availability?checkin=%s&checkout=%s"
+                                    "&currency=%s&country_code=%s&language=" LANGUAGE
+                                    "&rate_plan_count=%d&" SALES,
+                                    stay->check_in, stay->check_out, stay->currency,
+                                    trv_url_escape(ctx->pool, pos), rate_plans);
+    int k;
+    for (k = 0; k < stay->n_rooms; k++) {
+        path = apr_pstrcat(ctx->pool, path, "&occupancy=",
+                           trv_url_escape(ctx->pool, occupancy(ctx->pool, &stay->rooms[k])), NULL);
+    }
+    for (k = 0; k < n; k++) {
+        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, sids[k]),
+                           NULL);
+    }
+    return path;
+}
+
 static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                            apr_array_header_t *found, trv_hotel_err *err)
 {
     apr_hash_t *by_id = apr_hash_make(ctx->pool);
-    const char *path = apr_psprintf(ctx->pool,
-                                    "/properties/availability?checkin=%s&checkout=%s&currency=%s"
-                                    "&rate_plan_count=%d",
-                                    stay->check_in, stay->check_out, stay->currency,
-                                    SEARCH_RATE_PLANS);
+    const char **sids;
+    const char *path;
     trv_up_result res;
     trv_up_status st;
     json_t *h;
@@ -92,16 +144,13 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     if (!found->nelts) {
         return TRV_UP_OK;
     }
-    for (k = 0; k < stay->n_rooms; k++) {
-        path = apr_pstrcat(ctx->pool, path, "&occupancy=",
-                           trv_url_escape(ctx->pool, occupancy(ctx->pool, &stay->rooms[k])), NULL);
-    }
+    sids = apr_palloc(ctx->pool, sizeof(char *) * (apr_size_t)found->nelts);
     for (k = 0; k < found->nelts; k++) {
         trv_hotel_found *f = &APR_ARRAY_IDX(found, k, trv_hotel_found);
-        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, f->sid),
-                           NULL);
+        sids[k] = f->sid;
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
+    path = avail_path(ctx, stay, SEARCH_RATE_PLANS, sids, found->nelts);
     st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -133,26 +182,91 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     return TRV_UP_OK;
 }
 
+/* A polygon of 24 points on the circle (GeoJSON: [longitude, latitude],
+ * the first point repeated last): what Rapid's geography search takes. */
+static json_t *circle(double lat, double lon, int radius_m)
+{
+    json_t *ring = json_array();
+    double dlat = radius_m / 111320.0, dlon = dlat / cos(lat * M_PI / 180.0);
+    int i;
+    for (i = 0; i <= 24; i++) {
+        double a = (i % 24) * 2.0 * M_PI / 24.0;
+        json_array_append_new(ring, json_pack("[f,f]", lon + dlon * cos(a),
+                                              lat + dlat * sin(a)));
+    }
+    return json_pack("{s:s,s:[o]}", "type", "Polygon", "coordinates", ring);
+}
+
+/* The property ids of the area: a city is the region of type city of that
+ * name in its country (GET /v3/regions with property_ids); a point is a
+ * polygon around it (POST /v3/properties/geography). */
+static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
+                              apr_array_header_t *ids, trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st;
+    const char *pid;
+    const json_t *r, *v;
+    size_t i, k;
+    if (area->by_point) {
+        json_t *body = trv_json_bind(ctx->pool, circle(area->latitude, area->longitude,
+                                                       area->radius_m));
+        st = trv_hotel_call(ctx, "POST", "/v3/properties/geography?include=property_ids&" SUPPLY,
+                            auth(ctx), body, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        if (!json_is_object(res.body)) {
+            return trv_hotel_bad(ctx, err, "a map of properties");
+        }
+        json_object_foreach(res.body, pid, v) {
+            APR_ARRAY_PUSH(ids, const char *) = pid;
+        }
+        return TRV_UP_OK;
+    }
+    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+                                "/v3/regions?include=details&include=property_ids&language="
+                                LANGUAGE "&country_code=%s&type=city&" SUPPLY,
+                                trv_url_escape(ctx->pool, area->country_code)),
+                                auth(ctx), &res, err);
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if (!json_is_array(res.body)) {
+        return trv_hotel_bad(ctx, err, "a list of regions");
+    }
+    json_array_foreach(res.body, i, r) {
+        if (trv_json_str(r, "name") && strcasecmp(trv_json_str(r, "name"), area->city) == 0) {
+            json_array_foreach(json_object_get(r, "property_ids"), k, v) {
+                if (json_is_string(v)) {
+                    APR_ARRAY_PUSH(ids, const char *) = json_string_value(v);
+                }
+            }
+            break;
+        }
+    }
+    return TRV_UP_OK;
+}
+
 static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
                             const trv_hotel_stay *stay, apr_array_header_t **found,
                             trv_hotel_err *err)
 {
-    const char *path;
+    apr_array_header_t *ids = apr_array_make(ctx->pool, 64, sizeof(const char *));
+    const char *path = "/v3/properties/content?language=" LANGUAGE "&" SUPPLY;
     trv_up_result res;
     trv_up_status st;
     const char *pid;
     json_t *p;
-    if (area->by_point) {
-        path = apr_psprintf(ctx->pool, "/properties/content?latitude=%s&longitude=%s"
-                            "&radius_km=%.3f&limit=%d",
-                            trv_hotel_num(ctx->pool, area->latitude),
-                            trv_hotel_num(ctx->pool, area->longitude), area->radius_m / 1000.0,
-                            MAX_PROPERTIES);
+    int k;
+    *found = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_found));
+    if ((st = area_ids(ctx, area, ids, err)) != TRV_UP_OK || ids->nelts == 0) {
+        return st;
     }
-    else {
-        path = apr_psprintf(ctx->pool, "/properties/content?country_code=%s&city=%s&limit=%d",
-                            trv_url_escape(ctx->pool, area->country_code),
-                            trv_url_escape(ctx->pool, area->city), MAX_PROPERTIES);
+    /* The content of up to 250 properties: one call. */
+    for (k = 0; k < ids->nelts && k < MAX_PROPERTIES; k++) {
+        path = apr_pstrcat(ctx->pool, path, "&property_id=",
+                           trv_url_escape(ctx->pool, APR_ARRAY_IDX(ids, k, const char *)), NULL);
     }
     st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
@@ -161,8 +275,6 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     if (!json_is_object(res.body)) {
         return trv_hotel_bad(ctx, err, "properties");
     }
-    *found = apr_array_make(ctx->pool, (int)json_object_size(res.body) + 1,
-                            sizeof(trv_hotel_found));
     json_object_foreach(res.body, pid, p) {
         trv_hotel_found *f = apr_array_push(*found);
         json_t *addr = json_object_get(p, "address");
@@ -189,13 +301,32 @@ static const json_t *request_currency(const json_t *pricing, const char *what)
                            "request_currency");
 }
 
+/* The board of a rate from its amenities (Rapid names meals there). */
+static const char *rate_board(const json_t *rate)
+{
+    static const char *const words[][2] = {{"all inclusive", "AI"}, {"half board", "HB"},
+                                           {"full board", "FB"}, {"breakfast", "BB"}};
+    const char *k, *name;
+    const json_t *a;
+    size_t i;
+    json_object_foreach(json_object_get(rate, "amenities"), k, a) {
+        name = trv_json_str(a, "name");
+        for (i = 0; name && i < sizeof(words) / sizeof(words[0]); i++) {
+            if (strcasestr(name, words[i][0])) {
+                return words[i][1];
+            }
+        }
+    }
+    return "RO";
+}
+
 /* One rate of a room: its reference is the price-check link (what Rapid
  * books through); each room is priced by its occupancy's pricing. */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
                     const json_t *room, const json_t *rate, apr_time_t now,
                     trv_hotel_offer *out)
 {
-    const char *cur = stay->currency, *rid = trv_json_str(rate, "id"), *board, *bk;
+    const char *cur = stay->currency, *board, *bk;
     const char *promo_name = trv_json_str(json_object_get(json_object_get(rate, "promotions"),
                                                           "deal"), "description");
     const json_t *bg, *e;
@@ -205,12 +336,18 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     memset(out, 0, sizeof(*out));
     out->sid = sid;
     out->expires_at = now + TRV_HOTEL_OFFER_TTL;
+    board = rate_board(rate);
     json_object_foreach(json_object_get(rate, "bed_groups"), bk, bg) {
-        out->ref = trv_json_str(json_object_get(json_object_get(bg, "links"), "price_check"),
-                                "href");
+        const char *href = trv_json_str(json_object_get(json_object_get(bg, "links"),
+                                                        "price_check"), "href");
+        /* Rapid's price check states neither: they travel with the link
+         * (after '#', never sent) to prebook. */
+        out->ref = href ? apr_psprintf(ctx->pool, "%s#%s,%s", href, board,
+                                       json_is_true(json_object_get(rate, "refundable"))
+                                           ? "RFN" : "NRF")
+                        : NULL;
         break;
     }
-    board = rid && strchr(rid, '-') ? strchr(rid, '-') + 1 : "RO";
     policy = json_pack("{s:b,s:[]}", "refundable",
                        json_is_true(json_object_get(rate, "refundable")), "penalties");
     trv_json_bind(ctx->pool, rooms);
@@ -270,25 +407,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **out, trv_hotel_err *err)
 {
-    const char *path = apr_psprintf(ctx->pool,
-                                    "/properties/availability?checkin=%s&checkout=%s&currency=%s"
-                                    "&rate_plan_count=%d",
-                                    stay->check_in, stay->check_out, stay->currency,
-                                    max_per_hotel);
+    const char *path = avail_path(ctx, stay, max_per_hotel, sids, n);
     trv_up_result res;
     trv_up_status st;
     apr_time_t now = apr_time_now();
     json_t *h, *room, *rate;
     size_t i, k, j;
-    int q;
-    for (q = 0; q < stay->n_rooms; q++) {
-        path = apr_pstrcat(ctx->pool, path, "&occupancy=",
-                           trv_url_escape(ctx->pool, occupancy(ctx->pool, &stay->rooms[q])), NULL);
-    }
-    for (q = 0; q < n; q++) {
-        path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, sids[q]),
-                           NULL);
-    }
     st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -367,19 +491,26 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
                      "cancellation_policy", policy);
 }
 
-/* The price check: the rate at today's price and the link that books it. */
+/* The price check: the rate at today's price and the link that books it.
+ * ref is the price check link with the offer's board and refundability
+ * after '#'. */
 static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
                              const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
 {
     trv_up_result res;
     trv_up_status st;
-    const char *status, *book, *rate_id, *board, *q;
+    const char *status, *book, *board = "RO", *frag = strchr(ref, '#'), *link = ref;
     const json_t *pricing;
     json_t *rooms, *policy;
-    int i, refundable;
+    int i, refundable = 1;
     (void)sid;
     memset(out, 0, sizeof(*out));
-    st = trv_hotel_call(ctx, "GET", link_path(ctx, ref), auth(ctx), NULL, &res, err);
+    if (frag) {
+        link = apr_pstrndup(ctx->pool, ref, (apr_size_t)(frag - ref));
+        board = apr_pstrndup(ctx->pool, frag + 1, strcspn(frag + 1, ","));
+        refundable = strstr(frag, ",NRF") == NULL;
+    }
+    st = trv_hotel_call(ctx, "GET", link_path(ctx, link), auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -391,12 +522,6 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     }
     book = trv_json_str(json_object_get(json_object_get(res.body, "links"), "book"), "href");
     pricing = json_object_get(res.body, "occupancy_pricing");
-    /* The rate's id (RFN-BB, NRF-RO) is the link's last path segment. */
-    q = strchr(ref, '?');
-    rate_id = apr_pstrndup(ctx->pool, ref, q ? (apr_size_t)(q - ref) : strlen(ref));
-    rate_id = strrchr(rate_id, '/') ? strrchr(rate_id, '/') + 1 : rate_id;
-    board = strchr(rate_id, '-') ? strchr(rate_id, '-') + 1 : "RO";
-    refundable = strncmp(rate_id, "NRF", 3) != 0;
     if (!status || !book || rate_total(ctx->pool, res.body, stay, &out->total_minor) != 0) {
         return trv_hotel_bad(ctx, err, "a price check's status, link and prices");
     }
@@ -420,23 +545,45 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     return TRV_UP_OK;
 }
 
-/* An itinerary: pending while any room is, canceled when every room is. */
-static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_booked *out,
-                               trv_hotel_err *err)
+/* Rapid money {value, currency} (a cancel_refund says amount): minor
+ * units in *minor; currency set from the first amount read and then
+ * required to match. */
+static int rapid_money(const json_t *m, const char *value, const char **currency,
+                       apr_int64_t *minor)
 {
-    const json_t *r, *pay = json_array_get(json_object_get(it, "payments"), 0);
-    const json_t *total = json_object_get(json_object_get(it, "totals"), "inclusive");
-    const char *cur;
+    const char *cur = trv_json_str(m, "currency");
+    if (!cur || (*currency && strcmp(*currency, cur) != 0)) {
+        return -1;
+    }
+    *currency = cur;
+    return trv_money_minor_of(json_object_get(m, value), cur, minor);
+}
+
+/* A room's price: its rate's pricing.totals.inclusive in the request
+ * currency. */
+static int room_total(const json_t *room, const char **cur, apr_int64_t *minor)
+{
+    return rapid_money(request_currency(json_object_get(json_object_get(room, "rate"),
+                                                        "pricing"), "inclusive"),
+                       "value", cur, minor);
+}
+
+/* An itinerary: pending while any room is, canceled when every room is;
+ * its total the sum of its rooms' (Rapid states no itinerary total). */
+static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, const char *booking_id,
+                               trv_hotel_booked *out, trv_hotel_err *err)
+{
+    const json_t *r;
+    const char *cur = NULL;
     size_t i;
     int pending = 0, canceled = 0, n = 0;
     memset(out, 0, sizeof(*out));
-    total = json_object_get(total, "request_currency");
-    cur = trv_json_str(total, "currency");
-    out->booking_id = trv_json_str(it, "itinerary_id");
-    out->client_reference = trv_json_str(it, "affiliate_reference_id");
-    if (!out->booking_id || !cur
-        || trv_money_minor_of(json_object_get(total, "value"), cur, &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "an itinerary's id and total");
+    out->booking_id = booking_id;
+    /* Rapid keeps 28 characters of reference: the gateway's whole client
+     * reference travels in affiliate_metadata. */
+    out->client_reference = trv_json_str(it, "affiliate_metadata");
+    if (!trv_json_str(it, "itinerary_id")) {
+        return trv_hotel_bad(ctx, err, "an itinerary id");
     }
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(it, "rooms"), i, r) {
@@ -445,8 +592,14 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
         json_t *pr = json_pack("{s:O?,s:O?}", "totals",
                                json_object_get(json_object_get(rate, "pricing"), "totals"),
                                "cancel_penalties", json_object_get(rate, "cancel_penalties"));
-        json_t *room = room_of(ctx, pr, cur, json_is_true(json_object_get(rate, "refundable")),
-                               "RO", (int)i, NULL);
+        json_t *room;
+        apr_int64_t m;
+        if (room_total(r, &cur, &m) != 0 || trv_hotel_sum(&out->total_minor, m) != 0) {
+            json_decref(pr);
+            return trv_hotel_bad(ctx, err, "a room's total in the request currency");
+        }
+        room = room_of(ctx, pr, cur, json_is_true(json_object_get(rate, "refundable")), "RO",
+                       (int)i, NULL);
         json_decref(pr);
         if (!room) {
             return trv_hotel_bad(ctx, err, "a room's pricing and policy");
@@ -480,18 +633,47 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
     out->status = pending ? "PENDING" : canceled == n ? "CANCELED" : "CONFIRMED";
     out->cancellation_policy = trv_json_bind(ctx->pool,
                                              trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
-    if (pay) {
-        apr_int64_t m;
-        /* Merchant of record: what it charged the traveller's card. */
-        out->payment = trv_json_bind(ctx->pool, json_pack(
-            "{s:s,s:o,s:s?}", "collected_by", trv_json_str(pay, "collected_by")
-                                                  ? trv_json_str(pay, "collected_by")
-                                                  : ctx->up->name,
-            "amount", trv_money_minor_of(json_object_get(pay, "amount"), cur, &m) == 0
-                          ? trv_hotel_money(m, cur) : trv_hotel_money(out->total_minor, cur),
-            "last4", trv_json_str(pay, "last4")));
-    }
+    /* Merchant of record: Expedia charged the traveller's card the total
+     * (Rapid's itinerary names no card). */
+    out->payment = trv_json_bind(ctx->pool, json_pack(
+        "{s:s,s:o}", "collected_by", ctx->up->name, "amount",
+        trv_hotel_money(out->total_minor, cur)));
     return TRV_UP_OK;
+}
+
+/* The booking id kept for an itinerary: its retrieve link after
+ * /v3/itineraries/ ("<itinerary_id>?token=..."), else its id. */
+static const char *booking_id_of(trv_hotel_ctx *ctx, const char *itinerary_id,
+                                 const char *retrieve_href)
+{
+    const char *at = retrieve_href ? strstr(retrieve_href, ITINERARIES) : NULL;
+    return at ? apr_pstrdup(ctx->pool, at + strlen(ITINERARIES)) : itinerary_id;
+}
+
+/* GET the itinerary the booking id names: its retrieve link, or (an id
+ * alone, not one this adapter kept) the id with the booking's email. */
+static trv_up_status read_itinerary(trv_hotel_ctx *ctx, const char *booking_id,
+                                    trv_up_result *res, trv_hotel_err *err)
+{
+    const char *path = strchr(booking_id, '?') || !ctx->contact_email
+        ? apr_pstrcat(ctx->pool, ITINERARIES, booking_id, NULL)
+        : apr_pstrcat(ctx->pool, ITINERARIES, trv_url_escape(ctx->pool, booking_id), "?email=",
+                      trv_url_escape(ctx->pool, ctx->contact_email), NULL);
+    trv_up_status st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, res, err);
+    if (st == TRV_UP_OK && !json_is_object(res->body)) {
+        return trv_hotel_bad(ctx, err, "an itinerary");
+    }
+    return st;
+}
+
+/* Rapid finds an itinerary by reference only with the traveller's email:
+ * the booking's contact, which the gateway puts in ctx. */
+static const char *affiliate_ref(trv_hotel_ctx *ctx, const char *client_reference)
+{
+    /* 3 to 28 characters, unique per booking: the booking id (the client
+     * reference's part before '/'), cut to 28. */
+    size_t n = strcspn(client_reference, "/");
+    return apr_pstrndup(ctx->pool, client_reference, n < 28 ? n : 28);
 }
 
 static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
@@ -500,10 +682,20 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
 {
     trv_up_result res;
     trv_up_status st;
+    const json_t *it;
     if (!booking_id) {
+        if (!ctx->contact_email) {
+            err->code = "not_found";
+            err->message = "Rapid finds an itinerary by reference only with its email";
+            return TRV_UP_NOT_FOUND;
+        }
         st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
-                                                     "/itineraries?affiliate_reference_id=%s",
-                                                     trv_url_escape(ctx->pool, client_reference)),
+                                                     "/v3/itineraries?affiliate_reference_id=%s"
+                                                     "&email=%s",
+                                                     trv_url_escape(ctx->pool,
+                                                                    affiliate_ref(ctx,
+                                                                                  client_reference)),
+                                                     trv_url_escape(ctx->pool, ctx->contact_email)),
                             auth(ctx), NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;
@@ -516,21 +708,23 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             err->message = "no itinerary under this affiliate reference";
             return TRV_UP_NOT_FOUND;
         }
-        return booked_of(ctx, json_array_get(res.body, 0), out, err);
+        it = json_array_get(res.body, 0);
+        return booked_of(ctx, it, booking_id_of(ctx, trv_json_str(it, "itinerary_id"),
+                                                trv_json_str(json_object_get(
+                                                    json_object_get(it, "links"), "retrieve"),
+                                                    "href")),
+                         out, err);
     }
-    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/itineraries/%s",
-                                                 trv_url_escape(ctx->pool, booking_id)),
-                        auth(ctx), NULL, &res, err);
-    if (st != TRV_UP_OK) {
+    if ((st = read_itinerary(ctx, booking_id, &res, err)) != TRV_UP_OK) {
         return st;
     }
-    return booked_of(ctx, res.body, out, err);
+    return booked_of(ctx, res.body, booking_id, out, err);
 }
 
-/* Rapid books the checked price through its book link; Expedia, the
- * merchant of record, charges the traveller's card. The request goes
- * through the payment provider's vault and forward with the card number
- * left empty: the provider fills it from the saved instrument. */
+/* The book link of the price check, paid by the traveller's card: Expedia,
+ * the merchant of record, charges it. The request goes through the
+ * payment provider's vault and forward with the number left empty: the
+ * provider fills it from the saved instrument. */
 static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
@@ -538,11 +732,13 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
     json_t *rooms = json_array(), *body;
     trv_up_result res;
     trv_up_status st;
+    const char *id, *phone = pt->phone ? pt->phone : "", *last4 = NULL;
     int i;
     if (!rq->payment_instrument_id) {
         err->code = "payment_instrument_invalid";
         err->message = "the supplier charges the traveller's card: a saved instrument is "
                        "required";
+        json_decref(rooms);
         return TRV_UP_REJECTED;
     }
     for (i = 0; i < pt->n_rooms; i++) {
@@ -557,132 +753,191 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         json_array_append_new(rooms, json_pack("{s:s,s:s,s:b}", "given_name", g->first_name,
                                                "family_name", g->last_name, "smoking", 0));
     }
+    /* E.164 "+44 20..." or "+4420...": Rapid wants the country code apart;
+     * the digits after '+' go in number whole when they cannot be split. */
+    phone += *phone == '+';
     body = trv_json_bind(ctx->pool, json_pack(
-        "{s:s,s:b,s:s,s:{s:s,s:s},s:o,s:[{s:s,s:s}]}",
-        "affiliate_reference_id", rq->client_reference, "hold", 0, "email", pt->email,
-        "phone", "country_code", "", "number", pt->phone ? pt->phone : "",
-        "rooms", rooms, "payments", "type", "customer_card", "number", ""));
-    st = trv_hotel_call_forwarded(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
-                                  rq->idempotency_key, rq->payment_instrument_id, &res, err);
+        "{s:s,s:s,s:b,s:s,s:{s:s#,s:s},s:o,s:[{s:s,s:s,s:{s:s,s:s,s:{s:s}}}]}",
+        "affiliate_reference_id", affiliate_ref(ctx, rq->client_reference),
+        "affiliate_metadata", rq->client_reference, "hold", 0, "email", pt->email,
+        "phone", "country_code", phone, strlen(phone) > 2 ? 2 : strlen(phone),
+        "number", strlen(phone) > 2 ? phone + 2 : "0",
+        "rooms", rooms,
+        "payments", "type", "customer_card", "number", "",
+        "billing_contact", "given_name", pt->first_name, "family_name", pt->last_name,
+        "address", "country_code", rq->stay && rq->stay->residence ? rq->stay->residence : "US"));
+    st = trv_hotel_call_forwarded(ctx, &trv_hotel_supplier_c, "POST",
+                                  link_path(ctx, rq->prebook_id), auth(ctx), body,
+                                  rq->idempotency_key, rq->payment_instrument_id, &last4, &res,
+                                  err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "duplicate_itinerary") == 0) {
+            /* Booked before (an answer lost): that itinerary, never a second. */
             return retrieve(ctx, NULL, rq->client_reference, out, err);
         }
-        err->code = strcmp(res.code, "booking_refused") == 0 ? "book_failed"
+        if (strcmp(res.code, "payment.declined") == 0) {
+            /* Expedia, the merchant of record, declined the card. */
+            err->code = "payment_declined";
+            return TRV_UP_DECLINED;
+        }
+        err->code = strcmp(res.code, "rooms_unavailable") == 0 ? "book_failed"
                   : strcmp(res.code, "price_mismatch") == 0 ? "price_changed" : err->code;
     }
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (!trv_json_str(res.body, "itinerary_id")) {
+    if (!(id = trv_json_str(res.body, "itinerary_id"))) {
         return trv_hotel_bad(ctx, err, "an itinerary id");
     }
-    if (retrieve(ctx, trv_json_str(res.body, "itinerary_id"), NULL, out, err) != TRV_UP_OK) {
-        /* Booked, whatever the read says: what the create answered. */
+    id = booking_id_of(ctx, id, trv_json_str(json_object_get(json_object_get(res.body, "links"),
+                                                             "retrieve"), "href"));
+    if (retrieve(ctx, id, NULL, out, err) != TRV_UP_OK) {
+        /* Booked, whatever the read says: the itinerary, its state to be
+         * read again. */
         memset(out, 0, sizeof(*out));
-        out->booking_id = trv_json_str(res.body, "itinerary_id");
+        out->booking_id = id;
         out->client_reference = rq->client_reference;
-        out->status = strcmp(trv_json_str(res.body, "status") ? trv_json_str(res.body, "status")
-                                                              : "", "pending") == 0
-                          ? "PENDING" : "CONFIRMED";
+        out->status = "PENDING";
         out->total_minor = -1;
+    }
+    if (out->payment && last4) {
+        /* Rapid's itinerary names no card: the provider's record of what
+         * it forwarded does. */
+        json_object_set_new(out->payment, "last4", json_string(last4));
     }
     return TRV_UP_OK;
 }
 
 /* ---- cancellation ---- */
 
-/* Rapid money {value, currency}: minor units in *minor; currency set from
- * the first amount read and then required to match. */
-static int rapid_money(const json_t *m, const char **currency, apr_int64_t *minor)
+/* The terms of an itinerary from a fresh read: each room's
+ * rate.cancel_refund (Rapid's refund if cancelled now; of a cancelled
+ * room, what its cancellation refunded) against its total; a booked room
+ * without links.cancel cannot be cancelled online (a stored restriction);
+ * the deadline is the earliest room's first penalty. *canceled: every
+ * room is. */
+static trv_up_status terms_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_preview *out,
+                              int *canceled, trv_hotel_err *err)
 {
-    const char *cur = trv_json_str(m, "currency");
-    if (!cur || (*currency && strcmp(*currency, cur) != 0)) {
-        return -1;
+    const json_t *r, *pen;
+    size_t i, k;
+    int rooms = 0, pending = 0, gone = 0;
+    memset(out, 0, sizeof(*out));
+    out->checked_at = apr_time_now();
+    out->cancelable = 1;
+    json_array_foreach(json_object_get(it, "rooms"), i, r) {
+        const json_t *rate = json_object_get(r, "rate");
+        const char *st = trv_json_str(r, "status") ? trv_json_str(r, "status") : "";
+        apr_int64_t total, refund;
+        rooms++;
+        pending += strcmp(st, "pending") == 0;
+        gone += strcmp(st, "canceled") == 0;
+        if (room_total(r, &out->currency, &total) != 0
+            || rapid_money(json_object_get(rate, "cancel_refund"), "amount", &out->currency,
+                           &refund) != 0
+            || refund > total || trv_hotel_sum(&out->refund_minor, refund) != 0
+            || trv_hotel_sum(&out->fee_minor, total - refund) != 0) {
+            return trv_hotel_bad(ctx, err, "a room's total and cancel_refund");
+        }
+        if (strcmp(st, "booked") == 0 && !json_object_get(json_object_get(r, "links"), "cancel")) {
+            out->cancelable = 0;
+            out->restricted = 1;
+        }
+        /* Free until the first penalty of a refundable rate; a
+         * non-refundable one is never free. */
+        json_array_foreach(json_is_true(json_object_get(rate, "refundable"))
+                               ? json_object_get(rate, "cancel_penalties") : NULL, k, pen) {
+            apr_time_t t;
+            if (trv_json_str(pen, "start")
+                && trv_time_parse(trv_json_str(pen, "start"), &t) == APR_SUCCESS
+                && (!out->deadline || t < out->deadline)) {
+                out->deadline = t;
+            }
+        }
     }
-    *currency = cur;
-    return trv_money_minor_of(json_object_get(m, "value"), cur, minor);
-}
-
-/* DELETE /itineraries/{id} cancels every room; the sandbox answers 200
- * with the itinerary and its cancellation {penalty, refund} (Rapid's
- * room DELETE answers 204 and the itinerary is read after). */
-static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
-                            trv_hotel_err *err)
-{
-    trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "DELETE",
-                                      apr_pstrcat(ctx->pool, "/itineraries/",
-                                                  trv_url_escape(ctx->pool, ref), NULL),
-                                      auth(ctx), NULL, &res, err);
-    const json_t *c;
-    if (st != TRV_UP_OK) {
-        return st;
+    if (!rooms) {
+        return trv_hotel_bad(ctx, err, "an itinerary's rooms");
     }
-    c = json_object_get(res.body, "cancellation");
-    out->currency = NULL;
-    if (!c || rapid_money(json_object_get(c, "penalty"), &out->currency, &out->fee_minor) != 0
-        || rapid_money(json_object_get(c, "refund"), &out->currency, &out->refund_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a cancelled itinerary with its penalty and refund");
+    *canceled = gone == rooms;
+    if (pending) {
+        out->cancelable = 0;
+        err->code = "booking_pending";
+        err->message = "the itinerary is not confirmed yet; retry when it is";
+        return TRV_UP_REJECTED;
     }
     out->currency = apr_pstrdup(ctx->pool, out->currency);
     return TRV_UP_OK;
 }
 
-/* GET /itineraries/{id}/cancellation-preview: the fee and refund if it
- * were cancelled now, whether a restriction forbids it, and each room's
- * free_cancellation_until (the estimate's deadline is the earliest). */
 static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
                                     trv_hotel_preview *out, trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "GET",
-                                      apr_pstrcat(ctx->pool, "/itineraries/",
-                                                  trv_url_escape(ctx->pool, ref),
-                                                  "/cancellation-preview", NULL),
-                                      auth(ctx), NULL, &res, err);
-    const json_t *b, *room, *cancelable, *restricted;
-    size_t i;
+    int canceled = 0;
+    trv_up_status st = read_itinerary(ctx, ref, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    b = res.body;
-    cancelable = json_object_get(b, "cancelable");
-    restricted = json_object_get(b, "restricted");
-    out->currency = NULL;
-    out->deadline = 0;
-    if (!json_is_boolean(cancelable) || !json_is_boolean(restricted)
-        || !trv_json_str(b, "checked_at")
-        || trv_time_parse(trv_json_str(b, "checked_at"), &out->checked_at) != APR_SUCCESS
-        || rapid_money(json_object_get(b, "penalty"), &out->currency, &out->fee_minor) != 0
-        || rapid_money(json_object_get(b, "refund"), &out->currency, &out->refund_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a preview with its penalty, refund and checked_at");
+    st = terms_of(ctx, res.body, out, &canceled, err);
+    if (st == TRV_UP_OK && canceled) {
+        err->code = "itinerary_canceled";
+        err->message = "every room of the itinerary is cancelled";
+        return TRV_UP_REJECTED;
     }
-    out->cancelable = json_is_true(cancelable);
-    out->restricted = json_is_true(restricted);
-    json_array_foreach(json_object_get(b, "rooms"), i, room) {
-        const char *until = trv_json_str(room, "free_cancellation_until");
-        apr_time_t t;
-        if (until && trv_time_parse(until, &t) == APR_SUCCESS
-            && (!out->deadline || t < out->deadline)) {
-            out->deadline = t;
+    return st;
+}
+
+/* DELETE each booked room's cancel link (Rapid cancels room by room and
+ * answers 202 or 204 with no body); the fee and refund are the rooms'
+ * terms read just before. An itinerary already cancelled (a cancel whose
+ * answer was lost) answers what its cancellation refunded. */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res, del;
+    trv_hotel_preview pv;
+    int canceled = 0;
+    trv_up_status st = read_itinerary(ctx, ref, &res, err);
+    const json_t *r;
+    size_t i;
+    if (st != TRV_UP_OK || (st = terms_of(ctx, res.body, &pv, &canceled, err)) != TRV_UP_OK) {
+        return st;
+    }
+    if (pv.restricted) {
+        err->code = "cancellation_restricted";
+        err->message = "a room of the itinerary cannot be cancelled online (no cancel link)";
+        return TRV_UP_REJECTED;
+    }
+    json_array_foreach(json_object_get(res.body, "rooms"), i, r) {
+        const char *href = trv_json_str(json_object_get(json_object_get(r, "links"), "cancel"),
+                                        "href");
+        if (!href || strcmp(trv_json_str(r, "status") ? trv_json_str(r, "status") : "",
+                            "booked") != 0) {
+            continue;
+        }
+        if ((st = trv_hotel_call(ctx, "DELETE", link_path(ctx, href), auth(ctx), NULL, &del,
+                                 err)) != TRV_UP_OK) {
+            return st;
         }
     }
-    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    out->currency = pv.currency;
+    out->fee_minor = pv.fee_minor;
+    out->refund_minor = pv.refund_minor;
     return TRV_UP_OK;
 }
 
-/* travelctl supplier check: one property of a city's content, one signed
- * call, nothing changed. */
+/* travelctl supplier check: one property's content, one signed call,
+ * nothing changed. */
 static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
 {
     return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
-                               "/properties/content?country_code=FR&city=Paris&limit=1",
+                               "/v3/properties/content?language=" LANGUAGE "&" SUPPLY
+                               "&country_code=FR&property_id=1",
                                auth(ctx), NULL, ctx->request_id, NULL, res);
 }
 
 const trv_hotel_supplier trv_hotel_supplier_c = {
-    "travel-hotel-c",
+    "expedia-rapid",
     search,
     offers,
     prebook,

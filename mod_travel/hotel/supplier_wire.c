@@ -91,20 +91,25 @@ trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
     return st;
 }
 
-trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                  const char *method, const char *path,
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err)
 {
-    return call_via(ctx, ctx->env->http, 1420, method, path, auth, body, idempotency_key, res,
-                    err);
+    /* The protocol's row says whether its vendor honours the key; one
+     * that does not is sent none, so the request is never resent. */
+    return call_via(ctx, ctx->env->http, 1420, method, path, auth, body,
+                    trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key),
+                    res, err);
 }
 
-trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
+                                       const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
-                                       const char *instrument_id, trv_up_result *res,
-                                       trv_hotel_err *err)
+                                       const char *instrument_id, const char **card_last4,
+                                       trv_up_result *res, trv_hotel_err *err)
 {
     trv_pay_ctx pc;
     trv_pay_forwarder *fw;
@@ -116,15 +121,22 @@ trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
         err->message = "no payment provider is configured to forward the card";
         return res->status = TRV_UP_UNAVAILABLE;
     }
-    fw = trv_pay_forwarder_make(&pc, instrument_id);
+    /* The hop to the provider is keyed (the provider honours its key);
+     * the supplier gets an Idempotency-Key only if its row says it honours
+     * one. */
+    fw = trv_pay_forwarder_make(&pc, instrument_id, idempotency_key);
     st = call_via(ctx, trv_pay_forwarder_http(fw), 2501, method, path, auth, body,
-                  idempotency_key, res, err);
+                  trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key), res,
+                  err);
     if (trv_pay_forwarder_refused(fw, &perr)) {
         /* The provider holds no such instrument (or will not send it to
          * this supplier): nothing reached the supplier. */
         err->code = "payment_instrument_invalid";
         err->message = perr.message ? perr.message : "the payment provider refused the instrument";
         return res->status = TRV_UP_REJECTED;
+    }
+    if (card_last4) {
+        *card_last4 = trv_pay_forwarder_last4(fw);
     }
     return st;
 }

@@ -11,22 +11,33 @@
 const trv_supplier trv_hotel_suppliers[] = {
     /* LiteAPI v3.0 (X-API-Key): charges the partner's account at book, so
      * the service collects from the traveller itself (and may take the
-     * payment SDK); an offer's prebook is booked once. */
+     * payment SDK); an offer's prebook is booked once, and booking it again
+     * answers the same booking, so a keyed book may be resent. */
     {"liteapi", "hotel", &trv_hotel_supplier_a,
-     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99}, {"api_key", NULL, "book_url"}, NULL},
+     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE | TRV_SUP_IDEMPOTENCY_KEY, {250, 10, 99},
+     {"api_key", NULL, "book_url"}, NULL},
     /* Hotelbeds APItude (Api-key + X-Signature): invoices the partner, so
      * the service collects from the traveller (and may take the payment
      * SDK); its cancellation simulation is not the slot's preview
-     * (docs/suppliers.md). */
+     * (docs/suppliers.md). No TRV_SUP_IDEMPOTENCY_KEY: Hotelbeds documents
+     * no Idempotency-Key, and a resent booking would book twice. */
     {"hotelbeds", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* The protocol's former name, still accepted so existing lines keep
      * working (docs/configuration.md): the same adapter and terms. */
     {"travel-hotel-b", "hotel", &trv_hotel_supplier_b, TRV_SUP_PAYMENT_SDK, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
-    /* mod_travel's own signed hotel protocol C: merchant of record (charges
-     * the traveller's card itself) and the one that previews a
-     * cancellation's fee. */
+    /* Expedia Group Rapid API v3 (Authorization: EAN, signed): Expedia is
+     * the merchant of record (charges the traveller's card, forwarded by the
+     * payment provider) and the itinerary's rooms state their refund if
+     * cancelled now (the preview). No TRV_SUP_IDEMPOTENCY_KEY: Rapid
+     * documents none (its guard is the unique affiliate_reference_id). */
+    {"expedia-rapid", "hotel", &trv_hotel_supplier_c,
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     {"api_key", "api_secret", NULL}, NULL},
+    /* The former name of SUPPLIER_C's protocol, still accepted so existing
+     * lines keep working (docs/configuration.md): the same adapter and
+     * terms. */
     {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
      TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},

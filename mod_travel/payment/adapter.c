@@ -297,9 +297,26 @@ static int answer_header(trv_pay_ctx *ctx, const json_t *hs, apr_table_t *out)
  * payment method, sends it and answers the destination's response. */
 #define FORWARD_HOP apr_time_from_sec(2)
 
+/* The last 4 digits of payments[0].number in the body the provider says
+ * it sent (the number masked, "424242******4242"), or NULL. */
+static const char *sent_last4(trv_pay_ctx *ctx, const json_t *request_details)
+{
+    const char *text = trv_json_str(request_details, "body"), *num;
+    json_t *sent = text ? trv_json_parse(ctx->pool, text, strlen(text), NULL) : NULL;
+    size_t n, i;
+    num = trv_json_str(json_array_get(json_object_get(sent, "payments"), 0), "number");
+    n = num ? strlen(num) : 0;
+    for (i = n >= 4 ? n - 4 : 0; n >= 4 && i < n; i++) {
+        if (num[i] < '0' || num[i] > '9') {
+            return NULL;
+        }
+    }
+    return n >= 4 ? apr_pstrdup(ctx->pool, num + n - 4) : NULL;
+}
+
 static trv_up_status forward(trv_pay_ctx *ctx, const char *instrument_id,
                              const trv_http_req *req, const char *idempotency_key,
-                             trv_http_resp *answer, trv_pay_err *err)
+                             trv_http_resp *answer, const char **card_last4, trv_pay_err *err)
 {
     trv_upstream up = *ctx->up;
     trv_pay_ctx fctx = *ctx;
@@ -343,6 +360,9 @@ static trv_up_status forward(trv_pay_ctx *ctx, const char *instrument_id,
     answer->body_len = json_string_length(json_object_get(rd, "body"));
     answer->body = apr_pmemdup(ctx->pool, text, answer->body_len + 1);
     answer->elapsed = res.elapsed;
+    if (card_last4) {
+        *card_last4 = sent_last4(ctx, json_object_get(res.body, "request_details"));
+    }
     return TRV_UP_OK;
 }
 

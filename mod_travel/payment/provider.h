@@ -66,10 +66,13 @@ typedef struct trv_payment_provider {
      * instrument; *answer is the supplier's response (any HTTP status) when
      * TRV_UP_OK. Otherwise the provider did not forward: REJECTED (e.g.
      * resource_missing: no such instrument; a destination it does not
-     * serve), UNAVAILABLE, or TIMEOUT (the supplier may have acted). */
+     * serve), UNAVAILABLE, or TIMEOUT (the supplier may have acted).
+     * *card_last4 (may be NULL): the last 4 digits of the card forwarded, as
+     * the provider's record of the request shows them (masked), or NULL. */
     trv_up_status (*forward)(trv_pay_ctx *ctx, const char *instrument_id,
                              const trv_http_req *req, const char *idempotency_key,
-                             trv_http_resp *answer, trv_pay_err *err);
+                             trv_http_resp *answer, const char **card_last4,
+                             trv_pay_err *err);
 } trv_payment_provider;
 
 extern const trv_payment_provider trv_payment_adapter;

@@ -15,6 +15,7 @@
 #include "faults.h"
 #include "air/duffel.h"
 #include "hotel/hotelbeds.h"
+#include "hotel/rapid.h"
 #include "sandbox.h"
 #include "hotel/catalog.h"
 #include "core/dispatch.h"
@@ -461,6 +462,9 @@ static int handler(request_rec *r)
         }
         else if (sbx_hotelbeds_path(req.path)) {
             sbx_hotelbeds_finish(&req, &resp);
+        }
+        else if (sbx_rapid_path(req.path)) {
+            sbx_rapid_finish(&req, &resp);
         }
     }
     if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {

@@ -35,7 +35,8 @@ static const sbx_listed listed[] = {
      "api_key", NULL, KEY(key_ha), 0},
     {"SUPPLIER_B", "hotel", "hotelbeds", "/hotels/b", NULL, NULL, "api_key",
      "api_secret", KEY(key_hb), KEY(secret_hb)},
-    {"SUPPLIER_C", "hotel", "travel-hotel-c", "/hotels/c/v3", NULL, NULL, "api_key",
+    /* Expedia Rapid: the base is the host (its paths start /v3). */
+    {"SUPPLIER_C", "hotel", "expedia-rapid", "/hotels/c", NULL, NULL, "api_key",
      "api_secret", KEY(key_hc), KEY(secret_hc)},
     /* Duffel Stays: the same Duffel base and token as flights' SUPPLIER_A
      * (its paths start /stays); the fourth hotel supplier, a name of its own. */

@@ -8,7 +8,7 @@
  * Run by `make conformance` (scripts/conformance.sh, docs/suppliers.md
  * "Conformance kit"). Environment:
  *   PROTOCOL            one of `conformance --list` (duffel, travel-air, liteapi,
- *                       hotelbeds, travel-hotel-c, duffel-stays)
+ *                       hotelbeds, expedia-rapid, duffel-stays)
  *                       (any protocol the gateway registers)
  *   SUPPLIER_URL        the base URL, as on a TravelSupplier line; unset:
  *                       SANDBOX_URL's listing (GET /sandbox/suppliers) gives
@@ -18,7 +18,7 @@
  *   SUPPLIER_SECOND_URL the protocol's second base (liteapi's book_url)
  *   PAYMENT_URL, PAYMENT_KEY[_FILE], PAYMENT_INSTRUMENT
  *                       the payment provider that forwards a saved card to a
- *                       supplier that charges the traveller (travel-hotel-c);
+ *                       supplier that charges the traveller (expedia-rapid);
  *                       sandbox defaults: SANDBOX_URL/payments, its test key,
  *                       pi_test_visa
  *   CONFORMANCE_BOOK    1 (default): book and cancel too; 0: calls that

@@ -29,6 +29,9 @@ static trv_hotel_ctx hctx(void)
     c.pool = kit_pool;
     c.request_id = kit_rid;
     c.up = &kit_up;
+    /* The contact the kit books with, as the gateway passes a booking's
+     * (Expedia Rapid finds an itinerary by reference only with it). */
+    c.contact_email = "ada@example.com";
     return c;
 }
 

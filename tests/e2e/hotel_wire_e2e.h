@@ -30,12 +30,13 @@ static inline void hw_hex(const EVP_MD *md, const char *msg, char *out)
     }
 }
 
-/* A call to api 'a', 'b' or 'c' at path under its base. */
+/* A call to api 'a', 'b' or 'c' at path under its base ('c', Expedia
+ * Rapid: the host, paths /v3/...; with the Customer-Ip it requires). */
 static inline e2e_resp *hw_call(char api, const char *method, const char *path,
                                 const char *body)
 {
     char h0[300], h1[300], msg[256], sig[200], full[4096];
-    const char *hs[4] = {h0, "Content-Type: application/json", NULL, NULL};
+    const char *hs[5] = {h0, "Content-Type: application/json", NULL, NULL, NULL};
     long ts = (long)time(NULL);
     if (api == 'a') {
         snprintf(h0, sizeof(h0), "X-API-Key: %s", HW_KEY_A);
@@ -52,12 +53,13 @@ static inline e2e_resp *hw_call(char api, const char *method, const char *path,
         hw_hex(EVP_sha512(), msg, sig);
         snprintf(h0, sizeof(h0), "Authorization: EAN APIKey=%s,Signature=%s,timestamp=%ld",
                  HW_KEY_C, sig, ts);
+        hs[2] = "Customer-Ip: 203.0.113.7";
     }
     /* LiteAPI (a) books on its second host: prebook, book and bookings. */
     snprintf(full, sizeof(full), "%s%s",
              api == 'a' ? (strncmp(path, "/rates/", 7) == 0 || strncmp(path, "/bookings", 9) == 0
                            ? "/hotels/a/book/v3.0" : "/hotels/a/v3.0")
-             : api == 'b' ? "/hotels/b" : "/hotels/c/v3", path);
+             : api == 'b' ? "/hotels/b" : "/hotels/c", path);
     return e2e_call(e2e_sandbox_url(), method, full, hs, body);
 }
 
@@ -94,7 +96,7 @@ static inline char *hw_unique(const char *prefix)
 
 /* The supplier's id of booking (malloc'd) and its price in minor units. */
 typedef struct hw_booking {
-    char id[64];
+    char id[256];
     long long price_minor;
 } hw_booking;
 
@@ -212,32 +214,47 @@ static inline void hw_book_b(const char *code, int days, const char *surname, co
     json_decref(b);
 }
 
-/* SUPPLIER_C: the n-th property of a city, its first refundable (or not)
- * rate price-checked and booked for 2 adults, 3 nights, `days` ahead. */
+/* SUPPLIER_C (Expedia Rapid): the n-th property of a city (its region's
+ * property_ids), its first refundable (or non-refundable) rate checked and
+ * booked for 2 adults, 3 nights, `days` ahead; ref (test triggers) travels
+ * in affiliate_metadata, a short unique affiliate_reference_id beside.
+ * out->id is what the adapter keeps: the retrieve link after
+ * /v3/itineraries/ ("<itinerary_id>?token=..."); the price the sum of the
+ * rooms' pricing. */
 static inline void hw_book_c(const char *city, const char *cc, int n, int days, int nrf,
                              const char *family, const char *ref, hw_booking *out)
 {
-    char path[1024], in[11], o[11], body[1024];
+    char path[1024], in[11], o[11], body[1536], short_ref[40];
     e2e_resp *r, *pc;
-    const json_t *room, *rate;
-    const char *k, *href = NULL;
+    const json_t *room, *rate, *region;
+    const char *k, *href = NULL, *retrieve;
     json_t *v;
-    char prop[32] = "";
+    char prop[32] = "", want[64];
     size_t i, j;
-    int m = 0;
-    snprintf(path, sizeof(path), "/properties/content?country_code=%s&city=%s&limit=50", cc,
-             city);
+    static int seq;
+    snprintf(path, sizeof(path), "/v3/regions?include=property_ids&language=en-US"
+             "&country_code=%s&type=city", cc);
     r = hw_must(hw_call('c', "GET", path, NULL), 200);
-    json_object_foreach(r->json, k, v) {
-        if (m++ == n) {
-            snprintf(prop, sizeof(prop), "%s", k);
+    snprintf(want, sizeof(want), "%s", city);
+    for (i = 0; want[i]; i++) {
+        if (strncmp(want + i, "%20", 3) == 0) {
+            want[i] = ' ';
+            memmove(want + i + 1, want + i + 3, strlen(want + i + 3) + 1);
+        }
+    }
+    json_array_foreach(r->json, i, region) {
+        if (strcmp(hw_s(region, "name"), want) == 0) {
+            snprintf(prop, sizeof(prop), "%s",
+                     json_string_value(json_array_get(json_object_get(region, "property_ids"),
+                                                      (size_t)n)));
         }
     }
     e2e_free(r);
     assert_true(prop[0]);
-    snprintf(path, sizeof(path), "/properties/availability?checkin=%s&checkout=%s&currency=EUR"
-             "&occupancy=2&property_id=%s&rate_plan_count=20", hw_date(days, in),
-             hw_date(days + 3, o), prop);
+    snprintf(path, sizeof(path), "/v3/properties/availability?checkin=%s&checkout=%s"
+             "&currency=EUR&country_code=US&language=en-US&occupancy=2&property_id=%s"
+             "&rate_plan_count=20&sales_channel=website&sales_environment=hotel_only",
+             hw_date(days, in), hw_date(days + 3, o), prop);
     r = hw_must(hw_call('c', "GET", path, NULL), 200);
     json_array_foreach(json_object_get(json_array_get(r->json, 0), "rooms"), i, room) {
         json_array_foreach(json_object_get(room, "rates"), j, rate) {
@@ -250,24 +267,37 @@ static inline void hw_book_c(const char *city, const char *cc, int n, int days, 
         }
     }
     assert_non_null(href);
-    pc = hw_must(hw_call('c', "GET", href + 12, NULL), 200);
+    /* Links are paths from the host: /hotels/c/v3/... on the sandbox. */
+    pc = hw_must(hw_call('c', "GET", href + 9, NULL), 200);
     e2e_free(r);
-    snprintf(body, sizeof(body), "{\"affiliate_reference_id\": \"%s\", \"hold\": false, "
+    snprintf(short_ref, sizeof(short_ref), "w%ld-%d-%d", e2e_now_ms() % 100000000000L,
+             (int)getpid() % 100000, ++seq % 10000);
+    snprintf(body, sizeof(body), "{\"affiliate_reference_id\": \"%s\", \"affiliate_metadata\": "
+             "\"%s\", \"hold\": false, "
              "\"email\": \"grace@example.com\", \"phone\": {\"country_code\": \"1\", \"number\": "
              "\"2025550100\"}, \"rooms\": [{\"given_name\": \"Grace\", \"family_name\": \"%s\", "
              "\"smoking\": false}], \"payments\": [{\"type\": \"customer_card\", \"number\": "
              "\"4111111111111111\", \"security_code\": \"123\", \"expiration_month\": \"12\", "
-             "\"expiration_year\": \"2030\"}]}", ref, family);
+             "\"expiration_year\": \"2030\", \"billing_contact\": {\"given_name\": \"Grace\", "
+             "\"family_name\": \"%s\", \"address\": {\"country_code\": \"US\"}}}]}",
+             short_ref, ref, family, family);
     r = hw_must(hw_call('c', "POST",
                         hw_s(json_object_get(json_object_get(pc->json, "links"), "book"), "href")
-                            + 12, body), 201);
-    snprintf(out->id, sizeof(out->id), "%s", hw_s(r->json, "itinerary_id"));
+                            + 9, body), 201);
+    retrieve = hw_s(json_object_get(json_object_get(r->json, "links"), "retrieve"), "href");
+    assert_non_null(retrieve);
+    assert_non_null(strstr(retrieve, "/v3/itineraries/"));
+    snprintf(out->id, sizeof(out->id), "%s", strstr(retrieve, "/v3/itineraries/") + 16);
+    snprintf(path, sizeof(path), "%s", retrieve + 9);
     e2e_free(r);
     e2e_free(pc);
-    snprintf(path, sizeof(path), "/itineraries/%s", out->id);
     r = hw_must(hw_call('c', "GET", path, NULL), 200);
-    out->price_minor = hw_cents(hw_s(json_object_get(json_object_get(json_object_get(
-        r->json, "totals"), "inclusive"), "request_currency"), "value"));
+    out->price_minor = 0;
+    json_array_foreach(json_object_get(r->json, "rooms"), i, room) {
+        out->price_minor += hw_cents(hw_s(json_object_get(json_object_get(json_object_get(
+            json_object_get(json_object_get(room, "rate"), "pricing"), "totals"), "inclusive"),
+            "request_currency"), "value"));
+    }
     e2e_free(r);
 }
 

@@ -33,7 +33,7 @@ static trv_hotel_ctx hctx(trv_upstream *u, const char *name, const char *path,
 
 #define CTX_A hctx(&hup_a, "SUPPLIER_A", "/hotels/a/v3.0", HW_KEY_A, NULL)
 #define CTX_B hctx(&hup_b, "SUPPLIER_B", "/hotels/b", HW_KEY_B, HW_SECRET_B)
-#define CTX_C hctx(&hup_c, "SUPPLIER_C", "/hotels/c/v3", HW_KEY_C, HW_SECRET_C)
+#define CTX_C hctx(&hup_c, "SUPPLIER_C", "/hotels/c", HW_KEY_C, HW_SECRET_C)
 
 static void a_cancels_free_then_the_same_again(void **state)
 {

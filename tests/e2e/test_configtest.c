@@ -109,7 +109,7 @@ static void supplier_lines_name_a_protocol(void **state)
                    "duffel, liteapi-flights, travel-air");
     expect_refused("TravelHotelSupplier HBX hotelbed https://api.test.hotelbeds.com "
                    "api_key=k", "unknown protocol 'hotelbed' (hotel protocols: liteapi, "
-                   "hotelbeds, travel-hotel-b, travel-hotel-c");
+                   "hotelbeds, travel-hotel-b, expedia-rapid, travel-hotel-c");
     /* The old form: the URL where the protocol goes. */
     expect_refused("TravelSupplier SUPPLIER_X https://host api_key=k",
                    "the line is TravelSupplier NAME PROTOCOL BASE_URL");

@@ -24,7 +24,7 @@ static void hotel_upstreams(void)
                                            NULL);
         ad_upstream(&up_b, "SUPPLIER_B", "/hotels/b", "sandbox-key-hotel-b");
         up_b.api_secret = "sandbox-secret-hotel-b";
-        ad_upstream(&up_c, "SUPPLIER_C", "/hotels/c/v3", "sandbox-key-hotel-c");
+        ad_upstream(&up_c, "SUPPLIER_C", "/hotels/c", "sandbox-key-hotel-c");
         up_c.api_secret = "sandbox-secret-hotel-c";
     }
 }
@@ -39,6 +39,9 @@ static int setup(void **state)
 static trv_hotel_ctx ctx_of(const trv_upstream *up, const char *rid)
 {
     trv_hotel_ctx c = {&ad_env, ad_pool, rid, up};
+    /* The booking's contact, as the gateway passes it (Rapid finds an
+     * itinerary by reference only with it). */
+    c.contact_email = "ada@example.com";
     return c;
 }
 

@@ -138,9 +138,10 @@ static void forwarding_fills_the_card_for_its_destinations_only(void **state)
     assert_string_equal(s(r->json, "payment_method"), "pi_test_mastercard");
     rd = json_object_get(r->json, "response_details");
     sd = json_object_get(r->json, "request_details");
-    /* The destination refused the unsigned request: its answer, passed on. */
+    /* The destination refused the unsigned request: its answer (Rapid's
+     * error type), passed on. */
     assert_int_equal(i(rd, "status"), 401);
-    assert_non_null(strstr(s(rd, "body"), "unauthorized"));
+    assert_non_null(strstr(s(rd, "body"), "request_unauthenticated"));
     assert_non_null(strstr(s(sd, "body"), "555555******4444"));
     assert_null(strstr(r->body, "5555555555554444"));
     /* A repeat under the same key is the first answer. */

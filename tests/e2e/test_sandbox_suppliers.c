@@ -56,7 +56,7 @@ static void every_supplier_is_listed_with_its_protocol(void **state)
     assert_string_equal(str(entry(list, "flight", "SUPPLIER_B"), "protocol"), "liteapi-flights");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_A"), "protocol"), "liteapi");
     assert_string_equal(str(entry(list, "hotel", "SUPPLIER_B"), "protocol"), "hotelbeds");
-    assert_string_equal(str(entry(list, "hotel", "SUPPLIER_C"), "protocol"), "travel-hotel-c");
+    assert_string_equal(str(entry(list, "hotel", "SUPPLIER_C"), "protocol"), "expedia-rapid");
     assert_string_equal(str(entry(list, "hotel", "DUFFEL_STAYS"), "protocol"), "duffel-stays");
     json_array_foreach(list, i, e) {
         /* Every base is on the port the sandbox answered on. */
@@ -110,7 +110,7 @@ static void auth_for(const char *protocol, const char *key, const char *secret,
         snprintf(h[0], 400, "Api-key: %s", key);
         snprintf(h[1], 400, "X-Signature: %s", sig);
     }
-    else if (strcmp(protocol, "travel-hotel-c") == 0) {
+    else if (strcmp(protocol, "expedia-rapid") == 0) {
         snprintf(msg, sizeof(msg), "%s%s%ld", key, secret, ts);
         hex_digest(EVP_sha512(), msg, sig);
         snprintf(h[0], 400, "Authorization: EAN APIKey=%s,Signature=%s,timestamp=%ld", key,

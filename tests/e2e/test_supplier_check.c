@@ -70,7 +70,7 @@ static void the_stack_lines_pass(void **state)
     snprintf(args, sizeof(args), "SUPPLIER_C --hotel --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));
     rc = check(args, out, sizeof(out));
-    expect(rc, out, 0, "SUPPLIER_C (travel-hotel-c, hotel): ok: ");
+    expect(rc, out, 0, "SUPPLIER_C (expedia-rapid, hotel): ok: ");
     /* A flight line: one airline through its adapter. */
     snprintf(args, sizeof(args), "SUPPLIER_B --conf %s/httpd-a/httpd.conf",
              e2e_env("TRAVEL_TEST_DIR"));

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fwd.url = "http://127.0.0.1:8081/hotels/c/v3/itineraries";
         fwd.body = "{\"payments\":[{\"number\":\"\"}]}";
         fwd.body_len = strlen(fwd.body);
-        st = pay->forward(&ctx, "pi_test_visa", &fwd, "idem_fuzz", &answer, &err);
+        st = pay->forward(&ctx, "pi_test_visa", &fwd, "idem_fuzz", &answer, NULL, &err);
         if (st == TRV_UP_OK) {
             /* The destination's answer, whole: a status and a body. */
             FZ_ASSERT(answer.status >= 100 && answer.status <= 599);

@@ -124,8 +124,9 @@ static void token(apr_pool_t *p, uint8_t which, const uint8_t *data, size_t size
     sandbox(&x);
     if (s == 3) { /* SUPPLIER_C's content pages: "content|<offset>" */
         tok = sbx_token_seal(p, keys[2], fz_str(p, data, size));
-        call(p, "GET", apr_psprintf(p, "/hotels/c/v3/properties/content?country_code=GB&"
-                                    "city=London&limit=7&token=%s", tok), "");
+        call(p, "GET", apr_psprintf(p, "/hotels/c/v3/properties/content?language=en-US&"
+                                    "supply_source=expedia&country_code=GB&limit=7&token=%s",
+                                    tok), "");
         return;
     }
     tok = sbx_token_seal(p, keys[s], fz_str(p, data, size));

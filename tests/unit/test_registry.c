@@ -14,6 +14,7 @@
 #include "flight/jobs.h"
 #include "flight/supplier.h"
 #include "hotel/enqueue.h"
+#include "hotel/supplier.h"
 #include "gateway/gateway.h"
 #include "hotel/cancel_jobs.h"
 #include "hotel/intents.h"
@@ -144,6 +145,36 @@ static void capabilities_say_what_a_supplier_does(void **state)
     assert_false(trv_supplier_can(b, TRV_SUP_CANCEL_PREVIEW));
     /* No row: no capability. */
     assert_false(trv_supplier_can(NULL, TRV_SUP_COLLECTS_PAYMENT));
+}
+
+/* Whether an adapter sends an Idempotency-Key is its protocol row's word,
+ * not each call site's: only a vendor that documents one gets it (and only
+ * then may the HTTP client resend the request on a stale connection). */
+static void idempotency_keys_go_only_to_vendors_that_honour_them(void **state)
+{
+    const trv_registry *reg = gateway_registry(*state);
+    static const char *const without[] = {"hotelbeds", "travel-hotel-b", "expedia-rapid",
+                                          "travel-hotel-c",
+                                          "duffel-stays", NULL};
+    const char *const *name;
+    const trv_supplier *row;
+
+    for (name = without; *name; name++) {
+        row = trv_registry_protocol(reg, "hotel", *name);
+        assert_non_null(row);
+        assert_false(trv_supplier_can(row, TRV_SUP_IDEMPOTENCY_KEY));
+        assert_null(trv_supplier_idempotency_key(trv_hotel_suppliers, row->adapter, "k-1"));
+    }
+    row = trv_registry_protocol(reg, "hotel", "liteapi");
+    assert_true(trv_supplier_can(row, TRV_SUP_IDEMPOTENCY_KEY));
+    assert_string_equal(trv_supplier_idempotency_key(trv_hotel_suppliers, row->adapter, "k-1"),
+                        "k-1");
+    /* An alias asks its protocol's row; an adapter of no row sends none. */
+    assert_ptr_equal(trv_supplier_primary(trv_hotel_suppliers,
+                                          trv_registry_protocol(reg, "hotel", "travel-hotel-b")),
+                     trv_registry_protocol(reg, "hotel", "hotelbeds"));
+    assert_null(trv_supplier_idempotency_key(trv_hotel_suppliers, &state, "k-1"));
+    assert_null(trv_supplier_idempotency_key(NULL, row->adapter, "k-1"));
 }
 
 static const trv_job_kind *kind_named(const trv_registry *reg, const char *kind)
@@ -444,6 +475,8 @@ int main(void)
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(capabilities_say_what_a_supplier_does, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(idempotency_keys_go_only_to_vendors_that_honour_them,
+                                        pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(job_kinds_carry_their_runner_and_limit, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(event_types_belong_to_their_family, pool_setup,

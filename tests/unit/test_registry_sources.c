@@ -1255,16 +1255,19 @@ static void enum_drift_is_caught(void **state)
                     "TravelSupplier SUPPLIER_B liteapi-flights http://x api_key=k\n"
                     "  TravelHotelSupplier SUPPLIER_A liteapi http://x api_key=k\n"
                     "TravelHotelSupplier SUPPLIER_B travel-hotel-b http://x api_key=k\n"
-                    "TravelHotelSupplier SUPPLIER_C expedia-rapid http://x api_key=k\n",
+                    "TravelHotelSupplier SUPPLIER_C sabre-hotels http://x api_key=k\n",
                     "TravelSupplier DUFFEL duffel https://api.duffel.com token=t\n"
                     "TravelSupplier OTHER sabre https://x api_key=k\n", pr);
     assert_true(has_problem(pr, "FlightSupplier lists SUPPLIER_Z"));
     assert_true(has_problem(pr, "conf/stack.conf.in: SUPPLIER_C binds the protocol "
-                                "expedia-rapid, which the hotel domain does not register"));
+                                "sabre-hotels, which the hotel domain does not register"));
+    assert_true(has_problem(pr, "conf/stack.conf.in binds no line to the hotel protocol "
+                                "expedia-rapid"));
+    /* ... nor to its former name, an alias of the same adapter. */
     assert_true(has_problem(pr, "conf/stack.conf.in binds no line to the hotel protocol "
                                 "travel-hotel-c"));
     assert_true(has_problem(pr, "conf/travel.conf: OTHER binds the protocol sabre"));
-    assert_int_equal(pr->list->nelts, 4);
+    assert_int_equal(pr->list->nelts, 5);
     json_decref(spec);
 }
 

@@ -382,7 +382,8 @@ static void tokens_hold_only_what_the_sandbox_signs(void **state)
     }
 }
 
-/* GET /hotels/c/v3/properties/content?country_code=GB&city=London&limit=7
+/* GET /hotels/c/v3/properties/content?language=en-US&supply_source=expedia
+ * &country_code=GB&limit=7
  * with a page token carrying payload, through the real handler; the
  * status, and *n the properties on the page. */
 static int content_page(const char *payload, size_t *n)
@@ -406,8 +407,9 @@ static int content_page(const char *payload, size_t *n)
     req.method = "GET";
     req.path = "/hotels/c/v3/properties/content";
     req.query = apr_table_make(p, 4);
+    apr_table_setn(req.query, "language", "en-US");
+    apr_table_setn(req.query, "supply_source", "expedia");
     apr_table_setn(req.query, "country_code", "GB");
-    apr_table_setn(req.query, "city", "London");
     apr_table_setn(req.query, "limit", "7");
     apr_table_setn(req.query, "token", sbx_token_seal(p, "key-c", payload));
     req.headers = apr_table_make(p, 1);

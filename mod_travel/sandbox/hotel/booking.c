@@ -27,6 +27,9 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
     const char *dup;
     json_t *out;
 
+    if (b->ignores_idempotency_key) {
+        apr_table_unset(req->headers, "Idempotency-Key");
+    }
     if (!sbx_idem_begin(req, resp, &c, 1710, "booking a hotel")) {
         return;
     }
@@ -59,8 +62,9 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
         return;
     }
     /* An API that answers a create with 201 answers a pending one 202. */
-    sbx_idem_finish(req, resp, c, b->confirm_in > 0 && ok == 201 ? 202 : ok, out, 1715,
-                    "booking a hotel");
+    /* A booking the hotel confirms later answers as any other (Rapid's
+     * create is 201; its rooms read pending). */
+    sbx_idem_finish(req, resp, c, ok, out, 1715, "booking a hotel");
     if (b->trigger->unknown) {
         /* Made, but the answer comes too late: the caller times out and
          * must find the booking by reading, not buy again. */

@@ -69,6 +69,10 @@ typedef struct sbx_hbooking_new {
     apr_int64_t total;
     const json_t *doc;
     apr_interval_time_t confirm_in; /* Async: pending this long */
+    /* The vendor documents no Idempotency-Key (Hotelbeds, Expedia Rapid):
+     * the header is ignored, as the vendor would, and a repeat is judged
+     * by its client reference alone. */
+    int ignores_idempotency_key;
 } sbx_hbooking_new;
 
 /* Inserts a booking; *duplicate_of is the id of the booking that already

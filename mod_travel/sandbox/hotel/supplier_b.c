@@ -733,6 +733,7 @@ static void book(trv_req *req, trv_resp *resp)
     sbx_random_chars(code, 7, "0123456789");
     nb.id = apr_pstrcat(req->pool, "1-", code, NULL);
     nb.supplier = B;
+    nb.ignores_idempotency_key = 1; /* Hotelbeds documents none */
     nb.client_reference = ref;
     nb.trigger = &trig;
     nb.currency = q.currency;

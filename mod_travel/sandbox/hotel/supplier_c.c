@@ -1,35 +1,47 @@
-/* Hotel SUPPLIER_C, modelled on Expedia Rapid v3, under /hotels/c/v3 with
- * Authorization: EAN APIKey=<key>,Signature=<SHA-512 hex of key + secret
- * + timestamp>,timestamp=<Unix seconds>:
+/* Hotel SUPPLIER_C: Expedia Group Rapid API v3 (protocol expedia-rapid)
+ * under /hotels/c (the host; paths /v3/...), with Authorization: EAN
+ * APIKey=<key>,Signature=<SHA-512 hex of key + secret + timestamp>,
+ * timestamp=<Unix seconds> (checked in sbx_api.c):
  *
- *   GET    /properties/content?country_code=&city= | latitude=&longitude=
- *          &radius_km= | property_id=...  [&limit=&token=]   content
- *   GET    /properties/availability?checkin=&checkout=&currency=
- *          &occupancy=2-5,7&occupancy=1&property_id=...&rate_plan_count=
- *   GET    /properties/{property_id}/rooms/{room_id}/rates/{rate_id}?token=
- *                                                           price check
- *   POST   /itineraries?token=                              book
- *   GET    /itineraries?affiliate_reference_id=             find by reference
- *   GET    /itineraries/{itinerary_id}                      retrieve
- *   GET    /itineraries/{itinerary_id}/cancellation-preview fee and refund now
- *   GET    /itineraries/{itinerary_id}/restrictions         stored restrictions
- *   DELETE /itineraries/{itinerary_id}                      cancel every room
+ *   GET    /v3/regions?include=details&include=property_ids&language=
+ *          &country_code=&type=city                        cities, their properties
+ *   POST   /v3/properties/geography?include=property_ids&supply_source=
+ *          (a GeoJSON Polygon)                             properties inside it
+ *   GET    /v3/properties/content?language=&supply_source=&property_id=...
+ *          | &country_code=  [&token=]                    content (Link rel=next)
+ *   GET    /v3/properties/availability?checkin=&checkout=&currency=
+ *          &country_code=&language=&occupancy=2-5,7&property_id=...
+ *          &rate_plan_count=&sales_channel=&sales_environment=
+ *   GET    /v3/properties/{property_id}/rooms/{room_id}/rates/{rate_id}?token=
+ *                                                          price check
+ *   POST   /v3/itineraries?token=                          book (201)
+ *   GET    /v3/itineraries?affiliate_reference_id=&email=  find by reference
+ *   GET    /v3/itineraries/{itinerary_id}?token= | ?email= retrieve
+ *   DELETE /v3/itineraries/{itinerary_id}/rooms/{room_id}?token=
+ *                                                          cancel a room (204)
  *
- * Bare JSON; amounts are {"value": "123.45", "currency": "EUR"}. SUPPLIER_C
- * is the merchant of record: it charges the traveller's card given at
- * book (payments type customer_card; 4000000000000002 is declined with 402
- * card_declined), in the request currency; mandatory
- * taxes and fees (fees.mandatory_tax) are paid at the property. Content
- * pages carry a Link header (rel="next") while more remain. */
+ * Bare JSON; amounts {"value": "123.45", "currency": "EUR"}; errors
+ * {type, message, fields?} (sandbox/hotel/rapid.c); the Test header's
+ * documented keywords answer their set responses. Expedia is the merchant
+ * of record: it charges the traveller's card given at book (payments type
+ * customer_card; 4000000000000002 is declined), in the request currency;
+ * mandatory taxes and fees (fees.mandatory_tax) are paid at the property.
+ * Each booked room states rate.cancel_refund, its refund if cancelled now
+ * (after its cancellation: what it refunded), and links.cancel unless it
+ * cannot be cancelled online (test trigger Restricted). */
 #include "hotel.h"
 #include "sandbox/money.h"
 #include "sandbox/token.h"
 #include "core/validate.h"
+#include "core/clock.h"
+#include "rapid.h"
 
 #include <apr_escape.h>
 #include <apr_strings.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define C 2
 #define C_MAX_PROPERTIES 250
@@ -122,20 +134,39 @@ static int page_offset(trv_req *req, const char *tok, int max, int *offset)
     return 0;
 }
 
+/* Rapid requires language (en-US: the sandbox's only one) and, on
+ * content and geography, supply_source (expedia or vrbo). */
+static int c_language(trv_req *req, trv_resp *resp)
+{
+    const char *l = apr_table_get(req->query, "language");
+    if (!l || strcmp(l, "en-US") != 0) {
+        sbx_invalid(req, resp, "language", "is required: en-US (the sandbox's only language)");
+        return 0;
+    }
+    return 1;
+}
+
+static int c_supply(trv_req *req, trv_resp *resp)
+{
+    const char *s = apr_table_get(req->query, "supply_source");
+    if (!s || (strcmp(s, "expedia") != 0 && strcmp(s, "vrbo") != 0)) {
+        sbx_invalid(req, resp, "supply_source", "is required: expedia or vrbo");
+        return 0;
+    }
+    return 1;
+}
+
 static void content(trv_req *req, trv_resp *resp)
 {
     const sbx_hotels *h;
     apr_array_header_t *pids = all_of(req, "property_id");
     const char *cc = apr_table_get(req->query, "country_code");
-    const char *city = apr_table_get(req->query, "city");
-    const char *lat_s = apr_table_get(req->query, "latitude");
-    const char *lon_s = apr_table_get(req->query, "longitude");
     const char *tok = apr_table_get(req->query, "token");
     const char *lim_s = apr_table_get(req->query, "limit");
     int *idx, n = 0, i, limit = lim_s ? atoi(lim_s) : 100, offset = 0;
     json_t *out;
 
-    if (!sbx_need_hotels(req, resp)) {
+    if (!sbx_need_hotels(req, resp) || !c_language(req, resp) || !c_supply(req, resp)) {
         return;
     }
     h = SBX_HOTELS(req);
@@ -148,35 +179,26 @@ static void content(trv_req *req, trv_resp *resp)
         return;
     }
     idx = apr_palloc(req->pool, sizeof(int) * (apr_size_t)h->n_hotels);
-    if (pids->nelts) {
-        for (i = 0; i < pids->nelts && n < C_MAX_PROPERTIES; i++) {
-            int k = sbx_hotel_by_sid(h, C, APR_ARRAY_IDX(pids, i, const char *));
-            if (k >= 0) {
-                idx[n++] = k;
-            }
-        }
-    }
-    else if (lat_s && lon_s) {
-        const char *r_s = apr_table_get(req->query, "radius_km");
-        double radius = r_s ? atof(r_s) : 5;
-        if (radius <= 0 || radius > 50) {
-            sbx_invalid(req, resp, "radius_km", "must be more than 0 and at most 50");
-            return;
-        }
-        n = sbx_hotels_near(h, C, atof(lat_s), atof(lon_s), radius * 1000.0, idx, h->n_hotels);
-    }
-    else if (cc && city) {
-        int ci = sbx_hcity_find(h, city, cc), k;
-        for (k = 0; ci >= 0 && k < h->cities[ci].n; k++) {
-            if (h->hotels[h->cities[ci].first + k].suppliers & (1u << C)) {
-                idx[n++] = h->cities[ci].first + k;
-            }
-        }
-    }
-    else {
-        sbx_invalid(req, resp, "property_id", "give property_id, country_code and city, or "
-                    "latitude, longitude and radius_km");
+    if (pids->nelts > C_MAX_PROPERTIES) {
+        sbx_invalid(req, resp, "property_id", "1 to 250 property ids");
         return;
+    }
+    for (i = 0; i < h->n_hotels; i++) {
+        /* Every filter given narrows: the properties asked, of the
+         * country asked; none: every property (paged). */
+        int k, keep = (h->hotels[i].suppliers & (1u << C)) != 0;
+        if (keep && pids->nelts) {
+            const char *sid = sbx_hotel_sid(req->pool, C, i);
+            for (keep = 0, k = 0; k < pids->nelts && !keep; k++) {
+                keep = strcmp(sid, APR_ARRAY_IDX(pids, k, const char *)) == 0;
+            }
+        }
+        if (keep && cc) {
+            keep = strcmp(h->cities[h->hotels[i].city].country_code, cc) == 0;
+        }
+        if (keep) {
+            idx[n++] = i;
+        }
     }
     out = json_object();
     for (i = offset; i < n && i < offset + limit; i++) {
@@ -196,8 +218,132 @@ static void content(trv_req *req, trv_resp *resp)
             }
         }
         apr_table_setn(resp->headers, "Link", apr_psprintf(req->pool,
-                       "</hotels/c/v3/properties/content?%stoken=%s>; rel=\"next\"", args,
-                       next));
+                       "<" SBX_RAPID_BASE "/v3/properties/content?%stoken=%s>; rel=\"next\"",
+                       args, next));
+    }
+    sbx_send(req, resp, 200, out);
+}
+
+/* GET /v3/regions: the sandbox's cities as Rapid regions of type city
+ * (id 100000 + the city's index), with their properties when
+ * include=property_ids. Filters: country_code, type (city only has
+ * regions here), limit (default and cap 250: the sandbox answers one
+ * page). */
+static void regions(trv_req *req, trv_resp *resp)
+{
+    const sbx_hotels *h;
+    apr_array_header_t *inc = all_of(req, "include");
+    const char *cc = apr_table_get(req->query, "country_code");
+    const char *type = apr_table_get(req->query, "type");
+    int i, k, ids = 0, details = 0, standard = 0;
+    json_t *out;
+    if (!sbx_need_hotels(req, resp) || !c_language(req, resp)) {
+        return;
+    }
+    for (i = 0; i < inc->nelts; i++) {
+        const char *v = APR_ARRAY_IDX(inc, i, const char *);
+        ids |= strcmp(v, "property_ids") == 0;
+        details |= strcmp(v, "details") == 0;
+        standard |= strcmp(v, "standard") == 0;
+    }
+    if (!inc->nelts || (details && standard)) {
+        sbx_invalid(req, resp, "include", "is required (standard, details, property_ids, "
+                    "property_ids_expanded); standard and details not together");
+        return;
+    }
+    h = SBX_HOTELS(req);
+    out = json_array();
+    for (i = 0; i < h->n_cities && (!type || strcmp(type, "city") == 0); i++) {
+        const sbx_hcity *c = &h->cities[i];
+        json_t *r, *list;
+        if (cc && strcmp(c->country_code, cc) != 0) {
+            continue;
+        }
+        r = json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", apr_itoa(req->pool, 100000 + i), "type",
+                      "city", "name", c->name, "name_full",
+                      apr_psprintf(req->pool, "%s, %s", c->name, c->country), "country_code",
+                      c->country_code);
+        if (details) {
+            json_object_set_new(r, "coordinates", json_pack("{s:f,s:f}", "center_latitude",
+                                                            c->lat, "center_longitude", c->lon));
+        }
+        if (ids) {
+            list = json_array();
+            for (k = 0; k < c->n; k++) {
+                if (h->hotels[c->first + k].suppliers & (1u << C)) {
+                    json_array_append_new(list, json_string(sbx_hotel_sid(req->pool, C,
+                                                                          c->first + k)));
+                }
+            }
+            json_object_set_new(r, "property_ids", list);
+        }
+        json_array_append_new(out, r);
+    }
+    sbx_send(req, resp, 200, out);
+}
+
+/* Whether a point is inside a ring of [longitude, latitude] pairs (ray
+ * casting; the ring's last point may repeat its first). */
+static int in_ring(const json_t *ring, double lat, double lon)
+{
+    size_t n = json_array_size(ring), i, j;
+    int in = 0;
+    for (i = 0, j = n - 1; n > 2 && i < n; j = i++) {
+        const json_t *a = json_array_get(ring, i), *b = json_array_get(ring, j);
+        double ax = json_number_value(json_array_get(a, 0)), ay = json_number_value(json_array_get(a, 1));
+        double bx = json_number_value(json_array_get(b, 0)), by = json_number_value(json_array_get(b, 1));
+        if ((ay > lat) != (by > lat) && lon < (bx - ax) * (lat - ay) / (by - ay) + ax) {
+            in = !in;
+        }
+    }
+    return in;
+}
+
+/* POST /v3/properties/geography: the properties inside a GeoJSON Polygon
+ * (its outer ring; 3 to 2,000 points), as {property_id: {property_id}}. */
+static void geography(trv_req *req, trv_resp *resp)
+{
+    const sbx_hotels *h;
+    const json_t *b, *ring, *pt;
+    const char *inc = apr_table_get(req->query, "include");
+    json_t *out;
+    size_t k;
+    int i;
+    if (!sbx_need_hotels(req, resp) || !c_supply(req, resp) || !(b = sbx_body(req, resp))) {
+        return;
+    }
+    if (!inc || strcmp(inc, "property_ids") != 0) {
+        sbx_invalid(req, resp, "include", "is required: property_ids");
+        return;
+    }
+    ring = json_array_get(json_object_get(b, "coordinates"), 0);
+    if (strcmp(trv_json_str(b, "type") ? trv_json_str(b, "type") : "", "Polygon") != 0
+        || json_array_size(ring) < 4 || json_array_size(ring) > 2000) {
+        sbx_invalid(req, resp, "type", "a GeoJSON Polygon: coordinates [[[longitude, "
+                    "latitude], ...]], its ring of 4 to 2,000 points, closed");
+        return;
+    }
+    json_array_foreach(ring, k, pt) {
+        double x = json_number_value(json_array_get(pt, 0)), y = json_number_value(json_array_get(pt, 1));
+        if (json_array_size(pt) != 2 || !json_is_number(json_array_get(pt, 0))
+            || !json_is_number(json_array_get(pt, 1)) || x < -180 || x > 180 || y < -90
+            || y > 90) {
+            sbx_invalid(req, resp, "coordinates", "each point [longitude, latitude] in range");
+            return;
+        }
+    }
+    h = SBX_HOTELS(req);
+    out = json_object();
+    for (i = 0; i < h->n_hotels; i++) {
+        double lat, lon;
+        if (!(h->hotels[i].suppliers & (1u << C))) {
+            continue;
+        }
+        sbx_hotel_position(&h->hotels[i], C, &lat, &lon);
+        if (in_ring(ring, lat, lon)) {
+            const char *sid = sbx_hotel_sid(req->pool, C, i);
+            json_object_set_new(out, sid, json_pack("{s:s}", "property_id", sid));
+        }
     }
     sbx_send(req, resp, 200, out);
 }
@@ -302,7 +448,7 @@ static json_t *c_rate(trv_req *req, const sbx_hquote *q)
         "merchant_of_record", "expedia", "amenities", amen,
         "bed_groups", t->code, "id", t->code, "description", t->bed, "links", "price_check",
         "method", "GET", "href",
-        apr_psprintf(req->pool, "/hotels/c/v3/properties/%s/rooms/%s/rates/%s?token=%s", pid,
+        apr_psprintf(req->pool, SBX_RAPID_BASE "/v3/properties/%s/rooms/%s/rates/%s?token=%s", pid,
                      t->code, c_rate_id(req, q), tok),
         "configuration_text", t->bed,
         "cancel_penalties", c_penalties(req, pr, q->n_rooms, q->currency, end),
@@ -328,7 +474,22 @@ static void availability(trv_req *req, trv_resp *resp)
     int i, k, n, max_rates = rpc ? atoi(rpc) : 10;
     json_t *out;
 
-    if (!sbx_need_hotels(req, resp)) {
+    static const char *const tests[] = {"service_unavailable", "unknown_internal_error", NULL};
+    const char *kw, *pos = apr_table_get(req->query, "country_code");
+    if (!sbx_need_hotels(req, resp) || sbx_rapid_test(req, resp, tests, &kw)
+        || !c_language(req, resp)) {
+        return;
+    }
+    if (!pos || strlen(pos) != 2) {
+        sbx_invalid(req, resp, "country_code", "is required: the point of sale, ISO 3166-1 "
+                    "alpha-2");
+        return;
+    }
+    if (!apr_table_get(req->query, "sales_channel")
+        || !apr_table_get(req->query, "sales_environment") || !rpc) {
+        sbx_invalid(req, resp, !rpc ? "rate_plan_count"
+                    : !apr_table_get(req->query, "sales_channel") ? "sales_channel"
+                    : "sales_environment", "is required");
         return;
     }
     h = SBX_HOTELS(req);
@@ -429,7 +590,11 @@ static void price_check(trv_req *req, trv_resp *resp)
     sbx_hprice *pr;
     apr_int64_t before;
     const char *status;
-    if (!sbx_need_hotels(req, resp) || c_token(req, resp, "cr", &q) != 0) {
+    static const char *const tests[] = {"price_changed", "sold_out", "service_unavailable",
+                                        "unknown_internal_error", NULL};
+    const char *kw;
+    if (!sbx_need_hotels(req, resp) || sbx_rapid_test(req, resp, tests, &kw)
+        || c_token(req, resp, "cr", &q) != 0) {
         return;
     }
     if (strcmp(apr_table_get(req->params, "property_id"), sbx_hotel_sid(req->pool, C, q.hotel))
@@ -437,7 +602,7 @@ static void price_check(trv_req *req, trv_resp *resp)
         sbx_error(req, resp, 404, "not_found", "The token is for another property");
         return;
     }
-    if (q.expires < sbx_now()) {
+    if (q.expires < sbx_now() || (kw && strcmp(kw, "sold_out") == 0)) {
         sbx_send(req, resp, 200, json_pack("{s:s}", "status", "sold_out"));
         return;
     }
@@ -448,14 +613,15 @@ static void price_check(trv_req *req, trv_resp *resp)
     q.factor_permille = sbx_hfactor_of(f, sbx_hotel_sid(req->pool, C, q.hotel));
     pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q.n_rooms);
     q.total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &q, sbx_now(), pr);
-    status = q.total == before ? "available" : "price_changed";
+    status = q.total == before && !(kw && strcmp(kw, "price_changed") == 0) ? "available"
+                                                                             : "price_changed";
     q.expires = sbx_now() + C_RATE_TTL;
     sbx_send(req, resp, 200, json_pack(
         "{s:s,s:o,s:{s:o},s:{s:{s:s,s:s}}}", "status", status,
         "occupancy_pricing", c_occupancy_pricing(req, &q, pr),
         "totals", "inclusive", billable(req, q.total, q.currency),
         "links", "book", "method", "POST", "href",
-        apr_psprintf(req->pool, "/hotels/c/v3/itineraries?token=%s",
+        apr_psprintf(req->pool, SBX_RAPID_BASE "/v3/itineraries?token=%s",
                      sbx_hquote_encode(req->pool, &q, "cb", SBX(req)->set->key_hc))));
 }
 
@@ -467,6 +633,43 @@ static const char *c_room_status(const char *s)
                                                                                 : "booked";
 }
 
+/* A link's token: the itinerary it is for and what it does ("it"
+ * retrieve, "cx" cancel), sealed. */
+static const char *c_link_token(trv_req *req, const char *what, const char *id)
+{
+    return sbx_token_seal(req->pool, SBX(req)->set->key_hc,
+                          apr_psprintf(req->pool, "%s|%s", what, id));
+}
+
+static int c_link_ok(trv_req *req, const char *what, const char *id)
+{
+    const char *tok = apr_table_get(req->query, "token");
+    char *pl = tok ? sbx_token_open(req->pool, SBX(req)->set->key_hc, tok) : NULL;
+    return pl && strcmp(pl, apr_psprintf(req->pool, "%s|%s", what, id)) == 0;
+}
+
+/* A room's rate.cancel_refund: what cancelling it now would refund, or,
+ * once cancelled, what its cancellation refunded (its terms at that
+ * instant). */
+static json_t *c_cancel_refund(trv_req *req, const trv_rows *row, const json_t *room,
+                               const char *cur)
+{
+    json_t *one = json_pack("{s:[O]}", "rooms", room);
+    const char *canc = trv_rows_get(row, 0, "cancellation");
+    apr_int64_t at = sbx_now(), fee, refund;
+    if (canc) {
+        json_t *c = trv_json_parse(req->pool, canc, strlen(canc), NULL);
+        apr_time_t t;
+        if (trv_json_str(c, "cancelled_at")
+            && trv_time_parse(trv_json_str(c, "cancelled_at"), &t) == APR_SUCCESS) {
+            at = apr_time_sec(t);
+        }
+    }
+    sbx_hdoc_cancel_terms(one, at, &fee, &refund);
+    json_decref(one);
+    return json_pack("{s:s,s:s}", "amount", sbx_amount(req->pool, refund, cur), "currency", cur);
+}
+
 static json_t *c_itinerary(trv_req *req, const trv_rows *row, const json_t *doc)
 {
     const char *cur = trv_json_str(doc, "currency"), *id = trv_rows_get(row, 0, "id");
@@ -474,7 +677,7 @@ static json_t *c_itinerary(trv_req *req, const trv_rows *row, const json_t *doc)
     apr_int64_t end_t = apr_atoi64(trv_json_str(doc, "checkout_utc")
                                    ? trv_json_str(doc, "checkout_utc") : "0");
     const json_t *r;
-    json_t *rooms = json_array(), *out;
+    json_t *rooms = json_array(), *out, *room;
     size_t k;
     json_array_foreach(json_object_get(doc, "rooms"), k, r) {
         const json_t *g = json_array_get(json_object_get(r, "guests"), 0), *pen;
@@ -503,9 +706,8 @@ static json_t *c_itinerary(trv_req *req, const trv_rows *row, const json_t *doc)
         one.total = json_integer_value(json_object_get(r, "total"));
         one.vat = json_integer_value(json_object_get(r, "vat"));
         one.due_at_property = json_integer_value(json_object_get(r, "due_at_property"));
-        json_array_append_new(rooms, json_pack(
-            "{s:s,s:{s:s,s:s?},s:s,s:s,s:s,s:O,s:O,s:s?,s:s?,s:s,s:{s:s,s:s,s:b,s:o,s:o,s:O},"
-            "s:{s:{s:s,s:s}}}",
+        room = json_pack(
+            "{s:s,s:{s:s,s:s?},s:s,s:s,s:s,s:O,s:O,s:s?,s:s?,s:s,s:{s:s,s:s,s:b,s:o,s:o,s:o,s:O}}",
             "id", apr_psprintf(req->pool, "%s-%d", id, (int)k + 1),
             "confirmation_id", "expedia", apr_psprintf(req->pool, "%s%d", id + 3, (int)k + 1),
             "property", strcmp(status, "pending") == 0 ? NULL
@@ -520,49 +722,50 @@ static json_t *c_itinerary(trv_req *req, const trv_rows *row, const json_t *doc)
                                        trv_json_str(doc, "board")),
             "merchant_of_record", "expedia",
             "refundable", json_is_true(json_object_get(r, "refundable")),
+            "cancel_refund", c_cancel_refund(req, row, r, cur),
             "cancel_penalties", pens,
             "pricing", c_pricing(req, &one, (int)json_integer_value(json_object_get(doc, "nights")),
                                  cur),
-            "promotions", json_object_get(r, "promotion"),
-            "links", "cancel", "method", "DELETE", "href",
-            apr_psprintf(req->pool, "/hotels/c/v3/itineraries/%s", id)));
+            "promotions", json_object_get(r, "promotion"));
+        /* A booked room's cancel link; none while pending, once cancelled,
+         * or when the property must approve a cancellation (Restricted). */
+        if (strcmp(status, "booked") == 0 && !trv_rows_bool(row, 0, "restricted")) {
+            json_object_set_new(room, "links", json_pack("{s:{s:s,s:s}}", "cancel", "method",
+                "DELETE", "href", apr_psprintf(req->pool, SBX_RAPID_BASE
+                                               "/v3/itineraries/%s/rooms/%s-%d?token=%s", id, id,
+                                               (int)k + 1, c_link_token(req, "cx", id))));
+        }
+        json_array_append_new(rooms, room);
     }
-    out = json_pack("{s:s,s:s,s:s?,s:s,s:s,s:s?,s:o,s:{s:{s:s,s:s},s:{s:s,s:s},s:{s:s,s:s}},"
-                    "s:O,s:{s:o}}",
+    /* Rapid's itinerary: no totals or payments of its own (each room's
+     * rate has its pricing); the whole client reference in
+     * affiliate_metadata. */
+    out = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s,s:s},s:s?,s:o}",
         "itinerary_id", id, "property_id", trv_json_str(doc, "supplier_hotel_id"),
-        "property_name", trv_json_str(doc, "hotel_name"),
         "creation_date_time", trv_rows_get(row, 0, "created_at"),
         "email", trv_json_str(json_object_get(doc, "holder"), "email"),
         "affiliate_reference_id", trv_rows_get(row, 0, "client_reference"),
-        "rooms", rooms,
-        "links", "retrieve", "method", "GET", "href",
-        apr_psprintf(req->pool, "/hotels/c/v3/itineraries/%s", id),
-        "cancel_preview", "method", "GET", "href",
-        apr_psprintf(req->pool, "/hotels/c/v3/itineraries/%s/cancellation-preview", id),
-        "restrictions", "method", "GET", "href",
-        apr_psprintf(req->pool, "/hotels/c/v3/itineraries/%s/restrictions", id),
-        "payments", json_object_get(doc, "payment"),
-        "totals", "inclusive", billable(req, json_integer_value(json_object_get(doc, "total")), cur));
-    if (trv_rows_get(row, 0, "cancellation")) {
-        json_t *canc = trv_json_parse(req->pool, trv_rows_get(row, 0, "cancellation"),
-                                      strlen(trv_rows_get(row, 0, "cancellation")), NULL);
-        json_object_set_new(out, "cancellation", json_pack("{s:o,s:o,s:s}",
-            "penalty", money(req, json_integer_value(json_object_get(canc, "fee")), cur),
-            "refund", money(req, json_integer_value(json_object_get(canc, "refund")), cur),
-            "canceled_at", trv_json_str(canc, "cancelled_at")));
-    }
+        "phone", "country_code", trv_json_str(json_object_get(json_object_get(doc, "holder"),
+                                                             "phone"), "country_code")
+                                 ? trv_json_str(json_object_get(json_object_get(doc, "holder"),
+                                                                "phone"), "country_code") : "",
+        "number", trv_json_str(json_object_get(json_object_get(doc, "holder"), "phone"), "number")
+                      ? trv_json_str(json_object_get(json_object_get(doc, "holder"), "phone"),
+                                     "number") : "",
+        "affiliate_metadata", trv_json_str(doc, "affiliate_metadata"),
+        "rooms", rooms);
     return out;
 }
 
-/* The answer of a create: Rapid's is short, with the links to follow. */
+/* The answer of a create: Rapid's is the id and the link to retrieve it. */
 static json_t *c_created(trv_req *req, const trv_rows *row, const json_t *doc)
 {
-    json_t *it = c_itinerary(req, row, doc);
-    json_t *out = json_pack("{s:s,s:s,s:O}", "itinerary_id", trv_rows_get(row, 0, "id"),
-                            "status", c_room_status(trv_rows_get(row, 0, "status")),
-                            "links", json_object_get(it, "links"));
-    json_decref(it);
-    return out;
+    const char *id = trv_rows_get(row, 0, "id");
+    (void)doc;
+    return json_pack("{s:s,s:{s:{s:s,s:s}}}", "itinerary_id", id, "links", "retrieve",
+                     "method", "GET", "href",
+                     apr_psprintf(req->pool, SBX_RAPID_BASE "/v3/itineraries/%s?token=%s", id,
+                                  c_link_token(req, "it", id)));
 }
 
 static int digits(const char *s, size_t lo, size_t hi)
@@ -578,8 +781,11 @@ static int digits(const char *s, size_t lo, size_t hi)
 
 static void book(trv_req *req, trv_resp *resp)
 {
-    const json_t *b, *rooms, *room, *pay;
-    const char *ref, *email, *card;
+    static const char *const tests[] = {"complete_payment_session", "service_unavailable",
+                                        "internal_server_error", "price_mismatch", "cc_declined",
+                                        "rooms_unavailable", NULL};
+    const json_t *b, *rooms, *room, *pay, *bc;
+    const char *ref, *meta, *email, *card, *kw;
     sbx_hquote q;
     apr_hash_t *f;
     sbx_hprice *pr;
@@ -590,18 +796,34 @@ static void book(trv_req *req, trv_resp *resp)
     size_t k;
     char code[9];
 
-    if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))
+    if (!sbx_need_hotels(req, resp) || !sbx_rapid_customer_ip(req, resp)
+        || sbx_rapid_test(req, resp, tests, &kw) || !(b = sbx_body(req, resp))
         || c_token(req, resp, "cb", &q) != 0) {
         return;
     }
+    if (kw && strcmp(kw, "complete_payment_session") == 0) {
+        sbx_invalid(req, resp, "Test", "complete_payment_session needs a payment session, "
+                    "which the sandbox does not serve");
+        return;
+    }
     ref = trv_json_str(b, "affiliate_reference_id");
-    if (!ref || !trv_printable(ref, 1, 64)) {
-        sbx_invalid(req, resp, "affiliate_reference_id", "is required: 1 to 64 characters");
+    if (!ref || !trv_printable(ref, 3, 28)) {
+        sbx_invalid(req, resp, "affiliate_reference_id", "is required: 3 to 28 characters");
+        return;
+    }
+    meta = trv_json_str(b, "affiliate_metadata");
+    if (meta && !trv_printable(meta, 1, 256)) {
+        sbx_invalid(req, resp, "affiliate_metadata", "at most 256 characters");
         return;
     }
     email = trv_json_str(b, "email");
     if (!email || !strchr(email, '@')) {
         sbx_invalid(req, resp, "email", "is required");
+        return;
+    }
+    if (!trv_json_str(json_object_get(b, "phone"), "country_code")
+        || !trv_json_str(json_object_get(b, "phone"), "number")) {
+        sbx_invalid(req, resp, "phone", "country_code and number are required");
         return;
     }
     rooms = json_object_get(b, "rooms");
@@ -611,19 +833,31 @@ static void book(trv_req *req, trv_resp *resp)
     }
     pay = json_array_get(json_object_get(b, "payments"), 0);
     card = trv_json_str(pay, "number");
+    bc = json_object_get(pay, "billing_contact");
     if (!pay || strcmp(trv_json_str(pay, "type") ? trv_json_str(pay, "type") : "",
                        "customer_card") != 0 || !digits(card, 12, 19)) {
         sbx_invalid(req, resp, "payments", "one customer_card payment with the card number "
                     "(Expedia collects: test cards of any number)");
         return;
     }
-    /* The published test number an issuer declines. */
-    if (strcmp(card, "4000000000000002") == 0) {
-        sbx_error(req, resp, 402, "card_declined", "The traveller's card was declined");
+    if (!trv_json_str(bc, "given_name") || !trv_json_str(bc, "family_name")
+        || !trv_json_str(json_object_get(bc, "address"), "country_code")) {
+        sbx_invalid(req, resp, "payments.billing_contact",
+                    "given_name, family_name and address.country_code are required");
+        return;
+    }
+    /* The published test number an issuer declines, or Test: cc_declined. */
+    if (strcmp(card, "4000000000000002") == 0 || (kw && strcmp(kw, "cc_declined") == 0)) {
+        sbx_error(req, resp, 400, "payment.declined", "The traveller's card was declined");
+        return;
+    }
+    if (kw && strcmp(kw, "rooms_unavailable") == 0) {
+        sbx_error(req, resp, 409, "rooms_unavailable", "The rooms are no longer available "
+                  "(Test header)");
         return;
     }
     memset(&trig, 0, sizeof(trig));
-    sbx_htrigger_reference(&trig, ref);
+    sbx_htrigger_reference(&trig, meta ? meta : ref);
     rooms_guests = trv_json_bind(req->pool, json_array());
     json_array_foreach(rooms, k, room) {
         if (!trv_json_str(room, "given_name") || !trv_json_str(room, "family_name")) {
@@ -638,7 +872,7 @@ static void book(trv_req *req, trv_resp *resp)
                                                       trv_json_str(room, "family_name")));
     }
     if (q.expires < sbx_now()) {
-        sbx_error(req, resp, 410, "link_expired", "The book link expired; check the price "
+        sbx_error(req, resp, 410, "link.expired", "The book link expired; check the price "
                   "again");
         return;
     }
@@ -648,7 +882,8 @@ static void book(trv_req *req, trv_resp *resp)
     quoted = q.total;
     q.factor_permille = sbx_hfactor_of(f, sbx_hotel_sid(req->pool, C, q.hotel));
     pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q.n_rooms);
-    if (sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &q, sbx_now(), pr) != quoted) {
+    if (sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &q, sbx_now(), pr) != quoted
+        || (kw && strcmp(kw, "price_mismatch") == 0)) {
         sbx_error(req, resp, 409, "price_mismatch", "The price changed; check the price again");
         return;
     }
@@ -661,19 +896,18 @@ static void book(trv_req *req, trv_resp *resp)
     json_decref(h);
     sbx_random_chars(code, 8, "0123456789");
     json_object_set_new(doc, "hotel_confirmation_code", json_string(code));
+    if (meta) {
+        json_object_set_new(doc, "affiliate_metadata", json_string(meta));
+    }
     json_object_set_new(doc, "checkout_utc", json_string(apr_psprintf(req->pool,
         "%" APR_INT64_T_FMT, sbx_hotel_utc(SBX_HOTELS(req), SBX(req)->world, q.hotel,
                                            (apr_int64_t)(q.checkin + q.nights) * 86400
                                                + 11 * 3600))));
-    json_object_set_new(doc, "payment", json_pack("[{s:s,s:s,s:s,s:s,s:s}]", "type",
-                                                  "customer_card", "last4",
-                                                  card + strlen(card) - 4, "status", "captured",
-                                                  "collected_by", "SUPPLIER_C", "amount",
-                                                  sbx_amount(req->pool, q.total, q.currency)));
     memset(&nb, 0, sizeof(nb));
     sbx_random_chars(code, 8, "0123456789");
     nb.id = apr_pstrcat(req->pool, "721", code, NULL);
     nb.supplier = C;
+    nb.ignores_idempotency_key = 1; /* Expedia Rapid documents none */
     nb.client_reference = ref;
     nb.trigger = &trig;
     nb.currency = q.currency;
@@ -683,23 +917,63 @@ static void book(trv_req *req, trv_resp *resp)
     }
     nb.doc = doc;
     nb.confirm_in = trig.async ? SBX(req)->set->async_ticketing : 0;
-    sbx_hbook_run(req, resp, &nb, "booking_refused", "duplicate_itinerary", 201, c_created);
+    sbx_hbook_run(req, resp, &nb, "rooms_unavailable", "duplicate_itinerary", 201, c_created);
 }
 
+/* GET /v3/itineraries/{id}: with the retrieve link's token, or with the
+ * booking's email. */
 static void get_itinerary(trv_req *req, trv_resp *resp)
 {
-    sbx_hread_run(req, resp, C, apr_table_get(req->params, "id"), c_itinerary);
+    static const char *const tests[] = {"service_unavailable", "internal_server_error", NULL};
+    const char *id = apr_table_get(req->params, "id"), *email, *kw;
+    trv_dbc *c;
+    trv_rows *rows;
+    json_t *doc;
+    if (!sbx_rapid_customer_ip(req, resp) || sbx_rapid_test(req, resp, tests, &kw)) {
+        return;
+    }
+    email = apr_table_get(req->query, "email");
+    if (!c_link_ok(req, "it", id)) {
+        if (!email) {
+            sbx_invalid(req, resp, "token", "the retrieve link's token, or email, is required");
+            return;
+        }
+        if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+            sbx_db_fail(req, resp, NULL, 3160, "retrieving an itinerary");
+            return;
+        }
+        if (!sbx_hbooking_load(req, resp, c, C, id, &rows, &doc)) {
+            return;
+        }
+        trv_db_close(req->env->db, c);
+        if (strcasecmp(email, trv_json_str(json_object_get(doc, "holder"), "email")
+                              ? trv_json_str(json_object_get(doc, "holder"), "email") : "")) {
+            sbx_error(req, resp, 404, "resource_not_found", "No itinerary %s with this email",
+                      id);
+            return;
+        }
+    }
+    sbx_hread_run(req, resp, C, id, c_itinerary);
 }
 
+/* GET /v3/itineraries?affiliate_reference_id=&email=: both required. */
 static void find_itineraries(trv_req *req, trv_resp *resp)
 {
     const char *ref = apr_table_get(req->query, "affiliate_reference_id");
+    const char *email = apr_table_get(req->query, "email");
     trv_dbc *c;
     trv_rows *rows, *one;
     json_t *out, *doc;
     int i;
-    if (!ref || !*ref) {
-        sbx_invalid(req, resp, "affiliate_reference_id", "is required");
+    if (!sbx_rapid_customer_ip(req, resp)) {
+        return;
+    }
+    if (!ref || !*ref || strlen(ref) > 28) {
+        sbx_invalid(req, resp, "affiliate_reference_id", "is required: at most 28 characters");
+        return;
+    }
+    if (!email || !*email) {
+        sbx_invalid(req, resp, "email", "is required");
         return;
     }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
@@ -712,106 +986,62 @@ static void find_itineraries(trv_req *req, trv_resp *resp)
     }
     out = trv_json_bind(req->pool, json_array());
     for (i = 0; i < rows->n; i++) {
+        json_t *it;
         if (!sbx_hbooking_load(req, resp, c, C, trv_rows_get(rows, i, "id"), &one, &doc)) {
             return;
         }
-        json_array_append_new(out, c_itinerary(req, one, doc));
+        if (strcasecmp(email, trv_json_str(json_object_get(doc, "holder"), "email")
+                              ? trv_json_str(json_object_get(doc, "holder"), "email") : "")) {
+            continue;
+        }
+        /* A found itinerary carries its retrieve link (Rapid's links). */
+        it = c_itinerary(req, one, doc);
+        json_object_set_new(it, "links", json_pack("{s:{s:s,s:s}}", "retrieve", "method", "GET",
+            "href", apr_psprintf(req->pool, SBX_RAPID_BASE "/v3/itineraries/%s?token=%s",
+                                 trv_rows_get(one, 0, "id"),
+                                 c_link_token(req, "it", trv_rows_get(one, 0, "id")))));
+        json_array_append_new(out, it);
     }
     trv_db_close(req->env->db, c);
     sbx_send(req, resp, 200, json_incref(out));
 }
 
-static void preview(trv_req *req, trv_resp *resp)
-{
-    const char *id = apr_table_get(req->params, "id"), *cur, *status;
-    trv_dbc *c;
-    trv_rows *rows;
-    json_t *doc, *rooms;
-    const json_t *r;
-    apr_int64_t fee, refund, now = sbx_now();
-    size_t k;
-    int restricted;
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        sbx_db_fail(req, resp, NULL, 1731, "previewing a cancellation");
-        return;
-    }
-    if (!sbx_hbooking_load(req, resp, c, C, id, &rows, &doc)) {
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    cur = trv_rows_get(rows, 0, "currency");
-    status = trv_rows_get(rows, 0, "status");
-    if (strcmp(status, "confirmed") != 0) {
-        sbx_error(req, resp, 409, strcmp(status, "pending") == 0 ? "itinerary_pending"
-                                                                 : "itinerary_canceled",
-                  "The itinerary is %s", c_room_status(status));
-        return;
-    }
-    restricted = trv_rows_bool(rows, 0, "restricted");
-    sbx_hdoc_cancel_terms(doc, now, &fee, &refund);
-    rooms = json_array();
-    json_array_foreach(json_object_get(doc, "rooms"), k, r) {
-        json_t *one = json_pack("{s:[O]}", "rooms", r);
-        apr_int64_t f1, r1;
-        sbx_hdoc_cancel_terms(one, now, &f1, &r1);
-        json_decref(one);
-        json_array_append_new(rooms, json_pack("{s:s,s:b,s:s?,s:o,s:o}",
-            "room_id", apr_psprintf(req->pool, "%s-%d", id, (int)k + 1),
-            "refundable", json_is_true(json_object_get(r, "refundable")),
-            "free_cancellation_until", json_is_integer(json_object_get(r, "deadline"))
-                ? sbx_instant(req->pool, json_integer_value(json_object_get(r, "deadline")))
-                : NULL,
-            "penalty", money(req, f1, cur), "refund", money(req, r1, cur)));
-    }
-    sbx_send(req, resp, 200, json_pack("{s:s,s:s,s:b,s:b,s:o,s:o,s:o}",
-        "itinerary_id", id, "checked_at", sbx_instant(req->pool, now),
-        "cancelable", !restricted, "restricted", restricted,
-        "penalty", money(req, fee, cur), "refund", money(req, refund, cur), "rooms", rooms));
-}
-
-static void restrictions(trv_req *req, trv_resp *resp)
-{
-    const char *id = apr_table_get(req->params, "id");
-    trv_dbc *c;
-    trv_rows *rows;
-    json_t *doc, *list = json_array();
-    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
-        json_decref(list);
-        sbx_db_fail(req, resp, NULL, 1732, "reading restrictions");
-        return;
-    }
-    if (!sbx_hbooking_load(req, resp, c, C, id, &rows, &doc)) {
-        json_decref(list);
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    if (trv_rows_bool(rows, 0, "restricted")) {
-        json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s}",
-            "id", apr_psprintf(req->pool, "rst_%s", id), "type", "cancellation",
-            "code", "CANCEL_RESTRICTED",
-            "description", "The property must approve any cancellation of this itinerary; "
-                           "it cannot be cancelled online",
-            "created_at", trv_rows_get(rows, 0, "created_at")));
-    }
-    sbx_send(req, resp, 200, json_pack("{s:s,s:o}", "itinerary_id", id, "restrictions", list));
-}
-
+/* DELETE /v3/itineraries/{id}/rooms/{room_id}?token=: the room's cancel
+ * link. The sandbox cancels an itinerary's rooms together: the first
+ * room's DELETE cancels every room, a later one answers the same. */
 static void cancel(trv_req *req, trv_resp *resp)
 {
-    sbx_hcancel_run(req, resp, C, apr_table_get(req->params, "id"), "cancellation_failed",
-                    c_itinerary);
+    static const char *const tests[] = {"service_unavailable", "unknown_internal_error",
+                                        "post_stay_cancel", NULL};
+    const char *id = apr_table_get(req->params, "id");
+    const char *room = apr_table_get(req->params, "room_id"), *kw;
+    size_t n = strlen(id);
+    if (!sbx_rapid_customer_ip(req, resp) || sbx_rapid_test(req, resp, tests, &kw)) {
+        return;
+    }
+    if (kw && strcmp(kw, "post_stay_cancel") == 0) {
+        sbx_error(req, resp, 400, "cancel.post_stay", "The stay has ended; it cannot be "
+                  "cancelled (Test header)");
+        return;
+    }
+    if (!c_link_ok(req, "cx", id) || strncmp(room, id, n) != 0 || room[n] != '-') {
+        sbx_invalid(req, resp, "token", "is not the cancel link of this room");
+        return;
+    }
+    sbx_hcancel_run(req, resp, C, id, "cancellation_failed", c_itinerary);
 }
 
 const trv_route sbx_hotel_c_routes[] = {
-    {"GET", "/hotels/c/v3/properties/content", content, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/properties/availability", availability, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/properties/{property_id}/rooms/{room_id}/rates/{rate_id}", price_check,
+    {"GET", SBX_RAPID_BASE "/v3/regions", regions, TRV_ROUTE_OWN_QUERY},
+    {"POST", SBX_RAPID_BASE "/v3/properties/geography", geography, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/properties/content", content, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/properties/availability", availability, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/properties/{property_id}/rooms/{room_id}/rates/{rate_id}",
+     price_check, TRV_ROUTE_OWN_QUERY},
+    {"POST", SBX_RAPID_BASE "/v3/itineraries", book, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/itineraries", find_itineraries, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/itineraries/{id}", get_itinerary, TRV_ROUTE_OWN_QUERY},
+    {"DELETE", SBX_RAPID_BASE "/v3/itineraries/{id}/rooms/{room_id}", cancel,
      TRV_ROUTE_OWN_QUERY},
-    {"POST", "/hotels/c/v3/itineraries", book, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/itineraries", find_itineraries, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/itineraries/{id}", get_itinerary, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/itineraries/{id}/cancellation-preview", preview, TRV_ROUTE_OWN_QUERY},
-    {"GET", "/hotels/c/v3/itineraries/{id}/restrictions", restrictions, TRV_ROUTE_OWN_QUERY},
-    {"DELETE", "/hotels/c/v3/itineraries/{id}", cancel, TRV_ROUTE_OWN_QUERY},
     {NULL, NULL, NULL, 0},
 };
