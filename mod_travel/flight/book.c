@@ -5,7 +5,7 @@
 #include "order_status.h"
 #include "enqueue.h"
 #include "core/owner.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -14,21 +14,21 @@
 #include <apr_strings.h>
 #include <string.h>
 
-int trv_book_service_pays(const trv_env *env, const trv_fbooking *b)
+int trv_fbook_service_pays(const trv_env *env, const trv_fbooking *b)
 {
     /* A supplier that collects payment itself books with {}. */
     return !trv_supplier_can(trv_flight_supplier_row(env->cfg, b->supplier),
                              TRV_SUP_COLLECTS_PAYMENT);
 }
 
-apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          trv_fb_phase phase)
+apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,
+                                           trv_fb_phase phase)
 {
     if (phase == TRV_FB_PHASE_AUTHORIZING) {
         return trv_flight_step_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
-    return trv_flight_step_budget(env, b->supplier, 1, trv_book_service_pays(env, b) ? 1 : 0);
+    return trv_flight_step_budget(env, b->supplier, 1, trv_fbook_service_pays(env, b) ? 1 : 0);
 }
 
 /* ---- the domain's part of the runner (lifecycle/book.h) ---- */
@@ -60,12 +60,12 @@ static void view(const void *bp, trv_lifecycle_booking *v)
 
 static apr_status_t reread(trv_lifecycle_book_run *run, trv_dbc *c, const char *id, void **out)
 {
-    return trv_fstore_get_any(c, run->p, id, (trv_fbooking **)out);
+    return trv_fbooking_get_any(c, run->p, id, (trv_fbooking **)out);
 }
 
 static apr_status_t to_ready(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
-    return trv_fstore_book_revert(c, run->p, B(run)->id, run->owner, (trv_fbooking **)out);
+    return trv_fbooking_book_revert(c, run->p, B(run)->id, run->owner, (trv_fbooking **)out);
 }
 
 static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const trv_fpayment *pay,
@@ -73,24 +73,24 @@ static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const tr
 {
     int inserted;
     *out = NULL;
-    if (trv_fstore_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
+    if (trv_fbooking_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
-    return trv_fstore_phase(c, run->p, run->log, run->request_id, B(run)->id,
-                            TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
-                            run->owner,
-                            trv_book_phase_budget(run->env, B(run), TRV_FB_PHASE_ORDERING),
-                            NULL, NULL, (trv_fbooking **)out);
+    return trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
+                              TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
+                              run->owner,
+                              trv_fbook_phase_budget(run->env, B(run), TRV_FB_PHASE_ORDERING),
+                              NULL, NULL, (trv_fbooking **)out);
 }
 
 /* The job carries on from the same phase. */
 static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
     const trv_fbooking *b = B(run);
-    return trv_fstore_phase(c, run->p, run->log, run->request_id, b->id, b->book_phase,
-                            b->phase_owner, b->book_phase, run->owner,
-                            trv_book_phase_budget(run->env, b, b->book_phase), NULL, NULL,
-                            (trv_fbooking **)out);
+    return trv_fbooking_phase(c, run->p, run->log, run->request_id, b->id, b->book_phase,
+                              b->phase_owner, b->book_phase, run->owner,
+                              trv_fbook_phase_budget(run->env, b, b->book_phase), NULL, NULL,
+                              (trv_fbooking **)out);
 }
 
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
@@ -157,7 +157,7 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, jso
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 335, "recording a failed booking");
     }
-    if (trv_fstore_book_failed(c, run->p, B(run)->id, fj, &b) != APR_SUCCESS) {
+    if (trv_fbooking_book_failed(c, run->p, B(run)->id, fj, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
     }
     if (!b) {
@@ -175,7 +175,7 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, jso
             return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
         }
     }
-    if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_fbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
         || (settles && trv_lifecycle_book_apply_settle(run, c, &s) != APR_SUCCESS)) {
         return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
     }
@@ -203,7 +203,7 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
     trv_dbc *c;
     trv_fbooking *b;
 
-    if (trv_book_service_pays(run->env, run->b)) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
         if (pay && pay->status == TRV_PAY_AUTHORIZED) {
             /* The ticket is issued: a failed capture is retried in the
              * background (the settle job). */
@@ -229,24 +229,24 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 340, "confirming");
     }
-    if (trv_fstore_confirm(c, run->p, B(run)->id, order_id, pnr, &b) != APR_SUCCESS) {
+    if (trv_fbooking_confirm(c, run->p, B(run)->id, order_id, pnr, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 341, "confirming");
     }
     if (!b) {
         return trv_lifecycle_book_lost(run, c);
     }
-    if (trv_book_service_pays(run->env, run->b)) {
-        if (captured && trv_fstore_payment_captured(c, run->p, pay->id,
-                                                    card ? trv_json_dump(run->p, card)
-                                                         : NULL) != APR_SUCCESS) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
+        if (captured && trv_fbooking_payment_captured(c, run->p, pay->id,
+                                                      card ? trv_json_dump(run->p, card)
+                                                           : NULL) != APR_SUCCESS) {
             return trv_lifecycle_book_db_failed(run, c, 342, "recording the capture");
         }
     }
-    else if (trv_fstore_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
+    else if (trv_fbooking_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 343, "recording the supplier's payment");
     }
     if (settle) {
-        const char *pay_id = trv_book_service_pays(run->env, run->b) ? (pay ? pay->id : NULL)
+        const char *pay_id = trv_fbook_service_pays(run->env, run->b) ? (pay ? pay->id : NULL)
                                                            : supplier_pay.id;
         if (pay_id && trv_fjob_enqueue(c, run->p, TRV_FJOB_SETTLE, pay_id, -1,
                                        run->request_id, apr_time_from_msec(500))
@@ -274,8 +274,8 @@ static trv_lifecycle_book_outcome to_unknown(trv_lifecycle_book_run *run, trv_fb
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 352, "recording an unknown outcome");
     }
-    if (trv_fstore_phase(c, run->p, run->log, run->request_id, B(run)->id, from, run->owner,
-                         TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
+    if (trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id, from, run->owner,
+                           TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 353, "recording an unknown outcome");
     }
     if (!b) {
@@ -306,9 +306,9 @@ static trv_lifecycle_book_outcome order_pending(trv_lifecycle_book_run *run, con
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 356, "recording ticketing in progress");
     }
-    if (trv_fstore_phase(c, run->p, run->log, run->request_id, B(run)->id, from,
-                         run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
-                         trv_json_str(order, "airline_pnr"), &b)
+    if (trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id, from,
+                           run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
+                           trv_json_str(order, "airline_pnr"), &b)
         != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 357, "recording ticketing in progress");
     }
@@ -405,7 +405,7 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
         run->message = "the supplier is not configured";
         return revert_paid(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE, pay);
     }
-    if (trv_book_service_pays(run->env, run->b)) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
         if (!pay) {
             run->message = "no authorization to pay with";
             return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE, NULL);
@@ -439,7 +439,7 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
     }
 }
 
-trv_lifecycle_book_outcome trv_book_poll_ticketing(trv_lifecycle_book_run *run)
+trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run)
 {
     trv_flight_ctx sc;
     trv_sup_err err = {0};

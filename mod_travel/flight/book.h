@@ -35,14 +35,14 @@ extern const trv_lifecycle_book_domain trv_book_lifecycle;
 /* The ticketing poll (job): reads the order and finishes the booking when
  * the supplier is done; TRV_LIFECYCLE_BOOK_RETRY while it is still
  * ticketing. */
-trv_lifecycle_book_outcome trv_book_poll_ticketing(trv_lifecycle_book_run *run);
+trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run);
 
 /* A book step's deadline for this booking's supplier. */
-apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          trv_fb_phase phase);
+apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,
+                                           trv_fb_phase phase);
 
 /* Whether the service collects the payment, or the supplier does (its row
  * has TRV_SUP_COLLECTS_PAYMENT). */
-int trv_book_service_pays(const trv_env *env, const trv_fbooking *b);
+int trv_fbook_service_pays(const trv_env *env, const trv_fbooking *b);
 
 #endif

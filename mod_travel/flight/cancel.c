@@ -11,7 +11,7 @@
 #include "enqueue.h"
 #include "jobs.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -32,20 +32,20 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 361, "reading a booking to cancel")) {
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 362, "reading a booking to cancel");
         return;
     }
     if (!b) {
         trv_db_close(req->env->db, c);
-        trv_fapi_no_booking(req, resp, id);
+        trv_freply_no_booking(req, resp, id);
         return;
     }
     switch (trv_fb_cancel_decision(b->status)) {
     case TRV_FB_CANCEL_START:
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_fstore_cancel_start(c, req->pool, req->org_id, req->user_id, id, &started)
+            || trv_fbooking_cancel_start(c, req->pool, req->org_id, req->user_id, id, &started)
                != APR_SUCCESS
             || (started && trv_lifecycle_cancel_enqueue(c, req->pool, TRV_FJOB_CANCEL, id,
                                                         started->cancel_attempt,
@@ -56,14 +56,14 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
         }
         if (!started) {
             /* A concurrent cancel started it: the same answer. */
-            if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+            if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
                 != APR_SUCCESS || !b) {
                 trv_api_db_fail(req, resp, c, 364, "reading a booking to cancel");
                 return;
             }
             trv_db_close(req->env->db, c);
-            trv_fapi_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
-                             b, NULL);
+            trv_freply_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
+                               b, NULL);
             return;
         }
         trv_db_close(req->env->db, c);
@@ -71,15 +71,15 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
         trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                     TRVLOGNO(365) "booking %s: cancellation %d started", id,
                     started->cancel_attempt);
-        trv_fapi_booking(req, resp, 202, started, NULL);
+        trv_freply_booking(req, resp, 202, started, NULL);
         return;
     case TRV_FB_CANCEL_RUNNING:
         trv_db_close(req->env->db, c);
-        trv_fapi_booking(req, resp, 202, b, NULL);
+        trv_freply_booking(req, resp, 202, b, NULL);
         return;
     case TRV_FB_CANCEL_DONE:
         if (trv_lifecycle_cancel_refunds_restart(&flight_cancel, req, resp, c, id)) {
-            trv_fapi_booking(req, resp, 200, b, NULL);
+            trv_freply_booking(req, resp, 200, b, NULL);
         }
         return;
     default:
@@ -95,7 +95,7 @@ static apr_status_t load(trv_env *env, trv_dbc *c, apr_pool_t *p, const char *id
                          trv_lifecycle_cancel_booking **out)
 {
     trv_fbooking *fb;
-    apr_status_t rv = trv_fstore_get_any(c, p, id, &fb);
+    apr_status_t rv = trv_fbooking_get_any(c, p, id, &fb);
     int i;
     *out = rv == APR_SUCCESS && fb ? trv_lifecycle_cancel_view(p, fb, fb->id, fb->org_id,
         fb->supplier, fb->supplier_reference, fb->currency, fb->status == TRV_FB_CANCELING, fb->cancel_attempt,
@@ -188,8 +188,8 @@ static apr_status_t canceled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_canc
         "refunded_by", b->service_pays ? "SERVICE" : "SUPPLIER",
         "refund_amount", trv_money_json(&f->refund),
         "refund_to", refund_to));
-    apr_status_t rv = trv_fstore_canceled(c, p, b->id, b->attempt,
-                                          trv_json_dump(p, cancellation), &after);
+    apr_status_t rv = trv_fbooking_canceled(c, p, b->id, b->attempt,
+                                            trv_json_dump(p, cancellation), &after);
     out->moved = rv == APR_SUCCESS && after;
     out->own = after;
     return rv;
@@ -209,7 +209,7 @@ static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel
     trv_fbooking *after;
     const char *fj = trv_json_dump(p, trv_json_bind(p, json_pack("{s:s,s:s}", "code", code,
                                                                  "description", message)));
-    apr_status_t rv = trv_fstore_cancel_rejected(c, p, b->id, b->attempt, fj, &after);
+    apr_status_t rv = trv_fbooking_cancel_rejected(c, p, b->id, b->attempt, fj, &after);
     if (rv == APR_SUCCESS && after) {
         rv = trv_flight_emit(c, p, after, TRV_EV_CANCEL_REJECTED);
     }
@@ -224,7 +224,7 @@ static const char *refusal_code(apr_pool_t *p, const char *supplier_code)
 }
 
 static const trv_lifecycle_cancel_ops flight_cancel = {
-    "booking", &trv_fstore_refunds, load, ask, plan, canceled, settled, failed, refusal_code,
+    "booking", &trv_fbooking_refunds, load, ask, plan, canceled, settled, failed, refusal_code,
     "The airline refused the cancellation", "cancellation_failed",
     "The supplier could not be reached to cancel; the ticket is still valid. Cancel again "
     "to retry"};
@@ -238,5 +238,5 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
-    trv_refunds_run(&trv_fstore_refunds, env, p, job, res);
+    trv_refunds_run(&trv_fbooking_refunds, env, p, job, res);
 }

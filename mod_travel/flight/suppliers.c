@@ -12,16 +12,16 @@ const trv_supplier trv_flight_suppliers[] = {
     /* Duffel Air API v2: the service authorizes and captures the payment,
      * the customer may pay through the provider's SDK, and an offer is sold
      * to one unfinished booking at a time. Bearer access token. */
-    {"duffel", "flight", &trv_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
+    {"duffel", "flight", &trv_flight_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
      {"token", NULL, NULL}, NULL},
     /* LiteAPI Flights v3.0 (X-API-Key): its prebook is a checkout that may
      * hold the itinerary, and it collects the payment itself through its
      * payment SDK (book takes no payment from the service). */
-    {"liteapi-flights", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
+    {"liteapi-flights", "flight", &trv_flight_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
      {"api_key", NULL, NULL}, NULL},
     /* The slot's former name (mod_travel's own checkout protocol), still
      * accepted so existing lines keep working: the same adapter and terms. */
-    {"travel-air", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
+    {"travel-air", "flight", &trv_flight_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
      {"api_key", NULL, NULL}, NULL},
     {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };

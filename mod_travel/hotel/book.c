@@ -3,9 +3,9 @@
  * provider is asked. */
 #include "book.h"
 #include "lifecycle/book.h"
-#include "bapi.h"
+#include "reply.h"
 #include "booked_status.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
@@ -27,12 +27,12 @@ int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b)
 apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b, trv_hb_phase phase)
 {
     if (phase == TRV_HB_PHASE_AUTHORIZING) {
-        return trv_hbapi_budget(env, b->supplier, 0, 1);
+        return trv_hreply_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then a read of the booking and the capture; a
      * merchant of record captures nothing, but its book goes through the
      * payment provider's forward, which waits for the supplier as well */
-    return trv_hbapi_budget(env, b->supplier, 2, 1);
+    return trv_hreply_budget(env, b->supplier, 2, 1);
 }
 
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
@@ -67,19 +67,19 @@ static void view(const void *bp, trv_lifecycle_booking *v)
 
 static apr_status_t reread(trv_lifecycle_book_run *run, trv_dbc *c, const char *id, void **out)
 {
-    return trv_hbstore_get_any(c, run->p, id, (trv_hbooking **)out);
+    return trv_hbooking_get_any(c, run->p, id, (trv_hbooking **)out);
 }
 
 /* Every move is kept rendered (render.h) in its transaction. */
 static apr_status_t kept(trv_lifecycle_book_run *run, trv_dbc *c, apr_status_t rv, void **out)
 {
-    return rv == APR_SUCCESS && *out ? trv_hbooking_keep(c, run->p, *out) : rv;
+    return rv == APR_SUCCESS && *out ? trv_hrender_keep(c, run->p, *out) : rv;
 }
 
 static apr_status_t to_ready(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
-    return kept(run, c, trv_hbstore_book_revert(c, run->p, B(run)->id, run->owner,
-                                                (trv_hbooking **)out), out);
+    return kept(run, c, trv_hbooking_book_revert(c, run->p, B(run)->id, run->owner,
+                                                 (trv_hbooking **)out), out);
 }
 
 static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const trv_hpayment *pay,
@@ -87,20 +87,20 @@ static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const tr
 {
     int inserted;
     *out = NULL;
-    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, B(run)->id,
-                          TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
-                          run->owner, trv_hbook_budget(run->env, B(run), TRV_HB_PHASE_ORDERING),
-                          NULL, (trv_hbooking **)out) != APR_SUCCESS) {
+    if (trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
+                           TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
+                           run->owner, trv_hbook_budget(run->env, B(run), TRV_HB_PHASE_ORDERING),
+                           NULL, (trv_hbooking **)out) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     if (!*out) {
         return APR_SUCCESS;
     }
     /* Read again whole: the payment raised the revision. */
-    if (trv_hbstore_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
+    if (trv_hbooking_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
-    return kept(run, c, trv_hbstore_get_any(c, run->p, B(run)->id, (trv_hbooking **)out), out);
+    return kept(run, c, trv_hbooking_get_any(c, run->p, B(run)->id, (trv_hbooking **)out), out);
 }
 
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
@@ -113,10 +113,10 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
     const trv_hbooking *b = B(run);
     trv_hb_phase to = b->book_phase == TRV_HB_PHASE_ORDERING ? TRV_HB_PHASE_UNKNOWN
                                                              : b->book_phase;
-    return trv_hbstore_phase(c, run->p, run->log, run->request_id, b->id, b->book_phase,
-                             b->phase_owner, to, run->owner,
-                             trv_hbook_budget(run->env, b, TRV_HB_PHASE_ORDERING), NULL,
-                             (trv_hbooking **)out);
+    return trv_hbooking_phase(c, run->p, run->log, run->request_id, b->id, b->book_phase,
+                              b->phase_owner, to, run->owner,
+                              trv_hbook_budget(run->env, b, TRV_HB_PHASE_ORDERING), NULL,
+                              (trv_hbooking **)out);
 }
 
 const trv_lifecycle_book_domain trv_hbook_lifecycle = {
@@ -176,9 +176,9 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, con
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 1430, "recording a failed booking");
     }
-    if ((voided && trv_hbstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_hbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
         || (!sdk && settles && trv_lifecycle_book_apply_settle(run, c, &s) != APR_SUCCESS)
-        || trv_hbstore_book_failed(c, run->p, B(run)->id, trv_json_dump(run->p, failure), &b)
+        || trv_hbooking_book_failed(c, run->p, B(run)->id, trv_json_dump(run->p, failure), &b)
            != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1430, "recording a failed booking");
     }
@@ -189,7 +189,7 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, con
     if (!b) {
         return trv_lifecycle_book_lost(run, c);
     }
-    if (trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !trv_lifecycle_book_commit(run, c)) {
+    if (trv_hrender_keep(c, run->p, b) != APR_SUCCESS || !trv_lifecycle_book_commit(run, c)) {
         return trv_lifecycle_book_db_failed(run, c, 1430, "recording a failed booking");
     }
     run->b = b;
@@ -271,24 +271,24 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run,
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 1433, "confirming");
     }
-    if (trv_hbstore_confirm(c, run->p, B(run)->id, &cf, &b) != APR_SUCCESS) {
+    if (trv_hbooking_confirm(c, run->p, B(run)->id, &cf, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1433, "confirming");
     }
     if (!b) {
         return trv_lifecycle_book_lost(run, c);
     }
-    if ((captured && trv_hbstore_payment_captured(c, run->p, pay->id,
-                                                  card ? trv_json_dump(run->p, card) : NULL)
+    if ((captured && trv_hbooking_payment_captured(c, run->p, pay->id,
+                                                   card ? trv_json_dump(run->p, card) : NULL)
                      != APR_SUCCESS)
-        || (sp.id && trv_hbstore_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
+        || (sp.id && trv_hbooking_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
         || (trv_hbook_service_pays(run->env, run->b) && pay && !captured
             && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, B(run)->id, run->request_id,
                                 apr_time_from_sec(5)) != APR_SUCCESS)) {
         return trv_lifecycle_book_db_failed(run, c, 1434, "recording the booking's payment");
     }
     /* Read again whole: the payment's change raised the revision. */
-    if (trv_hbstore_get_any(c, run->p, B(run)->id, &b) != APR_SUCCESS || !b
-        || trv_hbooking_keep(c, run->p, b) != APR_SUCCESS
+    if (trv_hbooking_get_any(c, run->p, B(run)->id, &b) != APR_SUCCESS || !b
+        || trv_hrender_keep(c, run->p, b) != APR_SUCCESS
         || trv_hotel_emit(c, run->p, b, TRV_HEV_CONFIRMED) != APR_SUCCESS
         || !trv_lifecycle_book_commit(run, c)) {
         return trv_lifecycle_book_db_failed(run, c, 1433, "confirming");
@@ -309,10 +309,10 @@ static trv_lifecycle_book_outcome move(trv_lifecycle_book_run *run, trv_hb_phase
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
-    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, B(run)->id,
-                          B(run)->book_phase, run->owner, to, run->owner,
-                          trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
-                          booking_id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
+                           B(run)->book_phase, run->owner, to, run->owner,
+                           trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
+                           booking_id, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
     if (!b) {
@@ -323,7 +323,7 @@ static trv_lifecycle_book_outcome move(trv_lifecycle_book_run *run, trv_hb_phase
                             apr_time_from_sec(1)) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
-    if (trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !trv_lifecycle_book_commit(run, c)) {
+    if (trv_hrender_keep(c, run->p, b) != APR_SUCCESS || !trv_lifecycle_book_commit(run, c)) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
     run->b = b;
@@ -383,8 +383,8 @@ static void stay_of(const trv_hbooking *b, trv_hotel_stay *stay)
 static const trv_hotel_supplier *adapter(trv_lifecycle_book_run *run, trv_hotel_ctx *ctx)
 {
     const trv_supplier *row;
-    const trv_hotel_supplier *s = trv_hbapi_supplier(run->env, run->p, run->request_id,
-                                                     B(run)->supplier, &row, ctx);
+    const trv_hotel_supplier *s = trv_hreply_supplier(run->env, run->p, run->request_id,
+                                                      B(run)->supplier, &row, ctx);
     ctx->org_id = B(run)->org_id;
     ctx->booking_id = B(run)->id;
     ctx->contact_email = trv_json_str(B(run)->contact, "email");
@@ -435,7 +435,7 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
     trv_money total;
     trv_up_status st;
 
-    if (!s || !s->book || !party_of(run, &pt) || !trv_hbapi_total(run->b, &total)) {
+    if (!s || !s->book || !party_of(run, &pt) || !trv_hreply_total(run->b, &total)) {
         run->message = "the supplier is not configured";
         return revert_voided(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE);
     }

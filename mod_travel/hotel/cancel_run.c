@@ -5,8 +5,8 @@
  * and event these steps write in the same transaction. */
 #include "cancel_jobs.h"
 #include "booking.h"
-#include "bstore.h"
-#include "cstore.h"
+#include "booking_store.h"
+#include "cancellation_store.h"
 #include "events.h"
 #include "render.h"
 #include "supplier.h"
@@ -29,16 +29,16 @@ const trv_job_spec trv_hjob_refund = {"hotel.refund.submit", 8};
 static apr_status_t settle(trv_dbc *c, apr_pool_t *p, const char *id, const char *event)
 {
     trv_hbooking *b;
-    apr_status_t rv = trv_hbstore_get_any(c, p, id, &b);
+    apr_status_t rv = trv_hbooking_get_any(c, p, id, &b);
     if (rv != APR_SUCCESS || !b) {
         return rv != APR_SUCCESS ? rv : APR_EGENERAL;
     }
-    if ((rv = trv_hbooking_keep(c, p, b)) != APR_SUCCESS) {
+    if ((rv = trv_hrender_keep(c, p, b)) != APR_SUCCESS) {
         return rv;
     }
     return trv_outbox_emit(c, p, b->org_id, event,
                            trv_json_bind(p, json_pack("{s:o}", "booking",
-                                                      trv_hbooking_render(p, b,
+                                                      trv_hrender_booking(p, b,
                                                                           TRV_HRENDER_FULL))),
                            NULL);
 }
@@ -47,7 +47,7 @@ static apr_status_t load(trv_env *env, trv_dbc *c, apr_pool_t *p, const char *id
                          trv_lifecycle_cancel_booking **out)
 {
     trv_hbooking *hb;
-    apr_status_t rv = trv_hbstore_get_any(c, p, id, &hb);
+    apr_status_t rv = trv_hbooking_get_any(c, p, id, &hb);
     int i;
     *out = rv == APR_SUCCESS && hb ? trv_lifecycle_cancel_view(p, hb, hb->id, hb->org_id,
         hb->supplier, hb->supplier_booking_id, hb->currency, hb->status == TRV_HB_CANCELING, hb->cancel_attempt,
@@ -122,7 +122,7 @@ static apr_status_t plan(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_b
     int same_currency = can->currency && strcmp(can->currency, b->currency) == 0;
     apr_int64_t released = released_minor(b->own, exponent), captured = 0, before = 0, left, m;
     const char *refunded;
-    apr_status_t rv = trv_hcstore_refunded(c, p, b->id, &refunded);
+    apr_status_t rv = trv_hcancellation_refunded(c, p, b->id, &refunded);
 
     if (rv != APR_SUCCESS) {
         return rv;
@@ -157,9 +157,9 @@ static apr_status_t canceled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_canc
     const char *refund = plan->known ? trv_money_decimal(p, plan->refund_minor,
                                                          trv_currency_exponent(b->currency))
                                      : NULL;
-    apr_status_t rv = trv_hcstore_succeeded(c, p, b->id, b->attempt, plan->own, refund,
-                                            trv_json_dump(p, refund_to),
-                                            &out->cancellation_id);
+    apr_status_t rv = trv_hcancellation_succeeded(c, p, b->id, b->attempt, plan->own, refund,
+                                                  trv_json_dump(p, refund_to),
+                                                  &out->cancellation_id);
     out->moved = rv == APR_SUCCESS && out->cancellation_id;
     return rv;
 }
@@ -177,9 +177,9 @@ static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel
                            const char *code, const char *message)
 {
     int moved = 0;
-    apr_status_t rv = trv_hcstore_failed(c, p, b->id, b->attempt, code, message, &moved);
+    apr_status_t rv = trv_hcancellation_failed(c, p, b->id, b->attempt, code, message, &moved);
     if (rv == APR_SUCCESS && moved && strcmp(code, "cancellation_restricted") == 0) {
-        rv = trv_hcstore_restrict(c, p, b->id, code, message);
+        rv = trv_hcancellation_restrict(c, p, b->id, code, message);
     }
     if (rv == APR_SUCCESS && moved) {
         rv = settle(c, p, b->id, TRV_HEV_CANCELLATION_FAILED);
@@ -204,7 +204,7 @@ static const char *refusal_code(apr_pool_t *p, const char *code)
 }
 
 const trv_lifecycle_cancel_ops trv_hcancel_ops = {
-    "hotel booking", &trv_hcstore_refunds, load, ask, plan, canceled, settled, failed,
+    "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, settled, failed,
     refusal_code, "The supplier refused to cancel", "supplier_unavailable",
     "The supplier could not be reached to cancel; the booking is still confirmed. Cancel "
     "again to retry"};
@@ -218,5 +218,5 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
 void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                          trv_job_result *res)
 {
-    trv_refunds_run(&trv_hcstore_refunds, env, p, job, res);
+    trv_refunds_run(&trv_hcancellation_refunds, env, p, job, res);
 }

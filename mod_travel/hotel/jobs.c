@@ -1,8 +1,8 @@
 /* hotel.booking.complete (enqueue.h): finishes what book started. */
 #include "enqueue.h"
-#include "bapi.h"
+#include "reply.h"
 #include "book.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "render.h"
 #include "core/owner.h"
 #include "core/json.h"
@@ -33,7 +33,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
         if (pay->status != TRV_PAY_AUTHORIZED || pay->collected_by != TRV_COLLECTOR_SERVICE) {
             continue;
         }
-        if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
+        if (trv_hreply_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
             st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
                                              apr_pstrcat(p, b->id, ":capture", NULL), &auth,
                                              &err);
@@ -49,12 +49,12 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
             return;
         }
         if (trv_db_begin(c, p) != APR_SUCCESS
-            || trv_hbstore_payment_captured(c, p, pay->id,
-                                            json_is_object(json_object_get(auth, "card"))
-                                                ? trv_json_dump(p, json_object_get(auth, "card"))
-                                                : NULL) != APR_SUCCESS
-            || trv_hbstore_get_any(c, p, b->id, &again) != APR_SUCCESS
-            || trv_hbooking_keep(c, p, again) != APR_SUCCESS
+            || trv_hbooking_payment_captured(c, p, pay->id,
+                                             json_is_object(json_object_get(auth, "card"))
+                                                 ? trv_json_dump(p, json_object_get(auth, "card"))
+                                                 : NULL) != APR_SUCCESS
+            || trv_hbooking_get_any(c, p, b->id, &again) != APR_SUCCESS
+            || trv_hrender_keep(c, p, again) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "recording the capture: %s", c->error);

@@ -1,14 +1,14 @@
-/* GET /v1/hotel/bookings' query (bstore.h): one prepared statement per
+/* GET /v1/hotel/bookings' query (booking_store.h): one prepared statement per
  * combination of the filters present, the sort and whether the page size
  * is the default, made on first use and kept for the process, so each
  * plan has only the conditions that apply and uses the index for them.
  * The exact total comes from the per-day counts (hotel_bookings_total,
  * sql/100) or, for the usual list, from the all-time counts; each listed
  * booking from its stored rendering. The usual (warm) page comes joined by
- * PostgreSQL as one text (trv_hbstore_list_joined); a page with a booking
+ * PostgreSQL as one text (trv_hbooking_query_joined); a page with a booking
  * to render comes row by row. The statements' shape and cache are the
  * flight list's too (core/list_page.h). */
-#include "bstore.h"
+#include "booking_store.h"
 #include "core/list_page.h"
 
 #include <stddef.h>
@@ -64,9 +64,9 @@ static const trv_list_ask *ask(const trv_hbooking_filter *f, trv_list_ask *a)
     return a;
 }
 
-apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p,
-                                     const trv_hbooking_filter *f, const char **docs, long *n,
-                                     long *total)
+apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p,
+                                       const trv_hbooking_filter *f, const char **docs, long *n,
+                                       long *total)
 {
     trv_list_ask a;
     return trv_list_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
@@ -77,8 +77,8 @@ static const trv_stmt head_stmt = {"trv_hotel_list_head",
     "WHERE h.org_id = %s AND h.page_gen = h.gen "
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
-apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                   const char **docs, long *n, long *total)
+apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     const char **docs, long *n, long *total)
 {
     *docs = NULL;
     if (f->status || f->supplier || f->created_from || f->created_to || f->sort_by_total
@@ -93,10 +93,10 @@ static const trv_list_stub stub = {sizeof(trv_hbooking), offsetof(trv_hbooking, 
                                    offsetof(trv_hbooking, revision),
                                    offsetof(trv_hbooking, list_doc)};
 
-apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                              apr_array_header_t **page, long *total)
+apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     apr_array_header_t **page, long *total)
 {
     trv_list_ask a;
-    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_hbstore_load_many,
+    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_hbooking_load_many,
                                page, total);
 }

@@ -1,5 +1,5 @@
-/* Hotel cancellation statements (cstore.h). */
-#include "cstore.h"
+/* Hotel cancellation statements (cancellation_store.h). */
+#include "cancellation_store.h"
 #include "cancel_jobs.h"
 #include "core/json.h"
 #include "core/money.h"
@@ -53,8 +53,8 @@ static const trv_stmt start_stmt = {"trv_hotel_cancel_start",
     "  WHERE NOT EXISTS (SELECT 1 FROM resumed) RETURNING " CAN_COLS ") "
     "SELECT * FROM resumed UNION ALL SELECT * FROM created"};
 
-apr_status_t trv_hcstore_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                               const char *booking_id, const char *new_id, trv_hcancel **out)
+apr_status_t trv_hcancellation_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *booking_id, const char *new_id, trv_hcancel **out)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &start_stmt, &r,
@@ -73,8 +73,8 @@ static const trv_stmt list_stmt = {"trv_hotel_cancellations_of",
     "SELECT " CAN_COLS " FROM hotel_cancellations x WHERE x.booking_id = ANY (%s::text[]) "
     "ORDER BY x.booking_id, x.created_at, x.id"};
 
-apr_status_t trv_hcstore_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
-                                   apr_hash_t **out)
+apr_status_t trv_hcancellation_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                         apr_hash_t **out)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &list_stmt, &r, TRV_DB_ARGS(ids));
@@ -95,12 +95,12 @@ apr_status_t trv_hcstore_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     return APR_SUCCESS;
 }
 
-apr_status_t trv_hcstore_list(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                              apr_array_header_t **out)
+apr_status_t trv_hcancellation_list(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                    apr_array_header_t **out)
 {
     apr_hash_t *by;
     /* Ids are [A-Za-z0-9_-]: safe inside an array literal. */
-    apr_status_t rv = trv_hcstore_list_many(c, p, apr_psprintf(p, "{%s}", booking_id), &by);
+    apr_status_t rv = trv_hcancellation_list_many(c, p, apr_psprintf(p, "{%s}", booking_id), &by);
     *out = rv == APR_SUCCESS ? apr_hash_get(by, booking_id, APR_HASH_KEY_STRING) : NULL;
     if (!*out) {
         *out = apr_array_make(p, 1, sizeof(trv_hcancel));
@@ -119,7 +119,7 @@ static json_t *money_or_null(const char *amount, const char *currency)
     return trv_money_json(&m);
 }
 
-json_t *trv_hcancel_render(const apr_array_header_t *attempts)
+json_t *trv_hcancellation_render(const apr_array_header_t *attempts)
 {
     json_t *out = json_array();
     int i;
@@ -158,9 +158,9 @@ static const trv_stmt succeeded_stmt = {"trv_hotel_cancel_succeeded",
     "  WHERE r.booking_id = b.id AND r.canceled_at IS NULL RETURNING r.id) "
     "SELECT (SELECT id FROM x) AS id, (SELECT count(*) FROM r) AS rooms FROM b"};
 
-apr_status_t trv_hcstore_succeeded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                   int attempt, const char *fee, const char *refund,
-                                   const char *refund_to, const char **cancellation_id)
+apr_status_t trv_hcancellation_succeeded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                         int attempt, const char *fee, const char *refund,
+                                         const char *refund_to, const char **cancellation_id)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &succeeded_stmt, &r,
@@ -178,9 +178,9 @@ static const trv_stmt failed_stmt = {"trv_hotel_cancel_failed",
     "  updated_at = trv_now() FROM b WHERE x.booking_id = b.id AND x.status = 'IN_PROGRESS' "
     "RETURNING x.id"};
 
-apr_status_t trv_hcstore_failed(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                int attempt, const char *code, const char *message,
-                                int *moved)
+apr_status_t trv_hcancellation_failed(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                      int attempt, const char *code, const char *message,
+                                      int *moved)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &failed_stmt, &r,
@@ -194,8 +194,8 @@ static const trv_stmt refunded_stmt = {"trv_hotel_cancel_refunded",
     "SELECT coalesce(sum(refund_amount), 0)::text AS sum FROM hotel_cancellations "
     "WHERE booking_id = %s AND status = 'SUCCEEDED'"};
 
-apr_status_t trv_hcstore_refunded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                  const char **sum)
+apr_status_t trv_hcancellation_refunded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        const char **sum)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &refunded_stmt, &r, TRV_DB_ARGS(booking_id));
@@ -210,8 +210,8 @@ static const trv_stmt restrict_stmt = {"trv_hotel_restrict",
     "ON CONFLICT (booking_id, code) DO UPDATE SET description = EXCLUDED.description, "
     "lifted_at = NULL"};
 
-apr_status_t trv_hcstore_restrict(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                  const char *code, const char *description)
+apr_status_t trv_hcancellation_restrict(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        const char *code, const char *description)
 {
     return trv_db_exec(c, p, &restrict_stmt, NULL, TRV_DB_ARGS(booking_id, code, description));
 }
@@ -220,8 +220,8 @@ static const trv_stmt restricted_stmt = {"trv_hotel_restricted",
     "SELECT EXISTS (SELECT 1 FROM hotel_booking_restrictions WHERE booking_id = %s "
     "AND lifted_at IS NULL) AS restricted"};
 
-apr_status_t trv_hcstore_restricted(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                    int *restricted)
+apr_status_t trv_hcancellation_restricted(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          int *restricted)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &restricted_stmt, &r, TRV_DB_ARGS(booking_id));
@@ -239,5 +239,5 @@ static const trv_refunds_sql refunds_sql = TRV_REFUNDS_SQL("hotel", "hotel_refun
     "status) VALUES (%s, %s, %s, %s, %s, %s::numeric, 'PENDING') "
     "ON CONFLICT (cancellation_id, payment_id) DO NOTHING");
 
-const trv_refunds_kind trv_hcstore_refunds = {"hotel booking", &refunds_sql, &trv_hjob_refund,
+const trv_refunds_kind trv_hcancellation_refunds = {"hotel booking", &refunds_sql, &trv_hjob_refund,
                                               1};

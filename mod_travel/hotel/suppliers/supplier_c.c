@@ -17,7 +17,7 @@
  * ("<itinerary_id>?token=..."): retrieve, cancellation preview (each
  * room's rate.cancel_refund) and cancel (each room's links.cancel) follow
  * it. */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/clock.h"
 #include "core/crypt.h"
 #include "core/json.h"
@@ -96,7 +96,7 @@ static int rate_total(apr_pool_t *p, const json_t *rate, const trv_hotel_stay *s
          * fuzz_hotel_supplier: three rooms at the largest amount). */
         if (!trv_json_str(inc, "currency") || strcmp(trv_json_str(inc, "currency"), stay->currency)
             || trv_money_minor_of(json_object_get(inc, "value"), stay->currency, &m)
-            || trv_hotel_sum(total, m) != 0) {
+            || trv_hwire_sum(total, m) != 0) {
             return -1;
         }
     }
@@ -151,12 +151,12 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
     path = avail_path(ctx, stay, SEARCH_RATE_PLANS, sids, found->nelts);
-    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_array(res.body)) {
-        return trv_hotel_bad(ctx, err, "a list of properties");
+        return trv_hwire_bad(ctx, err, "a list of properties");
     }
     json_array_foreach(res.body, i, h) {
         const char *pid = trv_json_str(h, "property_id");
@@ -170,7 +170,7 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             json_array_foreach(json_object_get(room, "rates"), q, rate) {
                 apr_int64_t t;
                 if (rate_total(ctx->pool, rate, stay, &t) != 0) {
-                    return trv_hotel_bad(ctx, err, "a rate's price for every room");
+                    return trv_hwire_bad(ctx, err, "a rate's price for every room");
                 }
                 if (!f->priced || t < f->total_minor) {
                     f->total_minor = t;
@@ -211,20 +211,20 @@ static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     if (area->by_point) {
         json_t *body = trv_json_bind(ctx->pool, circle(area->latitude, area->longitude,
                                                        area->radius_m));
-        st = trv_hotel_call(ctx, "POST", "/v3/properties/geography?include=property_ids&" SUPPLY,
+        st = trv_hwire_call(ctx, "POST", "/v3/properties/geography?include=property_ids&" SUPPLY,
                             auth(ctx), body, &res, err);
         if (st != TRV_UP_OK) {
             return st;
         }
         if (!json_is_object(res.body)) {
-            return trv_hotel_bad(ctx, err, "a map of properties");
+            return trv_hwire_bad(ctx, err, "a map of properties");
         }
         json_object_foreach(res.body, pid, v) {
             APR_ARRAY_PUSH(ids, const char *) = pid;
         }
         return TRV_UP_OK;
     }
-    st = trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+    st = trv_hwire_call_content(ctx, apr_psprintf(ctx->pool,
                                 "/v3/regions?include=details&include=property_ids&language="
                                 LANGUAGE "&country_code=%s&type=city&" SUPPLY,
                                 trv_url_escape(ctx->pool, area->country_code)),
@@ -233,7 +233,7 @@ static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         return st;
     }
     if (!json_is_array(res.body)) {
-        return trv_hotel_bad(ctx, err, "a list of regions");
+        return trv_hwire_bad(ctx, err, "a list of regions");
     }
     json_array_foreach(res.body, i, r) {
         if (trv_json_str(r, "name") && strcasecmp(trv_json_str(r, "name"), area->city) == 0) {
@@ -268,12 +268,12 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         path = apr_pstrcat(ctx->pool, path, "&property_id=",
                            trv_url_escape(ctx->pool, APR_ARRAY_IDX(ids, k, const char *)), NULL);
     }
-    st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
+    st = trv_hwire_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_object(res.body)) {
-        return trv_hotel_bad(ctx, err, "properties");
+        return trv_hwire_bad(ctx, err, "properties");
     }
     json_object_foreach(res.body, pid, p) {
         trv_hotel_found *f = apr_array_push(*found);
@@ -289,7 +289,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         f->latitude = json_number_value(json_object_get(co, "latitude"));
         f->longitude = json_number_value(json_object_get(co, "longitude"));
         if (!f->sid || !f->name || !f->country_code) {
-            return trv_hotel_bad(ctx, err, "a property's id, name or country");
+            return trv_hwire_bad(ctx, err, "a property's id, name or country");
         }
     }
     return price(ctx, stay, *found, err);
@@ -373,31 +373,31 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         }
         json_array_append_new(rooms, json_pack(
             "{s:i,s:s?,s:s,s:n,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_json_str(room, "room_name"), "board", trv_hotel_board(ctx->pool, board),
+            "name", trv_json_str(room, "room_name"), "board", trv_hwire_board(ctx->pool, board),
             "board_name", "adults", stay->rooms[i].adults, "children", ages,
-            "total", trv_hotel_money(total, cur),
+            "total", trv_hwire_money(total, cur),
             "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"), cur, &due)
-                                   ? trv_hotel_money(due, cur) : json_null()));
+                                   ? trv_hwire_money(due, cur) : json_null()));
         json_array_foreach(json_object_get(pr, "stay"), k, e) {
             apr_int64_t m;
             if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
                 && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)
-                && trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion",
+                && trv_hwire_promo_add(promos, promo_name ? promo_name : "Promotion",
                                        m < 0 ? -m : m, cur, i) != 0) {
                 return -1;
             }
         }
     }
     json_array_foreach(json_object_get(rate, "cancel_penalties"), k, e) {
-        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
                                   json_object_get(e, "amount"), cur) != 0) {
             return -1;
         }
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
         "room_type", "code", trv_json_str(room, "id"), "name", trv_json_str(room, "room_name"),
-        "board", trv_hotel_board(ctx->pool, board), "board_name",
-        "total", trv_hotel_money(out->total_minor, cur),
+        "board", trv_hwire_board(ctx->pool, board), "board_name",
+        "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
@@ -413,12 +413,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     apr_time_t now = apr_time_now();
     json_t *h, *room, *rate;
     size_t i, k, j;
-    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_array(res.body)) {
-        return trv_hotel_bad(ctx, err, "a list of properties");
+        return trv_hwire_bad(ctx, err, "a list of properties");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
     json_array_foreach(res.body, i, h) {
@@ -426,12 +426,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
             json_array_foreach(json_object_get(room, "rates"), j, rate) {
                 if (!sid || offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
-                    return trv_hotel_bad(ctx, err, "a rate's link and prices");
+                    return trv_hwire_bad(ctx, err, "a rate's link and prices");
                 }
             }
         }
     }
-    trv_hotel_offers_trim(*out, max_per_hotel);
+    trv_hwire_offers_trim(*out, max_per_hotel);
     return TRV_UP_OK;
 }
 
@@ -472,7 +472,7 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
         return NULL;
     }
     json_array_foreach(json_object_get(pr, "cancel_penalties"), k, e) {
-        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
                                   json_object_get(e, "amount"), cur) != 0) {
             json_decref(ages);
             return NULL;
@@ -482,12 +482,12 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
         json_array_append_new(ages, json_integer(occ->ages[i]));
     }
     return json_pack("{s:i,s:n,s:s,s:n,s:i,s:o,s:o,s:o,s:O}", "position", position, "name",
-                     "board", trv_hotel_board(ctx->pool, board), "board_name",
+                     "board", trv_hwire_board(ctx->pool, board), "board_name",
                      "adults", occ ? occ->adults : 0, "children", ages,
-                     "total", trv_hotel_money(total, cur),
+                     "total", trv_hwire_money(total, cur),
                      "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"),
                                                                     cur, &due)
-                                            ? trv_hotel_money(due, cur) : json_null(),
+                                            ? trv_hwire_money(due, cur) : json_null(),
                      "cancellation_policy", policy);
 }
 
@@ -510,7 +510,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
         board = apr_pstrndup(ctx->pool, frag + 1, strcspn(frag + 1, ","));
         refundable = strstr(frag, ",NRF") == NULL;
     }
-    st = trv_hotel_call(ctx, "GET", link_path(ctx, link), auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", link_path(ctx, link), auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -523,24 +523,24 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     book = trv_json_str(json_object_get(json_object_get(res.body, "links"), "book"), "href");
     pricing = json_object_get(res.body, "occupancy_pricing");
     if (!status || !book || rate_total(ctx->pool, res.body, stay, &out->total_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a price check's status, link and prices");
+        return trv_hwire_bad(ctx, err, "a price check's status, link and prices");
     }
     rooms = trv_json_bind(ctx->pool, json_array());
     for (i = 0; i < stay->n_rooms; i++) {
         json_t *r = room_of(ctx, json_object_get(pricing, occupancy(ctx->pool, &stay->rooms[i])),
                             stay->currency, refundable, board, i, &stay->rooms[i]);
         if (!r) {
-            return trv_hotel_bad(ctx, err, "a room's price and policy");
+            return trv_hwire_bad(ctx, err, "a room's price and policy");
         }
         json_array_append_new(rooms, r);
     }
-    policy = trv_json_bind(ctx->pool, trv_hotel_policy_sum(ctx->pool, rooms, stay->currency));
+    policy = trv_json_bind(ctx->pool, trv_hwire_policy_sum(ctx->pool, rooms, stay->currency));
     out->prebook_id = book;
     out->expires_at = apr_time_now() + TRV_HOTEL_OFFER_TTL;
     out->price_changed = strcmp(status, "price_changed") == 0;
     out->doc = trv_json_bind(ctx->pool, json_pack(
-        "{s:s,s:o,s:O?,s:[],s:O}", "board", trv_hotel_board(ctx->pool, board),
-        "total", trv_hotel_money(out->total_minor, stay->currency),
+        "{s:s,s:o,s:O?,s:[],s:O}", "board", trv_hwire_board(ctx->pool, board),
+        "total", trv_hwire_money(out->total_minor, stay->currency),
         "cancellation_policy", policy, "promotions", "rooms", rooms));
     return TRV_UP_OK;
 }
@@ -583,7 +583,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, const char 
      * reference travels in affiliate_metadata. */
     out->client_reference = trv_json_str(it, "affiliate_metadata");
     if (!trv_json_str(it, "itinerary_id")) {
-        return trv_hotel_bad(ctx, err, "an itinerary id");
+        return trv_hwire_bad(ctx, err, "an itinerary id");
     }
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(it, "rooms"), i, r) {
@@ -594,15 +594,15 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, const char 
                                "cancel_penalties", json_object_get(rate, "cancel_penalties"));
         json_t *room;
         apr_int64_t m;
-        if (room_total(r, &cur, &m) != 0 || trv_hotel_sum(&out->total_minor, m) != 0) {
+        if (room_total(r, &cur, &m) != 0 || trv_hwire_sum(&out->total_minor, m) != 0) {
             json_decref(pr);
-            return trv_hotel_bad(ctx, err, "a room's total in the request currency");
+            return trv_hwire_bad(ctx, err, "a room's total in the request currency");
         }
         room = room_of(ctx, pr, cur, json_is_true(json_object_get(rate, "refundable")), "RO",
                        (int)i, NULL);
         json_decref(pr);
         if (!room) {
-            return trv_hotel_bad(ctx, err, "a room's pricing and policy");
+            return trv_hwire_bad(ctx, err, "a room's pricing and policy");
         }
         pending += strcmp(st, "pending") == 0;
         canceled += strcmp(st, "canceled") == 0;
@@ -628,16 +628,16 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, const char 
         json_decref(room);
     }
     if (n == 0) {
-        return trv_hotel_bad(ctx, err, "an itinerary's rooms");
+        return trv_hwire_bad(ctx, err, "an itinerary's rooms");
     }
     out->status = pending ? "PENDING" : canceled == n ? "CANCELED" : "CONFIRMED";
     out->cancellation_policy = trv_json_bind(ctx->pool,
-                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+                                             trv_hwire_policy_sum(ctx->pool, out->rooms, cur));
     /* Merchant of record: Expedia charged the traveller's card the total
      * (Rapid's itinerary names no card). */
     out->payment = trv_json_bind(ctx->pool, json_pack(
         "{s:s,s:o}", "collected_by", ctx->up->name, "amount",
-        trv_hotel_money(out->total_minor, cur)));
+        trv_hwire_money(out->total_minor, cur)));
     return TRV_UP_OK;
 }
 
@@ -659,9 +659,9 @@ static trv_up_status read_itinerary(trv_hotel_ctx *ctx, const char *booking_id,
         ? apr_pstrcat(ctx->pool, ITINERARIES, booking_id, NULL)
         : apr_pstrcat(ctx->pool, ITINERARIES, trv_url_escape(ctx->pool, booking_id), "?email=",
                       trv_url_escape(ctx->pool, ctx->contact_email), NULL);
-    trv_up_status st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, res, err);
+    trv_up_status st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, res, err);
     if (st == TRV_UP_OK && !json_is_object(res->body)) {
-        return trv_hotel_bad(ctx, err, "an itinerary");
+        return trv_hwire_bad(ctx, err, "an itinerary");
     }
     return st;
 }
@@ -689,7 +689,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             err->message = "Rapid finds an itinerary by reference only with its email";
             return TRV_UP_NOT_FOUND;
         }
-        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+        st = trv_hwire_call(ctx, "GET", apr_psprintf(ctx->pool,
                                                      "/v3/itineraries?affiliate_reference_id=%s"
                                                      "&email=%s",
                                                      trv_url_escape(ctx->pool,
@@ -701,7 +701,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return st;
         }
         if (!json_is_array(res.body)) {
-            return trv_hotel_bad(ctx, err, "a list of itineraries");
+            return trv_hwire_bad(ctx, err, "a list of itineraries");
         }
         if (json_array_size(res.body) == 0) {
             err->code = "not_found";
@@ -766,7 +766,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "payments", "type", "customer_card", "number", "",
         "billing_contact", "given_name", pt->first_name, "family_name", pt->last_name,
         "address", "country_code", rq->stay && rq->stay->residence ? rq->stay->residence : "US"));
-    st = trv_hotel_call_forwarded(ctx, &trv_hotel_supplier_c, "POST",
+    st = trv_hwire_call_forwarded(ctx, &trv_hotel_supplier_c, "POST",
                                   link_path(ctx, rq->prebook_id), auth(ctx), body,
                                   rq->idempotency_key, rq->payment_instrument_id, &last4, &res,
                                   err);
@@ -787,7 +787,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         return st;
     }
     if (!(id = trv_json_str(res.body, "itinerary_id"))) {
-        return trv_hotel_bad(ctx, err, "an itinerary id");
+        return trv_hwire_bad(ctx, err, "an itinerary id");
     }
     id = booking_id_of(ctx, id, trv_json_str(json_object_get(json_object_get(res.body, "links"),
                                                              "retrieve"), "href"));
@@ -835,9 +835,9 @@ static trv_up_status terms_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_pr
         if (room_total(r, &out->currency, &total) != 0
             || rapid_money(json_object_get(rate, "cancel_refund"), "amount", &out->currency,
                            &refund) != 0
-            || refund > total || trv_hotel_sum(&out->refund_minor, refund) != 0
-            || trv_hotel_sum(&out->fee_minor, total - refund) != 0) {
-            return trv_hotel_bad(ctx, err, "a room's total and cancel_refund");
+            || refund > total || trv_hwire_sum(&out->refund_minor, refund) != 0
+            || trv_hwire_sum(&out->fee_minor, total - refund) != 0) {
+            return trv_hwire_bad(ctx, err, "a room's total and cancel_refund");
         }
         if (strcmp(st, "booked") == 0 && !json_object_get(json_object_get(r, "links"), "cancel")) {
             out->cancelable = 0;
@@ -856,7 +856,7 @@ static trv_up_status terms_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_pr
         }
     }
     if (!rooms) {
-        return trv_hotel_bad(ctx, err, "an itinerary's rooms");
+        return trv_hwire_bad(ctx, err, "an itinerary's rooms");
     }
     *canceled = gone == rooms;
     if (pending) {
@@ -915,7 +915,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                             "booked") != 0) {
             continue;
         }
-        if ((st = trv_hotel_call(ctx, "DELETE", link_path(ctx, href), auth(ctx), NULL, &del,
+        if ((st = trv_hwire_call(ctx, "DELETE", link_path(ctx, href), auth(ctx), NULL, &del,
                                  err)) != TRV_UP_OK) {
             return st;
         }

@@ -7,10 +7,10 @@
  * (migration 041: per-day counts), the page from the index in the order
  * asked for, and each listed booking from its stored rendering when there
  * is one for its revision. The usual (warm) page comes joined by
- * PostgreSQL as one text (trv_flight_store_list_joined); a page with a
+ * PostgreSQL as one text (trv_fbooking_query_joined); a page with a
  * booking to render comes row by row. The statements' shape and cache are
  * the hotel list's too (core/list_page.h). */
-#include "store.h"
+#include "booking_store.h"
 #include "core/list_page.h"
 
 #include <stddef.h>
@@ -68,9 +68,9 @@ static const trv_list_ask *ask(const trv_flight_filter *f, trv_list_ask *a)
     return a;
 }
 
-apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
-                                          const trv_flight_filter *f, const char **docs,
-                                          long *n, long *total)
+apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
+                                       const trv_flight_filter *f, const char **docs,
+                                       long *n, long *total)
 {
     trv_list_ask a;
     return trv_list_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
@@ -81,9 +81,9 @@ static const trv_stmt head_stmt = {"trv_flight_list_head",
     "WHERE h.org_id = %s AND h.user_id = %s AND h.page_gen = h.gen "
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
-apr_status_t trv_flight_store_list_head(trv_dbc *c, apr_pool_t *p,
-                                        const trv_flight_filter *f, const char **docs,
-                                        long *n, long *total)
+apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
+                                     const trv_flight_filter *f, const char **docs,
+                                     long *n, long *total)
 {
     *docs = NULL;
     if (f->status || f->supplier || f->supplier_reference || f->created_from
@@ -99,10 +99,10 @@ static const trv_list_stub stub = {sizeof(trv_fbooking), offsetof(trv_fbooking, 
                                    offsetof(trv_fbooking, revision),
                                    offsetof(trv_fbooking, list_doc)};
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
-                                   apr_array_header_t **page, long *total)
+apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                     apr_array_header_t **page, long *total)
 {
     trv_list_ask a;
-    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_fstore_load_many,
+    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_fbooking_load_many,
                                page, total);
 }

@@ -19,7 +19,7 @@
  * Ids: the offer_reference is "lfo_" + LiteAPI's offerId; a bag's id is
  * "bag_<passenger index>.<serviceId>"; segment ids are segmentKeys; the
  * order id is the bookingId. */
-#include "supplier_wire.h"
+#include "wire.h"
 #include "core/json.h"
 #include "core/url.h"
 
@@ -95,7 +95,7 @@ static const char *offer_id(const char *ref, trv_sup_err *err)
 static json_t *display_money(const json_t *pricing)
 {
     const json_t *d = json_object_get(pricing, "display");
-    return trv_sup_money(json_object_get(d, "amount"), trv_json_str(d, "currency"));
+    return trv_fwire_money(json_object_get(d, "amount"), trv_json_str(d, "currency"));
 }
 
 static int minor_of(const json_t *v, const char *cur, apr_int64_t *out)
@@ -224,8 +224,8 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *segs, const json_t *c
             seg = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}",
                 "origin", trv_json_str(s, "originCode"),
                 "destination", trv_json_str(s, "destinationCode"),
-                "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(s, "departureTime")),
-                "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(s, "arrivalTime")),
+                "departure_time", trv_fwire_local_time(ctx->pool, trv_json_str(s, "departureTime")),
+                "arrival_time", trv_fwire_local_time(ctx->pool, trv_json_str(s, "arrivalTime")),
                 "marketing_flight", flight_number(ctx->pool, mc,
                                                   trv_json_str(fl, "marketingNumber")),
                 "marketing_carrier", trv_json_str(c, "marketingName")
@@ -268,10 +268,10 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *segs, const json_t *c
         jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
             "origin", trv_json_str(first, "originCode"),
             "destination", trv_json_str(last, "destinationCode"),
-            "direction", trv_sup_direction(first_origin, trv_json_str(last, "destinationCode"),
-                                           (size_t)j, (size_t)nj),
-            "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(first, "departureTime")),
-            "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(last, "arrivalTime")),
+            "direction", trv_fwire_direction(first_origin, trv_json_str(last, "destinationCode"),
+                                             (size_t)j, (size_t)nj),
+            "departure_time", trv_fwire_local_time(ctx->pool, trv_json_str(first, "departureTime")),
+            "arrival_time", trv_fwire_local_time(ctx->pool, trv_json_str(last, "arrivalTime")),
             "duration_minutes", minutes, "stops", stops, "segments", out_segs);
         if (booking) {
             json_object_set_new(jn, "id", json_string(apr_psprintf(ctx->pool, "leg_%s-%d",
@@ -303,8 +303,8 @@ static json_t *api_offer(trv_flight_ctx *ctx, const json_t *jr, const json_t *o)
 {
     const json_t *display = json_object_get(json_object_get(o, "pricing"), "display");
     const json_t *bag = json_object_get(o, "baggage");
-    json_t *total = trv_sup_money(json_object_get(display, "total"),
-                                  trv_json_str(display, "currency"));
+    json_t *total = trv_fwire_money(json_object_get(display, "total"),
+                                    trv_json_str(display, "currency"));
     json_t *js;
     size_t j;
     int minutes = 0;
@@ -653,8 +653,8 @@ static trv_up_status priced_of(trv_flight_ctx *ctx, const json_t *pb, const json
             }
         }
         services += unit * qty;
-        trv_sup_count_bag(js, j, pax, t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
-                          qty);
+        trv_fwire_count_bag(js, j, pax, t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
+                            qty);
         json_array_append_new(svc_out, json_pack("{s:s,s:i,s:i,s:o,s:I,s:o,s:o,s:{s:s,s:O*}}",
             "bag_id", apr_psprintf(ctx->pool, "bag_%d.%s", pax, sid),
             "passenger_index", pax, "journey_index", j, "segment_ids", segids,
@@ -772,8 +772,8 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **ord
             "description", why ? why : "The airline could not issue the tickets"));
     }
     else if (json_is_object(pay)) {
-        json_t *amount = trv_sup_money(json_object_get(pay, "amount"),
-                                       trv_json_str(pay, "currency"));
+        json_t *amount = trv_fwire_money(json_object_get(pay, "amount"),
+                                         trv_json_str(pay, "currency"));
         /* LiteAPI collected it (its payment SDK); it shows no card. */
         json_object_set_new(out, "payment", json_pack("{s:s,s:o?}", "collected_by",
                                                       ctx->up->name, "amount", amount));
@@ -884,8 +884,8 @@ static trv_up_status lf_cancel(trv_flight_ctx *ctx, const char *order_id,
         return TRV_UP_UNAVAILABLE;
     }
     cur = trv_json_str(d, "currency");
-    fee = trv_sup_money(json_object_get(d, "cancellation_fee"), cur);
-    refund = trv_sup_money(json_object_get(d, "refund_amount"), cur);
+    fee = trv_fwire_money(json_object_get(d, "cancellation_fee"), cur);
+    refund = trv_fwire_money(json_object_get(d, "refund_amount"), cur);
     if (!status || strncmp(status, "CANCELLED", 9) != 0 || !fee || !refund) {
         json_decref(fee);
         json_decref(refund);
@@ -919,7 +919,7 @@ static trv_up_status lf_airline(trv_flight_ctx *ctx, const char *iata_code, json
     return TRV_UP_OK;
 }
 
-const trv_flight_supplier trv_supplier_b = {
+const trv_flight_supplier trv_flight_supplier_b = {
     NAME,
     PREFIX,
     lf_search,
