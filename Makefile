@@ -5,7 +5,7 @@ APXS ?= apxs
 B := build
 
 CORE_SRC    := $(wildcard mod_travel/core/*.c)
-DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/hotel/*.c \
+DOMAIN_SRC  := $(wildcard mod_travel/account/*.c mod_travel/flight/*.c mod_travel/flight/suppliers/*.c mod_travel/hotel/*.c mod_travel/hotel/suppliers/*.c \
                           mod_travel/payment/*.c mod_travel/webhook/*.c mod_travel/watch/*.c \
                           mod_travel/gateway/*.c mod_travel/dashboard/*.c)
 GLUE_SRC    := $(wildcard mod_travel/httpd/glue_*.c)

@@ -1,5 +1,5 @@
 /* The log of a booking's supplier calls (sql/200): the adapters' common
- * call paths (flight/supplier.c, hotel/supplier_wire.c) write one row
+ * call paths (flight/suppliers/wire.c, hotel/suppliers/wire.c) write one row
  * after each call made for a booking, on a connection of its own
  * borrowed for that insert (no connection is held across the HTTP call).
  * A row that cannot be written is only logged at debug level: the booking

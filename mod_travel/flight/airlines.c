@@ -185,7 +185,7 @@ void trv_flight_airline(trv_req *req, trv_resp *resp)
             return;
         }
         if (got == -1) {
-            trv_fapi_upstream_fail(req, resp, st, "The airline's supplier", msg);
+            trv_freply_upstream_fail(req, resp, st, "The airline's supplier", msg);
             return;
         }
         if (got == 0 || !lookup(req, resp, code, &rows)) {

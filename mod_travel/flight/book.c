@@ -4,7 +4,7 @@
 #include "order_status.h"
 #include "enqueue.h"
 #include "core/owner.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -13,21 +13,21 @@
 #include <apr_strings.h>
 #include <string.h>
 
-int trv_book_service_pays(const trv_env *env, const trv_fbooking *b)
+int trv_fbook_service_pays(const trv_env *env, const trv_fbooking *b)
 {
     /* A supplier that collects payment itself books with {}. */
     return !trv_supplier_can(trv_flight_supplier_row(env->cfg, b->supplier),
                              TRV_SUP_COLLECTS_PAYMENT);
 }
 
-apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          trv_fb_phase phase)
+apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,
+                                           trv_fb_phase phase)
 {
     if (phase == TRV_FB_PHASE_AUTHORIZING) {
         return trv_flight_step_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
-    return trv_flight_step_budget(env, b->supplier, 1, trv_book_service_pays(env, b) ? 1 : 0);
+    return trv_flight_step_budget(env, b->supplier, 1, trv_fbook_service_pays(env, b) ? 1 : 0);
 }
 
 static int booking_total(const trv_fbooking *b, trv_money *m)
@@ -54,14 +54,14 @@ static const trv_fpayment *live_payment(const trv_fbooking *b)
     return NULL;
 }
 
-static const char *key(trv_book_run *run, const char *what)
+static const char *key(trv_fbook_run *run, const char *what)
 {
     return apr_psprintf(run->p, "%s:%s:%d", run->b->id, what, run->b->book_attempt);
 }
 
 /* ---- database steps: one short transaction each ---- */
 
-static trv_book_outcome db_failed(trv_book_run *run, trv_dbc *c, int logno, const char *what)
+static trv_fbook_outcome db_failed(trv_fbook_run *run, trv_dbc *c, int logno, const char *what)
 {
     trv_log_msg(run->log, TRV_LOG_ERR, run->request_id, "TRV%d: booking %s: %s: %s", logno,
                 run->b->id, what, c ? (c->error ? c->error : "failed") : "no connection");
@@ -75,7 +75,7 @@ static trv_book_outcome db_failed(trv_book_run *run, trv_dbc *c, int logno, cons
     return TRV_BOOK_DB;
 }
 
-static int begin(trv_book_run *run, trv_dbc **c)
+static int begin(trv_fbook_run *run, trv_dbc **c)
 {
     *c = NULL;
     if (trv_db_open(run->env->db, run->p, c) != APR_SUCCESS) {
@@ -88,7 +88,7 @@ static int begin(trv_book_run *run, trv_dbc **c)
     return 1;
 }
 
-static int commit(trv_book_run *run, trv_dbc *c)
+static int commit(trv_fbook_run *run, trv_dbc *c)
 {
     if (trv_db_commit(c) != APR_SUCCESS) {
         return 0;
@@ -100,13 +100,13 @@ static int commit(trv_book_run *run, trv_dbc *c)
 
 /* Someone else moved the booking on (a takeover, a racing job): read it
  * and report where it stands. */
-static trv_book_outcome lost(trv_book_run *run, trv_dbc *c)
+static trv_fbook_outcome lost(trv_fbook_run *run, trv_dbc *c)
 {
     trv_fbooking *b = NULL;
     if (c->in_txn) {
         trv_db_rollback(c);
     }
-    if (trv_fstore_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b) {
+    if (trv_fbooking_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b) {
         return db_failed(run, c, 330, "re-reading after a lost race");
     }
     trv_db_close(run->env->db, c);
@@ -135,7 +135,7 @@ typedef struct settle {
     int sdk;                    /* the booking's SDK session (no intent before) */
 } settle;
 
-static apr_status_t apply_settle(trv_book_run *run, trv_dbc *c, const settle *s)
+static apr_status_t apply_settle(trv_fbook_run *run, trv_dbc *c, const settle *s)
 {
     trv_frelease rel;
     const char *id;
@@ -183,7 +183,7 @@ static void settle_resolved(settle *s, const char *intent_id, const char *outcom
 
 /* No answer that settles it: the next attempt with the same instrument
  * takes it up, else the release job voids whatever it was. */
-static void settle_unresolved(trv_book_run *run, settle *s, const char *intent_id)
+static void settle_unresolved(trv_fbook_run *run, settle *s, const char *intent_id)
 {
     memset(s, 0, sizeof(*s));
     s->intent_id = intent_id;
@@ -194,7 +194,7 @@ static void settle_unresolved(trv_book_run *run, settle *s, const char *intent_i
  * RESOLVED when the provider voided it, else UNRESOLVED and due at once
  * (the release job voids it, and retries until it is). Returns 1 when
  * voided. */
-static int void_authorization(trv_book_run *run, const char *authorization_id, int sdk,
+static int void_authorization(trv_fbook_run *run, const char *authorization_id, int sdk,
                               settle *s)
 {
     trv_pay_ctx pc;
@@ -224,7 +224,7 @@ static int void_authorization(trv_book_run *run, const char *authorization_id, i
  * order too). Returns 1 when canceled; otherwise *s hands the session and
  * its authorization to the flight.payment.release job, which cancels and
  * voids until the provider does. */
-static int cancel_sdk_session(trv_book_run *run, const char *authorization_id, settle *s)
+static int cancel_sdk_session(trv_fbook_run *run, const char *authorization_id, settle *s)
 {
     trv_pay_ctx pc;
     trv_pay_err err = {0};
@@ -251,14 +251,14 @@ static int cancel_sdk_session(trv_book_run *run, const char *authorization_id, s
 /* Back to READY_FOR_COMPLETE: this attempt changed nothing the customer
  * pays for. Its payment row goes with it (a READY_FOR_COMPLETE booking
  * shows none); s says what becomes of its authorization. */
-static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why, const settle *s)
+static trv_fbook_outcome revert(trv_fbook_run *run, trv_fbook_outcome why, const settle *s)
 {
     trv_dbc *c;
     trv_fbooking *b;
     if (!begin(run, &c)) {
         return db_failed(run, c, 332, "reverting to READY_FOR_COMPLETE");
     }
-    if (trv_fstore_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
+    if (trv_fbooking_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
         return db_failed(run, c, 333, "reverting to READY_FOR_COMPLETE");
     }
     if (!b) {
@@ -279,8 +279,8 @@ static trv_book_outcome revert(trv_book_run *run, trv_book_outcome why, const se
  * payment is kept, as it is the booking's only way to pay (the next
  * attempt finds it again; it is voided when the booking fails or
  * expires). */
-static trv_book_outcome revert_paid(trv_book_run *run, trv_book_outcome why,
-                                    const trv_fpayment *pay)
+static trv_fbook_outcome revert_paid(trv_fbook_run *run, trv_fbook_outcome why,
+                                     const trv_fpayment *pay)
 {
     settle s;
     if (!pay || !pay->provider_ref || run->b->use_payment_sdk) {
@@ -302,7 +302,7 @@ static json_t *failure_json(const char *code, const char *description)
  * other authorization intent of the booking left unsettled goes too. An
  * SDK booking's session is canceled before anything is voided, so the
  * customer's device cannot pay it afterwards. */
-static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
+static trv_fbook_outcome finish_failed(trv_fbook_run *run, json_t *failure)
 {
     const trv_fpayment *pay = live_payment(run->b);
     trv_dbc *c;
@@ -330,7 +330,7 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
     if (!begin(run, &c)) {
         return db_failed(run, c, 335, "recording a failed booking");
     }
-    if (trv_fstore_book_failed(c, run->p, run->b->id, fj, &b) != APR_SUCCESS) {
+    if (trv_fbooking_book_failed(c, run->p, run->b->id, fj, &b) != APR_SUCCESS) {
         return db_failed(run, c, 336, "recording a failed booking");
     }
     if (!b) {
@@ -348,7 +348,7 @@ static trv_book_outcome finish_failed(trv_book_run *run, json_t *failure)
             return db_failed(run, c, 336, "recording a failed booking");
         }
     }
-    if ((voided && trv_fstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_fbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
         || (settles && apply_settle(run, c, &s) != APR_SUCCESS)) {
         return db_failed(run, c, 336, "recording a failed booking");
     }
@@ -370,7 +370,7 @@ static json_t *card_of(const json_t *obj)
 
 /* The order is ticketed: capture what the service authorized (or record
  * the payment the supplier collected) and confirm, with the event. */
-static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
+static trv_fbook_outcome finish_confirmed(trv_fbook_run *run, const json_t *order)
 {
     const trv_fpayment *pay = live_payment(run->b);
     const char *order_id = trv_json_str(order, "order_id");
@@ -381,7 +381,7 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
     trv_dbc *c;
     trv_fbooking *b;
 
-    if (trv_book_service_pays(run->env, run->b)) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
         if (pay && pay->status == TRV_PAY_AUTHORIZED) {
             trv_pay_ctx pc;
             trv_pay_err err = {0};
@@ -435,24 +435,24 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
     if (!begin(run, &c)) {
         return db_failed(run, c, 340, "confirming");
     }
-    if (trv_fstore_confirm(c, run->p, run->b->id, order_id, pnr, &b) != APR_SUCCESS) {
+    if (trv_fbooking_confirm(c, run->p, run->b->id, order_id, pnr, &b) != APR_SUCCESS) {
         return db_failed(run, c, 341, "confirming");
     }
     if (!b) {
         return lost(run, c);
     }
-    if (trv_book_service_pays(run->env, run->b)) {
-        if (captured && trv_fstore_payment_captured(c, run->p, pay->id,
-                                                    card ? trv_json_dump(run->p, card)
-                                                         : NULL) != APR_SUCCESS) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
+        if (captured && trv_fbooking_payment_captured(c, run->p, pay->id,
+                                                      card ? trv_json_dump(run->p, card)
+                                                           : NULL) != APR_SUCCESS) {
             return db_failed(run, c, 342, "recording the capture");
         }
     }
-    else if (trv_fstore_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
+    else if (trv_fbooking_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
         return db_failed(run, c, 343, "recording the supplier's payment");
     }
     if (settle) {
-        const char *pay_id = trv_book_service_pays(run->env, run->b) ? (pay ? pay->id : NULL)
+        const char *pay_id = trv_fbook_service_pays(run->env, run->b) ? (pay ? pay->id : NULL)
                                                            : supplier_pay.id;
         if (pay_id && trv_fjob_enqueue(c, run->p, TRV_FJOB_SETTLE, pay_id, -1,
                                        run->request_id, apr_time_from_msec(500))
@@ -478,8 +478,8 @@ static trv_book_outcome finish_confirmed(trv_book_run *run, const json_t *order)
  * amount (its key finds the authorization the provider made late, or
  * makes it now: the customer is authorized once), else a new one. Any
  * other unsettled intent of the booking will not be used: released now. */
-static trv_book_outcome take_intent(trv_book_run *run, const trv_money *total,
-                                    trv_fintent **in)
+static trv_fbook_outcome take_intent(trv_fbook_run *run, const trv_money *total,
+                                     trv_fintent **in)
 {
     const trv_fbooking *bk = run->b;
     const char *instrument = bk->payment_instrument_id;
@@ -537,8 +537,8 @@ static trv_book_outcome take_intent(trv_book_run *run, const trv_money *total,
 
 /* Records the authorization as the booking's payment and moves on to
  * ordering. intent_id: the intent it settles (NULL: an SDK payment). */
-static trv_book_outcome record_authorization(trv_book_run *run, const trv_money *total,
-                                             const json_t *auth, const char *intent_id)
+static trv_fbook_outcome record_authorization(trv_fbook_run *run, const trv_money *total,
+                                              const json_t *auth, const char *intent_id)
 {
     trv_fpayment pay;
     trv_dbc *c;
@@ -557,14 +557,14 @@ static trv_book_outcome record_authorization(trv_book_run *run, const trv_money 
     if (!begin(run, &c)) {
         return db_failed(run, c, 349, "recording the authorization");
     }
-    if (trv_fstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
+    if (trv_fbooking_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
         || (intent_id && trv_fintent_authorized(c, run->p, intent_id, pay.provider_ref,
                                                 &updated) != APR_SUCCESS)
-        || trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id,
-                            TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
-                            run->owner,
-                            trv_book_phase_budget(run->env, run->b, TRV_FB_PHASE_ORDERING),
-                            NULL, NULL, &b) != APR_SUCCESS) {
+        || trv_fbooking_phase(c, run->p, run->log, run->request_id, run->b->id,
+                              TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
+                              run->owner,
+                              trv_fbook_phase_budget(run->env, run->b, TRV_FB_PHASE_ORDERING),
+                              NULL, NULL, &b) != APR_SUCCESS) {
         return db_failed(run, c, 350, "recording the authorization");
     }
     if (!b || !updated) {
@@ -589,8 +589,8 @@ static int covers(const json_t *auth, const trv_money *total)
 }
 
 /* A saved instrument: the service authorizes it with the intent's key. */
-static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
-                                             const trv_money *total)
+static trv_fbook_outcome authorize_instrument(trv_fbook_run *run, trv_pay_ctx *pc,
+                                              const trv_money *total)
 {
     trv_pay_err err = {0};
     json_t *auth = NULL;
@@ -598,7 +598,7 @@ static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
     trv_up_status st;
     const char *auth_id, *status;
     settle s;
-    trv_book_outcome out = take_intent(run, total, &in);
+    trv_fbook_outcome out = take_intent(run, total, &in);
 
     if (out != TRV_BOOK_RETRY) {
         return out;
@@ -672,8 +672,8 @@ static trv_book_outcome authorize_instrument(trv_book_run *run, trv_pay_ctx *pc,
 /* An SDK payment: the customer's device authorized the session, the
  * service looks it up (a read: nothing to settle when it goes
  * unanswered). */
-static trv_book_outcome authorize_sdk(trv_book_run *run, trv_pay_ctx *pc,
-                                      const trv_money *total)
+static trv_fbook_outcome authorize_sdk(trv_fbook_run *run, trv_pay_ctx *pc,
+                                       const trv_money *total)
 {
     trv_pay_err err = {0};
     json_t *auth = NULL;
@@ -720,7 +720,7 @@ static trv_book_outcome authorize_sdk(trv_book_run *run, trv_pay_ctx *pc,
     return record_authorization(run, total, auth, NULL);
 }
 
-static trv_book_outcome step_authorize(trv_book_run *run)
+static trv_fbook_outcome step_authorize(trv_fbook_run *run)
 {
     trv_pay_ctx pc;
     trv_money total;
@@ -742,15 +742,15 @@ static trv_book_outcome step_authorize(trv_book_run *run)
 
 /* ---- ordering ---- */
 
-static trv_book_outcome to_unknown(trv_book_run *run, trv_fb_phase from)
+static trv_fbook_outcome to_unknown(trv_fbook_run *run, trv_fb_phase from)
 {
     trv_dbc *c;
     trv_fbooking *b;
     if (!begin(run, &c)) {
         return db_failed(run, c, 352, "recording an unknown outcome");
     }
-    if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from, run->owner,
-                         TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
+    if (trv_fbooking_phase(c, run->p, run->log, run->request_id, run->b->id, from, run->owner,
+                           TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
         return db_failed(run, c, 353, "recording an unknown outcome");
     }
     if (!b) {
@@ -769,8 +769,8 @@ static trv_book_outcome to_unknown(trv_book_run *run, trv_fb_phase from)
 }
 
 /* The order is PENDING: ticketing goes on (recorded once, from ordering). */
-static trv_book_outcome order_pending(trv_book_run *run, const json_t *order,
-                                      trv_fb_phase from)
+static trv_fbook_outcome order_pending(trv_fbook_run *run, const json_t *order,
+                                       trv_fb_phase from)
 {
     trv_dbc *c;
     trv_fbooking *b;
@@ -781,9 +781,9 @@ static trv_book_outcome order_pending(trv_book_run *run, const json_t *order,
     if (!begin(run, &c)) {
         return db_failed(run, c, 356, "recording ticketing in progress");
     }
-    if (trv_fstore_phase(c, run->p, run->log, run->request_id, run->b->id, from,
-                         run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
-                         trv_json_str(order, "airline_pnr"), &b)
+    if (trv_fbooking_phase(c, run->p, run->log, run->request_id, run->b->id, from,
+                           run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
+                           trv_json_str(order, "airline_pnr"), &b)
         != APR_SUCCESS) {
         return db_failed(run, c, 357, "recording ticketing in progress");
     }
@@ -797,8 +797,8 @@ static trv_book_outcome order_pending(trv_book_run *run, const json_t *order,
     return TRV_BOOK_PENDING;
 }
 
-static trv_book_outcome order_result(trv_book_run *run, const json_t *order,
-                                     trv_fb_phase from)
+static trv_fbook_outcome order_result(trv_fbook_run *run, const json_t *order,
+                                      trv_fb_phase from)
 {
     const char *status = trv_json_str(order, "status");
     const json_t *failure = json_object_get(order, "failure");
@@ -850,7 +850,7 @@ static json_t *requested_services(const json_t *services)
     return out;
 }
 
-static json_t *book_document(trv_book_run *run)
+static json_t *book_document(trv_fbook_run *run)
 {
     const trv_fbooking *b = run->b;
     return trv_json_bind(run->p, json_pack("{s:s,s:O,s:o,s:O,s:O,s:o}",
@@ -863,7 +863,7 @@ static json_t *book_document(trv_book_run *run)
         "services", requested_services(b->services)));
 }
 
-static trv_book_outcome step_order(trv_book_run *run)
+static trv_fbook_outcome step_order(trv_fbook_run *run)
 {
     trv_flight_ctx sc;
     trv_sup_err err = {0};
@@ -880,7 +880,7 @@ static trv_book_outcome step_order(trv_book_run *run)
         run->message = "the supplier is not configured";
         return revert_paid(run, TRV_BOOK_UNAVAILABLE, pay);
     }
-    if (trv_book_service_pays(run->env, run->b)) {
+    if (trv_fbook_service_pays(run->env, run->b)) {
         if (!pay) {
             run->message = "no authorization to pay with";
             return revert(run, TRV_BOOK_UNAVAILABLE, NULL);
@@ -914,7 +914,7 @@ static trv_book_outcome step_order(trv_book_run *run)
     }
 }
 
-trv_book_outcome trv_book_poll_ticketing(trv_book_run *run)
+trv_fbook_outcome trv_fbook_poll_ticketing(trv_fbook_run *run)
 {
     trv_flight_ctx sc;
     trv_sup_err err = {0};
@@ -941,10 +941,10 @@ trv_book_outcome trv_book_poll_ticketing(trv_book_run *run)
     return order_result(run, order, TRV_FB_PHASE_TICKETING);
 }
 
-trv_book_outcome trv_book_continue(trv_book_run *run)
+trv_fbook_outcome trv_fbook_continue(trv_fbook_run *run)
 {
     for (;;) {
-        trv_book_outcome out;
+        trv_fbook_outcome out;
         if (run->b->status != TRV_FB_COMPLETING) {
             return run->b->status == TRV_FB_CONFIRMED ? TRV_BOOK_CONFIRMED
                  : run->b->status == TRV_FB_FAILED ? TRV_BOOK_FAILED

@@ -37,9 +37,9 @@ typedef enum {
     TRV_BOOK_UNKNOWN,        /* 500 result_unknown */
     TRV_BOOK_RETRY,          /* (job) nothing to do yet */
     TRV_BOOK_DB              /* a database step failed */
-} trv_book_outcome;
+} trv_fbook_outcome;
 
-typedef struct trv_book_run {
+typedef struct trv_fbook_run {
     trv_env *env;
     apr_pool_t *p;
     const char *request_id;
@@ -48,23 +48,23 @@ typedef struct trv_book_run {
     trv_fbooking *b;          /* the latest state of the booking */
     const char *message;      /* why, for failures */
     int db_down;              /* TRV_BOOK_DB: the database was unreachable */
-} trv_book_run;
+} trv_fbook_run;
 
 /* Runs the booking from its current phase until it is CONFIRMED, FAILED,
  * back to READY_FOR_COMPLETE, unknown, or waiting on the supplier. The
  * caller owns the current phase (it started it or took it over). */
-trv_book_outcome trv_book_continue(trv_book_run *run);
+trv_fbook_outcome trv_fbook_continue(trv_fbook_run *run);
 
 /* The ticketing poll (job): reads the order and finishes the booking when
  * the supplier is done; TRV_BOOK_RETRY while it is still ticketing. */
-trv_book_outcome trv_book_poll_ticketing(trv_book_run *run);
+trv_fbook_outcome trv_fbook_poll_ticketing(trv_fbook_run *run);
 
 /* A book step's deadline for this booking's supplier. */
-apr_interval_time_t trv_book_phase_budget(const trv_env *env, const trv_fbooking *b,
-                                          trv_fb_phase phase);
+apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,
+                                           trv_fb_phase phase);
 
 /* Whether the service collects the payment, or the supplier does (its row
  * has TRV_SUP_COLLECTS_PAYMENT). */
-int trv_book_service_pays(const trv_env *env, const trv_fbooking *b);
+int trv_fbook_service_pays(const trv_env *env, const trv_fbooking *b);
 
 #endif

@@ -11,7 +11,7 @@
 #include "enqueue.h"
 #include "core/owner.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -24,13 +24,13 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
     if (!trv_api_db_open(req, resp, &c, 320, "reading a booked booking")) {
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS || !b) {
         trv_api_db_fail(req, resp, c, 321, "reading a booked booking");
         return;
     }
     trv_db_close(req->env->db, c);
-    trv_fapi_booking(req, resp, status, b, NULL);
+    trv_freply_booking(req, resp, status, b, NULL);
 }
 
 static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
@@ -45,10 +45,10 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
 {
     switch (trv_fb_book_decision(b->status, b->book_phase, b->past_expiry)) {
     case TRV_FB_BOOK_CONFIRMED:
-        trv_fapi_booking(req, resp, 200, b, NULL);
+        trv_freply_booking(req, resp, 200, b, NULL);
         return;
     case TRV_FB_BOOK_IN_PROGRESS:
-        trv_fapi_booking(req, resp, 202, b, NULL);
+        trv_freply_booking(req, resp, 202, b, NULL);
         return;
     case TRV_FB_BOOK_UNKNOWN:
         answer_unknown(req, resp, b->id);
@@ -68,10 +68,10 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
 {
     const char *id = apr_table_get(req->params, "id");
     trv_errs *errs = trv_errs_new(req->pool);
-    const char *instrument = trv_book_input_parse(req->pool, req->json, errs);
+    const char *instrument = trv_finput_book(req->pool, req->json, errs);
     const char *owner = trv_owner_self(req->pool);
-    trv_book_run run;
-    trv_book_outcome out;
+    trv_fbook_run run;
+    trv_fbook_outcome out;
     trv_fbooking *b, *started;
     trv_dbc *c;
     trv_fb_phase phase;
@@ -83,19 +83,19 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 322, "reading a booking to book")) {
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 323, "reading a booking to book");
         return;
     }
     if (!b) {
         trv_db_close(req->env->db, c);
-        trv_fapi_no_booking(req, resp, id);
+        trv_freply_no_booking(req, resp, id);
         return;
     }
     if (b->past_expiry) {
         trv_fbooking *e;
-        if (trv_fstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
+        if (trv_fbooking_expire_one(c, req->pool, id, &e) != APR_SUCCESS) {
             trv_api_db_fail(req, resp, c, 324, "expiring a booking");
             return;
         }
@@ -108,11 +108,11 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     }
     /* Who pays decides the body: a saved instrument when the service
      * collects, {} after an SDK checkout or when the supplier collects. */
-    if (trv_book_service_pays(req->env, b) && !b->use_payment_sdk && !instrument) {
+    if (trv_fbook_service_pays(req->env, b) && !b->use_payment_sdk && !instrument) {
         trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument "
                      "to pay %s with", b->id);
     }
-    else if (instrument && !trv_book_service_pays(req->env, b)) {
+    else if (instrument && !trv_fbook_service_pays(req->env, b)) {
         trv_errs_add(errs, "payment_instrument_id", "must be absent: %s collects payment "
                      "itself (book with {})", b->supplier);
     }
@@ -125,12 +125,12 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    phase = trv_book_service_pays(req->env, b) ? TRV_FB_PHASE_AUTHORIZING
+    phase = trv_fbook_service_pays(req->env, b) ? TRV_FB_PHASE_AUTHORIZING
                                                : TRV_FB_PHASE_ORDERING;
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_fstore_book_start(c, req->pool, req->org_id, req->user_id, id, phase, owner,
-                                 trv_book_phase_budget(req->env, b, phase), instrument,
-                                 &started) != APR_SUCCESS
+        || trv_fbooking_book_start(c, req->pool, req->org_id, req->user_id, id, phase, owner,
+                                   trv_fbook_phase_budget(req->env, b, phase), instrument,
+                                   &started) != APR_SUCCESS
         || (started
             && trv_fjob_enqueue(c, req->pool, TRV_FJOB_COMPLETE, id, started->book_attempt,
                                 req->request_id, apr_time_from_sec(2)) != APR_SUCCESS)
@@ -140,7 +140,7 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
-        if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+        if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
             != APR_SUCCESS || !b) {
             trv_api_db_fail(req, resp, c, 326, "reading a booking to book");
             return;
@@ -159,7 +159,7 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     run.log = &req->log;
     run.owner = owner;
     run.b = started;
-    out = trv_book_continue(&run);
+    out = trv_fbook_continue(&run);
     switch (out) {
     case TRV_BOOK_CONFIRMED:
         answer_fresh(req, resp, id, 200);
@@ -189,14 +189,14 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
                  run.message ? ": " : "", run.message ? run.message : "");
         return;
     case TRV_BOOK_UNAVAILABLE:
-        trv_fapi_upstream_fail(req, resp, TRV_UP_UNAVAILABLE,
-                               apr_psprintf(req->pool, "booking %s (nothing was charged; book "
-                                            "again)", id), run.message);
+        trv_freply_upstream_fail(req, resp, TRV_UP_UNAVAILABLE,
+                                 apr_psprintf(req->pool, "booking %s (nothing was charged; book "
+                                              "again)", id), run.message);
         return;
     case TRV_BOOK_TIMEOUT:
-        trv_fapi_upstream_fail(req, resp, TRV_UP_TIMEOUT,
-                               apr_psprintf(req->pool, "The payment provider (booking %s)", id),
-                               run.message);
+        trv_freply_upstream_fail(req, resp, TRV_UP_TIMEOUT,
+                                 apr_psprintf(req->pool, "The payment provider (booking %s)", id),
+                                 run.message);
         return;
     case TRV_BOOK_UNKNOWN:
         answer_unknown(req, resp, id);

@@ -4,7 +4,7 @@
  * /v1/flight/bookings/{id} answers it. */
 #include "booking_get.h"
 #include "render.h"
-#include "store.h"
+#include "booking_store.h"
 #include "core/json.h"
 
 #include <string.h>
@@ -13,9 +13,9 @@ apr_status_t trv_flight_booking_get(trv_dbc *c, apr_pool_t *p, const char *org_i
                                     const char *id, const json_t **doc)
 {
     trv_fbooking *b = NULL;
-    apr_status_t rv = trv_fstore_get_any(c, p, id, &b);
+    apr_status_t rv = trv_fbooking_get_any(c, p, id, &b);
     if (rv == APR_SUCCESS && b && b->org_id && strcmp(b->org_id, org_id) == 0) {
-        *doc = trv_json_bind(p, trv_fbooking_render(p, b, TRV_RENDER_FULL));
+        *doc = trv_json_bind(p, trv_frender_booking(p, b, TRV_RENDER_FULL));
         return APR_SUCCESS;
     }
     return rv == APR_EGENERAL ? APR_EGENERAL : APR_NOTFOUND;

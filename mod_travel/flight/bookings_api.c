@@ -11,7 +11,7 @@
 #include "core/json.h"
 #include "core/list_page.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/validate.h"
@@ -74,9 +74,9 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     /* The usual page as the render jobs keep it whole (sql/047); else,
      * warm: the page as one text joined by PostgreSQL. Either is written
      * into the envelope as is (one field for libpq, one copy here). */
-    if (trv_flight_store_list_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
+    if (trv_fbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
         || (!joined
-            && trv_flight_store_list_joined(c, req->pool, &f, &joined, &n, &total)
+            && trv_fbooking_query_joined(c, req->pool, &f, &joined, &n, &total)
                    != APR_SUCCESS)) {
         trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
@@ -86,7 +86,7 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
         trv_ok_joined(req, resp, 200, joined, list_meta(&f, n, total));
         return;
     }
-    if (trv_flight_store_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
+    if (trv_fbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
@@ -96,7 +96,7 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     for (i = 0; i < page->nelts; i++) {
         trv_fbooking *b = APR_ARRAY_IDX(page, i, trv_fbooking *);
         APR_ARRAY_PUSH(parts, const char *) = b->list_doc ? b->list_doc
-            : trv_fbooking_render_text(req->pool, b, TRV_RENDER_LIST);
+            : trv_frender_booking_text(req->pool, b, TRV_RENDER_LIST);
     }
     trv_db_close(req->env->db, c);
     trv_ok_items(req, resp, 200, parts, list_meta(&f, page->nelts, total));
@@ -113,7 +113,7 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
         return;
     }
     /* A warm read: the stored rendering of the current revision, one query. */
-    if (trv_fstore_get_doc(c, req->pool, req->org_id, req->user_id, id, &doc)
+    if (trv_fbooking_get_doc(c, req->pool, req->org_id, req->user_id, id, &doc)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
         return;
@@ -123,18 +123,18 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
         trv_ok_text(req, resp, 200, doc, NULL);
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
         return;
     }
     if (!b) {
         trv_db_close(req->env->db, c);
-        trv_fapi_no_booking(req, resp, id);
+        trv_freply_no_booking(req, resp, id);
         return;
     }
     /* Cold (its render job has not run yet) or past expiry: rendered
      * here, nothing kept. */
     trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200, trv_fbooking_render_text(req->pool, b, TRV_RENDER_FULL), NULL);
+    trv_ok_text(req, resp, 200, trv_frender_booking_text(req->pool, b, TRV_RENDER_FULL), NULL);
 }

@@ -11,7 +11,7 @@
 #include "enqueue.h"
 #include "jobs.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -30,20 +30,20 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 361, "reading a booking to cancel")) {
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 362, "reading a booking to cancel");
         return;
     }
     if (!b) {
         trv_db_close(req->env->db, c);
-        trv_fapi_no_booking(req, resp, id);
+        trv_freply_no_booking(req, resp, id);
         return;
     }
     switch (trv_fb_cancel_decision(b->status)) {
     case TRV_FB_CANCEL_START:
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_fstore_cancel_start(c, req->pool, req->org_id, req->user_id, id, &started)
+            || trv_fbooking_cancel_start(c, req->pool, req->org_id, req->user_id, id, &started)
                != APR_SUCCESS
             || (started && trv_fjob_enqueue(c, req->pool, TRV_FJOB_CANCEL, id,
                                             started->cancel_attempt, req->request_id, 0)
@@ -54,14 +54,14 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
         }
         if (!started) {
             /* A concurrent cancel started it: the same answer. */
-            if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+            if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
                 != APR_SUCCESS || !b) {
                 trv_api_db_fail(req, resp, c, 364, "reading a booking to cancel");
                 return;
             }
             trv_db_close(req->env->db, c);
-            trv_fapi_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
-                             b, NULL);
+            trv_freply_booking(req, resp, b->status == TRV_FB_CANCELED ? 200 : 202,
+                               b, NULL);
             return;
         }
         trv_db_close(req->env->db, c);
@@ -69,15 +69,15 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
         trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                     TRVLOGNO(365) "booking %s: cancellation %d started", id,
                     started->cancel_attempt);
-        trv_fapi_booking(req, resp, 202, started, NULL);
+        trv_freply_booking(req, resp, 202, started, NULL);
         return;
     case TRV_FB_CANCEL_RUNNING:
         trv_db_close(req->env->db, c);
-        trv_fapi_booking(req, resp, 202, b, NULL);
+        trv_freply_booking(req, resp, 202, b, NULL);
         return;
     case TRV_FB_CANCEL_DONE:
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_fstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
+            || trv_fbooking_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
             || (restarted > 0 && trv_fjob_enqueue(c, req->pool, TRV_FJOB_REFUND, id, -1,
                                                   req->request_id, 0) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
@@ -91,7 +91,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
                         TRVLOGNO(367) "booking %s: %d failed refund submission(s) restarted",
                         id, restarted);
         }
-        trv_fapi_booking(req, resp, 200, b, NULL);
+        trv_freply_booking(req, resp, 200, b, NULL);
         return;
     default:
         trv_db_close(req->env->db, c);
@@ -134,7 +134,7 @@ static void rejected(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
     const char *fj = trv_json_dump(p, trv_json_bind(p, json_pack("{s:s,s:s}", "code", code,
                                                                  "description", description)));
     if (!job_begin(env, p, &c)
-        || trv_fstore_cancel_rejected(c, p, b->id, b->cancel_attempt, fj, &after)
+        || trv_fbooking_cancel_rejected(c, p, b->id, b->cancel_attempt, fj, &after)
            != APR_SUCCESS
         || (after && trv_flight_emit(c, p, after, TRV_EV_CANCEL_REJECTED) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
@@ -214,14 +214,14 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbooki
         "refund_amount", trv_money_json(&refund),
         "refund_to", refund_to));
     if (!job_begin(env, p, &c)
-        || trv_fstore_canceled(c, p, b->id, b->cancel_attempt,
-                               trv_json_dump(p, cancellation), &after) != APR_SUCCESS) {
+        || trv_fbooking_canceled(c, p, b->id, b->cancel_attempt,
+                                 trv_json_dump(p, cancellation), &after) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "recording a cancellation");
         return;
     }
     if (after) {
         for (i = 0; i < refunds->nelts; i++) {
-            if (trv_fstore_refund_insert(c, p, &APR_ARRAY_IDX(refunds, i, trv_frefund))
+            if (trv_fbooking_refund_insert(c, p, &APR_ARRAY_IDX(refunds, i, trv_frefund))
                 != APR_SUCCESS) {
                 job_db_failed(env, p, c, res, "recording refunds");
                 return;
@@ -264,7 +264,7 @@ void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_fstore_get_any(c, p, id ? id : "", &b) != APR_SUCCESS) {
+    if (trv_fbooking_get_any(c, p, id ? id : "", &b) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "reading the booking");
         return;
     }
@@ -327,7 +327,7 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_fstore_refunds_pending(c, p, id ? id : "", &pending) != APR_SUCCESS) {
+    if (trv_fbooking_refunds_pending(c, p, id ? id : "", &pending) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "reading refunds");
         return;
     }
@@ -385,8 +385,8 @@ void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_fstore_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
-                                     trv_json_str(refund, "id"), error) != APR_SUCCESS) {
+        if (trv_fbooking_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
+                                       trv_json_str(refund, "id"), error) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a refund");
             return;
         }

@@ -19,12 +19,12 @@ void trv_flight_airlines(trv_req *req, trv_resp *resp);
 void trv_flight_airline(trv_req *req, trv_resp *resp);
 
 /* Answers an upstream that failed: 502 supplier_error, 504 supplier_timeout. */
-void trv_fapi_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
-                            const char *who, const char *message);
+void trv_freply_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
+                              const char *who, const char *message);
 /* 200/201/202 with the booking as the API shows it. */
-void trv_fapi_booking(trv_req *req, trv_resp *resp, int status, const trv_fbooking *b,
-                      json_t *meta);
+void trv_freply_booking(trv_req *req, trv_resp *resp, int status, const trv_fbooking *b,
+                        json_t *meta);
 /* 404 not_found for a booking id. */
-void trv_fapi_no_booking(trv_req *req, trv_resp *resp, const char *id);
+void trv_freply_no_booking(trv_req *req, trv_resp *resp, const char *id);
 
 #endif

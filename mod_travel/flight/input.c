@@ -210,9 +210,9 @@ static json_t *offers_journeys(apr_pool_t *p, const json_t *body, apr_time_t now
     return out;
 }
 
-void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
-                            const char *const *suppliers,
-                            trv_offers_input *in, trv_errs *errs)
+void trv_finput_offers(apr_pool_t *p, const json_t *body, apr_time_t now,
+                       const char *const *suppliers,
+                       trv_offers_input *in, trv_errs *errs)
 {
     static const char *const known[] = {"journeys", "passengers", "supplier", "limit",
                                         "cabin_class", "filters", NULL};
@@ -529,8 +529,8 @@ static json_t *prebook_services(apr_pool_t *p, const json_t *body, trv_errs *err
     return out;
 }
 
-void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
-                             trv_prebook_input *in, trv_errs *errs)
+void trv_finput_prebook(apr_pool_t *p, const json_t *body, apr_time_t now,
+                        trv_prebook_input *in, trv_errs *errs)
 {
     static const char *const known[] = {"offer_reference", "contact", "passengers",
                                         "use_payment_sdk", "services", NULL};
@@ -551,7 +551,7 @@ void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
     }
 }
 
-const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs)
+const char *trv_finput_book(apr_pool_t *p, const json_t *body, trv_errs *errs)
 {
     static const char *const known[] = {"payment_instrument_id", NULL};
     const char *pi;

@@ -25,9 +25,9 @@ typedef struct trv_offers_input {
 /* today: the current time (dates may not be before yesterday, UTC, nor more
  * than 365 days ahead); suppliers: the configured wire names a search may
  * name (NULL-terminated). All json is pool-bound. */
-void trv_offers_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
-                            const char *const *suppliers, trv_offers_input *in,
-                            trv_errs *errs);
+void trv_finput_offers(apr_pool_t *p, const json_t *body, apr_time_t now,
+                       const char *const *suppliers, trv_offers_input *in,
+                       trv_errs *errs);
 
 /* POST /v1/flight/prebook */
 typedef struct trv_prebook_input {
@@ -40,11 +40,11 @@ typedef struct trv_prebook_input {
     int adults, children, infants;  /* counted from passengers[].type */
 } trv_prebook_input;
 
-void trv_prebook_input_parse(apr_pool_t *p, const json_t *body, apr_time_t now,
-                             trv_prebook_input *in, trv_errs *errs);
+void trv_finput_prebook(apr_pool_t *p, const json_t *body, apr_time_t now,
+                        trv_prebook_input *in, trv_errs *errs);
 
 /* POST /v1/flight/bookings/{id}/book: {payment_instrument_id} or {}.
  * Returns the instrument or NULL. */
-const char *trv_book_input_parse(apr_pool_t *p, const json_t *body, trv_errs *errs);
+const char *trv_finput_book(apr_pool_t *p, const json_t *body, trv_errs *errs);
 
 #endif

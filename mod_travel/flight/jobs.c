@@ -5,7 +5,7 @@
 #include "intents.h"
 #include "core/owner.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 #include "sync_schedule.h"
 #include "upstreams.h"
 #include "core/json.h"
@@ -22,7 +22,7 @@ static trv_fbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!trv_job_open(env, p, job, &id, &c, res)) {
         return NULL;
     }
-    if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+    if (trv_fbooking_get_any(c, p, id, &b) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading booking %s: %s", id, c->error);
         b = NULL;
@@ -45,8 +45,8 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_fbooking *b = load(env, p, job, res), *took;
     const char *owner = trv_owner_self(p);
     trv_fb_phase phase;
-    trv_book_run run;
-    trv_book_outcome out;
+    trv_fbook_run run;
+    trv_fbook_outcome out;
     trv_dbc *c;
 
     if (!b || b->status != TRV_FB_COMPLETING || b->book_phase == TRV_FB_PHASE_NONE
@@ -62,7 +62,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     run.b = b;
     phase = b->book_phase;
     if (phase == TRV_FB_PHASE_TICKETING) {
-        out = trv_book_poll_ticketing(&run);
+        out = trv_fbook_poll_ticketing(&run);
     }
     else {
         /* A step a request started: take it over only once that request is
@@ -78,9 +78,9 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_fstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner,
-                             phase, owner,
-                             trv_book_phase_budget(env, b, phase), NULL, NULL, &took)
+        if (trv_fbooking_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner,
+                               phase, owner,
+                               trv_fbook_phase_budget(env, b, phase), NULL, NULL, &took)
             != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "taking over: %s", c->error);
@@ -98,7 +98,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                     TRVLOGNO(1000) "booking %s: taking over book step %s from %s", b->id,
                     trv_fb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
         run.b = took;
-        out = trv_book_continue(&run);
+        out = trv_fbook_continue(&run);
     }
     switch (out) {
     case TRV_BOOK_PENDING:
@@ -134,8 +134,8 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_fstore_payment_get(c, p, id ? id : "", &pay) != APR_SUCCESS
-        || (pay && trv_fstore_get_any(c, p, pay->booking_id, &b) != APR_SUCCESS)) {
+    if (trv_fbooking_payment_get(c, p, id ? id : "", &pay) != APR_SUCCESS
+        || (pay && trv_fbooking_get_any(c, p, pay->booking_id, &b) != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading payment %s: %s", id, c->error);
         trv_db_close(env->db, c);
@@ -208,10 +208,10 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if ((captured && trv_fstore_payment_captured(c, p, pay->id,
-                                                 card ? trv_json_dump(p, card) : NULL)
+    if ((captured && trv_fbooking_payment_captured(c, p, pay->id,
+                                                   card ? trv_json_dump(p, card) : NULL)
                      != APR_SUCCESS)
-        || (card && trv_fstore_payment_card(c, p, pay->id, trv_json_dump(p, card))
+        || (card && trv_fbooking_payment_card(c, p, pay->id, trv_json_dump(p, card))
                     != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "recording payment %s: %s", pay->id, c->error);
@@ -286,7 +286,7 @@ void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_fstore_expire_one(c, p, b->id, &e) != APR_SUCCESS) {
+    if (trv_fbooking_expire_one(c, p, b->id, &e) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "expiring: %s", c->error);
     }
@@ -320,7 +320,7 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
-        || trv_fstore_prebook_failed(c, p, b->id, failure, &f) != APR_SUCCESS
+        || trv_fbooking_prebook_failed(c, p, b->id, failure, &f) != APR_SUCCESS
         || (f && trv_flight_emit(c, p, f, TRV_EV_FAILED) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
@@ -415,7 +415,7 @@ static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbook
     if (json_is_array(changes) && json_array_size(changes) > 0
         && !json_equal(changes, b->changes)) {
         if (trv_db_begin(c, p) != APR_SUCCESS
-            || trv_fstore_set_changes(c, p, b->id, trv_json_dump(p, changes), &after)
+            || trv_fbooking_set_changes(c, p, b->id, trv_json_dump(p, changes), &after)
                != APR_SUCCESS
             || (after && trv_flight_emit(c, p, after, TRV_EV_AIRLINE_CHANGE) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {
@@ -431,7 +431,7 @@ static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbook
                         b->id);
         }
     }
-    else if (trv_fstore_synced(c, p, b->id) != APR_SUCCESS) {
+    else if (trv_fbooking_synced(c, p, b->id) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "recording a sync: %s", c->error);
     }

@@ -4,7 +4,7 @@
 #include <apr_strings.h>
 #include <string.h>
 
-char *trv_mask_membership(apr_pool_t *p, const char *number)
+char *trv_fmask_membership(apr_pool_t *p, const char *number)
 {
     size_t n = number ? strlen(number) : 0, shown, i;
     char *out;
@@ -20,7 +20,7 @@ char *trv_mask_membership(apr_pool_t *p, const char *number)
     return out;
 }
 
-json_t *trv_passengers_public(apr_pool_t *p, const json_t *stored)
+json_t *trv_fmask_passengers(apr_pool_t *p, const json_t *stored)
 {
     json_t *out = json_array();
     size_t i, j;
@@ -33,7 +33,7 @@ json_t *trv_passengers_public(apr_pool_t *p, const json_t *stored)
             json_array_append_new(accounts, json_pack("{s:o,s:s}",
                 "airline_iata_code", trv_json_strn(trv_json_str(a, "airline_iata_code")),
                 "membership_number",
-                trv_mask_membership(p, trv_json_str(a, "membership_number"))));
+                trv_fmask_membership(p, trv_json_str(a, "membership_number"))));
         }
         json_array_append_new(out, json_pack("{s:o,s:o,s:o,s:o}",
             "id", trv_json_strn(trv_json_str(s, "id")),

@@ -9,11 +9,11 @@
 /* "****5678" for "12345678": every character but the last four is a '*';
  * a number of 8 characters or fewer shows only its last half (rounded
  * down), so a short number is never shown whole; "" stays "". */
-char *trv_mask_membership(apr_pool_t *p, const char *number);
+char *trv_fmask_membership(apr_pool_t *p, const char *number);
 
 /* The passengers as the API shows them: {id, first_name, last_name,
  * loyalty_accounts[] {airline_iata_code, membership_number (masked)}}
  * from the stored passengers (a new reference). */
-json_t *trv_passengers_public(apr_pool_t *p, const json_t *stored);
+json_t *trv_fmask_passengers(apr_pool_t *p, const json_t *stored);
 
 #endif

@@ -13,7 +13,7 @@ static int listed(const json_t *codes, const char *code)
     return 0;
 }
 
-int trv_offer_passes(const json_t *offer, int max_stops, const json_t *carriers)
+int trv_foffer_filter_passes(const json_t *offer, int max_stops, const json_t *carriers)
 {
     const json_t *journeys = json_object_get(offer, "journeys");
     size_t i, j;
@@ -42,15 +42,15 @@ int trv_offer_passes(const json_t *offer, int max_stops, const json_t *carriers)
     return 1;
 }
 
-json_t *trv_offers_filter(const json_t *offers, int max_stops, const json_t *carriers,
-                          long limit, int *more)
+json_t *trv_foffer_filter_apply(const json_t *offers, int max_stops, const json_t *carriers,
+                                long limit, int *more)
 {
     json_t *out = json_array();
     size_t i;
     *more = 0;
     for (i = 0; i < json_array_size(offers); i++) {
         const json_t *o = json_array_get(offers, i);
-        if (!trv_offer_passes(o, max_stops, carriers)) {
+        if (!trv_foffer_filter_passes(o, max_stops, carriers)) {
             continue;
         }
         if ((long)json_array_size(out) >= limit) {

@@ -7,11 +7,11 @@
 #include <jansson.h>
 
 /* 1 when the offer passes. max_stops < 0 and carriers NULL mean no filter. */
-int trv_offer_passes(const json_t *offer, int max_stops, const json_t *carriers);
+int trv_foffer_filter_passes(const json_t *offer, int max_stops, const json_t *carriers);
 
 /* The offers that pass, at most limit of them (a new reference); *more is
  * set when offers that pass were left out. */
-json_t *trv_offers_filter(const json_t *offers, int max_stops, const json_t *carriers,
-                          long limit, int *more);
+json_t *trv_foffer_filter_apply(const json_t *offers, int max_stops, const json_t *carriers,
+                                long limit, int *more);
 
 #endif

@@ -23,8 +23,8 @@ static void tag_of(const unsigned char *key, const char *org_id, const char *pay
     memcpy(tag, mac, TAG_LEN);
 }
 
-char *trv_offer_ref_encode(apr_pool_t *p, const unsigned char *key,
-                           const char *org_id, const trv_offer_ref *o)
+char *trv_foffer_ref_encode(apr_pool_t *p, const unsigned char *key,
+                            const char *org_id, const trv_foffer_ref *o)
 {
     const char *payload = apr_psprintf(p, "1|%s|%d|%d|%d|%" APR_INT64_T_FMT "|%s",
                                        o->supplier, o->adults, o->children, o->infants,
@@ -60,9 +60,9 @@ static int small_int(const char *s, int *out)
     return 1;
 }
 
-apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
-                                  const char *org_id, const char *text,
-                                  trv_offer_ref *out, const char **why)
+apr_status_t trv_foffer_ref_decode(apr_pool_t *p, const unsigned char *key,
+                                   const char *org_id, const char *text,
+                                   trv_foffer_ref *out, const char **why)
 {
     apr_size_t n = text ? strlen(text) : 0, len;
     char *cursor, *f;

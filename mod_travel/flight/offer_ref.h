@@ -11,20 +11,20 @@
 #include <apr_pools.h>
 #include <apr_time.h>
 
-typedef struct trv_offer_ref {
+typedef struct trv_foffer_ref {
     const char *supplier;   /* SUPPLIER_A, SUPPLIER_B */
     const char *ref;        /* the supplier's offer reference */
     int adults, children, infants;
     apr_time_t expires_at;  /* 0 when the supplier gave none */
-} trv_offer_ref;
+} trv_foffer_ref;
 
 /* key: 32 bytes, or NULL (then references are not bound; configure a key). */
-char *trv_offer_ref_encode(apr_pool_t *p, const unsigned char *key,
-                           const char *org_id, const trv_offer_ref *o);
+char *trv_foffer_ref_encode(apr_pool_t *p, const unsigned char *key,
+                            const char *org_id, const trv_foffer_ref *o);
 
 /* APR_SUCCESS, or APR_EINVAL with *why (malformed, not this organization's). */
-apr_status_t trv_offer_ref_decode(apr_pool_t *p, const unsigned char *key,
-                                  const char *org_id, const char *text,
-                                  trv_offer_ref *out, const char **why);
+apr_status_t trv_foffer_ref_decode(apr_pool_t *p, const unsigned char *key,
+                                   const char *org_id, const char *text,
+                                   trv_foffer_ref *out, const char **why);
 
 #endif

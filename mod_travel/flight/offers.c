@@ -36,8 +36,8 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
         trv_fail_invalid(req, resp, errs);
         return;
     }
-    trv_offers_input_parse(req->pool, req->json, apr_time_now(),
-                           trv_flight_supplier_names(req->env->cfg, req->pool), &in, errs);
+    trv_finput_offers(req->pool, req->json, apr_time_now(),
+                      trv_flight_supplier_names(req->env->cfg, req->pool), &in, errs);
     name = in.supplier ? in.supplier : trv_flight_route_supplier(req->env);
     if (name) {
         sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, name, &sc);
@@ -67,14 +67,14 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
         return;
     }
     if (st != TRV_UP_OK) {
-        trv_fapi_upstream_fail(req, resp, st, name, err.message);
+        trv_freply_upstream_fail(req, resp, st, name, err.message);
         return;
     }
-    kept = trv_json_bind(req->pool, trv_offers_filter(offers, in.max_stops, in.carriers,
-                                                      in.limit, &more));
+    kept = trv_json_bind(req->pool, trv_foffer_filter_apply(offers, in.max_stops, in.carriers,
+                                                            in.limit, &more));
     for (i = 0; i < json_array_size(kept); i++) {
         json_t *o = json_array_get(kept, i);
-        trv_offer_ref ref;
+        trv_foffer_ref ref;
         apr_time_t exp = 0;
         const char *supref = trv_json_str(o, "offer_reference");
         if (!supref) {
@@ -91,8 +91,8 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
             ref.expires_at = exp;
         }
         json_object_set_new(o, "offer_reference",
-                            json_string(trv_offer_ref_encode(req->pool, secret(req),
-                                                             req->org_id, &ref)));
+                            json_string(trv_foffer_ref_encode(req->pool, secret(req),
+                                                              req->org_id, &ref)));
     }
     meta = json_pack("{s:s,s:O}", "supplier", name, "unsupported_filters", in.unsupported);
     /* "appears when more matched" */
@@ -108,12 +108,12 @@ void trv_flight_bags(trv_req *req, trv_resp *resp)
     const trv_flight_supplier *sup;
     trv_flight_ctx sc;
     trv_sup_err err = {0};
-    trv_offer_ref ref;
+    trv_foffer_ref ref;
     json_t *bags = NULL;
     const char *why;
     trv_up_status st;
 
-    if (trv_offer_ref_decode(req->pool, secret(req), req->org_id, text, &ref, &why)
+    if (trv_foffer_ref_decode(req->pool, secret(req), req->org_id, text, &ref, &why)
         != APR_SUCCESS) {
         trv_fail(req, resp, 404, "not_found", "No such offer; search again");
         return;
@@ -134,8 +134,8 @@ void trv_flight_bags(trv_req *req, trv_resp *resp)
         return;
     }
     if (st != TRV_UP_OK || !json_is_array(bags)) {
-        trv_fapi_upstream_fail(req, resp, st == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : st,
-                               ref.supplier, err.message);
+        trv_freply_upstream_fail(req, resp, st == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : st,
+                                 ref.supplier, err.message);
         return;
     }
     trv_ok(req, resp, 200, json_incref(bags), NULL);

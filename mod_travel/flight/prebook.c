@@ -15,7 +15,7 @@
 #include "enqueue.h"
 #include "offer_ref.h"
 #include "render.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/clock.h"
 #include "core/idempotency.h"
@@ -30,7 +30,7 @@ typedef struct prebook_ctx {
     trv_req *req;
     trv_resp *resp;
     trv_prebook_input in;
-    trv_offer_ref offer;
+    trv_foffer_ref offer;
     const char *key;
     const char *hash;
     json_t *pax;        /* the passengers as stored: each with its psg_ id */
@@ -48,7 +48,7 @@ static void answer_existing(prebook_ctx *x, trv_fbooking *b)
                  "(booking %s); use a new key", b->id);
         return;
     }
-    trv_fapi_booking(x->req, x->resp, 200, b, NULL);
+    trv_freply_booking(x->req, x->resp, 200, b, NULL);
 }
 
 /* The booking of this key, waiting while another request is still
@@ -64,7 +64,7 @@ static int existing(prebook_ctx *x)
         if (!trv_api_db_open(req, x->resp, &c, 310, "reading a prebook key")) {
             return 1;
         }
-        if (trv_fstore_by_key(c, req->pool, req->org_id, req->user_id, x->key, &b)
+        if (trv_fbooking_by_key(c, req->pool, req->org_id, req->user_id, x->key, &b)
             != APR_SUCCESS) {
             trv_api_db_fail(req, x->resp, c, 311, "reading a prebook key");
             return 1;
@@ -107,7 +107,7 @@ static int check_services(prebook_ctx *x, trv_errs *errs)
         return 1;
     }
     if (st != TRV_UP_OK) {
-        trv_fapi_upstream_fail(x->req, x->resp, st, x->offer.supplier, err.message);
+        trv_freply_upstream_fail(x->req, x->resp, st, x->offer.supplier, err.message);
         return 0;
     }
     for (i = 0; i < json_array_size(x->in.services); i++) {
@@ -277,7 +277,7 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_fstore_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
+        || trv_fbooking_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
            != APR_SUCCESS
         || (b && trv_flight_emit(c, req->pool, b, TRV_EV_FAILED) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
@@ -298,14 +298,14 @@ static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char
     trv_dbc *c;
     int deleted = 0;
     if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
-        if (trv_fstore_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
+        if (trv_fbooking_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
             trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
                         TRVLOGNO(315) "prebook %s: removing it failed: %s (the watchdog "
                         "job fails it)", id, c->error);
         }
         trv_db_close(x->req->env->db, c);
     }
-    trv_fapi_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+    trv_freply_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
 }
 
 static void bind_offer(prebook_ctx *x, const char *id)
@@ -395,7 +395,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
-        || trv_fstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
+        || trv_fbooking_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
         || (b && trv_fjob_enqueue(c, p, TRV_FJOB_EXPIRE, id, -1, req->request_id,
                                   exp - apr_time_now() > 0 ? exp - apr_time_now() : 0)
                  != APR_SUCCESS)
@@ -410,13 +410,13 @@ static void bind_offer(prebook_ctx *x, const char *id)
                  "The prebook took too long and was abandoned; use a new x-idempotency-key");
         return;
     }
-    trv_fapi_booking(req, x->resp, 201, b,
-                     token ? json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
-                                       json_object_get(token, "provider")
-                                           ? json_object_get(token, "provider")
-                                           : json_string(trv_payment_adapter.name),
-                                       "token", sdk_token)
-                           : NULL);
+    trv_freply_booking(req, x->resp, 201, b,
+                       token ? json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
+                                         json_object_get(token, "provider")
+                                             ? json_object_get(token, "provider")
+                                             : json_string(trv_payment_adapter.name),
+                                         "token", sdk_token)
+                             : NULL);
 }
 
 void trv_flight_prebook(trv_req *req, trv_resp *resp)
@@ -434,12 +434,12 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     x.resp = resp;
     x.key = apr_table_get(req->headers, "x-idempotency-key");
     trv_idempotency_key_check(x.key, TRV_IDEMPOTENCY_KEY_MAX, errs);
-    trv_prebook_input_parse(req->pool, req->json, apr_time_now(), &x.in, errs);
+    trv_finput_prebook(req->pool, req->json, apr_time_now(), &x.in, errs);
     if (x.in.offer_reference
-        && trv_offer_ref_decode(req->pool,
-                                req->env->cfg && req->env->cfg->have_secret_key
-                                    ? req->env->cfg->secret_key : NULL,
-                                req->org_id, x.in.offer_reference, &x.offer, &why)
+        && trv_foffer_ref_decode(req->pool,
+                                 req->env->cfg && req->env->cfg->have_secret_key
+                                     ? req->env->cfg->secret_key : NULL,
+                                 req->org_id, x.in.offer_reference, &x.offer, &why)
            != APR_SUCCESS) {
         trv_errs_add(errs, "offer_reference", "%s", why);
         x.in.offer_reference = NULL;
@@ -520,9 +520,9 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_fstore_expire_offer(c, req->pool, row.supplier, row.offer_reference)
+        || trv_fbooking_expire_offer(c, req->pool, row.supplier, row.offer_reference)
            != APR_SUCCESS
-        || trv_fstore_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS
+        || trv_fbooking_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS
         || (inserted
             && trv_fjob_enqueue(c, req->pool, TRV_FJOB_PREBOOK_WATCH, row.id, -1,
                                 req->request_id,

@@ -5,7 +5,7 @@
 #include "handlers.h"
 #include "quote_calc.h"
 #include "state.h"
-#include "store.h"
+#include "booking_store.h"
 #include "upstreams.h"
 #include "core/clock.h"
 #include "core/json.h"
@@ -28,14 +28,14 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 380, "reading a booking to quote")) {
         return;
     }
-    if (trv_flight_store_get(c, req->pool, req->org_id, req->user_id, id, &b)
+    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
         != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 381, "reading a booking to quote");
         return;
     }
     trv_db_close(req->env->db, c);
     if (!b) {
-        trv_fapi_no_booking(req, resp, id);
+        trv_freply_no_booking(req, resp, id);
         return;
     }
     if (b->status != TRV_FB_CONFIRMED || !b->supplier_reference) {
@@ -48,8 +48,8 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
     if (sup) {
         trv_up_status st = sup->cancellation_quote(&sc, b->supplier_reference, &answer, &err);
         if (st == TRV_UP_OK) {
-            quote = trv_quote_from_supplier(req->pool, answer,
-                                            trv_time_format(req->pool, apr_time_now()));
+            quote = trv_fquote_calc_supplier(req->pool, answer,
+                                             trv_time_format(req->pool, apr_time_now()));
         }
         if (!quote) {
             trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
@@ -69,9 +69,9 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
         else {
             memcpy(total.currency, b->currency, 4);
         }
-        quote = trv_quote_estimate(req->pool, total.minor >= 0 ? &total : NULL,
-                                   b->fare_conditions, b->cancellation_policy,
-                                   trv_time_format(req->pool, apr_time_now()));
+        quote = trv_fquote_calc_estimate(req->pool, total.minor >= 0 ? &total : NULL,
+                                         b->fare_conditions, b->cancellation_policy,
+                                         trv_time_format(req->pool, apr_time_now()));
     }
     trv_ok(req, resp, 200, quote, NULL);
 }

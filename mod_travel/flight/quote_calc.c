@@ -8,9 +8,9 @@ static json_t *no_policy(const char *quoted_at)
                      "quoted_at", quoted_at, "unavailable_reason", "no_policy");
 }
 
-json_t *trv_quote_estimate(apr_pool_t *p, const trv_money *total,
-                           const json_t *fare_conditions,
-                           const json_t *cancellation_policy, const char *quoted_at)
+json_t *trv_fquote_calc_estimate(apr_pool_t *p, const trv_money *total,
+                                 const json_t *fare_conditions,
+                                 const json_t *cancellation_policy, const char *quoted_at)
 {
     const json_t *refund = json_object_get(fare_conditions, "refund");
     const json_t *allowed = json_object_get(refund, "allowed");
@@ -44,8 +44,8 @@ json_t *trv_quote_estimate(apr_pool_t *p, const trv_money *total,
                      "quoted_at", quoted_at);
 }
 
-json_t *trv_quote_from_supplier(apr_pool_t *p, const json_t *quote,
-                                const char *quoted_at)
+json_t *trv_fquote_calc_supplier(apr_pool_t *p, const json_t *quote,
+                                 const char *quoted_at)
 {
     const json_t *fee_json = json_object_get(quote, "fee");
     const json_t *ref_json = json_object_get(quote, "refundable_amount");

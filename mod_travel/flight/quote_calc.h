@@ -22,14 +22,14 @@
  *    is_free false (an unknown fee is not a free cancellation).
  * fare_conditions.refund is used first, else cancellation_policy
  * {refundable, penalty}. quoted_at is the wire timestamp to show. */
-json_t *trv_quote_estimate(apr_pool_t *p, const trv_money *total,
-                           const json_t *fare_conditions,
-                           const json_t *cancellation_policy, const char *quoted_at);
+json_t *trv_fquote_calc_estimate(apr_pool_t *p, const trv_money *total,
+                                 const json_t *fare_conditions,
+                                 const json_t *cancellation_policy, const char *quoted_at);
 
 /* The airline's quote {fee?, refundable_amount?} as the API shows it (a new
  * reference), or NULL when it is not usable (malformed money, or neither
  * amount present). is_free is true only for a fee of exactly zero. */
-json_t *trv_quote_from_supplier(apr_pool_t *p, const json_t *quote,
-                                const char *quoted_at);
+json_t *trv_fquote_calc_supplier(apr_pool_t *p, const json_t *quote,
+                                 const char *quoted_at);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-json_t *trv_money_text_json(const char *amount, const char *currency)
+json_t *trv_frender_money_json(const char *amount, const char *currency)
 {
     trv_money m;
     int exponent = trv_currency_exponent(currency);
@@ -92,7 +92,7 @@ static json_t *payment_json(const trv_fpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
                           "status", trv_pay_status_text(pay->status),
-                          "amount", trv_money_text_json(pay->amount, pay->currency),
+                          "amount", trv_frender_money_json(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_RENDER_FULL) {
         /* The card when it could be read; a card read later shows on the
@@ -160,7 +160,7 @@ static json_t *services_json(const trv_fbooking *b, trv_fb_status status)
     return out;
 }
 
-json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
+json_t *trv_frender_booking(apr_pool_t *p, const trv_fbooking *b, int mode)
 {
     trv_fb_status status = trv_fb_effective_status(b->status, b->past_expiry);
     json_t *o = json_object();
@@ -170,12 +170,12 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     json_object_set_new(o, "id", json_string(b->id));
     json_object_set_new(o, "supplier", json_string(b->supplier));
     json_object_set_new(o, "status", json_string(trv_fb_status_text(status)));
-    json_object_set_new(o, "total_amount", trv_money_text_json(b->total_amount, b->currency));
-    json_object_set_new(o, "fare_amount", trv_money_text_json(b->fare_amount, b->currency));
+    json_object_set_new(o, "total_amount", trv_frender_money_json(b->total_amount, b->currency));
+    json_object_set_new(o, "fare_amount", trv_frender_money_json(b->fare_amount, b->currency));
     json_object_set_new(o, "fare_tax_amount",
-                        trv_money_text_json(b->fare_tax_amount, b->currency));
+                        trv_frender_money_json(b->fare_tax_amount, b->currency));
     json_object_set_new(o, "services_amount",
-                        trv_money_text_json(b->services_amount, b->currency));
+                        trv_frender_money_json(b->services_amount, b->currency));
     json_object_set_new(o, "services", services_json(b, status));
     for (i = 0; b->payments && i < b->payments->nelts; i++) {
         const trv_fpayment *pay = &APR_ARRAY_IDX(b->payments, i, trv_fpayment);
@@ -191,7 +191,7 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     json_object_set_new(o, "cancellation_policy",
                         pick_or_null(b->cancellation_policy, policy_keys));
     json_object_set_new(o, "fare_conditions", fare_conditions_json(b->fare_conditions));
-    json_object_set_new(o, "passengers", trv_passengers_public(p, b->passengers));
+    json_object_set_new(o, "passengers", trv_fmask_passengers(p, b->passengers));
     json_object_set_new(o, "journeys", journeys_json(b->journeys));
     json_object_set_new(o, "airline_initiated_changes",
                         b->changes ? json_deep_copy(b->changes) : json_array());
@@ -214,7 +214,7 @@ json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode)
     return o;
 }
 
-const char *trv_fbooking_render_text(apr_pool_t *p, const trv_fbooking *b, int mode)
+const char *trv_frender_booking_text(apr_pool_t *p, const trv_fbooking *b, int mode)
 {
-    return trv_json_dump(p, trv_json_bind(p, trv_fbooking_render(p, b, mode)));
+    return trv_json_dump(p, trv_json_bind(p, trv_frender_booking(p, b, mode)));
 }

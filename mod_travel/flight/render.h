@@ -11,13 +11,13 @@
 #define TRV_RENDER_LIST 1
 
 /* A new reference; b->payments must be loaded. */
-json_t *trv_fbooking_render(apr_pool_t *p, const trv_fbooking *b, int mode);
+json_t *trv_frender_booking(apr_pool_t *p, const trv_fbooking *b, int mode);
 
 /* The same as JSON text in p. */
-const char *trv_fbooking_render_text(apr_pool_t *p, const trv_fbooking *b, int mode);
+const char *trv_frender_booking_text(apr_pool_t *p, const trv_fbooking *b, int mode);
 
 /* {"amount", "currency"} from exact decimal text, or JSON null when either
  * is missing or unreadable (a new reference). */
-json_t *trv_money_text_json(const char *amount, const char *currency);
+json_t *trv_frender_money_json(const char *amount, const char *currency);
 
 #endif

@@ -8,7 +8,7 @@
  * list page again (sql/047), which the change made stale. */
 #include "jobs.h"
 #include "render.h"
-#include "store.h"
+#include "booking_store.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -32,20 +32,20 @@ void trv_fjob_render_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!trv_job_open(env, p, job, &id, &c, res)) {
         return;
     }
-    if (trv_fstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+    if (trv_fbooking_get_any(c, p, id, &b) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading booking %s: %s", id, c->error);
     }
     else if (b && b->revision && !b->past_expiry && !overtaken(job, b)) {
         docs = trv_json_bind(p, json_pack("[{s:s,s:s,s:s,s:s}]", "booking_id", b->id,
             "revision", b->revision,
-            "list_doc", trv_fbooking_render_text(p, b, TRV_RENDER_LIST),
-            "doc", trv_fbooking_render_text(p, b, TRV_RENDER_FULL)));
-        if (trv_fstore_keep_docs(c, p, docs) != APR_SUCCESS) {
+            "list_doc", trv_frender_booking_text(p, b, TRV_RENDER_LIST),
+            "doc", trv_frender_booking_text(p, b, TRV_RENDER_FULL)));
+        if (trv_fbooking_keep_docs(c, p, docs) != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "keeping the renderings of %s: %s", id, c->error);
         }
-        else if (trv_fstore_keep_head(c, p, b->org_id, b->user_id) != APR_SUCCESS) {
+        else if (trv_fbooking_keep_head(c, p, b->org_id, b->user_id) != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "keeping the list page of %s: %s", id, c->error);
         }

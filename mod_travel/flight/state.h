@@ -1,7 +1,7 @@
 /* The flight booking state machine of the service document: the statuses,
  * the book phases of COMPLETE_IN_PROGRESS, which transitions exist, and what
  * book, cancel and reads do in each status. Pure decisions; the SQL of
- * store.c applies them with guarded UPDATEs (... WHERE status = <from>), so
+ * booking_store.c applies them with guarded UPDATEs (... WHERE status = <from>), so
  * a race loses cleanly. Text only at the edge: *_from_text when a row or a
  * query is read, *_text when JSON or an SQL parameter is written. */
 #ifndef TRV_FLIGHT_STATE_H

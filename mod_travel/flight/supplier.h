@@ -110,8 +110,8 @@ typedef struct trv_flight_supplier {
 } trv_flight_supplier;
 
 /* The adapters (one file each). */
-extern const trv_flight_supplier trv_supplier_a;
-extern const trv_flight_supplier trv_supplier_b;
+extern const trv_flight_supplier trv_flight_supplier_a;
+extern const trv_flight_supplier trv_flight_supplier_b;
 
 /* The flight supplier protocols (suppliers.c), registered by the flight
  * domain: protocol name, adapter, capabilities, limits, credentials; the

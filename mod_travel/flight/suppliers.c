@@ -12,12 +12,12 @@ const trv_supplier trv_flight_suppliers[] = {
     /* Duffel Air API v2: the service authorizes and captures the payment,
      * the customer may pay through the provider's SDK, and an offer is sold
      * to one unfinished booking at a time. Bearer access token. */
-    {"duffel", "flight", &trv_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
+    {"duffel", "flight", &trv_flight_supplier_a, TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {0},
      {"token", NULL, NULL}, NULL},
     /* mod_travel's own checkout protocol (docs/suppliers.md): it holds the
      * itinerary and charges the traveller itself (its book takes no
      * payment). */
-    {"travel-air", "flight", &trv_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
+    {"travel-air", "flight", &trv_flight_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
      {"api_key", NULL, NULL}, NULL},
     {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };

@@ -2,9 +2,9 @@
  * transaction; no connection is held while the supplier or the payment
  * provider is asked. */
 #include "book.h"
-#include "bapi.h"
+#include "reply.h"
 #include "booked_status.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
@@ -27,12 +27,12 @@ apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b,
                                      trv_hb_phase phase)
 {
     if (phase == TRV_HB_PHASE_AUTHORIZING) {
-        return trv_hbapi_budget(env, b->supplier, 0, 1);
+        return trv_hreply_budget(env, b->supplier, 0, 1);
     }
     /* ordering: book, then a read of the booking and the capture; a
      * merchant of record captures nothing, but its book goes through the
      * payment provider's forward, which waits for the supplier as well */
-    return trv_hbapi_budget(env, b->supplier, 2, 1);
+    return trv_hreply_budget(env, b->supplier, 2, 1);
 }
 
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
@@ -93,7 +93,7 @@ static trv_hbook_outcome lost(trv_hbook_run *run, trv_dbc *c)
     if (c->in_txn) {
         trv_db_rollback(c);
     }
-    if (trv_hbstore_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b) {
+    if (trv_hbooking_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b) {
         return db_failed(run, c, 1427, "re-reading after a lost race");
     }
     trv_db_close(run->env->db, c);
@@ -287,13 +287,13 @@ static trv_hbook_outcome revert_settled(trv_hbook_run *run, trv_hbook_outcome wh
     if (!begin(run, &c)) {
         return db_failed(run, c, 1429, "reverting to READY_FOR_COMPLETE");
     }
-    if (trv_hbstore_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
+    if (trv_hbooking_book_revert(c, run->p, run->b->id, run->owner, &b) != APR_SUCCESS) {
         return db_failed(run, c, 1429, "reverting to READY_FOR_COMPLETE");
     }
     if (!b) {
         return lost(run, c);
     }
-    if (apply_settle(run, c, s) != APR_SUCCESS || trv_hbooking_keep(c, run->p, b) != APR_SUCCESS
+    if (apply_settle(run, c, s) != APR_SUCCESS || trv_hrender_keep(c, run->p, b) != APR_SUCCESS
         || !commit(run, c)) {
         return db_failed(run, c, 1429, "reverting to READY_FOR_COMPLETE");
     }
@@ -345,9 +345,9 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
     if (!begin(run, &c)) {
         return db_failed(run, c, 1430, "recording a failed booking");
     }
-    if ((voided && trv_hbstore_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_hbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
         || (!sdk && apply_settle(run, c, after_void(run, pay, voided)) != APR_SUCCESS)
-        || trv_hbstore_book_failed(c, run->p, run->b->id, trv_json_dump(run->p, failure), &b)
+        || trv_hbooking_book_failed(c, run->p, run->b->id, trv_json_dump(run->p, failure), &b)
            != APR_SUCCESS) {
         return db_failed(run, c, 1430, "recording a failed booking");
     }
@@ -357,7 +357,7 @@ static trv_hbook_outcome finish_failed(trv_hbook_run *run, const char *code,
     if (!b) {
         return lost(run, c);
     }
-    if (trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
+    if (trv_hrender_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
         return db_failed(run, c, 1430, "recording a failed booking");
     }
     run->b = b;
@@ -416,7 +416,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         json_t *auth = NULL;
         trv_money total;
         trv_up_status st = TRV_UP_UNAVAILABLE;
-        if (trv_hbapi_total(run->b, &total)
+        if (trv_hreply_total(run->b, &total)
             && trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
             /* One key per booking: a capture repeated by a takeover is the
              * same capture. */
@@ -447,7 +447,7 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
         sp.status = TRV_PAY_CAPTURED;
         sp.collected_by = TRV_COLLECTOR_SUPPLIER;
         if (trv_money_from_json(json_object_get(bk->payment, "amount"), &m, &why)
-            != APR_SUCCESS && !trv_hbapi_total(run->b, &m)) {
+            != APR_SUCCESS && !trv_hreply_total(run->b, &m)) {
             m.minor = 0;
             memcpy(m.currency, run->b->currency, 4);
         }
@@ -467,24 +467,24 @@ static trv_hbook_outcome finish_confirmed(trv_hbook_run *run, const trv_hotel_bo
     if (!begin(run, &c)) {
         return db_failed(run, c, 1433, "confirming");
     }
-    if (trv_hbstore_confirm(c, run->p, run->b->id, &cf, &b) != APR_SUCCESS) {
+    if (trv_hbooking_confirm(c, run->p, run->b->id, &cf, &b) != APR_SUCCESS) {
         return db_failed(run, c, 1433, "confirming");
     }
     if (!b) {
         return lost(run, c);
     }
-    if ((captured && trv_hbstore_payment_captured(c, run->p, pay->id,
-                                                  card ? trv_json_dump(run->p, card) : NULL)
+    if ((captured && trv_hbooking_payment_captured(c, run->p, pay->id,
+                                                   card ? trv_json_dump(run->p, card) : NULL)
                      != APR_SUCCESS)
-        || (sp.id && trv_hbstore_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
+        || (sp.id && trv_hbooking_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
         || (trv_hbook_service_pays(run->env, run->b) && pay && !captured
             && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, run->b->id, run->request_id,
                                 apr_time_from_sec(5)) != APR_SUCCESS)) {
         return db_failed(run, c, 1434, "recording the booking's payment");
     }
     /* Read again whole: the payment's change raised the revision. */
-    if (trv_hbstore_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b
-        || trv_hbooking_keep(c, run->p, b) != APR_SUCCESS
+    if (trv_hbooking_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b
+        || trv_hrender_keep(c, run->p, b) != APR_SUCCESS
         || trv_hotel_emit(c, run->p, b, TRV_HEV_CONFIRMED) != APR_SUCCESS
         || !commit(run, c)) {
         return db_failed(run, c, 1433, "confirming");
@@ -505,10 +505,10 @@ static trv_hbook_outcome move(trv_hbook_run *run, trv_hb_phase to, const char *b
     if (!begin(run, &c)) {
         return db_failed(run, c, 1436, "moving the book step");
     }
-    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, run->b->id,
-                          run->b->book_phase, run->owner, to, run->owner,
-                          trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
-                          booking_id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_phase(c, run->p, run->log, run->request_id, run->b->id,
+                           run->b->book_phase, run->owner, to, run->owner,
+                           trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
+                           booking_id, &b) != APR_SUCCESS) {
         return db_failed(run, c, 1436, "moving the book step");
     }
     if (!b) {
@@ -519,7 +519,7 @@ static trv_hbook_outcome move(trv_hbook_run *run, trv_hb_phase to, const char *b
                             apr_time_from_sec(1)) != APR_SUCCESS) {
         return db_failed(run, c, 1436, "moving the book step");
     }
-    if (trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
+    if (trv_hrender_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
         return db_failed(run, c, 1436, "moving the book step");
     }
     run->b = b;
@@ -542,7 +542,7 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     trv_pintent *in = NULL;
     int inserted = 0, updated = 1;
 
-    if (!trv_hbapi_total(run->b, &total)
+    if (!trv_hreply_total(run->b, &total)
         || !trv_pay_ctx_init(run->env, run->p, run->request_id, &pc)) {
         run->message = "no payment provider is configured";
         return revert(run, TRV_HBOOK_UNAVAILABLE);
@@ -631,10 +631,10 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     if (!begin(run, &c)) {
         return db_failed(run, c, 1438, "recording the authorization");
     }
-    if (trv_hbstore_phase(c, run->p, run->log, run->request_id, run->b->id,
-                          TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
-                          run->owner,
-                          trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING), NULL, &b)
+    if (trv_hbooking_phase(c, run->p, run->log, run->request_id, run->b->id,
+                           TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
+                           run->owner,
+                           trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING), NULL, &b)
         != APR_SUCCESS) {
         return db_failed(run, c, 1438, "recording the authorization");
     }
@@ -648,9 +648,9 @@ static trv_hbook_outcome step_authorize(trv_hbook_run *run)
     if (!updated) {
         return lost(run, c);
     }
-    if (trv_hbstore_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
-        || trv_hbstore_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b
-        || trv_hbooking_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
+    if (trv_hbooking_payment_insert(c, run->p, &pay, &inserted) != APR_SUCCESS
+        || trv_hbooking_get_any(c, run->p, run->b->id, &b) != APR_SUCCESS || !b
+        || trv_hrender_keep(c, run->p, b) != APR_SUCCESS || !commit(run, c)) {
         return db_failed(run, c, 1438, "recording the authorization");
     }
     run->b = b;
@@ -710,8 +710,8 @@ static void stay_of(const trv_hbooking *b, trv_hotel_stay *stay)
 static const trv_hotel_supplier *adapter(trv_hbook_run *run, trv_hotel_ctx *ctx)
 {
     const trv_supplier *row;
-    const trv_hotel_supplier *s = trv_hbapi_supplier(run->env, run->p, run->request_id,
-                                                     run->b->supplier, &row, ctx);
+    const trv_hotel_supplier *s = trv_hreply_supplier(run->env, run->p, run->request_id,
+                                                      run->b->supplier, &row, ctx);
     ctx->org_id = run->b->org_id;
     ctx->booking_id = run->b->id;
     return s;
@@ -760,7 +760,7 @@ static trv_hbook_outcome step_order(trv_hbook_run *run)
     trv_money total;
     trv_up_status st;
 
-    if (!s || !s->book || !party_of(run, &pt) || !trv_hbapi_total(run->b, &total)) {
+    if (!s || !s->book || !party_of(run, &pt) || !trv_hreply_total(run->b, &total)) {
         run->message = "the supplier is not configured";
         return revert(run, TRV_HBOOK_UNAVAILABLE);
     }

@@ -8,9 +8,9 @@
  * the guarded READY_FOR_COMPLETE -> COMPLETE_IN_PROGRESS update and pays;
  * the others answer from where it stands. */
 #include "handlers.h"
-#include "bapi.h"
+#include "reply.h"
 #include "book.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "enqueue.h"
 #include "intents.h"
 #include "render.h"
@@ -62,14 +62,14 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
     trv_hb_status st = trv_hbooking_status(b);
     switch (st) {
     case TRV_HB_CONFIRMED:
-        trv_hbapi_booking(req, resp, 200, b, NULL);
+        trv_hreply_booking(req, resp, 200, b, NULL);
         return;
     case TRV_HB_COMPLETING:
         if (b->book_phase == TRV_HB_PHASE_UNKNOWN) {
             answer_unknown(req, resp, b->id);
         }
         else {
-            trv_hbapi_booking(req, resp, 202, b, NULL);
+            trv_hreply_booking(req, resp, 202, b, NULL);
         }
         return;
     case TRV_HB_FAILED:
@@ -104,12 +104,12 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
     if (!trv_api_db_open(req, resp, &c, 1441, "reading a booked hotel booking")) {
         return;
     }
-    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
         trv_api_db_fail(req, resp, c, 1441, "reading a booked hotel booking");
         return;
     }
     trv_db_close(req->env->db, c);
-    trv_hbapi_booking(req, resp, status, b, NULL);
+    trv_hreply_booking(req, resp, status, b, NULL);
 }
 
 /* The body: {payment_instrument_id} or {} (the payment SDK). A card
@@ -159,20 +159,20 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 1442, "reading a hotel booking to book")) {
         return;
     }
-    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1442, "reading a hotel booking to book");
         return;
     }
     if (!b) {
         trv_db_close(req->env->db, c);
-        trv_hbapi_no_booking(req, resp, id);
+        trv_hreply_no_booking(req, resp, id);
         return;
     }
     if (b->past_expiry) {
         trv_hbooking *e;
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_hbstore_expire_one(c, req->pool, id, &e) != APR_SUCCESS
-            || trv_hbooking_keep(c, req->pool, e) != APR_SUCCESS
+            || trv_hbooking_expire_one(c, req->pool, id, &e) != APR_SUCCESS
+            || trv_hrender_keep(c, req->pool, e) != APR_SUCCESS
             || release_expired_sdk(req, c, e) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {
             trv_api_db_fail(req, resp, c, 1442, "expiring a hotel booking");
@@ -205,10 +205,10 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     /* The recovery job is queued with the start: if this request dies, it
      * takes the step over once its deadline has passed. */
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_hbstore_book_start(c, req->pool, req->org_id, id, phase, owner,
-                                  trv_hbook_budget(req->env, b, phase), instrument, &started)
+        || trv_hbooking_book_start(c, req->pool, req->org_id, id, phase, owner,
+                                   trv_hbook_budget(req->env, b, phase), instrument, &started)
            != APR_SUCCESS
-        || (started && (trv_hbooking_keep(c, req->pool, started) != APR_SUCCESS
+        || (started && (trv_hrender_keep(c, req->pool, started) != APR_SUCCESS
                         || trv_hjob_enqueue(c, req->pool, TRV_HJOB_COMPLETE, id,
                                             req->request_id, apr_time_from_sec(2))
                                != APR_SUCCESS))
@@ -218,7 +218,7 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
-        if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+        if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
             trv_api_db_fail(req, resp, c, 1443, "reading a hotel booking to book");
             return;
         }

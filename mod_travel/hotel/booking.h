@@ -75,7 +75,7 @@ typedef struct trv_hbooking {
     const char *revision;
     apr_array_header_t *rooms;    /* trv_hroom by position; NULL until loaded */
     apr_array_header_t *payments; /* trv_hpayment oldest first; NULL until loaded */
-    apr_array_header_t *cancellations; /* trv_hcancel (cstore.h) oldest first; NULL until
+    apr_array_header_t *cancellations; /* trv_hcancel (cancellation_store.h) oldest first; NULL until
                                         * loaded */
     const char *list_doc;      /* list: its stored rendering for this revision, if any */
 } trv_hbooking;

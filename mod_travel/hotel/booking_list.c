@@ -1,9 +1,9 @@
 /* The hotel domain's answer to trv_booking_list_fn (core/booking_access.h):
- * the store's own list (list_query.c, as GET /v1/hotel/bookings without a
+ * the store's own list (booking_query.c, as GET /v1/hotel/bookings without a
  * sort; or, for an operator's text, the search below) and each booking's list
  * rendering, the document the API answers. */
 #include "booking_list.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "render.h"
 #include "core/json.h"
 
@@ -18,7 +18,7 @@ static const json_t *list_doc(apr_pool_t *p, const trv_hbooking *b)
     if (b->list_doc) {
         return trv_json_parse(p, b->list_doc, strlen(b->list_doc), NULL);
     }
-    return trv_json_bind(p, trv_hbooking_render(p, b, TRV_HRENDER_LIST));
+    return trv_json_bind(p, trv_hrender_booking(p, b, TRV_HRENDER_LIST));
 }
 
 /* The operator's text search (the dashboard's), which the store's list has
@@ -60,7 +60,7 @@ static apr_status_t search(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter 
     }
     for (i = 0; i < rows->n; i++) {
         trv_hbooking *b = NULL;
-        if (trv_hbstore_get(c, p, f->org_id, trv_rows_get(rows, i, "id"), &b) == APR_EGENERAL) {
+        if (trv_hbooking_get(c, p, f->org_id, trv_rows_get(rows, i, "id"), &b) == APR_EGENERAL) {
             return APR_EGENERAL;
         }
         if (b) {
@@ -86,7 +86,7 @@ apr_status_t trv_hotel_booking_list(trv_dbc *c, apr_pool_t *p, const trv_booking
     f.limit = q->limit;
     f.offset = q->offset;
     if ((q->text ? search(c, p, &f, q->text, &page, total)
-                 : trv_hbstore_list(c, p, &f, &page, total)) != APR_SUCCESS) {
+                 : trv_hbooking_query_list(c, p, &f, &page, total)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     *docs = apr_array_make(p, page->nelts ? page->nelts : 1, sizeof(const json_t *));

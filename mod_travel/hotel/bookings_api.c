@@ -5,8 +5,8 @@
  * from stored text; a booking without a current rendering (time made it
  * EXPIRED, or a change that kept none) is rendered for the answer alone. */
 #include "handlers.h"
-#include "bapi.h"
-#include "bstore.h"
+#include "reply.h"
+#include "booking_store.h"
 #include "render.h"
 #include "core/clock.h"
 #include "core/json.h"
@@ -77,9 +77,9 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     /* The usual page as the changes keep it whole (sql/143); else, warm:
      * the page as one text joined by PostgreSQL. Either is written into
      * the envelope as is (one field for libpq, one copy here). */
-    if (trv_hbstore_list_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
+    if (trv_hbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
         || (!joined
-            && trv_hbstore_list_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS)) {
+            && trv_hbooking_query_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS)) {
         trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }
@@ -88,7 +88,7 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
         trv_ok_joined(req, resp, 200, joined, trv_list_meta(f.limit, f.offset, n, total));
         return;
     }
-    if (trv_hbstore_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
+    if (trv_hbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }
@@ -100,7 +100,7 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
         trv_hbooking *b = APR_ARRAY_IDX(page, i, trv_hbooking *);
         APR_ARRAY_PUSH(parts, const char *) = b->list_doc
             ? b->list_doc
-            : trv_json_dump(req->pool, trv_json_bind(req->pool, trv_hbooking_render(
+            : trv_json_dump(req->pool, trv_json_bind(req->pool, trv_hrender_booking(
                                                                  req->pool, b,
                                                                  TRV_HRENDER_LIST)));
     }
@@ -116,7 +116,7 @@ void trv_hotel_booking(trv_req *req, trv_resp *resp)
         return;
     }
     /* The usual read: the stored rendering of the current revision. */
-    if (trv_hbstore_get_doc(c, req->pool, req->org_id, id, &doc) != APR_SUCCESS) {
+    if (trv_hbooking_get_doc(c, req->pool, req->org_id, id, &doc) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
         return;
     }
@@ -125,14 +125,14 @@ void trv_hotel_booking(trv_req *req, trv_resp *resp)
         trv_ok_text(req, resp, 200, doc, NULL);
         return;
     }
-    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
         return;
     }
     trv_db_close(req->env->db, c);
     if (!b) {
-        trv_hbapi_no_booking(req, resp, id);
+        trv_hreply_no_booking(req, resp, id);
         return;
     }
-    trv_hbapi_booking(req, resp, 200, b, NULL);
+    trv_hreply_booking(req, resp, 200, b, NULL);
 }

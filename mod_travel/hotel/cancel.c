@@ -6,9 +6,9 @@
  * resumes that attempt (the same can_ id); on CANCELED it answers 200 and
  * restarts refund submissions that failed. */
 #include "handlers.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "cancel_jobs.h"
-#include "cstore.h"
+#include "cancellation_store.h"
 #include "render.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -18,7 +18,7 @@
 
 static void answer(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b)
 {
-    trv_ok(req, resp, status, trv_hbooking_render(req->pool, b, TRV_HRENDER_FULL), NULL);
+    trv_ok(req, resp, status, trv_hrender_booking(req->pool, b, TRV_HRENDER_FULL), NULL);
 }
 
 void trv_hotel_cancel(trv_req *req, trv_resp *resp)
@@ -32,7 +32,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 1455, "reading a hotel booking to cancel")) {
         return;
     }
-    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
         return;
     }
@@ -43,12 +43,12 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     }
     if (b->status == TRV_HB_CONFIRMED) {
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_hcstore_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
-                                 &started) != APR_SUCCESS
+            || trv_hcancellation_start(c, req->pool, req->org_id, id, trv_id_new(req->pool, "can"),
+                                       &started) != APR_SUCCESS
             || (started && (trv_hcancel_enqueue(c, req->pool, &trv_hjob_cancel, id,
                                              started->attempt, req->request_id) != APR_SUCCESS
-                            || trv_hbstore_get_any(c, req->pool, id, &after) != APR_SUCCESS
-                            || trv_hbooking_keep(c, req->pool, after) != APR_SUCCESS))
+                            || trv_hbooking_get_any(c, req->pool, id, &after) != APR_SUCCESS
+                            || trv_hrender_keep(c, req->pool, after) != APR_SUCCESS))
             || trv_db_commit(c) != APR_SUCCESS) {
             trv_api_db_fail(req, resp, c, 1456, "starting a hotel cancellation");
             return;
@@ -63,7 +63,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
             return;
         }
         /* A concurrent cancel moved it first: answer as it stands now. */
-        if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
+        if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
             trv_api_db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
             return;
         }
@@ -75,7 +75,7 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     }
     if (b->status == TRV_HB_CANCELED) {
         if (trv_db_begin(c, req->pool) != APR_SUCCESS
-            || trv_hcstore_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
+            || trv_hcancellation_refunds_restart(c, req->pool, id, &restarted) != APR_SUCCESS
             || (restarted > 0 && trv_hcancel_enqueue(c, req->pool, &trv_hjob_refund, id, -1,
                                                   req->request_id) != APR_SUCCESS)
             || trv_db_commit(c) != APR_SUCCESS) {

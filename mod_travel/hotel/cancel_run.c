@@ -6,8 +6,8 @@
  * booking's changes nothing (guarded updates). */
 #include "cancel_jobs.h"
 #include "booking.h"
-#include "bstore.h"
-#include "cstore.h"
+#include "booking_store.h"
+#include "cancellation_store.h"
 #include "events.h"
 #include "render.h"
 #include "supplier.h"
@@ -68,16 +68,16 @@ static void job_db_failed(trv_env *env, apr_pool_t *p, trv_dbc *c, trv_job_resul
 static apr_status_t settle(trv_dbc *c, apr_pool_t *p, const char *id, const char *event)
 {
     trv_hbooking *b;
-    apr_status_t rv = trv_hbstore_get_any(c, p, id, &b);
+    apr_status_t rv = trv_hbooking_get_any(c, p, id, &b);
     if (rv != APR_SUCCESS || !b) {
         return rv != APR_SUCCESS ? rv : APR_EGENERAL;
     }
-    if ((rv = trv_hbooking_keep(c, p, b)) != APR_SUCCESS) {
+    if ((rv = trv_hrender_keep(c, p, b)) != APR_SUCCESS) {
         return rv;
     }
     return trv_outbox_emit(c, p, b->org_id, event,
                            trv_json_bind(p, json_pack("{s:o}", "booking",
-                                                      trv_hbooking_render(p, b,
+                                                      trv_hrender_booking(p, b,
                                                                           TRV_HRENDER_FULL))),
                            NULL);
 }
@@ -90,10 +90,10 @@ static void failed(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_hb
     trv_dbc *c;
     int moved = 0;
     if (!job_begin(env, p, &c)
-        || trv_hcstore_failed(c, p, b->id, b->cancel_attempt, code, message, &moved)
+        || trv_hcancellation_failed(c, p, b->id, b->cancel_attempt, code, message, &moved)
            != APR_SUCCESS
         || (moved && strcmp(code, "cancellation_restricted") == 0
-            && trv_hcstore_restrict(c, p, b->id, code, message) != APR_SUCCESS)
+            && trv_hcancellation_restrict(c, p, b->id, code, message) != APR_SUCCESS)
         || (moved && settle(c, p, b->id, TRV_HEV_CANCELLATION_FAILED) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "recording a failed cancellation");
@@ -152,7 +152,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
     if (same_currency) {
         fee = trv_money_decimal(p, out->fee_minor, exponent);
     }
-    if (!job_begin(env, p, &c) || trv_hcstore_refunded(c, p, b->id, &refunded) != APR_SUCCESS) {
+    if (!job_begin(env, p, &c) || trv_hcancellation_refunded(c, p, b->id, &refunded) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "reading earlier refunds");
         return;
     }
@@ -195,8 +195,8 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
             }
         }
     }
-    if (trv_hcstore_succeeded(c, p, b->id, b->cancel_attempt, fee, refund,
-                              trv_json_dump(p, refund_to), &can_id) != APR_SUCCESS) {
+    if (trv_hcancellation_succeeded(c, p, b->id, b->cancel_attempt, fee, refund,
+                                    trv_json_dump(p, refund_to), &can_id) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "recording a cancellation");
         return;
     }
@@ -204,7 +204,7 @@ static void canceled(trv_env *env, apr_pool_t *p, const trv_job *job, const trv_
         for (i = 0; i < refunds->nelts; i++) {
             trv_hrefund *r = &APR_ARRAY_IDX(refunds, i, trv_hrefund);
             r->cancellation_id = can_id;
-            if (trv_hcstore_refund_insert(c, p, r) != APR_SUCCESS) {
+            if (trv_hcancellation_refund_insert(c, p, r) != APR_SUCCESS) {
                 job_db_failed(env, p, c, res, "recording refunds");
                 return;
             }
@@ -269,7 +269,7 @@ void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_hbstore_get_any(c, p, id ? id : "", &b) != APR_SUCCESS) {
+    if (trv_hbooking_get_any(c, p, id ? id : "", &b) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "reading the booking");
         return;
     }
@@ -334,7 +334,7 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_hcstore_refunds_pending(c, p, id ? id : "", &pending) != APR_SUCCESS) {
+    if (trv_hcancellation_refunds_pending(c, p, id ? id : "", &pending) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "reading refunds");
         return;
     }
@@ -395,8 +395,8 @@ void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             res->error = "database unavailable";
             return;
         }
-        if (trv_hcstore_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
-                                      trv_json_str(refund, "id"), error) != APR_SUCCESS) {
+        if (trv_hcancellation_refund_result(c, p, &env->log, trv_job_request_id(job), r->id, status,
+                                            trv_json_str(refund, "id"), error) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a refund");
             return;
         }

@@ -6,7 +6,7 @@
 
 static const char *const names[] = {"IN_PROGRESS", "SUCCEEDED", "FAILED", NULL};
 
-/* cstore.c: start (a new attempt, or a FAILED one resumed), succeeded,
+/* cancellation_store.c: start (a new attempt, or a FAILED one resumed), succeeded,
  * failed. */
 static const unsigned char moves[N][N] = {
     [TRV_HCANCEL_IN_PROGRESS][TRV_HCANCEL_SUCCEEDED] = 1,

@@ -1,5 +1,5 @@
 #include "deadline.h"
-#include "store.h"
+#include "hotel_store.h"
 #include "core/upstream_limit.h"
 
 apr_time_t trv_hotel_deadline(const trv_env *env)
@@ -35,13 +35,13 @@ int trv_hotel_parts_settle(trv_req *req, trv_resp *resp, const trv_hotel_part *p
             late = late ? late : &parts[i];
         }
         else {
-            trv_hotel_upstream_fail(req, resp, parts[i].st, parts[i].supplier,
-                                    parts[i].message);
+            trv_hhotel_upstream_fail(req, resp, parts[i].st, parts[i].supplier,
+                                     parts[i].message);
             return 0;
         }
     }
     if (late && (!answered || all_needed)) {
-        trv_hotel_upstream_fail(req, resp, late->st, late->supplier, late->message);
+        trv_hhotel_upstream_fail(req, resp, late->st, late->supplier, late->message);
         return 0;
     }
     if (late) {

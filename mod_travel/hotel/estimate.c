@@ -10,8 +10,8 @@
  * local change to the booking while the supplier was read is a 409. */
 #include "handlers.h"
 #include "booked_status.h"
-#include "bstore.h"
-#include "cstore.h"
+#include "booking_store.h"
+#include "cancellation_store.h"
 #include "estimate_calc.h"
 #include "render.h"
 #include "supplier.h"
@@ -58,7 +58,7 @@ static const json_t *policy_at(const json_t *rooms, int position)
 
 static json_t *money_or_null(int available, apr_int64_t minor, const char *currency)
 {
-    return available ? trv_hotel_money(minor, currency) : json_null();
+    return available ? trv_hwire_money(minor, currency) : json_null();
 }
 
 void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
@@ -79,8 +79,8 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 1460, "reading a hotel booking to estimate")) {
         return;
     }
-    if (trv_hbstore_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS
-        || (b && trv_hcstore_restricted(c, req->pool, id, &restricted) != APR_SUCCESS)) {
+    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS
+        || (b && trv_hcancellation_restricted(c, req->pool, id, &restricted) != APR_SUCCESS)) {
         trv_fail_db(req, resp, c, 1460, "reading a hotel booking to estimate");
         trv_db_close(req->env->db, c);
         return;
@@ -153,7 +153,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
             if (!r->canceled_at) {
                 trv_hotel_terms_of(policy_at(got.rooms, r->position),
                                    trv_json_bind(req->pool,
-                                                 trv_hmoney(r->total_amount, r->currency)),
+                                                 trv_hrender_money(r->total_amount, r->currency)),
                                    b->currency, &terms[k++]);
             }
         }
@@ -175,8 +175,8 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
         if (!trv_api_db_open(req, resp, &c, 1464, "reading a hotel booking to estimate")) {
             return;
         }
-        if (trv_hbstore_get(c, req->pool, req->org_id, id, &again) != APR_SUCCESS
-            || (again && trv_hcstore_restricted(c, req->pool, id, &restricted)
+        if (trv_hbooking_get(c, req->pool, req->org_id, id, &again) != APR_SUCCESS
+            || (again && trv_hcancellation_restricted(c, req->pool, id, &restricted)
                          != APR_SUCCESS)) {
             trv_fail_db(req, resp, c, 1464, "reading a hotel booking to estimate");
             trv_db_close(req->env->db, c);

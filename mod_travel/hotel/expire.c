@@ -13,7 +13,7 @@
  * expiry (there is no hotel.booking.expired event type), and a hotel offer
  * holds no inventory before book, so there is no hold to end. */
 #include "enqueue.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "intents.h"
 #include "render.h"
 #include "core/json.h"
@@ -30,7 +30,7 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!trv_job_open(env, p, job, &id, &c, res)) {
         return;
     }
-    if (trv_db_begin(c, p) != APR_SUCCESS || trv_hbstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+    if (trv_db_begin(c, p) != APR_SUCCESS || trv_hbooking_get_any(c, p, id, &b) != APR_SUCCESS) {
         goto db_failed;
     }
     if (!b) {
@@ -51,8 +51,8 @@ void trv_hjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "not expired yet";
         goto again;
     }
-    else if (trv_hbstore_expire_one(c, p, id, &e) != APR_SUCCESS
-             || (e && trv_hbooking_keep(c, p, e) != APR_SUCCESS)) {
+    else if (trv_hbooking_expire_one(c, p, id, &e) != APR_SUCCESS
+             || (e && trv_hrender_keep(c, p, e) != APR_SUCCESS)) {
         goto db_failed;
     }
     if (!e) {

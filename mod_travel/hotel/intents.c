@@ -1,6 +1,6 @@
 /* The hotel kind of the shared authorization intents (intents.h). */
 #include "intents.h"
-#include "bapi.h"
+#include "reply.h"
 #include "core/config.h"
 #include "payment/intents_sql.h"
 

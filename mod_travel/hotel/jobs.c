@@ -1,8 +1,8 @@
 /* hotel.booking.complete (enqueue.h): finishes what book started. */
 #include "enqueue.h"
-#include "bapi.h"
+#include "reply.h"
 #include "book.h"
-#include "bstore.h"
+#include "booking_store.h"
 #include "render.h"
 #include "core/owner.h"
 #include "core/json.h"
@@ -19,7 +19,7 @@ static trv_hbooking *load(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!trv_job_open(env, p, job, &id, &c, res)) {
         return NULL;
     }
-    if (trv_hbstore_get_any(c, p, id, &b) != APR_SUCCESS) {
+    if (trv_hbooking_get_any(c, p, id, &b) != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading hotel booking %s: %s", id, c->error);
         b = NULL;
@@ -45,7 +45,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
         if (pay->status != TRV_PAY_AUTHORIZED || pay->collected_by != TRV_COLLECTOR_SERVICE) {
             continue;
         }
-        if (trv_hbapi_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
+        if (trv_hreply_total(b, &total) && trv_pay_ctx_init(env, p, trv_job_request_id(job), &pc)) {
             st = trv_payment_adapter.capture(&pc, pay->provider_ref, &total,
                                              apr_pstrcat(p, b->id, ":capture", NULL), &auth,
                                              &err);
@@ -61,12 +61,12 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
             return;
         }
         if (trv_db_begin(c, p) != APR_SUCCESS
-            || trv_hbstore_payment_captured(c, p, pay->id,
-                                            json_is_object(json_object_get(auth, "card"))
-                                                ? trv_json_dump(p, json_object_get(auth, "card"))
-                                                : NULL) != APR_SUCCESS
-            || trv_hbstore_get_any(c, p, b->id, &again) != APR_SUCCESS
-            || trv_hbooking_keep(c, p, again) != APR_SUCCESS
+            || trv_hbooking_payment_captured(c, p, pay->id,
+                                             json_is_object(json_object_get(auth, "card"))
+                                                 ? trv_json_dump(p, json_object_get(auth, "card"))
+                                                 : NULL) != APR_SUCCESS
+            || trv_hbooking_get_any(c, p, b->id, &again) != APR_SUCCESS
+            || trv_hrender_keep(c, p, again) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {
             res->outcome = TRV_JOB_RETRY;
             res->error = apr_psprintf(p, "recording the capture: %s", c->error);
@@ -132,8 +132,8 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_hbstore_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner, to,
-                          owner, trv_hbook_budget(env, b, TRV_HB_PHASE_ORDERING), NULL, &took)
+    if (trv_hbooking_phase(c, p, &env->log, run.request_id, b->id, phase, b->phase_owner, to,
+                           owner, trv_hbook_budget(env, b, TRV_HB_PHASE_ORDERING), NULL, &took)
         != APR_SUCCESS) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "taking over: %s", c->error);

@@ -18,7 +18,7 @@
 #include "core/fanout.h"
 #include "input.h"
 #include "seal.h"
-#include "store.h"
+#include "hotel_store.h"
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/ids.h"
@@ -222,7 +222,7 @@ static int resolve(trv_req *req, trv_resp *resp, const trv_supplier *only,
     trv_rows *r;
     int i, k;
     if (only) {
-        if (!trv_hotel_ids_of(req, resp, only->name, ids, n, &r)) {
+        if (!trv_hhotel_ids_of(req, resp, only->name, ids, n, &r)) {
             return 0;
         }
         for (i = 0; i < n; i++) {
@@ -236,7 +236,7 @@ static int resolve(trv_req *req, trv_resp *resp, const trv_supplier *only,
         }
         return 1;
     }
-    if (!trv_hotel_sellers(req, resp, ids, n, &r)) {
+    if (!trv_hhotel_sellers(req, resp, ids, n, &r)) {
         return 0;
     }
     for (i = 0; i < n; i++) {

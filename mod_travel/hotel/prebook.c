@@ -12,13 +12,13 @@
  * supplier did not answer) gives its key back. No connection is held while
  * the supplier or the payment provider is asked. */
 #include "handlers.h"
-#include "bapi.h"
-#include "bstore.h"
+#include "reply.h"
+#include "booking_store.h"
 #include "enqueue.h"
 #include "policy.h"
 #include "prebook_input.h"
 #include "render.h"
-#include "store.h"
+#include "hotel_store.h"
 #include "core/clock.h"
 #include "core/idempotency.h"
 #include "core/ids.h"
@@ -53,7 +53,7 @@ static void answer_existing(prebook_ctx *x, trv_hbooking *b)
                  "(booking %s); use a new key", b->id);
         return;
     }
-    trv_hbapi_booking(x->req, x->resp, 200, b, NULL);
+    trv_hreply_booking(x->req, x->resp, 200, b, NULL);
 }
 
 /* The booking of this key, waiting while another request is still
@@ -61,7 +61,7 @@ static void answer_existing(prebook_ctx *x, trv_hbooking *b)
 static int existing(prebook_ctx *x)
 {
     trv_req *req = x->req;
-    apr_interval_time_t budget = trv_hbapi_budget(req->env, x->offer.supplier, 1, 1);
+    apr_interval_time_t budget = trv_hreply_budget(req->env, x->offer.supplier, 1, 1);
     apr_time_t until = apr_time_now() + budget;
     for (;;) {
         trv_dbc *c;
@@ -69,7 +69,7 @@ static int existing(prebook_ctx *x)
         if (!trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
             return 1;
         }
-        if (trv_hbstore_by_key(c, req->pool, req->org_id, x->key, &b) != APR_SUCCESS) {
+        if (trv_hbooking_by_key(c, req->pool, req->org_id, x->key, &b) != APR_SUCCESS) {
             trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
             return 1;
         }
@@ -86,7 +86,7 @@ static int existing(prebook_ctx *x)
             /* The first request died with the key (its calls have all
              * timed out by now): its row goes and this one takes over. */
             if (trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
-                if (trv_hbstore_prebook_abandon_stale(c, req->pool, b->id, budget, &gone)
+                if (trv_hbooking_prebook_abandon_stale(c, req->pool, b->id, budget, &gone)
                     != APR_SUCCESS) {
                     trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
                     return 1;
@@ -129,9 +129,9 @@ static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_hbstore_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
+        || trv_hbooking_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
            != APR_SUCCESS
-        || trv_hbooking_keep(c, req->pool, b) != APR_SUCCESS
+        || trv_hrender_keep(c, req->pool, b) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
         trv_api_db_fail(req, x->resp, c, 1422, "recording a failed hotel prebook");
         return;
@@ -150,14 +150,14 @@ static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char
     trv_dbc *c;
     int deleted = 0;
     if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
-        if (trv_hbstore_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
+        if (trv_hbooking_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
             trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
                         TRVLOGNO(1424) "hotel prebook %s: removing it failed: %s", id,
                         c->error);
         }
         trv_db_close(x->req->env->db, c);
     }
-    trv_hotel_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+    trv_hhotel_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
 }
 
 /* What the guest pays at the hotel, for the whole booking: the rooms'
@@ -322,8 +322,8 @@ static void bind_offer(prebook_ctx *x, const char *id)
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
-        || trv_hbstore_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
-        || trv_hbooking_keep(c, p, b) != APR_SUCCESS
+        || trv_hbooking_prebook_done(c, p, id, &pr, &b) != APR_SUCCESS
+        || trv_hrender_keep(c, p, b) != APR_SUCCESS
         /* Expired in the background at its deadline (expire.c), so an
          * SDK session nobody books is released without a request. */
         || (b && trv_hjob_enqueue(c, p, TRV_HJOB_EXPIRE, id, req->request_id,
@@ -351,10 +351,10 @@ static void bind_offer(prebook_ctx *x, const char *id)
             meta = json_object();
         }
         json_object_set_new(meta, "price_change", json_pack(
-            "{s:o,s:o}", "offer_total", trv_hotel_money(x->offer.total_minor, cur),
-            "total", trv_hotel_money(pb.total_minor, cur)));
+            "{s:o,s:o}", "offer_total", trv_hwire_money(x->offer.total_minor, cur),
+            "total", trv_hwire_money(pb.total_minor, cur)));
     }
-    trv_hbapi_booking(req, x->resp, 201, b, meta);
+    trv_hreply_booking(req, x->resp, 201, b, meta);
 }
 
 /* The rooms and guests as inserted: our ids, the stay's occupancy. */
@@ -423,8 +423,8 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     if (apr_time_now() >= x.offer.expires_at) {
         trv_errs_add(errs, "offer_reference", "the offer has expired; price the hotel again");
     }
-    x.sup = trv_hbapi_supplier(req->env, req->pool, req->request_id, x.offer.supplier, &x.row,
-                               &x.sc);
+    x.sup = trv_hreply_supplier(req->env, req->pool, req->request_id, x.offer.supplier, &x.row,
+                                &x.sc);
     if (!x.sup || !x.sup->prebook || !x.sup->book) {
         trv_errs_add(errs, "offer_reference", "its supplier %s does not book through this "
                      "service now", x.offer.supplier);
@@ -468,13 +468,13 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
         return;
     }
     if ((x.offer.hotel_id
-         && trv_hbstore_hotel(c, req->pool, x.offer.hotel_id, &hotel) != APR_SUCCESS)) {
+         && trv_hbooking_hotel(c, req->pool, x.offer.hotel_id, &hotel) != APR_SUCCESS)) {
         trv_api_db_fail(req, resp, c, 1426, "starting a hotel prebook");
         return;
     }
     row.hotel = hotel ? hotel : trv_json_dump(req->pool, trv_json_bind(req->pool, json_pack(
         "{s:o,s:n,s:n}", "id", trv_json_strn(x.offer.hotel_id), "name", "address")));
-    if (trv_hbstore_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS) {
+    if (trv_hbooking_insert_prebook(c, req->pool, &row, &inserted) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1426, "starting a hotel prebook");
         return;
     }

@@ -1,14 +1,14 @@
 /* The hotel booking document (render.h): the service document's field
  * table, in its order. */
 #include "render.h"
-#include "cstore.h"
-#include "bstore.h"
+#include "cancellation_store.h"
+#include "booking_store.h"
 #include "core/json.h"
 #include "core/money.h"
 
 #include <string.h>
 
-json_t *trv_hmoney(const char *amount, const char *currency)
+json_t *trv_hrender_money(const char *amount, const char *currency)
 {
     trv_money m;
     int e = currency ? trv_currency_exponent(currency) : -1;
@@ -28,7 +28,7 @@ static json_t *payment(const trv_hpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
                           "status", trv_pay_status_text(pay->status),
-                          "amount", trv_hmoney(pay->amount, pay->currency),
+                          "amount", trv_hrender_money(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_HRENDER_FULL) {
         json_object_set_new(o, "payment_method",
@@ -55,7 +55,7 @@ static json_t *room(const trv_hroom *r)
                      "board", trv_json_strn(r->board), "board_name", trv_json_strn(r->board_name),
                      "adults", r->adults, "children", r->children ? json_incref(r->children)
                                                                   : json_array(),
-                     "total", trv_hmoney(r->total_amount, r->currency),
+                     "total", trv_hrender_money(r->total_amount, r->currency),
                      "due_at_property", or_null(r->due_at_property),
                      "cancellation_policy", or_null(r->cancellation_policy),
                      "promotions", or_null(r->promotions),
@@ -64,7 +64,7 @@ static json_t *room(const trv_hroom *r)
                      "canceled_at", trv_json_strn(r->canceled_at), "guests", guests);
 }
 
-json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
+json_t *trv_hrender_booking(apr_pool_t *p, const trv_hbooking *b, int mode)
 {
     json_t *pays = json_array(), *rooms = json_array(), *o;
     int i;
@@ -80,7 +80,7 @@ json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
                   "id", b->id, "reference_id", b->reference_id,
                   "status", trv_hb_status_text(trv_hbooking_status(b)), "supplier", b->supplier,
                   "hotel", or_null(b->hotel), "check_in", b->check_in, "check_out", b->check_out,
-                  "total", trv_hmoney(b->total_amount, b->currency),
+                  "total", trv_hrender_money(b->total_amount, b->currency),
                   "created_at", b->created_at, "updated_at", b->updated_at,
                   "confirmed_at", trv_json_strn(b->confirmed_at),
                   "canceled_at", trv_json_strn(b->canceled_at),
@@ -93,15 +93,15 @@ json_t *trv_hbooking_render(apr_pool_t *p, const trv_hbooking *b, int mode)
                   "contact", or_null(b->contact), "loyalty", or_null(b->loyalty),
                   "rooms", rooms);
     json_object_set_new(o, "supplier_reference", trv_json_strn(b->supplier_booking_id));
-    /* Cancellation attempts, oldest first (cstore.c). */
-    json_object_set_new(o, "cancellations", trv_hcancel_render(b->cancellations));
+    /* Cancellation attempts, oldest first (cancellation_store.c). */
+    json_object_set_new(o, "cancellations", trv_hcancellation_render(b->cancellations));
     if (b->failure) {
         json_object_set_new(o, "failure", json_incref(b->failure));
     }
     return o;
 }
 
-apr_status_t trv_hbooking_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b)
+apr_status_t trv_hrender_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b)
 {
     json_t *docs;
     apr_status_t rv;
@@ -110,14 +110,14 @@ apr_status_t trv_hbooking_keep(trv_dbc *c, apr_pool_t *p, const trv_hbooking *b)
     }
     docs = trv_json_bind(p, json_pack(
         "[{s:s,s:s,s:o,s:o}]", "booking_id", b->id, "revision", b->revision,
-        "doc", json_string(trv_json_dump(p, trv_json_bind(p, trv_hbooking_render(
+        "doc", json_string(trv_json_dump(p, trv_json_bind(p, trv_hrender_booking(
                                                            p, b, TRV_HRENDER_FULL)))),
-        "list_doc", json_string(trv_json_dump(p, trv_json_bind(p, trv_hbooking_render(
+        "list_doc", json_string(trv_json_dump(p, trv_json_bind(p, trv_hrender_booking(
                                                                 p, b, TRV_HRENDER_LIST))))));
-    if ((rv = trv_hbstore_keep_docs(c, p, docs)) != APR_SUCCESS) {
+    if ((rv = trv_hbooking_keep_docs(c, p, docs)) != APR_SUCCESS) {
         return rv;
     }
     /* The change made the organization's usual page stale: built again
      * here, in the change's transaction where there is one (sql/143). */
-    return trv_hbstore_keep_head(c, p, b->org_id);
+    return trv_hbooking_keep_head(c, p, b->org_id);
 }

@@ -19,7 +19,7 @@
 #include "mapping.h"
 #include "search_cache.h"
 #include "seal.h"
-#include "store.h"
+#include "hotel_store.h"
 #include "supplier.h"
 #include "core/clock.h"
 #include "core/crypt.h"
@@ -353,7 +353,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     }
     if (s.place_id) {
         int found_place;
-        if (!trv_hotel_place_area(req, resp, s.place_id, &s.area, &found_place)) {
+        if (!trv_hhotel_place_area(req, resp, s.place_id, &s.area, &found_place)) {
             return;
         }
         if (!found_place) {
@@ -379,7 +379,7 @@ void trv_hotel_search(trv_req *req, trv_resp *resp)
     for (i = s.offset; i < end; i++) {
         APR_ARRAY_PUSH(page, trv_hotel_group *) = APR_ARRAY_IDX(groups, i, trv_hotel_group *);
     }
-    if (!trv_hotel_ids_for(req, resp, page, &ids)) {
+    if (!trv_hhotel_ids_for(req, resp, page, &ids)) {
         return;
     }
     data = json_array();

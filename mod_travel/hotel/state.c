@@ -9,7 +9,7 @@ const char *const trv_hb_statuses[] = {
     "CREATED", "PREBOOK_IN_PROGRESS", "READY_FOR_COMPLETE", "COMPLETE_IN_PROGRESS",
     "CONFIRMED", "CANCEL_IN_PROGRESS", "CANCELED", "FAILED", "EXPIRED", NULL};
 
-/* What bstore.c and cstore.c do, allowed[from][to]: prebook's row is
+/* What booking_store.c and cancellation_store.c do, allowed[from][to]: prebook's row is
  * inserted PREBOOK_IN_PROGRESS (CREATED -> PREBOOK_IN_PROGRESS is the
  * schema's, stored by no path today); book goes back to READY_FOR_COMPLETE
  * when its attempt changed nothing; a refused cancel goes back to

@@ -1,6 +1,6 @@
 /* The hotel booking state machine: the statuses (the same nine texts as a
  * flight's, CHECKed by sql/100), the book phases of COMPLETE_IN_PROGRESS
- * and which moves exist. bstore.c and cstore.c apply the moves with
+ * and which moves exist. booking_store.c and cancellation_store.c apply the moves with
  * guarded UPDATEs (... WHERE status = <from>), so a race loses cleanly.
  * Text only at the edge: *_from_text when a row or a query is read,
  * *_text when JSON or an SQL parameter is written. */

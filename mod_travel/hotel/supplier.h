@@ -1,5 +1,5 @@
 /* The hotel supplier interface: what every hotel supplier adapter
- * implements (one file each: supplier_a.c, supplier_b.c, supplier_c.c) and
+ * implements (one file each: suppliers/supplier_a.c, suppliers/supplier_b.c, suppliers/supplier_c.c) and
  * the rows of the hotel domain's supplier table (suppliers.c). Adapters
  * translate one supplier's wire API (over core/upstream) into the neutral
  * shapes below; amounts are integer minor units of the requested currency.
@@ -246,22 +246,22 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
                                                  const char *request_id,
                                                  const trv_supplier *row, trv_hotel_ctx *ctx);
 
-/* ---- what the adapters share (supplier_wire.c) ---- */
+/* ---- what the adapters share (suppliers/wire.c) ---- */
 
 /* trv_upstream_call_h for an adapter: logs any outcome but OK (adapter
  * name, never a key) and fills err. */
-trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
+trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);
 /* A GET of the supplier's content (the hotels of an area: what does not
  * change with the stay), answered from this process's cache while fresh
  * (TravelHotelContentCache). The body is shared with other requests: read
  * it, never change it. */
-trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
+trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
                                      const apr_table_t *auth, trv_up_result *res,
                                      trv_hotel_err *err);
 /* The same with an Idempotency-Key (calls that change something). */
-trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+trv_up_status trv_hwire_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err);
@@ -269,44 +269,44 @@ trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const 
  * (payment/forward.h): the body leaves the card's fields empty and the
  * provider fills them from instrument_id. A provider that refused the
  * instrument is TRV_UP_REJECTED with err->code payment_instrument_invalid. */
-trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
                                        const char *instrument_id, trv_up_result *res,
                                        trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
-trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
+trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
 /* A number as JSON text for a query string ("51.5074"). */
-const char *trv_hotel_num(apr_pool_t *p, double v);
+const char *trv_hwire_num(apr_pool_t *p, double v);
 
 /* How long the sandbox-like suppliers keep a priced rate (30 minutes),
  * less a margin for the time the answer took to arrive. */
 #define TRV_HOTEL_OFFER_TTL apr_time_from_sec(29 * 60)
 
 /* Money {amount, currency} (a new reference). */
-json_t *trv_hotel_money(apr_int64_t minor, const char *currency);
+json_t *trv_hwire_money(apr_int64_t minor, const char *currency);
 /* RO / BB / HB / AI (any case) -> ROOM_ONLY, BED_AND_BREAKFAST, HALF_BOARD,
  * ALL_INCLUSIVE; anything else is passed on upper-cased. */
-const char *trv_hotel_board(apr_pool_t *p, const char *code);
+const char *trv_hwire_board(apr_pool_t *p, const char *code);
 /* Adds a penalty {from, amount} to policy's penalties from a supplier's
  * instant (RFC 3339) and decimal amount; 0 on success. */
-int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency);
 /* Adds a promotion's amount (a positive discount) for the room at
  * position to promotions, merging with an entry of the same name; -1
  * (nothing added) when the merged amount would leave the money range. */
-int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+int trv_hwire_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
                         const char *currency, int position);
 /* *acc += minor when the sum stays within the money range (amounts a
  * supplier sends each are, their sums need not be); else -1, *acc kept. */
-int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor);
+int trv_hwire_sum(apr_int64_t *acc, apr_int64_t minor);
 /* A booking-level policy from the rooms' policies ({refundable,
  * penalties}): refundable when every room is, each instant's penalty the
  * rooms' penalties in force then, summed. NULL when a room has none, or
  * when a sum would leave the money range. */
-json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency);
+json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency);
 /* Sorts offers (trv_hotel_offer) by hotel, then total; keeps at most max
  * per hotel. */
-void trv_hotel_offers_trim(apr_array_header_t *offers, int max);
+void trv_hwire_offers_trim(apr_array_header_t *offers, int max);
 
 #endif

@@ -70,7 +70,7 @@ trv_metrics *trv_httpd_metrics_init(apr_pool_t *pconf, server_rec *s,
             add_once(names, name);
         }
     }
-    /* The hotel suppliers, as "hotel <name>" (hotel/supplier_wire.c): a
+    /* The hotel suppliers, as "hotel <name>" (hotel/suppliers/wire.c): a
      * hotel supplier may share its name with a flight one. */
     for (sv = s; sv; sv = sv->next) {
         c = ap_get_module_config(sv->module_config, &travel_module);

@@ -10,7 +10,7 @@
 #include "watch.h"
 #include "core/fanout.h"
 #include "hotel/mapping.h"
-#include "hotel/store.h"
+#include "hotel/hotel_store.h"
 #include "webhook/outbox.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -219,7 +219,7 @@ void trv_watch_trip_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job
         return;
     }
     trv_watch_job_req(env, p, rid, trv_rows_get(w, 0, "org_id"), &req, &resp);
-    if (!trv_hotel_place_area(&req, &resp, trv_rows_get(w, 0, "place_id"), &area, &placed)
+    if (!trv_hhotel_place_area(&req, &resp, trv_rows_get(w, 0, "place_id"), &area, &placed)
         || !placed) {
         res->outcome = placed ? TRV_JOB_RETRY : TRV_JOB_DEAD;
         res->error = "the watch's place cannot be read";
@@ -248,7 +248,7 @@ void trv_watch_trip_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job
         }
     }
     if (top->nelts) {
-        if (!trv_hotel_ids_for(&req, &resp, top, &ids)) {
+        if (!trv_hhotel_ids_for(&req, &resp, top, &ids)) {
             res->outcome = TRV_JOB_RETRY;
             res->error = "keeping hotel ids failed";
             return;

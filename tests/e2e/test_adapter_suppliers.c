@@ -108,7 +108,7 @@ static json_t *book(const trv_flight_supplier *s, const trv_upstream *up, const 
     trv_flight_ctx c = ctx_of(up);
     trv_sup_err err = {0};
     json_t *order = NULL;
-    json_t *pay = s == &trv_supplier_a
+    json_t *pay = s == &trv_flight_supplier_a
         ? trv_json_bind(ad_pool, json_pack("{s:s}", "authorization_id", "auth_test")) : NULL;
     trv_up_status st = s->book(&c, booking, pay, key, &order, &err);
     if (st != want) {
@@ -148,7 +148,7 @@ static json_t *booked(const trv_flight_supplier *s, const trv_upstream *up, cons
 static void a_offers_have_the_service_shape(void **state)
 {
     int truncated = 1;
-    json_t *offers = search(&trv_supplier_a, &ad_up_a, query("LHR", "JFK", 40, "ECONOMY", 1, 100),
+    json_t *offers = search(&trv_flight_supplier_a, &ad_up_a, query("LHR", "JFK", 40, "ECONOMY", 1, 100),
                             &truncated);
     size_t i, j, k;
     (void)state;
@@ -157,7 +157,7 @@ static void a_offers_have_the_service_shape(void **state)
     for (i = 0; i < json_array_size(offers); i++) {
         const json_t *o = json_array_get(offers, i), *js = json_object_get(o, "journeys");
         long minutes = 0, ttl = ad_seconds_until(ad_str(o, "expires_at"));
-        assert_true(trv_flight_supplier_of_offer(ad_str(o, "offer_reference")) == &trv_supplier_a);
+        assert_true(trv_flight_supplier_of_offer(ad_str(o, "offer_reference")) == &trv_flight_supplier_a);
         assert_string_equal(ad_str(json_object_get(o, "total_amount"), "currency"), "GBP");
         assert_true(ad_minor(json_object_get(o, "total_amount")) > 0);
         assert_true(ttl > 25 * 60 && ttl <= 30 * 60); /* A's offers live 30 minutes */
@@ -193,7 +193,7 @@ static void a_offers_have_the_service_shape(void **state)
         assert_int_equal(json_integer_value(json_object_get(o, "total_duration_minutes")), minutes);
     }
     /* limit caps the offers and says more matched. */
-    offers = search(&trv_supplier_a, &ad_up_a, query("LHR", "JFK", 40, "ECONOMY", 1, 2), &truncated);
+    offers = search(&trv_flight_supplier_a, &ad_up_a, query("LHR", "JFK", 40, "ECONOMY", 1, 2), &truncated);
     assert_int_equal(json_array_size(offers), 2);
     assert_true(truncated);
 }
@@ -202,7 +202,7 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
 {
     trv_flight_ctx c = ctx_of(&ad_up_a);
     trv_sup_err err = {0};
-    const json_t *o = offer_of_brand(search(&trv_supplier_a, &ad_up_a,
+    const json_t *o = offer_of_brand(search(&trv_flight_supplier_a, &ad_up_a,
                                             query("LHR", "JFK", 50, "ECONOMY", 1, 60), NULL),
                                      "Basic");
     const char *ref = ad_str(o, "offer_reference"), *carrier;
@@ -211,7 +211,7 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
     size_t i;
     (void)state;
 
-    assert_int_equal(trv_supplier_a.bags(&c, ref, &bags, &err), TRV_UP_OK);
+    assert_int_equal(trv_flight_supplier_a.bags(&c, ref, &bags, &err), TRV_UP_OK);
     assert_true(json_array_size(bags) > 0);
     for (i = 0; i < json_array_size(bags); i++) {
         const json_t *b = json_array_get(bags, i);
@@ -230,7 +230,7 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
     services = trv_json_bind(ad_pool, json_pack("[{s:O,s:i}]", "id", json_object_get(bag, "id"),
                                                 "quantity", 2));
 
-    plain = prebook(&trv_supplier_a, &ad_up_a, ref, party("Smith", NULL), services);
+    plain = prebook(&trv_flight_supplier_a, &ad_up_a, ref, party("Smith", NULL), services);
     /* The whole price: fare + taxes + services, each bag priced per unit. */
     assert_int_equal(ad_minor(json_object_get(plain, "total_amount")),
                      ad_minor(json_object_get(plain, "fare_amount"))
@@ -265,14 +265,14 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
     carrier = ad_str(json_array_get(json_object_get(json_array_get(json_object_get(o, "journeys"),
                                                                    0), "segments"), 0),
                      "marketing_carrier_code");
-    member = prebook(&trv_supplier_a, &ad_up_a, ref, party("Smith", carrier), services);
+    member = prebook(&trv_flight_supplier_a, &ad_up_a, ref, party("Smith", carrier), services);
     assert_true(json_is_true(json_object_get(member, "member_price")));
     assert_true(ad_minor(json_object_get(member, "total_amount"))
                 < ad_minor(json_object_get(plain, "total_amount")));
     assert_int_equal(ad_minor(json_object_get(member, "fare_tax_amount")),
                      ad_minor(json_object_get(plain, "fare_tax_amount")));
     /* An account with an airline not on the itinerary does not. */
-    other = prebook(&trv_supplier_a, &ad_up_a, ref,
+    other = prebook(&trv_flight_supplier_a, &ad_up_a, ref,
                     party("Smith", strcmp(carrier, "QF") == 0 ? "NZ" : "QF"), services);
     assert_false(json_is_true(json_object_get(other, "member_price")));
     assert_int_equal(ad_minor(json_object_get(other, "total_amount")),
@@ -281,45 +281,45 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
 
 static void a_book_tickets_once_per_key_and_once_per_offer(void **state)
 {
-    const json_t *o = offer_of_brand(search(&trv_supplier_a, &ad_up_a,
+    const json_t *o = offer_of_brand(search(&trv_flight_supplier_a, &ad_up_a,
                                             query("CDG", "FCO", 30, "ECONOMY", 1, 60), NULL),
                                      "Standard");
     json_t *pax = party("Smith", NULL);
-    json_t *priced = prebook(&trv_supplier_a, &ad_up_a, ad_str(o, "offer_reference"), pax, NULL);
+    json_t *priced = prebook(&trv_flight_supplier_a, &ad_up_a, ad_str(o, "offer_reference"), pax, NULL);
     json_t *bk = booking_of(priced, pax, NULL), *order, *again;
     const char *key = new_key("book");
     trv_sup_err err;
     (void)state;
 
-    order = book(&trv_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
+    order = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
     assert_string_equal(ad_str(order, "status"), "TICKETED");
     assert_int_equal(strncmp(ad_str(order, "order_id"), "ord_", 4), 0);
     assert_int_equal(strlen(ad_str(order, "airline_pnr")), 6);
     assert_null(json_object_get(order, "payment")); /* the service collects for A */
     /* The same key: the same order, not a second one. */
-    again = book(&trv_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
+    again = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
     assert_string_equal(ad_str(again, "order_id"), ad_str(order, "order_id"));
-    assert_string_equal(ad_str(read_order(&trv_supplier_a, &ad_up_a, ad_str(order, "order_id")),
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(order, "order_id")),
                                "status"), "TICKETED");
     /* A sells an offer once: a new key for the same offer is refused. */
-    book(&trv_supplier_a, &ad_up_a, bk, new_key("book"), TRV_UP_REJECTED, &err);
+    book(&trv_flight_supplier_a, &ad_up_a, bk, new_key("book"), TRV_UP_REJECTED, &err);
     assert_string_equal(err.code, "offer_no_longer_available");
 }
 
 static void a_async_ticketing_finishes_later(void **state)
 {
-    json_t *order = booked(&trv_supplier_a, &ad_up_a, "MAD", "LIS", "Standard", "Async", TRV_UP_OK);
+    json_t *order = booked(&trv_flight_supplier_a, &ad_up_a, "MAD", "LIS", "Standard", "Async", TRV_UP_OK);
     const char *id = ad_str(order, "order_id");
     (void)state;
     assert_string_equal(ad_str(order, "status"), "PENDING");
-    assert_string_equal(ad_str(read_order(&trv_supplier_a, &ad_up_a, id), "status"), "PENDING");
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, id), "status"), "PENDING");
     e2e_sleep_ms(3300);
-    assert_string_equal(ad_str(read_order(&trv_supplier_a, &ad_up_a, id), "status"), "TICKETED");
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, id), "status"), "TICKETED");
 }
 
 static void a_failticket_fails_with_book_failed(void **state)
 {
-    json_t *order = booked(&trv_supplier_a, &ad_up_a, "MAD", "LIS", "Standard", "Failticket",
+    json_t *order = booked(&trv_flight_supplier_a, &ad_up_a, "MAD", "LIS", "Standard", "Failticket",
                            TRV_UP_OK);
     (void)state;
     assert_string_equal(ad_str(order, "status"), "FAILED");
@@ -330,23 +330,23 @@ static void a_failticket_fails_with_book_failed(void **state)
 static void a_unknown_times_out_yet_the_order_exists(void **state)
 {
     trv_upstream quick = ad_up_a;
-    const json_t *o = offer_of_brand(search(&trv_supplier_a, &ad_up_a,
+    const json_t *o = offer_of_brand(search(&trv_flight_supplier_a, &ad_up_a,
                                             query("MAD", "LIS", 33, "ECONOMY", 1, 60), NULL),
                                      "Standard");
     json_t *pax = party("Unknown", NULL);
-    json_t *priced = prebook(&trv_supplier_a, &ad_up_a, ad_str(o, "offer_reference"), pax, NULL);
+    json_t *priced = prebook(&trv_flight_supplier_a, &ad_up_a, ad_str(o, "offer_reference"), pax, NULL);
     json_t *bk = booking_of(priced, pax, NULL), *order;
     const char *key = new_key("book");
     long t0;
     (void)state;
     quick.timeout = apr_time_from_sec(2);
     t0 = e2e_now_ms();
-    book(&trv_supplier_a, &quick, bk, key, TRV_UP_TIMEOUT, NULL);
+    book(&trv_flight_supplier_a, &quick, bk, key, TRV_UP_TIMEOUT, NULL);
     assert_true(e2e_now_ms() - t0 < 5000);
     /* The supplier made the order: asking again with the same key finds
      * it at once (the stored answer), without waiting for the hang. */
     t0 = e2e_now_ms();
-    order = book(&trv_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
+    order = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
     assert_true(e2e_now_ms() - t0 < 2000);
     assert_string_equal(ad_str(order, "status"), "TICKETED");
 }
@@ -355,30 +355,30 @@ static void a_quote_and_cancel(void **state)
 {
     trv_flight_ctx c = ctx_of(&ad_up_a);
     trv_sup_err err = {0};
-    json_t *flex = booked(&trv_supplier_a, &ad_up_a, "FRA", "BCN", "Flex", "Smith", TRV_UP_OK);
-    json_t *std = booked(&trv_supplier_a, &ad_up_a, "FRA", "BCN", "Standard", "Smith", TRV_UP_OK);
+    json_t *flex = booked(&trv_flight_supplier_a, &ad_up_a, "FRA", "BCN", "Flex", "Smith", TRV_UP_OK);
+    json_t *std = booked(&trv_flight_supplier_a, &ad_up_a, "FRA", "BCN", "Standard", "Smith", TRV_UP_OK);
     json_t *q = NULL, *r = NULL, *r2 = NULL;
     const char *key = new_key("cancel");
     (void)state;
 
     /* Flex: refundable without penalty, the whole price back. */
-    assert_int_equal(trv_supplier_a.cancellation_quote(&c, ad_str(flex, "order_id"), &q, &err),
+    assert_int_equal(trv_flight_supplier_a.cancellation_quote(&c, ad_str(flex, "order_id"), &q, &err),
                      TRV_UP_OK);
     assert_int_equal(ad_minor(json_object_get(q, "fee")), 0);
     assert_true(ad_minor(json_object_get(q, "refundable_amount")) > 0);
     /* Standard: not refundable; only the taxes come back. */
-    assert_int_equal(trv_supplier_a.cancellation_quote(&c, ad_str(std, "order_id"), &q, &err),
+    assert_int_equal(trv_flight_supplier_a.cancellation_quote(&c, ad_str(std, "order_id"), &q, &err),
                      TRV_UP_OK);
     assert_true(ad_minor(json_object_get(q, "fee")) > ad_minor(json_object_get(q,
                                                                   "refundable_amount")));
-    assert_int_equal(trv_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r, &err), TRV_UP_OK);
+    assert_int_equal(trv_flight_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r, &err), TRV_UP_OK);
     assert_int_equal(ad_minor(json_object_get(r, "fee")), ad_minor(json_object_get(q, "fee")));
     assert_int_equal(ad_minor(json_object_get(r, "refund_amount")),
                      ad_minor(json_object_get(q, "refundable_amount")));
-    assert_string_equal(ad_str(read_order(&trv_supplier_a, &ad_up_a, ad_str(std, "order_id")),
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(std, "order_id")),
                                "status"), "CANCELED");
     /* A retry of the same cancellation answers the same terms. */
-    assert_int_equal(trv_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r2, &err),
+    assert_int_equal(trv_flight_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r2, &err),
                      TRV_UP_OK);
     assert_int_equal(ad_minor(json_object_get(r2, "refund_amount")),
                      ad_minor(json_object_get(r, "refund_amount")));
@@ -388,13 +388,13 @@ static void a_nocancel_is_rejected(void **state)
 {
     trv_flight_ctx c = ctx_of(&ad_up_a);
     trv_sup_err err = {0};
-    json_t *order = booked(&trv_supplier_a, &ad_up_a, "FRA", "BCN", "Flex", "Nocancel", TRV_UP_OK);
+    json_t *order = booked(&trv_flight_supplier_a, &ad_up_a, "FRA", "BCN", "Flex", "Nocancel", TRV_UP_OK);
     json_t *r = NULL;
     (void)state;
-    assert_int_equal(trv_supplier_a.cancel(&c, ad_str(order, "order_id"), new_key("cancel"), &r,
-                                           &err), TRV_UP_REJECTED);
+    assert_int_equal(trv_flight_supplier_a.cancel(&c, ad_str(order, "order_id"), new_key("cancel"), &r,
+                                                  &err), TRV_UP_REJECTED);
     assert_string_equal(err.code, "cancellation_rejected");
-    assert_string_equal(ad_str(read_order(&trv_supplier_a, &ad_up_a, ad_str(order, "order_id")),
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(order, "order_id")),
                                "status"), "TICKETED");
 }
 
@@ -428,12 +428,12 @@ static void change_shows_on_the_order(const trv_flight_supplier *s, const trv_up
 static void a_airline_initiated_change(void **state)
 {
     (void)state;
-    change_shows_on_the_order(&trv_supplier_a, &ad_up_a);
+    change_shows_on_the_order(&trv_flight_supplier_a, &ad_up_a);
 }
 
 static void airlines_from_both_suppliers(void **state)
 {
-    const trv_flight_supplier *s[2] = {&trv_supplier_a, &trv_supplier_b};
+    const trv_flight_supplier *s[2] = {&trv_flight_supplier_a, &trv_flight_supplier_b};
     const trv_upstream *u[2] = {&ad_up_a, &ad_up_b};
     int i;
     (void)state;
@@ -444,7 +444,7 @@ static void airlines_from_both_suppliers(void **state)
         assert_int_equal(s[i]->airline(&c, "LH", &a, &err), TRV_UP_OK);
         assert_string_equal(ad_str(a, "iata_code"), "LH");
         assert_string_equal(ad_str(a, "name"), "Lufthansa");
-        if (s[i] == &trv_supplier_b) {
+        if (s[i] == &trv_flight_supplier_b) {
             assert_string_equal(ad_str(a, "icao_code"), "DLH");
             assert_string_equal(ad_str(a, "alliance"), "Star Alliance");
             assert_string_equal(ad_str(a, "country"), "Germany");
@@ -471,8 +471,8 @@ static void a_wrong_key_is_refused(void **state)
     (void)state;
     bad.api_key = "sandbox-key-b";
     c = ctx_of(&bad);
-    assert_int_equal(trv_supplier_a.search(&c, query("LHR", "JFK", 40, "ECONOMY", 1, 5), &offers,
-                                           &t, &err), TRV_UP_REJECTED);
+    assert_int_equal(trv_flight_supplier_a.search(&c, query("LHR", "JFK", 40, "ECONOMY", 1, 5), &offers,
+                                                  &t, &err), TRV_UP_REJECTED);
     assert_string_equal(err.code, "unauthorized");
 }
 
@@ -482,12 +482,12 @@ static void b_offers_and_bags(void **state)
 {
     trv_flight_ctx c = ctx_of(&ad_up_b);
     trv_sup_err err = {0};
-    json_t *offers = search(&trv_supplier_b, &ad_up_b, query("ZRH", "SFO", 40, "BUSINESS", 2, 20),
+    json_t *offers = search(&trv_flight_supplier_b, &ad_up_b, query("ZRH", "SFO", 40, "BUSINESS", 2, 20),
                             NULL), *bags = NULL;
     const json_t *o = json_array_get(offers, 0), *seg;
     (void)state;
     assert_true(json_array_size(offers) > 0);
-    assert_true(trv_flight_supplier_of_offer(ad_str(o, "offer_reference")) == &trv_supplier_b);
+    assert_true(trv_flight_supplier_of_offer(ad_str(o, "offer_reference")) == &trv_flight_supplier_b);
     assert_string_equal(ad_str(json_object_get(o, "total_amount"), "currency"), "CHF");
     seg = json_array_get(json_object_get(json_array_get(json_object_get(o, "journeys"), 0),
                                          "segments"), 0);
@@ -495,7 +495,7 @@ static void b_offers_and_bags(void **state)
     /* Names from B's carrier dictionary, not just codes. */
     assert_true(strlen(ad_str(seg, "marketing_carrier")) > 3);
     assert_int_equal(ad_seconds_until(ad_str(o, "expires_at")) / 60 >= 18, 1);
-    assert_int_equal(trv_supplier_b.bags(&c, ad_str(o, "offer_reference"), &bags, &err),
+    assert_int_equal(trv_flight_supplier_b.bags(&c, ad_str(o, "offer_reference"), &bags, &err),
                      TRV_UP_OK);
     assert_true(json_array_size(bags) >= 2); /* one per passenger at least */
     assert_int_equal(strncmp(ad_str(json_array_get(bags, 0), "id"), "bag_", 4), 0);
@@ -507,13 +507,13 @@ static void b_offers_and_bags(void **state)
 
 static void b_holds_far_flights_but_not_near_ones(void **state)
 {
-    const json_t *far = json_array_get(search(&trv_supplier_b, &ad_up_b,
+    const json_t *far = json_array_get(search(&trv_flight_supplier_b, &ad_up_b,
                                               query("LHR", "DUB", 40, "ECONOMY", 1, 5), NULL), 0);
-    const json_t *near = json_array_get(search(&trv_supplier_b, &ad_up_b,
+    const json_t *near = json_array_get(search(&trv_flight_supplier_b, &ad_up_b,
                                                query("LHR", "DUB", 1, "ECONOMY", 1, 5), NULL), 0);
-    json_t *pf = prebook(&trv_supplier_b, &ad_up_b, ad_str(far, "offer_reference"),
+    json_t *pf = prebook(&trv_flight_supplier_b, &ad_up_b, ad_str(far, "offer_reference"),
                          party("Smith", NULL), NULL);
-    json_t *pn = prebook(&trv_supplier_b, &ad_up_b, ad_str(near, "offer_reference"),
+    json_t *pn = prebook(&trv_flight_supplier_b, &ad_up_b, ad_str(near, "offer_reference"),
                          party("Smith", NULL), NULL);
     long held_for = ad_seconds_until(ad_str(json_object_get(pf, "hold"), "expires_at"));
     (void)state;
@@ -527,7 +527,7 @@ static void b_holds_far_flights_but_not_near_ones(void **state)
 
 static void b_book_collects_payment_and_is_idempotent(void **state)
 {
-    const json_t *o = offer_of_brand(search(&trv_supplier_b, &ad_up_b,
+    const json_t *o = offer_of_brand(search(&trv_flight_supplier_b, &ad_up_b,
                                             query("LHR", "DUB", 30, "ECONOMY", 1, 60), NULL),
                                      "Standard");
     json_t *pax = party("Smith", NULL), *bags = NULL;
@@ -537,16 +537,16 @@ static void b_book_collects_payment_and_is_idempotent(void **state)
     const char *key = new_key("book");
     const json_t *pay;
     (void)state;
-    assert_int_equal(trv_supplier_b.bags(&c, ad_str(o, "offer_reference"), &bags, &err), TRV_UP_OK);
+    assert_int_equal(trv_flight_supplier_b.bags(&c, ad_str(o, "offer_reference"), &bags, &err), TRV_UP_OK);
     services = trv_json_bind(ad_pool, json_pack("[{s:O,s:i}]", "id",
                                                 json_object_get(json_array_get(bags, 0), "id"),
                                                 "quantity", 1));
-    priced = prebook(&trv_supplier_b, &ad_up_b, ad_str(o, "offer_reference"), pax, services);
+    priced = prebook(&trv_flight_supplier_b, &ad_up_b, ad_str(o, "offer_reference"), pax, services);
     assert_int_equal(ad_minor(json_object_get(priced, "total_amount")),
                      ad_minor(json_object_get(o, "total_amount"))
                      + ad_minor(json_object_get(json_array_get(bags, 0), "unit_amount")));
     bk = booking_of(priced, pax, services);
-    order = book(&trv_supplier_b, &ad_up_b, bk, key, TRV_UP_OK, NULL);
+    order = book(&trv_flight_supplier_b, &ad_up_b, bk, key, TRV_UP_OK, NULL);
     assert_string_equal(ad_str(order, "status"), "TICKETED");
     assert_int_equal(strncmp(ad_str(order, "order_id"), "bo_", 3), 0);
     pay = json_object_get(order, "payment");
@@ -556,14 +556,14 @@ static void b_book_collects_payment_and_is_idempotent(void **state)
     assert_string_equal(ad_str(json_object_get(pay, "card"), "brand"), "visa");
     assert_string_equal(ad_str(json_object_get(pay, "card"), "last4"), "4242");
     assert_string_equal(ad_str(json_object_get(pay, "card"), "funding"), "credit");
-    again = book(&trv_supplier_b, &ad_up_b, bk, key, TRV_UP_OK, NULL);
+    again = book(&trv_flight_supplier_b, &ad_up_b, bk, key, TRV_UP_OK, NULL);
     assert_string_equal(ad_str(again, "order_id"), ad_str(order, "order_id"));
 }
 
 static void b_triggers(void **state)
 {
-    json_t *async = booked(&trv_supplier_b, &ad_up_b, "LHR", "DUB", "Standard", "Async", TRV_UP_OK);
-    json_t *fail = booked(&trv_supplier_b, &ad_up_b, "LHR", "DUB", "Standard", "Failticket",
+    json_t *async = booked(&trv_flight_supplier_b, &ad_up_b, "LHR", "DUB", "Standard", "Async", TRV_UP_OK);
+    json_t *fail = booked(&trv_flight_supplier_b, &ad_up_b, "LHR", "DUB", "Standard", "Failticket",
                           TRV_UP_OK);
     (void)state;
     assert_string_equal(ad_str(async, "status"), "PENDING");
@@ -571,7 +571,7 @@ static void b_triggers(void **state)
     assert_string_equal(ad_str(json_object_get(fail, "failure"), "code"), "book_failed");
     assert_null(json_object_get(fail, "payment")); /* nothing charged */
     e2e_sleep_ms(3300);
-    assert_string_equal(ad_str(read_order(&trv_supplier_b, &ad_up_b, ad_str(async, "order_id")),
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_b, &ad_up_b, ad_str(async, "order_id")),
                                "status"), "TICKETED");
 }
 
@@ -579,33 +579,33 @@ static void b_quotes_all_but_basic_and_cancels(void **state)
 {
     trv_flight_ctx c = ctx_of(&ad_up_b);
     trv_sup_err err = {0};
-    json_t *basic = booked(&trv_supplier_b, &ad_up_b, "LHR", "DUB", "Basic", "Smith", TRV_UP_OK);
-    json_t *flex = booked(&trv_supplier_b, &ad_up_b, "LHR", "DUB", "Flex", "Smith", TRV_UP_OK);
-    json_t *noc = booked(&trv_supplier_b, &ad_up_b, "LHR", "DUB", "Flex", "Nocancel", TRV_UP_OK);
+    json_t *basic = booked(&trv_flight_supplier_b, &ad_up_b, "LHR", "DUB", "Basic", "Smith", TRV_UP_OK);
+    json_t *flex = booked(&trv_flight_supplier_b, &ad_up_b, "LHR", "DUB", "Flex", "Smith", TRV_UP_OK);
+    json_t *noc = booked(&trv_flight_supplier_b, &ad_up_b, "LHR", "DUB", "Flex", "Nocancel", TRV_UP_OK);
     json_t *q = NULL, *r = NULL;
     (void)state;
     /* B cannot quote Basic fares: the caller estimates from the terms. */
-    assert_int_equal(trv_supplier_b.cancellation_quote(&c, ad_str(basic, "order_id"), &q, &err),
+    assert_int_equal(trv_flight_supplier_b.cancellation_quote(&c, ad_str(basic, "order_id"), &q, &err),
                      TRV_UP_REJECTED);
     assert_string_equal(err.code, "quote_unavailable");
-    assert_int_equal(trv_supplier_b.cancellation_quote(&c, ad_str(flex, "order_id"), &q, &err),
+    assert_int_equal(trv_flight_supplier_b.cancellation_quote(&c, ad_str(flex, "order_id"), &q, &err),
                      TRV_UP_OK);
     assert_int_equal(ad_minor(json_object_get(q, "fee")), 0);
-    assert_int_equal(trv_supplier_b.cancel(&c, ad_str(flex, "order_id"), new_key("cancel"), &r,
-                                           &err), TRV_UP_OK);
+    assert_int_equal(trv_flight_supplier_b.cancel(&c, ad_str(flex, "order_id"), new_key("cancel"), &r,
+                                                  &err), TRV_UP_OK);
     assert_int_equal(ad_minor(json_object_get(r, "refund_amount")),
                      ad_minor(json_object_get(q, "refundable_amount")));
-    assert_string_equal(ad_str(read_order(&trv_supplier_b, &ad_up_b, ad_str(flex, "order_id")),
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_b, &ad_up_b, ad_str(flex, "order_id")),
                                "status"), "CANCELED");
-    assert_int_equal(trv_supplier_b.cancel(&c, ad_str(noc, "order_id"), new_key("cancel"), &r,
-                                           &err), TRV_UP_REJECTED);
+    assert_int_equal(trv_flight_supplier_b.cancel(&c, ad_str(noc, "order_id"), new_key("cancel"), &r,
+                                                  &err), TRV_UP_REJECTED);
     assert_string_equal(err.code, "cancellation_rejected");
 }
 
 static void b_airline_initiated_change(void **state)
 {
     (void)state;
-    change_shows_on_the_order(&trv_supplier_b, &ad_up_b);
+    change_shows_on_the_order(&trv_flight_supplier_b, &ad_up_b);
 }
 
 int main(void)

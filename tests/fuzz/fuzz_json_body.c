@@ -1,9 +1,9 @@
 /* Request bodies, read the way every request is (trv_read_json_body: the
  * same Jansson flags and size cap), then checked by the code the handlers
  * call. Input: one byte choosing the endpoint, then the body:
- *   0 POST /v1/flight/offers      trv_offers_input_parse
- *   1 POST /v1/flight/prebook     trv_prebook_input_parse
- *   2 POST .../bookings/{id}/book trv_book_input_parse
+ *   0 POST /v1/flight/offers      trv_finput_offers
+ *   1 POST /v1/flight/prebook     trv_finput_prebook
+ *   2 POST .../bookings/{id}/book trv_finput_book
  *   3 POST /v1/flight/webhook-subscriptions          } the real handlers,
  *   4 PATCH /v1/hotel/webhook-subscriptions/{id}     } through dispatch
  * The webhook handlers run up to the database, which answers "unavailable"
@@ -88,7 +88,7 @@ static void flight(apr_pool_t *p, int which, trv_req *req, trv_resp *resp)
             return; /* the handler answers "body required" itself */
         }
         static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
-        trv_offers_input_parse(p, req->json, now, suppliers, &in, errs);
+        trv_finput_offers(p, req->json, now, suppliers, &in, errs);
         if (!trv_errs_any(errs)) {
             FZ_ASSERT(in.query && json_array_size(json_object_get(in.query, "journeys")) >= 1);
             FZ_ASSERT(in.adults >= 1 && in.adults + in.children <= 9 && in.infants <= in.adults);
@@ -98,7 +98,7 @@ static void flight(apr_pool_t *p, int which, trv_req *req, trv_resp *resp)
     }
     else if (which == 1) {
         trv_prebook_input in;
-        trv_prebook_input_parse(p, req->json, now, &in, errs);
+        trv_finput_prebook(p, req->json, now, &in, errs);
         if (!trv_errs_any(errs)) {
             size_t n = json_array_size(in.passengers);
             FZ_ASSERT(in.offer_reference && in.contact);
@@ -108,7 +108,7 @@ static void flight(apr_pool_t *p, int which, trv_req *req, trv_resp *resp)
         }
     }
     else {
-        const char *pi = trv_book_input_parse(p, req->json, errs);
+        const char *pi = trv_finput_book(p, req->json, errs);
         FZ_ASSERT(!pi || trv_errs_any(errs) || trv_printable(pi, 1, 128));
     }
     if (trv_errs_any(errs)) {

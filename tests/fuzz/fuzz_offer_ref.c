@@ -18,7 +18,7 @@
 static const unsigned char key[32] = "fuzz-offer-reference-key-32bytes";
 static const char *const org = "org_fuzz";
 
-static void check_decoded(const trv_offer_ref *o)
+static void check_decoded(const trv_foffer_ref *o)
 {
     FZ_ASSERT(o->supplier && *o->supplier && !strchr(o->supplier, '|'));
     FZ_ASSERT(o->ref && *o->ref);
@@ -28,7 +28,7 @@ static void check_decoded(const trv_offer_ref *o)
 }
 
 /* base64url(HMAC-SHA256(key, org NUL payload)[0..16) payload): what
- * trv_offer_ref_encode produces for a payload it wrote itself. */
+ * trv_foffer_ref_encode produces for a payload it wrote itself. */
 static char *sign(apr_pool_t *p, const char *payload, size_t len)
 {
     unsigned char mac[EVP_MAX_MD_SIZE], *raw = apr_palloc(p, 16 + len);
@@ -53,7 +53,7 @@ static char *sign(apr_pool_t *p, const char *payload, size_t len)
 
 static void roundtrip(apr_pool_t *p, const uint8_t *data, size_t size)
 {
-    trv_offer_ref in, out;
+    trv_foffer_ref in, out;
     const char *why, *text;
     memset(&in, 0, sizeof(in));
     in.supplier = fz_line(p, &data, &size);
@@ -68,26 +68,26 @@ static void roundtrip(apr_pool_t *p, const uint8_t *data, size_t size)
         || in.children < 0 || in.infants < 0) {
         return; /* not something the gateway would encode */
     }
-    text = trv_offer_ref_encode(p, key, org, &in);
+    text = trv_foffer_ref_encode(p, key, org, &in);
     if (strlen(text) > 600) {
         /* Too long to be accepted back: decode must say so, not crash. */
-        FZ_ASSERT(trv_offer_ref_decode(p, key, org, text, &out, &why) == APR_EINVAL);
+        FZ_ASSERT(trv_foffer_ref_decode(p, key, org, text, &out, &why) == APR_EINVAL);
         return;
     }
-    FZ_ASSERT(trv_offer_ref_decode(p, key, org, text, &out, &why) == APR_SUCCESS);
+    FZ_ASSERT(trv_foffer_ref_decode(p, key, org, text, &out, &why) == APR_SUCCESS);
     check_decoded(&out);
     FZ_ASSERT(strcmp(out.supplier, in.supplier) == 0 && strcmp(out.ref, in.ref) == 0);
     FZ_ASSERT(out.adults == in.adults && out.children == in.children
               && out.infants == in.infants);
     FZ_ASSERT(apr_time_sec(out.expires_at) == apr_time_sec(in.expires_at));
     /* Bound to the organization that searched. */
-    FZ_ASSERT(trv_offer_ref_decode(p, key, "org_other", text, &out, &why) == APR_EINVAL);
+    FZ_ASSERT(trv_foffer_ref_decode(p, key, "org_other", text, &out, &why) == APR_EINVAL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     apr_pool_t *p;
-    trv_offer_ref out;
+    trv_foffer_ref out;
     const char *why = NULL;
     if (size < 1) {
         return 0;
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p = fz_begin();
     switch (data[0] % 3) {
     case 0:
-        if (trv_offer_ref_decode(p, key, org, fz_str(p, data + 1, size - 1), &out, &why)
+        if (trv_foffer_ref_decode(p, key, org, fz_str(p, data + 1, size - 1), &out, &why)
             == APR_SUCCESS) {
             check_decoded(&out);
         }
@@ -104,8 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         break;
     case 1:
-        if (trv_offer_ref_decode(p, key, org, sign(p, (const char *)data + 1, size - 1),
-                                 &out, &why) == APR_SUCCESS) {
+        if (trv_foffer_ref_decode(p, key, org, sign(p, (const char *)data + 1, size - 1),
+                                  &out, &why) == APR_SUCCESS) {
             check_decoded(&out);
         }
         break;

@@ -1,5 +1,5 @@
 /* The suppliers' answers: whatever SUPPLIER_A's or SUPPLIER_B's API sends
- * back is read by the adapters (flight/supplier_a.c, supplier_b.c and the
+ * back is read by the adapters (flight/suppliers/supplier_a.c, supplier_b.c and the
  * wire helpers) into offers, bags, priced prebooks, orders, quotes and
  * airlines. Input: byte 0 picks the adapter and the operation, byte 1 the
  * HTTP status, then the response bodies: the first call gets the text up
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     p = fz_begin();
-    sup = data[0] & 1 ? &trv_supplier_b : &trv_supplier_a;
+    sup = data[0] & 1 ? &trv_flight_supplier_b : &trv_flight_supplier_a;
     op = (data[0] >> 1) % 9;
     fake_http_init(&f, sup->name, data[1], fz_str(p, data + 2, size - 2));
     memset(&ctx, 0, sizeof(ctx));
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.request_id = "req_fuzz";
     ctx.up = &f.up;
     memset(&err, 0, sizeof(err));
-    offer_ref = sup == &trv_supplier_a ? "off_0000fuzz" : "fk_0000fuzz";
+    offer_ref = sup == &trv_flight_supplier_a ? "off_0000fuzz" : "fk_0000fuzz";
 
     switch (op) {
     case 0:

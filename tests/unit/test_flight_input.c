@@ -55,7 +55,7 @@ static const char *const suppliers[] = {"SUPPLIER_A", "SUPPLIER_B", NULL};
 static const char *offers_errors(const char *body, trv_offers_input *in)
 {
     trv_errs *e = trv_errs_new(pool);
-    trv_offers_input_parse(pool, js(body), now, suppliers, in, e);
+    trv_finput_offers(pool, js(body), now, suppliers, in, e);
     return fields(e);
 }
 
@@ -137,7 +137,7 @@ static void offers_filters(void **state)
 static const char *prebook_errors(const char *body, trv_prebook_input *in)
 {
     trv_errs *e = trv_errs_new(pool);
-    trv_prebook_input_parse(pool, js(body), now, in, e);
+    trv_finput_prebook(pool, js(body), now, in, e);
     return fields(e);
 }
 
@@ -222,7 +222,7 @@ static void request_hash(void **state)
 static void offer_reference(void **state)
 {
     unsigned char key[32];
-    trv_offer_ref o, back;
+    trv_foffer_ref o, back;
     const char *text, *why;
     char *tampered;
     (void)state;
@@ -234,9 +234,9 @@ static void offer_reference(void **state)
     o.children = 1;
     o.infants = 1;
     o.expires_at = apr_time_from_sec(1780000000);
-    text = trv_offer_ref_encode(pool, key, "org_1", &o);
+    text = trv_foffer_ref_encode(pool, key, "org_1", &o);
     assert_null(strpbrk(text, "+/="));
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", text, &back, &why), APR_SUCCESS);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1", text, &back, &why), APR_SUCCESS);
     assert_string_equal(back.supplier, "SUPPLIER_A");
     assert_string_equal(back.ref, "OFF|123/456+x");
     assert_int_equal(back.adults, 2);
@@ -244,16 +244,16 @@ static void offer_reference(void **state)
     assert_int_equal(back.infants, 1);
     assert_true(back.expires_at == o.expires_at);
     /* Another organization, another key, an edited reference: refused. */
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_2", text, &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_2", text, &back, &why), APR_EINVAL);
     key[0] = 8;
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", text, &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1", text, &back, &why), APR_EINVAL);
     key[0] = 7;
     tampered = apr_pstrdup(pool, text);
     tampered[30] = tampered[30] == 'A' ? 'B' : 'A';
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", tampered, &back, &why), APR_EINVAL);
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", "short", &back, &why), APR_EINVAL);
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1", "not base64 at all!!!!!!!!!!", &back,
-                                          &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1", tampered, &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1", "short", &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1", "not base64 at all!!!!!!!!!!", &back,
+                                           &why), APR_EINVAL);
 }
 
 /* A reference the server could have signed around any payload: base64url
@@ -285,30 +285,30 @@ static const char *signed_ref(const unsigned char *key, const char *org, const c
 static void offer_reference_expiry_range(void **state)
 {
     unsigned char key[32];
-    trv_offer_ref back;
+    trv_foffer_ref back;
     const char *why;
     (void)state;
     memset(key, 7, sizeof(key));
     /* The helper signs what the encoder signs. */
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
-                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|1780000000|R1"),
-                                          &back, &why), APR_SUCCESS);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1",
+                                           signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|1780000000|R1"),
+                                           &back, &why), APR_SUCCESS);
     assert_true(back.expires_at == apr_time_from_sec(1780000000));
     assert_string_equal(back.ref, "R1");
     /* The largest expiry that fits still decodes... */
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
-                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036854|R1"),
-                                          &back, &why), APR_SUCCESS);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1",
+                                           signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036854|R1"),
+                                           &back, &why), APR_SUCCESS);
     /* ...one beyond, or beyond long long, is refused. */
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
-                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036855|R1"),
-                                          &back, &why), APR_EINVAL);
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
-                                          signed_ref(key, "org_1", "1|1|1|0|1|1222222222222222222222|R"),
-                                          &back, &why), APR_EINVAL);
-    assert_int_equal(trv_offer_ref_decode(pool, key, "org_1",
-                                          signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|-9223372036855|R1"),
-                                          &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1",
+                                           signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|9223372036855|R1"),
+                                           &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1",
+                                           signed_ref(key, "org_1", "1|1|1|0|1|1222222222222222222222|R"),
+                                           &back, &why), APR_EINVAL);
+    assert_int_equal(trv_foffer_ref_decode(pool, key, "org_1",
+                                           signed_ref(key, "org_1", "1|SUPPLIER_A|1|0|0|-9223372036855|R1"),
+                                           &back, &why), APR_EINVAL);
 }
 
 static void filters(void **state)
@@ -323,21 +323,21 @@ static void filters(void **state)
     json_t *ba = js("[\"BA\"]"), *baaa = js("[\"BA\",\"AA\"]"), *out;
     int more;
     (void)state;
-    out = trv_json_bind(pool, trv_offers_filter(offers, -1, NULL, 10, &more));
+    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, NULL, 10, &more));
     assert_int_equal(json_array_size(out), 4);
     assert_false(more);
     /* Every journey within max_stops (stops counted from segments when absent). */
-    out = trv_json_bind(pool, trv_offers_filter(offers, 0, NULL, 10, &more));
+    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, 0, NULL, 10, &more));
     assert_string_equal(trv_json_dump(pool, out),
         "[{\"n\":1,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]},"
         "{\"n\":3,\"journeys\":[{\"segments\":[{\"marketing_carrier_code\":\"LH\"}]}]}]");
     /* Every segment by a listed carrier. */
-    out = trv_json_bind(pool, trv_offers_filter(offers, -1, ba, 10, &more));
+    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, ba, 10, &more));
     assert_int_equal(json_array_size(out), 2);
-    out = trv_json_bind(pool, trv_offers_filter(offers, 1, baaa, 10, &more));
+    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, 1, baaa, 10, &more));
     assert_int_equal(json_array_size(out), 2);
     /* limit cuts, and says more matched. */
-    out = trv_json_bind(pool, trv_offers_filter(offers, -1, NULL, 2, &more));
+    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, NULL, 2, &more));
     assert_int_equal(json_array_size(out), 2);
     assert_true(more);
 }
@@ -346,12 +346,12 @@ static void book_body(void **state)
 {
     trv_errs *e = trv_errs_new(pool);
     (void)state;
-    assert_string_equal(trv_book_input_parse(pool, js("{\"payment_instrument_id\":\"pi_test_visa\"}"),
-                                             e), "pi_test_visa");
-    assert_null(trv_book_input_parse(pool, js("{}"), e));
-    assert_null(trv_book_input_parse(pool, NULL, e));
+    assert_string_equal(trv_finput_book(pool, js("{\"payment_instrument_id\":\"pi_test_visa\"}"),
+                                        e), "pi_test_visa");
+    assert_null(trv_finput_book(pool, js("{}"), e));
+    assert_null(trv_finput_book(pool, NULL, e));
     assert_string_equal(fields(e), "");
-    assert_null(trv_book_input_parse(pool, js("{\"payment_instrument_id\":5,\"card\":1}"), e));
+    assert_null(trv_finput_book(pool, js("{\"payment_instrument_id\":5,\"card\":1}"), e));
     assert_string_equal(fields(e), "card,payment_instrument_id");
 }
 

@@ -20,17 +20,17 @@ static apr_pool_t *pool;
 static void masks_numbers(void **state)
 {
     (void)state;
-    assert_string_equal(trv_mask_membership(pool, "1234567890"), "******7890");
-    assert_string_equal(trv_mask_membership(pool, "LH992200113344"), "**********3344");
-    assert_string_equal(trv_mask_membership(pool, "123456789"), "*****6789");
+    assert_string_equal(trv_fmask_membership(pool, "1234567890"), "******7890");
+    assert_string_equal(trv_fmask_membership(pool, "LH992200113344"), "**********3344");
+    assert_string_equal(trv_fmask_membership(pool, "123456789"), "*****6789");
     /* 8 or fewer: the last half only, so a short number is never whole. */
-    assert_string_equal(trv_mask_membership(pool, "12345678"), "****5678");
-    assert_string_equal(trv_mask_membership(pool, "ABC123"), "***123");
-    assert_string_equal(trv_mask_membership(pool, "12345"), "***45");
-    assert_string_equal(trv_mask_membership(pool, "12"), "*2");
-    assert_string_equal(trv_mask_membership(pool, "7"), "*");
-    assert_string_equal(trv_mask_membership(pool, ""), "");
-    assert_string_equal(trv_mask_membership(pool, NULL), "");
+    assert_string_equal(trv_fmask_membership(pool, "12345678"), "****5678");
+    assert_string_equal(trv_fmask_membership(pool, "ABC123"), "***123");
+    assert_string_equal(trv_fmask_membership(pool, "12345"), "***45");
+    assert_string_equal(trv_fmask_membership(pool, "12"), "*2");
+    assert_string_equal(trv_fmask_membership(pool, "7"), "*");
+    assert_string_equal(trv_fmask_membership(pool, ""), "");
+    assert_string_equal(trv_fmask_membership(pool, NULL), "");
 }
 
 static void never_shows_the_number(void **state)
@@ -39,7 +39,7 @@ static void never_shows_the_number(void **state)
     int i;
     (void)state;
     for (i = 0; numbers[i]; i++) {
-        const char *m = trv_mask_membership(pool, numbers[i]);
+        const char *m = trv_fmask_membership(pool, numbers[i]);
         assert_int_equal(strlen(m), strlen(numbers[i]));
         assert_true(strcmp(m, numbers[i]) != 0);
         assert_true(m[0] == '*');
@@ -55,7 +55,7 @@ static void passengers_public(void **state)
         "{\"id\":\"psg_2\",\"first_name\":\"Bo\",\"last_name\":\"Li\",\"birthday\":\"2019-01-01\","
         "\"type\":\"CHILD\",\"gender\":\"M\",\"loyalty_accounts\":[]}]";
     json_t *in = trv_json_parse(pool, stored, strlen(stored), NULL);
-    json_t *out = trv_json_bind(pool, trv_passengers_public(pool, in));
+    json_t *out = trv_json_bind(pool, trv_fmask_passengers(pool, in));
     const char *text = trv_json_dump(pool, out);
     (void)state;
     assert_string_equal(text,

@@ -41,7 +41,7 @@ static void refundable_with_penalty(void **state)
     trv_money total = money(45670, "EUR");
     (void)state;
     assert_string_equal(
-        dump(trv_quote_estimate(pool, &total,
+        dump(trv_fquote_calc_estimate(pool, &total,
             js("{\"refund\":{\"allowed\":true,\"penalty\":{\"amount\":75.1,\"currency\":\"EUR\"}},"
                "\"change\":{\"allowed\":false}}"), NULL, AT)),
         "{\"source\":\"FARE_RULES_ESTIMATE\",\"is_free\":false,"
@@ -55,7 +55,7 @@ static void free_cancellation(void **state)
     trv_money total = money(12000, "JPY");
     (void)state;
     assert_string_equal(
-        dump(trv_quote_estimate(pool, &total,
+        dump(trv_fquote_calc_estimate(pool, &total,
             js("{\"refund\":{\"allowed\":true,\"penalty\":{\"amount\":0,\"currency\":\"JPY\"}}}"),
             NULL, AT)),
         "{\"source\":\"FARE_RULES_ESTIMATE\",\"is_free\":true,"
@@ -69,7 +69,7 @@ static void penalty_above_total_is_capped(void **state)
     trv_money total = money(5000, "USD");
     json_t *q;
     (void)state;
-    q = trv_json_bind(pool, trv_quote_estimate(pool, &total,
+    q = trv_json_bind(pool, trv_fquote_calc_estimate(pool, &total,
         js("{\"refund\":{\"allowed\":true,\"penalty\":{\"amount\":80,\"currency\":\"USD\"}}}"),
         NULL, AT));
     assert_string_equal(dump(json_incref(json_object_get(q, "fee"))),
@@ -83,7 +83,7 @@ static void non_refundable_keeps_everything(void **state)
     trv_money total = money(30001, "KWD"); /* 30.001 KWD: three decimals */
     (void)state;
     assert_string_equal(
-        dump(trv_quote_estimate(pool, &total, js("{\"refund\":{\"allowed\":false}}"), NULL, AT)),
+        dump(trv_fquote_calc_estimate(pool, &total, js("{\"refund\":{\"allowed\":false}}"), NULL, AT)),
         "{\"source\":\"FARE_RULES_ESTIMATE\",\"is_free\":false,"
         "\"fee\":{\"amount\":30.001,\"currency\":\"KWD\"},"
         "\"refundable_amount\":{\"amount\":0,\"currency\":\"KWD\"},"
@@ -95,7 +95,7 @@ static void falls_back_to_cancellation_policy(void **state)
     trv_money total = money(20000, "EUR");
     json_t *q;
     (void)state;
-    q = trv_json_bind(pool, trv_quote_estimate(pool, &total, NULL,
+    q = trv_json_bind(pool, trv_fquote_calc_estimate(pool, &total, NULL,
         js("{\"refundable\":true,\"penalty\":{\"amount\":25,\"currency\":\"EUR\"}}"), AT));
     assert_string_equal(json_string_value(json_object_get(q, "source")), "FARE_RULES_ESTIMATE");
     assert_string_equal(dump(json_incref(json_object_get(q, "refundable_amount"))),
@@ -118,25 +118,25 @@ static void no_usable_policy(void **state)
 {
     trv_money total = money(10000, "EUR");
     (void)state;
-    assert_no_policy(trv_quote_estimate(pool, &total, NULL, NULL, AT));
-    assert_no_policy(trv_quote_estimate(pool, &total, js("{}"), js("{}"), AT));
+    assert_no_policy(trv_fquote_calc_estimate(pool, &total, NULL, NULL, AT));
+    assert_no_policy(trv_fquote_calc_estimate(pool, &total, js("{}"), js("{}"), AT));
     /* Refund allowed but the penalty is unknown. */
-    assert_no_policy(trv_quote_estimate(pool, &total, js("{\"refund\":{\"allowed\":true}}"),
-                                        NULL, AT));
+    assert_no_policy(trv_fquote_calc_estimate(pool, &total, js("{\"refund\":{\"allowed\":true}}"),
+                                              NULL, AT));
     /* A penalty in another currency cannot be subtracted. */
-    assert_no_policy(trv_quote_estimate(pool, &total,
+    assert_no_policy(trv_fquote_calc_estimate(pool, &total,
         js("{\"refund\":{\"allowed\":true,\"penalty\":{\"amount\":5,\"currency\":\"USD\"}}}"),
         NULL, AT));
     /* An unpriced booking. */
-    assert_no_policy(trv_quote_estimate(pool, NULL, js("{\"refund\":{\"allowed\":false}}"),
-                                        NULL, AT));
+    assert_no_policy(trv_fquote_calc_estimate(pool, NULL, js("{\"refund\":{\"allowed\":false}}"),
+                                              NULL, AT));
 }
 
 static void supplier_quote(void **state)
 {
     (void)state;
     assert_string_equal(
-        dump(trv_quote_from_supplier(pool,
+        dump(trv_fquote_calc_supplier(pool,
             js("{\"fee\":{\"amount\":0,\"currency\":\"EUR\"},"
                "\"refundable_amount\":{\"amount\":199.99,\"currency\":\"EUR\"}}"), AT)),
         "{\"source\":\"SUPPLIER_QUOTE\",\"is_free\":true,"
@@ -145,19 +145,19 @@ static void supplier_quote(void **state)
         "\"quoted_at\":\"" AT "\"}");
     /* The fee may be absent: then it is not free. */
     assert_string_equal(
-        dump(trv_quote_from_supplier(pool,
+        dump(trv_fquote_calc_supplier(pool,
             js("{\"refundable_amount\":{\"amount\":10,\"currency\":\"EUR\"}}"), AT)),
         "{\"source\":\"SUPPLIER_QUOTE\",\"is_free\":false,"
         "\"refundable_amount\":{\"amount\":10,\"currency\":\"EUR\"},"
         "\"quoted_at\":\"" AT "\"}");
     /* Unusable answers: the caller estimates instead. */
-    assert_null(trv_quote_from_supplier(pool, js("{}"), AT));
-    assert_null(trv_quote_from_supplier(pool, js("{\"fee\":{\"amount\":\"x\",\"currency\":\"EUR\"}}"),
-                                        AT));
-    assert_null(trv_quote_from_supplier(pool, js("{\"fee\":{\"amount\":1.234,\"currency\":\"EUR\"}}"),
-                                        AT));
-    assert_null(trv_quote_from_supplier(pool, js("{\"fee\":{\"amount\":-1,\"currency\":\"EUR\"}}"),
-                                        AT));
+    assert_null(trv_fquote_calc_supplier(pool, js("{}"), AT));
+    assert_null(trv_fquote_calc_supplier(pool, js("{\"fee\":{\"amount\":\"x\",\"currency\":\"EUR\"}}"),
+                                         AT));
+    assert_null(trv_fquote_calc_supplier(pool, js("{\"fee\":{\"amount\":1.234,\"currency\":\"EUR\"}}"),
+                                         AT));
+    assert_null(trv_fquote_calc_supplier(pool, js("{\"fee\":{\"amount\":-1,\"currency\":\"EUR\"}}"),
+                                         AT));
 }
 
 int main(void)

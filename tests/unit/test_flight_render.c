@@ -74,7 +74,7 @@ static trv_fpayment *add_payment(trv_fbooking *b, const char *id, const char *st
 
 static json_t *render(trv_fbooking *b, int mode)
 {
-    return trv_json_bind(pool, trv_fbooking_render(pool, b, mode));
+    return trv_json_bind(pool, trv_frender_booking(pool, b, mode));
 }
 
 static const char *keys(const json_t *o)

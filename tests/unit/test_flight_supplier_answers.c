@@ -2,7 +2,7 @@
  * tests/fuzz/fuzz_supplier.
  *
  * They keep no JSON beyond the request: every value they make is bound to
- * the request's pool or freed. Checking an amount with trv_sup_money
+ * the request's pool or freed. Checking an amount with trv_fwire_money
  * (which makes a new value) leaked that value on every SUPPLIER_A prebook
  * and cancellation quote and every SUPPLIER_B checkout and refund quote,
  * in a long-running httpd child. Jansson's allocations are counted here,
@@ -112,12 +112,12 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, json_t **out, trv_sup_err *e
     const char *pax = "[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
                       "\"loyalty_accounts\":[]}]";
     json_t *passengers = trv_json_parse(ctx->pool, pax, strlen(pax), NULL);
-    return trv_supplier_a.prebook(ctx, "off_1", passengers, NULL, NULL, out, err);
+    return trv_flight_supplier_a.prebook(ctx, "off_1", passengers, NULL, NULL, out, err);
 }
 
 static trv_up_status a_quote(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
 {
-    return trv_supplier_a.cancellation_quote(ctx, "ord_1", out, err);
+    return trv_flight_supplier_a.cancellation_quote(ctx, "ord_1", out, err);
 }
 
 static trv_up_status b_prebook(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
@@ -125,12 +125,12 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, json_t **out, trv_sup_err *e
     const char *pax = "[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
                       "\"loyalty_accounts\":[]}]";
     json_t *passengers = trv_json_parse(ctx->pool, pax, strlen(pax), NULL);
-    return trv_supplier_b.prebook(ctx, "fk_1", passengers, NULL, NULL, out, err);
+    return trv_flight_supplier_b.prebook(ctx, "fk_1", passengers, NULL, NULL, out, err);
 }
 
 static trv_up_status b_quote(trv_flight_ctx *ctx, json_t **out, trv_sup_err *err)
 {
-    return trv_supplier_b.cancellation_quote(ctx, "ord_1", out, err);
+    return trv_flight_supplier_b.cancellation_quote(ctx, "ord_1", out, err);
 }
 
 static void supplier_a_answers_leave_nothing(void **state)
@@ -148,8 +148,8 @@ static void supplier_a_answers_leave_nothing(void **state)
         "{\"data\":{\"id\":\"ore_1\",\"refund_amount\":\"90.00\",\"refund_currency\":\"GBP\"}}",
         NULL};
     (void)state;
-    assert_int_equal(leaked_by(&trv_supplier_a, prebook, a_prebook, TRV_UP_OK), 0);
-    assert_int_equal(leaked_by(&trv_supplier_a, quote, a_quote, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_a, prebook, a_prebook, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_a, quote, a_quote, TRV_UP_OK), 0);
 }
 
 static void supplier_b_answers_leave_nothing(void **state)
@@ -164,8 +164,8 @@ static void supplier_b_answers_leave_nothing(void **state)
         "{\"currency\":\"GBP\",\"refund_total\":\"90.00\",\"penalty\":\"10.00\"}",
         NULL};
     (void)state;
-    assert_int_equal(leaked_by(&trv_supplier_b, checkout, b_prebook, TRV_UP_OK), 0);
-    assert_int_equal(leaked_by(&trv_supplier_b, quote, b_quote, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_b, checkout, b_prebook, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_b, quote, b_quote, TRV_UP_OK), 0);
 }
 
 static void supplier_b_unreadable_bag_is_a_bad_response(void **state)
@@ -192,10 +192,10 @@ static void supplier_b_unreadable_bag_is_a_bad_response(void **state)
         "\"total\":\"100\",\"kind\":\"checked_bag\",\"weight_kg\":23}]}",
         NULL};
     (void)state;
-    assert_int_equal(leaked_by(&trv_supplier_b, no_weight, b_prebook, TRV_UP_BAD_RESPONSE), 0);
-    assert_int_equal(leaked_by(&trv_supplier_b, bad_price, b_prebook, TRV_UP_BAD_RESPONSE), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_b, no_weight, b_prebook, TRV_UP_BAD_RESPONSE), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_b, bad_price, b_prebook, TRV_UP_BAD_RESPONSE), 0);
     /* The same bag, readable, is priced. */
-    assert_int_equal(leaked_by(&trv_supplier_b, readable, b_prebook, TRV_UP_OK), 0);
+    assert_int_equal(leaked_by(&trv_flight_supplier_b, readable, b_prebook, TRV_UP_OK), 0);
 }
 
 int main(void)

@@ -231,7 +231,7 @@ static void offers_are_trimmed_per_hotel(void **state)
         o->total_minor = totals[i];
         o->ref = apr_psprintf(p, "r%d", i);
     }
-    trv_hotel_offers_trim(a, 2);
+    trv_hwire_offers_trim(a, 2);
     assert_int_equal(a->nelts, 4);
     o = (trv_hotel_offer *)a->elts;
     assert_string_equal(o[0].sid, "h1");
@@ -241,9 +241,9 @@ static void offers_are_trimmed_per_hotel(void **state)
     /* Equal totals: by the supplier's reference, so every run agrees. */
     assert_string_equal(o[2].ref, "r2");
     assert_string_equal(o[3].ref, "r6");
-    assert_string_equal(trv_hotel_board(p, "bb"), "BED_AND_BREAKFAST");
-    assert_string_equal(trv_hotel_board(p, "AI"), "ALL_INCLUSIVE");
-    assert_string_equal(trv_hotel_board(p, "xx"), "XX");
+    assert_string_equal(trv_hwire_board(p, "bb"), "BED_AND_BREAKFAST");
+    assert_string_equal(trv_hwire_board(p, "AI"), "ALL_INCLUSIVE");
+    assert_string_equal(trv_hwire_board(p, "xx"), "XX");
 }
 
 static void promotions_merge_by_name(void **state)
@@ -251,9 +251,9 @@ static void promotions_merge_by_name(void **state)
     json_t *promos = json_array();
     json_t *want = json_pack("{s:f,s:s}", "amount", 15.5, "currency", "EUR");
     (void)state;
-    trv_hotel_promo_add(promos, "EARLY", 1000, "EUR", 0);
-    trv_hotel_promo_add(promos, "EARLY", 550, "EUR", 1);
-    trv_hotel_promo_add(promos, "MEMBER", 5, "JPY", 1);
+    trv_hwire_promo_add(promos, "EARLY", 1000, "EUR", 0);
+    trv_hwire_promo_add(promos, "EARLY", 550, "EUR", 1);
+    trv_hwire_promo_add(promos, "MEMBER", 5, "JPY", 1);
     assert_int_equal(json_array_size(promos), 2);
     assert_true(json_equal(json_object_get(json_array_get(promos, 0), "amount"), want));
     json_decref(want);

@@ -1,4 +1,4 @@
-/* The hotel booking state machine: exactly the moves bstore.c and cstore.c
+/* The hotel booking state machine: exactly the moves booking_store.c and cancellation_store.c
  * make (and CREATED -> PREBOOK_IN_PROGRESS, the schema's), every other
  * pair refused and logged; book phases as the runner moves them; every
  * text reads back as its value and unknown text is refused. */

@@ -126,13 +126,13 @@ static void sums_stop_at_the_money_range(void **state)
     json_t *promos = json_array();
     apr_int64_t acc = TRV_MONEY_MAX_MINOR - 1;
     (void)state;
-    assert_int_equal(trv_hotel_sum(&acc, 1), 0);
-    assert_int_equal(trv_hotel_sum(&acc, 1), -1);
+    assert_int_equal(trv_hwire_sum(&acc, 1), 0);
+    assert_int_equal(trv_hwire_sum(&acc, 1), -1);
     assert_true(acc == TRV_MONEY_MAX_MINOR);
     acc = -TRV_MONEY_MAX_MINOR;
-    assert_int_equal(trv_hotel_sum(&acc, -1), -1);
-    assert_int_equal(trv_hotel_promo_add(promos, "P", TRV_MONEY_MAX_MINOR, "EUR", 0), 0);
-    assert_int_equal(trv_hotel_promo_add(promos, "P", 1, "EUR", 1), -1);
+    assert_int_equal(trv_hwire_sum(&acc, -1), -1);
+    assert_int_equal(trv_hwire_promo_add(promos, "P", TRV_MONEY_MAX_MINOR, "EUR", 0), 0);
+    assert_int_equal(trv_hwire_promo_add(promos, "P", 1, "EUR", 1), -1);
     /* The refused merge changed nothing. */
     assert_int_equal(json_array_size(json_object_get(json_array_get(promos, 0),
                                                      "room_positions")), 1);

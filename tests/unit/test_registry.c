@@ -45,8 +45,8 @@ static void flight_protocols_are_rows_with_their_adapters(void **state)
 
     assert_non_null(a);
     assert_non_null(b);
-    assert_ptr_equal(a->adapter, &trv_supplier_a);
-    assert_ptr_equal(b->adapter, &trv_supplier_b);
+    assert_ptr_equal(a->adapter, &trv_flight_supplier_a);
+    assert_ptr_equal(b->adapter, &trv_flight_supplier_b);
     assert_string_equal(a->domain, "flight");
     /* Each protocol names the credential its lines must give. */
     assert_string_equal(a->creds.key, "token");
@@ -99,10 +99,10 @@ static void lines_bind_wire_names_to_protocols(void **state)
     rows = trv_config_suppliers(&cfg, "flight");
     assert_string_equal(rows[0].name, "CHARTER");
     assert_string_equal(rows[0].protocol, "travel-air");
-    assert_ptr_equal(rows[0].adapter, &trv_supplier_b);
+    assert_ptr_equal(rows[0].adapter, &trv_flight_supplier_b);
     assert_true(trv_supplier_can(&rows[0], TRV_SUP_COLLECTS_PAYMENT));
     assert_string_equal(rows[1].name, "DUFFEL");
-    assert_ptr_equal(rows[1].adapter, &trv_supplier_a);
+    assert_ptr_equal(rows[1].adapter, &trv_flight_supplier_a);
     assert_true(trv_supplier_can(&rows[1], TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE));
     assert_null(rows[2].name);
     assert_ptr_equal(trv_flight_supplier_row(&cfg, "DUFFEL"), &rows[1]);

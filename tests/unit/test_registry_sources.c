@@ -1107,10 +1107,10 @@ static void include_drift_is_caught(void **state)
     apr_array_header_t *src = apr_array_make(p, 4, sizeof(source));
     problems *pr = problems_new(p);
     add_source(p, src, "hotel/prebook.c",
-               "#include \"prebook.h\"\n#include \"hotel/store.h\"\n#include \"core/json.h\"\n"
+               "#include \"prebook.h\"\n#include \"hotel/hotel_store.h\"\n#include \"core/json.h\"\n"
                "#include \"webhook/outbox.h\"\n#include \"flight/input.h\"\n"
                "/* #include \"flight/owner.h\" in a comment */\n", 0);
-    add_source(p, src, "httpd/glue.c", "#include \"hotel/bstore.h\"\n", 0);
+    add_source(p, src, "httpd/glue.c", "#include \"hotel/booking_store.h\"\n", 0);
     check_includes(p, src,
                    "# Architecture\n### Interfaces between domains\n- `webhook/outbox.h`: events\n"
                    "## Next\n- `flight/input.h` is not in the section\n", pr);

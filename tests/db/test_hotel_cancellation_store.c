@@ -1,4 +1,4 @@
-/* Hotel cancellation store (hotel/cstore.c) against a real PostgreSQL: a
+/* Hotel cancellation store (hotel/cancellation_store.c) against a real PostgreSQL: a
  * cancel starts once per CONFIRMED booking with one IN_PROGRESS attempt; a
  * stale run changes nothing; a failed attempt is resumed (same id) by the
  * next start; success cancels the booking and every room and records fee,
@@ -7,8 +7,8 @@
  * -> SUBMITTED; restrictions are stored; another organization starts
  * nothing. */
 #include "dbtest.h"
-#include "hotel/bstore.h"
-#include "hotel/cstore.h"
+#include "hotel/booking_store.h"
+#include "hotel/cancellation_store.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -69,17 +69,17 @@ static trv_hbooking *confirmed(const char *o, const char *id)
         "\"total_amount\": \"80\", \"guests\": [{\"id\": \"guest_%s_1\", \"position\": 0, "
         "\"first_name\": \"Cy\", \"last_name\": \"D\", \"type\": \"ADULT\", \"is_lead\": true}]}]",
         id, id, id, id);
-    assert_int_equal(trv_hbstore_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
     memset(&pr, 0, sizeof(pr));
     pr.currency = "EUR";
     pr.total_amount = "200.5";
     pr.offer_expires_at = "2099-01-01T00:00:00.000Z";
     pr.supplier_prebook_id = "pb-1";
-    assert_int_equal(trv_hbstore_prebook_done(dbt_conn, dbt_pool, id, &pr, &b), APR_SUCCESS);
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, id,
-                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
-                                            "pi_test_visa", &b),
+    assert_int_equal(trv_hbooking_prebook_done(dbt_conn, dbt_pool, id, &pr, &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_book_start(dbt_conn, dbt_pool, o, id,
+                                             TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                             "pi_test_visa", &b),
                      APR_SUCCESS);
     memset(&pay, 0, sizeof(pay));
     pay.id = apr_psprintf(dbt_pool, "pay_%s", id);
@@ -89,12 +89,12 @@ static trv_hbooking *confirmed(const char *o, const char *id)
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = apr_psprintf(dbt_pool, "auth_%s", id);
-    assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
-    assert_int_equal(trv_hbstore_payment_captured(dbt_conn, dbt_pool, pay.id, NULL),
+    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_payment_captured(dbt_conn, dbt_pool, pay.id, NULL),
                      APR_SUCCESS);
     memset(&cf, 0, sizeof(cf));
     cf.supplier_booking_id = apr_psprintf(dbt_pool, "1-%s", id);
-    assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, id, &cf, &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, id, &cf, &b), APR_SUCCESS);
     assert_non_null(b);
     assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
     return b;
@@ -103,7 +103,7 @@ static trv_hbooking *confirmed(const char *o, const char *id)
 static trv_hbooking *get(const char *id)
 {
     trv_hbooking *b = NULL;
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, id, &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, id, &b), APR_SUCCESS);
     assert_non_null(b);
     return b;
 }
@@ -119,16 +119,16 @@ static void start_once_fail_resume_succeed(void **state)
     (void)state;
     assert_int_equal(b->cancellations->nelts, 0);
     /* Another organization starts nothing. */
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, org(), id, "can_hc_other", &x),
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, org(), id, "can_hc_other", &x),
                      APR_SUCCESS);
     assert_null(x);
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_1", &x), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_1", &x), APR_SUCCESS);
     assert_non_null(x);
     assert_string_equal(x->id, "can_hc_1");
     assert_string_equal(trv_hcancel_status_text(x->status), "IN_PROGRESS");
     assert_int_equal(x->attempt, 1);
     /* Started once: a racing start finds no CONFIRMED booking. */
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_2", &y), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_2", &y), APR_SUCCESS);
     assert_null(y);
     b = get(id);
     assert_string_equal(trv_hb_status_text(b->status), "CANCEL_IN_PROGRESS");
@@ -138,11 +138,11 @@ static void start_once_fail_resume_succeed(void **state)
     assert_true(apr_atoi64(rev1) > apr_atoi64(rev0));
 
     /* A stale run (attempt 0) changes nothing; the current one fails. */
-    assert_int_equal(trv_hcstore_failed(dbt_conn, dbt_pool, id, 0, "cancellation_failed", "no",
-                                        &moved), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_failed(dbt_conn, dbt_pool, id, 0, "cancellation_failed", "no",
+                                              &moved), APR_SUCCESS);
     assert_false(moved);
-    assert_int_equal(trv_hcstore_failed(dbt_conn, dbt_pool, id, 1, "cancellation_failed",
-                                        "the hotel said no", &moved), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_failed(dbt_conn, dbt_pool, id, 1, "cancellation_failed",
+                                              "the hotel said no", &moved), APR_SUCCESS);
     assert_true(moved);
     b = get(id);
     assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
@@ -152,7 +152,7 @@ static void start_once_fail_resume_succeed(void **state)
     assert_true(apr_atoi64(b->revision) > apr_atoi64(rev1));
 
     /* The next start resumes that attempt: same id, attempt 2. */
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_3", &x), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_3", &x), APR_SUCCESS);
     assert_non_null(x);
     assert_string_equal(x->id, "can_hc_1");
     assert_int_equal(x->attempt, 2);
@@ -161,11 +161,11 @@ static void start_once_fail_resume_succeed(void **state)
     assert_int_equal(b->cancellations->nelts, 1);
 
     /* Success of a stale run: nothing; of the current one: CANCELED. */
-    assert_int_equal(trv_hcstore_succeeded(dbt_conn, dbt_pool, id, 1, "0", "200.5",
-                                           "[]", &can_id), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_succeeded(dbt_conn, dbt_pool, id, 1, "0", "200.5",
+                                                 "[]", &can_id), APR_SUCCESS);
     assert_null(can_id);
-    assert_int_equal(trv_hcstore_succeeded(dbt_conn, dbt_pool, id, 2, "20", "180.5",
-                                           "[{\"payment_id\": \"pay_bkg_hc_flow\"}]", &can_id),
+    assert_int_equal(trv_hcancellation_succeeded(dbt_conn, dbt_pool, id, 2, "20", "180.5",
+                                                 "[{\"payment_id\": \"pay_bkg_hc_flow\"}]", &can_id),
                      APR_SUCCESS);
     assert_string_equal(can_id, "can_hc_1");
     b = get(id);
@@ -181,12 +181,12 @@ static void start_once_fail_resume_succeed(void **state)
     assert_non_null(a->canceled_at);
     {
         const char *sum = NULL;
-        assert_int_equal(trv_hcstore_refunded(dbt_conn, dbt_pool, id, &sum), APR_SUCCESS);
+        assert_int_equal(trv_hcancellation_refunded(dbt_conn, dbt_pool, id, &sum), APR_SUCCESS);
         assert_string_equal(sum, "180.5");
     }
     /* As the API shows it. */
     {
-        json_t *j = trv_json_bind(dbt_pool, trv_hcancel_render(b->cancellations));
+        json_t *j = trv_json_bind(dbt_pool, trv_hcancellation_render(b->cancellations));
         const json_t *e = json_array_get(j, 0);
         assert_int_equal(json_array_size(j), 1);
         assert_string_equal(json_string_value(json_object_get(e, "id")), "can_hc_1");
@@ -199,7 +199,7 @@ static void start_once_fail_resume_succeed(void **state)
         assert_true(json_is_null(json_object_get(e, "error_code")));
     }
     /* A CANCELED booking starts nothing. */
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_4", &x), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_4", &x), APR_SUCCESS);
     assert_null(x);
 }
 
@@ -212,9 +212,9 @@ static void refunds_fail_restart_and_submit(void **state)
     int restarted = 0;
     (void)state;
     confirmed(o, id);
-    assert_int_equal(trv_hcstore_start(dbt_conn, dbt_pool, o, id, "can_hc_r", &x), APR_SUCCESS);
-    assert_int_equal(trv_hcstore_succeeded(dbt_conn, dbt_pool, id, 1, "0", "200.5", "[]",
-                                           &can_id), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_r", &x), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_succeeded(dbt_conn, dbt_pool, id, 1, "0", "200.5", "[]",
+                                                 &can_id), APR_SUCCESS);
     memset(&rf, 0, sizeof(rf));
     rf.id = "rfd_hc_1";
     rf.booking_id = id;
@@ -222,27 +222,27 @@ static void refunds_fail_restart_and_submit(void **state)
     rf.payment_id = "pay_bkg_hc_refund";
     rf.currency = "EUR";
     rf.amount = "200.5";
-    assert_int_equal(trv_hcstore_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
     /* One refund per attempt and payment. */
     rf.id = "rfd_hc_2";
-    assert_int_equal(trv_hcstore_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_refund_insert(dbt_conn, dbt_pool, &rf), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
     assert_int_equal(pending->nelts, 1);
     assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).id, "rfd_hc_1");
     assert_string_equal(APR_ARRAY_IDX(pending, 0, trv_hrefund).provider_ref,
                         "auth_bkg_hc_refund");
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
-                                               TRV_REFUND_FAILED, NULL, "declined"),
+    assert_int_equal(trv_hcancellation_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                                     TRV_REFUND_FAILED, NULL, "declined"),
                      APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_refunds_pending(dbt_conn, dbt_pool, id, &pending), APR_SUCCESS);
     assert_int_equal(pending->nelts, 0);
-    assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
+    assert_int_equal(trv_hcancellation_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
                      APR_SUCCESS);
     assert_int_equal(restarted, 1);
-    assert_int_equal(trv_hcstore_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
-                                               TRV_REFUND_SUBMITTED, "re_1", NULL),
+    assert_int_equal(trv_hcancellation_refund_result(dbt_conn, dbt_pool, NULL, NULL, "rfd_hc_1",
+                                                     TRV_REFUND_SUBMITTED, "re_1", NULL),
                      APR_SUCCESS);
-    assert_int_equal(trv_hcstore_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
+    assert_int_equal(trv_hcancellation_refunds_restart(dbt_conn, dbt_pool, id, &restarted),
                      APR_SUCCESS);
     assert_int_equal(restarted, 0);
 }
@@ -253,13 +253,13 @@ static void restrictions_are_stored(void **state)
     int r = -1;
     (void)state;
     confirmed(o, id);
-    assert_int_equal(trv_hcstore_restricted(dbt_conn, dbt_pool, id, &r), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_restricted(dbt_conn, dbt_pool, id, &r), APR_SUCCESS);
     assert_false(r);
-    assert_int_equal(trv_hcstore_restrict(dbt_conn, dbt_pool, id, "cancellation_restricted",
-                                          "ask the property"), APR_SUCCESS);
-    assert_int_equal(trv_hcstore_restrict(dbt_conn, dbt_pool, id, "cancellation_restricted",
-                                          "again"), APR_SUCCESS);
-    assert_int_equal(trv_hcstore_restricted(dbt_conn, dbt_pool, id, &r), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_restrict(dbt_conn, dbt_pool, id, "cancellation_restricted",
+                                                "ask the property"), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_restrict(dbt_conn, dbt_pool, id, "cancellation_restricted",
+                                                "again"), APR_SUCCESS);
+    assert_int_equal(trv_hcancellation_restricted(dbt_conn, dbt_pool, id, &r), APR_SUCCESS);
     assert_true(r);
 }
 

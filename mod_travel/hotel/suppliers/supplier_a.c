@@ -4,7 +4,7 @@
  * URL, prebook, book and bookings on its book_url). Its hotels carry a GIATA-like code (giataId) that mapping
  * uses. Search: the hotel list of a city or around a point, then rates for
  * those hotels (50 a call), the cheapest offer of each. */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/clock.h"
 #include "core/json.h"
 #include "core/url.h"
@@ -70,13 +70,13 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", 1);
     trv_json_bind(ctx->pool, body);
-    st = trv_hotel_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     data = json_object_get(res.body, "data");
     if (!json_is_array(data)) {
-        return trv_hotel_bad(ctx, err, "data");
+        return trv_hwire_bad(ctx, err, "data");
     }
     json_array_foreach(data, i, h) {
         trv_hotel_found *f = apr_hash_get(by_id, trv_json_str(h, "hotelId") ? trv_json_str(h, "hotelId") : "",
@@ -88,7 +88,7 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         }
         if (!trv_json_str(rate, "currency") || strcmp(trv_json_str(rate, "currency"), stay->currency)
             || trv_money_minor_of(json_object_get(rate, "amount"), stay->currency, &f->total_minor)) {
-            return trv_hotel_bad(ctx, err, "a price in the requested currency");
+            return trv_hwire_bad(ctx, err, "a price in the requested currency");
         }
         f->priced = 1;
     }
@@ -108,21 +108,21 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 
     if (area->by_point) {
         path = apr_psprintf(ctx->pool, "/data/hotels?latitude=%s&longitude=%s&radius=%d&limit=500",
-                            trv_hotel_num(ctx->pool, area->latitude),
-                            trv_hotel_num(ctx->pool, area->longitude), area->radius_m);
+                            trv_hwire_num(ctx->pool, area->latitude),
+                            trv_hwire_num(ctx->pool, area->longitude), area->radius_m);
     }
     else {
         path = apr_psprintf(ctx->pool, "/data/hotels?countryCode=%s&cityName=%s&limit=500",
                             trv_url_escape(ctx->pool, area->country_code),
                             trv_url_escape(ctx->pool, area->city));
     }
-    st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
+    st = trv_hwire_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     data = json_object_get(res.body, "data");
     if (!json_is_array(data)) {
-        return trv_hotel_bad(ctx, err, "data");
+        return trv_hwire_bad(ctx, err, "data");
     }
     *found = apr_array_make(ctx->pool, (int)json_array_size(data) + 1, sizeof(trv_hotel_found));
     json_array_foreach(data, i, h) {
@@ -141,7 +141,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         f->latitude = json_number_value(json_object_get(h, "latitude"));
         f->longitude = json_number_value(json_object_get(h, "longitude"));
         if (!f->sid || !f->name || !f->country_code) {
-            return trv_hotel_bad(ctx, err, "a hotel's id, name or country");
+            return trv_hwire_bad(ctx, err, "a hotel's id, name or country");
         }
     }
     for (k = 0; k < (*found)->nelts; k += BATCH) {
@@ -203,7 +203,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                                    "penalties");
             trv_json_bind(ctx->pool, rp);
             json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
-                if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(info, "cancelTime"),
+                if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(info, "cancelTime"),
                                           json_object_get(info, "amount"), cur) != 0) {
                     json_decref(ages);
                     return -1;
@@ -212,9 +212,9 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             json_array_append_new(rooms, json_pack(
                 "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
                 "name", trv_json_str(rate, "name"),
-                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardType")),
+                "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardType")),
                 "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-                "children", ages, "total", trv_hotel_money(room_total, cur), "due_at_property",
+                "children", ages, "total", trv_hwire_money(room_total, cur), "due_at_property",
                 "cancellation_policy", rp));
         }
         /* The offer's penalty at an instant is the rooms' penalties summed:
@@ -230,7 +230,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 sum = apr_pcalloc(ctx->pool, sizeof(*sum));
                 apr_hash_set(merged, at, APR_HASH_KEY_STRING, sum);
             }
-            if (trv_hotel_sum(sum, m) != 0) {
+            if (trv_hwire_sum(sum, m) != 0) {
                 return -1;
             }
         }
@@ -238,7 +238,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             apr_int64_t m;
             if (trv_json_str(promo, "name")
                 && !trv_money_minor_of(json_object_get(promo, "amount"), cur, &m)
-                && trv_hotel_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
+                && trv_hwire_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
                                        (int)i) != 0) {
                 return -1;
             }
@@ -256,15 +256,15 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             apr_int64_t *sum = apr_hash_get(merged, at, APR_HASH_KEY_STRING);
             json_array_append_new(json_object_get(policy, "penalties"),
                                   json_pack("{s:s,s:o}", "from", at_iso(ctx->pool, at), "amount",
-                                            trv_hotel_money(*sum, cur)));
+                                            trv_hwire_money(*sum, cur)));
         }
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
         "room_type", "code", trv_json_str(o, "roomTypeId"),
         "name", trv_json_str(json_array_get(rates, 0), "name"),
-        "board", trv_hotel_board(ctx->pool, trv_json_str(json_array_get(rates, 0), "boardType")),
+        "board", trv_hwire_board(ctx->pool, trv_json_str(json_array_get(rates, 0), "boardType")),
         "board_name", trv_json_str(json_array_get(rates, 0), "boardName"),
-        "total", trv_hotel_money(out->total_minor, cur),
+        "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
@@ -288,24 +288,24 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = trv_hotel_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     data = json_object_get(res.body, "data");
     if (!json_is_array(data)) {
-        return trv_hotel_bad(ctx, err, "data");
+        return trv_hwire_bad(ctx, err, "data");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
     json_array_foreach(data, i, h) {
         const char *sid = trv_json_str(h, "hotelId");
         json_array_foreach(json_object_get(h, "roomTypes"), k, o) {
             if (!sid || offer_of(ctx, stay, sid, o, now, apr_array_push(*out)) != 0) {
-                return trv_hotel_bad(ctx, err, "an offer's id, rooms and prices");
+                return trv_hwire_bad(ctx, err, "an offer's id, rooms and prices");
             }
         }
     }
-    trv_hotel_offers_trim(*out, max_per_hotel);
+    trv_hwire_offers_trim(*out, max_per_hotel);
     return TRV_UP_OK;
 }
 
@@ -335,7 +335,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     apr_time_t exp;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s}", "offerId", ref));
     memset(out, 0, sizeof(*out));
-    st = trv_hotel_call(book_host(ctx), "POST", "/rates/prebook", auth(ctx), body, &res, err);
+    st = trv_hwire_call(book_host(ctx), "POST", "/rates/prebook", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -346,7 +346,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
         || offer_of(ctx, stay, sid, json_array_get(json_object_get(d, "roomTypes"), 0),
                     apr_time_now(), &o) != 0
         || trv_money_minor_of(json_object_get(d, "price"), stay->currency, &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "a prebook's id, expiry and prices");
+        return trv_hwire_bad(ctx, err, "a prebook's id, expiry and prices");
     }
     out->prebook_id = trv_json_str(d, "prebookId");
     out->expires_at = exp;
@@ -378,7 +378,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
     out->hotel_confirmation_code = trv_json_str(d, "hotelConfirmationCode");
     if (!out->status || !out->booking_id || !cur
         || trv_money_minor_of(json_object_get(d, "price"), cur, &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "a booking's id, status and price");
+        return trv_hwire_bad(ctx, err, "a booking's id, status and price");
     }
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(d, "bookedRooms"), i, r) {
@@ -391,10 +391,10 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
                                ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
                         "penalties");
         json_array_foreach(policy ? json_object_get(cp, "cancelPolicyInfos") : NULL, k, info) {
-            if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(info, "cancelTime"),
+            if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(info, "cancelTime"),
                                       json_object_get(info, "amount"), cur) != 0) {
                 json_decref(policy);
-                return trv_hotel_bad(ctx, err, "a room's cancellation policy");
+                return trv_hwire_bad(ctx, err, "a room's cancellation policy");
             }
         }
         json_array_append_new(out->rooms, json_pack("{s:i,s:n,s:s?,s:o?}", "position", (int)i,
@@ -404,7 +404,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
                                                     "cancellation_policy", policy));
     }
     out->cancellation_policy = trv_json_bind(ctx->pool,
-                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+                                             trv_hwire_policy_sum(ctx->pool, out->rooms, cur));
     /* A charges the partner's account: the traveller pays the service. */
     return TRV_UP_OK;
 }
@@ -429,7 +429,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "holder", "firstName", pt->first_name, "lastName", pt->last_name, "email", pt->email,
         "phone", pt->phone, "guests", guests, "payment", "method", "ACC_CREDIT_CARD",
         "clientReference", rq->client_reference));
-    st = trv_hotel_call_idem(book_host(ctx), "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
+    st = trv_hwire_call_idem(book_host(ctx), "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
                              &res, err);
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "booking_failed") == 0) {
         err->code = "book_failed";
@@ -448,7 +448,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     trv_up_status st;
     if (!booking_id) {
         const json_t *list;
-        st = trv_hotel_call(book_host(ctx), "GET",
+        st = trv_hwire_call(book_host(ctx), "GET",
                             apr_psprintf(ctx->pool, "/bookings?clientReference=%s",
                                                      trv_url_escape(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
@@ -457,7 +457,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         }
         list = json_object_get(res.body, "data");
         if (!json_is_array(list)) {
-            return trv_hotel_bad(ctx, err, "a list of bookings");
+            return trv_hwire_bad(ctx, err, "a list of bookings");
         }
         if (json_array_size(list) == 0) {
             err->code = "not_found";
@@ -465,10 +465,10 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return TRV_UP_NOT_FOUND;
         }
         if (!(booking_id = trv_json_str(json_array_get(list, 0), "bookingId"))) {
-            return trv_hotel_bad(ctx, err, "a booking's id");
+            return trv_hwire_bad(ctx, err, "a booking's id");
         }
     }
-    st = trv_hotel_call(book_host(ctx), "GET", apr_psprintf(ctx->pool, "/bookings/%s",
+    st = trv_hwire_call(book_host(ctx), "GET", apr_psprintf(ctx->pool, "/bookings/%s",
                                                  trv_url_escape(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
@@ -486,7 +486,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(book_host(ctx), "PUT",
+    trv_up_status st = trv_hwire_call(book_host(ctx), "PUT",
                                       apr_pstrcat(ctx->pool, "/bookings/",
                                                   trv_url_escape(ctx->pool, ref), NULL),
                                       auth(ctx), NULL, &res, err);
@@ -505,7 +505,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                               &out->fee_minor) != 0
         || trv_money_minor_of(json_object_get(d, "refund_amount"), out->currency,
                               &out->refund_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a cancelled booking with its fee and refund");
+        return trv_hwire_bad(ctx, err, "a cancelled booking with its fee and refund");
     }
     out->currency = apr_pstrdup(ctx->pool, out->currency);
     return TRV_UP_OK;

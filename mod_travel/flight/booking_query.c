@@ -7,10 +7,10 @@
  * (migration 041: per-day counts), the page from the index in the order
  * asked for, and each listed booking from its stored rendering when there
  * is one for its revision. The usual (warm) page comes joined by
- * PostgreSQL as one text (trv_flight_store_list_joined); a page with a
+ * PostgreSQL as one text (trv_fbooking_query_joined); a page with a
  * booking to render comes row by row. The statements' shape and cache are
  * the hotel list's too (core/list_page.h). */
-#include "store.h"
+#include "booking_store.h"
 #include "core/list_page.h"
 
 #include <apr_strings.h>
@@ -167,9 +167,9 @@ static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_flight_filt
     return trv_list_select(c, p, st, nargs, args, rows, total);
 }
 
-apr_status_t trv_flight_store_list_joined(trv_dbc *c, apr_pool_t *p,
-                                          const trv_flight_filter *f, const char **docs,
-                                          long *n, long *total)
+apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
+                                       const trv_flight_filter *f, const char **docs,
+                                       long *n, long *total)
 {
     trv_rows *rows;
     apr_status_t rv;
@@ -188,9 +188,9 @@ static const trv_stmt head_stmt = {"trv_flight_list_head",
     "WHERE h.org_id = %s AND h.user_id = %s AND h.page_gen = h.gen "
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
-apr_status_t trv_flight_store_list_head(trv_dbc *c, apr_pool_t *p,
-                                        const trv_flight_filter *f, const char **docs,
-                                        long *n, long *total)
+apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
+                                     const trv_flight_filter *f, const char **docs,
+                                     long *n, long *total)
 {
     *docs = NULL;
     if (f->status || f->supplier || f->supplier_reference || f->created_from
@@ -201,8 +201,8 @@ apr_status_t trv_flight_store_list_head(trv_dbc *c, apr_pool_t *p,
     return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id, f->user_id), docs, n, total);
 }
 
-apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
-                                   apr_array_header_t **page, long *total)
+apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                     apr_array_header_t **page, long *total)
 {
     int i, misses = 0;
     const char *ids = "{";
@@ -236,7 +236,7 @@ apr_status_t trv_flight_store_list(trv_dbc *c, apr_pool_t *p, const trv_flight_f
         return APR_SUCCESS;
     }
     /* Rendered by the caller for this answer only: the whole rows. */
-    rv = trv_fstore_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole);
+    rv = trv_fbooking_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole);
     if (rv != APR_SUCCESS) {
         return rv;
     }

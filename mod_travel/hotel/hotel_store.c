@@ -1,4 +1,4 @@
-#include "store.h"
+#include "hotel_store.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -6,15 +6,15 @@
 #include <apr_strings.h>
 #include <stdlib.h>
 
-static const trv_stmt place_stmt = {"trv_hotel_place_area",
+static const trv_stmt place_stmt = {"trv_hhotel_place_area",
     "SELECT type, city, country_code, latitude::text AS latitude, "
     "longitude::text AS longitude, radius_m FROM hotel_places WHERE id = %s AND org_id = %s"};
 
 static const trv_stmt map_stmt = {"trv_hotel_map_page",
     "SELECT i, id FROM hotel_map_page(%s::jsonb) ORDER BY i"};
 
-int trv_hotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
-                         trv_hotel_area *area, int *found)
+int trv_hhotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
+                          trv_hotel_area *area, int *found)
 {
     trv_dbc *c;
     trv_rows *r;
@@ -64,8 +64,8 @@ static json_t *group_json(apr_pool_t *p, const trv_hotel_group *g)
                      "latitude", m->latitude, "longitude", m->longitude, "members", members);
 }
 
-int trv_hotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *groups,
-                      const char *const **ids)
+int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *groups,
+                       const char *const **ids)
 {
     const char **out = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)(groups->nelts + 1));
     json_t *page = json_array();
@@ -100,11 +100,11 @@ int trv_hotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *gr
     return 1;
 }
 
-static const trv_stmt sellers_stmt = {"trv_hotel_sellers",
+static const trv_stmt sellers_stmt = {"trv_hhotel_sellers",
     "SELECT hotel_id, supplier, supplier_hotel_id FROM hotel_supplier_ids "
     "WHERE hotel_id = ANY (%s::text[]) ORDER BY hotel_id, supplier"};
 
-static const trv_stmt ids_of_stmt = {"trv_hotel_ids_of",
+static const trv_stmt ids_of_stmt = {"trv_hhotel_ids_of",
     "SELECT supplier_hotel_id, hotel_id FROM hotel_supplier_ids "
     "WHERE supplier = %s AND supplier_hotel_id = ANY (%s::text[])"};
 
@@ -137,24 +137,24 @@ static int select_once(trv_req *req, trv_resp *resp, const trv_stmt *st, int nar
     return 1;
 }
 
-int trv_hotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_ids, int n,
-                      trv_rows **rows)
+int trv_hhotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_ids, int n,
+                       trv_rows **rows)
 {
     return select_once(req, resp, &sellers_stmt,
                        TRV_DB_ARGS(id_array(req->pool, hotel_ids, n)), rows, 1415,
                        "reading who sells the hotels");
 }
 
-int trv_hotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
-                     const char *const *sids, int n, trv_rows **rows)
+int trv_hhotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,
+                      const char *const *sids, int n, trv_rows **rows)
 {
     return select_once(req, resp, &ids_of_stmt,
                        TRV_DB_ARGS(supplier, id_array(req->pool, sids, n)), rows, 1415,
                        "reading hotel ids");
 }
 
-void trv_hotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
-                             const char *who, const char *message)
+void trv_hhotel_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,
+                              const char *who, const char *message)
 {
     trv_fail_supplier(req, resp, st, 1414, "hotel ", trv_config_hotel_upstream(req->env->cfg, who),
                       who, message);

@@ -1,5 +1,5 @@
-/* What the supplier adapters share (supplier_wire.h). */
-#include "supplier_wire.h"
+/* What the supplier adapters share (wire.h). */
+#include "wire.h"
 #include "core/call_log.h"
 #include "core/json.h"
 
@@ -8,18 +8,18 @@
 #include <string.h>
 #include <strings.h>
 
-trv_up_status trv_sup_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
-                           const char *path, const json_t *body, const char *idempotency_key,
-                           trv_up_result *res, trv_sup_err *err)
+trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
+                             const char *path, const json_t *body, const char *idempotency_key,
+                             trv_up_result *res, trv_sup_err *err)
 {
-    return trv_sup_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
+    return trv_fwire_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
 }
 
-trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
-                                const apr_table_t *headers, const char *method,
-                                const char *path, const json_t *body,
-                                const char *idempotency_key, trv_up_result *res,
-                                trv_sup_err *err)
+trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const char *adapter,
+                                  const apr_table_t *headers, const char *method,
+                                  const char *path, const json_t *body,
+                                  const char *idempotency_key, trv_up_result *res,
+                                  trv_sup_err *err)
 {
     trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
                                               headers, body, ctx->request_id, idempotency_key,
@@ -42,7 +42,7 @@ trv_up_status trv_sup_call_with(trv_flight_ctx *ctx, const char *adapter,
     return st;
 }
 
-json_t *trv_sup_money(const json_t *amount, const char *currency)
+json_t *trv_fwire_money(const json_t *amount, const char *currency)
 {
     trv_money m;
     if (trv_money_minor_of(amount, currency, &m.minor) != 0
@@ -52,7 +52,7 @@ json_t *trv_sup_money(const json_t *amount, const char *currency)
     return trv_money_json(&m);
 }
 
-const char *trv_sup_decimal(apr_pool_t *p, const json_t *money, const char **currency)
+const char *trv_fwire_decimal(apr_pool_t *p, const json_t *money, const char **currency)
 {
     trv_money m;
     const char *reason;
@@ -63,7 +63,7 @@ const char *trv_sup_decimal(apr_pool_t *p, const json_t *money, const char **cur
     return trv_money_decimal(p, m.minor, trv_currency_exponent(m.currency));
 }
 
-int trv_sup_iso_minutes(const char *s)
+int trv_fwire_iso_minutes(const char *s)
 {
     long total = 0;
     int in_time = 0, any = 0;
@@ -106,7 +106,7 @@ int trv_sup_iso_minutes(const char *s)
     return any ? (int)total : -1;
 }
 
-const char *trv_sup_local_time(apr_pool_t *p, const char *s)
+const char *trv_fwire_local_time(apr_pool_t *p, const char *s)
 {
     char *out;
     if (!s || strlen(s) < 16) {
@@ -117,7 +117,7 @@ const char *trv_sup_local_time(apr_pool_t *p, const char *s)
     return apr_pstrcat(p, out, ":00", NULL);
 }
 
-const char *trv_sup_direction(const char *first_origin, const char *dest, size_t j, size_t n)
+const char *trv_fwire_direction(const char *first_origin, const char *dest, size_t j, size_t n)
 {
     if (n == 2 && j == 1 && first_origin && dest && strcasecmp(first_origin, dest) == 0) {
         return "INBOUND";
@@ -125,8 +125,8 @@ const char *trv_sup_direction(const char *first_origin, const char *dest, size_t
     return "OUTBOUND";
 }
 
-void trv_sup_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
-                       const char *bag_type, json_int_t quantity)
+void trv_fwire_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
+                         const char *bag_type, json_int_t quantity)
 {
     json_t *segs = json_object_get(json_array_get(journeys, (size_t)journey), "segments");
     const char *field = strcmp(bag_type, "CHECKED") == 0 ? "checked_bags" : "carry_on_bags";

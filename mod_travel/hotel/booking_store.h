@@ -6,8 +6,8 @@
  * no row matched; a booking returned is whole (rooms with their guests,
  * payments). Hotel bookings are an organization's: reads for the API take
  * the organization. */
-#ifndef TRV_HOTEL_BSTORE_H
-#define TRV_HOTEL_BSTORE_H
+#ifndef TRV_HOTEL_BOOKING_STORE_H
+#define TRV_HOTEL_BOOKING_STORE_H
 
 #include "booking.h"
 #include "core/db.h"
@@ -30,54 +30,54 @@ typedef struct trv_hbooking_filter {
 } trv_hbooking_filter;
 
 /* One page of the organization's bookings; *total counts every match
- * (list_query.c). A booking whose list rendering is stored for its
+ * (booking_query.c). A booking whose list rendering is stored for its
  * revision comes with only id, revision and list_doc; the others whole. */
-apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                              apr_array_header_t **page, long *total);
+apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     apr_array_header_t **page, long *total);
 /* The usual page as one text: the stored list renderings of its bookings
  * joined with ',' in page order (the JSON array's inside, as is), *n their
  * count; *docs NULL when a booking of the page has no rendering for its
- * revision (then trv_hbstore_list gives the page for rendering). */
-apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                     const char **docs, long *n, long *total);
+ * revision (then trv_hbooking_query_list gives the page for rendering). */
+apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                       const char **docs, long *n, long *total);
 /* The usual page (no filter, newest first, the default size, from the
  * start) as the changes' transactions keep it (sql/143): *docs as above,
  * or NULL when f is another page or the kept page is behind. */
-apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                   const char **docs, long *n, long *total);
+apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     const char **docs, long *n, long *total);
 /* Builds and keeps the organization's usual page from the stored
  * renderings, unless one is behind or a change came since (sql/143). */
-apr_status_t trv_hbstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);
+apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);
 
-apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
-                             trv_hbooking **out);
+apr_status_t trv_hbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
+                              trv_hbooking **out);
 /* Any booking by id (background jobs, the cancel flow's re-reads). */
-apr_status_t trv_hbstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                 trv_hbooking **out);
+apr_status_t trv_hbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  trv_hbooking **out);
 /* The booking a prebook key made. */
-apr_status_t trv_hbstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                const char *key, trv_hbooking **out);
+apr_status_t trv_hbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *key, trv_hbooking **out);
 /* Loads b->rooms (with guests) and b->payments. */
-apr_status_t trv_hbstore_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b);
+apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b);
 /* Bookings by id, whole: ids is a text[] literal of ids ([A-Za-z0-9_-]
  * only); *out maps id -> trv_hbooking*. */
-apr_status_t trv_hbstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
-                                   apr_hash_t **out);
+apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                    apr_hash_t **out);
 
 /* The booking as GET shows it, from its stored rendering, in one query:
  * *doc is NULL when the booking is not the organization's, has no
  * rendering stored for its revision, or has passed its offer's expiry
  * unstored. */
-apr_status_t trv_hbstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *id, const char **doc);
+apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *id, const char **doc);
 /* Keeps rendered documents: docs is [{booking_id, revision, doc, list_doc}].
  * A document never replaces one of a later revision. */
-apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+apr_status_t trv_hbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 
 /* The service's hotel as a booking names it: {id, name, address {city,
  * postal_code, country_code}} (JSON text), or NULL when unknown. */
-apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
-                               const char **hotel_json);
+apr_status_t trv_hbooking_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                                const char **hotel_json);
 
 /* ---- prebook ---- */
 
@@ -101,8 +101,8 @@ typedef struct trv_hprebook_row {
 
 /* The booking (PREBOOK_IN_PROGRESS) with its rooms and guests, in one
  * statement: *inserted 0 when the organization's key is taken. */
-apr_status_t trv_hbstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
-                                        int *inserted);
+apr_status_t trv_hbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
+                                         int *inserted);
 
 /* What the supplier's prebook answered. */
 typedef struct trv_hpriced {
@@ -118,44 +118,44 @@ typedef struct trv_hpriced {
 } trv_hpriced;
 
 /* PREBOOK_IN_PROGRESS -> READY_FOR_COMPLETE with the supplier's terms. */
-apr_status_t trv_hbstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const trv_hpriced *pr, trv_hbooking **out);
+apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const trv_hpriced *pr, trv_hbooking **out);
 /* PREBOOK_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                        const char *failure_json, trv_hbooking **out);
+apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *failure_json, trv_hbooking **out);
 /* Removes a prebook that changed nothing anywhere (its key may be used
  * again). */
-apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         int *deleted);
+apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int *deleted);
 /* Removes a PREBOOK_IN_PROGRESS booking created more than `age` ago (its
  * request died: every call it could make has timed out). */
-apr_status_t trv_hbstore_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
-                                               apr_interval_time_t age, int *deleted);
+apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
+                                                apr_interval_time_t age, int *deleted);
 /* READY_FOR_COMPLETE past its offer's expiry -> EXPIRED. */
-apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    trv_hbooking **out);
+apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     trv_hbooking **out);
 
 /* ---- book ---- */
 
 /* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
  * `owner` until `deadline` from now; book_attempt + 1. */
-apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *id, trv_hb_phase phase, const char *owner,
-                                    apr_interval_time_t deadline, const char *instrument,
-                                    trv_hbooking **out);
+apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *id, trv_hb_phase phase, const char *owner,
+                                     apr_interval_time_t deadline, const char *instrument,
+                                     trv_hbooking **out);
 /* Phase `from` held by `owner_was` -> phase `to` held by `owner`
  * (supplier_booking_id set when given). A move the phase table (state.h)
  * does not have is refused and logged: *out NULL, as when the booking
  * moved on meanwhile. */
-apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                               const char *request_id, const char *id, trv_hb_phase from,
-                               const char *owner_was, trv_hb_phase to, const char *owner,
-                               apr_interval_time_t deadline, const char *supplier_booking_id,
-                               trv_hbooking **out);
+apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                const char *request_id, const char *id, trv_hb_phase from,
+                                const char *owner_was, trv_hb_phase to, const char *owner,
+                                apr_interval_time_t deadline, const char *supplier_booking_id,
+                                trv_hbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured
  * payment row is removed). */
-apr_status_t trv_hbstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const char *owner, trv_hbooking **out);
+apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *owner, trv_hbooking **out);
 
 /* What the supplier's book (or a later read) says of a confirmed booking. */
 typedef struct trv_hconfirmed {
@@ -170,24 +170,24 @@ typedef struct trv_hconfirmed {
 } trv_hconfirmed;
 
 /* COMPLETE_IN_PROGRESS -> CONFIRMED (confirmed_at set). */
-apr_status_t trv_hbstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
-                                 const trv_hconfirmed *cf, trv_hbooking **out);
+apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  const trv_hconfirmed *cf, trv_hbooking **out);
 /* COMPLETE_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const char *failure_json, trv_hbooking **out);
+apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *failure_json, trv_hbooking **out);
 /* Records that the supplier was read (synced_at). */
-apr_status_t trv_hbstore_synced(trv_dbc *c, apr_pool_t *p, const char *id);
+apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 
 /* The booking's charge: at most one; *inserted 0 when it exists already. */
-apr_status_t trv_hbstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
-                                        int *inserted);
-apr_status_t trv_hbstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          const char *card_json);
-apr_status_t trv_hbstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
+apr_status_t trv_hbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
+                                         int *inserted);
+apr_status_t trv_hbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                           const char *card_json);
+apr_status_t trv_hbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
 /* Sets a payment's card once it could be read. */
-apr_status_t trv_hbstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *card_json);
+apr_status_t trv_hbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *card_json);
 
 #endif

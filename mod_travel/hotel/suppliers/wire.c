@@ -1,7 +1,7 @@
 /* What the hotel adapters share: the call with its outcome logged, money
  * from the wire's decimal strings, request signatures' digests and query
  * strings. */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/call_log.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -60,14 +60,14 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
     return st;
 }
 
-trv_up_status trv_hotel_call(trv_hotel_ctx *ctx, const char *method, const char *path,
+trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
     return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, res, err);
 }
 
-trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
+trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
                                      const apr_table_t *auth, trv_up_result *res,
                                      trv_hotel_err *err)
 {
@@ -84,14 +84,14 @@ trv_up_status trv_hotel_call_content(trv_hotel_ctx *ctx, const char *path,
         res->body = trv_json_bind(ctx->pool, kept);
         return TRV_UP_OK;
     }
-    st = trv_hotel_call(ctx, "GET", path, auth, NULL, res, err);
+    st = trv_hwire_call(ctx, "GET", path, auth, NULL, res, err);
     if (st == TRV_UP_OK && res->body && ctx->env->content_cache && ttl > 0) {
         trv_json_cache_put(ctx->env->content_cache, key, res->body, apr_time_now(), ttl);
     }
     return st;
 }
 
-trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
+trv_up_status trv_hwire_call_idem(trv_hotel_ctx *ctx, const char *method, const char *path,
                                   const apr_table_t *auth, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err)
@@ -100,7 +100,7 @@ trv_up_status trv_hotel_call_idem(trv_hotel_ctx *ctx, const char *method, const 
                     err);
 }
 
-trv_up_status trv_hotel_call_forwarded(trv_hotel_ctx *ctx, const char *method,
+trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const char *method,
                                        const char *path, const apr_table_t *auth,
                                        const json_t *body, const char *idempotency_key,
                                        const char *instrument_id, trv_up_result *res,
@@ -134,7 +134,7 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency)
+json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *currency)
 {
     apr_array_header_t *ats = apr_array_make(p, 8, sizeof(const char *));
     const json_t *r, *pen;
@@ -178,19 +178,19 @@ json_t *trv_hotel_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
             }
             /* Each room's penalty is in range; their sum must be too (a
              * null amount is no policy: the caller keeps what it had). */
-            if (trv_hotel_sum(&sum, in_force) != 0) {
+            if (trv_hwire_sum(&sum, in_force) != 0) {
                 json_decref(out);
                 return NULL;
             }
         }
         json_array_append_new(json_object_get(out, "penalties"),
                               json_pack("{s:s,s:o}", "from", at, "amount",
-                                        trv_hotel_money(sum, currency)));
+                                        trv_hwire_money(sum, currency)));
     }
     return out;
 }
 
-trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
+trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
 {
     err->code = "bad_response";
     err->message = apr_psprintf(ctx->pool, "hotel %s answered without %s", ctx->up->name, what);
@@ -199,12 +199,12 @@ trv_up_status trv_hotel_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *
     return TRV_UP_BAD_RESPONSE;
 }
 
-const char *trv_hotel_num(apr_pool_t *p, double v)
+const char *trv_hwire_num(apr_pool_t *p, double v)
 {
     return apr_psprintf(p, "%.6f", v);
 }
 
-json_t *trv_hotel_money(apr_int64_t minor, const char *currency)
+json_t *trv_hwire_money(apr_int64_t minor, const char *currency)
 {
     trv_money m;
     if (trv_money_make(&m, minor, currency) != APR_SUCCESS) {
@@ -213,7 +213,7 @@ json_t *trv_hotel_money(apr_int64_t minor, const char *currency)
     return trv_money_json(&m);
 }
 
-const char *trv_hotel_board(apr_pool_t *p, const char *code)
+const char *trv_hwire_board(apr_pool_t *p, const char *code)
 {
     static const char *const map[][2] = {{"RO", "ROOM_ONLY"}, {"BB", "BED_AND_BREAKFAST"},
                                          {"HB", "HALF_BOARD"}, {"FB", "FULL_BOARD"},
@@ -232,7 +232,7 @@ const char *trv_hotel_board(apr_pool_t *p, const char *code)
     return up;
 }
 
-int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
+int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency)
 {
     apr_time_t t;
@@ -243,11 +243,11 @@ int trv_hotel_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
     }
     json_array_append_new(json_object_get(policy, "penalties"),
                           json_pack("{s:s,s:o}", "from", trv_time_format(p, t), "amount",
-                                    trv_hotel_money(minor, currency)));
+                                    trv_hwire_money(minor, currency)));
     return 0;
 }
 
-int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor)
+int trv_hwire_sum(apr_int64_t *acc, apr_int64_t minor)
 {
     if (minor > TRV_MONEY_MAX_MINOR - *acc || minor < -TRV_MONEY_MAX_MINOR - *acc) {
         return -1;
@@ -256,7 +256,7 @@ int trv_hotel_sum(apr_int64_t *acc, apr_int64_t minor)
     return 0;
 }
 
-int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
+int trv_hwire_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
                         const char *currency, int position)
 {
     size_t i;
@@ -273,7 +273,7 @@ int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
              * fuzz_hotel_supplier: the next merge then read an amount
              * that did not parse, and m uninitialized). */
             if (trv_money_from_json(json_object_get(e, "amount"), &m, &why) != APR_SUCCESS
-                || trv_hotel_sum(&m.minor, minor) != 0) {
+                || trv_hwire_sum(&m.minor, minor) != 0) {
                 return -1;
             }
             json_object_set_new(e, "amount", trv_money_json(&m));
@@ -282,7 +282,7 @@ int trv_hotel_promo_add(json_t *promotions, const char *name, apr_int64_t minor,
         }
     }
     json_array_append_new(promotions, json_pack("{s:s,s:o,s:[i]}", "name", name, "amount",
-                                                trv_hotel_money(minor, currency),
+                                                trv_hwire_money(minor, currency),
                                                 "room_positions", position));
     return 0;
 }
@@ -300,7 +300,7 @@ static int by_hotel_then_total(const void *a, const void *b)
     return strcmp(x->ref, y->ref);
 }
 
-void trv_hotel_offers_trim(apr_array_header_t *offers, int max)
+void trv_hwire_offers_trim(apr_array_header_t *offers, int max)
 {
     int i, kept = 0, run = 0;
     trv_hotel_offer *o = (trv_hotel_offer *)offers->elts;

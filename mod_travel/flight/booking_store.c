@@ -1,4 +1,4 @@
-#include "store.h"
+#include "booking_store.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -124,7 +124,7 @@ static const trv_stmt payments_stmt = {"trv_flight_payments_of",
     "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = %s "
     "ORDER BY created_at, id"};
 
-apr_status_t trv_fstore_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b)
+apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b)
 {
     trv_rows *rows;
     int i;
@@ -145,7 +145,7 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     if (rv != APR_SUCCESS || !b) {
         return rv;
     }
-    return trv_fstore_load_payments(c, p, b);
+    return trv_fbooking_load_payments(c, p, b);
 }
 
 /* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
@@ -163,8 +163,8 @@ static const trv_stmt page_payments_stmt = {"trv_flight_payments_of_page",
     "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = ANY (%s::text[]) "
     "ORDER BY created_at, id"};
 
-apr_status_t trv_fstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
-                                  apr_hash_t **out)
+apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                    apr_hash_t **out)
 {
     trv_rows *rows, *pays;
     apr_status_t rv;
@@ -205,7 +205,7 @@ static const trv_stmt keep_docs_stmt = {"trv_flight_keep_docs",
     "WHERE flight_booking_docs.revision < EXCLUDED.revision "
     "OR flight_booking_docs.doc IS NULL"};
 
-apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
 {
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
 }
@@ -213,8 +213,8 @@ apr_status_t trv_fstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
 static const trv_stmt keep_head_stmt = {"trv_flight_keep_head",
     "SELECT flight_list_head_keep(%s, %s)"};
 
-apr_status_t trv_fstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id)
+apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                    const char *user_id)
 {
     trv_rows *rows;
     return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id, user_id));
@@ -224,8 +224,8 @@ static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
     "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
     "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
 
-apr_status_t trv_fstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                const char *user_id, const char *id, const char **doc)
+apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id, const char *id, const char **doc)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
@@ -240,8 +240,8 @@ static const trv_stmt get_stmt = {"trv_flight_get",
     "SELECT " FB_COLS " FROM flight_bookings b "
     "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
 
-apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, trv_fbooking **out)
+apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                              const char *user_id, const char *id, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id, user_id));
     return with_payments(c, p, rv, *out);
@@ -250,8 +250,8 @@ apr_status_t trv_flight_store_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
 static const trv_stmt get_any_stmt = {"trv_flight_get_any",
     "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = %s"};
 
-apr_status_t trv_fstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                trv_fbooking **out)
+apr_status_t trv_fbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
     return with_payments(c, p, rv, *out);
@@ -261,8 +261,8 @@ static const trv_stmt by_key_stmt = {"trv_flight_by_key",
     "SELECT " FB_COLS " FROM flight_bookings b "
     "WHERE b.org_id = %s AND b.user_id = %s AND b.idempotency_key = %s"};
 
-apr_status_t trv_fstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                               const char *user_id, const char *key, trv_fbooking **out)
+apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *user_id, const char *key, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, user_id, key));
     return with_payments(c, p, rv, *out);
@@ -279,8 +279,8 @@ static const trv_stmt insert_stmt = {"trv_flight_prebook_insert",
     "VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, %s, %s, %s::boolean, %s::jsonb, "
     "%s::jsonb, %s::boolean) ON CONFLICT DO NOTHING RETURNING id"};
 
-apr_status_t trv_fstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
-                                       int *inserted)
+apr_status_t trv_fbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
+                                         int *inserted)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
@@ -296,8 +296,8 @@ static const trv_stmt expire_offer_stmt = {"trv_flight_expire_offer",
     "WHERE supplier = %s AND offer_reference = %s AND status = 'READY_FOR_COMPLETE' "
     "AND expires_at <= trv_now()"};
 
-apr_status_t trv_fstore_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
-                                     const char *offer_reference)
+apr_status_t trv_fbooking_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
+                                       const char *offer_reference)
 {
     return trv_db_exec(c, p, &expire_offer_stmt, NULL, TRV_DB_ARGS(supplier, offer_reference));
 }
@@ -312,8 +312,8 @@ static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",
     "updated_at = trv_now() WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const trv_fpriced *pr, trv_fbooking **out)
+apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const trv_fpriced *pr, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &prebook_done_stmt, out,
         TRV_DB_ARGS(pr->currency, pr->total_amount, pr->fare_amount, pr->fare_tax_amount,
@@ -329,8 +329,8 @@ static const trv_stmt prebook_failed_stmt = {"trv_flight_prebook_failed",
     "updated_at = trv_now() WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *failure_json, trv_fbooking **out)
+apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *failure_json, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &prebook_failed_stmt, out,
                                   TRV_DB_ARGS(failure_json, id));
@@ -340,8 +340,8 @@ apr_status_t trv_fstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id
 static const trv_stmt prebook_abandon_stmt = {"trv_flight_prebook_abandon",
     "DELETE FROM flight_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
 
-apr_status_t trv_fstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                        int *deleted)
+apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int *deleted)
 {
     return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
 }
@@ -353,8 +353,8 @@ static const trv_stmt expire_one_stmt = {"trv_flight_expire_one",
     "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at <= trv_now() "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                   trv_fbooking **out)
+apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
     return with_payments(c, p, rv, *out);
@@ -371,10 +371,10 @@ static const trv_stmt book_start_stmt = {"trv_flight_book_start",
     "AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at > trv_now() "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                   const char *user_id, const char *id, trv_fb_phase phase,
-                                   const char *owner, apr_interval_time_t deadline,
-                                   const char *instrument, trv_fbooking **out)
+apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id, const char *id, trv_fb_phase phase,
+                                     const char *owner, apr_interval_time_t deadline,
+                                     const char *instrument, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &book_start_stmt, out,
         TRV_DB_ARGS(trv_fb_phase_text(phase), owner, us(p, deadline), instrument, id, org_id,
@@ -390,11 +390,11 @@ static const trv_stmt phase_stmt = {"trv_flight_book_phase",
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                              const char *request_id, const char *id, trv_fb_phase from,
-                              const char *owner_was, trv_fb_phase to, const char *owner,
-                              apr_interval_time_t deadline, const char *supplier_reference,
-                              const char *airline_pnr, trv_fbooking **out)
+apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                const char *request_id, const char *id, trv_fb_phase from,
+                                const char *owner_was, trv_fb_phase to, const char *owner,
+                                apr_interval_time_t deadline, const char *supplier_reference,
+                                const char *airline_pnr, trv_fbooking **out)
 {
     apr_status_t rv;
     if (!trv_fb_phase_transit(log, request_id, id, from, to)) {
@@ -418,8 +418,8 @@ static const trv_stmt revert_stmt = {"trv_flight_book_revert",
 static const trv_stmt drop_uncaptured_stmt = {"trv_flight_payment_drop_uncaptured",
     "DELETE FROM flight_payments WHERE booking_id = %s AND status <> 'CAPTURED'"};
 
-apr_status_t trv_fstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    const char *owner, trv_fbooking **out)
+apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *owner, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, owner));
     if (rv == APR_SUCCESS && *out) {
@@ -436,9 +436,9 @@ static const trv_stmt confirm_stmt = {"trv_flight_confirm",
     "synced_at = clock_timestamp(), updated_at = trv_now() "
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
-                                const char *supplier_reference, const char *airline_pnr,
-                                trv_fbooking **out)
+apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  const char *supplier_reference, const char *airline_pnr,
+                                  trv_fbooking **out)
 {
     return one_booking(c, p, &confirm_stmt, out,
                        TRV_DB_ARGS(supplier_reference, airline_pnr, id));
@@ -449,8 +449,8 @@ static const trv_stmt book_failed_stmt = {"trv_flight_book_failed",
     "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    const char *failure_json, trv_fbooking **out)
+apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *failure_json, trv_fbooking **out)
 {
     return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
 }
@@ -463,8 +463,8 @@ static const trv_stmt cancel_start_stmt = {"trv_flight_cancel_start",
     "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s AND b.status = 'CONFIRMED' "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id, const char *id, trv_fbooking **out)
+apr_status_t trv_fbooking_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                       const char *user_id, const char *id, trv_fbooking **out)
 {
     apr_status_t rv = one_booking(c, p, &cancel_start_stmt, out,
                                   TRV_DB_ARGS(id, org_id, user_id));
@@ -477,8 +477,8 @@ static const trv_stmt canceled_stmt = {"trv_flight_canceled",
     "WHERE b.id = %s AND b.status = 'CANCEL_IN_PROGRESS' AND b.cancel_attempt = %s::int "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
-                                 const char *cancellation_json, trv_fbooking **out)
+apr_status_t trv_fbooking_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
+                                   const char *cancellation_json, trv_fbooking **out)
 {
     return one_booking(c, p, &canceled_stmt, out,
                        TRV_DB_ARGS(cancellation_json, id, apr_itoa(p, attempt)));
@@ -490,9 +490,9 @@ static const trv_stmt cancel_rejected_stmt = {"trv_flight_cancel_rejected",
     "WHERE b.id = %s AND b.status = 'CANCEL_IN_PROGRESS' AND b.cancel_attempt = %s::int "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char *id,
-                                        int attempt, const char *failure_json,
-                                        trv_fbooking **out)
+apr_status_t trv_fbooking_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int attempt, const char *failure_json,
+                                          trv_fbooking **out)
 {
     return one_booking(c, p, &cancel_rejected_stmt, out,
                        TRV_DB_ARGS(failure_json, id, apr_itoa(p, attempt)));
@@ -505,8 +505,8 @@ static const trv_stmt set_changes_stmt = {"trv_flight_set_changes",
     "synced_at = clock_timestamp(), updated_at = trv_now() WHERE b.id = %s "
     "RETURNING " FB_COLS};
 
-apr_status_t trv_fstore_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    const char *changes_json, trv_fbooking **out)
+apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *changes_json, trv_fbooking **out)
 {
     return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
 }
@@ -514,7 +514,7 @@ apr_status_t trv_fstore_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
 static const trv_stmt synced_stmt = {"trv_flight_synced",
     "UPDATE flight_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
 
-apr_status_t trv_fstore_synced(trv_dbc *c, apr_pool_t *p, const char *id)
+apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
 }
@@ -527,8 +527,8 @@ static const trv_stmt pay_insert_stmt = {"trv_flight_payment_insert",
     "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
     "ON CONFLICT (booking_id) DO NOTHING RETURNING id"};
 
-apr_status_t trv_fstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
-                                       int *inserted)
+apr_status_t trv_fbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
+                                         int *inserted)
 {
     trv_rows *rows;
     const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
@@ -545,8 +545,8 @@ static const trv_stmt pay_captured_stmt = {"trv_flight_payment_captured",
     "card = COALESCE(%s::jsonb, card), updated_at = trv_now() "
     "WHERE id = %s AND status = 'AUTHORIZED'"};
 
-apr_status_t trv_fstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *card_json)
+apr_status_t trv_fbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                           const char *card_json)
 {
     return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
 }
@@ -555,7 +555,7 @@ static const trv_stmt pay_voided_stmt = {"trv_flight_payment_voided",
     "UPDATE flight_payments SET status = 'VOIDED', updated_at = trv_now() "
     "WHERE id = %s AND status = 'AUTHORIZED'"};
 
-apr_status_t trv_fstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
+apr_status_t trv_fbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
 }
@@ -564,8 +564,8 @@ static const trv_stmt pay_card_stmt = {"trv_flight_payment_card",
     "UPDATE flight_payments SET card = %s::jsonb, updated_at = trv_now() "
     "WHERE id = %s AND card IS NULL"};
 
-apr_status_t trv_fstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const char *card_json)
+apr_status_t trv_fbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *card_json)
 {
     return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
 }
@@ -573,8 +573,8 @@ apr_status_t trv_fstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
 static const trv_stmt pay_get_stmt = {"trv_flight_payment_get",
     "SELECT " PAY_COLS " FROM flight_payments WHERE id = %s"};
 
-apr_status_t trv_fstore_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    trv_fpayment **out)
+apr_status_t trv_fbooking_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      trv_fpayment **out)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &pay_get_stmt, &rows, TRV_DB_ARGS(id));
@@ -588,7 +588,7 @@ static const trv_stmt refund_insert_stmt = {"trv_flight_refund_insert",
     "INSERT INTO flight_refunds (id, booking_id, payment_id, currency, amount, status) "
     "VALUES (%s, %s, %s, %s, %s::numeric, 'PENDING') ON CONFLICT (payment_id) DO NOTHING"};
 
-apr_status_t trv_fstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r)
+apr_status_t trv_fbooking_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r)
 {
     return trv_db_exec(c, p, &refund_insert_stmt, NULL,
                        TRV_DB_ARGS(r->id, r->booking_id, r->payment_id, r->currency,
@@ -601,8 +601,8 @@ static const trv_stmt refunds_pending_stmt = {"trv_flight_refunds_pending",
     "JOIN flight_payments p ON p.id = r.payment_id "
     "WHERE r.booking_id = %s AND r.status = 'PENDING' ORDER BY r.created_at, r.id"};
 
-apr_status_t trv_fstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        apr_array_header_t **out)
+apr_status_t trv_fbooking_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          apr_array_header_t **out)
 {
     trv_rows *rows;
     int i;
@@ -631,10 +631,10 @@ static const trv_stmt refund_result_stmt = {"trv_flight_refund_result",
     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
     "WHERE id = %s AND status = 'PENDING'"};
 
-apr_status_t trv_fstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                      const char *request_id, const char *id,
-                                      trv_refund_status status, const char *provider_ref,
-                                      const char *error)
+apr_status_t trv_fbooking_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                        const char *request_id, const char *id,
+                                        trv_refund_status status, const char *provider_ref,
+                                        const char *error)
 {
     if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
         return APR_SUCCESS;
@@ -647,8 +647,8 @@ static const trv_stmt refunds_restart_stmt = {"trv_flight_refunds_restart",
     "UPDATE flight_refunds SET status = 'PENDING', last_error = NULL, "
     "updated_at = trv_now() WHERE booking_id = %s AND status = 'FAILED'"};
 
-apr_status_t trv_fstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                        int *restarted)
+apr_status_t trv_fbooking_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          int *restarted)
 {
     return trv_db_exec(c, p, &refunds_restart_stmt, restarted, TRV_DB_ARGS(booking_id));
 }

@@ -1,5 +1,5 @@
-/* Hotel cancellation statements (cstore.h). */
-#include "cstore.h"
+/* Hotel cancellation statements (cancellation_store.h). */
+#include "cancellation_store.h"
 #include "core/json.h"
 #include "core/money.h"
 
@@ -51,8 +51,8 @@ static const trv_stmt start_stmt = {"trv_hotel_cancel_start",
     "  WHERE NOT EXISTS (SELECT 1 FROM resumed) RETURNING " CAN_COLS ") "
     "SELECT * FROM resumed UNION ALL SELECT * FROM created"};
 
-apr_status_t trv_hcstore_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                               const char *booking_id, const char *new_id, trv_hcancel **out)
+apr_status_t trv_hcancellation_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *booking_id, const char *new_id, trv_hcancel **out)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &start_stmt, &r,
@@ -71,8 +71,8 @@ static const trv_stmt list_stmt = {"trv_hotel_cancellations_of",
     "SELECT " CAN_COLS " FROM hotel_cancellations x WHERE x.booking_id = ANY (%s::text[]) "
     "ORDER BY x.booking_id, x.created_at, x.id"};
 
-apr_status_t trv_hcstore_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
-                                   apr_hash_t **out)
+apr_status_t trv_hcancellation_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                         apr_hash_t **out)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &list_stmt, &r, TRV_DB_ARGS(ids));
@@ -93,12 +93,12 @@ apr_status_t trv_hcstore_list_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     return APR_SUCCESS;
 }
 
-apr_status_t trv_hcstore_list(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                              apr_array_header_t **out)
+apr_status_t trv_hcancellation_list(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                    apr_array_header_t **out)
 {
     apr_hash_t *by;
     /* Ids are [A-Za-z0-9_-]: safe inside an array literal. */
-    apr_status_t rv = trv_hcstore_list_many(c, p, apr_psprintf(p, "{%s}", booking_id), &by);
+    apr_status_t rv = trv_hcancellation_list_many(c, p, apr_psprintf(p, "{%s}", booking_id), &by);
     *out = rv == APR_SUCCESS ? apr_hash_get(by, booking_id, APR_HASH_KEY_STRING) : NULL;
     if (!*out) {
         *out = apr_array_make(p, 1, sizeof(trv_hcancel));
@@ -117,7 +117,7 @@ static json_t *money_or_null(const char *amount, const char *currency)
     return trv_money_json(&m);
 }
 
-json_t *trv_hcancel_render(const apr_array_header_t *attempts)
+json_t *trv_hcancellation_render(const apr_array_header_t *attempts)
 {
     json_t *out = json_array();
     int i;
@@ -156,9 +156,9 @@ static const trv_stmt succeeded_stmt = {"trv_hotel_cancel_succeeded",
     "  WHERE r.booking_id = b.id AND r.canceled_at IS NULL RETURNING r.id) "
     "SELECT (SELECT id FROM x) AS id, (SELECT count(*) FROM r) AS rooms FROM b"};
 
-apr_status_t trv_hcstore_succeeded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                   int attempt, const char *fee, const char *refund,
-                                   const char *refund_to, const char **cancellation_id)
+apr_status_t trv_hcancellation_succeeded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                         int attempt, const char *fee, const char *refund,
+                                         const char *refund_to, const char **cancellation_id)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &succeeded_stmt, &r,
@@ -176,9 +176,9 @@ static const trv_stmt failed_stmt = {"trv_hotel_cancel_failed",
     "  updated_at = trv_now() FROM b WHERE x.booking_id = b.id AND x.status = 'IN_PROGRESS' "
     "RETURNING x.id"};
 
-apr_status_t trv_hcstore_failed(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                int attempt, const char *code, const char *message,
-                                int *moved)
+apr_status_t trv_hcancellation_failed(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                      int attempt, const char *code, const char *message,
+                                      int *moved)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &failed_stmt, &r,
@@ -192,8 +192,8 @@ static const trv_stmt refunded_stmt = {"trv_hotel_cancel_refunded",
     "SELECT coalesce(sum(refund_amount), 0)::text AS sum FROM hotel_cancellations "
     "WHERE booking_id = %s AND status = 'SUCCEEDED'"};
 
-apr_status_t trv_hcstore_refunded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                  const char **sum)
+apr_status_t trv_hcancellation_refunded(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        const char **sum)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &refunded_stmt, &r, TRV_DB_ARGS(booking_id));
@@ -208,8 +208,8 @@ static const trv_stmt restrict_stmt = {"trv_hotel_restrict",
     "ON CONFLICT (booking_id, code) DO UPDATE SET description = EXCLUDED.description, "
     "lifted_at = NULL"};
 
-apr_status_t trv_hcstore_restrict(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                  const char *code, const char *description)
+apr_status_t trv_hcancellation_restrict(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                        const char *code, const char *description)
 {
     return trv_db_exec(c, p, &restrict_stmt, NULL, TRV_DB_ARGS(booking_id, code, description));
 }
@@ -218,8 +218,8 @@ static const trv_stmt restricted_stmt = {"trv_hotel_restricted",
     "SELECT EXISTS (SELECT 1 FROM hotel_booking_restrictions WHERE booking_id = %s "
     "AND lifted_at IS NULL) AS restricted"};
 
-apr_status_t trv_hcstore_restricted(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                    int *restricted)
+apr_status_t trv_hcancellation_restricted(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          int *restricted)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &restricted_stmt, &r, TRV_DB_ARGS(booking_id));
@@ -234,7 +234,7 @@ static const trv_stmt refund_insert_stmt = {"trv_hotel_refund_insert",
     "status) VALUES (%s, %s, %s, %s, %s, %s::numeric, 'PENDING') "
     "ON CONFLICT (cancellation_id, payment_id) DO NOTHING"};
 
-apr_status_t trv_hcstore_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_hrefund *r)
+apr_status_t trv_hcancellation_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_hrefund *r)
 {
     return trv_db_exec(c, p, &refund_insert_stmt, NULL,
                        TRV_DB_ARGS(r->id, r->booking_id, r->cancellation_id, r->payment_id,
@@ -247,8 +247,8 @@ static const trv_stmt refunds_pending_stmt = {"trv_hotel_refunds_pending",
     "JOIN hotel_payments y ON y.id = f.payment_id "
     "WHERE f.booking_id = %s AND f.status = 'PENDING' ORDER BY f.created_at, f.id"};
 
-apr_status_t trv_hcstore_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         apr_array_header_t **out)
+apr_status_t trv_hcancellation_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                               apr_array_header_t **out)
 {
     trv_rows *r;
     apr_status_t rv = trv_db_select(c, p, &refunds_pending_stmt, &r, TRV_DB_ARGS(booking_id));
@@ -272,10 +272,10 @@ static const trv_stmt refund_result_stmt = {"trv_hotel_refund_result",
     "last_error = %s, attempts = attempts + 1, updated_at = trv_now() "
     "WHERE id = %s AND status = 'PENDING'"};
 
-apr_status_t trv_hcstore_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                       const char *request_id, const char *id,
-                                       trv_refund_status status, const char *provider_ref,
-                                       const char *error)
+apr_status_t trv_hcancellation_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                             const char *request_id, const char *id,
+                                             trv_refund_status status, const char *provider_ref,
+                                             const char *error)
 {
     if (!trv_refund_status_transit(log, request_id, id, TRV_REFUND_PENDING, status)) {
         return APR_SUCCESS;
@@ -288,8 +288,8 @@ static const trv_stmt refunds_restart_stmt = {"trv_hotel_refunds_restart",
     "UPDATE hotel_refunds SET status = 'PENDING', updated_at = trv_now() "
     "WHERE booking_id = %s AND status = 'FAILED'"};
 
-apr_status_t trv_hcstore_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
-                                         int *n)
+apr_status_t trv_hcancellation_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                               int *n)
 {
     return trv_db_exec(c, p, &refunds_restart_stmt, n, TRV_DB_ARGS(booking_id));
 }

@@ -8,7 +8,7 @@
  * completing the checkout charges the traveler's card, so book takes no
  * payment and the order reports what B collected. B cannot quote the
  * refund of a Basic fare (the caller estimates from the fare terms). */
-#include "supplier_wire.h"
+#include "wire.h"
 #include "core/json.h"
 #include "core/url.h"
 
@@ -25,7 +25,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
                           const json_t *body, const char *key, trv_up_result *res,
                           trv_sup_err *err)
 {
-    return trv_sup_call(ctx, NAME, method, path, body, key, res, err);
+    return trv_fwire_call(ctx, NAME, method, path, body, key, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -72,7 +72,7 @@ static const char *anc_id(apr_pool_t *p, const char *bag)
 static json_t *fee_money(const json_t *rule, const char *cur)
 {
     json_t *m = json_is_true(json_object_get(rule, "permitted"))
-        ? trv_sup_money(json_object_get(rule, "fee"), cur) : NULL;
+        ? trv_fwire_money(json_object_get(rule, "fee"), cur) : NULL;
     return m ? m : json_null();
 }
 
@@ -133,8 +133,8 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *fare, const json_t *c
             json_t *seg = json_pack(
                 "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}",
                 "origin", trv_json_str(f, "from"), "destination", trv_json_str(f, "to"),
-                "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(f, "depart_local")),
-                "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(f, "arrive_local")),
+                "departure_time", trv_fwire_local_time(ctx->pool, trv_json_str(f, "depart_local")),
+                "arrival_time", trv_fwire_local_time(ctx->pool, trv_json_str(f, "arrive_local")),
                 "marketing_flight", apr_pstrcat(ctx->pool, mc ? mc : "",
                                                 trv_json_str(f, "number"), NULL),
                 "marketing_carrier", md ? trv_json_str(md, "name") : mc,
@@ -169,9 +169,9 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *fare, const json_t *c
         }
         jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:I,s:I,s:o}",
             "origin", trv_json_str(leg, "from"), "destination", dest,
-            "direction", trv_sup_direction(first_origin, dest, j, n),
-            "departure_time", trv_sup_local_time(ctx->pool, trv_json_str(leg, "depart_local")),
-            "arrival_time", trv_sup_local_time(ctx->pool, trv_json_str(leg, "arrive_local")),
+            "direction", trv_fwire_direction(first_origin, dest, j, n),
+            "departure_time", trv_fwire_local_time(ctx->pool, trv_json_str(leg, "depart_local")),
+            "arrival_time", trv_fwire_local_time(ctx->pool, trv_json_str(leg, "arrive_local")),
             "duration_minutes", json_integer_value(json_object_get(leg, "elapsed_min")),
             "stops", json_integer_value(json_object_get(leg, "stops")), "segments", segs);
         if (booking) {
@@ -186,7 +186,7 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *fare, const json_t *c
 static json_t *api_offer(trv_flight_ctx *ctx, const json_t *f, const json_t *carriers)
 {
     const json_t *price = json_object_get(f, "price"), *bag = json_object_get(f, "baggage");
-    json_t *total = trv_sup_money(json_object_get(price, "total"), trv_json_str(price, "currency"));
+    json_t *total = trv_fwire_money(json_object_get(price, "total"), trv_json_str(price, "currency"));
     json_t *js;
     size_t j;
     int minutes = 0;
@@ -283,7 +283,7 @@ static trv_up_status expired_is_gone(trv_up_status st, trv_sup_err *err)
 static json_t *bag_entry(apr_pool_t *p, const json_t *a, const char *cur, int priced)
 {
     const char *kind = trv_json_str(a, "kind");
-    json_t *unit = trv_sup_money(json_object_get(a, priced ? "unit_price" : "price"), cur);
+    json_t *unit = trv_fwire_money(json_object_get(a, priced ? "unit_price" : "price"), cur);
     json_t *e;
     if (!unit) {
         return NULL;
@@ -299,7 +299,7 @@ static json_t *bag_entry(apr_pool_t *p, const json_t *a, const char *cur, int pr
         return NULL;
     }
     if (priced) {
-        json_t *total = trv_sup_money(json_object_get(a, "total"), cur);
+        json_t *total = trv_fwire_money(json_object_get(a, "total"), cur);
         json_object_set_new(e, "quantity", json_integer(json_integer_value(
                                                json_object_get(a, "qty"))));
         json_object_set_new(e, "total_amount", total ? total : json_null());
@@ -366,7 +366,7 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
     json_t *trav = json_array(), *anc = json_array(), *body, *js, *svc_out, *conds;
     const json_t *co, *fare, *price, *hold, *list;
     const char *cur;
-    apr_int64_t minor; /* checked only: a trv_sup_money here was never freed */
+    apr_int64_t minor; /* checked only: a trv_fwire_money here was never freed */
     trv_up_result res;
     trv_up_status st;
     size_t i, k;
@@ -438,19 +438,19 @@ static trv_up_status b_prebook(trv_flight_ctx *ctx, const char *offer_reference,
             json_array_append_new(segids, json_string(trv_json_str(json_array_get(fl, k), "id")));
         }
         json_object_set_new(e, "segment_ids", segids);
-        trv_sup_count_bag(js, jn, json_integer_value(json_object_get(a, "traveler_ref")) - 1,
-                          trv_json_str(json_object_get(e, "baggage"), "type"),
-                          json_integer_value(json_object_get(a, "qty")));
+        trv_fwire_count_bag(js, jn, json_integer_value(json_object_get(a, "traveler_ref")) - 1,
+                            trv_json_str(json_object_get(e, "baggage"), "type"),
+                            json_integer_value(json_object_get(a, "qty")));
         json_array_append_new(svc_out, e);
     }
     conds = fare_conditions(fare);
     *priced = trv_json_bind(ctx->pool, json_pack(
         "{s:o,s:o,s:o,s:o,s:s,s:s?,s:s?,s:o,s:{s:O,s:O},s:o,s:o,s:b,s:{s:b,s:s?},"
         "s:{s:s,s:s}}",
-        "total_amount", trv_sup_money(json_object_get(price, "total"), cur),
-        "fare_amount", trv_sup_money(json_object_get(price, "base"), cur),
-        "fare_tax_amount", trv_sup_money(json_object_get(price, "taxes"), cur),
-        "services_amount", trv_sup_money(json_object_get(price, "ancillaries"), cur),
+        "total_amount", trv_fwire_money(json_object_get(price, "total"), cur),
+        "fare_amount", trv_fwire_money(json_object_get(price, "base"), cur),
+        "fare_tax_amount", trv_fwire_money(json_object_get(price, "taxes"), cur),
+        "services_amount", trv_fwire_money(json_object_get(price, "ancillaries"), cur),
         "currency", cur, "expires_at", trv_json_str(co, "expires_at"),
         "fare_brand", trv_json_str(fare, "brand"), "fare_conditions", conds,
         "cancellation_policy", "refundable",
@@ -526,8 +526,8 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *o, json_t **ord
                     "airline_initiated_changes", changes_of(o));
     if (json_is_object(pay)) {
         const json_t *card = json_object_get(pay, "card");
-        json_t *amount = trv_sup_money(json_object_get(pay, "amount"),
-                                       trv_json_str(pay, "currency"));
+        json_t *amount = trv_fwire_money(json_object_get(pay, "amount"),
+                                         trv_json_str(pay, "currency"));
         json_object_set_new(out, "payment", json_pack("{s:s?,s:o?,s:O?}",
             "collected_by", trv_json_str(pay, "collected_by"),
             "amount", amount, "card", json_is_object(card) ? card : NULL));
@@ -580,8 +580,8 @@ static trv_up_status b_read_order(trv_flight_ctx *ctx, const char *order_id, jso
 static json_t *terms(const json_t *b, const char *refund_key)
 {
     const char *cur = trv_json_str(b, "currency");
-    json_t *fee = trv_sup_money(json_object_get(b, "penalty"), cur);
-    json_t *refund = trv_sup_money(json_object_get(b, "refund_total"), cur);
+    json_t *fee = trv_fwire_money(json_object_get(b, "penalty"), cur);
+    json_t *refund = trv_fwire_money(json_object_get(b, "refund_total"), cur);
     return json_pack("{s:o,s:o}", "fee", fee ? fee : json_null(), refund_key,
                      refund ? refund : json_null());
 }
@@ -647,7 +647,7 @@ static trv_up_status b_airline(trv_flight_ctx *ctx, const char *iata_code, json_
     return TRV_UP_OK;
 }
 
-const trv_flight_supplier trv_supplier_b = {
+const trv_flight_supplier trv_flight_supplier_b = {
     NAME,
     "fk_",
     b_search,

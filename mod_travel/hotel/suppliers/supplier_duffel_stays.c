@@ -31,7 +31,7 @@
  * Adapter-private references: an offer's ref is "<search result id> <rate
  * id>" (prebook needs both), a prebook id "<quote id>" followed, for a
  * refundable rate, by " <refund amount> <refund deadline>". */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/url.h"
 #include "core/clock.h"
 #include "core/db.h"
@@ -100,12 +100,12 @@ static trv_up_status stays_search(trv_hotel_ctx *ctx, const trv_hotel_stay *stay
         "{s:{s:s,s:s,s:i,s:o,s:o}}", "data", "check_in_date", stay->check_in,
         "check_out_date", stay->check_out, "rooms", stay->n_rooms, "guests", guests_of(stay),
         key, where));
-    st = trv_hotel_call(ctx, "POST", "/stays/search", auth(ctx), body, &res, err);
+    st = trv_hwire_call(ctx, "POST", "/stays/search", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     *results = json_object_get(json_object_get(res.body, "data"), "results");
-    return json_is_array(*results) ? TRV_UP_OK : trv_hotel_bad(ctx, err, "data.results");
+    return json_is_array(*results) ? TRV_UP_OK : trv_hwire_bad(ctx, err, "data.results");
 }
 
 /* A city's point and radius from the catalogue; *known 0 when the
@@ -198,7 +198,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     }
     json_array_foreach(results, i, r) {
         if (found_of(ctx, stay, r, apr_array_push(*found)) != 0) {
-            return trv_hotel_bad(ctx, err, "an accommodation's id, name or country");
+            return trv_hwire_bad(ctx, err, "an accommodation's id, name or country");
         }
     }
     return TRV_UP_OK;
@@ -241,7 +241,7 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
     pen = json_object_get(*policy, "penalties");
     if (!refund) {
         json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
-                                             "amount", trv_hotel_money(total, cur)));
+                                             "amount", trv_hwire_money(total, cur)));
         return 0;
     }
     if (!refund_cur || strcmp(refund_cur, cur) != 0
@@ -251,10 +251,10 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
     }
     if (back < total) {
         json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
-                                             "amount", trv_hotel_money(total - back, cur)));
+                                             "amount", trv_hwire_money(total - back, cur)));
     }
     json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, until),
-                                         "amount", trv_hotel_money(total, cur)));
+                                         "amount", trv_hwire_money(total, cur)));
     return 0;
 }
 
@@ -334,15 +334,15 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         json_array_append_new(rooms, json_pack(
             "{s:i,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:O?}", "position", i, "name", name, "board", board,
             "board_name", words, "adults", stay->rooms[i].adults, "children", ages,
-            "total", stay->n_rooms == 1 ? trv_hotel_money(out->total_minor, cur) : json_null(),
-            "due_at_property", i == 0 && due > 0 ? trv_hotel_money(due, due_cur) : json_null(),
+            "total", stay->n_rooms == 1 ? trv_hwire_money(out->total_minor, cur) : json_null(),
+            "due_at_property", i == 0 && due > 0 ? trv_hwire_money(due, due_cur) : json_null(),
             "cancellation_policy", stay->n_rooms == 1 ? policy : NULL));
     }
     out->doc = trv_json_bind(ctx->pool, json_pack(
         "{s:{s:s,s:s},s:s,s:s,s:o,s:O,s:[],s:O}",
         "room_type", "code", trv_json_str(rate, "code") ? trv_json_str(rate, "code") : name,
         "name", name, "board", board, "board_name", words,
-        "total", trv_hotel_money(out->total_minor, cur), "cancellation_policy", policy,
+        "total", trv_hwire_money(out->total_minor, cur), "cancellation_policy", policy,
         "promotions", "rooms", rooms));
     return 0;
 }
@@ -360,7 +360,7 @@ static trv_up_status rates_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     const char *sid, *rf, *bf;
     apr_time_t now = apr_time_now();
     size_t i, k;
-    st = trv_hotel_call(ctx, "POST",
+    st = trv_hwire_call(ctx, "POST",
                         id_path(ctx, "/stays/search_results/%s/actions/fetch_all_rates",
                                 result_id),
                         auth(ctx), NULL, &res, err);
@@ -369,7 +369,7 @@ static trv_up_status rates_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     }
     acc = json_object_get(json_object_get(res.body, "data"), "accommodation");
     if (!(sid = trv_json_str(acc, "id"))) {
-        return trv_hotel_bad(ctx, err, "the accommodation of a search result");
+        return trv_hwire_bad(ctx, err, "the accommodation of a search result");
     }
     json_array_foreach(json_object_get(acc, "rooms"), i, room) {
         json_array_foreach(json_object_get(room, "rates"), k, rate) {
@@ -381,7 +381,7 @@ static trv_up_status rates_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             }
             r = offer_of(ctx, stay, sid, result_id, room, rate, now, &o, &rf, &bf);
             if (r < 0) {
-                return trv_hotel_bad(ctx, err, "a rate's id, prices and cancellation timeline");
+                return trv_hwire_bad(ctx, err, "a rate's id, prices and cancellation timeline");
             }
             if (r == 0) {
                 *(trv_hotel_offer *)apr_array_push(out) = o;
@@ -437,7 +437,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         json_array_foreach(results, i, r) {
             fetch *f = apr_pcalloc(ctx->pool, sizeof(*f));
             if (!trv_json_str(r, "id")) {
-                return trv_hotel_bad(ctx, err, "a search result's id");
+                return trv_hwire_bad(ctx, err, "a search result's id");
             }
             f->ctx = *ctx;
             if (!(f->ctx.pool = trv_call_pool(ctx->pool))) {
@@ -463,7 +463,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             }
         }
     }
-    trv_hotel_offers_trim(*out, max_per_hotel);
+    trv_hwire_offers_trim(*out, max_per_hotel);
     return TRV_UP_OK;
 }
 
@@ -508,10 +508,10 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     }
     o = &APR_ARRAY_IDX(found, 0, trv_hotel_offer);
     if (strcmp(o->sid, sid) != 0) {
-        return trv_hotel_bad(ctx, err, "the offer's accommodation");
+        return trv_hwire_bad(ctx, err, "the offer's accommodation");
     }
     body = trv_json_bind(ctx->pool, json_pack("{s:{s:s}}", "data", "rate_id", rate_id));
-    st = trv_hotel_call(ctx, "POST", "/stays/quotes", auth(ctx), body, &res, err);
+    st = trv_hwire_call(ctx, "POST", "/stays/quotes", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -521,7 +521,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     if (!(qid = trv_json_str(q, "id")) || strchr(qid, ' ')
         || !in_stay_currency(stay, json_object_get(q, "total_amount"),
                              trv_json_str(q, "total_currency"), &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "a quote's id and total in the stay's currency");
+        return trv_hwire_bad(ctx, err, "a quote's id and total in the stay's currency");
     }
     out->prebook_id = refund ? apr_pstrcat(ctx->pool, qid, " ", refund, " ", before, NULL) : qid;
     /* Duffel states no expiry of a quote: the rate's. */
@@ -554,7 +554,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
                 : strcmp(status, "cancelled") == 0 ? "CANCELED" : NULL;
     out->booking_id = trv_json_str(d, "id");
     if (!out->status || !out->booking_id || n < 1 || n > TRV_HOTEL_MAX_ROOMS) {
-        return trv_hotel_bad(ctx, err, "a booking's id, status and rooms");
+        return trv_hwire_bad(ctx, err, "a booking's id, status and rooms");
     }
     out->client_reference = trv_json_str(meta, "client_reference");
     out->hotel_confirmation_code = trv_json_str(d, "reference");
@@ -570,7 +570,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
         && (trv_time_parse(trv_json_str(d, "confirmed_at"), &at) != APR_SUCCESS
             || refund_policy(ctx, cur, out->total_minor, json_object_get(meta, "refund_amount"),
                              cur, trv_json_str(meta, "refund_before"), at, &policy) != 0)) {
-        return trv_hotel_bad(ctx, err, "a readable agreement in the booking's metadata");
+        return trv_hwire_bad(ctx, err, "a readable agreement in the booking's metadata");
     }
     out->cancellation_policy = policy;
     out->rooms = trv_json_bind(ctx->pool, json_array());
@@ -619,7 +619,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
      * request must never be sent twice (the HTTP client resends only keyed
      * requests); a lost answer is settled by reading the list for the
      * client reference in the metadata. */
-    st = trv_hotel_call(ctx, "POST", "/stays/bookings", auth(ctx), body, &res, err);
+    st = trv_hwire_call(ctx, "POST", "/stays/bookings", auth(ctx), body, &res, err);
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "quote_already_booked") == 0) {
         /* The quote was booked: by an earlier attempt of ours whose answer
          * was lost, most likely. Unknown: the booking is read by its
@@ -648,7 +648,7 @@ static trv_up_status find_by_reference(trv_hotel_ctx *ctx, const char *client_re
         trv_up_result res;
         const json_t *b;
         size_t i;
-        trv_up_status st = trv_hotel_call(
+        trv_up_status st = trv_hwire_call(
             ctx, "GET", apr_psprintf(ctx->pool, "/stays/bookings?limit=%d%s%s", LIST_LIMIT,
                                      after ? "&after=" : "",
                                      after ? trv_url_escape(ctx->pool, after) : ""),
@@ -657,7 +657,7 @@ static trv_up_status find_by_reference(trv_hotel_ctx *ctx, const char *client_re
             return st;
         }
         if (!json_is_array(json_object_get(res.body, "data"))) {
-            return trv_hotel_bad(ctx, err, "a list of bookings");
+            return trv_hwire_bad(ctx, err, "a list of bookings");
         }
         json_array_foreach(json_object_get(res.body, "data"), i, b) {
             const char *ref = trv_json_str(json_object_get(b, "metadata"), "client_reference");
@@ -697,7 +697,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return TRV_UP_NOT_FOUND;
         }
     }
-    st = trv_hotel_call(ctx, "GET", id_path(ctx, "/stays/bookings/%s", booking_id), auth(ctx),
+    st = trv_hwire_call(ctx, "GET", id_path(ctx, "/stays/bookings/%s", booking_id), auth(ctx),
                         NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -716,7 +716,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "POST",
+    trv_up_status st = trv_hwire_call(ctx, "POST",
                                       id_path(ctx, "/stays/bookings/%s/actions/cancel", ref),
                                       auth(ctx), NULL, &res, err);
     const json_t *d, *meta;
@@ -732,7 +732,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     if (strcmp(trv_json_str(d, "status") ? trv_json_str(d, "status") : "", "cancelled") != 0
         || !trv_json_str(d, "cancelled_at")
         || trv_time_parse(trv_json_str(d, "cancelled_at"), &at) != APR_SUCCESS) {
-        return trv_hotel_bad(ctx, err, "a cancelled booking with its cancellation time");
+        return trv_hwire_bad(ctx, err, "a cancelled booking with its cancellation time");
     }
     cur = trv_json_str(meta, "total_currency");
     refund = trv_json_str(meta, "refund_amount");
@@ -744,7 +744,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     if (refund && before && trv_time_parse(before, &until) == APR_SUCCESS && at < until
         && (trv_money_minor_of(json_object_get(meta, "refund_amount"), cur, &back) != 0
             || back < 0 || back > total)) {
-        return trv_hotel_bad(ctx, err, "a readable refund in the booking's metadata");
+        return trv_hwire_bad(ctx, err, "a readable refund in the booking's metadata");
     }
     out->currency = apr_pstrdup(ctx->pool, cur);
     out->fee_minor = total - back;

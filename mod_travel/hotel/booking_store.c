@@ -1,6 +1,6 @@
-/* Hotel booking statements (bstore.h). */
-#include "bstore.h"
-#include "cstore.h"
+/* Hotel booking statements (booking_store.h). */
+#include "booking_store.h"
+#include "cancellation_store.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -213,10 +213,10 @@ static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_h
             APR_ARRAY_PUSH(b->payments, trv_hpayment) = payment_at(p, pays, i);
         }
     }
-    /* Cancellation attempts (cstore.c): part of the booking as shown. */
+    /* Cancellation attempts (cancellation_store.c): part of the booking as shown. */
     {
         apr_hash_t *cans;
-        if ((rv = trv_hcstore_list_many(c, p, ids, &cans)) != APR_SUCCESS) {
+        if ((rv = trv_hcancellation_list_many(c, p, ids, &cans)) != APR_SUCCESS) {
             return rv;
         }
         for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
@@ -230,7 +230,7 @@ static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_h
     return APR_SUCCESS;
 }
 
-apr_status_t trv_hbstore_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b)
+apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b)
 {
     apr_hash_t *one = apr_hash_make(p);
     apr_hash_set(one, b->id, APR_HASH_KEY_STRING, b);
@@ -250,7 +250,7 @@ static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
         return rv;
     }
     *out = booking_at(p, rows, 0);
-    return trv_hbstore_load_parts(c, p, *out);
+    return trv_hbooking_load_parts(c, p, *out);
 }
 
 static const trv_stmt get_any_stmt;
@@ -277,8 +277,8 @@ static apr_status_t moved_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
 static const trv_stmt get_stmt = {"trv_hotel_booking_get",
     "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s AND b.org_id = %s"};
 
-apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
-                             trv_hbooking **out)
+apr_status_t trv_hbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
+                              trv_hbooking **out)
 {
     return one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id));
 }
@@ -286,8 +286,8 @@ apr_status_t trv_hbstore_get(trv_dbc *c, apr_pool_t *p, const char *org_id, cons
 static const trv_stmt get_any_stmt = {"trv_hotel_booking_get_any",
     "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s"};
 
-apr_status_t trv_hbstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                 trv_hbooking **out)
+apr_status_t trv_hbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  trv_hbooking **out)
 {
     return one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
 }
@@ -295,8 +295,8 @@ apr_status_t trv_hbstore_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
 static const trv_stmt by_key_stmt = {"trv_hotel_booking_by_key",
     "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.org_id = %s AND b.idempotency_key = %s"};
 
-apr_status_t trv_hbstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                const char *key, trv_hbooking **out)
+apr_status_t trv_hbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *key, trv_hbooking **out)
 {
     return one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, key));
 }
@@ -304,8 +304,8 @@ apr_status_t trv_hbstore_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
 static const trv_stmt many_stmt = {"trv_hotel_booking_get_many",
     "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = ANY (%s::text[])"};
 
-apr_status_t trv_hbstore_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
-                                   apr_hash_t **out)
+apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                    apr_hash_t **out)
 {
     trv_rows *rows;
     apr_status_t rv;
@@ -331,8 +331,8 @@ static const trv_stmt get_doc_stmt = {"trv_hotel_booking_get_doc",
     "SELECT d.doc FROM hotel_bookings b JOIN hotel_booking_docs d ON d.booking_id = b.id "
     "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s"};
 
-apr_status_t trv_hbstore_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *id, const char **doc)
+apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *id, const char **doc)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows, TRV_DB_ARGS(id, org_id));
@@ -348,7 +348,7 @@ static const trv_stmt keep_docs_stmt = {"trv_hotel_booking_keep_docs",
     "doc = EXCLUDED.doc, list_doc = EXCLUDED.list_doc "
     "WHERE hotel_booking_docs.revision < EXCLUDED.revision"};
 
-apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
+apr_status_t trv_hbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
 {
     return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
 }
@@ -356,7 +356,7 @@ apr_status_t trv_hbstore_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs
 static const trv_stmt keep_head_stmt = {"trv_hotel_keep_head",
     "SELECT hotel_list_head_keep(%s)"};
 
-apr_status_t trv_hbstore_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id)
+apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id)
 {
     trv_rows *rows;
     return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id));
@@ -393,8 +393,8 @@ static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
     "SELECT b.id, (SELECT count(*) FROM r) AS rooms, (SELECT count(*) FROM g) AS guests "
     "FROM b"};
 
-apr_status_t trv_hbstore_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
-                                        int *inserted)
+apr_status_t trv_hbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
+                                         int *inserted)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
@@ -426,8 +426,8 @@ static const trv_stmt prebook_done_stmt = {"trv_hotel_prebook_done",
     "supplier_data = %s::jsonb, sdk_token = %s "
     "WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' RETURNING b.id"};
 
-apr_status_t trv_hbstore_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const trv_hpriced *pr, trv_hbooking **out)
+apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const trv_hpriced *pr, trv_hbooking **out)
 {
     return moved_booking(c, p, &prebook_done_stmt, out,
         TRV_DB_ARGS(pr->rooms, id, pr->currency, pr->total_amount, pr->offer_expires_at,
@@ -439,8 +439,8 @@ static const trv_stmt prebook_failed_stmt = {"trv_hotel_prebook_failed",
     "UPDATE hotel_bookings b SET status = 'FAILED', failure = %s::jsonb "
     "WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                        const char *failure_json, trv_hbooking **out)
+apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *failure_json, trv_hbooking **out)
 {
     return one_booking(c, p, &prebook_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
 }
@@ -449,8 +449,8 @@ apr_status_t trv_hbstore_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *i
 static const trv_stmt prebook_abandon_stmt = {"trv_hotel_prebook_abandon",
     "DELETE FROM hotel_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
 
-apr_status_t trv_hbstore_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         int *deleted)
+apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int *deleted)
 {
     return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
 }
@@ -461,8 +461,8 @@ static const trv_stmt prebook_stale_stmt = {"trv_hotel_prebook_abandon_stale",
     "DELETE FROM hotel_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS' "
     "AND created_at < clock_timestamp() - %s::bigint * interval '1 microsecond'"};
 
-apr_status_t trv_hbstore_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
-                                               apr_interval_time_t age, int *deleted)
+apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
+                                                apr_interval_time_t age, int *deleted)
 {
     return trv_db_exec(c, p, &prebook_stale_stmt, deleted, TRV_DB_ARGS(id, us(p, age)));
 }
@@ -472,8 +472,8 @@ static const trv_stmt expire_one_stmt = {"trv_hotel_expire_one",
     "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now() "
     "RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                    trv_hbooking **out)
+apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     trv_hbooking **out)
 {
     return one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
 }
@@ -489,10 +489,10 @@ static const trv_stmt book_start_stmt = {"trv_hotel_book_start",
     "AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now() "
     "RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *id, trv_hb_phase phase, const char *owner,
-                                    apr_interval_time_t deadline, const char *instrument,
-                                    trv_hbooking **out)
+apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *id, trv_hb_phase phase, const char *owner,
+                                     apr_interval_time_t deadline, const char *instrument,
+                                     trv_hbooking **out)
 {
     return one_booking(c, p, &book_start_stmt, out,
                        TRV_DB_ARGS(trv_hb_phase_text(phase), owner, us(p, deadline), instrument,
@@ -506,11 +506,11 @@ static const trv_stmt phase_stmt = {"trv_hotel_book_phase",
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                               const char *request_id, const char *id, trv_hb_phase from,
-                               const char *owner_was, trv_hb_phase to, const char *owner,
-                               apr_interval_time_t deadline, const char *supplier_booking_id,
-                               trv_hbooking **out)
+apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                const char *request_id, const char *id, trv_hb_phase from,
+                                const char *owner_was, trv_hb_phase to, const char *owner,
+                                apr_interval_time_t deadline, const char *supplier_booking_id,
+                                trv_hbooking **out)
 {
     if (!trv_hb_phase_transit(log, request_id, id, from, to)) {
         *out = NULL;
@@ -531,8 +531,8 @@ static const trv_stmt revert_stmt = {"trv_hotel_book_revert",
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
     "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const char *owner, trv_hbooking **out)
+apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *owner, trv_hbooking **out)
 {
     return one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, id, owner, id, owner));
 }
@@ -557,8 +557,8 @@ static const trv_stmt confirm_stmt = {"trv_hotel_confirm",
     "synced_at = clock_timestamp() "
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING b.id"};
 
-apr_status_t trv_hbstore_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
-                                 const trv_hconfirmed *cf, trv_hbooking **out)
+apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  const trv_hconfirmed *cf, trv_hbooking **out)
 {
     return moved_booking(c, p, &confirm_stmt, out,
                        TRV_DB_ARGS(cf->rooms, id, cf->cancellation_policy,
@@ -571,8 +571,8 @@ static const trv_stmt book_failed_stmt = {"trv_hotel_book_failed",
     "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL "
     "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " HB_COLS};
 
-apr_status_t trv_hbstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     const char *failure_json, trv_hbooking **out)
+apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *failure_json, trv_hbooking **out)
 {
     return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
 }
@@ -582,7 +582,7 @@ apr_status_t trv_hbstore_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
 static const trv_stmt synced_stmt = {"trv_hotel_synced",
     "UPDATE hotel_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
 
-apr_status_t trv_hbstore_synced(trv_dbc *c, apr_pool_t *p, const char *id)
+apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
 }
@@ -595,8 +595,8 @@ static const trv_stmt pay_insert_stmt = {"trv_hotel_payment_insert",
     "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
     "ON CONFLICT (booking_id) WHERE kind = 'BOOK' DO NOTHING RETURNING id"};
 
-apr_status_t trv_hbstore_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
-                                        int *inserted)
+apr_status_t trv_hbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
+                                         int *inserted)
 {
     trv_rows *rows;
     const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
@@ -613,8 +613,8 @@ static const trv_stmt pay_captured_stmt = {"trv_hotel_payment_captured",
     "card = coalesce(%s::jsonb, card), updated_at = trv_now() "
     "WHERE id = %s AND status = 'AUTHORIZED'"};
 
-apr_status_t trv_hbstore_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          const char *card_json)
+apr_status_t trv_hbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                           const char *card_json)
 {
     return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
 }
@@ -623,7 +623,7 @@ static const trv_stmt pay_voided_stmt = {"trv_hotel_payment_voided",
     "UPDATE hotel_payments SET status = 'VOIDED', updated_at = trv_now() "
     "WHERE id = %s AND status = 'AUTHORIZED'"};
 
-apr_status_t trv_hbstore_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
+apr_status_t trv_hbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
 }
@@ -632,8 +632,8 @@ static const trv_stmt pay_card_stmt = {"trv_hotel_payment_card",
     "UPDATE hotel_payments SET card = %s::jsonb, updated_at = trv_now() "
     "WHERE id = %s AND card IS NULL"};
 
-apr_status_t trv_hbstore_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *card_json)
+apr_status_t trv_hbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *card_json)
 {
     return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
 }
@@ -645,8 +645,8 @@ static const trv_stmt hotel_stmt = {"trv_hotel_booking_hotel",
     "jsonb_build_object('city', h.city, 'postal_code', nullif(h.postal_code, ''), "
     "'country_code', h.country_code))::text AS hotel FROM hotels h WHERE h.id = %s"};
 
-apr_status_t trv_hbstore_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
-                               const char **hotel_json)
+apr_status_t trv_hbooking_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
+                                const char **hotel_json)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &hotel_stmt, &rows, TRV_DB_ARGS(hotel_id));

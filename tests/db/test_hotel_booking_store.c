@@ -1,11 +1,11 @@
-/* Hotel booking store (hotel/bstore.c) against a real PostgreSQL: a
+/* Hotel booking store (hotel/booking_store.c) against a real PostgreSQL: a
  * prebook goes in whole (booking, rooms, guests) or not at all, one key of
  * an organization makes one booking, state moves are guarded, a booking is
  * charged once, every visible change raises the revision (so a stored
  * rendering is never served stale), and the list's exact total follows the
  * status a reader sees. */
 #include "dbtest.h"
-#include "hotel/bstore.h"
+#include "hotel/booking_store.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -76,7 +76,7 @@ static trv_hbooking *ready(const char *o, const char *id)
     trv_hpriced pr;
     trv_hbooking *b = NULL;
     int ins = 0;
-    assert_int_equal(trv_hbstore_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
     memset(&pr, 0, sizeof(pr));
     pr.currency = "EUR";
@@ -85,7 +85,7 @@ static trv_hbooking *ready(const char *o, const char *id)
     pr.supplier_prebook_id = "pb-1";
     pr.rooms = "[{\"position\": 1, \"total_amount\": 80, \"cancellation_policy\": "
                "{\"refundable\": true, \"penalties\": []}}]";
-    assert_int_equal(trv_hbstore_prebook_done(dbt_conn, dbt_pool, id, &pr, &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_prebook_done(dbt_conn, dbt_pool, id, &pr, &b), APR_SUCCESS);
     assert_non_null(b);
     return b;
 }
@@ -98,18 +98,18 @@ static void prebook_inserts_whole_and_once(void **state)
     trv_hroom *m;
     int ins = 0;
     (void)state;
-    assert_int_equal(trv_hbstore_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
     /* The same key again: no second booking, no rooms for it. */
     r.id = "bkg_hb_whole_2";
     r.rooms = apr_psprintf(dbt_pool, ROOMS, r.id, r.id, r.id, r.id, r.id);
-    assert_int_equal(trv_hbstore_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_insert_prebook(dbt_conn, dbt_pool, &r, &ins), APR_SUCCESS);
     assert_int_equal(ins, 0);
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, "bkg_hb_whole_2", &b),
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, "bkg_hb_whole_2", &b),
                      APR_SUCCESS);
     assert_null(b);
 
-    assert_int_equal(trv_hbstore_by_key(dbt_conn, dbt_pool, o, "k1", &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_by_key(dbt_conn, dbt_pool, o, "k1", &b), APR_SUCCESS);
     assert_non_null(b);
     assert_string_equal(b->id, "bkg_hb_whole");
     assert_string_equal(trv_hb_status_text(b->status), "PREBOOK_IN_PROGRESS");
@@ -125,7 +125,7 @@ static void prebook_inserts_whole_and_once(void **state)
     assert_string_equal(b->payments->nelts == 0 ? "none" : "some", "none");
 
     /* Another organization does not see it. */
-    assert_int_equal(trv_hbstore_get(dbt_conn, dbt_pool, org(), "bkg_hb_whole", &b),
+    assert_int_equal(trv_hbooking_get(dbt_conn, dbt_pool, org(), "bkg_hb_whole", &b),
                      APR_SUCCESS);
     assert_null(b);
 }
@@ -144,9 +144,9 @@ static void prebook_with_a_bad_room_inserts_nothing(void **state)
     trv_hbooking *b = NULL;
     int ins = 0;
     (void)state;
-    assert_int_not_equal(trv_hbstore_insert_prebook(dbt_conn, dbt_pool, &r, &ins),
+    assert_int_not_equal(trv_hbooking_insert_prebook(dbt_conn, dbt_pool, &r, &ins),
                          APR_SUCCESS);
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, "bkg_hb_bad", &b), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, "bkg_hb_bad", &b), APR_SUCCESS);
     assert_null(b);
 }
 
@@ -162,22 +162,22 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     assert_string_equal(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).total_amount, "80");
     assert_non_null(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).cancellation_policy);
 
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id,
-                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
-                                            "pi_test_visa", &again),
+    assert_int_equal(trv_hbooking_book_start(dbt_conn, dbt_pool, o, b->id,
+                                             TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                             "pi_test_visa", &again),
                      APR_SUCCESS);
     assert_non_null(again);
     assert_string_equal(trv_hb_status_text(again->status), "COMPLETE_IN_PROGRESS");
     assert_int_equal(again->book_attempt, 1);
     /* A racing start finds nothing to start. */
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id, TRV_HB_PHASE_AUTHORIZING,
-                                            "other", apr_time_from_sec(30), "pi_test_visa",
-                                            &done), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_book_start(dbt_conn, dbt_pool, o, b->id, TRV_HB_PHASE_AUTHORIZING,
+                                             "other", apr_time_from_sec(30), "pi_test_visa",
+                                             &done), APR_SUCCESS);
     assert_null(done);
     /* Another owner cannot move the phase. */
-    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
-                                       TRV_HB_PHASE_AUTHORIZING, "other", TRV_HB_PHASE_ORDERING,
-                                       "other", apr_time_from_sec(30), NULL, &done),
+    assert_int_equal(trv_hbooking_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
+                                        TRV_HB_PHASE_AUTHORIZING, "other", TRV_HB_PHASE_ORDERING,
+                                        "other", apr_time_from_sec(30), NULL, &done),
                      APR_SUCCESS);
     assert_null(done);
 
@@ -189,26 +189,26 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = "auth_1";
-    assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
     pay.id = "pay_hb_2";
-    assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 0);
 
-    assert_int_equal(trv_hbstore_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
-                                       TRV_HB_PHASE_AUTHORIZING, "me", TRV_HB_PHASE_ORDERING,
-                                       "me", apr_time_from_sec(30), NULL, &done),
+    assert_int_equal(trv_hbooking_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
+                                        TRV_HB_PHASE_AUTHORIZING, "me", TRV_HB_PHASE_ORDERING,
+                                        "me", apr_time_from_sec(30), NULL, &done),
                      APR_SUCCESS);
     assert_non_null(done);
     assert_string_equal(trv_hb_phase_text(done->book_phase), "ordering");
-    assert_int_equal(trv_hbstore_payment_captured(dbt_conn, dbt_pool, "pay_hb_1",
-                                                  "{\"brand\": \"visa\", \"last4\": \"4242\"}"),
+    assert_int_equal(trv_hbooking_payment_captured(dbt_conn, dbt_pool, "pay_hb_1",
+                                                   "{\"brand\": \"visa\", \"last4\": \"4242\"}"),
                      APR_SUCCESS);
     memset(&cf, 0, sizeof(cf));
     cf.supplier_booking_id = "1-1234567";
     cf.hotel_confirmation_code = "HC1";
     cf.rooms = "[{\"position\": 0, \"supplier_reference_number\": \"R0\"}]";
-    assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, b->id, &cf, &done), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, b->id, &cf, &done), APR_SUCCESS);
     assert_non_null(done);
     assert_string_equal(trv_hb_status_text(done->status), "CONFIRMED");
     assert_non_null(done->confirmed_at);
@@ -221,10 +221,10 @@ static void book_moves_are_guarded_and_charge_once(void **state)
         trv_pay_status_text(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
     assert_string_equal(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).amount, "200.5");
     /* Confirmed once: a second confirm and a failure find nothing. */
-    assert_int_equal(trv_hbstore_confirm(dbt_conn, dbt_pool, b->id, &cf, &again), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, b->id, &cf, &again), APR_SUCCESS);
     assert_null(again);
-    assert_int_equal(trv_hbstore_book_failed(dbt_conn, dbt_pool, b->id,
-                                             "{\"code\": \"book_failed\"}", &again),
+    assert_int_equal(trv_hbooking_book_failed(dbt_conn, dbt_pool, b->id,
+                                              "{\"code\": \"book_failed\"}", &again),
                      APR_SUCCESS);
     assert_null(again);
 }
@@ -236,9 +236,9 @@ static void revert_drops_the_uncaptured_payment(void **state)
     trv_hpayment pay;
     int ins = 0;
     (void)state;
-    assert_int_equal(trv_hbstore_book_start(dbt_conn, dbt_pool, o, b->id,
-                                            TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
-                                            "pi_test_visa", &x),
+    assert_int_equal(trv_hbooking_book_start(dbt_conn, dbt_pool, o, b->id,
+                                             TRV_HB_PHASE_AUTHORIZING, "me", apr_time_from_sec(30),
+                                             "pi_test_visa", &x),
                      APR_SUCCESS);
     memset(&pay, 0, sizeof(pay));
     pay.id = "pay_hb_rv";
@@ -247,14 +247,14 @@ static void revert_drops_the_uncaptured_payment(void **state)
     pay.currency = "EUR";
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
-    assert_int_equal(trv_hbstore_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     /* Not the owner: nothing moves, nothing is dropped. */
-    assert_int_equal(trv_hbstore_book_revert(dbt_conn, dbt_pool, b->id, "other", &x),
+    assert_int_equal(trv_hbooking_book_revert(dbt_conn, dbt_pool, b->id, "other", &x),
                      APR_SUCCESS);
     assert_null(x);
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
     assert_int_equal(x->payments->nelts, 1);
-    assert_int_equal(trv_hbstore_book_revert(dbt_conn, dbt_pool, b->id, "me", &x),
+    assert_int_equal(trv_hbooking_book_revert(dbt_conn, dbt_pool, b->id, "me", &x),
                      APR_SUCCESS);
     assert_non_null(x);
     assert_string_equal(trv_hb_status_text(x->status), "READY_FOR_COMPLETE");
@@ -270,39 +270,39 @@ static void revision_guards_the_stored_rendering(void **state)
     docs = json_pack("[{s:s,s:I,s:s,s:s}]", "booking_id", b->id, "revision",
                      (json_int_t)apr_atoi64(b->revision), "doc", "{\"v\": 1}", "list_doc",
                      "{\"l\": 1}");
-    assert_int_equal(trv_hbstore_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
     json_decref(docs);
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_non_null(doc);
     assert_string_equal(doc, "{\"v\": 1}");
     /* Another organization: nothing. */
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, org(), b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, org(), b->id, &doc), APR_SUCCESS);
     assert_null(doc);
     /* A read at the supplier alone keeps the rendering current... */
-    assert_int_equal(trv_hbstore_synced(dbt_conn, dbt_pool, b->id), APR_SUCCESS);
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_synced(dbt_conn, dbt_pool, b->id), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_non_null(doc);
     /* ...a guest's change (a part of the booking) does not. */
     plain(apr_psprintf(dbt_pool, "UPDATE hotel_booking_guests SET last_name = 'X' "
                        "WHERE booking_id = '%s' AND position = 1", b->id));
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_null(doc);
     /* Past the offer's expiry the booking reads EXPIRED: no stored doc. */
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
     docs = json_pack("[{s:s,s:I,s:s,s:s}]", "booking_id", b->id, "revision",
                      (json_int_t)apr_atoi64(x->revision), "doc", "{\"v\": 2}", "list_doc", "{}");
-    assert_int_equal(trv_hbstore_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
     json_decref(docs);
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_string_equal(doc, "{\"v\": 2}");
     plain(apr_psprintf(dbt_pool, "UPDATE hotel_bookings SET offer_expires_at = now() - "
                        "interval '1 second' WHERE id = '%s'", b->id));
-    assert_int_equal(trv_hbstore_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_any(dbt_conn, dbt_pool, b->id, &x), APR_SUCCESS);
     docs = json_pack("[{s:s,s:I,s:s,s:s}]", "booking_id", b->id, "revision",
                      (json_int_t)apr_atoi64(x->revision), "doc", "{\"v\": 3}", "list_doc", "{}");
-    assert_int_equal(trv_hbstore_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_keep_docs(dbt_conn, dbt_pool, docs), APR_SUCCESS);
     json_decref(docs);
-    assert_int_equal(trv_hbstore_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_null(doc);
     assert_string_equal(trv_hb_status_text(trv_hbooking_status(x)), "EXPIRED");
 }
@@ -329,7 +329,7 @@ static void totals_follow_status(void **state)
           "WHERE id = 'bkg_hb_t2'");
     assert_int_equal(total(o, "READY_FOR_COMPLETE"), 1);
     assert_int_equal(total(o, "EXPIRED"), 1);
-    assert_int_equal(trv_hbstore_expire_one(dbt_conn, dbt_pool, "bkg_hb_t2", &x), APR_SUCCESS);
+    assert_int_equal(trv_hbooking_expire_one(dbt_conn, dbt_pool, "bkg_hb_t2", &x), APR_SUCCESS);
     assert_non_null(x);
     assert_int_equal(total(o, "EXPIRED"), 1);
     assert_int_equal(total(o, NULL), 2);

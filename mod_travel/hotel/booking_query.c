@@ -1,14 +1,14 @@
-/* GET /v1/hotel/bookings' query (bstore.h): one prepared statement per
+/* GET /v1/hotel/bookings' query (booking_store.h): one prepared statement per
  * combination of the filters present, the sort and whether the page size
  * is the default, made on first use and kept for the process, so each
  * plan has only the conditions that apply and uses the index for them.
  * The exact total comes from the per-day counts (hotel_bookings_total,
  * sql/100) or, for the usual list, from the all-time counts; each listed
  * booking from its stored rendering. The usual (warm) page comes joined by
- * PostgreSQL as one text (trv_hbstore_list_joined); a page with a booking
+ * PostgreSQL as one text (trv_hbooking_query_joined); a page with a booking
  * to render comes row by row. The statements' shape and cache are the
  * flight list's too (core/list_page.h). */
-#include "bstore.h"
+#include "booking_store.h"
 #include "core/list_page.h"
 
 #include <apr_strings.h>
@@ -88,8 +88,8 @@ static const trv_stmt head_stmt = {"trv_hotel_list_head",
     "WHERE h.org_id = %s AND h.page_gen = h.gen "
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
-apr_status_t trv_hbstore_list_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                   const char **docs, long *n, long *total)
+apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     const char **docs, long *n, long *total)
 {
     *docs = NULL;
     if (f->status || f->supplier || f->created_from || f->created_to || f->sort_by_total
@@ -152,8 +152,8 @@ static apr_status_t select_page(trv_dbc *c, apr_pool_t *p, const trv_hbooking_fi
     return trv_list_select(c, p, st, nargs, args, rows, total);
 }
 
-apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                                     const char **docs, long *n, long *total)
+apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                       const char **docs, long *n, long *total)
 {
     trv_rows *rows;
     apr_status_t rv;
@@ -166,8 +166,8 @@ apr_status_t trv_hbstore_list_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooki
     return APR_SUCCESS;
 }
 
-apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
-                              apr_array_header_t **page, long *total)
+apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+                                     apr_array_header_t **page, long *total)
 {
     int i, misses = 0;
     const char *ids = "{";
@@ -198,7 +198,7 @@ apr_status_t trv_hbstore_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filt
     if (misses == 0) {
         return APR_SUCCESS;
     }
-    if ((rv = trv_hbstore_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole))
+    if ((rv = trv_hbooking_load_many(c, p, apr_pstrcat(p, ids, "}", NULL), &whole))
         != APR_SUCCESS) {
         return rv;
     }

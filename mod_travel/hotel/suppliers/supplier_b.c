@@ -9,7 +9,7 @@
  * carry their cheapest rate (minRate), then the content of their
  * destinations for what mapping needs (giataCode, postal code), which
  * availability does not carry. */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/crypt.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -117,7 +117,7 @@ static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     apr_int64_t from = 1, total;
     *code = NULL;
     do {
-        st = hb(trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+        st = hb(trv_hwire_call_content(ctx, apr_psprintf(ctx->pool,
                     CONTENT "/locations/destinations?fields=all&language=ENG&countryCodes=%s"
                     "&from=%" APR_INT64_T_FMT "&to=%" APR_INT64_T_FMT,
                     trv_url_escape(ctx->pool, area->country_code), from, from + CONTENT_PAGE - 1),
@@ -127,7 +127,7 @@ static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         }
         list = json_object_get(res.body, "destinations");
         if (!json_is_array(list)) {
-            return trv_hotel_bad(ctx, err, "destinations");
+            return trv_hwire_bad(ctx, err, "destinations");
         }
         json_array_foreach(list, i, d) {
             const char *name = trv_json_str(json_object_get(d, "name"), "content");
@@ -156,7 +156,7 @@ static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *b
     /* Page by page (from..to, 1-based, at most CONTENT_PAGE a call) until
      * the answer's total. */
     do {
-        st = hb(trv_hotel_call_content(ctx, apr_psprintf(ctx->pool,
+        st = hb(trv_hwire_call_content(ctx, apr_psprintf(ctx->pool,
                     CONTENT "/hotels?fields=all&language=ENG&destinationCode=%s"
                     "&from=%" APR_INT64_T_FMT "&to=%" APR_INT64_T_FMT,
                     trv_url_escape(ctx->pool, code), from, from + CONTENT_PAGE - 1),
@@ -166,7 +166,7 @@ static trv_up_status content(trv_hotel_ctx *ctx, const char *code, apr_hash_t *b
         }
         list = json_object_get(res.body, "hotels");
         if (!json_is_array(list)) {
-            return trv_hotel_bad(ctx, err, "hotels");
+            return trv_hwire_bad(ctx, err, "hotels");
         }
         json_array_foreach(list, i, h) {
             json_t *c = json_object_get(h, "code");
@@ -218,14 +218,14 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         json_object_set_new(body, "destination", json_pack("{s:s}", "code", code));
     }
     trv_json_bind(ctx->pool, body);
-    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;
     }
     list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
     if (!json_is_array(list)) {
-        return trv_hotel_bad(ctx, err, "hotels.hotels");
+        return trv_hwire_bad(ctx, err, "hotels.hotels");
     }
     json_array_foreach(list, i, h) {
         const char *dc = trv_json_str(h, "destinationCode");
@@ -241,7 +241,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         trv_hotel_found *f;
         const char *cur = trv_json_str(h, "currency");
         if (!json_is_integer(c)) {
-            return trv_hotel_bad(ctx, err, "a hotel's code");
+            return trv_hwire_bad(ctx, err, "a hotel's code");
         }
         if (cur && other_currency(ctx, cur, stay, &said)) {
             continue;
@@ -268,7 +268,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         }
         if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
             || trv_money_minor_of(json_object_get(h, "minRate"), cur, &f->total_minor)) {
-            return trv_hotel_bad(ctx, err, "a hotel's name, country or price");
+            return trv_hwire_bad(ctx, err, "a hotel's name, country or price");
         }
         f->priced = 1;
     }
@@ -316,11 +316,11 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 return -1;
             }
             json_decref(total);
-            total = trv_hotel_money(m, cur);
+            total = trv_hwire_money(m, cur);
             json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
                 if (!json_is_true(json_object_get(e, "included"))
                     && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
-                    if (trv_hotel_sum(&sum, m) != 0) {
+                    if (trv_hwire_sum(&sum, m) != 0) {
                         json_decref(ages);
                         json_decref(total);
                         return -1;
@@ -330,12 +330,12 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             }
             if (has_due) {
                 json_decref(due);
-                due = trv_hotel_money(sum, cur);
+                due = trv_hwire_money(sum, cur);
             }
             json_array_foreach(json_object_get(rr, "offers"), k, e) {
                 if (trv_json_str(e, "name")
                     && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)
-                    && trv_hotel_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m,
+                    && trv_hwire_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m,
                                            cur, i) != 0) {
                     json_decref(ages);
                     json_decref(total);
@@ -353,7 +353,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                     strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
                                                            : "", "NRF") != 0, "penalties"));
                 json_array_foreach(json_object_get(rr, "cancellationPolicies"), k, e) {
-                    if (trv_hotel_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
+                    if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
                                               json_object_get(e, "amount"), cur) != 0) {
                         json_decref(ages);
                         json_decref(total);
@@ -365,14 +365,14 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             json_array_append_new(rooms, json_pack(
                 "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O?}", "position", i,
                 "name", trv_json_str(room, "name"),
-                "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+                "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
                 "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
                 "children", ages, "total", total, "due_at_property", due,
                 "cancellation_policy", rp));
         }
     }
     json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
-        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
+        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
                                   json_object_get(e, "amount"), cur) != 0) {
             return -1;
         }
@@ -385,7 +385,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 continue;
             }
             for (i = 0; i < stay->n_rooms; i++) {
-                if (trv_hotel_promo_add(promos, trv_json_str(e, "name"),
+                if (trv_hwire_promo_add(promos, trv_json_str(e, "name"),
                                         i ? 0 : (m < 0 ? -m : m), cur, i) != 0) {
                     return -1;
                 }
@@ -394,9 +394,9 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
         "room_type", "code", trv_json_str(room, "code"), "name", trv_json_str(room, "name"),
-        "board", trv_hotel_board(ctx->pool, trv_json_str(rate, "boardCode")),
+        "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
         "board_name", trv_json_str(rate, "boardName"),
-        "total", trv_hotel_money(out->total_minor, cur),
+        "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
@@ -420,14 +420,14 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "hotels", "hotel", codes,
                      "filter", "maxRatesPerRoom", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;
     }
     list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
     if (!json_is_array(list)) {
-        return trv_hotel_bad(ctx, err, "hotels.hotels");
+        return trv_hwire_bad(ctx, err, "hotels.hotels");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
     json_array_foreach(list, i, h) {
@@ -436,7 +436,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
             : NULL;
         if (!sid || !trv_json_str(h, "currency")) {
-            return trv_hotel_bad(ctx, err, "a hotel's code and currency");
+            return trv_hwire_bad(ctx, err, "a hotel's code and currency");
         }
         if (other_currency(ctx, trv_json_str(h, "currency"), stay, &said)) {
             continue;
@@ -444,12 +444,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
             json_array_foreach(json_object_get(room, "rates"), j, rate) {
                 if (offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
-                    return trv_hotel_bad(ctx, err, "a rate's key and price");
+                    return trv_hwire_bad(ctx, err, "a rate's key and price");
                 }
             }
         }
     }
-    trv_hotel_offers_trim(*out, max_per_hotel);
+    trv_hwire_offers_trim(*out, max_per_hotel);
     return TRV_UP_OK;
 }
 
@@ -466,7 +466,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     apr_time_t now = apr_time_now();
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:[{s:s}]}", "rooms", "rateKey", ref));
     memset(out, 0, sizeof(*out));
-    st = hb(trv_hotel_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
+    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
             &res, err);
     if (st != TRV_UP_OK) {
         return st;
@@ -476,7 +476,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     if (strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "", stay->currency)
         || offer_of(ctx, stay, sid, room, json_array_get(json_object_get(room, "rates"), 0), now,
                     &o) != 0) {
-        return trv_hotel_bad(ctx, err, "a checked rate's key and prices");
+        return trv_hwire_bad(ctx, err, "a checked rate's key and prices");
     }
     out->prebook_id = o.ref;
     out->total_minor = o.total_minor;
@@ -511,7 +511,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
     out->client_reference = trv_json_str(bk, "clientReference");
     if (!out->status || !out->booking_id || !cur
         || trv_money_minor_of(json_object_get(bk, "totalNet"), cur, &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "a booking's reference, status and price");
+        return trv_hwire_bad(ctx, err, "a booking's reference, status and price");
     }
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
@@ -525,10 +525,10 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
                                ? trv_json_str(rate, "rateClass") : "", "NRF") != 0,
                         "penalties");
         json_array_foreach(policy ? cps : NULL, k, pen) {
-            if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(pen, "from"),
+            if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(pen, "from"),
                                       json_object_get(pen, "amount"), cur) != 0) {
                 json_decref(policy);
-                return trv_hotel_bad(ctx, err, "a room's cancellation policy");
+                return trv_hwire_bad(ctx, err, "a room's cancellation policy");
             }
         }
         if (!out->hotel_confirmation_code) {
@@ -542,7 +542,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
                                                     "cancellation_policy", policy));
     }
     out->cancellation_policy = trv_json_bind(ctx->pool,
-                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+                                             trv_hwire_policy_sum(ctx->pool, out->rooms, cur));
     /* B invoices the partner: the traveller pays the service. */
     return TRV_UP_OK;
 }
@@ -565,7 +565,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         apr_strftime(start, &n, sizeof(start), "%Y-%m-%d", &t);
         apr_time_exp_gmt(&t, now + apr_time_from_sec(86400));
         apr_strftime(end, &n, sizeof(end), "%Y-%m-%d", &t);
-        st = hb(trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+        st = hb(trv_hwire_call(ctx, "GET", apr_psprintf(ctx->pool,
                     BOOKING "/bookings?start=%s&end=%s&filterType=CREATION&from=1&to=25"
                     "&clientReference=%s", start, end,
                     trv_url_escape(ctx->pool, client_reference)),
@@ -575,7 +575,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         }
         list = json_object_get(json_object_get(res.body, "bookings"), "bookings");
         if (!json_is_array(list)) {
-            return trv_hotel_bad(ctx, err, "a list of bookings");
+            return trv_hwire_bad(ctx, err, "a list of bookings");
         }
         if (json_array_size(list) == 0) {
             err->code = "not_found";
@@ -583,10 +583,10 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return TRV_UP_NOT_FOUND;
         }
         if (!(booking_id = trv_json_str(json_array_get(list, 0), "reference"))) {
-            return trv_hotel_bad(ctx, err, "a booking's reference");
+            return trv_hwire_bad(ctx, err, "a booking's reference");
         }
     }
-    st = hb(trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
+    st = hb(trv_hwire_call(ctx, "GET", apr_psprintf(ctx->pool, BOOKING "/bookings/%s",
                                                     trv_url_escape(ctx->pool, booking_id)),
                            auth(ctx), NULL, &res, err), &res, err);
     if (st != TRV_UP_OK) {
@@ -626,7 +626,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                                               "clientReference", rq->client_reference));
     /* (Idempotency-Key: honoured by the sandbox; Hotelbeds documents none,
      * its guard is the clientReference.) */
-    st = hb(trv_hotel_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
+    st = hb(trv_hwire_call_idem(ctx, "POST", BOOKING "/bookings", auth(ctx), body,
                                 rq->idempotency_key, &res, err), &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "DUPLICATE_CLIENT_REFERENCE") == 0) {
@@ -653,7 +653,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = hb(trv_hotel_call(ctx, "DELETE",
+    trv_up_status st = hb(trv_hwire_call(ctx, "DELETE",
                                          apr_pstrcat(ctx->pool, BOOKING "/bookings/",
                                                      trv_url_escape(ctx->pool, ref),
                                                      "?cancellationFlag=CANCELLATION", NULL),
@@ -671,7 +671,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                                               "cancellationAmount"), out->currency,
                               &out->fee_minor) != 0
         || trv_money_minor_of(json_object_get(b, "totalNet"), out->currency, &total) != 0) {
-        return trv_hotel_bad(ctx, err, "a cancelled booking with its cancellation amount");
+        return trv_hwire_bad(ctx, err, "a cancelled booking with its cancellation amount");
     }
     out->currency = apr_pstrdup(ctx->pool, out->currency);
     out->refund_minor = total > out->fee_minor ? total - out->fee_minor : 0;

@@ -6,7 +6,7 @@
  * Search: the content of a city or around a point (up to 250 properties,
  * one page), then availability for those properties; a rate's price per
  * room is its occupancy's totals.inclusive. */
-#include "supplier.h"
+#include "hotel/supplier.h"
 #include "core/clock.h"
 #include "core/crypt.h"
 #include "core/json.h"
@@ -68,7 +68,7 @@ static int rate_total(apr_pool_t *p, const json_t *rate, const trv_hotel_stay *s
          * fuzz_hotel_supplier: three rooms at the largest amount). */
         if (!trv_json_str(inc, "currency") || strcmp(trv_json_str(inc, "currency"), stay->currency)
             || trv_money_minor_of(json_object_get(inc, "value"), stay->currency, &m)
-            || trv_hotel_sum(total, m) != 0) {
+            || trv_hwire_sum(total, m) != 0) {
             return -1;
         }
     }
@@ -102,12 +102,12 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                            NULL);
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
-    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_array(res.body)) {
-        return trv_hotel_bad(ctx, err, "a list of properties");
+        return trv_hwire_bad(ctx, err, "a list of properties");
     }
     json_array_foreach(res.body, i, h) {
         const char *pid = trv_json_str(h, "property_id");
@@ -121,7 +121,7 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             json_array_foreach(json_object_get(room, "rates"), q, rate) {
                 apr_int64_t t;
                 if (rate_total(ctx->pool, rate, stay, &t) != 0) {
-                    return trv_hotel_bad(ctx, err, "a rate's price for every room");
+                    return trv_hwire_bad(ctx, err, "a rate's price for every room");
                 }
                 if (!f->priced || t < f->total_minor) {
                     f->total_minor = t;
@@ -145,8 +145,8 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     if (area->by_point) {
         path = apr_psprintf(ctx->pool, "/properties/content?latitude=%s&longitude=%s"
                             "&radius_km=%.3f&limit=%d",
-                            trv_hotel_num(ctx->pool, area->latitude),
-                            trv_hotel_num(ctx->pool, area->longitude), area->radius_m / 1000.0,
+                            trv_hwire_num(ctx->pool, area->latitude),
+                            trv_hwire_num(ctx->pool, area->longitude), area->radius_m / 1000.0,
                             MAX_PROPERTIES);
     }
     else {
@@ -154,12 +154,12 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
                             trv_url_escape(ctx->pool, area->country_code),
                             trv_url_escape(ctx->pool, area->city), MAX_PROPERTIES);
     }
-    st = trv_hotel_call_content(ctx, path, auth(ctx), &res, err);
+    st = trv_hwire_call_content(ctx, path, auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_object(res.body)) {
-        return trv_hotel_bad(ctx, err, "properties");
+        return trv_hwire_bad(ctx, err, "properties");
     }
     *found = apr_array_make(ctx->pool, (int)json_object_size(res.body) + 1,
                             sizeof(trv_hotel_found));
@@ -177,7 +177,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         f->latitude = json_number_value(json_object_get(co, "latitude"));
         f->longitude = json_number_value(json_object_get(co, "longitude"));
         if (!f->sid || !f->name || !f->country_code) {
-            return trv_hotel_bad(ctx, err, "a property's id, name or country");
+            return trv_hwire_bad(ctx, err, "a property's id, name or country");
         }
     }
     return price(ctx, stay, *found, err);
@@ -236,31 +236,31 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         }
         json_array_append_new(rooms, json_pack(
             "{s:i,s:s?,s:s,s:n,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_json_str(room, "room_name"), "board", trv_hotel_board(ctx->pool, board),
+            "name", trv_json_str(room, "room_name"), "board", trv_hwire_board(ctx->pool, board),
             "board_name", "adults", stay->rooms[i].adults, "children", ages,
-            "total", trv_hotel_money(total, cur),
+            "total", trv_hwire_money(total, cur),
             "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"), cur, &due)
-                                   ? trv_hotel_money(due, cur) : json_null()));
+                                   ? trv_hwire_money(due, cur) : json_null()));
         json_array_foreach(json_object_get(pr, "stay"), k, e) {
             apr_int64_t m;
             if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
                 && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)
-                && trv_hotel_promo_add(promos, promo_name ? promo_name : "Promotion",
+                && trv_hwire_promo_add(promos, promo_name ? promo_name : "Promotion",
                                        m < 0 ? -m : m, cur, i) != 0) {
                 return -1;
             }
         }
     }
     json_array_foreach(json_object_get(rate, "cancel_penalties"), k, e) {
-        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
                                   json_object_get(e, "amount"), cur) != 0) {
             return -1;
         }
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
         "room_type", "code", trv_json_str(room, "id"), "name", trv_json_str(room, "room_name"),
-        "board", trv_hotel_board(ctx->pool, board), "board_name",
-        "total", trv_hotel_money(out->total_minor, cur),
+        "board", trv_hwire_board(ctx->pool, board), "board_name",
+        "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
@@ -289,12 +289,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         path = apr_pstrcat(ctx->pool, path, "&property_id=", trv_url_escape(ctx->pool, sids[q]),
                            NULL);
     }
-    st = trv_hotel_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     if (!json_is_array(res.body)) {
-        return trv_hotel_bad(ctx, err, "a list of properties");
+        return trv_hwire_bad(ctx, err, "a list of properties");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
     json_array_foreach(res.body, i, h) {
@@ -302,12 +302,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
             json_array_foreach(json_object_get(room, "rates"), j, rate) {
                 if (!sid || offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
-                    return trv_hotel_bad(ctx, err, "a rate's link and prices");
+                    return trv_hwire_bad(ctx, err, "a rate's link and prices");
                 }
             }
         }
     }
-    trv_hotel_offers_trim(*out, max_per_hotel);
+    trv_hwire_offers_trim(*out, max_per_hotel);
     return TRV_UP_OK;
 }
 
@@ -348,7 +348,7 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
         return NULL;
     }
     json_array_foreach(json_object_get(pr, "cancel_penalties"), k, e) {
-        if (trv_hotel_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
+        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
                                   json_object_get(e, "amount"), cur) != 0) {
             json_decref(ages);
             return NULL;
@@ -358,12 +358,12 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
         json_array_append_new(ages, json_integer(occ->ages[i]));
     }
     return json_pack("{s:i,s:n,s:s,s:n,s:i,s:o,s:o,s:o,s:O}", "position", position, "name",
-                     "board", trv_hotel_board(ctx->pool, board), "board_name",
+                     "board", trv_hwire_board(ctx->pool, board), "board_name",
                      "adults", occ ? occ->adults : 0, "children", ages,
-                     "total", trv_hotel_money(total, cur),
+                     "total", trv_hwire_money(total, cur),
                      "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"),
                                                                     cur, &due)
-                                            ? trv_hotel_money(due, cur) : json_null(),
+                                            ? trv_hwire_money(due, cur) : json_null(),
                      "cancellation_policy", policy);
 }
 
@@ -379,7 +379,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     int i, refundable;
     (void)sid;
     memset(out, 0, sizeof(*out));
-    st = trv_hotel_call(ctx, "GET", link_path(ctx, ref), auth(ctx), NULL, &res, err);
+    st = trv_hwire_call(ctx, "GET", link_path(ctx, ref), auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -398,24 +398,24 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     board = strchr(rate_id, '-') ? strchr(rate_id, '-') + 1 : "RO";
     refundable = strncmp(rate_id, "NRF", 3) != 0;
     if (!status || !book || rate_total(ctx->pool, res.body, stay, &out->total_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a price check's status, link and prices");
+        return trv_hwire_bad(ctx, err, "a price check's status, link and prices");
     }
     rooms = trv_json_bind(ctx->pool, json_array());
     for (i = 0; i < stay->n_rooms; i++) {
         json_t *r = room_of(ctx, json_object_get(pricing, occupancy(ctx->pool, &stay->rooms[i])),
                             stay->currency, refundable, board, i, &stay->rooms[i]);
         if (!r) {
-            return trv_hotel_bad(ctx, err, "a room's price and policy");
+            return trv_hwire_bad(ctx, err, "a room's price and policy");
         }
         json_array_append_new(rooms, r);
     }
-    policy = trv_json_bind(ctx->pool, trv_hotel_policy_sum(ctx->pool, rooms, stay->currency));
+    policy = trv_json_bind(ctx->pool, trv_hwire_policy_sum(ctx->pool, rooms, stay->currency));
     out->prebook_id = book;
     out->expires_at = apr_time_now() + TRV_HOTEL_OFFER_TTL;
     out->price_changed = strcmp(status, "price_changed") == 0;
     out->doc = trv_json_bind(ctx->pool, json_pack(
-        "{s:s,s:o,s:O?,s:[],s:O}", "board", trv_hotel_board(ctx->pool, board),
-        "total", trv_hotel_money(out->total_minor, stay->currency),
+        "{s:s,s:o,s:O?,s:[],s:O}", "board", trv_hwire_board(ctx->pool, board),
+        "total", trv_hwire_money(out->total_minor, stay->currency),
         "cancellation_policy", policy, "promotions", "rooms", rooms));
     return TRV_UP_OK;
 }
@@ -436,7 +436,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
     out->client_reference = trv_json_str(it, "affiliate_reference_id");
     if (!out->booking_id || !cur
         || trv_money_minor_of(json_object_get(total, "value"), cur, &out->total_minor)) {
-        return trv_hotel_bad(ctx, err, "an itinerary's id and total");
+        return trv_hwire_bad(ctx, err, "an itinerary's id and total");
     }
     out->rooms = trv_json_bind(ctx->pool, json_array());
     json_array_foreach(json_object_get(it, "rooms"), i, r) {
@@ -449,7 +449,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
                                "RO", (int)i, NULL);
         json_decref(pr);
         if (!room) {
-            return trv_hotel_bad(ctx, err, "a room's pricing and policy");
+            return trv_hwire_bad(ctx, err, "a room's pricing and policy");
         }
         pending += strcmp(st, "pending") == 0;
         canceled += strcmp(st, "canceled") == 0;
@@ -475,11 +475,11 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
         json_decref(room);
     }
     if (n == 0) {
-        return trv_hotel_bad(ctx, err, "an itinerary's rooms");
+        return trv_hwire_bad(ctx, err, "an itinerary's rooms");
     }
     out->status = pending ? "PENDING" : canceled == n ? "CANCELED" : "CONFIRMED";
     out->cancellation_policy = trv_json_bind(ctx->pool,
-                                             trv_hotel_policy_sum(ctx->pool, out->rooms, cur));
+                                             trv_hwire_policy_sum(ctx->pool, out->rooms, cur));
     if (pay) {
         apr_int64_t m;
         /* Merchant of record: what it charged the traveller's card. */
@@ -488,7 +488,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *it, trv_hotel_b
                                                   ? trv_json_str(pay, "collected_by")
                                                   : ctx->up->name,
             "amount", trv_money_minor_of(json_object_get(pay, "amount"), cur, &m) == 0
-                          ? trv_hotel_money(m, cur) : trv_hotel_money(out->total_minor, cur),
+                          ? trv_hwire_money(m, cur) : trv_hwire_money(out->total_minor, cur),
             "last4", trv_json_str(pay, "last4")));
     }
     return TRV_UP_OK;
@@ -501,7 +501,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
     trv_up_result res;
     trv_up_status st;
     if (!booking_id) {
-        st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool,
+        st = trv_hwire_call(ctx, "GET", apr_psprintf(ctx->pool,
                                                      "/itineraries?affiliate_reference_id=%s",
                                                      trv_url_escape(ctx->pool, client_reference)),
                             auth(ctx), NULL, &res, err);
@@ -509,7 +509,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
             return st;
         }
         if (!json_is_array(res.body)) {
-            return trv_hotel_bad(ctx, err, "a list of itineraries");
+            return trv_hwire_bad(ctx, err, "a list of itineraries");
         }
         if (json_array_size(res.body) == 0) {
             err->code = "not_found";
@@ -518,7 +518,7 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
         }
         return booked_of(ctx, json_array_get(res.body, 0), out, err);
     }
-    st = trv_hotel_call(ctx, "GET", apr_psprintf(ctx->pool, "/itineraries/%s",
+    st = trv_hwire_call(ctx, "GET", apr_psprintf(ctx->pool, "/itineraries/%s",
                                                  trv_url_escape(ctx->pool, booking_id)),
                         auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
@@ -562,7 +562,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "affiliate_reference_id", rq->client_reference, "hold", 0, "email", pt->email,
         "phone", "country_code", "", "number", pt->phone ? pt->phone : "",
         "rooms", rooms, "payments", "type", "customer_card", "number", ""));
-    st = trv_hotel_call_forwarded(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
+    st = trv_hwire_call_forwarded(ctx, "POST", link_path(ctx, rq->prebook_id), auth(ctx), body,
                                   rq->idempotency_key, rq->payment_instrument_id, &res, err);
     if (st == TRV_UP_REJECTED && res.code) {
         if (strcmp(res.code, "duplicate_itinerary") == 0) {
@@ -575,7 +575,7 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         return st;
     }
     if (!trv_json_str(res.body, "itinerary_id")) {
-        return trv_hotel_bad(ctx, err, "an itinerary id");
+        return trv_hwire_bad(ctx, err, "an itinerary id");
     }
     if (retrieve(ctx, trv_json_str(res.body, "itinerary_id"), NULL, out, err) != TRV_UP_OK) {
         /* Booked, whatever the read says: what the create answered. */
@@ -611,7 +611,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "DELETE",
+    trv_up_status st = trv_hwire_call(ctx, "DELETE",
                                       apr_pstrcat(ctx->pool, "/itineraries/",
                                                   trv_url_escape(ctx->pool, ref), NULL),
                                       auth(ctx), NULL, &res, err);
@@ -623,7 +623,7 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     out->currency = NULL;
     if (!c || rapid_money(json_object_get(c, "penalty"), &out->currency, &out->fee_minor) != 0
         || rapid_money(json_object_get(c, "refund"), &out->currency, &out->refund_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a cancelled itinerary with its penalty and refund");
+        return trv_hwire_bad(ctx, err, "a cancelled itinerary with its penalty and refund");
     }
     out->currency = apr_pstrdup(ctx->pool, out->currency);
     return TRV_UP_OK;
@@ -636,7 +636,7 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
                                     trv_hotel_preview *out, trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hotel_call(ctx, "GET",
+    trv_up_status st = trv_hwire_call(ctx, "GET",
                                       apr_pstrcat(ctx->pool, "/itineraries/",
                                                   trv_url_escape(ctx->pool, ref),
                                                   "/cancellation-preview", NULL),
@@ -656,7 +656,7 @@ static trv_up_status cancel_preview(trv_hotel_ctx *ctx, const char *ref,
         || trv_time_parse(trv_json_str(b, "checked_at"), &out->checked_at) != APR_SUCCESS
         || rapid_money(json_object_get(b, "penalty"), &out->currency, &out->fee_minor) != 0
         || rapid_money(json_object_get(b, "refund"), &out->currency, &out->refund_minor) != 0) {
-        return trv_hotel_bad(ctx, err, "a preview with its penalty, refund and checked_at");
+        return trv_hwire_bad(ctx, err, "a preview with its penalty, refund and checked_at");
     }
     out->cancelable = json_is_true(cancelable);
     out->restricted = json_is_true(restricted);

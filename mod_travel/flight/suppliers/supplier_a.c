@@ -18,7 +18,7 @@
  * ids (ase_X) are the service's bag ids bag_X. Duffel reserves nothing
  * before the order, and the order is paid from the service's balance with
  * Duffel, the card being charged by the service's own payment provider. */
-#include "supplier_wire.h"
+#include "wire.h"
 #include "core/json.h"
 #include "core/url.h"
 
@@ -34,7 +34,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
     apr_table_setn(h, "Duffel-Version", "v2");
-    return trv_sup_call_with(ctx, NAME, h, method, path, body, key, res, err);
+    return trv_fwire_call_with(ctx, NAME, h, method, path, body, key, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -78,8 +78,8 @@ static const char *ase_id(apr_pool_t *p, const char *bag)
 static json_t *penalty_money(const json_t *cond)
 {
     json_t *m = json_is_true(json_object_get(cond, "allowed"))
-        ? trv_sup_money(json_object_get(cond, "penalty_amount"),
-                        trv_json_str(cond, "penalty_currency"))
+        ? trv_fwire_money(json_object_get(cond, "penalty_amount"),
+                          trv_json_str(cond, "penalty_currency"))
         : NULL;
     return m ? m : json_null();
 }
@@ -157,7 +157,7 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
                 "operating_carrier", trv_json_str(oc, "name"),
                 "operating_carrier_code", trv_json_str(oc, "iata_code"),
                 "operating_carrier_logo_url", trv_json_str(oc, "logo_symbol_url"),
-                "duration_minutes", trv_sup_iso_minutes(trv_json_str(s, "duration")));
+                "duration_minutes", trv_fwire_iso_minutes(trv_json_str(s, "duration")));
             if (booking) {
                 json_t *pax = json_array();
                 json_object_set_new(seg, "id", json_string(trv_json_str(s, "id")));
@@ -182,10 +182,10 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
         jn = json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
             "origin", trv_json_str(json_object_get(sl, "origin"), "iata_code"),
             "destination", dest,
-            "direction", trv_sup_direction(first_origin, dest, j, n),
+            "direction", trv_fwire_direction(first_origin, dest, j, n),
             "departure_time", trv_json_str(json_array_get(segs, 0), "departing_at"),
             "arrival_time", trv_json_str(json_array_get(segs, ns ? ns - 1 : 0), "arriving_at"),
-            "duration_minutes", trv_sup_iso_minutes(trv_json_str(sl, "duration")),
+            "duration_minutes", trv_fwire_iso_minutes(trv_json_str(sl, "duration")),
             "stops", ns ? (int)ns - 1 : 0, "segments", jsegs);
         if (booking) {
             json_object_set_new(jn, "id", json_string(trv_json_str(sl, "id")));
@@ -201,8 +201,8 @@ static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
     const json_t *sl0 = json_array_get(json_object_get(o, "slices"), 0);
     const json_t *p0 = json_array_get(json_object_get(json_array_get(
         json_object_get(sl0, "segments"), 0), "passengers"), 0);
-    json_t *total = trv_sup_money(json_object_get(o, "total_amount"),
-                                  trv_json_str(o, "total_currency"));
+    json_t *total = trv_fwire_money(json_object_get(o, "total_amount"),
+                                    trv_json_str(o, "total_currency"));
     json_t *js, *conds, *out;
     size_t j;
     int minutes = 0;
@@ -353,8 +353,8 @@ static trv_up_status a_bags(trv_flight_ctx *ctx, const char *offer_reference, js
         if (!type || strcmp(type, "baggage") != 0) {
             continue; /* seats and meals are not sold here */
         }
-        unit = trv_sup_money(json_object_get(s, "total_amount"),
-                             trv_json_str(s, "total_currency"));
+        unit = trv_fwire_money(json_object_get(s, "total_amount"),
+                               trv_json_str(s, "total_currency"));
         if (!unit) {
             return bad(ctx, err, "a bag price");
         }
@@ -521,12 +521,12 @@ static trv_up_status a_prebook(trv_flight_ctx *ctx, const char *offer_reference,
         json_array_append_new(svc_out, json_pack("{s:s,s:I,s:I,s:I,s:o*,s:o*,s:{s:s,s:O},s:o}",
             "bag_id", bag_id(ctx->pool, trv_json_str(s, "id")), "passenger_index", pi,
             "journey_index", jn, "quantity", q,
-            "unit_amount", trv_sup_money(json_object_get(s, "total_amount"), cur),
+            "unit_amount", trv_fwire_money(json_object_get(s, "total_amount"), cur),
             "total_amount", trv_money_make(&m, unit * q, cur) == APR_SUCCESS
                             ? trv_money_json(&m) : NULL,
             "baggage", "type", type, "max_weight_kg", json_object_get(md, "maximum_weight_kg"),
             "segment_ids", segids ? segids : json_array()));
-        trv_sup_count_bag(js, jn, pi, type, q);
+        trv_fwire_count_bag(js, jn, pi, type, q);
     }
     conds = trv_json_bind(ctx->pool, fare_conditions(o));
     {
@@ -689,7 +689,7 @@ static trv_up_status a_book(trv_flight_ctx *ctx, const json_t *booking, const js
     trv_up_status st;
     size_t i, k;
 
-    amount = trv_sup_decimal(ctx->pool, json_object_get(booking, "total_amount"), &cur);
+    amount = trv_fwire_decimal(ctx->pool, json_object_get(booking, "total_amount"), &cur);
     if (!offer_id || !amount || json_array_size(ids) != json_array_size(pax)) {
         json_decref(plist);
         err->code = "invalid_booking";
@@ -916,7 +916,7 @@ static trv_up_status a_airline(trv_flight_ctx *ctx, const char *iata_code, json_
     return TRV_UP_NOT_FOUND;
 }
 
-const trv_flight_supplier trv_supplier_a = {
+const trv_flight_supplier trv_flight_supplier_a = {
     NAME,
     "off_",
     a_search,

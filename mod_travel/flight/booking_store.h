@@ -1,0 +1,211 @@
+/* Flight bookings, payments, refunds and airlines in PostgreSQL: every
+ * statement the flight code runs. State changes are guarded UPDATEs
+ * (... WHERE status = <from> RETURNING): of two racing requests or jobs one
+ * gets the row back and the other gets nothing and re-reads. Functions
+ * returning a booking set *out to NULL when no row matched. */
+#ifndef TRV_FLIGHT_BOOKING_STORE_H
+#define TRV_FLIGHT_BOOKING_STORE_H
+
+#include "booking.h"
+#include "core/db.h"
+#include "payment/refund_status.h"
+
+#include <apr_hash.h>
+#include <apr_time.h>
+
+typedef struct trv_flight_filter {
+    const char *org_id;
+    const char *user_id;
+    const char *status;             /* NULL: any */
+    const char *supplier;           /* NULL: any */
+    const char *supplier_reference; /* NULL: any; exact match */
+    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
+    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
+    int sort_by_total;              /* else created_at */
+    int ascending;
+    long limit;
+    long offset;
+} trv_flight_filter;
+
+/* ---- reads ---- */
+
+/* One page of bookings; *total counts every match (booking_query.c). A
+ * booking whose list document is stored for its revision comes with only
+ * id, revision and list_doc; the others come whole (payments loaded) for
+ * rendering. */
+apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+                                     apr_array_header_t **page, long *total);
+/* The same page as one text: its stored renderings joined with ',' in
+ * page order (the inside of the JSON array, byte for byte), *n its
+ * bookings, *total every match, all from one row of one statement. *docs
+ * is NULL when a booking of the page has no rendering stored for its
+ * revision (its render job has not run, or time changed it): then
+ * trv_fbooking_query_list gives the page row by row for rendering. */
+apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
+                                       const trv_flight_filter *f, const char **docs,
+                                       long *n, long *total);
+/* The usual page (no filter, newest first, the default size, from the
+ * start) as kept by the render jobs (sql/047): *docs as in
+ * trv_fbooking_query_joined, or NULL when f is another page or the kept
+ * page is behind (a change since, or a booking on it reads as EXPIRED
+ * now). */
+apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
+                                     const trv_flight_filter *f, const char **docs,
+                                     long *n, long *total);
+/* Bookings by id, whole with payments: ids is a text[] literal of ids
+ * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
+apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
+                                    apr_hash_t **out);
+/* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
+ * (the list's and GET's renderings of one revision). A document never
+ * replaces one of a later revision. Only the render job writes them
+ * (render_job.c): reads never do. */
+apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
+/* Builds and keeps the owner's usual list page (sql/047) from the stored
+ * renderings, unless one of them is behind or the owner's bookings changed
+ * meanwhile. Only the render job calls it, after keeping a booking's
+ * renderings. */
+apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                    const char *user_id);
+/* The booking as GET shows it, from its stored rendering, in one query:
+ * *doc is NULL when the booking is not this organization's and user's, or
+ * has no rendering stored for its revision, or time has changed it since
+ * (past its expiry, not yet stored EXPIRED). */
+apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                  const char *user_id, const char *id, const char **doc);
+/* The booking if it belongs to this organization and user (payments loaded). */
+apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                              const char *user_id, const char *id, trv_fbooking **out);
+/* Any booking by id (background jobs; payments loaded). */
+apr_status_t trv_fbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  trv_fbooking **out);
+/* The booking a prebook key made (payments loaded). */
+apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                 const char *user_id, const char *key, trv_fbooking **out);
+/* Loads b->payments. */
+apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b);
+
+/* ---- prebook ---- */
+
+typedef struct trv_fprebook_row {
+    const char *id, *org_id, *user_id, *supplier, *idempotency_key, *request_hash;
+    const char *offer_reference;
+    int use_payment_sdk;
+    const char *contact, *passengers; /* JSON text */
+    int offer_once;    /* the supplier sells an offer once (TRV_SUP_OFFER_ONCE) */
+} trv_fprebook_row;
+
+/* INSERT ... ON CONFLICT DO NOTHING: *inserted 0 when the key (or, for a
+ * supplier that sells an offer once, the offer's one unfinished booking)
+ * is taken. */
+apr_status_t trv_fbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
+                                         int *inserted);
+/* Bookings of this offer left READY_FOR_COMPLETE past expires_at
+ * become EXPIRED (so they no longer hold the offer). */
+apr_status_t trv_fbooking_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
+                                       const char *offer_reference);
+
+typedef struct trv_fpriced {
+    const char *currency;
+    const char *total_amount, *fare_amount, *fare_tax_amount, *services_amount;
+    const char *expires_at;  /* RFC 3339 */
+    int member_price;
+    const char *hold, *passengers, *journeys, *services, *fare_conditions;
+    const char *cancellation_policy, *supplier_data; /* JSON text (or NULL) */
+    const char *sdk_token;
+} trv_fpriced;
+
+apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const trv_fpriced *pr, trv_fbooking **out);
+apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                         const char *failure_json, trv_fbooking **out);
+/* Removes a prebook that changed nothing anywhere (its key may be used again). */
+apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int *deleted);
+
+/* ---- expiry ---- */
+
+apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
+                                     trv_fbooking **out);
+
+/* ---- book ---- */
+
+/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
+ * `owner` until deadline_ms from now; book_attempt + 1. */
+apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                     const char *user_id, const char *id, trv_fb_phase phase,
+                                     const char *owner, apr_interval_time_t deadline,
+                                     const char *instrument, trv_fbooking **out);
+/* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
+ * (supplier_reference and airline_pnr set when given). A move the phase
+ * table (state.h) does not have is refused and logged: *out NULL, as when
+ * the booking moved on meanwhile. */
+apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                const char *request_id, const char *id, trv_fb_phase from,
+                                const char *owner_was, trv_fb_phase to, const char *owner,
+                                apr_interval_time_t deadline, const char *supplier_reference,
+                                const char *airline_pnr, trv_fbooking **out);
+/* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
+ * row, which was never captured, is removed). */
+apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *owner, trv_fbooking **out);
+apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
+                                  const char *supplier_reference, const char *airline_pnr,
+                                  trv_fbooking **out);
+apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *failure_json, trv_fbooking **out);
+
+/* ---- cancel ---- */
+
+apr_status_t trv_fbooking_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
+                                       const char *user_id, const char *id, trv_fbooking **out);
+apr_status_t trv_fbooking_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
+                                   const char *cancellation_json, trv_fbooking **out);
+apr_status_t trv_fbooking_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char *id,
+                                          int attempt, const char *failure_json,
+                                          trv_fbooking **out);
+
+/* ---- order sync ---- */
+
+apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      const char *changes_json, trv_fbooking **out);
+apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
+
+/* ---- payments ---- */
+
+/* At most one payment per booking: *inserted 0 when it exists already. */
+apr_status_t trv_fbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
+                                         int *inserted);
+apr_status_t trv_fbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
+                                           const char *card_json);
+apr_status_t trv_fbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
+apr_status_t trv_fbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
+                                       const char *card_json);
+apr_status_t trv_fbooking_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
+                                      trv_fpayment **out);
+
+/* ---- refunds ---- */
+
+typedef struct trv_frefund {
+    const char *id, *booking_id, *payment_id, *currency, *amount;
+    trv_refund_status status;
+    const char *provider_ref; /* of the payment (authorization id) */
+    int attempts;
+} trv_frefund;
+
+apr_status_t trv_fbooking_refund_insert(trv_dbc *c, apr_pool_t *p, const trv_frefund *r);
+/* PENDING refunds of a booking with their payment's authorization id. */
+apr_status_t trv_fbooking_refunds_pending(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          apr_array_header_t **out);
+/* PENDING -> SUBMITTED (provider_ref) or FAILED (error); attempts + 1. A
+ * move the refund table does not have is refused and logged (nothing
+ * written). */
+apr_status_t trv_fbooking_refund_result(trv_dbc *c, apr_pool_t *p, const trv_log *log,
+                                        const char *request_id, const char *id,
+                                        trv_refund_status status, const char *provider_ref,
+                                        const char *error);
+/* FAILED refunds of the booking back to PENDING; *restarted counts them. */
+apr_status_t trv_fbooking_refunds_restart(trv_dbc *c, apr_pool_t *p, const char *booking_id,
+                                          int *restarted);
+
+#endif

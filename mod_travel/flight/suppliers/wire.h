@@ -1,0 +1,44 @@
+/* What the flight supplier adapters share (private to flight/supplier*.c):
+ * calling the supplier with the outcome logged and err filled, and turning
+ * wire values (decimal strings, ISO durations, local times) into the
+ * service's shapes. */
+#ifndef TRV_FLIGHT_SUPPLIERS_WIRE_H
+#define TRV_FLIGHT_SUPPLIERS_WIRE_H
+
+#include "flight/supplier.h"
+#include "core/money.h"
+
+/* trv_upstream_call for an adapter: logs any outcome other than OK (with
+ * the adapter's name, never the key) and fills err for it. */
+trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
+                             const char *path, const json_t *body, const char *idempotency_key,
+                             trv_up_result *res, trv_sup_err *err);
+
+/* The same with headers of the supplier's API beside the bearer key. */
+trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const char *adapter,
+                                  const apr_table_t *headers, const char *method,
+                                  const char *path, const json_t *body,
+                                  const char *idempotency_key, trv_up_result *res,
+                                  trv_sup_err *err);
+
+/* Money {amount, currency} (a new reference) from a decimal string or
+ * number in currency; NULL when either is unusable. */
+json_t *trv_fwire_money(const json_t *amount, const char *currency);
+/* The decimal string of Money ({amount, currency}) for a supplier, or NULL. */
+const char *trv_fwire_decimal(apr_pool_t *p, const json_t *money, const char **currency);
+
+/* "PT7H30M" / "P1DT2H" -> minutes, -1 when malformed. */
+int trv_fwire_iso_minutes(const char *s);
+/* "2026-12-01 07:35" -> "2026-12-01T07:35:00" (pool string). */
+const char *trv_fwire_local_time(apr_pool_t *p, const char *s);
+
+/* OUTBOUND, or INBOUND for the second journey of a return trip (it ends
+ * where the first began). */
+const char *trv_fwire_direction(const char *first_origin, const char *dest, size_t j, size_t n);
+
+/* Adds a bag's quantity to the passenger's segments of a journey:
+ * segments[].passengers[passenger_index].checked_bags / carry_on_bags. */
+void trv_fwire_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
+                         const char *bag_type, json_int_t quantity);
+
+#endif

@@ -1,0 +1,43 @@
+#include "reply.h"
+#include "render.h"
+#include "core/config.h"
+
+#include <string.h>
+
+void trv_hreply_booking(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b,
+                        json_t *meta)
+{
+    trv_ok(req, resp, status, trv_hrender_booking(req->pool, b, TRV_HRENDER_FULL), meta);
+}
+
+void trv_hreply_no_booking(trv_req *req, trv_resp *resp, const char *id)
+{
+    trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
+}
+
+const trv_hotel_supplier *trv_hreply_supplier(trv_env *env, apr_pool_t *p,
+                                              const char *request_id, const char *name,
+                                              const trv_supplier **row, trv_hotel_ctx *ctx)
+{
+    *row = trv_hotel_supplier_row(env, name);
+    return *row ? trv_hotel_supplier_for(env, p, request_id, *row, ctx) : NULL;
+}
+
+apr_interval_time_t trv_hreply_budget(const trv_env *env, const char *supplier,
+                                      int supplier_calls, int payment_calls)
+{
+    return trv_config_call_budget(env->cfg,
+                                  supplier ? trv_config_hotel_upstream(env->cfg, supplier) : NULL,
+                                  supplier_calls, payment_calls);
+}
+
+int trv_hreply_total(const trv_hbooking *b, trv_money *m)
+{
+    int e = b->currency ? trv_currency_exponent(b->currency) : -1;
+    if (e < 0 || !b->total_amount
+        || trv_money_parse_decimal(b->total_amount, e, &m->minor) != APR_SUCCESS) {
+        return 0;
+    }
+    memcpy(m->currency, b->currency, 4);
+    return 1;
+}
