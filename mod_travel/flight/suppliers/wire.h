@@ -1,4 +1,4 @@
-/* What the flight supplier adapters share (private to flight/supplier*.c):
+/* What the flight supplier adapters share (private to flight/suppliers/):
  * calling the supplier with the outcome logged and err filled, and turning
  * wire values (decimal strings, ISO durations, local times) into the
  * service's shapes. */
