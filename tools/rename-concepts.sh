@@ -139,7 +139,7 @@ esac
 cd "$(git rev-parse --show-toplevel)"
 command -v perl >/dev/null || { echo "rename-concepts: perl is needed" >&2; exit 1; }
 
-TABLE="$TABLE" DRY="$DRY" SELF="tools/rename-concepts.sh" exec perl -e '
+TABLE="$TABLE" DRY="$DRY" SELF="tools/rename-concepts.sh" perl -e '
 use strict; use warnings;
 use File::Compare qw(compare);
 use File::Path qw(make_path);
@@ -410,4 +410,4 @@ if (-e "Makefile") {
 print STDERR "rename-concepts: warning: $_\n" for @warnings;
 print $changed ? "rename-concepts: $changed changes" . ($dry ? " (dry run: none made)" : "") . "\n"
                : "rename-concepts: nothing to do\n";
-'
+' || exit 1

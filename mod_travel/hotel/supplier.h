@@ -1,7 +1,8 @@
 /* The hotel supplier interface: what every hotel supplier adapter
- * implements (one file each in suppliers/: supplier_a.c, supplier_b.c,
- * supplier_c.c, supplier_duffel_stays.c) and
- * the rows of the hotel domain's supplier table (suppliers.c). Adapters
+ * implements (one file each: suppliers/supplier_a.c,
+ * suppliers/supplier_b.c, suppliers/supplier_c.c,
+ * suppliers/supplier_duffel_stays.c) and the rows of the hotel domain's
+ * supplier table (suppliers.c). Adapters
  * translate one supplier's wire API (over core/upstream) into the neutral
  * shapes below; amounts are integer minor units of the requested currency.
  *
