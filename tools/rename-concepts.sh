@@ -9,6 +9,12 @@
 #   tools/rename-concepts.sh            rename
 #   tools/rename-concepts.sh --dry-run  print what it would change, change nothing
 #
+# After branches that changed the same files: merge them, run this script
+# and commit its result, then merge the branch that first ran it with
+# -X ours (where a line differs, the one just renamed on the merged content
+# wins), resolve what git still asks about, and run it again: it must say
+# "nothing to do".
+#
 # It stops (exit 1) before changing anything when a file's new place holds a
 # file with other content than the old one, or when a new name is already
 # taken by something other than the renamed definition. An exact name is
