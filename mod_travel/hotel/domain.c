@@ -1,8 +1,8 @@
-/* What the hotel domain brings so far: its routes (api.c: places,
- * features, search), its supplier rows (suppliers.c) and the event types
- * its webhook subscriptions (/v1/hotel/webhook-subscriptions, served by
- * the webhook domain for every family that emits events) accept. Its jobs
- * join this table as the booking flow is built. */
+/* What the hotel domain brings: its routes (api.c), its job kinds with
+ * their runners (enqueue.h, cancel_jobs.h), the booking list the dashboard
+ * reads (booking_list.c), its supplier rows (suppliers.c) and the event
+ * types its webhook subscriptions (/v1/hotel/webhook-subscriptions, served
+ * by the webhook domain for every family that emits events) accept. */
 #include "domain.h"
 #include "api.h"
 #include "booking_list.h"

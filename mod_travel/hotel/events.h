@@ -1,5 +1,5 @@
-/* The hotel booking events subscribers can ask for. Their data, like the
- * flight family's, will be {"booking": <the booking as the API shows it>}. */
+/* Hotel booking events, written to the outbox in the transaction of the
+ * change that causes them: {"booking": <the booking as the API shows it>}. */
 #ifndef TRV_HOTEL_EVENTS_H
 #define TRV_HOTEL_EVENTS_H
 

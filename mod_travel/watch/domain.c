@@ -1,5 +1,6 @@
-/* What the watch domain brings: its routes (api.c), its three job kinds
- * and the watcher event types. Its events are of the family "travel"
+/* What the watch domain brings: its routes (api.c), its job kinds (the
+ * schedule, the price and trip checks, the purchase) and the watcher event
+ * types. Its events are of the family "travel"
  * (travel.hotel.…) and go to the organization's watcher endpoint
  * (POST /v1/watcher/webhooks), not to webhook subscriptions: no
  * /v1/travel/webhook-subscriptions routes are made for it. */

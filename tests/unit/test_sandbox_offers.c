@@ -279,7 +279,7 @@ static void searches_are_checked(void **state)
 
 /* A reference signed with key around any payload: base64url of the
  * payload and the first 8 bytes of HMAC-SHA256(key, payload), the way
- * sandbox/offers.c signs its own. */
+ * sandbox/air/offers.c signs its own. */
 static const char *signed_ref(const char *key, const char *payload)
 {
     unsigned char mac[EVP_MAX_MD_SIZE], buf[512];
