@@ -1,6 +1,6 @@
 /* The hotel suppliers' answers: whatever SUPPLIER_A's, SUPPLIER_B's or
  * SUPPLIER_C's hotel API sends back is read by the gateway's adapters
- * (hotel/suppliers/supplier_a.c, supplier_b.c, supplier_c.c and supplier_wire.c)
+ * (hotel/suppliers/supplier_a.c, supplier_b.c, supplier_c.c and wire.c)
  * into found hotels with their cheapest price (search), priced offers, and
  * a booking as book's answer or a read of it states it (one parser).
  * The adapters take their HTTP client from the environment, so no
