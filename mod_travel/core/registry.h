@@ -49,6 +49,12 @@ struct trv_domain;
  * the HTTP client on a connection that closed without an answer
  * (core/http.h): a vendor that ignores the header would act twice. */
 #define TRV_SUP_IDEMPOTENCY_KEY    0x10u
+/* The supplier collects the payment through its own payment SDK (with
+ * TRV_SUP_COLLECTS_PAYMENT): its prebook opens a payment intent whose
+ * client secret the traveller's device confirms with the vendor before
+ * book. With use_payment_sdk the prebook hands that secret to the client
+ * once (meta.payment_sdk); the service never stores it. */
+#define TRV_SUP_VENDOR_SDK         0x20u
 
 /* What a supplier accepts in one request; 0 when it sets no limit of its own
  * beyond the API's. */

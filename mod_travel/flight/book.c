@@ -427,6 +427,13 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
     case TRV_UP_NOT_FOUND:
         return finish_failed(run, failure_json("book_failed", err.message));
     case TRV_UP_DECLINED:
+        if (B(run)->use_payment_sdk && !trv_fbook_service_pays(run->env, run->b)) {
+            /* The vendor's intent is not paid yet (the traveller has not
+             * confirmed it with the vendor's SDK, or the card was refused
+             * there): nothing was booked and the same intent can still be
+             * paid, so the booking goes back to be booked again. */
+            return trv_lifecycle_book_revert(run, TRV_LIFECYCLE_BOOK_NOT_PAID, NULL);
+        }
         return finish_failed(run, failure_json("payment_declined", err.message));
     case TRV_UP_UNAVAILABLE:
         trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,

@@ -360,7 +360,17 @@ static void bind_offer(prebook_ctx *x, const char *id)
     pax = x->pax;
     journeys = trv_json_bind(p, journeys_with_ids(p, priced, pax));
     services = trv_json_bind(p, services_with_ids(p, priced, pax, journeys));
-    if (x->in.use_payment_sdk) {
+    if (x->sc.vendor_sdk) {
+        /* The vendor's intent: its secret goes to the client in this
+         * answer only (pr.sdk_token stays NULL: nothing of it is stored). */
+        token = json_object_get(priced, "payment_sdk");
+        if (!trv_json_str(token, "token") || !trv_json_str(token, "provider")) {
+            abandon(x, id, TRV_UP_BAD_RESPONSE, "the supplier's prebook has no payment "
+                    "intent secret");
+            return;
+        }
+    }
+    else if (x->in.use_payment_sdk) {
         trv_pay_ctx pc;
         trv_pay_err perr = {0};
         trv_money total;
@@ -392,6 +402,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
     pr.supplier_data = json_object_get(priced, "supplier_data")
         ? trv_json_dump(p, json_object_get(priced, "supplier_data")) : NULL;
     pr.sdk_token = sdk_token;
+    sdk_token = token ? trv_json_str(token, "token") : NULL;
 
     if (!trv_api_db_open(req, x->resp, &c, 316, "storing a prebook")) {
         return;
@@ -472,7 +483,11 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
                      x.offer.supplier);
     }
     x.row = trv_flight_supplier_row(req->env->cfg, x.offer.supplier);
-    if (x.in.use_payment_sdk && !trv_supplier_can(x.row, TRV_SUP_PAYMENT_SDK)) {
+    /* use_payment_sdk: the payment provider's SDK (the service collects),
+     * or the vendor's own (the supplier collects through its SDK). */
+    x.sc.vendor_sdk = x.in.use_payment_sdk && trv_supplier_can(x.row, TRV_SUP_VENDOR_SDK);
+    if (x.in.use_payment_sdk && !x.sc.vendor_sdk
+        && !trv_supplier_can(x.row, TRV_SUP_PAYMENT_SDK)) {
         if (trv_supplier_can(x.row, TRV_SUP_COLLECTS_PAYMENT)) {
             trv_errs_add(errs, "use_payment_sdk", "%s collects payment itself: book with {} "
                          "and leave use_payment_sdk out", x.offer.supplier);

@@ -26,6 +26,11 @@ typedef struct trv_flight_ctx {
     /* Set for the calls of a booking's lifecycle: each is recorded
      * (core/call_log.h). */
     const char *org_id, *booking_id;
+    /* prebook, for a supplier with TRV_SUP_VENDOR_SDK: the traveller pays
+     * through the vendor's SDK, so *priced also carries payment_sdk
+     * {provider, token} (the intent's client secret, for the client once:
+     * never stored, never logged). */
+    int vendor_sdk;
 } trv_flight_ctx;
 
 typedef struct trv_sup_err {

@@ -17,12 +17,12 @@ const trv_supplier trv_flight_suppliers[] = {
     /* LiteAPI Flights v3.0 (X-API-Key): its prebook is a checkout that may
      * hold the itinerary, and it collects the payment itself through its
      * payment SDK (book takes no payment from the service). */
-    {"liteapi-flights", "flight", &trv_flight_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
-     {"api_key", NULL, NULL}, NULL},
+    {"liteapi-flights", "flight", &trv_flight_supplier_b,
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_VENDOR_SDK, {0}, {"api_key", NULL, NULL}, NULL},
     /* The slot's former name (mod_travel's own checkout protocol), still
      * accepted so existing lines keep working: the same adapter and terms. */
-    {"travel-air", "flight", &trv_flight_supplier_b, TRV_SUP_COLLECTS_PAYMENT, {0},
-     {"api_key", NULL, NULL}, NULL},
+    {"travel-air", "flight", &trv_flight_supplier_b,
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_VENDOR_SDK, {0}, {"api_key", NULL, NULL}, NULL},
     {NULL, NULL, NULL, 0, {0}, {NULL, NULL, NULL}, NULL},
 };
 

@@ -398,6 +398,91 @@ static void *book_race(void *arg)
     return NULL;
 }
 
+/* Whether a file holds s. */
+static int file_has(const char *path, const char *s)
+{
+    char *all = e2e_slurp(path);
+    int has = strstr(all, s) != NULL;
+    free(all);
+    return has;
+}
+
+/* SUPPLIER_B (LiteAPI Flights) collects through its own payment SDK: the
+ * prebook hands out LiteAPI's secretKey once, book waits for the traveller
+ * to confirm the intent with it, and the secret is kept nowhere. The
+ * passenger name Sdkpay makes the sandbox's intents wait for that
+ * confirmation, as LiteAPI's do. */
+static void paid_through_the_vendor_sdk(void **state)
+{
+    char *ref = fe_offer_ref(key, "SUPPLIER_B", 46);
+    char *body = fe_prebook_body(ref, "Sdkpay", ",\"use_payment_sdk\":true");
+    char *idem = fe_new_key("vendor-sdk"), *token, *pi, *cut, *id, path[512], json[1024];
+    const char *hdrs[] = {"Content-Type: application/json", NULL};
+    const char *p[1];
+    json_t *sdk, *b;
+    e2e_resp *r;
+    (void)state;
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    fe_expect(r, 201, "prebook with LiteAPI's payment SDK");
+    sdk = json_object_get(json_object_get(r->json, "meta"), "payment_sdk");
+    assert_string_equal(fe_s(sdk, "provider"), "liteapi");
+    token = strdup(fe_s(sdk, "token"));
+    id = strdup(fe_s(fe_data(r), "id"));
+    assert_non_null(strstr(token, "_secret_"));
+    assert_string_equal(fe_s(fe_data(r), "status"), "READY_FOR_COMPLETE");
+    e2e_free(r);
+    /* Once: a repeat answers the booking without it. */
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    fe_expect(r, 200, "repeat");
+    assert_null(json_object_get(r->json, "meta"));
+    assert_null(strstr(r->body, token));
+    e2e_free(r);
+
+    /* Booked before the traveller paid: LiteAPI refuses, nothing is
+     * booked, and the booking can still be booked. */
+    r = fe_book(key, id, "{}");
+    e2e_assert_error(r, 409, "invalid_state");
+    assert_non_null(strstr(r->body, "not been confirmed with the payment SDK"));
+    e2e_free(r);
+    b = fe_wait_status(key, id, "READY_FOR_COMPLETE", 2000);
+    assert_null(json_object_get(b, "supplier_reference"));
+    json_decref(b);
+
+    /* The traveller's device confirms LiteAPI's intent with the secret. */
+    pi = strdup(token);
+    cut = strstr(pi, "_secret_");
+    *cut = '\0';
+    snprintf(path, sizeof(path), "/suppliers/b/payment/v1/payment_intents/%s/confirm", pi);
+    snprintf(json, sizeof(json), "{\"client_secret\":\"%s\"}", token);
+    r = e2e_call(e2e_sandbox_url(), "POST", path, hdrs, json);
+    fe_expect(r, 200, "the device confirms the intent");
+    e2e_free(r);
+    r = fe_book(key, id, "{}");
+    fe_expect(r, 200, "book after the SDK checkout");
+    assert_string_equal(fe_s(fe_data(r), "status"), "CONFIRMED");
+    assert_string_equal(fe_s(first_payment(fe_data(r)), "collected_by"), "SUPPLIER");
+    e2e_free(r);
+
+    /* The secret is in no table of the service (the sandbox, playing
+     * LiteAPI, keeps its own) and in no log line. */
+    p[0] = token;
+    assert_int_equal(e2e_sql_long(
+        "SELECT count(*) FROM information_schema.tables t WHERE t.table_type = 'BASE TABLE' "
+        "AND t.table_schema NOT IN ('sandbox', 'pg_catalog', 'information_schema') "
+        "AND strpos(query_to_xml(format('SELECT * FROM %I.%I', t.table_schema, t.table_name), "
+        "true, false, '')::text, $1) > 0", 1, p), 0);
+    snprintf(path, sizeof(path), "%s/httpd-a/error.log", e2e_env("TRAVEL_TEST_DIR"));
+    assert_false(file_has(path, token));
+    snprintf(path, sizeof(path), "%s/httpd-b/error.log", e2e_env("TRAVEL_TEST_DIR"));
+    assert_false(file_has(path, token));
+    free(pi);
+    free(id);
+    free(token);
+    free(idem);
+    free(body);
+    free(ref);
+}
+
 static void concurrent_books_charge_once(void **state)
 {
     enum { N = 8 };
@@ -448,6 +533,7 @@ int main(void)
         cmocka_unit_test(expired_cannot_be_booked),
         cmocka_unit_test(expiry_job),
         cmocka_unit_test(paid_through_the_sdk),
+        cmocka_unit_test(paid_through_the_vendor_sdk),
         cmocka_unit_test(concurrent_books_charge_once),
     };
     return E2E_RUN("flight book", tests);

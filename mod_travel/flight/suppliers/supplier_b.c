@@ -11,7 +11,10 @@
  *             says until when, and creates a payment intent), then POST
  *             /flights/prebooks/{id}/services for the bags asked
  *   book      POST /flights/bookings {prebookId, payment: {TRANSACTION_ID,
- *             the intent's transactionId}}: LiteAPI collects the payment
+ *             the intent's transactionId}}: LiteAPI collects the payment;
+ *             its secretKey reaches the traveller only with use_payment_sdk
+ *             (prebook's meta.payment_sdk), and a 402 (the intent not paid)
+ *             leaves the booking to be booked again once it is
  *   reads     GET /flights/bookings/{id}
  *   cancel    GET (quote) and POST /flights/bookings/{id}/cancellations
  *   airline   GET /data/flights/airlines/iatas/{code}
@@ -33,6 +36,9 @@
 /* LiteAPI prices in the currency asked (converting when it must); mod_travel
  * reads the currency of every answer and assumes none. */
 #define SEARCH_CURRENCY "USD"
+/* meta.payment_sdk.provider: whose SDK takes the secret (LiteAPI's payment
+ * SDK, liteAPIPayment.js, which confirms LiteAPI's Stripe intent). */
+#define SDK_PROVIDER "liteapi"
 
 static const char *const cabins[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
 
@@ -725,7 +731,18 @@ static trv_up_status lf_prebook(trv_flight_ctx *ctx, const char *offer_reference
         }
         pb = first_data(res.body);
     }
-    return priced_of(ctx, pb, verified, passengers, offer_reference, priced, err);
+    if ((st = priced_of(ctx, pb, verified, passengers, offer_reference, priced, err))
+        != TRV_UP_OK) {
+        return st;
+    }
+    if (ctx->vendor_sdk && trv_json_str(pb, "secretKey")) {
+        /* The current intent's secret (bags made a new one), for the
+         * traveller's device; only the transactionId is kept for book. */
+        json_object_set_new(*priced, "payment_sdk",
+                            json_pack("{s:s,s:s}", "provider", SDK_PROVIDER, "token",
+                                      trv_json_str(pb, "secretKey")));
+    }
+    return TRV_UP_OK;
 }
 
 /* ---- bookings ---- */

@@ -38,6 +38,10 @@
 #define B_MAX_RESULTS 200
 #define B_HOLD_MIN_AHEAD (72 * 3600)   /* no holds for flights this close */
 #define B_CHECKOUT_TTL (20 * 60)       /* an unheld checkout's price guarantee */
+/* A passenger of this last name makes the checkout's payment intents wait
+ * for the traveller's confirmation, as LiteAPI's do; without it the sandbox
+ * counts every intent as confirmed (test mode). */
+#define B_CONFIRM_TRIGGER "Sdkpay"
 
 static const trv_stmt b_checkout_insert = {"sbx_b_checkout_insert",
     "INSERT INTO sandbox.checkouts (id, fare_key, status, held, expires_at, currency, "
@@ -51,6 +55,9 @@ static const trv_stmt b_checkout_lock = {"sbx_b_checkout_lock",
     "SELECT id FROM sandbox.checkouts WHERE id = %s FOR UPDATE"};
 static const trv_stmt b_checkout_update = {"sbx_b_checkout_update",
     "UPDATE sandbox.checkouts SET doc = %s::jsonb, total_minor = %s::bigint WHERE id = %s"};
+static const trv_stmt b_checkout_of_secret = {"sbx_b_checkout_of_secret",
+    "SELECT id, total_minor, doc::text AS doc FROM sandbox.checkouts "
+    "WHERE doc->'wire'->>'secretKey' = %s FOR UPDATE"};
 static const trv_stmt b_checkout_complete = {"sbx_b_checkout_complete",
     "UPDATE sandbox.checkouts SET status = 'completed', order_id = %s WHERE id = %s"};
 static const trv_stmt b_order_cancel = {"sbx_b_order_cancel",
@@ -546,6 +553,7 @@ static void create_prebook(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     trv_rows *rows;
     size_t i;
+    int confirm = 0;
 
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))
         || !load_offer(req, resp, trv_json_str(body, "offerId"), &o)) {
@@ -601,6 +609,8 @@ static void create_prebook(trv_req *req, trv_resp *resp)
         if (!trigger) {
             trigger = sbx_trigger_of(last);
         }
+        /* Its own switch (it combines with the other triggers). */
+        confirm = confirm || strcasecmp(last, B_CONFIRM_TRIGGER) == 0;
         json_array_append_new(passengers, json_pack(
             "{s:s,s:s,s:s,s:s,s:s,s:O*,s:O*,s:i,s:O*}",
             "type", pax_codes[want], "firstName", first, "lastName", last,
@@ -653,9 +663,11 @@ static void create_prebook(trv_req *req, trv_resp *resp)
     }
     json_decref(journey);
     new_intent(req->pool, wire);
-    doc = trv_json_bind(req->pool, json_pack("{s:o,s:s?,s:{s:I,s:I,s:I,s:b,s:I,s:s,s:o,s:o}}",
+    doc = trv_json_bind(req->pool, json_pack(
+        "{s:o,s:s?,s:{s:b,s:b,s:I,s:I,s:I,s:b,s:I,s:s,s:o,s:o}}",
         "wire", wire, "test_trigger", trigger,
-        "_sbx", "base", (json_int_t)(o.base + o.tax), "tax", (json_int_t)o.tax,
+        "_sbx", "confirm_intent", confirm, "intent_confirmed", 0,
+        "base", (json_int_t)(o.base + o.tax), "tax", (json_int_t)o.tax,
         "services", (json_int_t)0, "refund_allowed", sbx_offer_brand(&o)->refund_allowed,
         "refund_penalty", (json_int_t)sbx_offer_refund_penalty(&o),
         "brand", sbx_offer_brand(&o)->name, "bags", internal, "segments", segs));
@@ -846,6 +858,7 @@ static void attach_services(trv_req *req, trv_resp *resp)
     json_object_set_new(price, "totalAmount",
                         lf_num(json_integer_value(json_object_get(meta, "base")) + services, cur));
     new_intent(req->pool, wire);
+    json_object_set_new(meta, "intent_confirmed", json_false()); /* a new intent: unpaid */
     if (trv_db_exec(c, req->pool, &b_checkout_update, NULL, TRV_DB_ARGS(
             trv_json_dump(req->pool, doc),
             apr_psprintf(req->pool, "%" APR_INT64_T_FMT,
@@ -1016,6 +1029,16 @@ static void book(trv_req *req, trv_resp *resp)
         lf_error(req, resp, 400, 45030, "invalid parameters: transaction",
                  "payment.transactionId is not the prebook's current payment intent",
                  "bodyRequest.payment.transactionId");
+        return;
+    }
+    if (json_is_true(json_object_get(meta, "confirm_intent"))
+        && !json_is_true(json_object_get(meta, "intent_confirmed"))) {
+        /* Nothing is booked: the traveller can still pay and book again. */
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        lf_error(req, resp, 402, 45031, "payment required: transaction not confirmed",
+                 "the payment intent of payment.transactionId has not been confirmed with "
+                 "the payment SDK", "bodyRequest.payment.transactionId");
         return;
     }
     trigger = trv_json_str(doc, "test_trigger");
@@ -1221,6 +1244,67 @@ static void cancel_booking(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 200, json_incref(block));
 }
 
+/* ---- the traveller's device: the payment SDK ---- */
+
+/* What LiteAPI's payment SDK does on the traveller's device with the
+ * prebook's secretKey (it confirms the Stripe payment intent): the intent
+ * id is the secret's part before "_secret_", and the client secret must be
+ * the checkout's current one. */
+static void confirm_intent(trv_req *req, trv_resp *resp)
+{
+    const char *pi = apr_table_get(req->params, "id"), *secret, *cut;
+    const json_t *body;
+    trv_dbc *c;
+    trv_rows *rows;
+    json_t *doc;
+
+    if (!(body = sbx_body(req, resp))) {
+        return;
+    }
+    secret = trv_json_str(body, "client_secret");
+    cut = secret ? strstr(secret, "_secret_") : NULL;
+    if (!cut || strlen(pi) != (size_t)(cut - secret) || strncmp(secret, pi, strlen(pi)) != 0) {
+        sbx_send(req, resp, 404, json_pack("{s:{s:s,s:s,s:s}}", "error", "type",
+                                           "invalid_request_error", "code", "resource_missing",
+                                           "message", "No such payment_intent for this "
+                                           "client_secret"));
+        return;
+    }
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, NULL, 3187, "confirming a payment intent");
+        return;
+    }
+    if (trv_db_begin(c, req->pool) != APR_SUCCESS
+        || trv_db_select(c, req->pool, &b_checkout_of_secret, &rows, TRV_DB_ARGS(secret))
+           != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 3185, "confirming a payment intent");
+        return;
+    }
+    if (rows->n != 1) {
+        trv_db_rollback(c);
+        trv_db_close(req->env->db, c);
+        sbx_send(req, resp, 404, json_pack("{s:{s:s,s:s,s:s}}", "error", "type",
+                                           "invalid_request_error", "code", "resource_missing",
+                                           "message", "No such payment_intent (or no longer "
+                                           "the prebook's current one)"));
+        return;
+    }
+    doc = trv_json_parse(req->pool, trv_rows_get(rows, 0, "doc"),
+                         strlen(trv_rows_get(rows, 0, "doc")), NULL);
+    json_object_set_new(json_object_get(doc, "_sbx"), "intent_confirmed", json_true());
+    if (trv_db_exec(c, req->pool, &b_checkout_update, NULL,
+                    TRV_DB_ARGS(trv_json_dump(req->pool, doc),
+                                trv_rows_get(rows, 0, "total_minor"),
+                                trv_rows_get(rows, 0, "id"))) != APR_SUCCESS
+        || trv_db_commit(c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 3186, "confirming a payment intent");
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    sbx_send(req, resp, 200, json_pack("{s:s,s:s,s:s}", "id", pi, "object", "payment_intent",
+                                       "status", "succeeded"));
+}
+
 static void get_airline(trv_req *req, trv_resp *resp)
 {
     const char *code = apr_table_get(req->params, "code");
@@ -1253,5 +1337,8 @@ const trv_route sbx_air_b_routes[] = {
     {"GET", "/suppliers/b/v3.0/flights/bookings/{id}/cancellations", cancellation_quote, 0},
     {"POST", "/suppliers/b/v3.0/flights/bookings/{id}/cancellations", cancel_booking, 0},
     {"GET", "/suppliers/b/v3.0/data/flights/airlines/iatas/{code:iata}", get_airline, 0},
+    /* The traveller's device, which holds no API key. */
+    {"POST", "/suppliers/b/payment/v1/payment_intents/{id}/confirm", confirm_intent,
+     TRV_ROUTE_PUBLIC},
     {NULL, NULL, NULL, 0},
 };
