@@ -17,12 +17,17 @@
  *   GET  /flights/bookings/{bookingId}/cancellations   the refund quote
  *   POST /flights/bookings/{bookingId}/cancellations   cancel
  *   GET  /data/flights/airlines/iatas/{iataCode}
+ *   POST /suppliers/b/payment/v1/payment_intents/{id}/confirm
+ *                                               the traveller's device (no
+ *                                               key): the payment SDK
+ *                                               confirming an intent
  *
  * X-API-Key; answers {"data": [...]}; money as JSON numbers in the major
  * unit beside a currency; errors {"error": {code (a number), message,
  * description, key}}. LiteAPI collects payment: the traveller confirms the
  * prebook's payment intent (Stripe, secretKey) with LiteAPI's payment SDK;
- * in test mode every intent counts as confirmed. Prices are not converted:
+ * in test mode every intent counts as confirmed, unless a passenger is
+ * named Sdkpay (then book waits for the confirmation: 402 before). Prices are not converted:
  * they are in the origin market's currency whatever `currency` asks
  * (`converted` false). */
 #include "air.h"
