@@ -428,6 +428,74 @@ static void verify_prebook_services_and_book(void **state)
     json_decref(near);
 }
 
+/* The device confirms a prebook's intent (LiteAPI's payment SDK) with its
+ * secretKey; status of the answer. */
+static long confirm_intent(const json_t *pb, const char *secret)
+{
+    const char *key = secret ? secret : s(data0_json(pb), "secretKey");
+    char path[512], body[512], *pi = strdup(s(data0_json(pb), "secretKey"));
+    e2e_resp *r;
+    long st;
+    *strstr(pi, "_secret_") = '\0';
+    snprintf(path, sizeof(path), "/suppliers/b/payment/v1/payment_intents/%s/confirm", pi);
+    snprintf(body, sizeof(body), "{\"client_secret\":\"%s\"}", key);
+    /* No X-API-Key: the traveller's device holds none. */
+    r = call_h("POST", path, NULL, body);
+    st = r->status;
+    if (st == 200) {
+        assert_string_equal(s(r->json, "status"), "succeeded");
+        assert_string_equal(s(r->json, "id"), pi);
+    }
+    e2e_free(r);
+    free(pi);
+    return st;
+}
+
+/* With a passenger named Sdkpay the checkout's intents wait for the SDK's
+ * confirmation, as LiteAPI's do: book before it is 402 and books nothing;
+ * a wrong secret confirms nothing; a services attach makes a new intent
+ * that needs confirming again. */
+static void intents_wait_for_the_sdk(void **state)
+{
+    json_t *j = rate("LHR", "DUB", 40, 1, NULL), *pb = prebook(j, "Sdkpay", 200), *b, *pb2;
+    char wrong[256], body[512], path[512];
+    const json_t *svc;
+    e2e_resp *r;
+    (void)state;
+    b = book(pb, 402);
+    lite_error_json(b, "bodyRequest.payment.transactionId");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "error"), "code")),
+                     45031);
+    json_decref(b);
+    snprintf(wrong, sizeof(wrong), "%sx", s(data0_json(pb), "secretKey"));
+    assert_int_equal(confirm_intent(pb, wrong), 404);
+    b = book(pb, 402);
+    json_decref(b);
+
+    /* A bag: a new intent, unconfirmed; the old one's confirmation is
+     * refused and pays nothing. */
+    svc = json_array_get(json_object_get(json_array_get(json_object_get(json_object_get(
+          data0_json(pb), "servicesAttachable"), "groups"), 0), "services"), 0);
+    snprintf(body, sizeof(body), "{\"selectedServices\":[{\"passengerIndex\":0,"
+             "\"serviceId\":\"%s\",\"quantity\":1}]}", s(svc, "serviceId"));
+    snprintf(path, sizeof(path), BASE "/flights/prebooks/%s/services",
+             s(data0_json(pb), "prebookId"));
+    r = call("POST", path, body);
+    assert_int_equal(r->status, 200);
+    pb2 = json_incref(r->json);
+    e2e_free(r);
+    assert_int_equal(confirm_intent(pb, NULL), 404);
+    b = book(pb2, 402);
+    json_decref(b);
+    assert_int_equal(confirm_intent(pb2, NULL), 200);
+    b = book(pb2, 201);
+    assert_string_equal(s(booking_of(b), "status"), "TICKETED");
+    json_decref(b);
+    json_decref(pb2);
+    json_decref(pb);
+    json_decref(j);
+}
+
 static void triggers_quotes_and_cancellations(void **state)
 {
     json_t *fail = booked("Standard", "Failticket", 41), *basic = booked("Basic", "Smith", 42);
@@ -500,6 +568,7 @@ int main(void)
         cmocka_unit_test(rates_have_the_published_shape),
         cmocka_unit_test(verify_prebook_services_and_book),
         cmocka_unit_test(triggers_quotes_and_cancellations),
+        cmocka_unit_test(intents_wait_for_the_sdk),
     };
     return E2E_RUN("sandbox LiteAPI Flights (SUPPLIER_B)", tests);
 }
