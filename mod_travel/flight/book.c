@@ -68,14 +68,8 @@ static apr_status_t to_ready(trv_lifecycle_book_run *run, trv_dbc *c, void **out
     return trv_fbooking_book_revert(c, run->p, B(run)->id, run->owner, (trv_fbooking **)out);
 }
 
-static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const trv_fpayment *pay,
-                               void **out)
+static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
-    int inserted;
-    *out = NULL;
-    if (trv_fbooking_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
     return trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
                               TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
                               run->owner,
@@ -96,8 +90,8 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
 
 const trv_lifecycle_book_domain trv_book_lifecycle = {
-    "booking", &trv_flight_intents, view, reread, to_ready, authorized, step_order, NULL,
-    take_over};
+    "booking", &trv_flight_intents, &trv_fbooking_payments, view, reread, to_ready, authorized,
+    step_order, NULL, take_over};
 
 /* Reverts an attempt that holds an authorization (the supplier could not
  * be reached): a saved instrument's authorization is voided; an SDK
@@ -175,7 +169,8 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, jso
             return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
         }
     }
-    if ((voided && trv_fbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_payments_voided(&trv_fbooking_payments, c, run->p, pay->id)
+                   != APR_SUCCESS)
         || (settles && trv_lifecycle_book_apply_settle(run, c, &s) != APR_SUCCESS)) {
         return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
     }
@@ -236,13 +231,14 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
         return trv_lifecycle_book_lost(run, c);
     }
     if (trv_fbook_service_pays(run->env, run->b)) {
-        if (captured && trv_fbooking_payment_captured(c, run->p, pay->id,
-                                                      card ? trv_json_dump(run->p, card)
-                                                           : NULL) != APR_SUCCESS) {
+        if (captured && trv_payments_captured(&trv_fbooking_payments, c, run->p, pay->id,
+                                              card ? trv_json_dump(run->p, card) : NULL)
+                        != APR_SUCCESS) {
             return trv_lifecycle_book_db_failed(run, c, 342, "recording the capture");
         }
     }
-    else if (trv_fbooking_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
+    else if (trv_payments_insert(&trv_fbooking_payments, c, run->p, &supplier_pay, &inserted)
+             != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 343, "recording the supplier's payment");
     }
     if (settle) {

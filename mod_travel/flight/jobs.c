@@ -72,7 +72,7 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if (trv_fbooking_payment_get(c, p, id ? id : "", &pay) != APR_SUCCESS
+    if (trv_payments_get(&trv_fbooking_payments, c, p, id ? id : "", &pay) != APR_SUCCESS
         || (pay && trv_fbooking_get_any(c, p, pay->booking_id, &b) != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading payment %s: %s", id, c->error);
@@ -146,11 +146,11 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "database unavailable";
         return;
     }
-    if ((captured && trv_fbooking_payment_captured(c, p, pay->id,
-                                                   card ? trv_json_dump(p, card) : NULL)
+    if ((captured && trv_payments_captured(&trv_fbooking_payments, c, p, pay->id,
+                                           card ? trv_json_dump(p, card) : NULL)
                      != APR_SUCCESS)
-        || (card && trv_fbooking_payment_card(c, p, pay->id, trv_json_dump(p, card))
-                    != APR_SUCCESS)) {
+        || (card && trv_payments_card(&trv_fbooking_payments, c, p, pay->id,
+                                      trv_json_dump(p, card)) != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "recording payment %s: %s", pay->id, c->error);
         trv_db_close(env->db, c);

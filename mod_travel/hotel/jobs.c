@@ -49,10 +49,10 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
             return;
         }
         if (trv_db_begin(c, p) != APR_SUCCESS
-            || trv_hbooking_payment_captured(c, p, pay->id,
-                                             json_is_object(json_object_get(auth, "card"))
-                                                 ? trv_json_dump(p, json_object_get(auth, "card"))
-                                                 : NULL) != APR_SUCCESS
+            || trv_payments_captured(&trv_hbooking_payments, c, p, pay->id,
+                                     json_is_object(json_object_get(auth, "card"))
+                                         ? trv_json_dump(p, json_object_get(auth, "card"))
+                                         : NULL) != APR_SUCCESS
             || trv_hbooking_get_any(c, p, b->id, &again) != APR_SUCCESS
             || trv_hrender_keep(c, p, again) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {

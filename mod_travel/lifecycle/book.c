@@ -407,7 +407,7 @@ static trv_lifecycle_book_outcome record_authorization(trv_lifecycle_book_run *r
     trv_payment_record pay;
     trv_dbc *c;
     void *b = NULL;
-    int updated = 1;
+    int updated = 1, inserted;
 
     memset(&pay, 0, sizeof(pay));
     pay.id = trv_id_new(run->p, "pay");
@@ -421,7 +421,8 @@ static trv_lifecycle_book_outcome record_authorization(trv_lifecycle_book_run *r
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 2670, "recording the authorization");
     }
-    if (run->dom->authorized(run, c, &pay, &b) != APR_SUCCESS) {
+    if (trv_payments_insert(run->dom->payments, c, run->p, &pay, &inserted) != APR_SUCCESS
+        || run->dom->authorized(run, c, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 2670, "recording the authorization");
     }
     if (b && intent_id

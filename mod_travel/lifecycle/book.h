@@ -37,6 +37,7 @@
 #include "core/log.h"
 #include "core/money.h"
 #include "payment/intents.h"
+#include "payment/payments.h"
 #include "payment/record.h"
 
 #include <jansson.h>
@@ -87,15 +88,16 @@ typedef struct trv_lifecycle_book_run trv_lifecycle_book_run;
 typedef struct trv_lifecycle_book_domain {
     const char *noun;                  /* "booking", "hotel booking": log lines */
     const trv_pintent_kind *intents;   /* its authorization intents and release job */
+    const trv_payments_kind *payments; /* its payment rows */
     void (*view)(const void *b, trv_lifecycle_booking *v);
     /* The booking id whatever its status (after a lost race, the job). */
     apr_status_t (*reread)(trv_lifecycle_book_run *run, trv_dbc *c, const char *id, void **out);
     /* Back to READY_FOR_COMPLETE, its payment row gone. */
     apr_status_t (*revert)(trv_lifecycle_book_run *run, trv_dbc *c, void **out);
-    /* The authorization pay recorded as the booking's payment, and the
-     * step moved on from authorizing to ordering. */
-    apr_status_t (*authorized)(trv_lifecycle_book_run *run, trv_dbc *c,
-                               const trv_payment_record *pay, void **out);
+    /* The step moved on from authorizing to ordering (the runner has
+     * recorded the authorization as the booking's payment, in the same
+     * transaction). */
+    apr_status_t (*authorized)(trv_lifecycle_book_run *run, trv_dbc *c, void **out);
     /* The ordering step: ask the supplier and finish (or revert). */
     trv_lifecycle_book_outcome (*order)(trv_lifecycle_book_run *run);
     /* Waiting, or the answer lost: read at the supplier; RETRY while
