@@ -35,21 +35,17 @@ apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbookin
 
 #define B(run) ((trv_fbooking *)(run)->b)
 
+TRV_LIFECYCLE_PHASES(TRV_FB_PHASE_NONE, TRV_FB_PHASE_AUTHORIZING, TRV_FB_PHASE_ORDERING,
+                     TRV_FB_PHASE_TICKETING, TRV_FB_PHASE_UNKNOWN);
+
 static void view(const void *bp, trv_lifecycle_booking *v)
 {
-    static const trv_lifecycle_book_step steps[] = {
-        [TRV_FB_PHASE_NONE] = TRV_LIFECYCLE_BOOK_IDLE,
-        [TRV_FB_PHASE_AUTHORIZING] = TRV_LIFECYCLE_BOOK_AUTHORIZING,
-        [TRV_FB_PHASE_ORDERING] = TRV_LIFECYCLE_BOOK_ORDERING,
-        [TRV_FB_PHASE_TICKETING] = TRV_LIFECYCLE_BOOK_WAITING,
-        [TRV_FB_PHASE_UNKNOWN] = TRV_LIFECYCLE_BOOK_LOST_ANSWER};
     const trv_fbooking *b = bp;
     v->id = b->id;
     v->attempt = b->book_attempt;
-    v->step = b->status == TRV_FB_COMPLETING ? steps[b->book_phase]
-            : b->status == TRV_FB_CONFIRMED ? TRV_LIFECYCLE_BOOK_DONE_CONFIRMED
-            : b->status == TRV_FB_FAILED ? TRV_LIFECYCLE_BOOK_DONE_FAILED
-            : TRV_LIFECYCLE_BOOK_OTHER;
+    v->step = trv_lifecycle_book_step_of(b->status == TRV_FB_COMPLETING, b->book_phase,
+                                         b->status == TRV_FB_CONFIRMED,
+                                         b->status == TRV_FB_FAILED);
     v->currency = b->currency;
     v->total_amount = b->total_amount;
     v->instrument = b->payment_instrument_id;

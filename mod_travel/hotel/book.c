@@ -47,20 +47,17 @@ const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
 /* ---- the domain's part of the runner (lifecycle/book.h) ---- */
 
 #define B(run) ((trv_hbooking *)(run)->b)
+
+TRV_LIFECYCLE_PHASES(TRV_HB_PHASE_NONE, TRV_HB_PHASE_AUTHORIZING, TRV_HB_PHASE_ORDERING,
+                     TRV_HB_PHASE_CONFIRMING, TRV_HB_PHASE_UNKNOWN);
+
 static void view(const void *bp, trv_lifecycle_booking *v)
 {
-    static const trv_lifecycle_book_step steps[] = {
-        [TRV_HB_PHASE_NONE] = TRV_LIFECYCLE_BOOK_IDLE,
-        [TRV_HB_PHASE_AUTHORIZING] = TRV_LIFECYCLE_BOOK_AUTHORIZING,
-        [TRV_HB_PHASE_ORDERING] = TRV_LIFECYCLE_BOOK_ORDERING,
-        [TRV_HB_PHASE_CONFIRMING] = TRV_LIFECYCLE_BOOK_WAITING,
-        [TRV_HB_PHASE_UNKNOWN] = TRV_LIFECYCLE_BOOK_LOST_ANSWER};
     const trv_hbooking *b = bp;
     *v = (trv_lifecycle_booking){
         b->id, b->book_attempt,
-        b->status == TRV_HB_COMPLETING ? steps[b->book_phase]
-        : b->status == TRV_HB_CONFIRMED ? TRV_LIFECYCLE_BOOK_DONE_CONFIRMED
-        : b->status == TRV_HB_FAILED ? TRV_LIFECYCLE_BOOK_DONE_FAILED : TRV_LIFECYCLE_BOOK_OTHER,
+        trv_lifecycle_book_step_of(b->status == TRV_HB_COMPLETING, b->book_phase,
+                                   b->status == TRV_HB_CONFIRMED, b->status == TRV_HB_FAILED),
         b->currency, b->total_amount, b->payment_instrument_id, b->use_payment_sdk,
         b->sdk_token, b->payments};
 }

@@ -43,9 +43,7 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
             res->error = apr_psprintf(p, "capture: %s", trv_up_status_name(st));
             return;
         }
-        if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = "database unavailable";
+        if (!trv_job_db_open(env, p, &c, res)) {
             return;
         }
         if (trv_db_begin(c, p) != APR_SUCCESS

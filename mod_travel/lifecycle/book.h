@@ -68,6 +68,30 @@ typedef enum {
     TRV_LIFECYCLE_BOOK_DONE_FAILED
 } trv_lifecycle_book_step;
 
+/* A domain's book phases, as its phase enum lists them, in this order
+ * (flight/state.h, hotel/state.h; each domain's book.c checks it with
+ * TRV_LIFECYCLE_PHASES): waiting is its ticketing or confirming. */
+enum {
+    TRV_LIFECYCLE_PHASE_NONE,
+    TRV_LIFECYCLE_PHASE_AUTHORIZING,
+    TRV_LIFECYCLE_PHASE_ORDERING,
+    TRV_LIFECYCLE_PHASE_WAITING,
+    TRV_LIFECYCLE_PHASE_UNKNOWN
+};
+
+#define TRV_LIFECYCLE_PHASES(none, authorizing, ordering, waiting, unknown) \
+    _Static_assert((int)(none) == TRV_LIFECYCLE_PHASE_NONE \
+                   && (int)(authorizing) == TRV_LIFECYCLE_PHASE_AUTHORIZING \
+                   && (int)(ordering) == TRV_LIFECYCLE_PHASE_ORDERING \
+                   && (int)(waiting) == TRV_LIFECYCLE_PHASE_WAITING \
+                   && (int)(unknown) == TRV_LIFECYCLE_PHASE_UNKNOWN, \
+                   "the domain's phases are the runner's (lifecycle/book.h)")
+
+/* The step of a booking: in phase when completing (COMPLETE_IN_PROGRESS),
+ * else DONE_CONFIRMED, DONE_FAILED or OTHER by its status. */
+trv_lifecycle_book_step trv_lifecycle_book_step_of(int completing, int phase, int confirmed,
+                                                   int failed);
+
 /* The fields of a domain's booking the runner reads (dom->view). */
 typedef struct trv_lifecycle_booking {
     const char *id;
