@@ -275,6 +275,16 @@ const char *trv_job_request_id(const trv_job *job)
     return rid ? rid : "-";
 }
 
+int trv_job_db_open(trv_env *env, apr_pool_t *p, trv_dbc **c, trv_job_result *res)
+{
+    if (trv_db_open(env->db, p, c) != APR_SUCCESS) {
+        res->outcome = TRV_JOB_RETRY;
+        res->error = "database unavailable";
+        return 0;
+    }
+    return 1;
+}
+
 int trv_job_open(trv_env *env, apr_pool_t *p, const trv_job *job, const char **id,
                  trv_dbc **c, trv_job_result *res)
 {
@@ -284,10 +294,5 @@ int trv_job_open(trv_env *env, apr_pool_t *p, const trv_job *job, const char **i
         res->error = "payload has no id";
         return 0;
     }
-    if (trv_db_open(env->db, p, c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
-        return 0;
-    }
-    return 1;
+    return trv_job_db_open(env, p, c, res);
 }

@@ -89,6 +89,9 @@ apr_interval_time_t trv_job_backoff(int attempt);
 /* The request id the job was queued under (its payload's request_id), for
  * its log lines and upstream calls; "-" when it has none. */
 const char *trv_job_request_id(const trv_job *job);
+/* A database connection for a job's run: 0 with res set to RETRY
+ * ("database unavailable") when there is none yet. */
+int trv_job_db_open(trv_env *env, apr_pool_t *p, trv_dbc **c, trv_job_result *res);
 /* The start of a job about one row: its payload's "id" and a database
  * connection. Returns 0 with res set when there is neither (DEAD: no id,
  * nothing will ever change that; RETRY: no database yet); the runner then

@@ -35,21 +35,17 @@ apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbookin
 
 #define B(run) ((trv_fbooking *)(run)->b)
 
+TRV_LIFECYCLE_PHASES(TRV_FB_PHASE_NONE, TRV_FB_PHASE_AUTHORIZING, TRV_FB_PHASE_ORDERING,
+                     TRV_FB_PHASE_TICKETING, TRV_FB_PHASE_UNKNOWN);
+
 static void view(const void *bp, trv_lifecycle_booking *v)
 {
-    static const trv_lifecycle_book_step steps[] = {
-        [TRV_FB_PHASE_NONE] = TRV_LIFECYCLE_BOOK_IDLE,
-        [TRV_FB_PHASE_AUTHORIZING] = TRV_LIFECYCLE_BOOK_AUTHORIZING,
-        [TRV_FB_PHASE_ORDERING] = TRV_LIFECYCLE_BOOK_ORDERING,
-        [TRV_FB_PHASE_TICKETING] = TRV_LIFECYCLE_BOOK_WAITING,
-        [TRV_FB_PHASE_UNKNOWN] = TRV_LIFECYCLE_BOOK_LOST_ANSWER};
     const trv_fbooking *b = bp;
     v->id = b->id;
     v->attempt = b->book_attempt;
-    v->step = b->status == TRV_FB_COMPLETING ? steps[b->book_phase]
-            : b->status == TRV_FB_CONFIRMED ? TRV_LIFECYCLE_BOOK_DONE_CONFIRMED
-            : b->status == TRV_FB_FAILED ? TRV_LIFECYCLE_BOOK_DONE_FAILED
-            : TRV_LIFECYCLE_BOOK_OTHER;
+    v->step = trv_lifecycle_book_step_of(b->status == TRV_FB_COMPLETING, b->book_phase,
+                                         b->status == TRV_FB_CONFIRMED,
+                                         b->status == TRV_FB_FAILED);
     v->currency = b->currency;
     v->total_amount = b->total_amount;
     v->instrument = b->payment_instrument_id;
@@ -68,14 +64,8 @@ static apr_status_t to_ready(trv_lifecycle_book_run *run, trv_dbc *c, void **out
     return trv_fbooking_book_revert(c, run->p, B(run)->id, run->owner, (trv_fbooking **)out);
 }
 
-static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const trv_fpayment *pay,
-                               void **out)
+static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
-    int inserted;
-    *out = NULL;
-    if (trv_fbooking_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
     return trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
                               TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
                               run->owner,
@@ -96,8 +86,8 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
 
 const trv_lifecycle_book_domain trv_book_lifecycle = {
-    "booking", &trv_flight_intents, view, reread, to_ready, authorized, step_order, NULL,
-    take_over};
+    "booking", &trv_flight_intents, &trv_fbooking_payments, view, reread, to_ready, authorized,
+    step_order, NULL, take_over};
 
 /* Reverts an attempt that holds an authorization (the supplier could not
  * be reached): a saved instrument's authorization is voided; an SDK
@@ -175,7 +165,8 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, jso
             return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
         }
     }
-    if ((voided && trv_fbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_payments_voided(&trv_fbooking_payments, c, run->p, pay->id)
+                   != APR_SUCCESS)
         || (settles && trv_lifecycle_book_apply_settle(run, c, &s) != APR_SUCCESS)) {
         return trv_lifecycle_book_db_failed(run, c, 336, "recording a failed booking");
     }
@@ -236,13 +227,14 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
         return trv_lifecycle_book_lost(run, c);
     }
     if (trv_fbook_service_pays(run->env, run->b)) {
-        if (captured && trv_fbooking_payment_captured(c, run->p, pay->id,
-                                                      card ? trv_json_dump(run->p, card)
-                                                           : NULL) != APR_SUCCESS) {
+        if (captured && trv_payments_captured(&trv_fbooking_payments, c, run->p, pay->id,
+                                              card ? trv_json_dump(run->p, card) : NULL)
+                        != APR_SUCCESS) {
             return trv_lifecycle_book_db_failed(run, c, 342, "recording the capture");
         }
     }
-    else if (trv_fbooking_payment_insert(c, run->p, &supplier_pay, &inserted) != APR_SUCCESS) {
+    else if (trv_payments_insert(&trv_fbooking_payments, c, run->p, &supplier_pay, &inserted)
+             != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 343, "recording the supplier's payment");
     }
     if (settle) {

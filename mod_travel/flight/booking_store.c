@@ -1,5 +1,6 @@
 #include "booking_store.h"
 #include "enqueue.h"
+#include "payment/payments_sql.h"
 #include "payment/refunds_sql.h"
 #include "core/json.h"
 
@@ -28,10 +29,6 @@
     "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, b.revision, " \
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
-
-#define PAY_COLS \
-    "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
-    "card::text AS card, trv_ts(created_at) AS created_at"
 
 static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
@@ -82,21 +79,6 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     return b;
 }
 
-static trv_fpayment *payment_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    trv_fpayment *pay = apr_pcalloc(p, sizeof(*pay));
-    pay->id = trv_rows_get(r, i, "id");
-    pay->booking_id = trv_rows_get(r, i, "booking_id");
-    (void)trv_pay_status_from_text(trv_rows_get(r, i, "status"), &pay->status);
-    pay->currency = trv_rows_get(r, i, "currency");
-    pay->amount = trv_rows_get(r, i, "amount");
-    (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay->collected_by);
-    pay->provider_ref = trv_rows_get(r, i, "provider_ref");
-    pay->card = trv_json_column(p, r, i, "card");
-    pay->created_at = trv_rows_get(r, i, "created_at");
-    return pay;
-}
-
 static const char *us(apr_pool_t *p, apr_interval_time_t t)
 {
     return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)t);
@@ -115,23 +97,14 @@ static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
     return rv;
 }
 
-static const trv_stmt payments_stmt = {"trv_flight_payments_of",
-    "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = %s "
-    "ORDER BY created_at, id"};
-
 apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b)
 {
-    trv_rows *rows;
-    int i;
-    apr_status_t rv = trv_db_select(c, p, &payments_stmt, &rows, TRV_DB_ARGS(b->id));
-    b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
-    if (rv != APR_SUCCESS) {
-        return rv;
-    }
-    for (i = 0; i < rows->n; i++) {
-        APR_ARRAY_PUSH(b->payments, trv_fpayment) = *payment_at(p, rows, i);
-    }
-    return APR_SUCCESS;
+    apr_hash_t *pays;
+    /* Ids are [A-Za-z0-9_-]: safe inside an array literal. */
+    apr_status_t rv = trv_payments_of(&trv_fbooking_payments, c, p,
+                                      apr_psprintf(p, "{%s}", b->id), &pays);
+    b->payments = trv_payments_for(p, pays, b->id);
+    return rv;
 }
 
 static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
@@ -154,14 +127,12 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
 static const trv_stmt many_stmt = {"trv_flight_get_many",
     "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = ANY (%s::text[])"};
 
-static const trv_stmt page_payments_stmt = {"trv_flight_payments_of_page",
-    "SELECT " PAY_COLS " FROM flight_payments WHERE booking_id = ANY (%s::text[]) "
-    "ORDER BY created_at, id"};
-
 apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
                                     apr_hash_t **out)
 {
-    trv_rows *rows, *pays;
+    trv_rows *rows;
+    apr_hash_t *pays;
+    apr_hash_index_t *hi;
     apr_status_t rv;
     int i;
 
@@ -172,21 +143,14 @@ apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     }
     for (i = 0; i < rows->n; i++) {
         trv_fbooking *b = booking_at(p, rows, i);
-        b->payments = apr_array_make(p, 1, sizeof(trv_fpayment));
         apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
     }
-    rv = trv_db_select(c, p, &page_payments_stmt, &pays, TRV_DB_ARGS(ids));
-    if (rv != APR_SUCCESS) {
-        return rv;
+    rv = trv_payments_of(&trv_fbooking_payments, c, p, ids, &pays);
+    for (hi = apr_hash_first(p, *out); hi; hi = apr_hash_next(hi)) {
+        trv_fbooking *b = apr_hash_this_val(hi);
+        b->payments = trv_payments_for(p, pays, b->id);
     }
-    for (i = 0; i < pays->n; i++) {
-        trv_fpayment *pay = payment_at(p, pays, i);
-        trv_fbooking *b = apr_hash_get(*out, pay->booking_id, APR_HASH_KEY_STRING);
-        if (b) {
-            APR_ARRAY_PUSH(b->payments, trv_fpayment) = *pay;
-        }
-    }
-    return APR_SUCCESS;
+    return rv;
 }
 
 /* Both renderings of one revision are kept together, so a row's two
@@ -516,66 +480,12 @@ apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 
 /* ---- payments ---- */
 
-static const trv_stmt pay_insert_stmt = {"trv_flight_payment_insert",
-    "INSERT INTO flight_payments (id, booking_id, status, currency, amount, collected_by, "
-    "provider_ref, card, captured_at) VALUES (%s, %s, %s, %s, %s::numeric, %s, %s, "
-    "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
-    "ON CONFLICT (booking_id) DO NOTHING RETURNING id"};
+/* flight_payments (sql/010): one charge per booking; the logic is
+ * payment/payments.c's. */
+static const trv_payments_sql payments_sql = TRV_PAYMENTS_SQL("flight", "flight_payments",
+                                                              "(booking_id)");
 
-apr_status_t trv_fbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
-                                         int *inserted)
-{
-    trv_rows *rows;
-    const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
-    const char *status = trv_pay_status_text(pay->status);
-    apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
-        TRV_DB_ARGS(pay->id, pay->booking_id, status, pay->currency, pay->amount,
-                    trv_collector_text(pay->collected_by), pay->provider_ref, card, status));
-    *inserted = rv == APR_SUCCESS && rows->n == 1;
-    return rv;
-}
-
-static const trv_stmt pay_captured_stmt = {"trv_flight_payment_captured",
-    "UPDATE flight_payments SET status = 'CAPTURED', captured_at = trv_now(), "
-    "card = COALESCE(%s::jsonb, card), updated_at = trv_now() "
-    "WHERE id = %s AND status = 'AUTHORIZED'"};
-
-apr_status_t trv_fbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                           const char *card_json)
-{
-    return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
-}
-
-static const trv_stmt pay_voided_stmt = {"trv_flight_payment_voided",
-    "UPDATE flight_payments SET status = 'VOIDED', updated_at = trv_now() "
-    "WHERE id = %s AND status = 'AUTHORIZED'"};
-
-apr_status_t trv_fbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
-}
-
-static const trv_stmt pay_card_stmt = {"trv_flight_payment_card",
-    "UPDATE flight_payments SET card = %s::jsonb, updated_at = trv_now() "
-    "WHERE id = %s AND card IS NULL"};
-
-apr_status_t trv_fbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *card_json)
-{
-    return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
-}
-
-static const trv_stmt pay_get_stmt = {"trv_flight_payment_get",
-    "SELECT " PAY_COLS " FROM flight_payments WHERE id = %s"};
-
-apr_status_t trv_fbooking_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      trv_fpayment **out)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &pay_get_stmt, &rows, TRV_DB_ARGS(id));
-    *out = rv == APR_SUCCESS && rows->n ? payment_at(p, rows, 0) : NULL;
-    return rv;
-}
+const trv_payments_kind trv_fbooking_payments = {&payments_sql};
 
 /* ---- refunds ---- */
 

@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "payment/refund_status.h"
+#include "payment/payments.h"
 #include "payment/refunds.h"
 
 #include <apr_hash.h>
@@ -174,16 +175,9 @@ apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 
-/* At most one payment per booking: *inserted 0 when it exists already. */
-apr_status_t trv_fbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_fpayment *pay,
-                                         int *inserted);
-apr_status_t trv_fbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                           const char *card_json);
-apr_status_t trv_fbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
-apr_status_t trv_fbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *card_json);
-apr_status_t trv_fbooking_payment_get(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      trv_fpayment **out);
+/* flight_payments (sql/010) for payment/payments.h: one charge per
+ * booking. */
+extern const trv_payments_kind trv_fbooking_payments;
 
 /* ---- refunds ---- */
 

@@ -67,12 +67,10 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_up_status st;
     int captured = 0;
 
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
-    if (trv_fbooking_payment_get(c, p, id ? id : "", &pay) != APR_SUCCESS
+    if (trv_payments_get(&trv_fbooking_payments, c, p, id ? id : "", &pay) != APR_SUCCESS
         || (pay && trv_fbooking_get_any(c, p, pay->booking_id, &b) != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "reading payment %s: %s", id, c->error);
@@ -141,16 +139,14 @@ void trv_fjob_settle_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!json_is_object(card)) {
         card = NULL;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
-    if ((captured && trv_fbooking_payment_captured(c, p, pay->id,
-                                                   card ? trv_json_dump(p, card) : NULL)
+    if ((captured && trv_payments_captured(&trv_fbooking_payments, c, p, pay->id,
+                                           card ? trv_json_dump(p, card) : NULL)
                      != APR_SUCCESS)
-        || (card && trv_fbooking_payment_card(c, p, pay->id, trv_json_dump(p, card))
-                    != APR_SUCCESS)) {
+        || (card && trv_payments_card(&trv_fbooking_payments, c, p, pay->id,
+                                      trv_json_dump(p, card)) != APR_SUCCESS)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = apr_psprintf(p, "recording payment %s: %s", pay->id, c->error);
         trv_db_close(env->db, c);
@@ -175,9 +171,7 @@ static void release_expired(trv_env *env, apr_pool_t *p, const trv_job *job,
 {
     trv_dbc *c;
     int ok;
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     ok = trv_db_begin(c, p) == APR_SUCCESS
@@ -219,9 +213,7 @@ void trv_fjob_expire_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "not expired yet";
         return;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_fbooking_expire_one(c, p, b->id, &e) != APR_SUCCESS) {
@@ -252,9 +244,7 @@ void trv_fjob_prebook_watch_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     if (!b || b->status != TRV_FB_PREBOOK_IN_PROGRESS) {
         return;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
@@ -345,9 +335,7 @@ static void sync_once(trv_env *env, apr_pool_t *p, const trv_job *job, trv_fbook
         return;
     }
     changes = json_object_get(order, "airline_initiated_changes");
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (json_is_array(changes) && json_array_size(changes) > 0

@@ -47,20 +47,17 @@ const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
 /* ---- the domain's part of the runner (lifecycle/book.h) ---- */
 
 #define B(run) ((trv_hbooking *)(run)->b)
+
+TRV_LIFECYCLE_PHASES(TRV_HB_PHASE_NONE, TRV_HB_PHASE_AUTHORIZING, TRV_HB_PHASE_ORDERING,
+                     TRV_HB_PHASE_CONFIRMING, TRV_HB_PHASE_UNKNOWN);
+
 static void view(const void *bp, trv_lifecycle_booking *v)
 {
-    static const trv_lifecycle_book_step steps[] = {
-        [TRV_HB_PHASE_NONE] = TRV_LIFECYCLE_BOOK_IDLE,
-        [TRV_HB_PHASE_AUTHORIZING] = TRV_LIFECYCLE_BOOK_AUTHORIZING,
-        [TRV_HB_PHASE_ORDERING] = TRV_LIFECYCLE_BOOK_ORDERING,
-        [TRV_HB_PHASE_CONFIRMING] = TRV_LIFECYCLE_BOOK_WAITING,
-        [TRV_HB_PHASE_UNKNOWN] = TRV_LIFECYCLE_BOOK_LOST_ANSWER};
     const trv_hbooking *b = bp;
     *v = (trv_lifecycle_booking){
         b->id, b->book_attempt,
-        b->status == TRV_HB_COMPLETING ? steps[b->book_phase]
-        : b->status == TRV_HB_CONFIRMED ? TRV_LIFECYCLE_BOOK_DONE_CONFIRMED
-        : b->status == TRV_HB_FAILED ? TRV_LIFECYCLE_BOOK_DONE_FAILED : TRV_LIFECYCLE_BOOK_OTHER,
+        trv_lifecycle_book_step_of(b->status == TRV_HB_COMPLETING, b->book_phase,
+                                   b->status == TRV_HB_CONFIRMED, b->status == TRV_HB_FAILED),
         b->currency, b->total_amount, b->payment_instrument_id, b->use_payment_sdk,
         b->sdk_token, b->payments};
 }
@@ -82,25 +79,16 @@ static apr_status_t to_ready(trv_lifecycle_book_run *run, trv_dbc *c, void **out
                                                  (trv_hbooking **)out), out);
 }
 
-static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, const trv_hpayment *pay,
-                               void **out)
+/* The booking comes back read whole after the move (moved_booking), with
+ * the payment the runner recorded before it. */
+static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, void **out)
 {
-    int inserted;
-    *out = NULL;
-    if (trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
-                           TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
-                           run->owner, trv_hbook_budget(run->env, B(run), TRV_HB_PHASE_ORDERING),
-                           NULL, (trv_hbooking **)out) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
-    if (!*out) {
-        return APR_SUCCESS;
-    }
-    /* Read again whole: the payment raised the revision. */
-    if (trv_hbooking_payment_insert(c, run->p, pay, &inserted) != APR_SUCCESS) {
-        return APR_EGENERAL;
-    }
-    return kept(run, c, trv_hbooking_get_any(c, run->p, B(run)->id, (trv_hbooking **)out), out);
+    return kept(run, c,
+                trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
+                                   TRV_HB_PHASE_AUTHORIZING, run->owner, TRV_HB_PHASE_ORDERING,
+                                   run->owner,
+                                   trv_hbook_budget(run->env, B(run), TRV_HB_PHASE_ORDERING),
+                                   NULL, (trv_hbooking **)out), out);
 }
 
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
@@ -120,8 +108,8 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
 }
 
 const trv_lifecycle_book_domain trv_hbook_lifecycle = {
-    "hotel booking", &trv_hotel_intents, view, reread, to_ready, authorized, step_order,
-    step_read, take_over};
+    "hotel booking", &trv_hotel_intents, &trv_hbooking_payments, view, reread, to_ready,
+    authorized, step_order, step_read, take_over};
 
 /* The service's own authorization (not the supplier's payment). */
 static int service_authorization(const trv_hpayment *pay)
@@ -176,7 +164,7 @@ static trv_lifecycle_book_outcome finish_failed(trv_lifecycle_book_run *run, con
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 1430, "recording a failed booking");
     }
-    if ((voided && trv_hbooking_payment_voided(c, run->p, pay->id) != APR_SUCCESS)
+    if ((voided && trv_payments_voided(&trv_hbooking_payments, c, run->p, pay->id) != APR_SUCCESS)
         || (!sdk && settles && trv_lifecycle_book_apply_settle(run, c, &s) != APR_SUCCESS)
         || trv_hbooking_book_failed(c, run->p, B(run)->id, trv_json_dump(run->p, failure), &b)
            != APR_SUCCESS) {
@@ -277,10 +265,11 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run,
     if (!b) {
         return trv_lifecycle_book_lost(run, c);
     }
-    if ((captured && trv_hbooking_payment_captured(c, run->p, pay->id,
-                                                   card ? trv_json_dump(run->p, card) : NULL)
+    if ((captured && trv_payments_captured(&trv_hbooking_payments, c, run->p, pay->id,
+                                           card ? trv_json_dump(run->p, card) : NULL)
                      != APR_SUCCESS)
-        || (sp.id && trv_hbooking_payment_insert(c, run->p, &sp, &inserted) != APR_SUCCESS)
+        || (sp.id && trv_payments_insert(&trv_hbooking_payments, c, run->p, &sp, &inserted)
+                     != APR_SUCCESS)
         || (trv_hbook_service_pays(run->env, run->b) && pay && !captured
             && trv_hjob_enqueue(c, run->p, TRV_HJOB_COMPLETE, B(run)->id, run->request_id,
                                 apr_time_from_sec(5)) != APR_SUCCESS)) {

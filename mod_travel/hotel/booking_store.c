@@ -2,6 +2,7 @@
 #include "booking_store.h"
 #include "cancellation_store.h"
 #include "core/json.h"
+#include "payment/payments_sql.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -35,10 +36,6 @@
 
 #define GUEST_COLS \
     "g.id, g.booking_id, g.room_id, g.position, g.first_name, g.last_name, g.type, g.is_lead"
-
-#define PAY_COLS \
-    "id, booking_id, status, currency, amount::text AS amount, collected_by, provider_ref, " \
-    "card::text AS card, trv_ts(created_at) AS created_at"
 
 trv_hb_status trv_hbooking_status(const trv_hbooking *b)
 {
@@ -130,22 +127,6 @@ static trv_hguest guest_at(const trv_rows *r, int i)
     return g;
 }
 
-static trv_hpayment payment_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    trv_hpayment pay;
-    memset(&pay, 0, sizeof(pay));
-    pay.id = trv_rows_get(r, i, "id");
-    pay.booking_id = trv_rows_get(r, i, "booking_id");
-    (void)trv_pay_status_from_text(trv_rows_get(r, i, "status"), &pay.status);
-    pay.currency = trv_rows_get(r, i, "currency");
-    pay.amount = trv_rows_get(r, i, "amount");
-    (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay.collected_by);
-    pay.provider_ref = trv_rows_get(r, i, "provider_ref");
-    pay.card = trv_json_column(p, r, i, "card");
-    pay.created_at = trv_rows_get(r, i, "created_at");
-    return pay;
-}
-
 static const char *us(apr_pool_t *p, apr_interval_time_t t)
 {
     return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)t);
@@ -159,16 +140,13 @@ static const trv_stmt rooms_stmt = {"trv_hotel_rooms_of",
 static const trv_stmt guests_stmt = {"trv_hotel_guests_of",
     "SELECT " GUEST_COLS " FROM hotel_booking_guests g "
     "WHERE g.booking_id = ANY (%s::text[]) ORDER BY g.room_id, g.position"};
-static const trv_stmt payments_stmt = {"trv_hotel_payments_of",
-    "SELECT " PAY_COLS " FROM hotel_payments WHERE booking_id = ANY (%s::text[]) "
-    "ORDER BY created_at, id"};
 
 /* Fills rooms, guests and payments of the bookings in `by_id` (id ->
  * trv_hbooking*), whose ids are the text[] literal ids. */
 static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_hash_t *by_id)
 {
-    trv_rows *rows, *guests, *pays;
-    apr_hash_t *room_by_id = apr_hash_make(p);
+    trv_rows *rows, *guests;
+    apr_hash_t *room_by_id = apr_hash_make(p), *pays, *cans;
     apr_hash_index_t *hi;
     apr_status_t rv;
     int i;
@@ -180,7 +158,7 @@ static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_h
     }
     if ((rv = trv_db_select(c, p, &rooms_stmt, &rows, TRV_DB_ARGS(ids))) != APR_SUCCESS ||
         (rv = trv_db_select(c, p, &guests_stmt, &guests, TRV_DB_ARGS(ids))) != APR_SUCCESS ||
-        (rv = trv_db_select(c, p, &payments_stmt, &pays, TRV_DB_ARGS(ids))) != APR_SUCCESS) {
+        (rv = trv_payments_of(&trv_hbooking_payments, c, p, ids, &pays)) != APR_SUCCESS) {
         return rv;
     }
     for (i = 0; i < rows->n; i++) {
@@ -199,25 +177,19 @@ static apr_status_t load_parts(trv_dbc *c, apr_pool_t *p, const char *ids, apr_h
             APR_ARRAY_PUSH(m->guests, trv_hguest) = guest_at(guests, i);
         }
     }
-    for (i = 0; i < pays->n; i++) {
-        trv_hbooking *b = apr_hash_get(by_id, trv_rows_get(pays, i, "booking_id"),
-                                       APR_HASH_KEY_STRING);
-        if (b) {
-            APR_ARRAY_PUSH(b->payments, trv_hpayment) = payment_at(p, pays, i);
-        }
+    for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
+        trv_hbooking *b = apr_hash_this_val(hi);
+        b->payments = trv_payments_for(p, pays, b->id);
     }
     /* Cancellation attempts (cancellation_store.c): part of the booking as shown. */
-    {
-        apr_hash_t *cans;
-        if ((rv = trv_hcancellation_list_many(c, p, ids, &cans)) != APR_SUCCESS) {
-            return rv;
-        }
-        for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
-            trv_hbooking *b = apr_hash_this_val(hi);
-            b->cancellations = apr_hash_get(cans, b->id, APR_HASH_KEY_STRING);
-            if (!b->cancellations) {
-                b->cancellations = apr_array_make(p, 1, sizeof(trv_hcancel));
-            }
+    if ((rv = trv_hcancellation_list_many(c, p, ids, &cans)) != APR_SUCCESS) {
+        return rv;
+    }
+    for (hi = apr_hash_first(p, by_id); hi; hi = apr_hash_next(hi)) {
+        trv_hbooking *b = apr_hash_this_val(hi);
+        b->cancellations = apr_hash_get(cans, b->id, APR_HASH_KEY_STRING);
+        if (!b->cancellations) {
+            b->cancellations = apr_array_make(p, 1, sizeof(trv_hcancel));
         }
     }
     return APR_SUCCESS;
@@ -582,54 +554,12 @@ apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 
 /* ---- payments ---- */
 
-static const trv_stmt pay_insert_stmt = {"trv_hotel_payment_insert",
-    "INSERT INTO hotel_payments (id, booking_id, status, currency, amount, collected_by, "
-    "provider_ref, card, captured_at) VALUES (%s, %s, %s, %s, %s::numeric, %s, %s, "
-    "%s::jsonb, CASE WHEN %s = 'CAPTURED' THEN trv_now() END) "
-    "ON CONFLICT (booking_id) WHERE kind = 'BOOK' DO NOTHING RETURNING id"};
+/* hotel_payments (sql/100): one charge (kind BOOK) per booking; the logic
+ * is payment/payments.c's. */
+static const trv_payments_sql payments_sql = TRV_PAYMENTS_SQL("hotel", "hotel_payments",
+    "(booking_id) WHERE kind = 'BOOK'");
 
-apr_status_t trv_hbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
-                                         int *inserted)
-{
-    trv_rows *rows;
-    const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
-    const char *status = trv_pay_status_text(pay->status);
-    apr_status_t rv = trv_db_select(c, p, &pay_insert_stmt, &rows,
-        TRV_DB_ARGS(pay->id, pay->booking_id, status, pay->currency, pay->amount,
-                    trv_collector_text(pay->collected_by), pay->provider_ref, card, status));
-    *inserted = rv == APR_SUCCESS && rows->n == 1;
-    return rv;
-}
-
-static const trv_stmt pay_captured_stmt = {"trv_hotel_payment_captured",
-    "UPDATE hotel_payments SET status = 'CAPTURED', captured_at = trv_now(), "
-    "card = coalesce(%s::jsonb, card), updated_at = trv_now() "
-    "WHERE id = %s AND status = 'AUTHORIZED'"};
-
-apr_status_t trv_hbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                           const char *card_json)
-{
-    return trv_db_exec(c, p, &pay_captured_stmt, NULL, TRV_DB_ARGS(card_json, id));
-}
-
-static const trv_stmt pay_voided_stmt = {"trv_hotel_payment_voided",
-    "UPDATE hotel_payments SET status = 'VOIDED', updated_at = trv_now() "
-    "WHERE id = %s AND status = 'AUTHORIZED'"};
-
-apr_status_t trv_hbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_db_exec(c, p, &pay_voided_stmt, NULL, TRV_DB_ARGS(id));
-}
-
-static const trv_stmt pay_card_stmt = {"trv_hotel_payment_card",
-    "UPDATE hotel_payments SET card = %s::jsonb, updated_at = trv_now() "
-    "WHERE id = %s AND card IS NULL"};
-
-apr_status_t trv_hbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *card_json)
-{
-    return trv_db_exec(c, p, &pay_card_stmt, NULL, TRV_DB_ARGS(card_json, id));
-}
+const trv_payments_kind trv_hbooking_payments = {&payments_sql};
 
 /* ---- the hotel a booking names ---- */
 

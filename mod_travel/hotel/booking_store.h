@@ -11,6 +11,7 @@
 
 #include "booking.h"
 #include "core/db.h"
+#include "payment/payments.h"
 
 #include <apr_hash.h>
 #include <apr_time.h>
@@ -180,14 +181,8 @@ apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 
-/* The booking's charge: at most one; *inserted 0 when it exists already. */
-apr_status_t trv_hbooking_payment_insert(trv_dbc *c, apr_pool_t *p, const trv_hpayment *pay,
-                                         int *inserted);
-apr_status_t trv_hbooking_payment_captured(trv_dbc *c, apr_pool_t *p, const char *id,
-                                           const char *card_json);
-apr_status_t trv_hbooking_payment_voided(trv_dbc *c, apr_pool_t *p, const char *id);
-/* Sets a payment's card once it could be read. */
-apr_status_t trv_hbooking_payment_card(trv_dbc *c, apr_pool_t *p, const char *id,
-                                       const char *card_json);
+/* hotel_payments (sql/100) for payment/payments.h: the booking's charge,
+ * at most one. */
+extern const trv_payments_kind trv_hbooking_payments;
 
 #endif

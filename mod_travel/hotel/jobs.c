@@ -43,16 +43,14 @@ static void capture_late(trv_env *env, apr_pool_t *p, const trv_job *job, trv_hb
             res->error = apr_psprintf(p, "capture: %s", trv_up_status_name(st));
             return;
         }
-        if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = "database unavailable";
+        if (!trv_job_db_open(env, p, &c, res)) {
             return;
         }
         if (trv_db_begin(c, p) != APR_SUCCESS
-            || trv_hbooking_payment_captured(c, p, pay->id,
-                                             json_is_object(json_object_get(auth, "card"))
-                                                 ? trv_json_dump(p, json_object_get(auth, "card"))
-                                                 : NULL) != APR_SUCCESS
+            || trv_payments_captured(&trv_hbooking_payments, c, p, pay->id,
+                                     json_is_object(json_object_get(auth, "card"))
+                                         ? trv_json_dump(p, json_object_get(auth, "card"))
+                                         : NULL) != APR_SUCCESS
             || trv_hbooking_get_any(c, p, b->id, &again) != APR_SUCCESS
             || trv_hrender_keep(c, p, again) != APR_SUCCESS
             || trv_db_commit(c) != APR_SUCCESS) {

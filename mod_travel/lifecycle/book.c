@@ -31,6 +31,21 @@ trv_lifecycle_booking trv_lifecycle_book_view(const trv_lifecycle_book_run *run)
     return v;
 }
 
+trv_lifecycle_book_step trv_lifecycle_book_step_of(int completing, int phase, int confirmed,
+                                                   int failed)
+{
+    static const trv_lifecycle_book_step steps[] = {
+        [TRV_LIFECYCLE_PHASE_NONE] = TRV_LIFECYCLE_BOOK_IDLE,
+        [TRV_LIFECYCLE_PHASE_AUTHORIZING] = TRV_LIFECYCLE_BOOK_AUTHORIZING,
+        [TRV_LIFECYCLE_PHASE_ORDERING] = TRV_LIFECYCLE_BOOK_ORDERING,
+        [TRV_LIFECYCLE_PHASE_WAITING] = TRV_LIFECYCLE_BOOK_WAITING,
+        [TRV_LIFECYCLE_PHASE_UNKNOWN] = TRV_LIFECYCLE_BOOK_LOST_ANSWER};
+    return completing ? steps[phase]
+         : confirmed ? TRV_LIFECYCLE_BOOK_DONE_CONFIRMED
+         : failed ? TRV_LIFECYCLE_BOOK_DONE_FAILED
+         : TRV_LIFECYCLE_BOOK_OTHER;
+}
+
 const trv_payment_record *trv_lifecycle_book_live_payment(const trv_lifecycle_book_run *run)
 {
     trv_lifecycle_booking v = trv_lifecycle_book_view(run);
@@ -407,7 +422,7 @@ static trv_lifecycle_book_outcome record_authorization(trv_lifecycle_book_run *r
     trv_payment_record pay;
     trv_dbc *c;
     void *b = NULL;
-    int updated = 1;
+    int updated = 1, inserted;
 
     memset(&pay, 0, sizeof(pay));
     pay.id = trv_id_new(run->p, "pay");
@@ -421,7 +436,8 @@ static trv_lifecycle_book_outcome record_authorization(trv_lifecycle_book_run *r
     if (!trv_lifecycle_book_open(run, &c)) {
         return trv_lifecycle_book_db_failed(run, c, 2670, "recording the authorization");
     }
-    if (run->dom->authorized(run, c, &pay, &b) != APR_SUCCESS) {
+    if (trv_payments_insert(run->dom->payments, c, run->p, &pay, &inserted) != APR_SUCCESS
+        || run->dom->authorized(run, c, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 2670, "recording the authorization");
     }
     if (b && intent_id
@@ -680,9 +696,7 @@ int trv_lifecycle_book_job_take_over(trv_lifecycle_book_run *run, trv_job_result
 {
     trv_dbc *c;
     void *took = NULL;
-    if (trv_db_open(run->env->db, run->p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(run->env, run->p, &c, res)) {
         return 0;
     }
     if (run->dom->take_over(run, c, &took) != APR_SUCCESS) {

@@ -37,6 +37,7 @@
 #include "core/log.h"
 #include "core/money.h"
 #include "payment/intents.h"
+#include "payment/payments.h"
 #include "payment/record.h"
 
 #include <jansson.h>
@@ -67,6 +68,30 @@ typedef enum {
     TRV_LIFECYCLE_BOOK_DONE_FAILED
 } trv_lifecycle_book_step;
 
+/* A domain's book phases, as its phase enum lists them, in this order
+ * (flight/state.h, hotel/state.h; each domain's book.c checks it with
+ * TRV_LIFECYCLE_PHASES): waiting is its ticketing or confirming. */
+enum {
+    TRV_LIFECYCLE_PHASE_NONE,
+    TRV_LIFECYCLE_PHASE_AUTHORIZING,
+    TRV_LIFECYCLE_PHASE_ORDERING,
+    TRV_LIFECYCLE_PHASE_WAITING,
+    TRV_LIFECYCLE_PHASE_UNKNOWN
+};
+
+#define TRV_LIFECYCLE_PHASES(none, authorizing, ordering, waiting, unknown) \
+    _Static_assert((int)(none) == TRV_LIFECYCLE_PHASE_NONE \
+                   && (int)(authorizing) == TRV_LIFECYCLE_PHASE_AUTHORIZING \
+                   && (int)(ordering) == TRV_LIFECYCLE_PHASE_ORDERING \
+                   && (int)(waiting) == TRV_LIFECYCLE_PHASE_WAITING \
+                   && (int)(unknown) == TRV_LIFECYCLE_PHASE_UNKNOWN, \
+                   "the domain's phases are the runner's (lifecycle/book.h)")
+
+/* The step of a booking: in phase when completing (COMPLETE_IN_PROGRESS),
+ * else DONE_CONFIRMED, DONE_FAILED or OTHER by its status. */
+trv_lifecycle_book_step trv_lifecycle_book_step_of(int completing, int phase, int confirmed,
+                                                   int failed);
+
 /* The fields of a domain's booking the runner reads (dom->view). */
 typedef struct trv_lifecycle_booking {
     const char *id;
@@ -87,15 +112,16 @@ typedef struct trv_lifecycle_book_run trv_lifecycle_book_run;
 typedef struct trv_lifecycle_book_domain {
     const char *noun;                  /* "booking", "hotel booking": log lines */
     const trv_pintent_kind *intents;   /* its authorization intents and release job */
+    const trv_payments_kind *payments; /* its payment rows */
     void (*view)(const void *b, trv_lifecycle_booking *v);
     /* The booking id whatever its status (after a lost race, the job). */
     apr_status_t (*reread)(trv_lifecycle_book_run *run, trv_dbc *c, const char *id, void **out);
     /* Back to READY_FOR_COMPLETE, its payment row gone. */
     apr_status_t (*revert)(trv_lifecycle_book_run *run, trv_dbc *c, void **out);
-    /* The authorization pay recorded as the booking's payment, and the
-     * step moved on from authorizing to ordering. */
-    apr_status_t (*authorized)(trv_lifecycle_book_run *run, trv_dbc *c,
-                               const trv_payment_record *pay, void **out);
+    /* The step moved on from authorizing to ordering (the runner has
+     * recorded the authorization as the booking's payment, in the same
+     * transaction). */
+    apr_status_t (*authorized)(trv_lifecycle_book_run *run, trv_dbc *c, void **out);
     /* The ordering step: ask the supplier and finish (or revert). */
     trv_lifecycle_book_outcome (*order)(trv_lifecycle_book_run *run);
     /* Waiting, or the answer lost: read at the supplier; RETRY while

@@ -215,9 +215,7 @@ void trv_lifecycle_cancel_run(const trv_lifecycle_cancel_ops *ops, trv_env *env,
     trv_lifecycle_cancel_booking *b;
     trv_dbc *c;
 
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (ops->load(env, c, p, id ? id : "", &b) != APR_SUCCESS) {

@@ -117,9 +117,7 @@ void trv_refunds_run(const trv_refunds_kind *k, trv_env *env, apr_pool_t *p, con
     int i, again = 0, last = job->attempt >= job->max_attempts;
     trv_dbc *c;
 
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_refunds_pending(k, c, p, id ? id : "", &todo) != APR_SUCCESS) {
@@ -150,9 +148,7 @@ void trv_refunds_run(const trv_refunds_kind *k, trv_env *env, apr_pool_t *p, con
                         "cancel restarts it)", k->noun, r->booking_id, r->id, r->amount,
                         r->currency, error);
         }
-        if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = "database unavailable";
+        if (!trv_job_db_open(env, p, &c, res)) {
             return;
         }
         if (trv_refunds_result(k, c, p, &env->log, trv_job_request_id(job), r->id, status,

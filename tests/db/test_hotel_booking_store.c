@@ -189,10 +189,10 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = "auth_1";
-    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_payments_insert(&trv_hbooking_payments, dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 1);
     pay.id = "pay_hb_2";
-    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_payments_insert(&trv_hbooking_payments, dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     assert_int_equal(ins, 0);
 
     assert_int_equal(trv_hbooking_phase(dbt_conn, dbt_pool, NULL, NULL, b->id,
@@ -201,7 +201,7 @@ static void book_moves_are_guarded_and_charge_once(void **state)
                      APR_SUCCESS);
     assert_non_null(done);
     assert_string_equal(trv_hb_phase_text(done->book_phase), "ordering");
-    assert_int_equal(trv_hbooking_payment_captured(dbt_conn, dbt_pool, "pay_hb_1",
+    assert_int_equal(trv_payments_captured(&trv_hbooking_payments, dbt_conn, dbt_pool, "pay_hb_1",
                                                    "{\"brand\": \"visa\", \"last4\": \"4242\"}"),
                      APR_SUCCESS);
     memset(&cf, 0, sizeof(cf));
@@ -247,7 +247,7 @@ static void revert_drops_the_uncaptured_payment(void **state)
     pay.currency = "EUR";
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
-    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_payments_insert(&trv_hbooking_payments, dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
     /* Not the owner: nothing moves, nothing is dropped. */
     assert_int_equal(trv_hbooking_book_revert(dbt_conn, dbt_pool, b->id, "other", &x),
                      APR_SUCCESS);

@@ -89,8 +89,8 @@ static trv_hbooking *confirmed(const char *o, const char *id)
     pay.amount = "200.5";
     pay.collected_by = TRV_COLLECTOR_SERVICE;
     pay.provider_ref = apr_psprintf(dbt_pool, "auth_%s", id);
-    assert_int_equal(trv_hbooking_payment_insert(dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
-    assert_int_equal(trv_hbooking_payment_captured(dbt_conn, dbt_pool, pay.id, NULL),
+    assert_int_equal(trv_payments_insert(&trv_hbooking_payments, dbt_conn, dbt_pool, &pay, &ins), APR_SUCCESS);
+    assert_int_equal(trv_payments_captured(&trv_hbooking_payments, dbt_conn, dbt_pool, pay.id, NULL),
                      APR_SUCCESS);
     memset(&cf, 0, sizeof(cf));
     cf.supplier_booking_id = apr_psprintf(dbt_pool, "1-%s", id);
