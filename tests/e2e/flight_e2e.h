@@ -284,6 +284,32 @@ static inline long fe_fault_hits(const char *rid)
     return hits;
 }
 
+/* A fault that answers nothing of its own (respond, marked x-counted) and
+ * never runs out: placed after a scope's real faults, it counts the calls
+ * that reached the sandbox. */
+#define FE_COUNTER "\"action\":\"respond\",\"headers\":{\"x-counted\":\"1\"},\"times\":null"
+
+/* The hits of scope's FE_COUNTER fault: the calls that reached the sandbox
+ * (-1 when it has none). */
+static inline long fe_counted(const char *scope)
+{
+    char path[300];
+    e2e_resp *r;
+    long hits = -1;
+    size_t i;
+    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", scope);
+    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
+    fe_expect(r, 200, "listing sandbox faults");
+    for (i = 0; i < json_array_size(fe_data(r)); i++) {
+        const json_t *f = json_array_get(fe_data(r), i);
+        if (json_object_get(json_object_get(f, "headers"), "x-counted")) {
+            hits = (long)json_integer_value(json_object_get(f, "hits"));
+        }
+    }
+    e2e_free(r);
+    return hits;
+}
+
 static inline void fe_fault_clear(const char *rid)
 {
     char path[256];

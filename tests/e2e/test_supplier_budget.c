@@ -26,7 +26,6 @@ static long pid;
 
 #define PARALLEL 8
 #define PARIS "{\"city\":\"Paris\",\"country_code\":\"FR\"}"
-#define COUNTER "\"action\":\"respond\",\"headers\":{\"x-counted\":\"1\"},\"times\":null"
 
 static int setup(void **state)
 {
@@ -111,26 +110,6 @@ static long race(call *c, int n)
     return e2e_now_ms() / 1000 - first + 1;
 }
 
-/* The hits of scope's counting fault: the calls that reached the sandbox. */
-static long counted(const char *scope)
-{
-    char path[300];
-    e2e_resp *r;
-    long hits = -1;
-    size_t i;
-    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", scope);
-    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
-    fe_expect(r, 200, "listing sandbox faults");
-    for (i = 0; i < json_array_size(fe_data(r)); i++) {
-        const json_t *f = json_array_get(fe_data(r), i);
-        if (json_object_get(json_object_get(f, "headers"), "x-counted")) {
-            hits = (long)json_integer_value(json_object_get(f, "hits"));
-        }
-    }
-    e2e_free(r);
-    return hits;
-}
-
 static char *metrics_of(const char *base)
 {
     e2e_resp *r = e2e_call(base, "GET", "/metrics", NULL, NULL);
@@ -165,7 +144,7 @@ static void flight_offers_in_parallel_stay_within_the_ceiling(void **state)
     snprintf(body, sizeof(body), "{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\","
              "\"date\":\"%s\"}],\"passengers\":{\"adults\":1},\"supplier\":\"SUPPLIER_A\","
              "\"limit\":3}", fe_date(30));
-    fe_fault("supplier_a", scope, COUNTER);
+    fe_fault("supplier_a", scope, FE_COUNTER);
     m0 = metrics_of(url);
     memset(c, 0, sizeof(c));
     for (i = 0; i < PARALLEL; i++) {
@@ -187,7 +166,7 @@ static void flight_offers_in_parallel_stay_within_the_ceiling(void **state)
             fail_msg("flight offers answered %ld %s: %s", c[i].status, c[i].code, c[i].message);
         }
     }
-    hits = counted(scope);
+    hits = fe_counted(scope);
     /* 3 a second: within one window exactly 3 go (8 asked), none more. */
     assert_true(hits <= 3 * windows);
     assert_int_equal(ok, hits);
@@ -219,7 +198,7 @@ static void hotel_searches_leave_the_spent_supplier_out(void **state)
     int i;
     size_t k;
     (void)state;
-    fe_fault("hotel_a", scope, COUNTER);
+    fe_fault("hotel_a", scope, FE_COUNTER);
     memset(c, 0, sizeof(c));
     for (i = 0; i < 6; i++) {
         c[i].path = "/v1/hotel/search";
@@ -238,7 +217,7 @@ static void hotel_searches_leave_the_spent_supplier_out(void **state)
         }
         json_decref(c[i].unanswered);
     }
-    hits = counted(scope);
+    hits = fe_counted(scope);
     assert_true(hits <= 2 * windows);
     /* A search calls SUPPLIER_A at least once: 6 searches, 2 calls a second. */
     if (windows == 1) {

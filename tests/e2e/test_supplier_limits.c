@@ -19,7 +19,6 @@ static long pid;
 
 #define PARIS "{\"city\":\"Paris\",\"country_code\":\"FR\"}"
 /* Counts the calls that reach the sandbox once the first fault is spent. */
-#define COUNTER "\"action\":\"respond\",\"headers\":{\"x-counted\":\"1\"},\"times\":null"
 
 static int setup(void **state)
 {
@@ -63,27 +62,6 @@ static const char *rid_n(const char *scope, int n)
     return b;
 }
 
-/* The calls the COUNTER fault of scope has seen (its hits; the first
- * fault's are not counted). */
-static long counted(const char *scope)
-{
-    char path[300];
-    e2e_resp *r;
-    long hits = -1;
-    size_t i;
-    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", scope);
-    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
-    fe_expect(r, 200, "listing sandbox faults");
-    for (i = 0; i < json_array_size(fe_data(r)); i++) {
-        const json_t *f = json_array_get(fe_data(r), i);
-        if (json_object_get(json_object_get(f, "headers"), "x-counted")) {
-            hits = (long)json_integer_value(json_object_get(f, "hits"));
-        }
-    }
-    e2e_free(r);
-    return hits;
-}
-
 /* 503 supplier_rate_limited naming the supplier; returns Retry-After. */
 static long assert_limited(const e2e_resp *r, const char *supplier)
 {
@@ -108,7 +86,7 @@ static void a_429_stops_calls_until_retry_after(void **state)
     (void)state;
     fe_fault("supplier_a", scope,
              "\"status\":429,\"code\":\"rate_limit_exceeded\",\"retry_after\":\"4\",\"times\":1");
-    fe_fault("supplier_a", scope, COUNTER);
+    fe_fault("supplier_a", scope, FE_COUNTER);
     r = post(rid_n(scope, 1), "/v1/flight/offers", body);
     ra = assert_limited(r, "SUPPLIER_A");
     assert_true(ra >= 1 && ra <= 4);
@@ -119,7 +97,7 @@ static void a_429_stops_calls_until_retry_after(void **state)
     ra = assert_limited(r, "SUPPLIER_A");
     assert_true(ra >= 1 && ra <= 4);
     e2e_free(r);
-    assert_int_equal(counted(scope), 0);
+    assert_int_equal(fe_counted(scope), 0);
     /* The operator sees it held on /server-status. */
     {
         e2e_resp *st = e2e_call(url, "GET", "/server-status?auto", NULL, NULL);
@@ -147,7 +125,7 @@ static void a_429_stops_calls_until_retry_after(void **state)
     fe_expect(r, 200, "SUPPLIER_A once its limit is over");
     assert_true(json_array_size(fe_data(r)) > 0);
     e2e_free(r);
-    assert_int_equal(counted(scope), 1);
+    assert_int_equal(fe_counted(scope), 1);
     fe_fault_clear(scope);
     free(scope);
     free(body);
@@ -163,7 +141,7 @@ static void duffel_no_call_left_stops_calls_until_its_reset(void **state)
     /* A 200 whose headers say the window is spent for 30 s more. */
     fe_fault("supplier_a", scope, "\"action\":\"respond\",\"headers\":{\"ratelimit-remaining\":"
              "\"0\",\"ratelimit-reset\":\"30\"},\"times\":1");
-    fe_fault("supplier_a", scope, COUNTER);
+    fe_fault("supplier_a", scope, FE_COUNTER);
     r = post(rid_n(scope, 1), "/v1/flight/offers", body);
     fe_expect(r, 200, "the search that spent the window");
     e2e_free(r);
@@ -171,7 +149,7 @@ static void duffel_no_call_left_stops_calls_until_its_reset(void **state)
     ra = assert_limited(r, "SUPPLIER_A");
     assert_true(ra >= 25 && ra <= 30);
     e2e_free(r);
-    assert_int_equal(counted(scope), 0);
+    assert_int_equal(fe_counted(scope), 0);
     fe_fault_clear(scope);
     free(scope);
     free(body);
@@ -187,7 +165,7 @@ static void a_reset_near_enough_is_waited_for(void **state)
      * headers count. The window is over in one second. */
     fe_fault("supplier_b", scope, "\"action\":\"respond\",\"headers\":{\"ratelimit-remaining\":"
              "\"0\",\"ratelimit-reset\":\"1\"},\"times\":1");
-    fe_fault("supplier_b", scope, COUNTER);
+    fe_fault("supplier_b", scope, FE_COUNTER);
     /* The reset is a second after the first answer, so after t0 + 1 s. */
     t0 = e2e_now_ms();
     r = post(rid_n(scope, 1), "/v1/flight/offers", body);
@@ -197,7 +175,7 @@ static void a_reset_near_enough_is_waited_for(void **state)
     fe_expect(r, 200, "a search that waited for the reset");
     e2e_free(r);
     assert_true(e2e_now_ms() - t0 >= 1000);
-    assert_int_equal(counted(scope), 1);
+    assert_int_equal(fe_counted(scope), 1);
     fe_fault_clear(scope);
     free(scope);
     free(body);
@@ -236,7 +214,7 @@ static void hotel_offers_and_search_leave_the_limited_supplier_out(void **state)
     assert_non_null(of_a);
     fe_fault("hotel_a", scope, "\"status\":429,\"code\":\"rate_limited\",\"retry_after\":\"30\","
              "\"times\":1");
-    fe_fault("hotel_a", scope, COUNTER);
+    fe_fault("hotel_a", scope, FE_COUNTER);
     /* Offers: A answers 429; B's hotel has its offers, A is named. */
     snprintf(offers, sizeof(offers), "{\"hotel_ids\":[\"%s\",\"%s\"],\"check_in\":\"%s\","
              "\"check_out\":\"%s\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":"
@@ -266,7 +244,7 @@ static void hotel_offers_and_search_leave_the_limited_supplier_out(void **state)
     ra = assert_limited(r, "SUPPLIER_A");
     assert_true(ra >= 25 && ra <= 30);
     e2e_free(r);
-    assert_int_equal(counted(scope), 0);
+    assert_int_equal(fe_counted(scope), 0);
     fe_fault_clear(scope);
     e2e_free(s);
     free(scope);
