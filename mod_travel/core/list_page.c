@@ -152,7 +152,7 @@ static int plain_total(int kind, int bits)
 
 /* Variant v = (((kind << nfilters + bits) * sorts + sort) * 2 + default
  * limit) * 2 + joined. */
-char *trv_list_query_sql(const trv_list_query *q, int v)
+char *trv_list_page_query_sql(const trv_list_page_query *q, int v)
 {
     int joined = v % 2, fixed_limit = v / 2 % 2, sort = v / 4 % TRV_LIST_SORTS;
     int all = 1 << q->nfilters, bits = v / (4 * TRV_LIST_SORTS) % all;
@@ -174,7 +174,7 @@ char *trv_list_query_sql(const trv_list_query *q, int v)
                         where, sort, fixed_limit, joined);
 }
 
-int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+int trv_list_page_query_args(apr_pool_t *p, const trv_list_page_query *q, const trv_list_ask *a,
                         int joined, const char **args, int *nargs)
 {
     int bits = 0, n = 0, i, plain, fixed_limit = a->limit == TRV_LIST_DEFAULT_LIMIT;
@@ -220,22 +220,22 @@ int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_a
            + joined;
 }
 
-apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+apr_status_t trv_list_page_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                    char *(*build)(int v), const trv_list_ask *a, int joined,
                                    trv_rows **rows, long *total)
 {
     const char *args[TRV_LIST_MAX_ARGS];
-    int nargs, v = trv_list_query_args(p, q, a, joined, args, &nargs);
+    int nargs, v = trv_list_page_query_args(p, q, a, joined, args, &nargs);
     return trv_list_select(c, p, trv_list_stmt(q->variants, v, build), nargs, args, rows,
                            total);
 }
 
-apr_status_t trv_list_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+apr_status_t trv_list_page_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                    char *(*build)(int v), const trv_list_ask *a,
                                    const char **docs, long *n, long *total)
 {
     trv_rows *rows;
-    apr_status_t rv = trv_list_query_select(c, p, q, build, a, 1, &rows, total);
+    apr_status_t rv = trv_list_page_query_select(c, p, q, build, a, 1, &rows, total);
     *docs = NULL;
     if (rv == APR_SUCCESS) {
         trv_list_joined(rows, docs, n);
@@ -252,7 +252,7 @@ static void *stub_of(apr_pool_t *p, const trv_list_stub *s, const trv_rows *rows
     return b;
 }
 
-apr_status_t trv_list_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+apr_status_t trv_list_page_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                  char *(*build)(int v), const trv_list_ask *a,
                                  const trv_list_stub *stub,
                                  apr_status_t (*load_many)(trv_dbc *c, apr_pool_t *p,
@@ -264,7 +264,7 @@ apr_status_t trv_list_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_query
     const char *ids = "{";
     int i, misses = 0;
     trv_rows *rows;
-    apr_status_t rv = trv_list_query_select(c, p, q, build, a, 0, &rows, total);
+    apr_status_t rv = trv_list_page_query_select(c, p, q, build, a, 0, &rows, total);
 
     if (rv != APR_SUCCESS) {
         return rv;

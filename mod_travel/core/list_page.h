@@ -97,7 +97,7 @@ enum { TRV_LIST_ANY, TRV_LIST_PLAIN, TRV_LIST_READY, TRV_LIST_EXPIRED, TRV_LIST_
 /* The most optional filters a query may have. */
 #define TRV_LIST_MAX_FILTERS 4
 
-typedef struct trv_list_query {
+typedef struct trv_list_page_query {
     const trv_list_shape *shape;
     trv_list_stmts *variants;      /* n: TRV_LIST_KINDS << nfilters * TRV_LIST_SORTS * 4 */
     const char *owner_sql;         /* "b.org_id = %s" (+ " AND b.user_id = %s") */
@@ -113,14 +113,14 @@ typedef struct trv_list_query {
      * NULL ones too). */
     const char *counts[2][2];
     const char *per_day;
-} trv_list_query;
+} trv_list_page_query;
 
 /* The kind of a status filter: status NULL, else ready/expired as the
  * domain parsed it, else PLAIN (compared as text). */
 int trv_list_kind(const char *status, int ready, int expired);
 
 /* Variant v's statement text (malloc'd), for a domain's build callback. */
-char *trv_list_query_sql(const trv_list_query *q, int v);
+char *trv_list_page_query_sql(const trv_list_page_query *q, int v);
 
 /* The request a domain's filter makes. */
 typedef struct trv_list_ask {
@@ -137,18 +137,18 @@ typedef struct trv_list_ask {
 
 /* The variant a asks for and its arguments in placeholder order (the
  * total's, then the page's) into args; *nargs how many. */
-int trv_list_query_args(apr_pool_t *p, const trv_list_query *q, const trv_list_ask *a,
+int trv_list_page_query_args(apr_pool_t *p, const trv_list_page_query *q, const trv_list_ask *a,
                         int joined, const char **args, int *nargs);
 
 /* Runs the statement a asks for (joined or row by row), its arguments in
  * placeholder order (the total's, then the page's), and reads the total;
- * build: the domain's callback making variant v (trv_list_query_sql). */
-apr_status_t trv_list_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+ * build: the domain's callback making variant v (trv_list_page_query_sql). */
+apr_status_t trv_list_page_query_select(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                    char *(*build)(int v), const trv_list_ask *a, int joined,
                                    trv_rows **rows, long *total);
 
 /* The joined statement a asks for: *docs and *n as trv_list_joined's. */
-apr_status_t trv_list_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+apr_status_t trv_list_page_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                    char *(*build)(int v), const trv_list_ask *a,
                                    const char **docs, long *n, long *total);
 
@@ -163,7 +163,7 @@ typedef struct trv_list_stub {
  * booking with a stored rendering, the others loaded whole by load_many
  * (ids as a text[] literal -> hash by id); one gone between the two reads
  * (a prebook abandoned) is left out. */
-apr_status_t trv_list_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_query *q,
+apr_status_t trv_list_page_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_page_query *q,
                                  char *(*build)(int v), const trv_list_ask *a,
                                  const trv_list_stub *stub,
                                  apr_status_t (*load_many)(trv_dbc *c, apr_pool_t *p,

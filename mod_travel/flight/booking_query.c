@@ -26,7 +26,7 @@ static const trv_list_shape shape = {"flight_bookings", "flight_booking_docs", "
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through flight_bookings_total() (migration 041). */
-static const trv_list_query query = {
+static const trv_list_page_query query = {
     &shape, &variants, "b.org_id = %s AND b.user_id = %s", 2,
     {"", " AND b.status = %s",
      " AND b.status = 'READY_FOR_COMPLETE' AND (b.expires_at IS NULL "
@@ -49,7 +49,7 @@ static const trv_list_query query = {
 
 static char *build_sql(int v)
 {
-    return trv_list_query_sql(&query, v);
+    return trv_list_page_query_sql(&query, v);
 }
 
 /* The list request f makes. */
@@ -73,7 +73,7 @@ apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
                                        long *n, long *total)
 {
     trv_list_ask a;
-    return trv_list_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
+    return trv_list_page_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
 }
 
 static const trv_stmt head_stmt = {"trv_flight_list_head",
@@ -103,6 +103,6 @@ apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight
                                      apr_array_header_t **page, long *total)
 {
     trv_list_ask a;
-    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_fbooking_load_many,
+    return trv_list_page_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_fbooking_load_many,
                                page, total);
 }

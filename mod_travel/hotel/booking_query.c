@@ -25,7 +25,7 @@ static const trv_list_shape shape = {"hotel_bookings", "hotel_booking_docs",
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through hotel_bookings_total() (sql/100). */
-static const trv_list_query query = {
+static const trv_list_page_query query = {
     &shape, &variants, "b.org_id = %s", 1,
     {"", " AND b.status = %s",
      " AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now()",
@@ -45,7 +45,7 @@ static const trv_list_query query = {
 
 static char *build_sql(int v)
 {
-    return trv_list_query_sql(&query, v);
+    return trv_list_page_query_sql(&query, v);
 }
 
 /* The list request f makes. */
@@ -69,7 +69,7 @@ apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p,
                                        long *total)
 {
     trv_list_ask a;
-    return trv_list_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
+    return trv_list_page_query_joined(c, p, &query, build_sql, ask(f, &a), docs, n, total);
 }
 
 static const trv_stmt head_stmt = {"trv_hotel_list_head",
@@ -97,6 +97,6 @@ apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooki
                                      apr_array_header_t **page, long *total)
 {
     trv_list_ask a;
-    return trv_list_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_hbooking_load_many,
+    return trv_list_page_query_page(c, p, &query, build_sql, ask(f, &a), &stub, trv_hbooking_load_many,
                                page, total);
 }

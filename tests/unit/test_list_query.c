@@ -24,7 +24,7 @@ static const trv_list_shape shape = {"t_bookings", "t_booking_docs", "expires_at
 static const trv_stmt *made_two[TRV_LIST_KINDS * 16 * TRV_LIST_SORTS * 4];
 static trv_list_stmts two_variants = {"t_two_", TRV_LIST_KINDS * 16 * TRV_LIST_SORTS * 4,
                                       made_two, PTHREAD_MUTEX_INITIALIZER};
-static const trv_list_query two = {
+static const trv_list_page_query two = {
     &shape, &two_variants, "b.o = %s AND b.u = %s/*user*/", 2,
     {"", " AND b.st = %s/*status*/", " AND b.st = 'READY'", " AND b.st = 'EXPIRED'"},
     4,
@@ -36,7 +36,7 @@ static const trv_list_query two = {
 static const trv_stmt *made_one[TRV_LIST_KINDS * 8 * TRV_LIST_SORTS * 4];
 static trv_list_stmts one_variants = {"t_one_", TRV_LIST_KINDS * 8 * TRV_LIST_SORTS * 4,
                                       made_one, PTHREAD_MUTEX_INITIALIZER};
-static const trv_list_query one = {
+static const trv_list_page_query one = {
     &shape, &one_variants, "b.o = %s", 1,
     {"", " AND b.st = %s/*status*/", " AND b.st = 'READY'", " AND b.st = 'EXPIRED'"},
     3,
@@ -65,14 +65,14 @@ static apr_array_header_t *placeholders(apr_pool_t *p, const char *sql)
     return out;
 }
 
-static const trv_list_query *building;
+static const trv_list_page_query *building;
 
 static char *build(int v)
 {
-    return trv_list_query_sql(building, v);
+    return trv_list_page_query_sql(building, v);
 }
 
-static void check_all(apr_pool_t *p, const trv_list_query *q, const char *const *names)
+static void check_all(apr_pool_t *p, const trv_list_page_query *q, const char *const *names)
 {
     static const char *const kinds[TRV_LIST_KINDS] = {NULL, "status", "status", "status"};
     int kind, bits, sort, limit, joined, i, checked = 0;
@@ -100,7 +100,7 @@ static void check_all(apr_pool_t *p, const trv_list_query *q, const char *const 
                         a.sort = sort;
                         a.limit = limit ? TRV_LIST_DEFAULT_LIMIT : 50;
                         a.offset = 40;
-                        v = trv_list_query_args(p, q, &a, joined, args, &nargs);
+                        v = trv_list_page_query_args(p, q, &a, joined, args, &nargs);
                         st = trv_list_stmt(q->variants, v, build);
                         assert_non_null(st);
                         want = placeholders(p, st->sql);
