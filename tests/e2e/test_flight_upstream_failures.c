@@ -478,7 +478,18 @@ static void book_answer_lost_is_result_unknown(void **state)
             free(order_id);
         }
         else {
-            e2e_sleep_ms(3000); /* the job looked the order up and found none */
+            /* The job looks the order up (GET /air/orders, recorded among
+             * the booking's supplier calls) and finds none. */
+            const char *p[1] = {id};
+            long t0 = e2e_now_ms();
+            while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                                "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
+                   && e2e_now_ms() - t0 < 15000) {
+                e2e_sleep_ms(200);
+            }
+            assert_true(e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                                     "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1,
+                                     p) >= 1);
             d = read_booking(id);
             assert_string_equal(fe_s(d, "status"), "COMPLETE_IN_PROGRESS");
             assert_string_equal(fe_s(json_array_get(json_object_get(d, "payments"), 0),
