@@ -8,11 +8,23 @@
  *   prebook             PATCH /air/offers/{id}/passengers/{id} (loyalty accounts,
  *                       only when a passenger has one), then GET the offer: its
  *                       price now, and the bags' prices from its services
- *   book                POST /air/orders, type instant, one balance payment
+ *   book                POST /air/orders, type instant, one balance payment,
+ *                       metadata {booking_id, authorization_id}
+ *   find_order          GET  /air/orders?passenger_name[]=<family name> (pages
+ *                       of 200): the order whose metadata.booking_id is ours
  *   read_order          GET  /air/orders/{id}
  *   cancellation_quote  GET the order (its total), POST /air/order_cancellations
- *   cancel              the same, then POST .../{id}/actions/confirm
+ *   cancel              GET the order: already cancelled, its confirmed
+ *                       cancellation is the result; else the quote, then
+ *                       POST .../{id}/actions/confirm
  *   airline             GET  /air/airlines (pages of 200) until the IATA code
+ *
+ * Duffel documents no Idempotency-Key (its API reference, v2, and
+ * @duffel/api send none): the "duffel" row lacks TRV_SUP_IDEMPOTENCY_KEY,
+ * so no call carries one and no POST is resent by the HTTP client. A book
+ * whose answer was lost is never sent again: the order it made is found
+ * by its metadata (find_order). A cancellation whose confirm answer was
+ * lost is found on the order (its cancellation) when the cancel runs again.
  *
  * Ids: Duffel's offer ids (off_...) are the offer_reference; its service
  * ids (ase_X) are the service's bag ids bag_X. Duffel reserves nothing
@@ -34,7 +46,8 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
     apr_table_setn(h, "Duffel-Version", "v2");
-    return trv_fwire_call_with(ctx, NAME, h, method, path, body, key, res, err);
+    return trv_fwire_call_with(ctx, &trv_flight_supplier_a, h, method, path, body, key, res,
+                               err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -757,12 +770,64 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
     return order_of(ctx, json_object_get(res.body, "data"), order, err);
 }
 
+/* The order a book whose answer was lost made: Duffel offers no lookup by
+ * metadata, so the orders are listed with the filter its reference
+ * documents (passenger_name[], matching given and family names) by the
+ * first passenger's family name, and the one whose metadata.booking_id is
+ * the booking's (a_book sends it) is the booking's order. At most
+ * A_FIND_PAGES pages of 200 are read a time (the caller looks again
+ * later), so a common name costs a bounded number of calls. */
+#define A_FIND_PAGES 10
+static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, json_t **order,
+                                  trv_sup_err *err)
+{
+    const char *id = trv_json_str(booking, "id");
+    const char *family = trv_json_str(json_array_get(json_object_get(booking, "passengers"), 0),
+                                      "last_name");
+    const char *after = NULL;
+    int page;
+    if (!id || !family) {
+        err->code = "invalid_booking";
+        err->message = "the booking lacks its id or a passenger's last name";
+        return TRV_UP_REJECTED;
+    }
+    for (page = 0; page < A_FIND_PAGES; page++) {
+        trv_up_result res;
+        const json_t *list, *o;
+        size_t i;
+        trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool,
+            "/air/orders?limit=200&passenger_name%5B%5D=", trv_url_escape(ctx->pool, family),
+            after ? "&after=" : "", after ? trv_url_escape(ctx->pool, after) : "", NULL),
+            NULL, NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        list = json_object_get(res.body, "data");
+        if (!json_is_array(list)) {
+            return bad(ctx, err, "a list of orders");
+        }
+        json_array_foreach(list, i, o) {
+            const char *mine = trv_json_str(json_object_get(o, "metadata"), "booking_id");
+            if (mine && strcmp(mine, id) == 0) {
+                return order_of(ctx, o, order, err);
+            }
+        }
+        if (!(after = trv_json_str(json_object_get(res.body, "meta"), "after"))) {
+            break;
+        }
+    }
+    err->code = "not_found";
+    err->message = apr_psprintf(ctx->pool, "Duffel lists no order for booking %s", id);
+    return TRV_UP_NOT_FOUND;
+}
+
 /* ---- cancellations ---- */
 
-/* The order's total: Duffel's cancellation states the refund only, and
- * the fee is what the order cost less that refund. */
+/* The order as Duffel has it now, and its total: Duffel's cancellation
+ * states the refund only, and the fee is what the order cost less that
+ * refund. */
 static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_money *total,
-                                 trv_sup_err *err)
+                                 const json_t **order, trv_sup_err *err)
 {
     trv_up_result res;
     const json_t *o;
@@ -779,18 +844,21 @@ static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_
         || trv_money_make(total, total->minor, cur) != APR_SUCCESS) {
         return bad(ctx, err, "an order total");
     }
+    if (order) {
+        *order = o;
+    }
     return TRV_UP_OK;
 }
 
 /* An order cancellation is Duffel's quote: it states the refund and
  * cancels nothing until confirmed. */
-static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char *key,
-                           json_t **cancellation, trv_sup_err *err)
+static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, json_t **cancellation,
+                           trv_sup_err *err)
 {
     trv_up_result res;
     apr_int64_t minor;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:{s:s}}", "data", "order_id", order_id));
-    trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, key, &res, err);
+    trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -826,9 +894,9 @@ static trv_up_status a_cancellation_quote(trv_flight_ctx *ctx, const char *order
 {
     json_t *k;
     trv_money total;
-    trv_up_status st = order_total(ctx, order_id, &total, err);
+    trv_up_status st = order_total(ctx, order_id, &total, NULL, err);
     if (st == TRV_UP_OK) {
-        st = quote(ctx, order_id, NULL, &k, err);
+        st = quote(ctx, order_id, &k, err);
     }
     if (st != TRV_UP_OK) {
         return st;
@@ -841,16 +909,24 @@ static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
                               const char *idempotency_key, json_t **result, trv_sup_err *err)
 {
     json_t *k;
+    const json_t *order = NULL, *done;
     trv_up_result res;
     trv_money total;
-    trv_up_status st = order_total(ctx, order_id, &total, err);
+    trv_up_status st = order_total(ctx, order_id, &total, &order, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    /* Both steps keyed, so a retry confirms the same cancellation. */
-    st = quote(ctx, order_id, idempotency_key
-                                  ? apr_pstrcat(ctx->pool, idempotency_key, ":quote", NULL)
-                                  : NULL, &k, err);
+    /* Cancelled already (an earlier run's confirm went unanswered): the
+     * order holds its confirmed cancellation, which is the result. Nothing
+     * is quoted or confirmed again. */
+    done = json_object_get(order, "cancellation");
+    if (trv_json_str(order, "cancelled_at") && trv_json_str(done, "confirmed_at")) {
+        *result = trv_json_bind(ctx->pool, terms(done, &total, "refund_amount"));
+        return *result ? TRV_UP_OK : bad(ctx, err, "a refund in the order's currency");
+    }
+    /* A quote cancels nothing: one made by a run whose answer was lost is
+     * simply superseded by this one (Duffel confirms the newest). */
+    st = quote(ctx, order_id, &k, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -927,4 +1003,5 @@ const trv_flight_supplier trv_flight_supplier_a = {
     a_cancellation_quote,
     a_cancel,
     a_airline,
+    a_find_order,
 };

@@ -42,14 +42,19 @@
 
 static const char *const cabins[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
 
-static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
-                          const json_t *body, trv_up_result *res, trv_sup_err *err)
+/* A call that changes something passes its key; the protocol row decides
+ * whether it is sent (flight/suppliers/wire.h): LiteAPI documents no
+ * Idempotency-Key, so the liteapi-flights row sends none and the request is
+ * never resent by the HTTP client. */
+static trv_up_status call_keyed(trv_flight_ctx *ctx, const char *method, const char *path,
+                                const json_t *body, const char *key, trv_up_result *res,
+                                trv_sup_err *err)
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
     trv_up_status st;
     const json_t *e;
     apr_table_setn(h, "X-API-Key", ctx->up->api_key ? ctx->up->api_key : "");
-    st = trv_sup_call_auth(ctx, NAME, h, method, path, body, NULL, res, err);
+    st = trv_sup_call_auth(ctx, &trv_flight_supplier_b, h, method, path, body, key, res, err);
     e = json_object_get(res->body, "error");
     if (st != TRV_UP_OK && res->http_status) {
         /* LiteAPI's codes are numbers: "41012"; the message says the HTTP
@@ -68,6 +73,12 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
                                                                    : "");
     }
     return st;
+}
+
+static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
+                          const json_t *body, trv_up_result *res, trv_sup_err *err)
+{
+    return call_keyed(ctx, method, path, body, NULL, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -808,7 +819,6 @@ static trv_up_status lf_book(trv_flight_ctx *ctx, const json_t *booking, const j
     trv_up_result res;
     trv_up_status st;
     (void)payment; /* LiteAPI collects the payment itself */
-    (void)idempotency_key; /* LiteAPI books a prebook once: a repeat answers that booking */
     if (!pid || !tx) {
         err->code = "invalid_booking";
         err->message = "the booking has no liteapi-flights prebook";
@@ -817,7 +827,8 @@ static trv_up_status lf_book(trv_flight_ctx *ctx, const json_t *booking, const j
     body = trv_json_bind(ctx->pool, json_pack("{s:s,s:{s:s,s:s}}", "prebookId", pid,
                                               "payment", "method", "TRANSACTION_ID",
                                               "transactionId", tx));
-    st = call(ctx, "POST", "/flights/bookings", body, &res, err);
+    /* LiteAPI books a prebook once: a repeat answers that booking. */
+    st = call_keyed(ctx, "POST", "/flights/bookings", body, idempotency_key, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -881,8 +892,9 @@ static trv_up_status lf_cancel(trv_flight_ctx *ctx, const char *order_id,
     const char *status, *cur;
     json_t *fee, *refund;
     trv_up_status st;
-    (void)idempotency_key; /* a repeat while pending or after: the same outcome */
-    st = call(ctx, "POST", booking_path(ctx, order_id, "/cancellations"), NULL, &res, err);
+    /* A repeat while pending or after: the same outcome. */
+    st = call_keyed(ctx, "POST", booking_path(ctx, order_id, "/cancellations"), NULL,
+                    idempotency_key, &res, err);
     if (st == TRV_UP_REJECTED) {
         err->code = "cancellation_rejected";
         return st;
@@ -947,4 +959,5 @@ const trv_flight_supplier trv_flight_supplier_b = {
     lf_cancellation_quote,
     lf_cancel,
     lf_airline,
+    NULL, /* find_order: LiteAPI Flights is not looked up (docs/suppliers.md) */
 };

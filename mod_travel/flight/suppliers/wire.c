@@ -8,13 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
-                             const char *path, const json_t *body, const char *idempotency_key,
-                             trv_up_result *res, trv_sup_err *err)
-{
-    return trv_fwire_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
-}
-
 /* Records a lifecycle call and logs any outcome other than OK, filling err. */
 static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, trv_up_status st, trv_up_result *res,
@@ -38,27 +31,35 @@ static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char 
     return st;
 }
 
-trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const char *adapter,
+/* The one place a flight adapter's key is kept or dropped: the protocol
+ * row of the calling adapter decides (core/registry.h). */
+static const char *key_for(const trv_flight_supplier *self, const char *idempotency_key)
+{
+    return trv_supplier_idempotency_key(trv_flight_suppliers, self, idempotency_key);
+}
+
+trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                   const apr_table_t *headers, const char *method,
                                   const char *path, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_sup_err *err)
 {
     trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id, idempotency_key,
-                                              res);
-    return noted(ctx, adapter, method, path, st, res, err);
+                                              headers, body, ctx->request_id,
+                                              key_for(self, idempotency_key), res);
+    return noted(ctx, self->name, method, path, st, res, err);
 }
 
-trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const char *adapter,
+trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                 const apr_table_t *auth, const char *method, const char *path,
                                 const json_t *body, const char *idempotency_key,
                                 trv_up_result *res, trv_sup_err *err)
 {
     trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
-                                           body, ctx->request_id, idempotency_key, res);
+                                           body, ctx->request_id,
+                                           key_for(self, idempotency_key), res);
     trv_upstream_count(ctx->env, ctx->up->name, res);
-    return noted(ctx, adapter, method, path, st, res, err);
+    return noted(ctx, self->name, method, path, st, res, err);
 }
 
 json_t *trv_fwire_money(const json_t *amount, const char *currency)
