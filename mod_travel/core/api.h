@@ -19,6 +19,8 @@ typedef struct trv_req {
                                * rule (core/decode.h); NULL when none */
     const char *args;         /* the raw query string, NULL when none */
     apr_table_t *headers;     /* request headers, case-insensitive */
+    const char *client_ip;    /* the client's address (httpd's useragent_ip: behind a
+                               * proxy, mod_remoteip's client); NULL when unknown */
     apr_table_t *params;      /* path parameters, filled by the router */
     const char *content_type; /* NULL when absent */
     const char *body;         /* raw body, NUL-terminated; NULL when empty */

@@ -2,6 +2,7 @@
 #include "clock.h"
 
 #include <apr_strings.h>
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -219,4 +220,11 @@ int trv_printable(const char *s, size_t min, size_t max)
         }
     }
     return n >= min && n <= max;
+}
+
+int trv_ip_literal(const char *s)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return s && strlen(s) <= 45
+           && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
 }

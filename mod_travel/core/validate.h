@@ -38,5 +38,8 @@ void trv_json_known(const json_t *obj, const char *prefix,
 
 /* Printable ASCII (0x20..0x7e), length min..max. */
 int trv_printable(const char *s, size_t min, size_t max);
+/* An IPv4 or IPv6 address literal and nothing else (no port, no list, no
+ * zone); NULL is not. */
+int trv_ip_literal(const char *s);
 
 #endif

@@ -6,6 +6,7 @@
 #include "reply.h"
 #include "booked_status.h"
 #include "booking_store.h"
+#include "customer.h"
 #include "enqueue.h"
 #include "events.h"
 #include "intents.h"
@@ -377,6 +378,9 @@ static const trv_hotel_supplier *adapter(trv_lifecycle_book_run *run, trv_hotel_
     ctx->org_id = B(run)->org_id;
     ctx->booking_id = B(run)->id;
     ctx->contact_email = trv_json_str(B(run)->contact, "email");
+    /* The traveller prebook kept: book and its reads, which may run in
+     * a job, speak for the same one. */
+    trv_hcustomer_apply_kept(ctx, B(run)->customer);
     return s;
 }
 

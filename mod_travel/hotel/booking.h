@@ -47,6 +47,7 @@ typedef struct trv_hbooking {
     const char *check_in, *check_out;
     const char *currency, *total_amount;
     json_t *due_at_property, *cancellation_policy, *promotions, *contact, *loyalty;
+    json_t *customer;          /* the traveller prebook kept (customer.h), or NULL */
     const char *offer_expires_at;
     int past_expiry;           /* READY_FOR_COMPLETE and offer_expires_at has passed */
     int use_payment_sdk;

@@ -15,7 +15,7 @@
     "b.currency, b.total_amount::text AS total_amount, " \
     "b.due_at_property::text AS due_at_property, " \
     "b.cancellation_policy::text AS cancellation_policy, b.promotions::text AS promotions, " \
-    "b.contact::text AS contact, b.loyalty::text AS loyalty, " \
+    "b.contact::text AS contact, b.loyalty::text AS loyalty, b.customer::text AS customer, " \
     "trv_ts(b.offer_expires_at) AS offer_expires_at, " \
     "(b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now()) AS past_expiry, " \
     "b.use_payment_sdk, b.sdk_token, b.supplier_prebook_id, " \
@@ -67,6 +67,7 @@ static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->promotions = trv_json_column(p, r, i, "promotions");
     b->contact = trv_json_column(p, r, i, "contact");
     b->loyalty = trv_json_column(p, r, i, "loyalty");
+    b->customer = trv_json_column(p, r, i, "customer");
     b->offer_expires_at = trv_rows_get(r, i, "offer_expires_at");
     b->past_expiry = trv_rows_bool(r, i, "past_expiry");
     b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
@@ -335,9 +336,9 @@ static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
     "WITH b AS (INSERT INTO hotel_bookings (id, org_id, user_id, supplier, status, "
     "reference_id, idempotency_key, request_hash, hotel_id, supplier_hotel_id, hotel, "
     "offer_reference, check_in, check_out, currency, total_amount, offer_expires_at, "
-    "contact, loyalty, use_payment_sdk) VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, "
-    "%s, %s, %s, %s, %s::jsonb, %s, %s::date, %s::date, %s, %s::numeric, %s::timestamptz, "
-    "%s::jsonb, %s::jsonb, %s::boolean) "
+    "contact, loyalty, use_payment_sdk, customer) VALUES (%s, %s, %s, %s, "
+    "'PREBOOK_IN_PROGRESS', %s, %s, %s, %s, %s, %s::jsonb, %s, %s::date, %s::date, %s, "
+    "%s::numeric, %s::timestamptz, %s::jsonb, %s::jsonb, %s::boolean, %s::jsonb) "
     "ON CONFLICT (org_id, idempotency_key) DO NOTHING RETURNING id), "
     "x AS (SELECT e.value AS room FROM jsonb_array_elements(%s::jsonb) e), "
     "r AS (INSERT INTO hotel_booking_rooms (id, booking_id, position, name, board, "
@@ -367,7 +368,7 @@ apr_status_t trv_hbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hp
                     r->idempotency_key, r->request_hash, r->hotel_id, r->supplier_hotel_id,
                     r->hotel, r->offer_reference, r->check_in, r->check_out, r->currency,
                     r->total_amount, r->offer_expires_at, r->contact, r->loyalty,
-                    r->use_payment_sdk ? "true" : "false", r->rooms));
+                    r->use_payment_sdk ? "true" : "false", r->customer, r->rooms));
     *inserted = rv == APR_SUCCESS && rows->n == 1;
     return rv;
 }

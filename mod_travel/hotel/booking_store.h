@@ -93,6 +93,7 @@ typedef struct trv_hprebook_row {
     const char *hotel;             /* JSON {id, name, address} */
     const char *contact, *loyalty; /* JSON text; loyalty may be NULL */
     int use_payment_sdk;
+    const char *customer;          /* JSON {ip, session, language} (customer.h) or NULL */
     /* JSON [{id, position, name, board, board_name, adults, children,
      * currency, total_amount, due_at_property, cancellation_policy,
      * promotions, guests [{id, position, first_name, last_name, type,

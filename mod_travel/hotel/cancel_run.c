@@ -10,6 +10,7 @@
 #include "events.h"
 #include "render.h"
 #include "supplier.h"
+#include "customer.h"
 #include "core/json.h"
 #include "core/money.h"
 #include "lifecycle/cancel.h"
@@ -68,11 +69,13 @@ static int ask(trv_env *env, apr_pool_t *p, const char *request_id,
     trv_hotel_canceled *out = apr_pcalloc(p, sizeof(*out));
     const trv_hotel_supplier *sup = row ? trv_hotel_supplier_for(env, p, request_id, row, &ctx)
                                         : NULL;
-    ctx.org_id = b->org_id;
-    ctx.booking_id = b->id;
     if (!sup || !sup->cancel || !b->supplier_ref) {
         return 0;
     }
+    ctx.org_id = b->org_id;
+    ctx.booking_id = b->id;
+    /* The traveller prebook kept (the cancellation may run in a job). */
+    trv_hcustomer_apply_kept(&ctx, ((const trv_hbooking *)b->own)->customer);
     ans->status = sup->cancel(&ctx, b->supplier_ref, out, &err);
     ans->code = err.code;
     ans->message = err.message;

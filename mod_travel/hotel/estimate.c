@@ -15,6 +15,7 @@
 #include "estimate_calc.h"
 #include "render.h"
 #include "supplier.h"
+#include "customer.h"
 #include "core/clock.h"
 #include "core/json.h"
 #include "core/money.h"
@@ -107,6 +108,9 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     price = released(b, exponent, &n_rooms);
     row = trv_hotel_supplier_row(req->env, b->supplier);
     sup = row ? trv_hotel_supplier_for(req->env, req->pool, req->request_id, row, &ctx) : NULL;
+    if (sup) {
+        trv_hcustomer_apply_kept(&ctx, b->customer);
+    }
     if (!sup || !b->supplier_booking_id) {
         trv_fail_upstream(req, resp, TRV_UP_UNAVAILABLE, 1461, "hotel ", b->supplier,
                           "the booking's supplier is not configured here");

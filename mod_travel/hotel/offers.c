@@ -20,6 +20,7 @@
 #include "seal.h"
 #include "hotel_store.h"
 #include "supplier.h"
+#include "customer.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json.h"
@@ -295,6 +296,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     const trv_supplier *only, *row;
     const char **ids;
     trv_hotel_stay stay;
+    trv_hcustomer customer;
     long per_hotel;
     target *tg;
     json_t *data;
@@ -305,6 +307,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     void *batons[16];
     int n = 0, i, k, nb;
 
+    trv_hcustomer_read(req, &customer, errs);
     if (!read_targets_input(req, &only, &ids, &n, &per_hotel, &stay, errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -352,6 +355,7 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
             continue;
         }
         j->ctx.deadline = deadline;
+        trv_hcustomer_apply(&j->ctx, &customer);
         j->row = row;
         j->stay = &stay;
         j->per_hotel = (int)per_hotel;

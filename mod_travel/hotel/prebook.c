@@ -17,6 +17,7 @@
 #include "enqueue.h"
 #include "policy.h"
 #include "prebook_input.h"
+#include "customer.h"
 #include "render.h"
 #include "hotel_store.h"
 #include "core/clock.h"
@@ -38,6 +39,7 @@ typedef struct prebook_ctx {
     const trv_supplier *row;
     const trv_hotel_supplier *sup;
     trv_hotel_ctx sc;
+    trv_hcustomer customer;      /* the traveller, kept with the booking */
 } prebook_ctx;
 
 static const unsigned char *secret(const trv_req *req)
@@ -406,6 +408,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     x.key = apr_table_get(req->headers, "x-idempotency-key");
     trv_idempotency_key_check(x.key, TRV_IDEMPOTENCY_HOTEL_KEY_MAX, errs);
     trv_hotel_prebook_read(req->pool, req->json, &x.in, errs);
+    trv_hcustomer_read(req, &x.customer, errs);
     if (x.in.offer_reference
         && trv_hotel_offer_open(req->pool, secret(req), req->org_id, x.in.offer_reference,
                                 &x.offer) != APR_SUCCESS) {
@@ -429,6 +432,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     }
     x.sup = trv_hreply_supplier(req->env, req->pool, req->request_id, x.offer.supplier, &x.row,
                                 &x.sc);
+    trv_hcustomer_apply(&x.sc, &x.customer);
     if (!x.sup || !x.sup->prebook || !x.sup->book) {
         trv_errs_add(errs, "offer_reference", "its supplier %s does not book through this "
                      "service now", x.offer.supplier);
@@ -467,6 +471,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
         "{s:s,s:s,s:s,s:s}", "first_name", x.in.first_name, "last_name", x.in.last_name,
         "email", x.in.email, "phone", x.in.phone)));
     row.use_payment_sdk = x.in.use_payment_sdk;
+    row.customer = trv_hcustomer_json(req->pool, &x.customer);
     row.rooms = rooms_row(&x);
     if (!trv_api_db_open(req, resp, &c, 1426, "starting a hotel prebook")) {
         return;

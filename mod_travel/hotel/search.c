@@ -21,6 +21,7 @@
 #include "seal.h"
 #include "hotel_store.h"
 #include "supplier.h"
+#include "customer.h"
 #include "core/clock.h"
 #include "core/crypt.h"
 #include "core/ids.h"
@@ -52,6 +53,7 @@ typedef struct search {
      * search deadline): ",A,C," the suppliers that page came from; the
      * next pages ask them alone, so every page is a slice of one whole. */
     const char *asked;
+    trv_hcustomer customer;          /* the traveller, for the suppliers that ask */
 } search;
 
 static const unsigned char *secret(const trv_req *req)
@@ -206,6 +208,7 @@ static int read_search(trv_req *req, search *s, trv_errs *errs)
     }
     s->digest = digest_of(req);
     read_cursor(req, s, errs);
+    trv_hcustomer_read(req, &s->customer, errs);
     return !trv_errs_any(errs);
 }
 
@@ -281,6 +284,7 @@ static int ask_suppliers(trv_req *req, trv_resp *resp, const search *s,
             continue;
         }
         a->ctx.deadline = deadline;
+        trv_hcustomer_apply(&a->ctx, &s->customer);
         a->row = row;
         a->s = s;
         batons[n++] = a;

@@ -34,6 +34,12 @@ typedef struct trv_hotel_ctx {
     /* The booking's contact email, when the call is for a booking: Rapid
      * finds an itinerary by reference only together with it. */
     const char *contact_email;
+    /* The traveller behind the call, for a vendor that asks for one
+     * (Rapid's Customer-Ip, Customer-Session-Id and language): the IP
+     * address, the shopping session's id and the Accept-Language the
+     * client stated (hotel/customer.h). NULL when unknown: the adapter
+     * then says so in its own way. */
+    const char *customer_ip, *customer_session, *accept_language;
 } trv_hotel_ctx;
 
 typedef struct trv_hotel_err {

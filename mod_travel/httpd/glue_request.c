@@ -133,6 +133,7 @@ int trv_httpd_read_request(request_rec *r, apr_off_t max_body, trv_req *req)
     decode_request_line(r, req);
     req->args = r->args;
     req->headers = r->headers_in;
+    req->client_ip = r->useragent_ip;
     req->content_type = apr_table_get(r->headers_in, "Content-Type");
     req->request_id = trv_httpd_request_id(r);
     trv_httpd_request_log(r, req);

@@ -465,6 +465,7 @@ static int handler(request_rec *r)
         }
         else if (sbx_rapid_path(req.path)) {
             sbx_rapid_finish(&req, &resp);
+            sbx_rapid_record(&req, &resp);
         }
     }
     if (out == SBX_FAULT_DROP || out == SBX_FAULT_DROP_AFTER) {

@@ -114,6 +114,12 @@ static void record_exchange(const char *method, const char *path, const char *re
 e2e_resp *e2e_call(const char *base, const char *method, const char *path,
                    const char *const *headers, const char *body)
 {
+    return e2e_call_from(NULL, base, method, path, headers, body);
+}
+
+e2e_resp *e2e_call_from(const char *source, const char *base, const char *method,
+                        const char *path, const char *const *headers, const char *body)
+{
     CURL *c = curl_easy_init();
     struct curl_slist *hl = NULL;
     buf b = {calloc(1, 1), 0}, h = {calloc(1, 1), 0};
@@ -129,6 +135,12 @@ e2e_resp *e2e_call(const char *base, const char *method, const char *path,
         r->api = strncmp(path, "/v1/", 4) == 0 && !(sbx && strcmp(base, sbx) == 0);
     }
     curl_easy_setopt(c, CURLOPT_URL, url);
+    if (source) {
+        /* "host!127.0.0.2": bound to that address, no interface lookup. */
+        char iface[64];
+        snprintf(iface, sizeof(iface), "host!%s", source);
+        curl_easy_setopt(c, CURLOPT_INTERFACE, iface);
+    }
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "HEAD") == 0) {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);

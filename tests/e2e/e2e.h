@@ -29,6 +29,10 @@ const char *e2e_conninfo(void);
 /* A request; headers is a NULL-terminated list of "Name: value" or NULL. */
 e2e_resp *e2e_call(const char *base, const char *method, const char *path,
                    const char *const *headers, const char *body);
+/* The same from the local address source (e.g. another loopback address,
+ * "127.0.0.2": the server sees a client of its own); NULL: any. */
+e2e_resp *e2e_call_from(const char *source, const char *base, const char *method,
+                        const char *path, const char *const *headers, const char *body);
 /* GET/POST with the given API key (may be NULL: no x-api-key). */
 e2e_resp *e2e_get(const char *key, const char *path);
 e2e_resp *e2e_post(const char *key, const char *path, const char *json);

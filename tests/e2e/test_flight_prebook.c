@@ -323,6 +323,54 @@ static long long cents(const json_t *money)
     return (long long)(json_number_value(json_object_get(money, "amount")) * 100 + 0.5);
 }
 
+/* A prebook of ref naming a bag (bag_id) the offer does not sell: 422 on
+ * services[0], and no booking made under its key. */
+static void assert_bag_refused(const char *ref, const char *bag_id)
+{
+    char extra[256], *body, *idem = fe_new_key("nobag");
+    e2e_resp *r;
+    snprintf(extra, sizeof(extra), ",\"services\":[\"%s\"]", bag_id);
+    body = fe_prebook_body(ref, "Lovelace", extra);
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    e2e_assert_error(r, 422, "validation_failed");
+    assert_non_null(strstr(r->body, "services[0]"));
+    assert_int_equal(bookings_with_key(idem), 0);
+    e2e_free(r);
+    free(body);
+    free(idem);
+}
+
+/* LiteAPI (SUPPLIER_B) follows its own order: Search, Verify, Prebook,
+ * then services. Bags are sold only inside its checkout, so an offer lists
+ * none (the service document's "none are sold for the fare") and a bag id
+ * at prebook is refused with nothing created; the prebook itself books
+ * the fare alone. */
+static void supplier_b_sells_no_bag_before_its_checkout(void **state)
+{
+    char *ref = fe_offer_ref(key, "SUPPLIER_B", 48), path[1024];
+    char *idem = fe_new_key("b-fare"), *body;
+    e2e_resp *r;
+    (void)state;
+    snprintf(path, sizeof(path), "/v1/flight/offers/%s/bags", ref);
+    r = e2e_get(key, path);
+    fe_expect(r, 200, "SUPPLIER_B bags");
+    assert_true(json_is_array(fe_data(r)));
+    assert_int_equal(json_array_size(fe_data(r)), 0);
+    e2e_free(r);
+    assert_bag_refused(ref, "bag_0.svc_anything");
+    body = fe_prebook_body(ref, "Lovelace", NULL);
+    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
+    fe_expect(r, 201, "a SUPPLIER_B prebook");
+    assert_int_equal(json_array_size(json_object_get(fe_data(r), "services")), 0);
+    assert_int_equal(json_number_value(json_object_get(json_object_get(fe_data(r),
+                                                                       "services_amount"),
+                                                       "amount")) == 0, 1);
+    e2e_free(r);
+    free(body);
+    free(idem);
+    free(ref);
+}
+
 static void bags_are_priced_into_the_total(void **state)
 {
     char *ref = fe_offer_ref(key, "SUPPLIER_A", 45), path[1024], extra[256];
@@ -364,15 +412,7 @@ static void bags_are_priced_into_the_total(void **state)
                    + cents(json_object_get(b, "services_amount")));
     e2e_free(r);
     /* A bag the offer does not sell: 422, nothing created. */
-    free(idem);
-    idem = fe_new_key("nobag");
-    free(body);
-    body = fe_prebook_body(ref, "Lovelace", ",\"services\":[\"bag_not-sold-here\"]");
-    r = fe_post_idem(key, "/v1/flight/prebook", body, idem);
-    e2e_assert_error(r, 422, "validation_failed");
-    assert_non_null(strstr(r->body, "services[0]"));
-    assert_int_equal(bookings_with_key(idem), 0);
-    e2e_free(r);
+    assert_bag_refused(ref, "bag_not-sold-here");
     json_decref(bag);
     free(ref);
     free(body);
@@ -539,6 +579,7 @@ int main(void)
         cmocka_unit_test(sold_offer_fails_at_book),
         cmocka_unit_test(supplier_refuses_the_prebook),
         cmocka_unit_test(bags_are_priced_into_the_total),
+        cmocka_unit_test(supplier_b_sells_no_bag_before_its_checkout),
         cmocka_unit_test(loyalty_numbers_are_masked),
         cmocka_unit_test(member_price_for_a_loyalty_account),
         cmocka_unit_test(payment_sdk_token_once),

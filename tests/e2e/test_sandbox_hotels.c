@@ -1382,6 +1382,101 @@ static void bad_requests_name_the_field(void **state)
     assert_rapid_field(call('c', "POST", "/itineraries?token=Zm9yZ2Vk", "{}"), "token");
 }
 
+/* ---- the traveller (Rapid: Customer-Ip, Customer-Session-Id, language) ---- */
+
+/* A Rapid call with this Customer-Ip (NULL: none) and session. */
+static e2e_resp *c_as(const char *method, const char *path, const char *ip, const char *session,
+                      const char *rid)
+{
+    char h[3][300], iph[300], sh[300], rh[300], full[4096];
+    const char *hs[6];
+    int n = 0;
+    auth_headers('c', 0, h);
+    hs[n++] = h[0];
+    if (ip) {
+        snprintf(iph, sizeof(iph), "Customer-Ip: %s", ip);
+        hs[n++] = iph;
+    }
+    if (session) {
+        snprintf(sh, sizeof(sh), "Customer-Session-Id: %s", session);
+        hs[n++] = sh;
+    }
+    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
+    hs[n++] = rh;
+    hs[n] = NULL;
+    snprintf(full, sizeof(full), "/hotels/c/v3%s", path);
+    return e2e_call(e2e_sandbox_url(), method, full, hs, NULL);
+}
+
+/* Rapid's invalid_input naming one field, with the nested error's type. */
+static void assert_rapid_invalid(e2e_resp *r, const char *type, const char *field,
+                                 const char *where)
+{
+    const json_t *f = json_array_get(json_object_get(r->json, "fields"), 0);
+    const json_t *e = json_array_get(json_object_get(r->json, "errors"), 0);
+    assert_rapid_error(r, 400, "invalid_input");
+    assert_string_equal(str(f, "name"), field);
+    assert_string_equal(str(f, "type"), where);
+    assert_string_equal(str(e, "type"), type);
+    assert_string_equal(str(json_array_get(json_object_get(e, "fields"), 0), "name"), field);
+    e2e_free(r);
+}
+
+/* What a call carried, as the sandbox recorded it: "ip|session|language". */
+static char *recorded(const char *rid)
+{
+    return e2e_sql_text("SELECT coalesce(customer_ip, '-') || '|' || "
+                        "coalesce(customer_session_id, '-') || '|' || coalesce(language, '-') "
+                        "FROM sandbox.rapid_travellers WHERE request_id = $1 ORDER BY id "
+                        "LIMIT 1", 1, (const char *const[]){rid});
+}
+
+/* Rapid's 34 languages are taken and any other refused; Customer-Ip is
+ * optional on shopping but must be an address, and required on every
+ * itinerary call; what a call carried is recorded by request id. */
+static void c_checks_the_traveller_as_rapid_documents(void **state)
+{
+    char in[11], out[11], path[1024], rid[64];
+    const char *pid = c_property("Paris", "FR", 0);
+    e2e_resp *r;
+    char *rec;
+    (void)state;
+#define AVAIL "/properties/availability?checkin=%s&checkout=%s&currency=EUR&occupancy=2" \
+              "&property_id=%s&country_code=FR&language=%s&rate_plan_count=1" \
+              "&sales_channel=website&sales_environment=hotel_only"
+    snprintf(path, sizeof(path), AVAIL, date_in(20, in), date_in(22, out), pid, "fr-FR");
+    snprintf(rid, sizeof(rid), "trav-wire-%ld-1", (long)getpid());
+    r = must(c_as("GET", path, "2001:db8::5", "sess-w1", rid), 200);
+    e2e_free(r);
+    rec = recorded(rid);
+    assert_string_equal(rec, "2001:db8::5|sess-w1|fr-FR");
+    free(rec);
+    /* No Customer-Ip on shopping: answered, recorded as absent. */
+    snprintf(rid, sizeof(rid), "trav-wire-%ld-2", (long)getpid());
+    r = must(c_as("GET", path, NULL, NULL, rid), 200);
+    e2e_free(r);
+    rec = recorded(rid);
+    assert_string_equal(rec, "-|-|fr-FR");
+    free(rec);
+    snprintf(rid, sizeof(rid), "trav-wire-%ld-3", (long)getpid());
+    assert_rapid_invalid(c_as("GET", path, "203.0.113.7, 10.0.0.1", NULL, rid),
+                         "customer_ip.invalid", "Customer-Ip", "header");
+    snprintf(path, sizeof(path), AVAIL, date_in(20, in), date_in(22, out), pid, "fr");
+    assert_rapid_invalid(c_as("GET", path, "203.0.113.7", NULL, rid), "language.not_supported",
+                         "language", "querystring");
+    snprintf(path, sizeof(path), AVAIL, date_in(20, in), date_in(22, out), pid, "en-GB");
+    assert_rapid_invalid(c_as("GET", path, "203.0.113.7", NULL, rid), "language.not_supported",
+                         "language", "querystring");
+#undef AVAIL
+    /* Every itinerary call requires the traveller's IP. */
+    assert_rapid_invalid(c_as("GET", "/itineraries/1234?email=a%40example.com", NULL, NULL, rid),
+                         "customer_ip.required", "Customer-Ip", "header");
+    assert_rapid_invalid(c_as("GET", "/itineraries?affiliate_reference_id=abc&email=a%40b.c",
+                              NULL, NULL, rid), "customer_ip.required", "Customer-Ip", "header");
+    assert_rapid_invalid(c_as("DELETE", "/itineraries/1234/rooms/1234-1?token=x", "localhost",
+                              NULL, rid), "customer_ip.invalid", "Customer-Ip", "header");
+}
+
 /* ---- faults ---- */
 
 static void faults_reach_the_hotel_apis(void **state)
@@ -1432,6 +1527,7 @@ int main(void)
         cmocka_unit_test(cancel_fails_on_the_reference_trigger),
         cmocka_unit_test(unknown_times_out_but_books_once),
         cmocka_unit_test(bad_requests_name_the_field),
+        cmocka_unit_test(c_checks_the_traveller_as_rapid_documents),
         cmocka_unit_test(faults_reach_the_hotel_apis),
     };
     return e2e_run("sandbox_hotels", tests, sizeof(tests) / sizeof(tests[0]));

@@ -85,9 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case 2:
         st = sup->prebook(&ctx, offer_ref, js(p, passengers), js(p, contact),
+                          /* B sells no bag before its checkout (it would refuse
+                           * one unasked): its checkout's booked services are
+                           * read from the answer alone. */
                           js(p, sup == &trv_flight_supplier_a ? "[{\"id\":\"bag_p0j0c\",\"quantity\":1}]"
-                                                       : "[{\"id\":\"bag_0.svc_fuzz\","
-                                                         "\"quantity\":1}]"), &out, &err);
+                                                       : "[]"), &out, &err);
         break;
     case 3:
     case 4: {

@@ -337,6 +337,24 @@ static void test_printable(void **state)
     assert_false(trv_printable(NULL, 0, 10));
 }
 
+/* An address literal as a traveller's IP is given: IPv4 or IPv6, nothing
+ * around it. */
+static void test_ip_literal(void **state)
+{
+    (void)state;
+    assert_true(trv_ip_literal("203.0.113.7"));
+    assert_true(trv_ip_literal("2001:db8::17"));
+    assert_true(trv_ip_literal("::ffff:192.0.2.1"));
+    assert_false(trv_ip_literal(NULL));
+    assert_false(trv_ip_literal(""));
+    assert_false(trv_ip_literal("203.0.113.7:443"));
+    assert_false(trv_ip_literal("203.0.113.7, 10.0.0.1"));
+    assert_false(trv_ip_literal(" 203.0.113.7"));
+    assert_false(trv_ip_literal("999.1.1.1"));
+    assert_false(trv_ip_literal("localhost"));
+    assert_false(trv_ip_literal("fe80::1%eth0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +367,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_req_str, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_known, setup, teardown),
         cmocka_unit_test(test_printable),
+        cmocka_unit_test(test_ip_literal),
     };
     return UNIT_RUN(tests);
 }

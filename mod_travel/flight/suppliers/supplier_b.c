@@ -5,11 +5,14 @@
  * number), message, description, key}}.
  *
  *   search    POST /flights/rates: every offer of every journey
- *   bags      POST /flights/verify: the paid bags of the offer's baggage
+ *   bags      POST /flights/verify (the offer lives): none. LiteAPI sells
+ *             paid services only inside a checkout (the prebook's
+ *             servicesAttachable, bought with POST
+ *             /flights/prebooks/{id}/services), which needs the passengers:
+ *             an offer has no bags before it (docs/suppliers.md)
  *   prebook   POST /flights/verify, POST /flights/prebooks (the checkout:
  *             LiteAPI reserves the offer with the airline, ticketLimitTime
- *             says until when, and creates a payment intent), then POST
- *             /flights/prebooks/{id}/services for the bags asked
+ *             says until when, and creates a payment intent)
  *   book      POST /flights/bookings {prebookId, payment: {TRANSACTION_ID,
  *             the intent's transactionId}}: LiteAPI collects the payment;
  *             its secretKey reaches the traveller only with use_payment_sdk
@@ -19,9 +22,9 @@
  *   cancel    GET (quote) and POST /flights/bookings/{id}/cancellations
  *   airline   GET /data/flights/airlines/iatas/{code}
  *
- * Ids: the offer_reference is "lfo_" + LiteAPI's offerId; a bag's id is
- * "bag_<passenger index>.<serviceId>"; segment ids are segmentKeys; the
- * order id is the bookingId. */
+ * Ids: the offer_reference is "lfo_" + LiteAPI's offerId; a booked
+ * service's bag id is "bag_<passenger index>.<serviceId>"; segment ids are
+ * segmentKeys; the order id is the bookingId. */
 #include "wire.h"
 #include "core/json.h"
 #include "core/url.h"
@@ -426,25 +429,6 @@ static trv_up_status verify(trv_flight_ctx *ctx, const char *offer, const json_t
     return TRV_UP_OK;
 }
 
-/* The passengers of a journey's counts, in LiteAPI's order (adults, then
- * children, then infants): their types. */
-static int pax_type_at(const json_t *counts, int i)
-{
-    int a = (int)json_integer_value(json_object_get(counts, "adults"));
-    int c = (int)json_integer_value(json_object_get(counts, "children"));
-    return i < a ? 0 : i < a + c ? 1 : 2;
-}
-
-static int service_fits(const json_t *svc, int type)
-{
-    const char *pt = trv_json_str(svc, "passengerType");
-    static const char *const codes[3] = {"ADT", "CHD", "INF"};
-    if (type == 2) {
-        return 0; /* an infant on a lap buys no bag */
-    }
-    return !pt || strcmp(pt, "ALL") == 0 || strcmp(pt, codes[type]) == 0;
-}
-
 static int segment_journey(const json_t *segs, const int *jof, const char *key)
 {
     size_t k;
@@ -457,75 +441,26 @@ static int segment_journey(const json_t *segs, const int *jof, const char *key)
     return -1;
 }
 
-/* A LiteAPI bag service as the API's bag entry, for one passenger. */
-static json_t *bag_entry(apr_pool_t *p, const json_t *svc, int pax, int journey)
-{
-    const char *t = trv_json_str(svc, "bagType");
-    json_t *unit = display_money(json_object_get(svc, "pricing"));
-    if (!unit || !trv_json_str(svc, "serviceId") || journey < 0) {
-        json_decref(unit);
-        return NULL;
-    }
-    return json_pack("{s:s,s:s,s:i,s:i,s:o,s:{s:s,s:O*},s:I}",
-        "id", apr_psprintf(p, "bag_%d.%s", pax, trv_json_str(svc, "serviceId")),
-        "type", "BAGGAGE", "passenger_index", pax, "journey_index", journey,
-        "unit_amount", unit,
-        "baggage", "type", t && strcmp(t, "checked") == 0 ? "CHECKED" : "CARRY_ON",
-        "max_weight_kg", json_object_get(svc, "weightKg"),
-        "max_quantity", json_is_integer(json_object_get(svc, "pieces"))
-                            ? json_integer_value(json_object_get(svc, "pieces")) : 1);
-}
-
-static int is_bag(const json_t *svc)
-{
-    const char *t = trv_json_str(svc, "bagType");
-    return t && (strcmp(t, "checked") == 0 || strcmp(t, "cabin") == 0);
-}
-
+/* LiteAPI's order: Search, Verify, Prebook, (Add Extras), Book. Its
+ * verify states the included baggage only; the bags for sale are the
+ * checkout's (servicesAttachable), and a checkout needs the passengers and
+ * reserves the seats, so none is made to list an offer's bags: the offer
+ * is verified (an expired one is not found) and sells no bag through this
+ * gateway. */
 static trv_up_status lf_bags(trv_flight_ctx *ctx, const char *offer_reference, json_t **bags,
                              trv_sup_err *err)
 {
     const char *id = offer_id(offer_reference, err);
-    const json_t *journey, *paid, *segs;
+    const json_t *journey;
     trv_up_result res;
     trv_up_status st;
-    json_t *out;
-    int nj, *jof, npax, i;
-    size_t k;
     if (!id) {
         return TRV_UP_NOT_FOUND;
     }
     if ((st = verify(ctx, id, &journey, &res, err)) != TRV_UP_OK) {
         return st;
     }
-    segs = json_object_get(journey, "segments");
-    jof = journey_of_segments(ctx->pool, segs, NULL, &nj);
-    paid = json_object_get(json_object_get(journey, "baggage"), "paid");
-    npax = (int)(json_integer_value(json_object_get(json_object_get(journey, "passengers"),
-                                                    "adults"))
-                 + json_integer_value(json_object_get(json_object_get(journey, "passengers"),
-                                                      "children"))
-                 + json_integer_value(json_object_get(json_object_get(journey, "passengers"),
-                                                      "infants")));
-    out = trv_json_bind(ctx->pool, json_array());
-    for (k = 0; k < json_array_size(paid); k++) {
-        const json_t *svc = json_array_get(paid, k);
-        int j = segment_journey(segs, jof, trv_json_str(svc, "segmentKey"));
-        if (!is_bag(svc) || !trv_json_str(svc, "serviceId")) {
-            continue; /* an included allowance or a seat: nothing to sell here */
-        }
-        for (i = 0; i < npax; i++) {
-            json_t *e;
-            if (!service_fits(svc, pax_type_at(json_object_get(journey, "passengers"), i))) {
-                continue;
-            }
-            if (!(e = bag_entry(ctx->pool, svc, i, j))) {
-                return bad(ctx, err, "a readable bag service");
-            }
-            json_array_append_new(out, e);
-        }
-    }
-    *bags = out;
+    *bags = trv_json_bind(ctx->pool, json_array());
     return TRV_UP_OK;
 }
 
@@ -573,27 +508,6 @@ static json_t *lf_contact(const json_t *contact, const json_t *passengers)
         "email", trv_json_str(contact, "email"),
         "phoneCountryCode", trv_json_str(contact, "phone_country_code"),
         "phoneNumber", trv_json_str(contact, "phone_number"));
-}
-
-/* [{passengerIndex, serviceId, quantity}] of the bags asked ("bag_P.S"). */
-static json_t *selected_services(apr_pool_t *p, const json_t *services)
-{
-    json_t *out = json_array();
-    size_t i;
-    for (i = 0; i < json_array_size(services); i++) {
-        const json_t *s = json_array_get(services, i), *q = json_object_get(s, "quantity");
-        const char *id = json_is_string(s) ? json_string_value(s) : trv_json_str(s, "id");
-        const char *dot = id ? strchr(id, '.') : NULL;
-        if (!id || strncmp(id, "bag_", 4) != 0 || !dot) {
-            continue;
-        }
-        json_array_append_new(out, json_pack("{s:i,s:s,s:I}", "passengerIndex", atoi(id + 4),
-                                             "serviceId", dot + 1,
-                                             "quantity", json_is_integer(q)
-                                                             ? json_integer_value(q) : 1));
-    }
-    (void)p;
-    return out;
 }
 
 /* The unit price of a service from the prebook's list of attachable ones. */
@@ -711,11 +625,18 @@ static trv_up_status lf_prebook(trv_flight_ctx *ctx, const char *offer_reference
 {
     const char *id = offer_id(offer_reference, err);
     const json_t *verified, *pb;
-    json_t *body, *sel;
+    json_t *body;
     trv_up_result vres, res;
     trv_up_status st;
     if (!id) {
         return TRV_UP_NOT_FOUND;
+    }
+    if (json_array_size(services)) {
+        /* No bag is sold before LiteAPI's checkout (lf_bags): a bag id
+         * asked is none of this offer's, whatever it names. */
+        err->code = "services_not_sold";
+        err->message = "LiteAPI sells bags only inside a checkout; this offer has none";
+        return TRV_UP_REJECTED;
     }
     /* LiteAPI's order: verify the offer, then the checkout. */
     if ((st = verify(ctx, id, &verified, &vres, err)) != TRV_UP_OK) {
@@ -729,25 +650,12 @@ static trv_up_status lf_prebook(trv_flight_ctx *ctx, const char *offer_reference
         return st;
     }
     pb = first_data(res.body);
-    sel = trv_json_bind(ctx->pool, selected_services(ctx->pool, services));
-    if (json_array_size(sel) && trv_json_str(pb, "prebookId")) {
-        /* The bags: attached to the checkout, which answers a new payment
-         * intent for the new total. */
-        json_t *att = trv_json_bind(ctx->pool, json_pack("{s:O}", "selectedServices", sel));
-        st = call(ctx, "POST", apr_pstrcat(ctx->pool, "/flights/prebooks/",
-                                           trv_url_escape(ctx->pool, trv_json_str(pb, "prebookId")),
-                                           "/services", NULL), att, &res, err);
-        if (st != TRV_UP_OK) {
-            return st;
-        }
-        pb = first_data(res.body);
-    }
     if ((st = priced_of(ctx, pb, verified, passengers, offer_reference, priced, err))
         != TRV_UP_OK) {
         return st;
     }
     if (ctx->vendor_sdk && trv_json_str(pb, "secretKey")) {
-        /* The current intent's secret (bags made a new one), for the
+        /* The checkout's payment intent's secret, for the
          * traveller's device; only the transactionId is kept for book. */
         json_object_set_new(*priced, "payment_sdk",
                             json_pack("{s:s,s:s}", "provider", SDK_PROVIDER, "token",

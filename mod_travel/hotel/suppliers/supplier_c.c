@@ -18,6 +18,7 @@
  * room's rate.cancel_refund) and cancel (each room's links.cancel) follow
  * it. */
 #include "hotel/supplier.h"
+#include "rapid_language.h"
 #include "core/clock.h"
 #include "core/crypt.h"
 #include "core/json.h"
@@ -36,14 +37,17 @@
  * the API answers its cheapest rate plans first, and every rate of a
  * property for two rooms is about 25 kB of JSON. */
 #define SEARCH_RATE_PLANS 3
-/* What every shopping call states (Rapid requires them): the answer's
- * language, the supply, the sales channel and environment. */
-#define LANGUAGE "en-US"
+/* What every shopping call states (Rapid requires them): the supply, the
+ * sales channel and environment; the language is the traveller's
+ * (language()). */
 #define SUPPLY "supply_source=expedia"
 #define SALES "sales_channel=website&sales_environment=hotel_only"
-/* Rapid requires the traveller's IP on booking calls; the gateway's API
- * does not carry it (docs/suppliers.md): this documented stand-in. */
-#define CUSTOMER_IP "127.0.0.1"
+/* Rapid requires the traveller's IP on booking calls. The client states it
+ * (or its connection is the traveller's) and prebook keeps it with the
+ * booking; a call with no traveller at all (a watch's check or
+ * auto-purchase, a booking from before the gateway kept one) sends this
+ * documented stand-in (docs/suppliers.md). */
+#define CUSTOMER_IP_UNKNOWN "127.0.0.1"
 #define ITINERARIES "/v3/itineraries/"
 
 static apr_table_t *auth(trv_hotel_ctx *ctx)
@@ -58,13 +62,23 @@ static apr_table_t *auth(trv_hotel_ctx *ctx)
                                                   apr_pstrcat(ctx->pool, key, secret, ts, NULL),
                                                   512),
                                 ts));
-    /* One session per booking (its calls from search on are not linked
-     * by the gateway), else per request. */
-    apr_table_setn(h, "Customer-Session-Id", ctx->booking_id ? ctx->booking_id
+    /* The traveller's shopping session as the client states it (the same
+     * from the first search to the booking's last call); without one, the
+     * booking, else the request. */
+    apr_table_setn(h, "Customer-Session-Id", ctx->customer_session ? ctx->customer_session
+                                             : ctx->booking_id ? ctx->booking_id
                                              : ctx->request_id ? ctx->request_id : "none");
-    apr_table_setn(h, "Customer-Ip", CUSTOMER_IP);
+    apr_table_setn(h, "Customer-Ip", ctx->customer_ip ? ctx->customer_ip
+                                                      : CUSTOMER_IP_UNKNOWN);
     apr_table_setn(h, "Accept-Encoding", "gzip");
     return h;
+}
+
+/* The language of Rapid's answers: the traveller's (Accept-Language)
+ * among Rapid's, en-US by default. */
+static const char *language(const trv_hotel_ctx *ctx)
+{
+    return trv_rapid_language(ctx->accept_language);
 }
 
 /* "2-5,7": adults, then the children's ages. */
@@ -114,10 +128,10 @@ static const char *avail_path(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, in
                       : stay->nationality ? stay->nationality : "US";
     const char *path = apr_psprintf(ctx->pool,
                                     "/v3/properties/availability?checkin=%s&checkout=%s"
-                                    "&currency=%s&country_code=%s&language=" LANGUAGE
+                                    "&currency=%s&country_code=%s&language=%s"
                                     "&rate_plan_count=%d&" SALES,
                                     stay->check_in, stay->check_out, stay->currency,
-                                    trv_url_escape(ctx->pool, pos), rate_plans);
+                                    trv_url_escape(ctx->pool, pos), language(ctx), rate_plans);
     int k;
     for (k = 0; k < stay->n_rooms; k++) {
         path = apr_pstrcat(ctx->pool, path, "&occupancy=",
@@ -226,7 +240,7 @@ static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     }
     st = trv_hwire_call_content(ctx, apr_psprintf(ctx->pool,
                                 "/v3/regions?include=details&include=property_ids&language="
-                                LANGUAGE "&country_code=%s&type=city&" SUPPLY,
+                                "%s&country_code=%s&type=city&" SUPPLY, language(ctx),
                                 trv_url_escape(ctx->pool, area->country_code)),
                                 auth(ctx), &res, err);
     if (st != TRV_UP_OK) {
@@ -253,7 +267,8 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
                             trv_hotel_err *err)
 {
     apr_array_header_t *ids = apr_array_make(ctx->pool, 64, sizeof(const char *));
-    const char *path = "/v3/properties/content?language=" LANGUAGE "&" SUPPLY;
+    const char *path = apr_pstrcat(ctx->pool, "/v3/properties/content?language=",
+                                   language(ctx), "&" SUPPLY, NULL);
     trv_up_result res;
     trv_up_status st;
     const char *pid;
@@ -931,7 +946,8 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
 static trv_up_status check(trv_hotel_ctx *ctx, trv_up_result *res)
 {
     return trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, "GET",
-                               "/v3/properties/content?language=" LANGUAGE "&" SUPPLY
+                               "/v3/properties/content?language=" TRV_RAPID_LANGUAGE_DEFAULT
+                               "&" SUPPLY
                                "&country_code=FR&property_id=1",
                                auth(ctx), NULL, ctx->request_id, NULL, res);
 }

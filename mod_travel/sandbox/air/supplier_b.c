@@ -2,8 +2,9 @@
  * liteapi-flights protocol (docs/suppliers.md "Flight SUPPLIER_B"):
  *
  *   POST /flights/rates                         journeys and their offers
- *   POST /flights/verify                        the offer now (and, beyond
- *                                               LiteAPI, its paid bags)
+ *   POST /flights/verify                        the offer now (its fare's
+ *                                               baggage; bags are sold in
+ *                                               the checkout only)
  *   POST /flights/prebooks                      a checkout: the offer held
  *                                               when it can be, a payment
  *                                               intent, servicesAttachable
@@ -27,9 +28,10 @@
  * description, key}}. LiteAPI collects payment: the traveller confirms the
  * prebook's payment intent (Stripe, secretKey) with LiteAPI's payment SDK;
  * in test mode every intent counts as confirmed, unless a passenger is
- * named Sdkpay (then book waits for the confirmation: 402 before). Prices are not converted:
- * they are in the origin market's currency whatever `currency` asks
- * (`converted` false). */
+ * named Sdkpay (then book waits for the confirmation: 402 before, the
+ * sandbox's guess: LiteAPI publishes no answer for an unpaid intent).
+ * Prices are not converted: they are in the origin market's currency
+ * whatever `currency` asks (`converted` false). */
 #include "air.h"
 #include "core/clock.h"
 #include "core/ids.h"
@@ -452,22 +454,21 @@ static int load_offer(trv_req *req, trv_resp *resp, const char *id, sbx_offer *o
     return 1;
 }
 
-/* POST /flights/verify: the offer as it is now. Beyond LiteAPI, its
- * baggage lists the bags for sale (`paid`, in the shape of the prebook's
- * servicesAttachable) so they can be offered before the checkout. */
+/* POST /flights/verify: the offer as it is now. Its baggage is what the
+ * fare includes (hasCarryOnBag, hasCheckedBag, included), as LiteAPI's:
+ * the bags for sale are the checkout's (the prebook's servicesAttachable),
+ * never the offer's. */
 static void verify(trv_req *req, trv_resp *resp)
 {
     const json_t *body;
     sbx_offer o;
-    json_t *j, *bag, *paid;
+    json_t *j, *bag;
     if (!sbx_need_world(req, resp) || !(body = sbx_body(req, resp))
         || !load_offer(req, resp, trv_json_str(body, "offerId"), &o)) {
         return;
     }
     j = lf_journey(req->pool, SBX(req)->world, &o, 1);
     bag = lf_included(&o);
-    paid = lf_services(req->pool, &o, NULL);
-    json_object_set_new(bag, "paid", paid);
     sbx_send(req, resp, 200, json_pack(
         "{s:[{s:{s:O,s:s,s:s,s:O,s:O,s:o,s:O,s:{s:i,s:i,s:i},s:O,s:O,s:O},s:n}]}",
         "data", "journey", "journeyKey", json_object_get(j, "journeyKey"),
@@ -644,8 +645,9 @@ static void create_prebook(trv_req *req, trv_resp *resp)
         }
     }
     {
+        /* The booking's baggage is the fare's; the bags for sale are
+         * servicesAttachable's. */
         json_t *bag = lf_included(&o), *offer = json_object_get(journey, "cheapestOffer");
-        json_object_set_new(bag, "paid", json_deep_copy(services));
         wire = json_pack(
             "{s:{s:s,s:s,s:s,s:s,s:s,s:{s:O,s:O,s:O,s:O,s:o,s:O},s:o,s:O,"
             "s:{s:o,s:o,s:o,s:o,s:o,s:s},s:[],s:[]},s:{s:[{s:s,s:o}]},s:s,s:[s]}",
@@ -1002,7 +1004,9 @@ static void book(trv_req *req, trv_resp *resp)
         return;
     }
     if (strcmp(method, "CREDIT") == 0) {
-        lf_error(req, resp, 403, 45040, "forbidden: credit line",
+        /* The reference publishes no code for this refusal (its 45040 is
+         * a rejected card): 45090 is the sandbox's own. */
+        lf_error(req, resp, 403, 45090, "forbidden: credit line",
                  "This account has no enabled credit line", "bodyRequest.payment.method");
         return;
     }

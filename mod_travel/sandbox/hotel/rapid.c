@@ -1,9 +1,18 @@
 /* Expedia Rapid's answer envelope on the sandbox; see rapid.h. */
 #include "rapid.h"
 #include "core/json.h"
+#include "core/validate.h"
+#include "core/log.h"
 
 #include <apr_strings.h>
 #include <string.h>
+
+/* Rapid's languages (its language.not_supported error lists them). */
+static const char *const languages[] = {
+    "ar-SA", "cs-CZ", "da-DK", "de-DE", "el-GR", "en-US", "es-ES", "es-MX", "fi-FI", "fr-CA",
+    "fr-FR", "hr-HR", "hu-HU", "id-ID", "is-IS", "it-IT", "ja-JP", "lt-LT", "ko-KR", "ms-MY",
+    "nb-NO", "nl-NL", "pl-PL", "pt-BR", "pt-PT", "ru-RU", "sk-SK", "sv-SE", "th-TH", "tr-TR",
+    "uk-UA", "vi-VN", "zh-CN", "zh-TW", NULL};
 
 int sbx_rapid_path(const char *path)
 {
@@ -42,14 +51,83 @@ int sbx_rapid_test(trv_req *req, trv_resp *resp, const char *const *keywords,
     return 0; /* the caller's own keyword */
 }
 
+/* Rapid's invalid_input with one field of the request (a header, a
+ * query parameter), written in Rapid's shape at once. */
+static void invalid(trv_req *req, trv_resp *resp, const char *type, const char *message,
+                    const char *name, const char *where, const char *value)
+{
+    json_t *field = json_pack("{s:s,s:s,s:s?}", "name", name, "type", where, "value", value);
+    /* The field on the error itself too, as the sandbox's other refusals
+     * name theirs (Rapid's Error has both fields and nested errors). */
+    trv_ok_document(req, resp, 400, json_pack(
+        "{s:s,s:s,s:[O],s:[{s:s,s:s,s:[o]}]}", "type", "invalid_input", "message",
+        "An invalid request was sent in, please check the nested errors for details.",
+        "fields", field, "errors", "type", type, "message", message, "fields", field));
+}
+
 int sbx_rapid_customer_ip(trv_req *req, trv_resp *resp)
 {
     const char *ip = apr_table_get(req->headers, "Customer-Ip");
     if (!ip || !*ip) {
-        sbx_error(req, resp, 400, "invalid_input", "The Customer-Ip header is required");
+        invalid(req, resp, "customer_ip.required", "The Customer-Ip header is required: the "
+                "customer's IP address", "Customer-Ip", "header", NULL);
+        return 0;
+    }
+    return sbx_rapid_customer_ip_format(req, resp);
+}
+
+int sbx_rapid_customer_ip_format(trv_req *req, trv_resp *resp)
+{
+    const char *ip = apr_table_get(req->headers, "Customer-Ip");
+    if (ip && !trv_ip_literal(ip)) {
+        invalid(req, resp, "customer_ip.invalid", "Customer-Ip must be an IPv4 or IPv6 "
+                "address", "Customer-Ip", "header", ip);
         return 0;
     }
     return 1;
+}
+
+int sbx_rapid_language(trv_req *req, trv_resp *resp)
+{
+    const char *l = apr_table_get(req->query, "language");
+    const char *const *k;
+    for (k = languages; l && *k; k++) {
+        if (strcmp(*k, l) == 0) {
+            return 1;
+        }
+    }
+    invalid(req, resp, l ? "language.not_supported" : "language.required",
+            l ? "Language is not supported: one of Rapid's 34 (ar-SA ... zh-TW)"
+              : "A language is required: one of Rapid's 34 (ar-SA ... zh-TW)",
+            "language", "querystring", l);
+    return 0;
+}
+
+static const trv_stmt record_stmt = {"sbx_rapid_record",
+    "INSERT INTO sandbox.rapid_travellers (request_id, method, path, customer_ip, "
+    "customer_session_id, language, status) VALUES (%s, %s, %s, %s, %s, %s, %s::int)"};
+
+void sbx_rapid_record(trv_req *req, const trv_resp *resp)
+{
+    trv_dbc *c;
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(3320) "sandbox Rapid call not recorded: " TRV_DB_UNAVAILABLE);
+        return;
+    }
+    if (trv_db_exec(c, req->pool, &record_stmt, NULL, TRV_DB_ARGS(
+            req->request_id, req->method, req->path,
+            apr_table_get(req->headers, "Customer-Ip"),
+            apr_table_get(req->headers, "Customer-Session-Id"),
+            apr_table_get(req->query, "language"),
+            apr_itoa(req->pool, resp->status))) != APR_SUCCESS) {
+        /* A record is the tests' window on the wire, never the answer's
+         * condition. */
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(3321) "sandbox Rapid call not recorded: %s",
+                    c->error ? c->error : "failed");
+    }
+    trv_db_close(req->env->db, c);
 }
 
 void sbx_rapid_finish(trv_req *req, trv_resp *resp)

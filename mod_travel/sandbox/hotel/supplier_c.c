@@ -134,16 +134,12 @@ static int page_offset(trv_req *req, const char *tok, int max, int *offset)
     return 0;
 }
 
-/* Rapid requires language (en-US: the sandbox's only one) and, on
- * content and geography, supply_source (expedia or vrbo). */
-static int c_language(trv_req *req, trv_resp *resp)
+/* Rapid requires language (one of its 34, rapid.c; the sandbox's content
+ * is in English whatever it is) and takes a Customer-Ip on shopping calls
+ * optionally; on content and geography, supply_source (expedia or vrbo). */
+static int c_shopping(trv_req *req, trv_resp *resp)
 {
-    const char *l = apr_table_get(req->query, "language");
-    if (!l || strcmp(l, "en-US") != 0) {
-        sbx_invalid(req, resp, "language", "is required: en-US (the sandbox's only language)");
-        return 0;
-    }
-    return 1;
+    return sbx_rapid_language(req, resp) && sbx_rapid_customer_ip_format(req, resp);
 }
 
 static int c_supply(trv_req *req, trv_resp *resp)
@@ -166,7 +162,7 @@ static void content(trv_req *req, trv_resp *resp)
     int *idx, n = 0, i, limit = lim_s ? atoi(lim_s) : 100, offset = 0;
     json_t *out;
 
-    if (!sbx_need_hotels(req, resp) || !c_language(req, resp) || !c_supply(req, resp)) {
+    if (!sbx_need_hotels(req, resp) || !c_shopping(req, resp) || !c_supply(req, resp)) {
         return;
     }
     h = SBX_HOTELS(req);
@@ -237,7 +233,7 @@ static void regions(trv_req *req, trv_resp *resp)
     const char *type = apr_table_get(req->query, "type");
     int i, k, ids = 0, details = 0, standard = 0;
     json_t *out;
-    if (!sbx_need_hotels(req, resp) || !c_language(req, resp)) {
+    if (!sbx_need_hotels(req, resp) || !c_shopping(req, resp)) {
         return;
     }
     for (i = 0; i < inc->nelts; i++) {
@@ -309,7 +305,8 @@ static void geography(trv_req *req, trv_resp *resp)
     json_t *out;
     size_t k;
     int i;
-    if (!sbx_need_hotels(req, resp) || !c_supply(req, resp) || !(b = sbx_body(req, resp))) {
+    if (!sbx_need_hotels(req, resp) || !c_supply(req, resp)
+        || !sbx_rapid_customer_ip_format(req, resp) || !(b = sbx_body(req, resp))) {
         return;
     }
     if (!inc || strcmp(inc, "property_ids") != 0) {
@@ -477,7 +474,7 @@ static void availability(trv_req *req, trv_resp *resp)
     static const char *const tests[] = {"service_unavailable", "unknown_internal_error", NULL};
     const char *kw, *pos = apr_table_get(req->query, "country_code");
     if (!sbx_need_hotels(req, resp) || sbx_rapid_test(req, resp, tests, &kw)
-        || !c_language(req, resp)) {
+        || !c_shopping(req, resp)) {
         return;
     }
     if (!pos || strlen(pos) != 2) {
@@ -593,8 +590,8 @@ static void price_check(trv_req *req, trv_resp *resp)
     static const char *const tests[] = {"price_changed", "sold_out", "service_unavailable",
                                         "unknown_internal_error", NULL};
     const char *kw;
-    if (!sbx_need_hotels(req, resp) || sbx_rapid_test(req, resp, tests, &kw)
-        || c_token(req, resp, "cr", &q) != 0) {
+    if (!sbx_need_hotels(req, resp) || !sbx_rapid_customer_ip_format(req, resp)
+        || sbx_rapid_test(req, resp, tests, &kw) || c_token(req, resp, "cr", &q) != 0) {
         return;
     }
     if (strcmp(apr_table_get(req->params, "property_id"), sbx_hotel_sid(req->pool, C, q.hotel))
