@@ -272,3 +272,19 @@ void trv_api_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const 
         trv_db_close(req->env->db, c);
     }
 }
+
+void *trv_api_booking_read(trv_req *req, trv_resp *resp, trv_dbc *c,
+                           const trv_api_booking_reader *r, const char *id, int logno,
+                           const char *what)
+{
+    void *b = NULL;
+    if (r->get(req, c, id, &b) != APR_SUCCESS) {
+        trv_api_db_fail(req, resp, c, logno, what);
+        return NULL;
+    }
+    if (!b) {
+        trv_db_close(req->env->db, c);
+        r->no_booking(req, resp, id);
+    }
+    return b;
+}

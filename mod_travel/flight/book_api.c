@@ -99,14 +99,8 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     if (!trv_api_db_open(req, resp, &c, 322, "reading a booking to book")) {
         return;
     }
-    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
-        != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 323, "reading a booking to book");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_freply_no_booking(req, resp, id);
+    if (!(b = trv_api_booking_read(req, resp, c, &trv_freply_reader, id, 323,
+                                   "reading a booking to book"))) {
         return;
     }
     if (b->past_expiry) {

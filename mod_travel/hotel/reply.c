@@ -1,5 +1,6 @@
 #include "reply.h"
 #include "render.h"
+#include "booking_store.h"
 #include "core/config.h"
 
 #include <string.h>
@@ -14,6 +15,16 @@ void trv_hreply_no_booking(trv_req *req, trv_resp *resp, const char *id)
 {
     trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
 }
+
+static apr_status_t get_scoped(trv_req *req, trv_dbc *c, const char *id, void **out)
+{
+    trv_hbooking *b;
+    apr_status_t rv = trv_hbooking_get(c, req->pool, req->org_id, id, &b);
+    *out = b;
+    return rv;
+}
+
+const trv_api_booking_reader trv_hreply_reader = {get_scoped, trv_hreply_no_booking};
 
 const trv_hotel_supplier *trv_hreply_supplier(trv_env *env, apr_pool_t *p,
                                               const char *request_id, const char *name,
