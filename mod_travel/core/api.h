@@ -123,6 +123,15 @@ void *trv_api_booking_read(trv_req *req, trv_resp *resp, trv_dbc *c,
                            const trv_api_booking_reader *r, const char *id, int logno,
                            const char *what);
 
+/* The start of an endpoint of one booking (book, cancel): the request's
+ * problems answered (422, when errs has any; errs may be NULL), else a
+ * connection (*c; trv_api_db_open under logno_open) and the booking id
+ * read through r (trv_api_booking_read under logno_read). The booking
+ * with *c open, or NULL when answered. */
+void *trv_api_booking_open(trv_req *req, trv_resp *resp, trv_errs *errs,
+                           const trv_api_booking_reader *r, const char *id, int logno_open,
+                           int logno_read, const char *what, trv_dbc **c);
+
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
 /* The body to send, serialized (NULL only when encoding fails). */

@@ -32,7 +32,8 @@
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
 
-static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
+static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
     b->id = trv_rows_get(r, i, "id");
@@ -104,22 +105,18 @@ apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking 
     return rv;
 }
 
+/* A moved booking made whole (lifecycle/moves.h): its payments. */
+static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_fbooking_load_payments(c, p, b);
+}
+
 static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
                                   trv_fbooking *b)
 {
     if (rv != APR_SUCCESS || !b) {
         return rv;
     }
-    return trv_fbooking_load_payments(c, p, b);
-}
-
-static void *row_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    return booking_at(p, r, i);
-}
-
-static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
-{
     return trv_fbooking_load_payments(c, p, b);
 }
 
@@ -131,7 +128,8 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("flight", "flight
     "supplier_reference = COALESCE(%s, b.supplier_reference), "
     "airline_pnr = COALESCE(%s, b.airline_pnr)", ", updated_at = trv_now()");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, row_at, whole};
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, booking_at,
+                                          whole};
 
 /* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
  * expiry job stores it: its stored renderings are not served meanwhile. */

@@ -29,11 +29,8 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     trv_fbooking *b, *started = NULL;
     trv_dbc *c;
 
-    if (!trv_api_db_open(req, resp, &c, 361, "reading a booking to cancel")) {
-        return;
-    }
-    if (!(b = trv_api_booking_read(req, resp, c, &trv_freply_reader, id, 362,
-                                   "reading a booking to cancel"))) {
+    if (!(b = trv_api_booking_open(req, resp, NULL, &trv_freply_reader, id, 361, 362,
+                                   "reading a booking to cancel", &c))) {
         return;
     }
     switch (trv_fb_cancel_decision(b->status)) {

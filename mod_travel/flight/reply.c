@@ -20,6 +20,7 @@ void trv_freply_no_booking(trv_req *req, trv_resp *resp, const char *id)
     trv_fail(req, resp, 404, "not_found", "No flight booking %s", id);
 }
 
+/* The request's booking for an endpoint of one booking: in its scope. */
 static apr_status_t get_scoped(trv_req *req, trv_dbc *c, const char *id, void **out)
 {
     trv_fbooking *b;

@@ -44,7 +44,8 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
     return b->past_expiry ? TRV_HB_EXPIRED : b->status;
 }
 
-static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
+static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
     b->id = trv_rows_get(r, i, "id");
@@ -205,6 +206,13 @@ apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b)
     return load_parts(c, p, apr_psprintf(p, "{%s}", b->id), one);
 }
 
+/* A moved booking made whole (lifecycle/moves.h): its rooms, guests,
+ * payments and cancellations. */
+static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_hbooking_load_parts(c, p, b);
+}
+
 /* Runs a statement returning booking rows; *out is the first, whole, or
  * NULL. */
 static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
@@ -220,16 +228,6 @@ static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
     return trv_hbooking_load_parts(c, p, *out);
 }
 
-static void *row_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    return booking_at(p, r, i);
-}
-
-static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
-{
-    return trv_hbooking_load_parts(c, p, b);
-}
-
 /* The guarded moves every domain makes (lifecycle/moves.h) over
  * hotel_bookings: scoped to the organization, expiring at the offer's
  * expiry, a phase move setting the supplier's booking id; updated_at is
@@ -238,7 +236,8 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("hotel", "hotel_b
     HB_COLS, "b.org_id = %s", "offer_expires_at",
     "supplier_booking_id = coalesce(%s, b.supplier_booking_id)", "");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, row_at, whole};
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, booking_at,
+                                          whole};
 
 static const trv_stmt get_any_stmt;
 

@@ -29,11 +29,8 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     trv_hcancel *started = NULL;
     trv_dbc *c;
 
-    if (!trv_api_db_open(req, resp, &c, 1455, "reading a hotel booking to cancel")) {
-        return;
-    }
-    if (!(b = trv_api_booking_read(req, resp, c, &trv_hreply_reader, id, 1455,
-                                   "reading a hotel booking to cancel"))) {
+    if (!(b = trv_api_booking_open(req, resp, NULL, &trv_hreply_reader, id, 1455, 1455,
+                                   "reading a hotel booking to cancel", &c))) {
         return;
     }
     if (b->status == TRV_HB_CONFIRMED) {

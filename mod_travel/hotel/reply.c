@@ -16,16 +16,6 @@ void trv_hreply_no_booking(trv_req *req, trv_resp *resp, const char *id)
     trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
 }
 
-static apr_status_t get_scoped(trv_req *req, trv_dbc *c, const char *id, void **out)
-{
-    trv_hbooking *b;
-    apr_status_t rv = trv_hbooking_get(c, req->pool, req->org_id, id, &b);
-    *out = b;
-    return rv;
-}
-
-const trv_api_booking_reader trv_hreply_reader = {get_scoped, trv_hreply_no_booking};
-
 const trv_hotel_supplier *trv_hreply_supplier(trv_env *env, apr_pool_t *p,
                                               const char *request_id, const char *name,
                                               const trv_supplier **row, trv_hotel_ctx *ctx)
@@ -52,3 +42,14 @@ int trv_hreply_total(const trv_hbooking *b, trv_money *m)
     memcpy(m->currency, b->currency, 4);
     return 1;
 }
+
+/* The request's booking for an endpoint of one booking: in its scope. */
+static apr_status_t get_scoped(trv_req *req, trv_dbc *c, const char *id, void **out)
+{
+    trv_hbooking *b;
+    apr_status_t rv = trv_hbooking_get(c, req->pool, req->org_id, id, &b);
+    *out = b;
+    return rv;
+}
+
+const trv_api_booking_reader trv_hreply_reader = {get_scoped, trv_hreply_no_booking};
