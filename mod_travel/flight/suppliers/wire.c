@@ -1,6 +1,7 @@
 /* What the supplier adapters share (wire.h). */
 #include "wire.h"
 #include "core/json.h"
+#include "core/upstream_note.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
@@ -15,14 +16,14 @@ trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const char *adapter, const cha
 }
 
 /* Records a lifecycle call and logs any outcome other than OK, filling err
- * (core/upstream.h). */
+ * (core/upstream_note.h). */
 static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, trv_up_status st, trv_up_result *res,
                            trv_sup_err *err)
 {
     trv_upstream_note note = {"flight", ctx->org_id, ctx->booking_id, ctx->request_id, adapter};
-    return trv_upstream_noted(ctx->env, ctx->pool, ctx->up, &note, 1101, method, path, st, res,
-                              &err->code, &err->message);
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, 1101, method, path, st,
+                                  res, &err->code, &err->message);
 }
 
 trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const char *adapter,

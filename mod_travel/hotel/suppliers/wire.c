@@ -3,6 +3,7 @@
  * strings. */
 #include "hotel/supplier.h"
 #include "core/json.h"
+#include "core/upstream_note.h"
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
@@ -44,8 +45,8 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
         trv_upstream_count(ctx->env, note.who, res);
         note.booking_id = ctx->booking_id;
     }
-    return trv_upstream_noted(ctx->env, ctx->pool, ctx->up, &note, logno, method, path, st,
-                              res, &err->code, &err->message);
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, logno, method, path,
+                                  st, res, &err->code, &err->message);
 }
 
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
