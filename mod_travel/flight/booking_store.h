@@ -16,8 +16,7 @@
 #include <apr_hash.h>
 #include <apr_time.h>
 
-
-/* ---- reads ---- */
+/* ---- reads (the filter: core/list_page.h) ---- */
 
 /* One page of bookings; *total counts every match (booking_query.c). A
  * booking whose list document is stored for its revision comes with only

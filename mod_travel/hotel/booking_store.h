@@ -17,8 +17,7 @@
 #include <apr_hash.h>
 #include <apr_time.h>
 
-/* ---- reads ---- */
-
+/* ---- reads (the filter: core/list_page.h) ---- */
 
 /* One page of the organization's bookings; *total counts every match
  * (booking_query.c). A booking whose list rendering is stored for its
