@@ -1,34 +1,22 @@
 /* What the supplier adapters share (wire.h). */
 #include "wire.h"
-#include "core/call_log.h"
 #include "core/json.h"
+#include "core/upstream_note.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-/* Records a lifecycle call and logs any outcome other than OK, filling err. */
+/* Records a lifecycle call and logs any outcome other than OK, filling err
+ * (core/upstream_note.h). */
 static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, trv_up_status st, trv_up_result *res,
                            trv_sup_err *err)
 {
-    if (ctx->booking_id) {
-        trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "flight", ctx->up->name,
-                                method, path, ctx->request_id, res};
-        trv_call_log_add(ctx->env, ctx->pool, &e);
-    }
-    if (st != TRV_UP_OK) {
-        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
-                                                                       : TRV_LOG_WARNING;
-        err->code = res->code ? res->code : trv_up_status_name(st);
-        err->message = res->message ? res->message : "the supplier did not answer";
-        trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    TRVLOGNO(1101) "%s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
-                    adapter, method, path, trv_up_status_name(st), res->http_status,
-                    err->code, apr_time_as_msec(res->elapsed));
-    }
-    return st;
+    trv_upstream_note note = {"flight", ctx->org_id, ctx->booking_id, ctx->request_id, adapter};
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, 1101, method, path, st,
+                                  res, &err->code, &err->message);
 }
 
 /* The one place a flight adapter's key is kept or dropped: the protocol

@@ -2,8 +2,8 @@
  * from the wire's decimal strings, request signatures' digests and query
  * strings. */
 #include "hotel/supplier.h"
-#include "core/call_log.h"
 #include "core/json.h"
+#include "core/upstream_note.h"
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
@@ -24,6 +24,9 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
                               trv_hotel_err *err)
 {
     trv_upstream within = *ctx->up;
+    /* Recorded only once sent (note.booking_id set below). */
+    trv_upstream_note note = {"hotel", ctx->org_id, NULL, ctx->request_id,
+                              apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL)};
     apr_interval_time_t left = ctx->deadline ? ctx->deadline - apr_time_now() : 0;
     trv_up_status st;
     if (ctx->deadline && left <= 0) {
@@ -39,25 +42,11 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
         }
         st = trv_upstream_call_via(ctx->env, ctx->pool, &within, via, method, path, auth, body,
                                    ctx->request_id, idempotency_key, res);
-        trv_upstream_count(ctx->env, apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL),
-                           res);
-        if (ctx->booking_id) {
-            trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "hotel", ctx->up->name,
-                                    method, path, ctx->request_id, res};
-            trv_call_log_add(ctx->env, ctx->pool, &e);
-        }
+        trv_upstream_count(ctx->env, note.who, res);
+        note.booking_id = ctx->booking_id;
     }
-    if (st != TRV_UP_OK) {
-        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
-                                                                       : TRV_LOG_WARNING;
-        err->code = res->code ? res->code : trv_up_status_name(st);
-        err->message = res->message ? res->message : "the supplier did not answer";
-        trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    "TRV%d: hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
-                    logno, ctx->up->name, method, path, trv_up_status_name(st),
-                    res->http_status, err->code, apr_time_as_msec(res->elapsed));
-    }
-    return st;
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, logno, method, path,
+                                  st, res, &err->code, &err->message);
 }
 
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
