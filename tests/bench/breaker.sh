@@ -15,6 +15,13 @@
 # and reports the healthy receivers' commit-to-receipt p50, p99 and max
 # (the first receipt of each event) in each run.
 #
+# BENCH_ROUNDS=N (1) makes N pairs of runs, alternating their order (without
+# then with, with then without, ...): a later run must not look better or
+# worse for coming later. The hanging receiver's subscription is made at the
+# start of each "with" run and deleted at its end (its queued requests are
+# then not sent), and the next run waits out its requests still going on
+# (the 10 s timeout): no "without" run has it.
+#
 # BENCH_PG_STATS=1 loads pg_stat_statements (track = all: the statements
 # inside functions and triggers too) and prints, after each run, the
 # statements that took the most PostgreSQL time in it, with their calls
@@ -108,7 +115,20 @@ subscribe() {
 }
 orgs=()
 for i in $(seq 1 "$HEALTHY"); do orgs+=("$(subscribe "h$i")"); done
-hang_org=$(subscribe hang)
+hang_org=$("$root/bin/travelctl" --db "$db" org create bench-hang | tail -n 1)
+hang_key=$("$root/bin/travelctl" --db "$db" key create --org "$hang_org" --user bench 2>/dev/null | tail -n 1)
+hang_sub=
+# The hanging receiver's subscription, for a "with" run only.
+hang_on() {
+  hang_sub=$(curl -sf -H "x-api-key: $hang_key" -H 'content-type: application/json' \
+    -d "{\"url\": \"http://127.0.0.1:$TRAVEL_SANDBOX_PORT/inbox/bench-hang\", \"event_types\": [\"flight.booking.confirmed\"]}" \
+    "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions" | jq -r .id)
+}
+hang_off() {
+  curl -sf -o /dev/null -X DELETE -H "x-api-key: $hang_key" \
+    "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions/$hang_sub"
+  sleep 11
+}
 curl -sf -o /dev/null -X PUT -H 'content-type: application/json' -d '{"status": 200, "delay_ms": 12000}' \
   "http://127.0.0.1:$TRAVEL_SANDBOX_PORT/sandbox/inboxes/bench-hang/behavior"
 org_list=$(printf "'%s'," "${orgs[@]}"); org_list="ARRAY[${org_list%,}]"
@@ -184,16 +204,33 @@ run() {
     awk -v t="$tag" '{ printf "  run %s: %s receipts over 50 ms, committed in seconds %s of the run; on average %s ms to be claimed, %s ms from claim to receipt\n", t, $1, $2, $3, $4 }' >&2
 }
 
+# A run with the hanging receiver; prints the run's figures and how many of
+# its events' requests reached the hanging one.
+run_with() {
+  local out hung
+  hang_on
+  out=$(run "$1" 1)
+  hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'
+    AND headers->>'webhook-id' LIKE 'evt_$1_%'")
+  hang_off
+  echo "$out $hung"
+}
+
 # Warm up (connections, prepared statements).
 run w 0 400 >/dev/null
-without=$(run a 0)
-with=$(run b 1)
-hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'")
 echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per commit ${LAT_GAP_MS} ms apart, 1 instance x 2 children x $TRAVEL_WORKERS sender threads"
-awk -v a="$without" -v b="$with" -v h="$hung" 'BEGIN {
-  split(a, x, " "); split(b, y, " ")
-  printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
-  printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], h
-  printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
-  if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
-}'
+for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
+  if [ $((r % 2)) = 1 ]; then
+    without=$(run "a$r" 0); with=$(run_with "b$r"); order="without, then with"
+  else
+    with=$(run_with "b$r"); without=$(run "a$r" 0); order="with, then without"
+  fi
+  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    printf "round %d (%s; load average %s):\n", r, o, l
+    printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
+    printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], y[8]
+    printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
+    if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
+  }'
+done
