@@ -1,6 +1,7 @@
 #include "upstream.h"
 #include "call_budget.h"
 #include "json.h"
+#include "jval.h"
 #include "metrics.h"
 #include "upstream_limit.h"
 
@@ -96,16 +97,58 @@ static apr_time_t wait_turn(trv_env *env, apr_pool_t *p, const trv_upstream *up,
     }
 }
 
-trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
-                                    trv_http *via, const char *method, const char *path,
-                                    const apr_table_t *auth_headers, const json_t *body,
-                                    const char *request_id, const char *idempotency_key,
-                                    trv_up_result *res)
+/* The upstream's error code and message from its answer (see
+ * trv_upstream_call), read from the Jansson tree or the jval document. */
+static void error_of(trv_up_result *res)
+{
+    json_t *e;
+    if (res->doc) {
+        const trv_jval *e = trv_jval_get(res->doc, "error");
+        if (trv_jval_is_object(e)) {
+            res->code = trv_jval_strget(e, "code");
+            res->message = trv_jval_strget(e, "message");
+        }
+        else if (trv_jval_is_object(e = trv_jval_at(trv_jval_get(res->doc, "errors"), 0))) {
+            res->code = trv_jval_strget(e, "code");
+            res->message = trv_jval_strget(e, "message") ? trv_jval_strget(e, "message")
+                                                         : trv_jval_strget(e, "title");
+        }
+        else if (trv_jval_is_object(res->doc)
+                 && trv_jval_is_string(trv_jval_get(res->doc, "type"))
+                 && res->status != TRV_UP_OK) {
+            res->code = trv_jval_strget(res->doc, "type");
+            res->message = trv_jval_strget(res->doc, "message");
+        }
+        return;
+    }
+    e = json_object_get(res->body, "error");
+    if (json_is_object(e)) {
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message");
+    }
+    else if (json_is_object(e = json_array_get(json_object_get(res->body, "errors"), 0))) {
+        /* Duffel's (and JSON:API's) list of errors: the first says why. */
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
+                                                  : trv_json_str(e, "title");
+    }
+    else if (json_is_object(res->body) && json_is_string(json_object_get(res->body, "type"))
+             && res->status != TRV_UP_OK) {
+        /* Expedia Rapid's {type, message, fields}: the type says why. */
+        res->code = trv_json_str(res->body, "type");
+        res->message = trv_json_str(res->body, "message");
+    }
+}
+
+static trv_up_status perform(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                             trv_http *via, const char *method, const char *path,
+                             const apr_table_t *auth_headers, const json_t *body,
+                             const char *request_id, const char *idempotency_key,
+                             int read, trv_up_result *res)
 {
     trv_http_req hr;
     trv_http_resp hs;
     const char *err = NULL;
-    json_t *e;
     int budget = 0;
 
     memset(res, 0, sizeof(*res));
@@ -174,36 +217,44 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     res->http_status = hs.status;
     res->retry_at = trv_upstream_limit_note(env->upstream_limits, up, apr_time_now(), hs.status,
                                             hs.headers);
-    if (hs.body_len) {
+    if (hs.body_len && read) {
+        /* Read in place: hs.body is this call's own buffer. */
+        res->doc = trv_jval_parse(p, hs.body, hs.body_len, &err);
+    }
+    else if (hs.body_len) {
         res->body = trv_json_parse(p, hs.body, hs.body_len, &err);
     }
     res->status = classify(hs.status);
-    e = json_object_get(res->body, "error");
-    if (json_is_object(e)) {
-        res->code = trv_json_str(e, "code");
-        res->message = trv_json_str(e, "message");
-    }
-    else if (json_is_object(e = json_array_get(json_object_get(res->body, "errors"), 0))) {
-        /* Duffel's (and JSON:API's) list of errors: the first says why. */
-        res->code = trv_json_str(e, "code");
-        res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
-                                                  : trv_json_str(e, "title");
-    }
-    else if (json_is_object(res->body) && json_is_string(json_object_get(res->body, "type"))
-             && res->status != TRV_UP_OK) {
-        /* Expedia Rapid's {type, message, fields}: the type says why. */
-        res->code = trv_json_str(res->body, "type");
-        res->message = trv_json_str(res->body, "message");
-    }
+    error_of(res);
     if (!res->message && res->status != TRV_UP_OK) {
         res->message = apr_psprintf(p, "%s %s answered %d", method, hr.url, hs.status);
     }
-    if (res->status == TRV_UP_OK && hs.body_len && !res->body) {
+    if (res->status == TRV_UP_OK && hs.body_len && !res->body && !res->doc) {
         res->status = TRV_UP_BAD_RESPONSE;
         res->message = apr_psprintf(p, "%s %s: the answer is not JSON (%s)", method, hr.url,
                                     err);
     }
     return res->status;
+}
+
+trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res)
+{
+    return perform(env, p, up, via, method, path, auth_headers, body, request_id,
+                   idempotency_key, 0, res);
+}
+
+trv_up_status trv_upstream_read_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res)
+{
+    return perform(env, p, up, via, method, path, auth_headers, body, request_id,
+                   idempotency_key, 1, res);
 }
 
 void trv_upstream_count(trv_env *env, const char *name, const trv_up_result *res)

@@ -7,6 +7,8 @@
 #include "hotel/supplier.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/jval.h"
+#include "core/money.h"
 #include "core/url.h"
 
 #include <apr_hash.h>
@@ -54,11 +56,12 @@ static json_t *occupancies(const trv_hotel_stay *stay)
 static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                            apr_array_header_t *found, int from, int to, trv_hotel_err *err)
 {
-    json_t *ids = json_array(), *body, *data, *h;
+    json_t *ids = json_array(), *body;
+    const trv_jval *data, *h;
     apr_hash_t *by_id = apr_hash_make(ctx->pool);
     trv_up_result res;
     trv_up_status st;
-    size_t i;
+    apr_size_t i;
     int k;
     for (k = from; k < to; k++) {
         trv_hotel_found *f = &APR_ARRAY_IDX(found, k, trv_hotel_found);
@@ -70,24 +73,26 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", 1);
     trv_json_bind(ctx->pool, body);
-    st = trv_hwire_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_read(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    data = json_object_get(res.body, "data");
-    if (!json_is_array(data)) {
+    data = trv_jval_get(res.doc, "data");
+    if (!trv_jval_is_array(data)) {
         return trv_hwire_bad(ctx, err, "data");
     }
-    json_array_foreach(data, i, h) {
-        trv_hotel_found *f = apr_hash_get(by_id, trv_json_str(h, "hotelId") ? trv_json_str(h, "hotelId") : "",
-                                          APR_HASH_KEY_STRING);
-        json_t *offer = json_array_get(json_object_get(h, "roomTypes"), 0);
-        json_t *rate = json_object_get(offer, "offerRetailRate");
+    trv_jval_foreach(data, i, h) {
+        const char *hid = trv_jval_strget(h, "hotelId");
+        trv_hotel_found *f = apr_hash_get(by_id, hid ? hid : "", APR_HASH_KEY_STRING);
+        const trv_jval *offer = trv_jval_at(trv_jval_get(h, "roomTypes"), 0);
+        const trv_jval *rate = trv_jval_get(offer, "offerRetailRate");
+        const char *cur = trv_jval_strget(rate, "currency");
         if (!f || !rate) {
             continue;
         }
-        if (!trv_json_str(rate, "currency") || strcmp(trv_json_str(rate, "currency"), stay->currency)
-            || trv_money_minor_of(json_object_get(rate, "amount"), stay->currency, &f->total_minor)) {
+        if (!cur || strcmp(cur, stay->currency)
+            || trv_money_minor_of_jval(trv_jval_get(rate, "amount"), stay->currency,
+                                       &f->total_minor)) {
             return trv_hwire_bad(ctx, err, "a price in the requested currency");
         }
         f->priced = 1;
