@@ -133,7 +133,7 @@ run() { # name url script
   local out g0 s0 p0 g1 s1 p1 reqs perf=""
   if [ -n "${PERF_DIR:-}" ] && [ "$gateway_pid" != "$peer_pid" ]; then
     mkdir -p "$PERF_DIR"
-    perf record -F 499 -g -o "$PERF_DIR/${1// /_}.data" \
+    perf record -F "${PERF_FREQ:-499}" -g -o "$PERF_DIR/${1// /_}.data" \
       -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" \
       >"$PERF_DIR/${1// /_}.log" 2>&1 &
     perf=$!
@@ -178,10 +178,12 @@ PGHOST="$dir/pgrun" PGPORT=$TRAVEL_PG_PORT PORT=$PEER_PORT WORKERS=$(nproc) \
 peer_pid=$!
 for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PEER_PORT/" && break; sleep 0.1; done
 PEER="http://127.0.0.1:$PEER_PORT/v1"
-n=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$PEER/hotel/search" \
-  -d "{$area,$stay,\"limit\":50}" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | sort)
+peer_all=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$PEER/hotel/search" \
+  -d "{$area,$stay,\"limit\":50}")
+# (|| true: no id at all must reach the message below, not end the script.)
+n=$(echo "$peer_all" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | sort || true)
 if [ "$n" != "$(echo "$ids" | sort)" ]; then
-  echo "search.sh: the Node peer's search of the area answered other hotels than the gateway's" >&2
+  echo "search.sh: the Node peer's search of the area answered other hotels than the gateway's: $(echo "$peer_all" | head -c 300)" >&2
   exit 1
 fi
 for check in "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" \
