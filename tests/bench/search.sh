@@ -29,7 +29,8 @@
 # PostgreSQL. CPU per request is the figure to compare across runs: on a
 # shared 2-core machine wall-clock rates swing with what else runs.
 # PERF_DIR=DIR also records each round's gateway children with
-# `perf record -g` into DIR/KIND.data (read with `perf report -i`).
+# `perf record -g` (at PERF_FREQ Hz, 499 by default) into DIR/KIND.data
+# (read with `perf report -i`).
 # The area is checked first: a search of it must answer exactly 30 hotels
 # (the sandbox's catalogue is deterministic), else the script fails.
 #
