@@ -308,6 +308,9 @@ const char *trv_hwire_board(apr_pool_t *p, const char *code);
  * instant (RFC 3339) and decimal amount; 0 on success. */
 int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency);
+/* The same with the amount already in minor units of currency. */
+int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
+                                apr_int64_t minor, const char *currency);
 /* Adds a promotion's amount (a positive discount) for the room at
  * position to promotions, merging with an entry of the same name; -1
  * (nothing added) when the merged amount would leave the money range. */

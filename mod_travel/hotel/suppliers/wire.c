@@ -255,10 +255,18 @@ const char *trv_hwire_board(apr_pool_t *p, const char *code)
 int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency)
 {
-    apr_time_t t;
     apr_int64_t minor;
-    if (!from || trv_time_parse(from, &t) != APR_SUCCESS
-        || trv_money_minor_of(amount, currency, &minor) != 0) {
+    if (trv_money_minor_of(amount, currency, &minor) != 0) {
+        return -1;
+    }
+    return trv_hwire_penalty_add_minor(p, policy, from, minor, currency);
+}
+
+int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
+                                apr_int64_t minor, const char *currency)
+{
+    apr_time_t t;
+    if (!from || trv_time_parse(from, &t) != APR_SUCCESS) {
         return -1;
     }
     json_array_append_new(json_object_get(policy, "penalties"),
