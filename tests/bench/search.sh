@@ -56,7 +56,9 @@ export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
 peer_pid=""
 cleanup() {
-  if [ -n "$peer_pid" ]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; fi
+  # (|| true: the killed peer's status must not end the cleanup under set -e,
+  # which left the whole stack running after every run that started the peer.)
+  if [ -n "$peer_pid" ]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null || true; fi
   "$stack" stop "$dir" >/dev/null 2>&1
   rm -rf "$dir"
 }
