@@ -32,6 +32,7 @@
  * Duffel, the card being charged by the service's own payment provider. */
 #include "wire.h"
 #include "core/json.h"
+#include "core/jval.h"
 #include "core/url.h"
 
 #include <apr_lib.h>
@@ -209,13 +210,104 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
     return out;
 }
 
-static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
+/* ---- the search's answer, read with core/jval.h ----
+ * The API's offers (flight/supplier.h) from the search's answer, the
+ * largest A gives, read without a Jansson tree; journeys() below is the
+ * booking's shape of the same slices. */
+
+static json_t *penalty_money_r(const trv_jval *cond)
 {
-    const json_t *sl0 = json_array_get(json_object_get(o, "slices"), 0);
-    const json_t *p0 = json_array_get(json_object_get(json_array_get(
-        json_object_get(sl0, "segments"), 0), "passengers"), 0);
-    json_t *total = trv_fwire_money(json_object_get(o, "total_amount"),
-                                    trv_json_str(o, "total_currency"));
+    json_t *m = trv_jval_is_true(trv_jval_get(cond, "allowed"))
+        ? trv_fwire_money_jval(trv_jval_get(cond, "penalty_amount"),
+                               trv_jval_strget(cond, "penalty_currency"))
+        : NULL;
+    return m ? m : json_null();
+}
+
+static json_t *fare_conditions_r(const trv_jval *offer)
+{
+    const trv_jval *c = trv_jval_get(offer, "conditions");
+    const trv_jval *r = trv_jval_get(c, "refund_before_departure");
+    const trv_jval *ch = trv_jval_get(c, "change_before_departure");
+    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
+                     "refund", "allowed", trv_jval_is_true(trv_jval_get(r, "allowed")),
+                     "penalty", penalty_money_r(r),
+                     "change", "allowed", trv_jval_is_true(trv_jval_get(ch, "allowed")),
+                     "penalty", penalty_money_r(ch));
+}
+
+static int baggage_qty_r(const trv_jval *seg_pax, const char *type)
+{
+    const trv_jval *b;
+    apr_size_t i;
+    trv_jval_foreach(trv_jval_get(seg_pax, "baggages"), i, b) {
+        const char *t = trv_jval_strget(b, "type");
+        if (t && strcmp(t, type) == 0) {
+            return (int)trv_jval_int(trv_jval_get(b, "quantity"));
+        }
+    }
+    return 0;
+}
+
+static const char *iata_r(const trv_jval *v, const char *key)
+{
+    return trv_jval_strget(trv_jval_get(v, key), "iata_code");
+}
+
+static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *offer)
+{
+    const trv_jval *slices = trv_jval_get(offer, "slices"), *sl;
+    const char *first_origin = iata_r(trv_jval_at(slices, 0), "origin");
+    json_t *out = json_array();
+    apr_size_t j, k, n = trv_jval_len(slices);
+    trv_jval_foreach(slices, j, sl) {
+        const trv_jval *segs = trv_jval_get(sl, "segments"), *s, *last = NULL;
+        json_t *jsegs = json_array();
+        apr_size_t ns = trv_jval_len(segs);
+        const char *dest = iata_r(sl, "destination");
+        trv_jval_foreach(segs, k, s) {
+            const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
+            const trv_jval *oc = trv_jval_get(s, "operating_carrier");
+            const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
+            json_t *seg = json_pack(
+                "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i}",
+                "origin", iata_r(s, "origin"),
+                "destination", iata_r(s, "destination"),
+                "departure_time", trv_jval_strget(s, "departing_at"),
+                "arrival_time", trv_jval_strget(s, "arriving_at"),
+                "marketing_flight", apr_pstrcat(ctx->pool, trv_jval_strget(mc, "iata_code"),
+                    trv_jval_strget(s, "marketing_carrier_flight_number"), NULL),
+                "marketing_carrier", trv_jval_strget(mc, "name"),
+                "marketing_carrier_code", trv_jval_strget(mc, "iata_code"),
+                "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"),
+                "operating_carrier", trv_jval_strget(oc, "name"),
+                "operating_carrier_code", trv_jval_strget(oc, "iata_code"),
+                "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"),
+                "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
+            json_object_set_new(seg, "cabin_class",
+                                json_string(upper(ctx->pool, trv_jval_strget(p0, "cabin_class"))));
+            json_array_append_new(jsegs, seg);
+            last = s;
+        }
+        json_array_append_new(out, json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
+            "origin", iata_r(sl, "origin"),
+            "destination", dest,
+            "direction", trv_fwire_direction(first_origin, dest, j, n),
+            "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"),
+            "arrival_time", trv_jval_strget(last, "arriving_at"),
+            "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(sl, "duration")),
+            "stops", ns ? (int)ns - 1 : 0, "segments", jsegs));
+    }
+    return out;
+}
+
+static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *o)
+{
+    const trv_jval *sl0 = trv_jval_at(trv_jval_get(o, "slices"), 0);
+    const trv_jval *p0 = trv_jval_at(trv_jval_get(trv_jval_at(
+        trv_jval_get(sl0, "segments"), 0), "passengers"), 0);
+    json_t *total = trv_fwire_money_jval(trv_jval_get(o, "total_amount"),
+                                         trv_jval_strget(o, "total_currency"));
     json_t *js, *conds, *out;
     size_t j;
     int minutes = 0;
@@ -223,22 +315,22 @@ static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
         json_decref(total);
         return NULL;
     }
-    js = journeys(ctx, o, 0);
+    js = journeys_r(ctx, o);
     for (j = 0; j < json_array_size(js); j++) {
         minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
                                                            "duration_minutes"));
     }
-    conds = fare_conditions(o);
+    conds = fare_conditions_r(o);
     out = json_pack("{s:s,s:o,s:s?,s:s?,s:O,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", trv_json_str(o, "id"), "total_amount", total,
-        "expires_at", trv_json_str(o, "expires_at"),
-        "fare_family", trv_json_str(sl0, "fare_brand_name"),
+        "offer_reference", trv_jval_strget(o, "id"), "total_amount", total,
+        "expires_at", trv_jval_strget(o, "expires_at"),
+        "fare_family", trv_jval_strget(sl0, "fare_brand_name"),
         "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
         "fare_conditions", conds,
         "documents_required",
-        json_is_true(json_object_get(o, "passenger_identity_documents_required")),
-        "included_baggage", "checked", baggage_qty(p0, "checked") > 0,
-        "carry_on", baggage_qty(p0, "carry_on") > 0,
+        trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")),
+        "included_baggage", "checked", baggage_qty_r(p0, "checked") > 0,
+        "carry_on", baggage_qty_r(p0, "carry_on") > 0,
         "journeys", js, "total_duration_minutes", minutes);
     return out;
 }
@@ -250,7 +342,8 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
 {
     const json_t *js = json_object_get(query, "journeys");
     const json_t *pax = json_object_get(query, "passengers");
-    json_t *slices = json_array(), *plist = json_array(), *body, *list, *out;
+    json_t *slices = json_array(), *plist = json_array(), *body, *out;
+    const trv_jval *list, *item;
     trv_up_result res;
     trv_up_status st;
     json_int_t i, limit;
@@ -285,25 +378,33 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
                                               lower(ctx->pool, cabin ? cabin : "economy")));
     limit = json_is_integer(json_object_get(query, "limit"))
             ? json_integer_value(json_object_get(query, "limit")) : 50;
-    st = call(ctx, "POST", "/air/offer_requests?return_offers=true", body, NULL, &res, err);
+    {
+        apr_table_t *h = apr_table_make(ctx->pool, 1);
+        apr_table_setn(h, "Duffel-Version", "v2");
+        st = trv_fwire_read_with(ctx, NAME, h, "POST", "/air/offer_requests?return_offers=true",
+                                 body, &res, err);
+    }
     if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(json_object_get(res.body, "data"), "offers");
-    if (!json_is_array(list)) {
+    list = trv_jval_get(trv_jval_get(res.doc, "data"), "offers");
+    if (!trv_jval_is_array(list)) {
         return bad(ctx, err, "offers");
     }
     /* Duffel answers every offer; the search keeps the first `limit`. */
     out = trv_json_bind(ctx->pool, json_array());
-    for (k = 0; k < json_array_size(list) && (json_int_t)k < limit; k++) {
-        json_t *o = api_offer(ctx, json_array_get(list, k));
-        if (!o) {
+    trv_jval_foreach(list, k, item) {
+        json_t *o;
+        if ((json_int_t)k >= limit) {
+            break;
+        }
+        if (!(o = api_offer_r(ctx, item))) {
             return bad(ctx, err, "a readable offer");
         }
         json_array_append_new(out, o);
     }
     *offers = out;
-    *truncated = (json_int_t)json_array_size(list) > limit;
+    *truncated = (json_int_t)trv_jval_len(list) > limit;
     return TRV_UP_OK;
 }
 

@@ -1,6 +1,7 @@
 /* What the supplier adapters share (wire.h). */
 #include "wire.h"
 #include "core/json.h"
+#include "core/jval.h"
 #include "core/upstream_note.h"
 
 #include <apr_strings.h>
@@ -38,16 +39,51 @@ trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier
     return noted(ctx, self->name, method, path, st, res, err);
 }
 
+trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                                  const apr_table_t *headers, const char *method,
+                                  const char *path, const json_t *body, trv_up_result *res,
+                                  trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_read_with(ctx->env, ctx->pool, ctx->up, method, path,
+                                              headers, body, ctx->request_id, NULL, res);
+    return noted(ctx, self->name, method, path, st, res, err);
+}
+
+json_t *trv_fwire_money_jval(const trv_jval *amount, const char *currency)
+{
+    trv_money m;
+    if (trv_money_minor_of_jval(amount, currency, &m.minor) != 0
+        || trv_money_make(&m, m.minor, currency) != APR_SUCCESS) {
+        return NULL;
+    }
+    return trv_money_json(&m);
+}
+
+static trv_up_status auth_call(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                               const apr_table_t *auth, const char *method, const char *path,
+                               const json_t *body, const char *idempotency_key, int read,
+                               trv_up_result *res, trv_sup_err *err)
+{
+    trv_up_status st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
+        ctx->env, ctx->pool, ctx->up, ctx->env->http, method, path, auth, body, ctx->request_id,
+        key_for(self, idempotency_key), res);
+    trv_upstream_count(ctx->env, ctx->up->name, res);
+    return noted(ctx, self->name, method, path, st, res, err);
+}
+
 trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                 const apr_table_t *auth, const char *method, const char *path,
                                 const json_t *body, const char *idempotency_key,
                                 trv_up_result *res, trv_sup_err *err)
 {
-    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
-                                           body, ctx->request_id,
-                                           key_for(self, idempotency_key), res);
-    trv_upstream_count(ctx->env, ctx->up->name, res);
-    return noted(ctx, self->name, method, path, st, res, err);
+    return auth_call(ctx, self, auth, method, path, body, idempotency_key, 0, res, err);
+}
+
+trv_up_status trv_sup_read_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                                const apr_table_t *auth, const char *method, const char *path,
+                                const json_t *body, trv_up_result *res, trv_sup_err *err)
+{
+    return auth_call(ctx, self, auth, method, path, body, NULL, 1, res, err);
 }
 
 json_t *trv_fwire_money(const json_t *amount, const char *currency)
