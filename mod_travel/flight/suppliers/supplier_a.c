@@ -381,7 +381,7 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
     {
         apr_table_t *h = apr_table_make(ctx->pool, 1);
         apr_table_setn(h, "Duffel-Version", "v2");
-        st = trv_fwire_read_with(ctx, NAME, h, "POST", "/air/offer_requests?return_offers=true",
+        st = trv_fwire_read_with(ctx, &trv_flight_supplier_a, h, "POST", "/air/offer_requests?return_offers=true",
                                  body, &res, err);
     }
     if (st != TRV_UP_OK) {
