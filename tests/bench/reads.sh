@@ -21,8 +21,9 @@
 # /proc before and after the run) and of PostgreSQL's (postmaster and
 # backends). CPU per request is the figure to compare: on a shared machine
 # req/s swings with whatever else runs; the load average is printed with
-# each round. Before the rounds, each stack's idle CPU (its background
-# workers, IDLE seconds, default 5) is printed: it is inside every row.
+# each round. Before the rounds (after a warm-up of 1,000 requests of each
+# kind), each stack's idle CPU (its background workers, IDLE seconds,
+# default 5) is printed: it is inside every row.
 # At the end, the median of each kind per checkout and, with two or more,
 # each checkout's median over the first's.
 # Any answer other than 200 fails the script: a 404 is cheap, not fast.
@@ -146,6 +147,11 @@ wrk_run() {
        "$((h1 - h0)) $((p1 - p0))"
 }
 
+# Warm-up: every kind once on every checkout (pools open, caches filled).
+for i in "${!checkouts[@]}"; do
+  for k in "${kinds[@]}"; do wrk_run "$i" "$k" 1000 >/dev/null; done
+done
+
 echo
 echo "idle (background workers, ${IDLE}s): CPU ms per second"
 for i in "${!checkouts[@]}"; do
@@ -154,11 +160,6 @@ for i in "${!checkouts[@]}"; do
   h1=$(tree_ticks "${httpd_pids[$i]}"); p1=$(tree_ticks "${pg_pids[$i]}")
   awk -v l="${labels[$i]}" -v h=$((h1 - h0)) -v p=$((p1 - p0)) -v hz="$HZ" -v s="$IDLE" \
     'BEGIN { printf "  %-10s httpd %6.1f   PostgreSQL %6.1f\n", l, h * 1000 / hz / s, p * 1000 / hz / s }'
-done
-
-# Warm-up: every kind once on every checkout (pools open, caches filled).
-for i in "${!checkouts[@]}"; do
-  for k in "${kinds[@]}"; do wrk_run "$i" "$k" 1000 >/dev/null; done
 done
 
 echo
@@ -173,7 +174,8 @@ for r in $(seq 1 "$ROUNDS"); do
   fi
   for k in "${kinds[@]}"; do
     for i in "${order[@]}"; do
-      read -r rps p50 p99 n h p <<<"$(wrk_run "$i" "$k" "$REQUESTS")"
+      res=$(wrk_run "$i" "$k" "$REQUESTS")
+      read -r rps p50 p99 n h p <<<"$res"
       awk -v r="$r" -v k="${k%%|*}" -v l="${labels[$i]}" -v i="$i" -v rps="$rps" -v p50="$p50" \
           -v p99="$p99" -v n="$n" -v h="$h" -v p="$p" -v hz="$HZ" -v rows="$rows" \
         'BEGIN { hm = h * 1000 / hz / n; pm = p * 1000 / hz / n
