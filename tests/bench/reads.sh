@@ -180,27 +180,30 @@ for r in $(seq 1 "$ROUNDS"); do
           -v p99="$p99" -v n="$n" -v h="$h" -v p="$p" -v hz="$HZ" -v rows="$rows" \
         'BEGIN { hm = h * 1000 / hz / n; pm = p * 1000 / hz / n
                  printf "%-5s %-10s %-10s %8.0f %9s %9s %8.3f %8.3f %8.3f\n", r, k, l, rps, p50, p99, hm, pm, hm + pm
-                 printf "%s|%s|%s|%.0f|%.4f|%.4f\n", k, i, l, rps, hm, pm >> rows }'
+                 printf "%s|%s|%s|%.0f|%.4f|%.4f|%s\n", k, i, l, rps, hm, pm, r >> rows }'
     done
   done
   echo "      load average after round $r: $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
 echo
-echo "median of $ROUNDS rounds (CPU ms/request)"
-printf '%-10s %-10s %8s %8s %8s %8s   %s\n' kind checkout req/s httpd PG total "vs ${labels[0]} (httpd, total)"
+echo "median of $ROUNDS rounds (CPU ms/request); with two checkouts or more, each one's"
+echo "medians over the first's, and the median of the rounds' own ratios (each"
+echo "round runs the two side by side, so its ratio shares that round's load)"
+printf '%-10s %-10s %8s %8s %8s %8s   %s\n' kind checkout req/s httpd PG total \
+  "vs ${labels[0]}: httpd, total; per round: httpd, total"
 for k in "${kinds[@]}"; do
   for i in "${!checkouts[@]}"; do
-    # The median of each column over the rounds; the first checkout's too.
     awk -F'|' -v k="${k%%|*}" -v i="$i" -v l="${labels[$i]}" '
       function median(a, n,    j, m, t) {
         for (j = 1; j <= n; j++) for (m = j + 1; m <= n; m++) if (a[m] < a[j]) { t = a[j]; a[j] = a[m]; a[m] = t }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-      $1 == k && $2 == i { n++; rps[n] = $4; h[n] = $5; p[n] = $6; t[n] = $5 + $6 }
-      $1 == k && $2 == 0 { b++; bh[b] = $5; bt[b] = $5 + $6 }
-      END { mh = median(h, n); mt = median(t, n)
+      $1 == k && $2 == i { n++; rps[n] = $4; h[n] = $5; p[n] = $6; t[n] = $5 + $6; rh[$7] = $5; rt[$7] = $5 + $6 }
+      $1 == k && $2 == 0 { b++; bh[b] = $5; bt[b] = $5 + $6; brh[$7] = $5; brt[$7] = $5 + $6 }
+      END { for (r in rh) if (brh[r] > 0 && brt[r] > 0) { q++; qh[q] = rh[r] / brh[r]; qt[q] = rt[r] / brt[r] }
+            mh = median(h, n); mt = median(t, n)
             printf "%-10s %-10s %8.0f %8.3f %8.3f %8.3f", k, l, median(rps, n), mh, median(p, n), mt
-            if (i > 0) printf "   %.2fx, %.2fx", mh / median(bh, b), mt / median(bt, b)
+            if (i > 0) printf "   %.2fx, %.2fx; %.2fx, %.2fx", mh / median(bh, b), mt / median(bt, b), median(qh, q), median(qt, q)
             printf "\n" }' "$rows"
   done
 done
