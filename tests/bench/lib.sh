@@ -73,3 +73,19 @@ tree_ticks() {
   done
   echo "$t"
 }
+
+# jobs_settle CONNINFO: waits (up to 60 s) until no job is due in the next
+# 10 minutes. A flight's completion runs seconds after its book and changes
+# the booking, whose rendering is then made again: a measurement that
+# catches that half-way counts renders instead of reads.
+jobs_settle() {
+  local i n
+  for i in $(seq 1 120); do
+    n=$(psql "$1" -Atc "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')
+                          AND available_at < now() + interval '10 minutes'")
+    [ "$n" = 0 ] && return 0
+    sleep 0.5
+  done
+  echo "jobs_settle: $n jobs still due after 60 s" >&2
+  return 1
+}

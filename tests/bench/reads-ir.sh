@@ -7,8 +7,8 @@
 #                                               about 4 minutes a checkout)
 #
 # For each CHECKOUT (default: this one; built, as for reads.sh): a stack
-# from its own scripts/stack.sh with 25 flights and 5 hotel stays booked,
-# then for each kind (flight GET, hotel GET, list 20) its API httpd run
+# from its own scripts/stack.sh with 25 flights and 5 hotel stays booked and
+# their jobs run (no job due in the next 10 minutes), then for each kind (flight GET, hotel GET, list 20) its API httpd run
 # alone under callgrind (apache2 -X, 8 threads), counting only inside
 # ap_read_request and ap_process_async_request (reading and answering a
 # request, not the background workers), twice: after 100 requests and after
@@ -72,6 +72,7 @@ for c in "${checkouts[@]}"; do
   api="http://127.0.0.1:$TRAVEL_PORT/v1"
   flight=$(book_flights "$api" "$key" 25)
   hotel=$(book_hotels "$api" "$key" 5)
+  jobs_settle "$(cat "$dir/db.conninfo")"
   "$c/scripts/stack.sh" httpd-stop "$dir" a
   sed -e 's/^ThreadsPerChild .*/ThreadsPerChild 8/' -e 's/^MaxRequestWorkers .*/MaxRequestWorkers 16/' \
     "$dir/httpd-a/httpd.conf" >"$dir/httpd-a/ir.conf"

@@ -9,7 +9,7 @@
 # build`); each gets its own throwaway stack from its own scripts/stack.sh
 # (PostgreSQL, the sandbox's httpd, an API httpd; sandbox latency 0, rate
 # limits off), FLIGHTS flights (default 200) and HOTELS hotel stays
-# (default 40) booked through its API. Then ROUNDS rounds (default 3), each
+# (default 40) booked through its API and their jobs run. Then ROUNDS rounds (default 3), each
 # running, for every kind and every checkout in turn (the order reversed
 # every other round, so neither side always goes first), wrk (2 threads, 16
 # connections) for exactly REQUESTS requests (default 20000) of:
@@ -85,6 +85,7 @@ for i in "${!checkouts[@]}"; do
   echo "${labels[$i]} ($c): booking $FLIGHTS flights and $HOTELS hotel stays..."
   book_flights "$api" "${keys[$i]}" "$FLIGHTS" "$dir/flight.ids" >/dev/null
   book_hotels "$api" "${keys[$i]}" "$HOTELS" "$dir/hotel.ids" >/dev/null
+  jobs_settle "$(cat "$dir/db.conninfo")"
   : >"$dir/none.ids"
   httpd_pids[$i]=$(cat "$dir/httpd-a/httpd.pid")
   pg_pids[$i]=$(head -n 1 "$dir/pg/postmaster.pid")
