@@ -9,10 +9,11 @@
 # build`); each gets its own throwaway stack from its own scripts/stack.sh
 # (PostgreSQL, the sandbox's httpd, an API httpd; sandbox latency 0, rate
 # limits off), FLIGHTS flights (default 200) and HOTELS hotel stays
-# (default 40) booked through its API and their jobs run. Then ROUNDS rounds (default 3), each
-# running, for every kind and every checkout in turn (the order reversed
-# every other round, so neither side always goes first), wrk (2 threads, 16
-# connections) for exactly REQUESTS requests (default 20000) of:
+# (default 40) booked through its API and their jobs run. Then ROUNDS
+# rounds (default 3), each running, for every kind and every checkout in
+# turn (the order reversed every other round, so neither side always goes
+# first), wrk (2 threads, 16 connections) for exactly REQUESTS requests
+# (default 20000) of:
 #   flight GET   GET /v1/flight/bookings/{id}  (a random booked id each time)
 #   hotel GET    GET /v1/hotel/bookings/{id}   (likewise)
 #   list 20      GET /v1/flight/bookings?limit=20
@@ -25,7 +26,8 @@
 # kind), each stack's idle CPU (its background workers, IDLE seconds,
 # default 5) is printed: it is inside every row.
 # At the end, the median of each kind per checkout and, with two or more,
-# each checkout's median over the first's.
+# each checkout's medians over the first's and the median of the rounds' own
+# ratios. tests/bench/reads-ir.sh counts the same requests' instructions.
 # Any answer other than 200 fails the script: a 404 is cheap, not fast.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
