@@ -75,14 +75,16 @@ tree_ticks() {
 }
 
 # jobs_settle CONNINFO: waits (up to 60 s) until no job is due in the next
-# 10 minutes. A flight's completion runs seconds after its book and changes
-# the booking, whose rendering is then made again: a measurement that
-# catches that half-way counts renders instead of reads.
+# 15 seconds (the minutely webhook.retention aside). A flight's completion
+# and its first order sync run seconds after its book and change the
+# booking, whose rendering is then made again: a measurement that catches
+# that half-way counts renders instead of reads.
 jobs_settle() {
   local i n
   for i in $(seq 1 120); do
     n=$(psql "$1" -Atc "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')
-                          AND available_at < now() + interval '10 minutes'")
+                          AND available_at < now() + interval '15 seconds'
+                          AND kind <> 'webhook.retention'")
     [ "$n" = 0 ] && return 0
     sleep 0.5
   done

@@ -8,12 +8,13 @@
 #
 # For each CHECKOUT (default: this one; built, as for reads.sh): a stack
 # from its own scripts/stack.sh with 25 flights and 5 hotel stays booked and
-# their jobs run (no job due in the next 10 minutes), then for each kind (flight GET, hotel GET, list 20) its API httpd run
-# alone under callgrind (apache2 -X, 8 threads), counting only inside
-# ap_read_request and ap_process_async_request (reading and answering a
-# request, not the background workers), twice: after 100 requests and after
-# 400 (ab, one connection, keep-alive). The difference over 300 is the cost
-# of a request with the first request's (connections, key cache) left out.
+# their jobs run (lib.sh, jobs_settle), then for each kind (flight GET, hotel
+# GET, list 20) its API httpd run alone under callgrind (apache2 -X, 8
+# threads), counting only inside ap_read_request and ap_process_async_request
+# (reading and answering a request, not the background workers), twice:
+# after 100 requests and after 400 (ab, one connection, keep-alive). The
+# difference over 300 is the cost of a request with the first request's
+# (connections, key cache) left out.
 # Prints it in all and without libpq's: libpq's compaction of its input
 # buffer (a memmove each time a large answer arrived in more pieces) depends
 # on how the socket delivered the bytes, not on the code.
