@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every figure of the read path and the webhook sender, each
-# measured on its own throwaway stack. About 20-24 minutes on 2 cores.
+# measured on its own throwaway stack. About 22-27 minutes on 2 cores.
 #   1. the product beside its ceiling: GET one booking and the list of 20 in
 #      the same wrk rounds as a bare httpd + mod_dbd select by id and a Node
 #      http + pg server (the baseline harness in ../shared/bench, when it is
