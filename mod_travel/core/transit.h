@@ -38,6 +38,13 @@ int trv_transit_from_text(const trv_transit_table *t, const char *text);
 const char *trv_transit_column_text(const trv_transit_table *t, int state);
 int trv_transit_from_column(const trv_transit_table *t, const char *text);
 
+/* A row's state as its enum field keeps it (b->status = trv_transit_or(&table,
+ * text, b->status)): the state of text, or fallback when it is none of
+ * them. The domain lists only its names and moves; its enum stays the type
+ * its switches cover (-Wswitch). */
+int trv_transit_or(const trv_transit_table *t, const char *text, int fallback);
+int trv_transit_column_or(const trv_transit_table *t, const char *text, int fallback);
+
 /* Defines an enum's text pair over its table, as its header declares them:
  *   const char *prefix_text(type s);
  *   int prefix_from_text(const char *text, type *out);  1 and *out set, or 0

@@ -61,7 +61,7 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
         return;
     default:
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-                 b->id, trv_fb_status_text(b->status));
+                 b->id, trv_transit_text(&trv_fb_status_table, b->status));
     }
 }
 

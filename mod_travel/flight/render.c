@@ -169,7 +169,7 @@ json_t *trv_frender_booking(apr_pool_t *p, const trv_fbooking *b, int mode)
 
     json_object_set_new(o, "id", json_string(b->id));
     json_object_set_new(o, "supplier", json_string(b->supplier));
-    json_object_set_new(o, "status", json_string(trv_fb_status_text(status)));
+    json_object_set_new(o, "status", json_string(trv_transit_text(&trv_fb_status_table, status)));
     json_object_set_new(o, "total_amount", trv_frender_money_json(b->total_amount, b->currency));
     json_object_set_new(o, "fare_amount", trv_frender_money_json(b->fare_amount, b->currency));
     json_object_set_new(o, "fare_tax_amount",

@@ -95,7 +95,7 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
         break;
     }
     trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-             b->id, trv_hb_status_text(st));
+             b->id, trv_transit_text(&trv_hb_status_table, st));
 }
 
 static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int status)

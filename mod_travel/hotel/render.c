@@ -78,7 +78,7 @@ json_t *trv_hrender_booking(apr_pool_t *p, const trv_hbooking *b, int mode)
     o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:[],s:o,s:o,s:o,"
                   "s:o,s:o,s:o,s:o,s:o}",
                   "id", b->id, "reference_id", b->reference_id,
-                  "status", trv_hb_status_text(trv_hbooking_status(b)), "supplier", b->supplier,
+                  "status", trv_transit_text(&trv_hb_status_table, trv_hbooking_status(b)), "supplier", b->supplier,
                   "hotel", or_null(b->hotel), "check_in", b->check_in, "check_out", b->check_out,
                   "total", trv_hrender_money(b->total_amount, b->currency),
                   "created_at", b->created_at, "updated_at", b->updated_at,

@@ -102,8 +102,8 @@ static const char *error_code(const trv_resp *resp)
  * at the edge). */
 static int booking_is(const json_t *booking, trv_hb_status s)
 {
-    trv_hb_status got;
-    return trv_hb_status_from_text(trv_json_str(booking, "status"), &got) && got == s;
+    return trv_transit_from_text(&trv_hb_status_table, trv_json_str(booking, "status"))
+           == (int)s;
 }
 
 /* Writes the outcome with the watch's status, once. */
