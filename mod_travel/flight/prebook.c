@@ -74,6 +74,12 @@ static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
     return trv_flight_emit(c, p, b, TRV_EV_FAILED);
 }
 
+/* A repeat waits out the supplier's prebook call and the store around it. */
+static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
+{
+    return trv_flight_step_budget(env, supplier, 2, 1);
+}
+
 static const trv_lifecycle_prebook_domain flight_prebook = {
     .name = "prebook",
     .abandon_note = " (the watchdog job fails it)",
@@ -82,6 +88,7 @@ static const trv_lifecycle_prebook_domain flight_prebook = {
     .failed = failed,
     .failed_keep = failed_keep,
     .abandon = trv_fbooking_prebook_abandon,
+    .wait = repeat_wait,
     .upstream_fail = trv_freply_upstream_fail,
 };
 
@@ -427,23 +434,11 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         trv_errs_add(errs, "offer_reference", "%s", why);
         x.in.offer_reference = NULL;
     }
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_prebook_begin(&x.lp, req, resp, &flight_prebook, errs, x.key,
+                                    x.offer.supplier, 310, 311)) {
         return;
     }
-    x.hash = trv_idempotency_body_hash(req->pool, req->json);
-    x.lp.req = req;
-    x.lp.resp = resp;
-    x.lp.d = &flight_prebook;
-    x.lp.key = x.key;
-    x.lp.hash = x.hash;
-    x.lp.supplier = x.offer.supplier;
-    x.lp.budget = trv_flight_step_budget(req->env, x.offer.supplier, 2, 1);
-    /* A repeated key answers with its booking before anything about the
-     * offer is checked again (it may have expired since). */
-    if (existing(&x)) {
-        return;
-    }
+    x.hash = x.lp.hash;
     if (x.offer.adults != x.in.adults || x.offer.children != x.in.children
         || x.offer.infants != x.in.infants) {
         trv_errs_add(errs, "passengers", "must be the party the offer was priced for: "

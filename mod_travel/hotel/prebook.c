@@ -103,6 +103,12 @@ static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
     return trv_hrender_keep(c, p, b);
 }
 
+/* A repeat waits out the supplier's prebook call. */
+static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
+{
+    return trv_hreply_budget(env, supplier, 1, 1);
+}
+
 static const trv_lifecycle_prebook_domain hotel_prebook = {
     .name = "hotel prebook",
     .abandon_note = "",
@@ -112,6 +118,7 @@ static const trv_lifecycle_prebook_domain hotel_prebook = {
     .failed = failed,
     .failed_keep = failed_keep,
     .abandon = trv_hbooking_prebook_abandon,
+    .wait = repeat_wait,
     .upstream_fail = trv_hhotel_upstream_fail,
 };
 
@@ -390,23 +397,11 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
                      "(from POST /v1/hotel/offers)");
         x.in.offer_reference = NULL;
     }
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_prebook_begin(&x.lp, req, resp, &hotel_prebook, errs, x.key,
+                                    x.offer.supplier, 1421, 1421)) {
         return;
     }
-    x.hash = trv_idempotency_body_hash(req->pool, req->json);
-    x.lp.req = req;
-    x.lp.resp = resp;
-    x.lp.d = &hotel_prebook;
-    x.lp.key = x.key;
-    x.lp.hash = x.hash;
-    x.lp.supplier = x.offer.supplier;
-    x.lp.budget = trv_hreply_budget(req->env, x.offer.supplier, 1, 1);
-    /* A repeated key answers with its booking before the offer is checked
-     * again (it may have expired since). */
-    if (existing(&x)) {
-        return;
-    }
+    x.hash = x.lp.hash;
     trv_hotel_prebook_match(&x.in, &x.offer.stay, errs);
     if (apr_time_now() >= x.offer.expires_at) {
         trv_errs_add(errs, "offer_reference", "the offer has expired; price the hotel again");

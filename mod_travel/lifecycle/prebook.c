@@ -1,5 +1,6 @@
 /* The prebook steps every domain shares (see prebook.h). */
 #include "prebook.h"
+#include "core/idempotency.h"
 #include "core/json.h"
 
 #include <apr_strings.h>
@@ -56,6 +57,27 @@ int trv_lifecycle_prebook_existing(const trv_lifecycle_prebook *x, int logno_ope
         /* The first request is at the supplier: no connection held here. */
         apr_sleep(apr_time_from_msec(100));
     }
+}
+
+int trv_lifecycle_prebook_begin(trv_lifecycle_prebook *x, trv_req *req, trv_resp *resp,
+                                const trv_lifecycle_prebook_domain *d, const trv_errs *errs,
+                                const char *key, const char *supplier, int logno_open,
+                                int logno_read)
+{
+    if (trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return 1;
+    }
+    x->req = req;
+    x->resp = resp;
+    x->d = d;
+    x->key = key;
+    x->hash = trv_idempotency_body_hash(req->pool, req->json);
+    x->supplier = supplier;
+    x->budget = d->wait(req->env, supplier);
+    /* A repeated key answers with its booking before anything about the
+     * offer is checked again (it may have expired since). */
+    return trv_lifecycle_prebook_existing(x, logno_open, logno_read);
 }
 
 void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id,

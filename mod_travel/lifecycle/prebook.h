@@ -45,6 +45,8 @@ typedef struct trv_lifecycle_prebook_domain {
     apr_status_t (*failed_keep)(trv_dbc *c, apr_pool_t *p, void *b);
     /* Removes the PREBOOK_IN_PROGRESS row. */
     apr_status_t (*abandon)(trv_dbc *c, apr_pool_t *p, const char *id, int *deleted);
+    /* How long a repeat waits for the first request of supplier's offer. */
+    apr_interval_time_t (*wait)(const trv_env *env, const char *supplier);
     /* 502/504 for a supplier (or payment provider) that failed. */
     void (*upstream_fail)(trv_req *req, trv_resp *resp, trv_up_status st, const char *who,
                           const char *message);
@@ -59,6 +61,15 @@ typedef struct trv_lifecycle_prebook {
     const char *supplier;       /* the offer's */
     apr_interval_time_t budget; /* how long a repeat waits for the first request */
 } trv_lifecycle_prebook;
+
+/* The start of a prebook once its body is read: 422 when errs has any;
+ * else x is the request's (d, key, the body's hash, supplier, the wait)
+ * and a repeated key is answered (trv_lifecycle_prebook_existing under
+ * logno_open/logno_read). 1 when answered. */
+int trv_lifecycle_prebook_begin(trv_lifecycle_prebook *x, trv_req *req, trv_resp *resp,
+                                const trv_lifecycle_prebook_domain *d, const trv_errs *errs,
+                                const char *key, const char *supplier, int logno_open,
+                                int logno_read);
 
 /* The booking of the key, waiting (no connection held) while another
  * request is still prebooking it: answers and returns 1 when there is
