@@ -91,7 +91,7 @@ static json_t *fare_conditions_json(const json_t *fc)
 static json_t *payment_json(const trv_fpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_pay_status_text(pay->status),
+                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
                           "amount", trv_frender_money_json(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_RENDER_FULL) {

@@ -27,7 +27,7 @@ static json_t *or_null(const json_t *v)
 static json_t *payment(const trv_hpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_pay_status_text(pay->status),
+                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
                           "amount", trv_hrender_money(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_HRENDER_FULL) {

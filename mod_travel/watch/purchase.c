@@ -125,7 +125,7 @@ static void finish(purchase *x, trv_watch_status status, const char *type, json_
     }
     if (trv_db_begin(c, x->p) != APR_SUCCESS
         || trv_db_select(c, x->p, &finish_stmt, &f,
-                         TRV_DB_ARGS(trv_watch_status_text(status), W("id"))) != APR_SUCCESS
+                         TRV_DB_ARGS(trv_transit_text(&trv_watch_status_table, status), W("id"))) != APR_SUCCESS
         || (f->n && (json_object_set_new(data, "user_id", json_string(W("user_id"))) != 0
                      || json_object_set_new(data, "watch", trv_watch_json(x->p, f, 0)) != 0
                      || trv_outbox_emit(c, x->p, W("org_id"), type, data, NULL)

@@ -218,7 +218,7 @@ static void book_moves_are_guarded_and_charge_once(void **state)
                         "R0");
     assert_int_equal(done->payments->nelts, 1);
     assert_string_equal(
-        trv_pay_status_text(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
+        trv_transit_text(&trv_pay_status_table, APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
     assert_string_equal(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).amount, "200.5");
     /* Confirmed once: a second confirm and a failure find nothing. */
     assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, b->id, &cf, &again), APR_SUCCESS);
