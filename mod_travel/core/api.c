@@ -289,6 +289,20 @@ void *trv_api_booking_read(trv_req *req, trv_resp *resp, trv_dbc *c,
     return b;
 }
 
+void trv_api_booking_reread(trv_req *req, trv_resp *resp, trv_dbc *c,
+                            const trv_api_booking_reader *r, const char *id, int logno,
+                            const char *what,
+                            void (*answer)(trv_req *req, trv_resp *resp, const void *b))
+{
+    void *b = NULL;
+    if (r->get(req, c, id, &b) != APR_SUCCESS || !b) {
+        trv_api_db_fail(req, resp, c, logno, what);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    answer(req, resp, b);
+}
+
 void *trv_api_booking_open(trv_req *req, trv_resp *resp, trv_errs *errs,
                            const trv_api_booking_reader *r, const char *id, int logno_open,
                            int logno_read, const char *what, trv_dbc **c)

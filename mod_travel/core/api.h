@@ -134,6 +134,15 @@ void *trv_api_booking_open(trv_req *req, trv_resp *resp, trv_errs *errs,
                            const trv_api_booking_reader *r, const char *id, int logno_open,
                            int logno_read, const char *what, trv_dbc **c);
 
+/* After a guarded move found the booking moved on (another request won
+ * the race): the booking id read again through r on c (open) and answered
+ * where it stands (answer), c closed. It was there a moment ago, so its
+ * absence is a failed read too (trv_api_db_fail under logno and what). */
+void trv_api_booking_reread(trv_req *req, trv_resp *resp, trv_dbc *c,
+                            const trv_api_booking_reader *r, const char *id, int logno,
+                            const char *what,
+                            void (*answer)(trv_req *req, trv_resp *resp, const void *b));
+
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
 /* The body to send, serialized (NULL only when encoding fails). */

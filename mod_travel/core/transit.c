@@ -56,3 +56,15 @@ int trv_transit_from_text(const trv_transit_table *t, const char *text)
     }
     return -1;
 }
+
+int trv_transit_or(const trv_transit_table *t, const char *text, int fallback)
+{
+    int s = trv_transit_from_text(t, text);
+    return s < 0 ? fallback : s;
+}
+
+int trv_transit_column_or(const trv_transit_table *t, const char *text, int fallback)
+{
+    int s = trv_transit_from_column(t, text);
+    return s < 0 ? fallback : s;
+}

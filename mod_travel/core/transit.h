@@ -38,27 +38,11 @@ int trv_transit_from_text(const trv_transit_table *t, const char *text);
 const char *trv_transit_column_text(const trv_transit_table *t, int state);
 int trv_transit_from_column(const trv_transit_table *t, const char *text);
 
-/* Defines an enum's text pair over its table, as its header declares them:
- *   const char *prefix_text(type s);
- *   int prefix_from_text(const char *text, type *out);  1 and *out set, or 0
- * TRV_TRANSIT_COLUMN_PAIR: the same for a nullable column (above). */
-#define TRV_TRANSIT_PAIR_(prefix, type, table, text_of, state_of)             \
-    const char *prefix##_text(type s)                                         \
-    {                                                                         \
-        return text_of(&(table), (int)s);                                     \
-    }                                                                         \
-    int prefix##_from_text(const char *text, type *out)                       \
-    {                                                                         \
-        int found_ = state_of(&(table), text);                                \
-        if (found_ < 0) {                                                     \
-            return 0;                                                         \
-        }                                                                     \
-        *out = (type)found_;                                                  \
-        return 1;                                                             \
-    }
-#define TRV_TRANSIT_TEXT_PAIR(prefix, type, table) \
-    TRV_TRANSIT_PAIR_(prefix, type, table, trv_transit_text, trv_transit_from_text)
-#define TRV_TRANSIT_COLUMN_PAIR(prefix, type, table) \
-    TRV_TRANSIT_PAIR_(prefix, type, table, trv_transit_column_text, trv_transit_from_column)
+/* A row's state as its enum field keeps it (b->status = trv_transit_or(&table,
+ * text, b->status)): the state of text, or fallback when it is none of
+ * them. The domain lists only its names and moves; its enum stays the type
+ * its switches cover (-Wswitch). */
+int trv_transit_or(const trv_transit_table *t, const char *text, int fallback);
+int trv_transit_column_or(const trv_transit_table *t, const char *text, int fallback);
 
 #endif

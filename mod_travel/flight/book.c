@@ -323,8 +323,9 @@ static trv_lifecycle_book_outcome order_result(trv_lifecycle_book_run *run, cons
 {
     const char *status = trv_json_str(order, "status");
     const json_t *failure = json_object_get(order, "failure");
-    trv_forder_status st;
-    if (trv_forder_status_from_text(status, &st)) {
+    int known = trv_transit_from_text(&trv_forder_status_table, status);
+    if (known >= 0) {
+        trv_forder_status st = known;
         switch (st) {
         case TRV_FORDER_TICKETED:
             return finish_confirmed(run, order);

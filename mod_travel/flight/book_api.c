@@ -42,8 +42,9 @@ static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
 }
 
 /* Answers a booking that is not (or no longer) READY_FOR_COMPLETE. */
-static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
+static void answer_state(trv_req *req, trv_resp *resp, const void *booking)
 {
+    const trv_fbooking *b = booking;
     switch (trv_fb_book_decision(b->status, b->book_phase, b->past_expiry)) {
     case TRV_FB_BOOK_CONFIRMED:
         trv_freply_booking(req, resp, 200, b, NULL);
@@ -61,7 +62,7 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_fbooking *b)
         return;
     default:
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-                 b->id, trv_fb_status_text(b->status));
+                 b->id, trv_transit_text(&trv_fb_status_table, b->status));
     }
 }
 
@@ -143,13 +144,8 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
-        if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
-            != APR_SUCCESS || !b) {
-            trv_api_db_fail(req, resp, c, 326, "reading a booking to book");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        answer_state(req, resp, b);
+        trv_api_booking_reread(req, resp, c, &trv_freply_reader, id, 326,
+                               "reading a booking to book", answer_state);
         return;
     }
     trv_db_close(req->env->db, c);

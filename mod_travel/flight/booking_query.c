@@ -55,16 +55,15 @@ static char *build_sql(int v)
 /* The list request f makes. */
 static const trv_list_ask *ask(const trv_list_filter *f, trv_list_ask *a)
 {
-    trv_fb_status s;
     /* Read as a reader sees it: READY_FOR_COMPLETE past expires_at is
      * EXPIRED (the expiry job stores that a moment later). The filter was
      * validated against trv_fb_statuses; it stays text for the SQL. */
-    int known = f->status && trv_fb_status_from_text(f->status, &s);
+    int s = f->status ? trv_transit_from_text(&trv_fb_status_table, f->status) : -1;
     *a = (trv_list_ask){{f->org_id, f->user_id}, f->status, TRV_LIST_ANY,
                         {f->supplier, f->supplier_reference, f->created_from, f->created_to},
                         (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0), f->limit,
                         f->offset};
-    a->kind = trv_list_kind(f->status, known && s == TRV_FB_READY, known && s == TRV_FB_EXPIRED);
+    a->kind = trv_list_kind(f->status, s == TRV_FB_READY, s == TRV_FB_EXPIRED);
     return a;
 }
 

@@ -41,7 +41,7 @@ static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->user_id = trv_rows_get(r, i, "user_id");
     b->supplier = trv_rows_get(r, i, "supplier");
     /* The columns' CHECK constraints admit only the enums' texts. */
-    (void)trv_fb_status_from_text(trv_rows_get(r, i, "status"), &b->status);
+    b->status = trv_transit_or(&trv_fb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
     b->currency = trv_rows_get(r, i, "currency");
     b->total_amount = trv_rows_get(r, i, "total_amount");
     b->fare_amount = trv_rows_get(r, i, "fare_amount");
@@ -71,7 +71,7 @@ static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->canceled_at = trv_rows_get(r, i, "canceled_at");
     b->created_at = trv_rows_get(r, i, "created_at");
     b->updated_at = trv_rows_get(r, i, "updated_at");
-    (void)trv_fb_phase_from_text(trv_rows_get(r, i, "book_phase"), &b->book_phase);
+    b->book_phase = trv_transit_column_or(&trv_fb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
     b->phase_owner = trv_rows_get(r, i, "phase_owner");
     b->phase_due = trv_rows_bool(r, i, "phase_due");
     b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);

@@ -76,7 +76,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     default:
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s; only a CONFIRMED "
-                 "booking can be canceled", id, trv_fb_status_text(b->status));
+                 "booking can be canceled", id, trv_transit_text(&trv_fb_status_table, b->status));
     }
 }
 

@@ -51,7 +51,7 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
         trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
                     TRVLOGNO(1000) "booking %s: taking over book step %s from %s", b->id,
-                    trv_fb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
+                    trv_transit_column_text(&trv_fb_phase_table, phase), b->phase_owner ? b->phase_owner : "-");
         out = trv_lifecycle_book_continue(&run);
     }
     trv_lifecycle_book_job_result(&run, out, job, "the supplier is still ticketing", res);

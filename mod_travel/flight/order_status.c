@@ -14,5 +14,3 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_forder_status_table = {"flight order status", N, names,
                                                    &moves[0][0]};
-
-TRV_TRANSIT_TEXT_PAIR(trv_forder_status, trv_forder_status, trv_forder_status_table)

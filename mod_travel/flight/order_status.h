@@ -17,8 +17,6 @@ typedef enum {
 
 extern const trv_transit_table trv_forder_status_table;
 
-/* The adapter's text; *_from_text: 1 and *out set for one of the four. */
-const char *trv_forder_status_text(trv_forder_status s);
-int trv_forder_status_from_text(const char *text, trv_forder_status *out);
+/* Texts through the table: trv_transit_text, trv_transit_from_text. */
 
 #endif

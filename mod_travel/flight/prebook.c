@@ -23,6 +23,7 @@
 #include "core/json.h"
 #include "core/metrics.h"
 #include "core/money.h"
+#include "lifecycle/prebook.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -38,56 +39,64 @@ typedef struct prebook_ctx {
     const trv_flight_supplier *sup;
     const trv_supplier *row;   /* its bound row: what the supplier can do */
     trv_flight_ctx sc;
+    trv_lifecycle_prebook lp; /* the shared steps (lifecycle/prebook.h) */
 } prebook_ctx;
 
-/* 200 with the booking a key made, or 409 when the body differs. */
-static void answer_existing(prebook_ctx *x, trv_fbooking *b)
+/* The booking of a key as the shared wait reads it. */
+static apr_status_t by_key(trv_req *req, trv_dbc *c, const char *key,
+                           trv_lifecycle_prebook_found *f)
 {
-    if (!b->request_hash || strcmp(b->request_hash, x->hash) != 0) {
-        trv_fail(x->req, x->resp, 409, "idempotency_key_reused",
-                 "This x-idempotency-key was used for a different prebook request "
-                 "(booking %s); use a new key", b->id);
-        return;
+    trv_fbooking *b;
+    apr_status_t rv = trv_fbooking_by_key(c, req->pool, req->org_id, req->user_id, key, &b);
+    if (rv == APR_SUCCESS && b) {
+        f->booking = b;
+        f->id = b->id;
+        f->request_hash = b->request_hash;
+        f->in_progress = b->status == TRV_FB_PREBOOK_IN_PROGRESS;
     }
-    trv_freply_booking(x->req, x->resp, 200, b, NULL);
+    return rv;
 }
+
+static void reply(trv_req *req, trv_resp *resp, int status, void *b, json_t *meta)
+{
+    trv_freply_booking(req, resp, status, b, meta);
+}
+
+static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json,
+                           void **out)
+{
+    return trv_fbooking_prebook_failed(c, p, id, failure_json, (trv_fbooking **)out);
+}
+
+/* A prebook FAILED at the supplier is an event. */
+static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_flight_emit(c, p, b, TRV_EV_FAILED);
+}
+
+/* A repeat waits out the supplier's prebook call and the store around it. */
+static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
+{
+    return trv_flight_step_budget(env, supplier, 2, 1);
+}
+
+static const trv_lifecycle_prebook_domain flight_prebook = {
+    .name = "prebook",
+    .abandon_note = " (the watchdog job fails it)",
+    .by_key = by_key,
+    .reply = reply,
+    .failed = failed,
+    .failed_keep = failed_keep,
+    .abandon = trv_fbooking_prebook_abandon,
+    .wait = repeat_wait,
+    .upstream_fail = trv_freply_upstream_fail,
+};
 
 /* The booking of this key, waiting while another request is still
  * prebooking it. Answers and returns 1 when there is one; 0 when none. */
 static int existing(prebook_ctx *x)
 {
-    trv_req *req = x->req;
-    apr_time_t until = apr_time_now()
-        + trv_flight_step_budget(req->env, x->offer.supplier, 2, 1);
-    for (;;) {
-        trv_dbc *c;
-        trv_fbooking *b;
-        if (!trv_api_db_open(req, x->resp, &c, 310, "reading a prebook key")) {
-            return 1;
-        }
-        if (trv_fbooking_by_key(c, req->pool, req->org_id, req->user_id, x->key, &b)
-            != APR_SUCCESS) {
-            trv_api_db_fail(req, x->resp, c, 311, "reading a prebook key");
-            return 1;
-        }
-        trv_db_close(req->env->db, c);
-        if (!b) {
-            return 0;
-        }
-        if (b->status != TRV_FB_PREBOOK_IN_PROGRESS
-            || (b->request_hash && strcmp(b->request_hash, x->hash) != 0)) {
-            answer_existing(x, b);
-            return 1;
-        }
-        if (apr_time_now() > until) {
-            trv_fail(req, x->resp, 409, "idempotency_key_in_use",
-                     "A prebook with this x-idempotency-key is still in progress; "
-                     "read booking %s", b->id);
-            return 1;
-        }
-        /* The first request is at the supplier: no connection held here. */
-        apr_sleep(apr_time_from_msec(100));
-    }
+    return trv_lifecycle_prebook_existing(&x->lp, 310, 311);
 }
 
 /* Checks services against the offer's bags (so a wrong bag id is a 422 and
@@ -264,49 +273,18 @@ static const char *priced_amount(apr_pool_t *p, const json_t *priced, const char
 static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
                             const trv_sup_err *err)
 {
-    trv_req *req = x->req;
-    trv_dbc *c;
-    trv_fbooking *b;
     /* Our codes, not the supplier's: the description carries its words. */
     const char *code = st == TRV_UP_NOT_FOUND ? "offer_unavailable" : "prebook_failed";
     const char *desc = err->message && *err->message ? err->message
                      : st == TRV_UP_NOT_FOUND ? "The offer has expired or is sold out"
                                               : "The supplier refused the prebook";
-    json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
-                                                         "description", desc));
-    if (!trv_api_db_open(req, x->resp, &c, 312, "recording a failed prebook")) {
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_fbooking_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
-           != APR_SUCCESS
-        || (b && trv_flight_emit(c, req->pool, b, TRV_EV_FAILED) != APR_SUCCESS)
-        || trv_db_commit(c) != APR_SUCCESS) {
-        trv_api_db_fail(req, x->resp, c, 313, "recording a failed prebook");
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
-                TRVLOGNO(314) "prebook %s failed at %s: %s: %s", id, x->offer.supplier, code,
-                desc);
-    trv_fail(req, x->resp, 422, code, "The prebook failed (booking %s is FAILED; send a new "
-             "x-idempotency-key to try again): %s", id, desc);
+    trv_lifecycle_prebook_failed(&x->lp, id, code, desc, 312, 313, 314);
 }
 
 /* Nothing was bound anywhere: the row goes and the key may be used again. */
 static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
 {
-    trv_dbc *c;
-    int deleted = 0;
-    if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
-        if (trv_fbooking_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
-            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
-                        TRVLOGNO(315) "prebook %s: removing it failed: %s (the watchdog "
-                        "job fails it)", id, c->error);
-        }
-        trv_db_close(x->req->env->db, c);
-    }
-    trv_freply_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+    trv_lifecycle_prebook_abandon(&x->lp, id, st, message, 315);
 }
 
 static void bind_offer(prebook_ctx *x, const char *id)
@@ -419,8 +397,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
     trv_db_close(req->env->db, c);
     if (!b) {
         /* The watchdog failed it meanwhile (this request outlived its budget). */
-        trv_fail(req, x->resp, 409, "invalid_state",
-                 "The prebook took too long and was abandoned; use a new x-idempotency-key");
+        trv_lifecycle_prebook_too_late(&x->lp);
         return;
     }
     trv_freply_booking(req, x->resp, 201, b,
@@ -457,16 +434,11 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         trv_errs_add(errs, "offer_reference", "%s", why);
         x.in.offer_reference = NULL;
     }
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_prebook_begin(&x.lp, req, resp, &flight_prebook, errs, x.key,
+                                    x.offer.supplier, 310, 311)) {
         return;
     }
-    x.hash = trv_idempotency_body_hash(req->pool, req->json);
-    /* A repeated key answers with its booking before anything about the
-     * offer is checked again (it may have expired since). */
-    if (existing(&x)) {
-        return;
-    }
+    x.hash = x.lp.hash;
     if (x.offer.adults != x.in.adults || x.offer.children != x.in.children
         || x.offer.infants != x.in.infants) {
         trv_errs_add(errs, "passengers", "must be the party the offer was priced for: "

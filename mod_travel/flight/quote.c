@@ -41,7 +41,7 @@ void trv_flight_quote(trv_req *req, trv_resp *resp)
     if (b->status != TRV_FB_CONFIRMED || !b->supplier_reference) {
         trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s; only a CONFIRMED "
                  "booking has a cancellation to quote", id,
-                 trv_fb_status_text(trv_fb_effective_status(b->status, b->past_expiry)));
+                 trv_transit_text(&trv_fb_status_table, trv_fb_effective_status(b->status, b->past_expiry)));
         return;
     }
     sup = trv_flight_supplier_for(req->env, req->pool, req->request_id, b->supplier, &sc);

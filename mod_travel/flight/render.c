@@ -91,7 +91,7 @@ static json_t *fare_conditions_json(const json_t *fc)
 static json_t *payment_json(const trv_fpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_pay_status_text(pay->status),
+                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
                           "amount", trv_frender_money_json(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_RENDER_FULL) {
@@ -169,7 +169,7 @@ json_t *trv_frender_booking(apr_pool_t *p, const trv_fbooking *b, int mode)
 
     json_object_set_new(o, "id", json_string(b->id));
     json_object_set_new(o, "supplier", json_string(b->supplier));
-    json_object_set_new(o, "status", json_string(trv_fb_status_text(status)));
+    json_object_set_new(o, "status", json_string(trv_transit_text(&trv_fb_status_table, status)));
     json_object_set_new(o, "total_amount", trv_frender_money_json(b->total_amount, b->currency));
     json_object_set_new(o, "fare_amount", trv_frender_money_json(b->fare_amount, b->currency));
     json_object_set_new(o, "fare_tax_amount",

@@ -62,34 +62,6 @@ static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
 const trv_transit_table trv_fb_phase_table = {"flight book phase", N_PHASE, phase_names,
                                               &phase_moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_fb_status, trv_fb_status, trv_fb_status_table)
-TRV_TRANSIT_COLUMN_PAIR(trv_fb_phase, trv_fb_phase, trv_fb_phase_table)
-
-int trv_fb_status_valid(const char *status)
-{
-    trv_fb_status s;
-    return trv_fb_status_from_text(status, &s);
-}
-
-int trv_fb_transition_allowed(trv_fb_status from, trv_fb_status to)
-{
-    return trv_transit_allowed(&trv_fb_status_table, (int)from, (int)to);
-}
-
-int trv_fb_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                   trv_fb_status from, trv_fb_status to)
-{
-    return trv_transit_check(&trv_fb_status_table, log, request_id, booking_id, (int)from,
-                             (int)to);
-}
-
-int trv_fb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                         trv_fb_phase from, trv_fb_phase to)
-{
-    return trv_transit_check(&trv_fb_phase_table, log, request_id, booking_id, (int)from,
-                             (int)to);
-}
-
 int trv_fb_unfinished(trv_fb_status status)
 {
     switch (status) {

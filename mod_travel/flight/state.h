@@ -39,27 +39,9 @@ extern const trv_transit_table trv_fb_phase_table;
 /* Every status text, NULL-terminated (for query validation). */
 extern const char *const trv_fb_statuses[];
 
-/* The wire text of a status; *_from_text: 1 and *out set when the text is
- * one of them, else 0. */
-const char *trv_fb_status_text(trv_fb_status s);
-int trv_fb_status_from_text(const char *text, trv_fb_status *out);
-
-/* The column text of a phase (NULL for NONE); a NULL text is NONE. */
-const char *trv_fb_phase_text(trv_fb_phase ph);
-int trv_fb_phase_from_text(const char *text, trv_fb_phase *out);
-
-/* 1 when the status is one of the nine. */
-int trv_fb_status_valid(const char *status);
-
-/* 1 when the machine has a transition from -> to. */
-int trv_fb_transition_allowed(trv_fb_status from, trv_fb_status to);
-
-/* The one place a move of a booking is judged (trv_transit_check): 1 when
- * it is allowed, else 0 and a TRV2650 error line naming the booking. */
-int trv_fb_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                   trv_fb_status from, trv_fb_status to);
-int trv_fb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                         trv_fb_phase from, trv_fb_phase to);
+/* Their texts: trv_transit_text (statuses), trv_transit_column_text
+ * (phases: NULL for NONE) and back, trv_transit_from_text,
+ * trv_transit_from_column (core/transit.h). */
 
 /* An unfinished booking: it still holds its offer (SUPPLIER_A sells an offer
  * to one unfinished booking at a time). */

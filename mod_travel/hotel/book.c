@@ -401,7 +401,7 @@ static trv_lifecycle_book_outcome settle_booked(trv_lifecycle_book_run *run,
     }
     /* Anything but CONFIRMED or PENDING reads as canceled. */
     st = TRV_HBOOKED_CANCELED;
-    (void)trv_hbooked_status_from_text(bk->status, &st);
+    st = trv_transit_or(&trv_hbooked_status_table, bk->status, (int)st);
     switch (st) {
     case TRV_HBOOKED_CONFIRMED:
         return finish_confirmed(run, bk);

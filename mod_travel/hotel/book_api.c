@@ -58,8 +58,9 @@ static void answer_unknown(trv_req *req, trv_resp *resp, const char *id)
 }
 
 /* Answers a booking that is not (or no longer) READY_FOR_COMPLETE. */
-static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
+static void answer_state(trv_req *req, trv_resp *resp, const void *booking)
 {
+    const trv_hbooking *b = booking;
     trv_hb_status st = trv_hbooking_status(b);
     switch (st) {
     case TRV_HB_CONFIRMED:
@@ -95,7 +96,7 @@ static void answer_state(trv_req *req, trv_resp *resp, const trv_hbooking *b)
         break;
     }
     trv_fail(req, resp, 409, "invalid_state", "Booking %s is %s and cannot be booked",
-             b->id, trv_hb_status_text(st));
+             b->id, trv_transit_text(&trv_hb_status_table, st));
 }
 
 static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int status)
@@ -209,12 +210,8 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     }
     if (!started) {
         /* Another book won the race: answer from where it stands. */
-        if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS || !b) {
-            trv_api_db_fail(req, resp, c, 1443, "reading a hotel booking to book");
-            return;
-        }
-        trv_db_close(req->env->db, c);
-        answer_state(req, resp, b);
+        trv_api_booking_reread(req, resp, c, &trv_hreply_reader, id, 1443,
+                               "reading a hotel booking to book", answer_state);
         return;
     }
     trv_db_close(req->env->db, c);

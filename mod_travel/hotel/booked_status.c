@@ -14,5 +14,3 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_hbooked_status_table = {"hotel supplier booking status", N,
                                                     names, &moves[0][0]};
-
-TRV_TRANSIT_TEXT_PAIR(trv_hbooked_status, trv_hbooked_status, trv_hbooked_status_table)

@@ -51,16 +51,15 @@ static char *build_sql(int v)
 /* The list request f makes. */
 static const trv_list_ask *ask(const trv_list_filter *f, trv_list_ask *a)
 {
-    trv_hb_status s;
     /* As a reader sees it: READY_FOR_COMPLETE past its offer's expiry is
      * EXPIRED. The filter was validated against trv_hb_statuses; it stays
      * text for the SQL. */
-    int known = f->status && trv_hb_status_from_text(f->status, &s);
+    int s = f->status ? trv_transit_from_text(&trv_hb_status_table, f->status) : -1;
     *a = (trv_list_ask){{f->org_id, NULL}, f->status, TRV_LIST_ANY,
                         {f->supplier, f->created_from, f->created_to, NULL},
                         (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0), f->limit,
                         f->offset};
-    a->kind = trv_list_kind(f->status, known && s == TRV_HB_READY, known && s == TRV_HB_EXPIRED);
+    a->kind = trv_list_kind(f->status, s == TRV_HB_READY, s == TRV_HB_EXPIRED);
     return a;
 }
 

@@ -53,7 +53,7 @@ static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->user_id = trv_rows_get(r, i, "user_id");
     b->supplier = trv_rows_get(r, i, "supplier");
     /* The columns' CHECK constraints admit only the enums' texts. */
-    (void)trv_hb_status_from_text(trv_rows_get(r, i, "status"), &b->status);
+    b->status = trv_transit_or(&trv_hb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
     b->reference_id = trv_rows_get(r, i, "reference_id");
     b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
     b->request_hash = trv_rows_get(r, i, "request_hash");
@@ -81,7 +81,7 @@ static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
     b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
     b->failure = trv_json_column(p, r, i, "failure");
-    (void)trv_hb_phase_from_text(trv_rows_get(r, i, "book_phase"), &b->book_phase);
+    b->book_phase = trv_transit_column_or(&trv_hb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
     b->phase_owner = trv_rows_get(r, i, "phase_owner");
     b->phase_due = trv_rows_bool(r, i, "phase_due");
     b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);

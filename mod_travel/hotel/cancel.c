@@ -74,5 +74,5 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     }
     trv_db_close(req->env->db, c);
     trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
-             "booking can be canceled", id, trv_hb_status_text(trv_hbooking_status(b)));
+             "booking can be canceled", id, trv_transit_text(&trv_hb_status_table, trv_hbooking_status(b)));
 }

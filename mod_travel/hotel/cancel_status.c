@@ -16,5 +16,3 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_hcancel_status_table = {"hotel cancellation status", N, names,
                                                     &moves[0][0]};
-
-TRV_TRANSIT_TEXT_PAIR(trv_hcancel_status, trv_hcancel_status, trv_hcancel_status_table)

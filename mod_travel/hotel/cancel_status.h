@@ -14,9 +14,6 @@ typedef enum {
 
 extern const trv_transit_table trv_hcancel_status_table;
 
-/* The column (and wire) text; *_from_text: 1 and *out set for one of the
- * three. */
-const char *trv_hcancel_status_text(trv_hcancel_status s);
-int trv_hcancel_status_from_text(const char *text, trv_hcancel_status *out);
+/* Texts through the table: trv_transit_text, trv_transit_from_text. */
 
 #endif

@@ -21,7 +21,7 @@ static trv_hcancel cancel_at(apr_pool_t *p, const trv_rows *r, int i)
     memset(&x, 0, sizeof(x));
     x.id = trv_rows_get(r, i, "id");
     x.booking_id = trv_rows_get(r, i, "booking_id");
-    (void)trv_hcancel_status_from_text(trv_rows_get(r, i, "status"), &x.status);
+    x.status = trv_transit_or(&trv_hcancel_status_table, trv_rows_get(r, i, "status"), (int)x.status);
     x.attempt = trv_rows_int(r, i, "attempt", 0);
     x.currency = trv_rows_get(r, i, "currency");
     x.fee_amount = trv_rows_get(r, i, "fee_amount");
@@ -127,7 +127,7 @@ json_t *trv_hcancellation_render(const apr_array_header_t *attempts)
         const trv_hcancel *x = &APR_ARRAY_IDX(attempts, i, trv_hcancel);
         json_array_append_new(out, json_pack(
             "{s:s,s:s,s:o,s:o,s:O,s:s,s:s?,s:s?}", "id", x->id,
-            "status", trv_hcancel_status_text(x->status),
+            "status", trv_transit_text(&trv_hcancel_status_table, x->status),
             "fee", money_or_null(x->fee_amount, x->currency),
             "refund", money_or_null(x->refund_amount, x->currency),
             "refund_to", x->refund_to ? x->refund_to : json_null(),

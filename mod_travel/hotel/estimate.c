@@ -95,7 +95,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     if (trv_hbooking_status(b) != TRV_HB_CONFIRMED) {
         trv_fail(req, resp, 409, "invalid_state", "Hotel booking %s is %s; only a CONFIRMED "
                  "booking's cancellation can be estimated", id,
-                 trv_hb_status_text(trv_hbooking_status(b)));
+                 trv_transit_text(&trv_hb_status_table, trv_hbooking_status(b)));
         return;
     }
     if (restricted) {
@@ -137,7 +137,6 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
     }
     else if (sup->retrieve) {
         trv_hotel_booked got;
-        trv_hbooked_status held;
         trv_hotel_room_terms *terms = apr_pcalloc(req->pool, sizeof(*terms)
                                                   * (apr_size_t)(n_rooms > 0 ? n_rooms : 1));
         int i, k = 0;
@@ -148,7 +147,7 @@ void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp)
             trv_fail_upstream(req, resp, st, 1462, "hotel ", b->supplier, err.message);
             return;
         }
-        if (!trv_hbooked_status_from_text(got.status, &held) || held != TRV_HBOOKED_CONFIRMED) {
+        if (trv_transit_from_text(&trv_hbooked_status_table, got.status) != TRV_HBOOKED_CONFIRMED) {
             unusable = apr_psprintf(req->pool, "the supplier holds the booking as %s",
                                     got.status ? got.status : "unknown");
         }

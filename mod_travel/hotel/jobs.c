@@ -99,7 +99,7 @@ void trv_hjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             || strcmp(b->phase_owner ? b->phase_owner : "", owner) != 0) {
             trv_log_msg(&env->log, TRV_LOG_WARNING, run.request_id,
                         TRVLOGNO(1440) "hotel booking %s: taking over book step %s from %s",
-                        b->id, trv_hb_phase_text(phase), b->phase_owner ? b->phase_owner : "-");
+                        b->id, trv_transit_column_text(&trv_hb_phase_table, phase), b->phase_owner ? b->phase_owner : "-");
         }
     }
     else {

@@ -26,6 +26,7 @@
 #include "core/json.h"
 #include "core/metrics.h"
 #include "core/money.h"
+#include "lifecycle/prebook.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -40,6 +41,7 @@ typedef struct prebook_ctx {
     const trv_hotel_supplier *sup;
     trv_hotel_ctx sc;
     trv_hcustomer customer;      /* the traveller, kept with the booking */
+    trv_lifecycle_prebook lp;    /* the shared steps (lifecycle/prebook.h) */
 } prebook_ctx;
 
 static const unsigned char *secret(const trv_req *req)
@@ -47,120 +49,103 @@ static const unsigned char *secret(const trv_req *req)
     return req->env->cfg && req->env->cfg->have_secret_key ? req->env->cfg->secret_key : NULL;
 }
 
-/* 200 with the booking a key made, or 409 when the body differs. */
-static void answer_existing(prebook_ctx *x, trv_hbooking *b)
+/* The booking of a key as the shared wait reads it. */
+static apr_status_t by_key(trv_req *req, trv_dbc *c, const char *key,
+                           trv_lifecycle_prebook_found *f)
 {
-    if (strcmp(b->request_hash, x->hash) != 0) {
-        trv_fail(x->req, x->resp, 409, "idempotency_key_reused",
-                 "This x-idempotency-key was used for a different prebook request "
-                 "(booking %s); use a new key", b->id);
-        return;
+    trv_hbooking *b;
+    apr_status_t rv = trv_hbooking_by_key(c, req->pool, req->org_id, key, &b);
+    if (rv == APR_SUCCESS && b) {
+        f->booking = b;
+        f->id = b->id;
+        f->request_hash = b->request_hash;
+        f->in_progress = b->status == TRV_HB_PREBOOK_IN_PROGRESS;
     }
-    trv_hreply_booking(x->req, x->resp, 200, b, NULL);
+    return rv;
 }
+
+/* The first request died with the key (its calls have all timed out by
+ * now): its row goes and this one takes over. */
+static int stale(trv_req *req, trv_resp *resp, const trv_lifecycle_prebook_found *f,
+                 apr_interval_time_t budget)
+{
+    trv_dbc *c;
+    int gone = 0;
+    if (!trv_api_db_open(req, resp, &c, 1421, "reading a hotel prebook key")) {
+        return -1;
+    }
+    if (trv_hbooking_prebook_abandon_stale(c, req->pool, f->id, budget, &gone)
+        != APR_SUCCESS) {
+        trv_api_db_fail(req, resp, c, 1421, "reading a hotel prebook key");
+        return -1;
+    }
+    trv_db_close(req->env->db, c);
+    if (gone) {
+        trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                    TRVLOGNO(1448) "hotel prebook %s: its request is gone; the key "
+                    "is taken over", f->id);
+    }
+    return gone;
+}
+
+static void reply(trv_req *req, trv_resp *resp, int status, void *b, json_t *meta)
+{
+    trv_hreply_booking(req, resp, status, b, meta);
+}
+
+static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json,
+                           void **out)
+{
+    return trv_hbooking_prebook_failed(c, p, id, failure_json, (trv_hbooking **)out);
+}
+
+/* A prebook FAILED at the supplier keeps its rendering. */
+static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_hrender_keep(c, p, b);
+}
+
+/* A repeat waits out the supplier's prebook call. */
+static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
+{
+    return trv_hreply_budget(env, supplier, 1, 1);
+}
+
+static const trv_lifecycle_prebook_domain hotel_prebook = {
+    .name = "hotel prebook",
+    .abandon_note = "",
+    .by_key = by_key,
+    .stale = stale,
+    .reply = reply,
+    .failed = failed,
+    .failed_keep = failed_keep,
+    .abandon = trv_hbooking_prebook_abandon,
+    .wait = repeat_wait,
+    .upstream_fail = trv_hhotel_upstream_fail,
+};
 
 /* The booking of this key, waiting while another request is still
  * prebooking it. Answers and returns 1 when there is one; 0 when none. */
 static int existing(prebook_ctx *x)
 {
-    trv_req *req = x->req;
-    apr_interval_time_t budget = trv_hreply_budget(req->env, x->offer.supplier, 1, 1);
-    apr_time_t until = apr_time_now() + budget;
-    for (;;) {
-        trv_dbc *c;
-        trv_hbooking *b;
-        if (!trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
-            return 1;
-        }
-        if (trv_hbooking_by_key(c, req->pool, req->org_id, x->key, &b) != APR_SUCCESS) {
-            trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
-            return 1;
-        }
-        trv_db_close(req->env->db, c);
-        if (!b) {
-            return 0;
-        }
-        if (b->status != TRV_HB_PREBOOK_IN_PROGRESS || strcmp(b->request_hash, x->hash)) {
-            answer_existing(x, b);
-            return 1;
-        }
-        if (apr_time_now() > until) {
-            int gone = 0;
-            /* The first request died with the key (its calls have all
-             * timed out by now): its row goes and this one takes over. */
-            if (trv_api_db_open(req, x->resp, &c, 1421, "reading a hotel prebook key")) {
-                if (trv_hbooking_prebook_abandon_stale(c, req->pool, b->id, budget, &gone)
-                    != APR_SUCCESS) {
-                    trv_api_db_fail(req, x->resp, c, 1421, "reading a hotel prebook key");
-                    return 1;
-                }
-                trv_db_close(req->env->db, c);
-            }
-            else {
-                return 1;
-            }
-            if (gone) {
-                trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
-                            TRVLOGNO(1448) "hotel prebook %s: its request is gone; the key "
-                            "is taken over", b->id);
-                return 0;
-            }
-            trv_fail(req, x->resp, 409, "idempotency_key_in_use",
-                     "A prebook with this x-idempotency-key is still in progress; "
-                     "read booking %s", b->id);
-            return 1;
-        }
-        /* The first request is at the supplier: no connection held here. */
-        apr_sleep(apr_time_from_msec(100));
-    }
+    return trv_lifecycle_prebook_existing(&x->lp, 1421, 1421);
 }
 
 /* The supplier refused: the booking is FAILED and keeps its key. */
 static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
                             const trv_hotel_err *err)
 {
-    trv_req *req = x->req;
-    trv_dbc *c;
-    trv_hbooking *b;
     const char *code = st == TRV_UP_NOT_FOUND || (err->code && !strcmp(err->code, "offer_expired"))
                            ? "offer_unavailable" : "prebook_failed";
     const char *desc = err->message && *err->message ? err->message
                                                      : "The supplier refused the prebook";
-    json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
-                                                         "description", desc));
-    if (!trv_api_db_open(req, x->resp, &c, 1422, "recording a failed hotel prebook")) {
-        return;
-    }
-    if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || trv_hbooking_prebook_failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b)
-           != APR_SUCCESS
-        || trv_hrender_keep(c, req->pool, b) != APR_SUCCESS
-        || trv_db_commit(c) != APR_SUCCESS) {
-        trv_api_db_fail(req, x->resp, c, 1422, "recording a failed hotel prebook");
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
-                TRVLOGNO(1423) "hotel prebook %s failed at %s: %s: %s", id, x->offer.supplier,
-                code, desc);
-    trv_fail(req, x->resp, 422, code, "The prebook failed (booking %s is FAILED; send a new "
-             "x-idempotency-key to try again): %s", id, desc);
+    trv_lifecycle_prebook_failed(&x->lp, id, code, desc, 1422, 1422, 1423);
 }
 
 /* Nothing was bound anywhere: the row goes and the key may be used again. */
 static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
 {
-    trv_dbc *c;
-    int deleted = 0;
-    if (trv_db_open(x->req->env->db, x->req->pool, &c) == APR_SUCCESS) {
-        if (trv_hbooking_prebook_abandon(c, x->req->pool, id, &deleted) != APR_SUCCESS) {
-            trv_log_msg(&x->req->log, TRV_LOG_ERR, x->req->request_id,
-                        TRVLOGNO(1424) "hotel prebook %s: removing it failed: %s", id,
-                        c->error);
-        }
-        trv_db_close(x->req->env->db, c);
-    }
-    trv_hhotel_upstream_fail(x->req, x->resp, st, x->offer.supplier, message);
+    trv_lifecycle_prebook_abandon(&x->lp, id, st, message, 1424);
 }
 
 /* What the guest pays at the hotel, for the whole booking: the rooms'
@@ -341,8 +326,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
     }
     trv_db_close(req->env->db, c);
     if (!b) {
-        trv_fail(req, x->resp, 409, "invalid_state",
-                 "The prebook took too long and was abandoned; use a new x-idempotency-key");
+        trv_lifecycle_prebook_too_late(&x->lp);
         return;
     }
     if (token) {
@@ -416,16 +400,11 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
                      "(from POST /v1/hotel/offers)");
         x.in.offer_reference = NULL;
     }
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_prebook_begin(&x.lp, req, resp, &hotel_prebook, errs, x.key,
+                                    x.offer.supplier, 1421, 1421)) {
         return;
     }
-    x.hash = trv_idempotency_body_hash(req->pool, req->json);
-    /* A repeated key answers with its booking before the offer is checked
-     * again (it may have expired since). */
-    if (existing(&x)) {
-        return;
-    }
+    x.hash = x.lp.hash;
     trv_hotel_prebook_match(&x.in, &x.offer.stay, errs);
     if (apr_time_now() >= x.offer.expires_at) {
         trv_errs_add(errs, "offer_reference", "the offer has expired; price the hotel again");

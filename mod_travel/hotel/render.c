@@ -27,7 +27,7 @@ static json_t *or_null(const json_t *v)
 static json_t *payment(const trv_hpayment *pay, int mode)
 {
     json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_pay_status_text(pay->status),
+                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
                           "amount", trv_hrender_money(pay->amount, pay->currency),
                           "collected_by", trv_collector_text(pay->collected_by));
     if (mode == TRV_HRENDER_FULL) {
@@ -78,7 +78,7 @@ json_t *trv_hrender_booking(apr_pool_t *p, const trv_hbooking *b, int mode)
     o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:[],s:o,s:o,s:o,"
                   "s:o,s:o,s:o,s:o,s:o}",
                   "id", b->id, "reference_id", b->reference_id,
-                  "status", trv_hb_status_text(trv_hbooking_status(b)), "supplier", b->supplier,
+                  "status", trv_transit_text(&trv_hb_status_table, trv_hbooking_status(b)), "supplier", b->supplier,
                   "hotel", or_null(b->hotel), "check_in", b->check_in, "check_out", b->check_out,
                   "total", trv_hrender_money(b->total_amount, b->currency),
                   "created_at", b->created_at, "updated_at", b->updated_at,

@@ -56,20 +56,3 @@ static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
 
 const trv_transit_table trv_hb_phase_table = {"hotel book phase", N_PHASE, phase_names,
                                               &phase_moves[0][0]};
-
-TRV_TRANSIT_TEXT_PAIR(trv_hb_status, trv_hb_status, trv_hb_status_table)
-TRV_TRANSIT_COLUMN_PAIR(trv_hb_phase, trv_hb_phase, trv_hb_phase_table)
-
-int trv_hb_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                   trv_hb_status from, trv_hb_status to)
-{
-    return trv_transit_check(&trv_hb_status_table, log, request_id, booking_id, (int)from,
-                             (int)to);
-}
-
-int trv_hb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                         trv_hb_phase from, trv_hb_phase to)
-{
-    return trv_transit_check(&trv_hb_phase_table, log, request_id, booking_id, (int)from,
-                             (int)to);
-}

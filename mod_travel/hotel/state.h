@@ -37,20 +37,11 @@ extern const trv_transit_table trv_hb_phase_table;
 /* Every status text, NULL-terminated (for query validation). */
 extern const char *const trv_hb_statuses[];
 
-/* The wire text of a status; *_from_text: 1 and *out set when the text is
- * one of them, else 0. */
-const char *trv_hb_status_text(trv_hb_status s);
-int trv_hb_status_from_text(const char *text, trv_hb_status *out);
+/* Their texts: trv_transit_text (statuses), trv_transit_column_text
+ * (phases: NULL for NONE) and back, trv_transit_from_text,
+ * trv_transit_from_column (core/transit.h). */
 
-/* The column text of a phase (NULL for NONE); a NULL text is NONE. */
-const char *trv_hb_phase_text(trv_hb_phase ph);
-int trv_hb_phase_from_text(const char *text, trv_hb_phase *out);
-
-/* The one place a move of a booking is judged (trv_transit_check): 1 when
- * it is allowed, else 0 and a TRV2650 error line naming the booking. */
-int trv_hb_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                   trv_hb_status from, trv_hb_status to);
-int trv_hb_phase_transit(const trv_log *log, const char *request_id, const char *booking_id,
-                         trv_hb_phase from, trv_hb_phase to);
+/* A move of a booking is judged by trv_transit_check over these tables
+ * (lifecycle/moves.c): 1 when allowed, else 0 and a TRV2650 error line. */
 
 #endif

@@ -19,7 +19,7 @@ static trv_pintent *intent_at(apr_pool_t *p, const trv_rows *r, int i)
     in->currency = trv_rows_get(r, i, "currency");
     in->amount = trv_rows_get(r, i, "amount");
     /* The column's CHECK constraint admits only the enum's texts. */
-    (void)trv_pintent_status_from_text(trv_rows_get(r, i, "status"), &in->status);
+    in->status = trv_transit_or(&trv_pintent_status_table, trv_rows_get(r, i, "status"), (int)in->status);
     in->provider_ref = trv_rows_get(r, i, "provider_ref");
     in->outcome = trv_rows_get(r, i, "outcome");
     in->book_attempt = trv_rows_int(r, i, "book_attempt", 0);

@@ -13,12 +13,10 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_pay_status_table = {"payment status", N, names, &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_pay_status, trv_pay_status, trv_pay_status_table)
 
 int trv_pay_status_text_is(const char *text, trv_pay_status s)
 {
-    trv_pay_status got;
-    return trv_pay_status_from_text(text, &got) && got == s;
+    return trv_transit_from_text(&trv_pay_status_table, text) == (int)s;
 }
 
 int trv_pay_status_transit(const trv_log *log, const char *request_id, const char *payment_id,

@@ -15,9 +15,7 @@ typedef enum {
 
 extern const trv_transit_table trv_pay_status_table;
 
-/* The column text; *_from_text: 1 and *out set for one of the three. */
-const char *trv_pay_status_text(trv_pay_status s);
-int trv_pay_status_from_text(const char *text, trv_pay_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 /* 1 when text (a provider answer's "status", NULL allowed) reads as s. */
 int trv_pay_status_text_is(const char *text, trv_pay_status s);
 

@@ -11,7 +11,7 @@ static trv_payment_record *record_at(apr_pool_t *p, const trv_rows *r, int i)
     pay->id = trv_rows_get(r, i, "id");
     pay->booking_id = trv_rows_get(r, i, "booking_id");
     /* The columns' CHECK constraints admit only the enums' texts. */
-    (void)trv_pay_status_from_text(trv_rows_get(r, i, "status"), &pay->status);
+    pay->status = trv_transit_or(&trv_pay_status_table, trv_rows_get(r, i, "status"), (int)pay->status);
     pay->currency = trv_rows_get(r, i, "currency");
     pay->amount = trv_rows_get(r, i, "amount");
     (void)trv_collector_from_text(trv_rows_get(r, i, "collected_by"), &pay->collected_by);
@@ -26,7 +26,7 @@ apr_status_t trv_payments_insert(const trv_payments_kind *k, trv_dbc *c, apr_poo
 {
     trv_rows *rows;
     const char *card = pay->card ? trv_json_dump(p, pay->card) : NULL;
-    const char *status = trv_pay_status_text(pay->status);
+    const char *status = trv_transit_text(&trv_pay_status_table, pay->status);
     apr_status_t rv = trv_db_select(c, p, &k->sql->insert, &rows,
         TRV_DB_ARGS(pay->id, pay->booking_id, status, pay->currency, pay->amount,
                     trv_collector_text(pay->collected_by), pay->provider_ref, card, status));

@@ -30,4 +30,3 @@ static const unsigned char moves[N][N] = {
 const trv_transit_table trv_pintent_status_table = {"authorization intent", N, names,
                                                     &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_pintent_status, trv_pintent_status, trv_pintent_status_table)

@@ -16,8 +16,6 @@ typedef enum {
 
 extern const trv_transit_table trv_pintent_status_table;
 
-/* The column text; *_from_text: 1 and *out set for one of the five. */
-const char *trv_pintent_status_text(trv_pintent_status s);
-int trv_pintent_status_from_text(const char *text, trv_pintent_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 #endif

@@ -14,7 +14,6 @@ static const unsigned char moves[N][N] = {
 
 const trv_transit_table trv_refund_status_table = {"refund status", N, names, &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_refund_status, trv_refund_status, trv_refund_status_table)
 
 int trv_refund_status_transit(const trv_log *log, const char *request_id,
                               const char *refund_id, trv_refund_status from,

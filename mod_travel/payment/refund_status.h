@@ -15,9 +15,7 @@ typedef enum {
 
 extern const trv_transit_table trv_refund_status_table;
 
-/* The column text; *_from_text: 1 and *out set for one of the three. */
-const char *trv_refund_status_text(trv_refund_status s);
-int trv_refund_status_from_text(const char *text, trv_refund_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 /* The one place a refund's move is judged (trv_transit_check). */
 int trv_refund_status_transit(const trv_log *log, const char *request_id,

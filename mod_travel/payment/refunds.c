@@ -66,7 +66,7 @@ apr_status_t trv_refunds_result(const trv_refunds_kind *k, trv_dbc *c, apr_pool_
         return APR_SUCCESS;
     }
     return trv_db_exec(c, p, &k->sql->result, NULL,
-                       TRV_DB_ARGS(trv_refund_status_text(status), provider_ref, error, id));
+                       TRV_DB_ARGS(trv_transit_text(&trv_refund_status_table, status), provider_ref, error, id));
 }
 
 static void db_failed(trv_env *env, apr_pool_t *p, trv_dbc *c, trv_job_result *res,

@@ -56,9 +56,9 @@ static apr_status_t confirm_txn(trv_dbc *c, apr_pool_t *p, void *baton)
         return APR_EGENERAL;
     }
     /* The columns' CHECK constraints admit only the enums' texts. */
-    (void)trv_watch_status_from_text(trv_rows_get(w, 0, "watch_status"), &ws);
+    ws = trv_transit_or(&trv_watch_status_table, trv_rows_get(w, 0, "watch_status"), (int)ws);
     if (m->n) {
-        (void)trv_mandate_status_from_text(trv_rows_get(m, 0, "status"), &ms);
+        ms = trv_transit_or(&trv_mandate_status_table, trv_rows_get(m, 0, "status"), (int)ms);
     }
     if (!m->n || ms == TRV_MANDATE_CANCELED
         || (ws != TRV_WATCH_ACTIVE && ws != TRV_WATCH_ARMED)

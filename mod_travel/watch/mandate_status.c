@@ -16,4 +16,3 @@ static const unsigned char moves[N][N] = {
 const trv_transit_table trv_mandate_status_table = {"mandate status", N, names,
                                                     &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_mandate_status, trv_mandate_status, trv_mandate_status_table)

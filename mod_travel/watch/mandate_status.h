@@ -14,8 +14,6 @@ typedef enum {
 
 extern const trv_transit_table trv_mandate_status_table;
 
-/* The column text; *_from_text: 1 and *out set for one of the three. */
-const char *trv_mandate_status_text(trv_mandate_status s);
-int trv_mandate_status_from_text(const char *text, trv_mandate_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 #endif

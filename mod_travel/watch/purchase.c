@@ -102,8 +102,8 @@ static const char *error_code(const trv_resp *resp)
  * at the edge). */
 static int booking_is(const json_t *booking, trv_hb_status s)
 {
-    trv_hb_status got;
-    return trv_hb_status_from_text(trv_json_str(booking, "status"), &got) && got == s;
+    return trv_transit_from_text(&trv_hb_status_table, trv_json_str(booking, "status"))
+           == (int)s;
 }
 
 /* Writes the outcome with the watch's status, once. */
@@ -123,7 +123,7 @@ static void finish(purchase *x, trv_watch_status status, const char *type, json_
     }
     if (trv_db_begin(c, x->p) != APR_SUCCESS
         || trv_db_select(c, x->p, &finish_stmt, &f,
-                         TRV_DB_ARGS(trv_watch_status_text(status), W("id"))) != APR_SUCCESS
+                         TRV_DB_ARGS(trv_transit_text(&trv_watch_status_table, status), W("id"))) != APR_SUCCESS
         || (f->n && (json_object_set_new(data, "user_id", json_string(W("user_id"))) != 0
                      || json_object_set_new(data, "watch", trv_watch_json(x->p, f, 0)) != 0
                      || trv_outbox_emit(c, x->p, W("org_id"), type, data, NULL)

@@ -24,7 +24,6 @@ static const unsigned char moves[N][N] = {
 const trv_transit_table trv_watch_status_table = {"watch status", N, trv_watch_statuses,
                                                   &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_watch_status, trv_watch_status, trv_watch_status_table)
 
 int trv_watch_status_transit(const trv_log *log, const char *request_id, const char *watch_id,
                              trv_watch_status from, trv_watch_status to)

@@ -23,9 +23,7 @@ extern const trv_transit_table trv_watch_status_table;
 /* Every status text, NULL-terminated (for query validation). */
 extern const char *const trv_watch_statuses[];
 
-/* The column (and wire) text; *_from_text: 1 and *out set for one of them. */
-const char *trv_watch_status_text(trv_watch_status s);
-int trv_watch_status_from_text(const char *text, trv_watch_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 /* The one place a watch's move is judged (trv_transit_check). */
 int trv_watch_status_transit(const trv_log *log, const char *request_id, const char *watch_id,

@@ -340,7 +340,7 @@ static void cancel(trv_req *req, trv_resp *resp, const char *kind)
             return;
         }
         trv_watch_status now = TRV_WATCH_ACTIVE;
-        (void)trv_watch_status_from_text(trv_rows_get(cur, 0, "status"), &now);
+        now = trv_transit_or(&trv_watch_status_table, trv_rows_get(cur, 0, "status"), (int)now);
         if (now != TRV_WATCH_CANCELED) {
             trv_db_close(req->env->db, c);
             trv_fail(req, resp, 409, "invalid_state", "Watch %s is %s and can no longer be "

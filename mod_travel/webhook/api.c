@@ -444,7 +444,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
                                         "signature_scheme", "max_per_second", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
     const char *id = apr_table_get(req->params, "id");
-    trv_subscription_status to = TRV_SUBSCRIPTION_ACTIVE, from;
+    int to = TRV_SUBSCRIPTION_ACTIVE, from; /* trv_subscription_status, or -1 */
     const char *url = NULL, *status = NULL, *types_text = NULL, *scheme = NULL;
     const char *filters_text = NULL, *secret = NULL, *rate = NULL;
     int set_filters = 0, set_rate = 0;
@@ -462,7 +462,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         }
         if ((sv = json_object_get(req->json, "status"))) {
             status = json_string_value(sv);
-            if (!trv_subscription_status_from_text(status, &to)
+            if ((to = trv_transit_from_text(&trv_subscription_status_table, status)) < 0
                 || !trv_subscription_status_patchable(to)) {
                 trv_errs_add(errs, "status", "must be ACTIVE or PAUSED");
                 status = NULL;
@@ -512,7 +512,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     }
     /* Every status a PATCH asks for is a move the table has (the check
      * logs a bug otherwise, and nothing changes). */
-    if (!trv_subscription_status_from_text(trv_rows_get(rows, 0, "status"), &from)
+    if ((from = trv_transit_from_text(&trv_subscription_status_table, trv_rows_get(rows, 0, "status"))) < 0
         || (status && !trv_transit_check(&trv_subscription_status_table, &req->log,
                                          req->request_id, id, from, to))) {
         trv_db_close(req->env->db, c);
@@ -740,7 +740,6 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
     const char *sub_id = apr_table_get(req->params, "id");
     const char *dlv_id = apr_table_get(req->params, "delivery_id");
     trv_rows *rows, *st;
-    trv_subscription_status sub;
     trv_dbc *c;
     int replay;
 
@@ -766,8 +765,8 @@ static void replay_delivery(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No delivery %s", dlv_id);
         return;
     }
-    if (!trv_subscription_status_from_text(trv_rows_get(rows, 0, "status"), &sub)
-        || sub != TRV_SUBSCRIPTION_ACTIVE) {
+    if (trv_transit_from_text(&trv_subscription_status_table, trv_rows_get(rows, 0, "status"))
+        != TRV_SUBSCRIPTION_ACTIVE) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_paused",
                  "The subscription is paused; resume it (status ACTIVE) before replaying");

@@ -25,4 +25,3 @@ static const unsigned char moves[N][N] = {
 const trv_transit_table trv_delivery_status_table = {"webhook delivery status", N, names,
                                                      &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_delivery_status, trv_delivery_status, trv_delivery_status_table)

@@ -16,9 +16,6 @@ typedef enum {
 
 extern const trv_transit_table trv_delivery_status_table;
 
-/* The column (and wire) text; *_from_text: 1 and *out set for one of the
- * four. */
-const char *trv_delivery_status_text(trv_delivery_status s);
-int trv_delivery_status_from_text(const char *text, trv_delivery_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 #endif

@@ -176,7 +176,6 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
     apr_time_t ts = 0, tu = 0;
     trv_dbc *c;
     trv_rows *r;
-    trv_subscription_status st;
     long n;
 
     if (!req->json) {
@@ -218,8 +217,8 @@ void trv_webhook_recover(trv_req *req, trv_resp *resp)
         trv_fail(req, resp, 404, "not_found", "No webhook subscription %s", id);
         return;
     }
-    if (!trv_subscription_status_from_text(trv_rows_get(r, 0, "status"), &st)
-        || st != TRV_SUBSCRIPTION_ACTIVE) {
+    if (trv_transit_from_text(&trv_subscription_status_table, trv_rows_get(r, 0, "status"))
+        != TRV_SUBSCRIPTION_ACTIVE) {
         trv_db_close(req->env->db, c);
         trv_fail(req, resp, 409, "subscription_paused",
                  "The subscription is %s; make it ACTIVE before recovering",

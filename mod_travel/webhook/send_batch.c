@@ -101,7 +101,7 @@ apr_status_t trv_wh_batch_record(trv_env *env, apr_pool_t *p, const char *worker
             json_object_set_new(o, "delivery_id", json_string(it->dlv));
             json_object_set_new(o, "replay", json_integer(it->replay));
             json_object_set_new(o, "attempt", json_integer(it->attempt));
-            json_object_set_new(o, "status", json_string(trv_delivery_status_text(it->status)));
+            json_object_set_new(o, "status", json_string(trv_transit_text(&trv_delivery_status_table, it->status)));
             json_object_set_new(o, "response_status", json_integer(it->response_status));
             json_object_set_new(o, "response_body",
                                 json_string(it->response_body ? it->response_body : ""));

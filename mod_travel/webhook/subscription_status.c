@@ -23,8 +23,6 @@ const trv_transit_table trv_subscription_status_table = {"webhook subscription s
                                                          trv_subscription_statuses,
                                                          &moves[0][0]};
 
-TRV_TRANSIT_TEXT_PAIR(trv_subscription_status, trv_subscription_status,
-                      trv_subscription_status_table)
 
 int trv_subscription_status_patchable(trv_subscription_status s)
 {

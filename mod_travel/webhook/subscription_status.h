@@ -20,10 +20,7 @@ extern const trv_transit_table trv_subscription_status_table;
 /* Every status text, NULL-terminated. */
 extern const char *const trv_subscription_statuses[];
 
-/* The column (and wire) text; *_from_text: 1 and *out set for one of the
- * three. */
-const char *trv_subscription_status_text(trv_subscription_status s);
-int trv_subscription_status_from_text(const char *text, trv_subscription_status *out);
+/* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
 /* 1 when a PATCH may ask for `s` (ACTIVE, PAUSED: DISABLED is the
  * breaker's). */

@@ -41,7 +41,7 @@ static trv_fintent *fresh(const char *bkg, int attempt, const char *instrument)
     assert_int_equal(trv_fintent_insert(dbt_conn, dbt_pool, bkg, attempt, instrument, "GBP",
                                         "412.50", &in), APR_SUCCESS);
     assert_non_null(in);
-    assert_string_equal(trv_pintent_status_text(in->status), "PENDING");
+    assert_string_equal(trv_transit_text(&trv_pintent_status_table, in->status), "PENDING");
     return in;
 }
 
@@ -74,7 +74,7 @@ static const char *status_of(const char *id)
     trv_fintent *in = NULL;
     assert_int_equal(trv_fintent_get(dbt_conn, dbt_pool, id, &in), APR_SUCCESS);
     assert_non_null(in);
-    return trv_pintent_status_text(in->status);
+    return trv_transit_text(&trv_pintent_status_table, in->status);
 }
 
 static void the_next_attempt_takes_the_unanswered_key(void **state)
@@ -99,7 +99,7 @@ static void the_next_attempt_takes_the_unanswered_key(void **state)
     assert_non_null(again);
     assert_string_equal(again->id, first->id);
     assert_string_equal(again->key, first->key);
-    assert_string_equal(trv_pintent_status_text(again->status), "PENDING");
+    assert_string_equal(trv_transit_text(&trv_pintent_status_table, again->status), "PENDING");
     assert_int_equal(again->book_attempt, 2);
     /* Held by the attempt: the job cannot take it, nor can another take. */
     assert_int_equal(claim(first->id), 0);

@@ -112,7 +112,7 @@ static void prebook_inserts_whole_and_once(void **state)
     assert_int_equal(trv_hbooking_by_key(dbt_conn, dbt_pool, o, "k1", &b), APR_SUCCESS);
     assert_non_null(b);
     assert_string_equal(b->id, "bkg_hb_whole");
-    assert_string_equal(trv_hb_status_text(b->status), "PREBOOK_IN_PROGRESS");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "PREBOOK_IN_PROGRESS");
     assert_int_equal(b->rooms->nelts, 2);
     m = &APR_ARRAY_IDX(b->rooms, 0, trv_hroom);
     assert_int_equal(m->position, 0);
@@ -158,7 +158,7 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     trv_hconfirmed cf;
     int ins = 0;
     (void)state;
-    assert_string_equal(trv_hb_status_text(b->status), "READY_FOR_COMPLETE");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "READY_FOR_COMPLETE");
     assert_string_equal(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).total_amount, "80");
     assert_non_null(APR_ARRAY_IDX(b->rooms, 1, trv_hroom).cancellation_policy);
 
@@ -167,7 +167,7 @@ static void book_moves_are_guarded_and_charge_once(void **state)
                                              "pi_test_visa", &again),
                      APR_SUCCESS);
     assert_non_null(again);
-    assert_string_equal(trv_hb_status_text(again->status), "COMPLETE_IN_PROGRESS");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, again->status), "COMPLETE_IN_PROGRESS");
     assert_int_equal(again->book_attempt, 1);
     /* A racing start finds nothing to start. */
     assert_int_equal(trv_hbooking_book_start(dbt_conn, dbt_pool, o, b->id, TRV_HB_PHASE_AUTHORIZING,
@@ -200,7 +200,7 @@ static void book_moves_are_guarded_and_charge_once(void **state)
                                         "me", apr_time_from_sec(30), NULL, &done),
                      APR_SUCCESS);
     assert_non_null(done);
-    assert_string_equal(trv_hb_phase_text(done->book_phase), "ordering");
+    assert_string_equal(trv_transit_column_text(&trv_hb_phase_table, done->book_phase), "ordering");
     assert_int_equal(trv_payments_captured(&trv_hbooking_payments, dbt_conn, dbt_pool, "pay_hb_1",
                                                    "{\"brand\": \"visa\", \"last4\": \"4242\"}"),
                      APR_SUCCESS);
@@ -210,15 +210,15 @@ static void book_moves_are_guarded_and_charge_once(void **state)
     cf.rooms = "[{\"position\": 0, \"supplier_reference_number\": \"R0\"}]";
     assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, b->id, &cf, &done), APR_SUCCESS);
     assert_non_null(done);
-    assert_string_equal(trv_hb_status_text(done->status), "CONFIRMED");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, done->status), "CONFIRMED");
     assert_non_null(done->confirmed_at);
-    assert_null(trv_hb_phase_text(done->book_phase));
+    assert_null(trv_transit_column_text(&trv_hb_phase_table, done->book_phase));
     assert_string_equal(done->supplier_booking_id, "1-1234567");
     assert_string_equal(APR_ARRAY_IDX(done->rooms, 0, trv_hroom).supplier_reference_number,
                         "R0");
     assert_int_equal(done->payments->nelts, 1);
     assert_string_equal(
-        trv_pay_status_text(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
+        trv_transit_text(&trv_pay_status_table, APR_ARRAY_IDX(done->payments, 0, trv_hpayment).status), "CAPTURED");
     assert_string_equal(APR_ARRAY_IDX(done->payments, 0, trv_hpayment).amount, "200.5");
     /* Confirmed once: a second confirm and a failure find nothing. */
     assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, b->id, &cf, &again), APR_SUCCESS);
@@ -257,7 +257,7 @@ static void revert_drops_the_uncaptured_payment(void **state)
     assert_int_equal(trv_hbooking_book_revert(dbt_conn, dbt_pool, b->id, "me", &x),
                      APR_SUCCESS);
     assert_non_null(x);
-    assert_string_equal(trv_hb_status_text(x->status), "READY_FOR_COMPLETE");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, x->status), "READY_FOR_COMPLETE");
     assert_int_equal(x->payments->nelts, 0);
 }
 
@@ -304,7 +304,7 @@ static void revision_guards_the_stored_rendering(void **state)
     json_decref(docs);
     assert_int_equal(trv_hbooking_get_doc(dbt_conn, dbt_pool, o, b->id, &doc), APR_SUCCESS);
     assert_null(doc);
-    assert_string_equal(trv_hb_status_text(trv_hbooking_status(x)), "EXPIRED");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, trv_hbooking_status(x)), "EXPIRED");
 }
 
 static long total(const char *o, const char *status)

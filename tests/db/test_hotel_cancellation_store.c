@@ -96,7 +96,7 @@ static trv_hbooking *confirmed(const char *o, const char *id)
     cf.supplier_booking_id = apr_psprintf(dbt_pool, "1-%s", id);
     assert_int_equal(trv_hbooking_confirm(dbt_conn, dbt_pool, id, &cf, &b), APR_SUCCESS);
     assert_non_null(b);
-    assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "CONFIRMED");
     return b;
 }
 
@@ -125,13 +125,13 @@ static void start_once_fail_resume_succeed(void **state)
     assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_1", &x), APR_SUCCESS);
     assert_non_null(x);
     assert_string_equal(x->id, "can_hc_1");
-    assert_string_equal(trv_hcancel_status_text(x->status), "IN_PROGRESS");
+    assert_string_equal(trv_transit_text(&trv_hcancel_status_table, x->status), "IN_PROGRESS");
     assert_int_equal(x->attempt, 1);
     /* Started once: a racing start finds no CONFIRMED booking. */
     assert_int_equal(trv_hcancellation_start(dbt_conn, dbt_pool, o, id, "can_hc_2", &y), APR_SUCCESS);
     assert_null(y);
     b = get(id);
-    assert_string_equal(trv_hb_status_text(b->status), "CANCEL_IN_PROGRESS");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "CANCEL_IN_PROGRESS");
     assert_int_equal(b->cancel_attempt, 1);
     assert_int_equal(b->cancellations->nelts, 1);
     rev1 = b->revision;
@@ -145,9 +145,9 @@ static void start_once_fail_resume_succeed(void **state)
                                               "the hotel said no", &moved), APR_SUCCESS);
     assert_true(moved);
     b = get(id);
-    assert_string_equal(trv_hb_status_text(b->status), "CONFIRMED");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "CONFIRMED");
     a = &APR_ARRAY_IDX(b->cancellations, 0, trv_hcancel);
-    assert_string_equal(trv_hcancel_status_text(a->status), "FAILED");
+    assert_string_equal(trv_transit_text(&trv_hcancel_status_table, a->status), "FAILED");
     assert_string_equal(a->error_code, "cancellation_failed");
     assert_true(apr_atoi64(b->revision) > apr_atoi64(rev1));
 
@@ -169,13 +169,13 @@ static void start_once_fail_resume_succeed(void **state)
                      APR_SUCCESS);
     assert_string_equal(can_id, "can_hc_1");
     b = get(id);
-    assert_string_equal(trv_hb_status_text(b->status), "CANCELED");
+    assert_string_equal(trv_transit_text(&trv_hb_status_table, b->status), "CANCELED");
     assert_non_null(b->canceled_at);
     for (i = 0; i < b->rooms->nelts; i++) {
         assert_non_null(APR_ARRAY_IDX(b->rooms, i, trv_hroom).canceled_at);
     }
     a = &APR_ARRAY_IDX(b->cancellations, 0, trv_hcancel);
-    assert_string_equal(trv_hcancel_status_text(a->status), "SUCCEEDED");
+    assert_string_equal(trv_transit_text(&trv_hcancel_status_table, a->status), "SUCCEEDED");
     assert_string_equal(a->fee_amount, "20");
     assert_string_equal(a->refund_amount, "180.5");
     assert_non_null(a->canceled_at);

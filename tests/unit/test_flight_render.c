@@ -63,7 +63,8 @@ static trv_fpayment *add_payment(trv_fbooking *b, const char *id, const char *st
     memset(p, 0, sizeof(*p));
     p->id = id;
     p->booking_id = b->id;
-    assert_true(trv_pay_status_from_text(status, &p->status));
+    assert_true(trv_transit_from_text(&trv_pay_status_table, status) >= 0);
+    p->status = trv_transit_from_text(&trv_pay_status_table, status);
     p->currency = "EUR";
     p->amount = "180.30";
     p->collected_by = TRV_COLLECTOR_SERVICE;

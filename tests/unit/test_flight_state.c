@@ -36,8 +36,8 @@ static const char *const allowed[][2] = {
 /* The test speaks the document's texts; the machine speaks enums. */
 static trv_fb_status st(const char *text)
 {
-    trv_fb_status s = TRV_FB_CREATED;
-    if (!trv_fb_status_from_text(text, &s)) {
+    int s = trv_transit_from_text(&trv_fb_status_table, text);
+    if (s < 0) {
         fail_msg("not a status: %s", text);
     }
     return s;
@@ -45,13 +45,13 @@ static trv_fb_status st(const char *text)
 
 static int allowed_text(const char *from, const char *to)
 {
-    return trv_fb_transition_allowed(st(from), st(to));
+    return trv_transit_allowed(&trv_fb_status_table, st(from), st(to));
 }
 
 static trv_fb_phase ph(const char *text)
 {
-    trv_fb_phase p = TRV_FB_PHASE_NONE;
-    if (!trv_fb_phase_from_text(text, &p)) {
+    int p = trv_transit_from_column(&trv_fb_phase_table, text);
+    if (p < 0) {
         fail_msg("not a phase: %s", text);
     }
     return p;
@@ -64,7 +64,7 @@ static trv_fb_book_action book(const char *status, const char *phase, int past)
 
 static const char *effective(const char *status, int past)
 {
-    return trv_fb_status_text(trv_fb_effective_status(st(status), past));
+    return trv_transit_text(&trv_fb_status_table, trv_fb_effective_status(st(status), past));
 }
 
 static int listed(const char *from, const char *to)
@@ -84,13 +84,13 @@ static void test_statuses(void **state)
     int n = 0;
     (void)state;
     for (s = trv_fb_statuses; *s; s++) {
-        assert_true(trv_fb_status_valid(*s));
+        assert_true(trv_transit_from_text(&trv_fb_status_table, *s) >= 0);
         n++;
     }
     assert_int_equal(n, 9);
-    assert_false(trv_fb_status_valid("confirmed"));
-    assert_false(trv_fb_status_valid("DONE"));
-    assert_false(trv_fb_status_valid(NULL));
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, "confirmed"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, "DONE"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, NULL), -1);
 }
 
 static void test_every_pair(void **state)
@@ -214,35 +214,30 @@ static void test_phase_table(void **state)
  * is refused and leaves *out alone; a phase's SQL NULL is NONE. */
 static void test_text_pairs(void **state)
 {
-    trv_fb_status s, back;
-    trv_fb_phase p, pback;
+    trv_fb_status s;
+    trv_fb_phase p;
+    int pback;
     (void)state;
     for (s = TRV_FB_CREATED; s <= TRV_FB_EXPIRED; s++) {
-        assert_true(trv_fb_status_from_text(trv_fb_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_fb_status_table, trv_transit_text(&trv_fb_status_table, s)), s);
     }
-    back = TRV_FB_FAILED;
-    assert_false(trv_fb_status_from_text("confirmed", &back));
-    assert_false(trv_fb_status_from_text("READY", &back));
-    assert_false(trv_fb_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_FB_FAILED);
-    assert_string_equal(trv_fb_status_text(TRV_FB_READY), "READY_FOR_COMPLETE");
-    assert_string_equal(trv_fb_status_text(TRV_FB_COMPLETING), "COMPLETE_IN_PROGRESS");
-    assert_string_equal(trv_fb_status_text(TRV_FB_CANCELING), "CANCEL_IN_PROGRESS");
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, "confirmed"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, "READY"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_fb_status_table, NULL), -1);
+    assert_string_equal(trv_transit_text(&trv_fb_status_table, TRV_FB_READY), "READY_FOR_COMPLETE");
+    assert_string_equal(trv_transit_text(&trv_fb_status_table, TRV_FB_COMPLETING), "COMPLETE_IN_PROGRESS");
+    assert_string_equal(trv_transit_text(&trv_fb_status_table, TRV_FB_CANCELING), "CANCEL_IN_PROGRESS");
 
     for (p = TRV_FB_PHASE_AUTHORIZING; p <= TRV_FB_PHASE_UNKNOWN; p++) {
-        assert_true(trv_fb_phase_from_text(trv_fb_phase_text(p), &pback));
-        assert_int_equal(pback, p);
+        assert_int_equal(trv_transit_from_column(&trv_fb_phase_table, trv_transit_column_text(&trv_fb_phase_table, p)), p);
     }
-    assert_null(trv_fb_phase_text(TRV_FB_PHASE_NONE));
-    assert_true(trv_fb_phase_from_text(NULL, &pback));
+    assert_null(trv_transit_column_text(&trv_fb_phase_table, TRV_FB_PHASE_NONE));
+    assert_true((pback = trv_transit_from_column(&trv_fb_phase_table, NULL)) >= 0);
     assert_int_equal(pback, TRV_FB_PHASE_NONE);
-    assert_string_equal(trv_fb_phase_text(TRV_FB_PHASE_TICKETING), "ticketing");
-    pback = TRV_FB_PHASE_ORDERING;
-    assert_false(trv_fb_phase_from_text("(none)", &pback));
-    assert_false(trv_fb_phase_from_text("confirming", &pback)); /* a hotel phase */
-    assert_false(trv_fb_phase_from_text("Ticketing", &pback));
-    assert_int_equal(pback, TRV_FB_PHASE_ORDERING);
+    assert_string_equal(trv_transit_column_text(&trv_fb_phase_table, TRV_FB_PHASE_TICKETING), "ticketing");
+    assert_int_equal(trv_transit_from_column(&trv_fb_phase_table, "(none)"), -1);
+    assert_int_equal(trv_transit_from_column(&trv_fb_phase_table, "confirming"), -1); /* a hotel phase */
+    assert_int_equal(trv_transit_from_column(&trv_fb_phase_table, "Ticketing"), -1);
 }
 
 /* A refused move names the booking in its log line. */
@@ -251,14 +246,14 @@ static void test_transit_names_booking(void **state)
     trv_log log = {expect_emit, NULL, NULL, NULL};
     (void)state;
     expect_lines = 0;
-    assert_true(trv_fb_transit(&log, "req_9", "fbk_1", TRV_FB_READY, TRV_FB_COMPLETING));
+    assert_true(trv_transit_check(&trv_fb_status_table, &log, "req_9", "fbk_1", TRV_FB_READY, TRV_FB_COMPLETING));
     assert_int_equal(expect_lines, 0);
-    assert_false(trv_fb_transit(&log, "req_9", "fbk_1", TRV_FB_CANCELED, TRV_FB_CONFIRMED));
+    assert_false(trv_transit_check(&trv_fb_status_table, &log, "req_9", "fbk_1", TRV_FB_CANCELED, TRV_FB_CONFIRMED));
     assert_int_equal(expect_lines, 1);
     assert_string_equal(expect_rid, "req_9");
     assert_string_equal(expect_msg, "TRV2650: flight booking status of fbk_1: CANCELED -> "
                                     "CONFIRMED refused (not in the transition table)");
-    assert_false(trv_fb_phase_transit(&log, "req_9", "fbk_1", TRV_FB_PHASE_UNKNOWN,
+    assert_false(trv_transit_check(&trv_fb_phase_table, &log, "req_9", "fbk_1", TRV_FB_PHASE_UNKNOWN,
                                       TRV_FB_PHASE_ORDERING));
     assert_int_equal(expect_lines, 2);
     assert_string_equal(expect_msg, "TRV2650: flight book phase of fbk_1: unknown -> "
@@ -272,19 +267,16 @@ static void test_order_status(void **state)
     static const expect_move moves[] = {
         {"PENDING", "TICKETED"}, {"PENDING", "FAILED"}, {"PENDING", "CANCELED"},
     };
-    trv_forder_status s, back;
+    trv_forder_status s;
     (void)state;
     expect_moves(&trv_forder_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_forder_status_table, 4);
     for (s = TRV_FORDER_TICKETED; s <= TRV_FORDER_CANCELED; s++) {
-        assert_true(trv_forder_status_from_text(trv_forder_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_forder_status_table, trv_transit_text(&trv_forder_status_table, s)), s);
     }
-    back = TRV_FORDER_PENDING;
-    assert_false(trv_forder_status_from_text("CONFIRMED", &back));
-    assert_false(trv_forder_status_from_text("cancelled", &back));
-    assert_false(trv_forder_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_FORDER_PENDING);
+    assert_int_equal(trv_transit_from_text(&trv_forder_status_table, "CONFIRMED"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_forder_status_table, "cancelled"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_forder_status_table, NULL), -1);
 }
 
 int main(void)

@@ -52,40 +52,36 @@ static void phase_table(void **state)
 
 static void text_pairs(void **state)
 {
-    trv_hb_status s, back;
-    trv_hb_phase p, pback;
+    trv_hb_status s;
+    int back;
+    trv_hb_phase p;
+    int pback;
     const char *const *t;
     int n = 0;
     (void)state;
     for (s = TRV_HB_CREATED; s <= TRV_HB_EXPIRED; s++) {
-        assert_true(trv_hb_status_from_text(trv_hb_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_hb_status_table, trv_transit_text(&trv_hb_status_table, s)), s);
     }
     /* The list filter's texts are the statuses'. */
     for (t = trv_hb_statuses; *t; t++, n++) {
-        assert_true(trv_hb_status_from_text(*t, &back));
-        assert_string_equal(trv_hb_status_text(back), *t);
+        assert_true((back = trv_transit_from_text(&trv_hb_status_table, *t)) >= 0);
+        assert_string_equal(trv_transit_text(&trv_hb_status_table, back), *t);
     }
     assert_int_equal(n, 9);
-    back = TRV_HB_FAILED;
-    assert_false(trv_hb_status_from_text("canceled", &back));
-    assert_false(trv_hb_status_from_text("CANCELLED", &back));
-    assert_false(trv_hb_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_HB_FAILED);
+    assert_int_equal(trv_transit_from_text(&trv_hb_status_table, "canceled"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_hb_status_table, "CANCELLED"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_hb_status_table, NULL), -1);
 
     for (p = TRV_HB_PHASE_AUTHORIZING; p <= TRV_HB_PHASE_UNKNOWN; p++) {
-        assert_true(trv_hb_phase_from_text(trv_hb_phase_text(p), &pback));
-        assert_int_equal(pback, p);
+        assert_int_equal(trv_transit_from_column(&trv_hb_phase_table, trv_transit_column_text(&trv_hb_phase_table, p)), p);
     }
-    assert_null(trv_hb_phase_text(TRV_HB_PHASE_NONE));
-    assert_true(trv_hb_phase_from_text(NULL, &pback));
+    assert_null(trv_transit_column_text(&trv_hb_phase_table, TRV_HB_PHASE_NONE));
+    assert_true((pback = trv_transit_from_column(&trv_hb_phase_table, NULL)) >= 0);
     assert_int_equal(pback, TRV_HB_PHASE_NONE);
-    assert_string_equal(trv_hb_phase_text(TRV_HB_PHASE_CONFIRMING), "confirming");
-    pback = TRV_HB_PHASE_ORDERING;
-    assert_false(trv_hb_phase_from_text("ticketing", &pback)); /* a flight phase */
-    assert_false(trv_hb_phase_from_text("(none)", &pback));
-    assert_false(trv_hb_phase_from_text("", &pback));
-    assert_int_equal(pback, TRV_HB_PHASE_ORDERING);
+    assert_string_equal(trv_transit_column_text(&trv_hb_phase_table, TRV_HB_PHASE_CONFIRMING), "confirming");
+    assert_int_equal(trv_transit_from_column(&trv_hb_phase_table, "ticketing"), -1); /* a flight phase */
+    assert_int_equal(trv_transit_from_column(&trv_hb_phase_table, "(none)"), -1);
+    assert_int_equal(trv_transit_from_column(&trv_hb_phase_table, ""), -1);
 }
 
 static void transit_names_booking(void **state)
@@ -93,16 +89,16 @@ static void transit_names_booking(void **state)
     trv_log log = {expect_emit, NULL, NULL, NULL};
     (void)state;
     expect_lines = 0;
-    assert_true(trv_hb_transit(&log, "req_h", "hbk_1", TRV_HB_CONFIRMED, TRV_HB_CANCELING));
-    assert_true(trv_hb_phase_transit(&log, "req_h", "hbk_1", TRV_HB_PHASE_UNKNOWN,
+    assert_true(trv_transit_check(&trv_hb_status_table, &log, "req_h", "hbk_1", TRV_HB_CONFIRMED, TRV_HB_CANCELING));
+    assert_true(trv_transit_check(&trv_hb_phase_table, &log, "req_h", "hbk_1", TRV_HB_PHASE_UNKNOWN,
                                      TRV_HB_PHASE_CONFIRMING));
     assert_int_equal(expect_lines, 0);
-    assert_false(trv_hb_transit(&log, "req_h", "hbk_1", TRV_HB_FAILED, TRV_HB_READY));
+    assert_false(trv_transit_check(&trv_hb_status_table, &log, "req_h", "hbk_1", TRV_HB_FAILED, TRV_HB_READY));
     assert_int_equal(expect_lines, 1);
     assert_string_equal(expect_rid, "req_h");
     assert_string_equal(expect_msg, "TRV2650: hotel booking status of hbk_1: FAILED -> "
                                     "READY_FOR_COMPLETE refused (not in the transition table)");
-    assert_false(trv_hb_phase_transit(&log, "req_h", "hbk_1", TRV_HB_PHASE_CONFIRMING,
+    assert_false(trv_transit_check(&trv_hb_phase_table, &log, "req_h", "hbk_1", TRV_HB_PHASE_CONFIRMING,
                                       TRV_HB_PHASE_ORDERING));
     assert_int_equal(expect_lines, 2);
 }
@@ -115,18 +111,15 @@ static void cancel_table(void **state)
         {"IN_PROGRESS", "FAILED"},
         {"FAILED", "IN_PROGRESS"},
     };
-    trv_hcancel_status s, back;
+    trv_hcancel_status s;
     (void)state;
     expect_moves(&trv_hcancel_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_hcancel_status_table, 3);
     for (s = TRV_HCANCEL_IN_PROGRESS; s <= TRV_HCANCEL_FAILED; s++) {
-        assert_true(trv_hcancel_status_from_text(trv_hcancel_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_hcancel_status_table, trv_transit_text(&trv_hcancel_status_table, s)), s);
     }
-    back = TRV_HCANCEL_FAILED;
-    assert_false(trv_hcancel_status_from_text("CANCELED", &back));
-    assert_false(trv_hcancel_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_HCANCEL_FAILED);
+    assert_int_equal(trv_transit_from_text(&trv_hcancel_status_table, "CANCELED"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_hcancel_status_table, NULL), -1);
 }
 
 /* A booking as a supplier adapter reports it. */
@@ -135,18 +128,15 @@ static void booked_table(void **state)
     static const expect_move moves[] = {
         {"PENDING", "CONFIRMED"}, {"PENDING", "CANCELED"}, {"CONFIRMED", "CANCELED"},
     };
-    trv_hbooked_status s, back;
+    trv_hbooked_status s;
     (void)state;
     expect_moves(&trv_hbooked_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_hbooked_status_table, 3);
     for (s = TRV_HBOOKED_CONFIRMED; s <= TRV_HBOOKED_CANCELED; s++) {
-        assert_true(trv_hbooked_status_from_text(trv_hbooked_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_hbooked_status_table, trv_transit_text(&trv_hbooked_status_table, s)), s);
     }
-    back = TRV_HBOOKED_PENDING;
-    assert_false(trv_hbooked_status_from_text("CANCELLED", &back)); /* a supplier's spelling */
-    assert_false(trv_hbooked_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_HBOOKED_PENDING);
+    assert_int_equal(trv_transit_from_text(&trv_hbooked_status_table, "CANCELLED"), -1); /* a supplier's spelling */
+    assert_int_equal(trv_transit_from_text(&trv_hbooked_status_table, NULL), -1);
 }
 
 int main(void)

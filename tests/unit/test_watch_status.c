@@ -15,21 +15,18 @@ static void watch_table(void **state)
         {"armed", "purchase_failed"},  {"armed", "expired"},
         {"armed", "canceled"},
     };
-    trv_watch_status s, back;
+    trv_watch_status s;
     trv_log log = {expect_emit, NULL, NULL, NULL};
     (void)state;
     expect_moves(&trv_watch_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_watch_status_table, 7);
     for (s = TRV_WATCH_ACTIVE; s <= TRV_WATCH_CANCELED; s++) {
-        assert_true(trv_watch_status_from_text(trv_watch_status_text(s), &back));
-        assert_int_equal(back, s);
-        assert_string_equal(trv_watch_statuses[s], trv_watch_status_text(s));
+        assert_int_equal(trv_transit_from_text(&trv_watch_status_table, trv_transit_text(&trv_watch_status_table, s)), s);
+        assert_string_equal(trv_watch_statuses[s], trv_transit_text(&trv_watch_status_table, s));
     }
-    back = TRV_WATCH_ARMED;
-    assert_false(trv_watch_status_from_text("ACTIVE", &back));
-    assert_false(trv_watch_status_from_text("cancelled", &back));
-    assert_false(trv_watch_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_WATCH_ARMED);
+    assert_int_equal(trv_transit_from_text(&trv_watch_status_table, "ACTIVE"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_watch_status_table, "cancelled"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_watch_status_table, NULL), -1);
     /* The purchase's outcome is judged before it is written. */
     expect_lines = 0;
     assert_true(trv_watch_status_transit(&log, "purchase_w", "wtc_1", TRV_WATCH_ARMED,
@@ -47,18 +44,15 @@ static void mandate_table(void **state)
         {"pending_confirmation", "canceled"},
         {"confirmed", "canceled"},
     };
-    trv_mandate_status s, back;
+    trv_mandate_status s;
     (void)state;
     expect_moves(&trv_mandate_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_mandate_status_table, 3);
     for (s = TRV_MANDATE_PENDING_CONFIRMATION; s <= TRV_MANDATE_CANCELED; s++) {
-        assert_true(trv_mandate_status_from_text(trv_mandate_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_mandate_status_table, trv_transit_text(&trv_mandate_status_table, s)), s);
     }
-    back = TRV_MANDATE_CONFIRMED;
-    assert_false(trv_mandate_status_from_text("pending", &back));
-    assert_false(trv_mandate_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_MANDATE_CONFIRMED);
+    assert_int_equal(trv_transit_from_text(&trv_mandate_status_table, "pending"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_mandate_status_table, NULL), -1);
 }
 
 int main(void)

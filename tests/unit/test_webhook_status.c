@@ -13,18 +13,15 @@ static void delivery_table(void **state)
         {"PUBLISHED", "PENDING"},   {"PUBLISHED", "PUBLISHED"}, {"PUBLISHED", "DELIVERED"},
         {"PUBLISHED", "FAILED"},    {"DELIVERED", "PENDING"},   {"FAILED", "PENDING"},
     };
-    trv_delivery_status s, back;
+    trv_delivery_status s;
     (void)state;
     expect_moves(&trv_delivery_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_delivery_status_table, 4);
     for (s = TRV_DELIVERY_PENDING; s <= TRV_DELIVERY_FAILED; s++) {
-        assert_true(trv_delivery_status_from_text(trv_delivery_status_text(s), &back));
-        assert_int_equal(back, s);
+        assert_int_equal(trv_transit_from_text(&trv_delivery_status_table, trv_transit_text(&trv_delivery_status_table, s)), s);
     }
-    back = TRV_DELIVERY_PUBLISHED;
-    assert_false(trv_delivery_status_from_text("SENT", &back));
-    assert_false(trv_delivery_status_from_text(NULL, &back));
-    assert_int_equal(back, TRV_DELIVERY_PUBLISHED);
+    assert_int_equal(trv_transit_from_text(&trv_delivery_status_table, "SENT"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_delivery_status_table, NULL), -1);
     /* A delivered send is never sent again but by a replay. */
     assert_false(trv_transit_allowed(&trv_delivery_status_table, TRV_DELIVERY_DELIVERED,
                                      TRV_DELIVERY_PUBLISHED));
@@ -43,7 +40,7 @@ static void subscription_table(void **state)
     (void)state;
     expect_moves(&trv_subscription_status_table, moves, sizeof(moves) / sizeof(moves[0]));
     expect_texts(&trv_subscription_status_table, 3);
-    assert_true(trv_subscription_status_from_text("DISABLED", &back));
+    assert_true((back = trv_transit_from_text(&trv_subscription_status_table, "DISABLED")) >= 0);
     assert_int_equal(back, TRV_SUBSCRIPTION_DISABLED);
     assert_false(trv_transit_allowed(&trv_subscription_status_table, TRV_SUBSCRIPTION_PAUSED,
                                      TRV_SUBSCRIPTION_DISABLED));
@@ -51,12 +48,12 @@ static void subscription_table(void **state)
     assert_true(trv_subscription_status_patchable(TRV_SUBSCRIPTION_ACTIVE));
     assert_true(trv_subscription_status_patchable(TRV_SUBSCRIPTION_PAUSED));
     assert_false(trv_subscription_status_patchable(TRV_SUBSCRIPTION_DISABLED));
-    assert_true(trv_subscription_status_from_text("ACTIVE", &back));
+    assert_true((back = trv_transit_from_text(&trv_subscription_status_table, "ACTIVE")) >= 0);
     assert_int_equal(back, TRV_SUBSCRIPTION_ACTIVE);
-    assert_string_equal(trv_subscription_status_text(TRV_SUBSCRIPTION_PAUSED), "PAUSED");
+    assert_string_equal(trv_transit_text(&trv_subscription_status_table, TRV_SUBSCRIPTION_PAUSED), "PAUSED");
     assert_string_equal(trv_subscription_statuses[TRV_SUBSCRIPTION_PAUSED], "PAUSED");
-    assert_false(trv_subscription_status_from_text("active", &back));
-    assert_false(trv_subscription_status_from_text(NULL, &back));
+    assert_int_equal(trv_transit_from_text(&trv_subscription_status_table, "active"), -1);
+    assert_int_equal(trv_transit_from_text(&trv_subscription_status_table, NULL), -1);
     assert_int_equal(back, TRV_SUBSCRIPTION_ACTIVE);
 }
 
