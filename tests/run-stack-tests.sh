@@ -9,8 +9,10 @@
 #            others' limits are generous, so no other test meets them
 #   b        a second mod_travel on the same database (shared job queue)
 #   nodb     a mod_travel whose database is unreachable (503 answers)
-# A run fails on any test failure and on any unexpected [error], [crit],
-# [alert] or [emerg] line in the error logs of sandbox, a, b and rl.
+# A run fails on any test failure, on any unexpected [error], [crit],
+# [alert] or [emerg] line in the error logs of sandbox, a, b and rl, and on
+# a child process of any instance (those tests start too) that died of a
+# signal no test caused (a crash, even while stopping).
 #
 # TRAVEL_TEST_PGBOUNCER=1 (make test-pgbouncer) runs the same suite with a
 # PgBouncer in transaction pooling between every mod_travel instance (a, b,
@@ -163,6 +165,14 @@ for inst in sandbox a b rl; do
     failed=1
     echo "  mod_travel error lines without a TRV tag or request id in httpd $inst:"
     echo "$untagged" | sed 's/^/      /'
+  fi
+done
+for log in "$dir"/httpd-*/error.log; do
+  crashed=$(grep -E 'AH00052: .*exit signal|corrupted|double free' "$log" | grep -Ev -f <(grep -v '^$' "$dir/expected-errors"; echo '^$') || true)
+  if [ -n "$crashed" ]; then
+    failed=1
+    echo "  a child process crashed in $(basename "$(dirname "$log")"):"
+    echo "$crashed" | sed 's/^/      /'
   fi
 done
 escaped=$(awk '{print $1}' "$TRAVEL_TEST_DNS_LOG" | sort -u | grep -vxF -f <(grep -v '^$' "$dir/expected-dns"; echo '') || true)

@@ -272,3 +272,33 @@ void trv_api_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const 
         trv_db_close(req->env->db, c);
     }
 }
+
+void *trv_api_booking_read(trv_req *req, trv_resp *resp, trv_dbc *c,
+                           const trv_api_booking_reader *r, const char *id, int logno,
+                           const char *what)
+{
+    void *b = NULL;
+    if (r->get(req, c, id, &b) != APR_SUCCESS) {
+        trv_api_db_fail(req, resp, c, logno, what);
+        return NULL;
+    }
+    if (!b) {
+        trv_db_close(req->env->db, c);
+        r->no_booking(req, resp, id);
+    }
+    return b;
+}
+
+void *trv_api_booking_open(trv_req *req, trv_resp *resp, trv_errs *errs,
+                           const trv_api_booking_reader *r, const char *id, int logno_open,
+                           int logno_read, const char *what, trv_dbc **c)
+{
+    if (errs && trv_errs_any(errs)) {
+        trv_fail_invalid(req, resp, errs);
+        return NULL;
+    }
+    if (!trv_api_db_open(req, resp, c, logno_open, what)) {
+        return NULL;
+    }
+    return trv_api_booking_read(req, resp, *c, r, id, logno_read, what);
+}

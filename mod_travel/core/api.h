@@ -109,6 +109,31 @@ int trv_api_db_open(trv_req *req, trv_resp *resp, trv_dbc **c, int logno, const 
  * rolled back and c (when set) given back. */
 void trv_api_db_fail(trv_req *req, trv_resp *resp, trv_dbc *c, int logno, const char *what);
 
+/* How the endpoints of one booking (book, cancel, GET) read it: the
+ * domain's read in the request's scope (its organization, and its user
+ * where the domain has one) and the domain's 404. */
+typedef struct trv_api_booking_reader {
+    /* *out NULL when the request's scope has no such booking. */
+    apr_status_t (*get)(trv_req *req, trv_dbc *c, const char *id, void **out);
+    void (*no_booking)(trv_req *req, trv_resp *resp, const char *id);
+} trv_api_booking_reader;
+
+/* The booking id through r on c (open): the booking, or NULL when it is
+ * answered (a failed read as trv_api_db_fail under logno and what, no
+ * such booking as r->no_booking) and c is closed. */
+void *trv_api_booking_read(trv_req *req, trv_resp *resp, trv_dbc *c,
+                           const trv_api_booking_reader *r, const char *id, int logno,
+                           const char *what);
+
+/* The start of an endpoint of one booking (book, cancel): the request's
+ * problems answered (422, when errs has any; errs may be NULL), else a
+ * connection (*c; trv_api_db_open under logno_open) and the booking id
+ * read through r (trv_api_booking_read under logno_read). The booking
+ * with *c open, or NULL when answered. */
+void *trv_api_booking_open(trv_req *req, trv_resp *resp, trv_errs *errs,
+                           const trv_api_booking_reader *r, const char *id, int logno_open,
+                           int logno_read, const char *what, trv_dbc **c);
+
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
 /* The body to send, serialized (NULL only when encoding fails). */

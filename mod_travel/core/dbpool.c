@@ -10,7 +10,10 @@ typedef struct dbpool {
 } dbpool;
 
 /* One connection: its own pool, so the reslist's destructor frees all of
- * it (the statement table included) with the connection. */
+ * it (the statement table included) with the connection. The pool is
+ * unmanaged: a child of the reslist's pool would be destroyed before the
+ * reslist's cleanup runs (APR destroys subpools first), and the destructor
+ * would then close and destroy freed memory when a child process exits. */
 typedef struct pooled {
     apr_pool_t *pool;
     trv_dbc *dbc;
@@ -23,7 +26,10 @@ static apr_status_t construct(void **res, void *params, apr_pool_t *p)
     apr_pool_t *cp;
     const char *err = NULL;
     apr_status_t rv;
-    apr_pool_create(&cp, p);
+    (void)p;
+    if ((rv = apr_pool_create_unmanaged_ex(&cp, NULL, NULL)) != APR_SUCCESS) {
+        return rv;
+    }
     c = apr_pcalloc(cp, sizeof(*c));
     c->pool = cp;
     rv = trv_db_connect(cp, dp->conninfo, &c->dbc, &err);

@@ -1,7 +1,10 @@
 /* The list statements of stored renderings (list_page.h). */
 #include "list_page.h"
+#include "clock.h"
+#include "validate.h"
 
 #include <apr_strings.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,4 +317,47 @@ json_t *trv_list_meta(long limit, long offset, long n, long total)
     return json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)limit,
                      "offset", (json_int_t)offset, "has_more", offset + n < total, "total",
                      (json_int_t)total);
+}
+
+void trv_list_filter_read(apr_pool_t *p, apr_table_t *query, const char *const *statuses,
+                          const char *const *suppliers, int with_reference,
+                          trv_list_filter *f, trv_errs *errs)
+{
+    static const char *const known[] = {"limit", "offset", "status", "supplier",
+        "created_from", "created_to", "sort_by", "sort_order", "supplier_reference", NULL};
+    static const char *const known_no_reference[] = {"limit", "offset", "status", "supplier",
+        "created_from", "created_to", "sort_by", "sort_order", NULL};
+    static const char *const sorts[] = {"created_at", "total_amount", NULL};
+    static const char *const orders[] = {"asc", "desc", NULL};
+    const char *sort_by, *sort_order;
+    apr_time_t from = 0, to = 0;
+    int has_from, has_to;
+
+    memset(f, 0, sizeof(*f));
+    trv_query_known(query, with_reference ? known : known_no_reference, errs);
+    f->limit = trv_query_int(query, "limit", TRV_LIST_DEFAULT_LIMIT, 1, 100, errs);
+    f->offset = trv_query_int(query, "offset", 0, 0, LONG_MAX, errs);
+    f->status = trv_query_enum(query, "status", statuses, NULL, errs);
+    f->supplier = trv_query_enum(query, "supplier", suppliers, NULL, errs);
+    if (with_reference) {
+        f->supplier_reference = trv_query_str(query, "supplier_reference", 1, 200, errs);
+    }
+    has_from = trv_query_instant(query, "created_from", 0, &from, errs);
+    has_to = trv_query_instant(query, "created_to", 1, &to, errs);
+    sort_by = trv_query_enum(query, "sort_by", sorts, "created_at", errs);
+    sort_order = trv_query_enum(query, "sort_order", orders, "desc", errs);
+    f->sort_by_total = sort_by && strcmp(sort_by, "total_amount") == 0;
+    f->ascending = sort_order && strcmp(sort_order, "asc") == 0;
+    if (has_from && has_to && from > to) {
+        trv_errs_add(errs, "created_from", "must not be after created_to");
+    }
+    f->created_from = has_from ? trv_time_format(p, from) : NULL;
+    f->created_to = has_to ? trv_time_format(p, to) : NULL;
+}
+
+int trv_list_filter_usual(const trv_list_filter *f)
+{
+    return !(f->status || f->supplier || f->supplier_reference || f->created_from
+             || f->created_to || f->sort_by_total || f->ascending || f->offset
+             || f->limit != TRV_LIST_DEFAULT_LIMIT);
 }

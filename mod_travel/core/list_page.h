@@ -19,6 +19,7 @@
 #define TRV_CORE_LIST_PAGE_H
 
 #include "db.h"
+#include "errors.h"
 
 #include <apr_hash.h>
 #include <apr_pools.h>
@@ -169,6 +170,37 @@ apr_status_t trv_list_page_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_
                                  apr_status_t (*load_many)(trv_dbc *c, apr_pool_t *p,
                                                            const char *ids, apr_hash_t **out),
                                  apr_array_header_t **page, long *total);
+
+/* ---- the request ---- */
+
+/* A list request's filters, as GET .../bookings' query string gives them
+ * (trv_list_filter_read), for every domain's list; the owner is the
+ * caller's. */
+typedef struct trv_list_filter {
+    const char *org_id;
+    const char *user_id;            /* NULL: the organization's (hotels) */
+    const char *status;             /* NULL: any (as a reader sees it) */
+    const char *supplier;           /* NULL: any */
+    const char *supplier_reference; /* NULL: any; exact match (flights) */
+    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
+    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
+    int sort_by_total;              /* else created_at */
+    int ascending;
+    long limit;
+    long offset;
+} trv_list_filter;
+
+/* Reads limit, offset, status (one of statuses), supplier (one of
+ * suppliers), supplier_reference (with_reference only), created_from,
+ * created_to, sort_by and sort_order from query into f, the owner left
+ * NULL; every problem goes to errs, an unknown parameter too. */
+void trv_list_filter_read(apr_pool_t *p, apr_table_t *query, const char *const *statuses,
+                          const char *const *suppliers, int with_reference,
+                          trv_list_filter *f, trv_errs *errs);
+
+/* 1 when f asks for the usual page (no filter, newest first, the default
+ * size, from the start): the page kept whole (trv_list_head). */
+int trv_list_filter_usual(const trv_list_filter *f);
 
 /* {"pagination":{limit, offset, has_more, total}} */
 json_t *trv_list_meta(long limit, long offset, long n, long total);

@@ -1,4 +1,5 @@
 #include "money.h"
+#include "jval.h"
 #include "json_numbers.h"
 
 #include <apr_strings.h>
@@ -275,27 +276,36 @@ apr_status_t trv_money_from_request(apr_pool_t *p, const json_t *num, const char
     return APR_SUCCESS;
 }
 
-apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
-                                        trv_money *out)
+/* An integer or a real (is_int says which) as minor units of exponent. */
+static apr_status_t number_minor(int is_int, apr_int64_t i, double d, int exponent,
+                                 apr_int64_t *minor)
 {
-    int exponent = trv_currency_exponent(currency);
     char buf[64];
-
-    if (exponent < 0 || !json_is_number(num)) {
-        return APR_EINVAL;
-    }
-    if (json_is_integer(num)) {
-        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(num));
+    if (is_int) {
+        snprintf(buf, sizeof(buf), "%" APR_INT64_T_FMT, i);
     }
     else {
         /* %.15g recovers the decimal the client wrote (up to 15 digits);
          * from here on the amount is an integer. */
-        snprintf(buf, sizeof(buf), "%.15g", json_real_value(num));
+        snprintf(buf, sizeof(buf), "%.15g", d);
         if (strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) {
             return APR_EINVAL;
         }
     }
-    if (trv_money_parse_decimal(buf, exponent, &out->minor) != APR_SUCCESS) {
+    return trv_money_parse_decimal(buf, exponent, minor);
+}
+
+apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
+                                        trv_money *out)
+{
+    int exponent = trv_currency_exponent(currency);
+
+    if (exponent < 0 || !json_is_number(num)) {
+        return APR_EINVAL;
+    }
+    if (number_minor(json_is_integer(num), (apr_int64_t)json_integer_value(num),
+                     json_is_real(num) ? json_real_value(num) : 0, exponent, &out->minor)
+        != APR_SUCCESS) {
         return APR_EINVAL;
     }
     memcpy(out->currency, currency, 4);
@@ -372,6 +382,25 @@ apr_status_t trv_money_add(trv_money *acc, const trv_money *m)
     }
     acc->minor = sum;
     return APR_SUCCESS;
+}
+
+int trv_money_minor_of_jval(const trv_jval *amount, const char *currency, apr_int64_t *minor)
+{
+    int exp = currency ? trv_currency_exponent(currency) : -1;
+    apr_int64_t m;
+    if (exp < 0 || !amount) {
+        return -1;
+    }
+    if (amount->type == TRV_JVAL_STRING) {
+        return trv_money_parse_decimal(amount->u.s, exp, minor) == APR_SUCCESS ? 0 : -1;
+    }
+    if (trv_jval_is_number(amount)
+        && number_minor(amount->type == TRV_JVAL_INT, trv_jval_int(amount),
+                        trv_jval_num(amount), exp, &m) == APR_SUCCESS) {
+        *minor = m;
+        return 0;
+    }
+    return -1;
 }
 
 int trv_money_minor_of(const json_t *amount, const char *currency, apr_int64_t *minor)

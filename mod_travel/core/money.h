@@ -53,6 +53,11 @@ apr_status_t trv_money_from_json_number(const json_t *num, const char *currency,
  * ("123.45") or a JSON number, in currency; 0 on success, -1 when it is
  * neither or the currency is unknown. */
 int trv_money_minor_of(const json_t *amount, const char *currency, apr_int64_t *minor);
+struct trv_jval;
+/* The same for an amount read with core/jval.h: the same digits give the
+ * same minor units as through Jansson. */
+int trv_money_minor_of_jval(const struct trv_jval *amount, const char *currency,
+                            apr_int64_t *minor);
 
 /* Reads {"amount": number, "currency": "EUR"}; *reason says what is wrong. */
 apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,

@@ -1,6 +1,7 @@
 #include "upstream.h"
 #include "call_budget.h"
 #include "json.h"
+#include "jval.h"
 #include "metrics.h"
 #include "upstream_limit.h"
 
@@ -35,15 +36,6 @@ static trv_up_status classify(int status)
         return TRV_UP_UNAVAILABLE;
     }
     return TRV_UP_REJECTED;
-}
-
-static trv_up_status call(trv_env *env, apr_pool_t *p, const trv_upstream *up,
-                         const char *method, const char *path, const json_t *body,
-                         const char *request_id, const char *idempotency_key,
-                         trv_up_result *res)
-{
-    return trv_upstream_call_h(env, p, up, method, path, NULL, body, request_id,
-                               idempotency_key, res);
 }
 
 trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstream *up,
@@ -96,16 +88,39 @@ static apr_time_t wait_turn(trv_env *env, apr_pool_t *p, const trv_upstream *up,
     }
 }
 
-trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
-                                    trv_http *via, const char *method, const char *path,
-                                    const apr_table_t *auth_headers, const json_t *body,
-                                    const char *request_id, const char *idempotency_key,
-                                    trv_up_result *res)
+/* The upstream's error code and message from its answer (see
+ * trv_upstream_call). */
+static void error_of(trv_up_result *res)
+{
+    json_t *e;
+    e = json_object_get(res->body, "error");
+    if (json_is_object(e)) {
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message");
+    }
+    else if (json_is_object(e = json_array_get(json_object_get(res->body, "errors"), 0))) {
+        /* Duffel's (and JSON:API's) list of errors: the first says why. */
+        res->code = trv_json_str(e, "code");
+        res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
+                                                  : trv_json_str(e, "title");
+    }
+    else if (json_is_object(res->body) && json_is_string(json_object_get(res->body, "type"))
+             && res->status != TRV_UP_OK) {
+        /* Expedia Rapid's {type, message, fields}: the type says why. */
+        res->code = trv_json_str(res->body, "type");
+        res->message = trv_json_str(res->body, "message");
+    }
+}
+
+static trv_up_status perform(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                             trv_http *via, const char *method, const char *path,
+                             const apr_table_t *auth_headers, const json_t *body,
+                             const char *request_id, const char *idempotency_key,
+                             int read, trv_up_result *res)
 {
     trv_http_req hr;
     trv_http_resp hs;
     const char *err = NULL;
-    json_t *e;
     int budget = 0;
 
     memset(res, 0, sizeof(*res));
@@ -174,36 +189,46 @@ trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstr
     res->http_status = hs.status;
     res->retry_at = trv_upstream_limit_note(env->upstream_limits, up, apr_time_now(), hs.status,
                                             hs.headers);
-    if (hs.body_len) {
+    res->status = classify(hs.status);
+    if (hs.body_len && read && res->status == TRV_UP_OK) {
+        /* Read in place: hs.body is this call's own buffer. */
+        res->doc = trv_jval_parse(p, hs.body, hs.body_len, &err);
+    }
+    else if (hs.body_len) {
+        /* An error's answer is a tree even for a reader (it is small, and
+         * every adapter reads its errors from res->body). */
         res->body = trv_json_parse(p, hs.body, hs.body_len, &err);
     }
-    res->status = classify(hs.status);
-    e = json_object_get(res->body, "error");
-    if (json_is_object(e)) {
-        res->code = trv_json_str(e, "code");
-        res->message = trv_json_str(e, "message");
-    }
-    else if (json_is_object(e = json_array_get(json_object_get(res->body, "errors"), 0))) {
-        /* Duffel's (and JSON:API's) list of errors: the first says why. */
-        res->code = trv_json_str(e, "code");
-        res->message = trv_json_str(e, "message") ? trv_json_str(e, "message")
-                                                  : trv_json_str(e, "title");
-    }
-    else if (json_is_object(res->body) && json_is_string(json_object_get(res->body, "type"))
-             && res->status != TRV_UP_OK) {
-        /* Expedia Rapid's {type, message, fields}: the type says why. */
-        res->code = trv_json_str(res->body, "type");
-        res->message = trv_json_str(res->body, "message");
-    }
+    error_of(res);
     if (!res->message && res->status != TRV_UP_OK) {
         res->message = apr_psprintf(p, "%s %s answered %d", method, hr.url, hs.status);
     }
-    if (res->status == TRV_UP_OK && hs.body_len && !res->body) {
+    if (res->status == TRV_UP_OK && hs.body_len && !res->body && !res->doc) {
         res->status = TRV_UP_BAD_RESPONSE;
         res->message = apr_psprintf(p, "%s %s: the answer is not JSON (%s)", method, hr.url,
                                     err);
     }
     return res->status;
+}
+
+trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res)
+{
+    return perform(env, p, up, via, method, path, auth_headers, body, request_id,
+                   idempotency_key, 0, res);
+}
+
+trv_up_status trv_upstream_read_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res)
+{
+    return perform(env, p, up, via, method, path, auth_headers, body, request_id,
+                   idempotency_key, 1, res);
 }
 
 void trv_upstream_count(trv_env *env, const char *name, const trv_up_result *res)
@@ -235,23 +260,21 @@ trv_up_status trv_upstream_call(trv_env *env, apr_pool_t *p, const trv_upstream 
                                   idempotency_key, res);
 }
 
-trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
-                                     const char *method, const char *path,
-                                     const apr_table_t *extra_headers, const json_t *body,
-                                     const char *request_id, const char *idempotency_key,
-                                     trv_up_result *res)
+static trv_up_status with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                          const char *method, const char *path,
+                          const apr_table_t *extra_headers, const json_t *body,
+                          const char *request_id, const char *idempotency_key, int read,
+                          trv_up_result *res)
 {
+    apr_table_t *h = NULL;
     if (extra_headers) {
-        apr_table_t *h = apr_table_copy(p, extra_headers);
+        h = apr_table_copy(p, extra_headers);
         if (up->api_key) {
             apr_table_setn(h, "Authorization", apr_pstrcat(p, "Bearer ", up->api_key, NULL));
         }
-        trv_upstream_call_h(env, p, up, method, path, h, body, request_id, idempotency_key,
-                            res);
     }
-    else {
-        call(env, p, up, method, path, body, request_id, idempotency_key, res);
-    }
+    perform(env, p, up, env->http, method, path, h, body, request_id, idempotency_key, read,
+            res);
     trv_upstream_count(env, up->name, res);
     /* The API key travels in a header and is never part of what is logged. */
     TRV_DEBUG(&env->log, request_id,
@@ -259,4 +282,24 @@ trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upst
               method, up->base_url, path, trv_up_status_name(res->status), res->http_status,
               (double)res->elapsed / 1000.0);
     return res->status;
+}
+
+trv_up_status trv_upstream_call_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                     const char *method, const char *path,
+                                     const apr_table_t *extra_headers, const json_t *body,
+                                     const char *request_id, const char *idempotency_key,
+                                     trv_up_result *res)
+{
+    return with(env, p, up, method, path, extra_headers, body, request_id, idempotency_key, 0,
+                res);
+}
+
+trv_up_status trv_upstream_read_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                     const char *method, const char *path,
+                                     const apr_table_t *extra_headers, const json_t *body,
+                                     const char *request_id, const char *idempotency_key,
+                                     trv_up_result *res)
+{
+    return with(env, p, up, method, path, extra_headers, body, request_id, idempotency_key, 1,
+                res);
 }

@@ -25,6 +25,9 @@ typedef struct trv_up_result {
     trv_up_status status;
     int http_status;        /* 0 without an HTTP answer */
     json_t *body;           /* pool-bound parsed body (NULL if none / not JSON) */
+    /* A 2xx body read by core/jval.h instead, for trv_upstream_read_*
+     * (body is then NULL; an error's body is still parsed into body). */
+    const struct trv_jval *doc;
     const char *code;       /* the upstream's error code, when it gave one */
     const char *message;    /* a sentence for logs and failure descriptions */
     apr_interval_time_t elapsed;
@@ -66,6 +69,24 @@ trv_up_status trv_upstream_call_h(trv_env *env, apr_pool_t *p, const trv_upstrea
  * (payment/forward.h), so the card never passes through the service. The
  * answer is classified as the upstream's own. */
 trv_up_status trv_upstream_call_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                    trv_http *via, const char *method, const char *path,
+                                    const apr_table_t *auth_headers, const json_t *body,
+                                    const char *request_id, const char *idempotency_key,
+                                    trv_up_result *res);
+
+/* trv_upstream_call_with whose 2xx answer is read with core/jval.h into
+ * res->doc (res->body NULL). */
+trv_up_status trv_upstream_read_with(trv_env *env, apr_pool_t *p, const trv_upstream *up,
+                                     const char *method, const char *path,
+                                     const apr_table_t *extra_headers, const json_t *body,
+                                     const char *request_id, const char *idempotency_key,
+                                     trv_up_result *res);
+
+/* trv_upstream_call_via whose 2xx answer is read with core/jval.h into
+ * res->doc rather than into a Jansson tree (the search path: an adapter
+ * reads a few fields of a large answer); the same outcomes otherwise, and
+ * an error's answer in res->body as before. */
+trv_up_status trv_upstream_read_via(trv_env *env, apr_pool_t *p, const trv_upstream *up,
                                     trv_http *via, const char *method, const char *path,
                                     const apr_table_t *auth_headers, const json_t *body,
                                     const char *request_id, const char *idempotency_key,

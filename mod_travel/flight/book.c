@@ -84,10 +84,11 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
 }
 
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
+static trv_lifecycle_book_outcome step_wait(trv_lifecycle_book_run *run);
 
 const trv_lifecycle_book_domain trv_book_lifecycle = {
     "booking", &trv_flight_intents, &trv_fbooking_payments, view, reread, to_ready, authorized,
-    step_order, NULL, take_over};
+    step_order, step_wait, take_over};
 
 /* Reverts an attempt that holds an authorization (the supplier could not
  * be reached): a saved instrument's authorization is voided; an SDK
@@ -277,11 +278,14 @@ static trv_lifecycle_book_outcome to_unknown(trv_lifecycle_book_run *run, trv_fb
         return trv_lifecycle_book_db_failed(run, c, 354, "recording an unknown outcome");
     }
     run->b = b;
-    /* An error line: an operator settles this booking with the supplier. */
+    /* An error line: the order is looked up at the supplier when its
+     * adapter can (trv_fbook_finds_orders), else an operator settles it. */
     trv_log_msg(run->log, TRV_LOG_ERR, run->request_id,
                 TRVLOGNO(355) "booking %s: the outcome of book at %s is unknown (%s); "
-                "it is not sent again", b->id, b->supplier,
-                run->message ? run->message : "no answer");
+                "it is not sent again%s", b->id, b->supplier,
+                run->message ? run->message : "no answer",
+                trv_fbook_finds_orders(run->env, b) ? ": the order is looked up at the supplier"
+                                                    : ": settle it with the supplier");
     return TRV_LIFECYCLE_BOOK_UNKNOWN;
 }
 
@@ -334,7 +338,7 @@ static trv_lifecycle_book_outcome order_result(trv_lifecycle_book_run *run, cons
     }
     run->message = apr_psprintf(run->p, "the supplier answered book with status %s",
                                 status ? status : "(none)");
-    return from == TRV_FB_PHASE_TICKETING ? TRV_LIFECYCLE_BOOK_RETRY : to_unknown(run, from);
+    return from == TRV_FB_PHASE_ORDERING ? to_unknown(run, from) : TRV_LIFECYCLE_BOOK_RETRY;
 }
 
 /* The services as prebook gave them to the supplier: [{id: bag id,
@@ -416,6 +420,22 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
     case TRV_UP_OK:
         return order_result(run, order, TRV_FB_PHASE_ORDERING);
     case TRV_UP_REJECTED:
+        /* A supplier that sells an offer once refuses a second order for
+         * it: when an earlier run's book (a request that died, whose step
+         * was taken over) made the order, that order is the answer. */
+        switch (sup->find_order ? sup->find_order(&sc, doc, &order, &err) : TRV_UP_NOT_FOUND) {
+        case TRV_UP_OK:
+            trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                        TRVLOGNO(3304) "booking %s: book refused, an earlier book made order "
+                        "%s at %s", B(run)->id, trv_json_str(order, "order_id")
+                        ? trv_json_str(order, "order_id") : "-", B(run)->supplier);
+            return order_result(run, order, TRV_FB_PHASE_ORDERING);
+        case TRV_UP_NOT_FOUND:
+            return finish_failed(run, failure_json("book_failed", run->message));
+        default:
+            /* Whether an order exists cannot be told now: looked up later. */
+            return to_unknown(run, TRV_FB_PHASE_ORDERING);
+        }
     case TRV_UP_NOT_FOUND:
         return finish_failed(run, failure_json("book_failed", err.message));
     case TRV_UP_DECLINED:
@@ -436,6 +456,54 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
         /* No answer in time (or nonsense): the order may exist or not. */
         return to_unknown(run, TRV_FB_PHASE_ORDERING);
     }
+}
+
+int trv_fbook_finds_orders(const trv_env *env, const trv_fbooking *b)
+{
+    const trv_supplier *row = trv_flight_supplier_row(env->cfg, b->supplier);
+    const trv_flight_supplier *sup = row ? row->adapter : NULL;
+    return sup && sup->find_order;
+}
+
+/* unknown: the order the unanswered book made, looked up at the supplier
+ * (never ordered again). Found, it settles the booking as book's answer
+ * would have; not found (yet: the supplier may still be making it), the
+ * booking stays unknown and is looked up again. */
+static trv_lifecycle_book_outcome find_lost_order(trv_lifecycle_book_run *run)
+{
+    trv_flight_ctx sc;
+    trv_sup_err err = {0};
+    const trv_flight_supplier *sup;
+    json_t *order = NULL;
+    trv_up_status st;
+
+    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, B(run)->supplier, &sc);
+    sc.org_id = B(run)->org_id;
+    sc.booking_id = B(run)->id;
+    if (!sup || !sup->find_order) {
+        return TRV_LIFECYCLE_BOOK_RETRY;
+    }
+    st = sup->find_order(&sc, book_document(run), &order, &err);
+    if (st != TRV_UP_OK) {
+        trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
+                    TRVLOGNO(3302) "booking %s: looking up the order book made at %s: %s (%s)",
+                    B(run)->id, B(run)->supplier, trv_up_status_name(st),
+                    err.message ? err.message : "");
+        return TRV_LIFECYCLE_BOOK_RETRY;
+    }
+    trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                TRVLOGNO(3303) "booking %s: the unanswered book made order %s at %s (%s)",
+                B(run)->id, trv_json_str(order, "order_id") ? trv_json_str(order, "order_id")
+                                                            : "-",
+                B(run)->supplier, trv_json_str(order, "status") ? trv_json_str(order, "status")
+                                                               : "-");
+    return order_result(run, order, TRV_FB_PHASE_UNKNOWN);
+}
+
+static trv_lifecycle_book_outcome step_wait(trv_lifecycle_book_run *run)
+{
+    return B(run)->book_phase == TRV_FB_PHASE_UNKNOWN ? find_lost_order(run)
+                                                      : trv_fbook_poll_ticketing(run);
 }
 
 trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run)

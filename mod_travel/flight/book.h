@@ -9,11 +9,15 @@
  *                authorization is captured
  *   ticketing    the supplier is still ticketing: the job polls the order
  *   unknown      the supplier did not answer book: the outcome is unknown
- *                and the service never sends book again
+ *                and the service never sends book again; the job looks
+ *                the order up (the adapter's find_order: Duffel's order
+ *                list, by the booking id in its metadata) and settles the
+ *                booking as book's answer would have
  *
  * Every call out carries an idempotency key derived from the booking id and
- * the attempt, so a step run twice (a takeover, a lease that ran out) makes
- * one authorization, one order and one capture. The authorize key is
+ * the attempt (sent to the supplier only where its protocol row says the
+ * vendor honours one), so a step run twice (a takeover, a lease that ran
+ * out) makes one authorization, one order and one capture. The authorize key is
  * recorded before the call (an authorization intent, intents.h) and kept
  * while its outcome is unknown: the next attempt with the same instrument
  * authorizes with it again, and an intent nobody uses is voided by the
@@ -36,6 +40,11 @@ extern const trv_lifecycle_book_domain trv_book_lifecycle;
  * the supplier is done; TRV_LIFECYCLE_BOOK_RETRY while it is still
  * ticketing. */
 trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run);
+
+/* Whether the booking's supplier adapter can look up the order an
+ * unanswered book made (find_order), so an unknown booking is settled by
+ * the flight.booking.complete job instead of an operator. */
+int trv_fbook_finds_orders(const trv_env *env, const trv_fbooking *b);
 
 /* A book step's deadline for this booking's supplier. */
 apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,

@@ -92,21 +92,8 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     trv_dbc *c;
     trv_fb_phase phase;
 
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
-    if (!trv_api_db_open(req, resp, &c, 322, "reading a booking to book")) {
-        return;
-    }
-    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
-        != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 323, "reading a booking to book");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_freply_no_booking(req, resp, id);
+    if (!(b = trv_api_booking_open(req, resp, errs, &trv_freply_reader, id, 322, 323,
+                                   "reading a booking to book", &c))) {
         return;
     }
     if (b->past_expiry) {

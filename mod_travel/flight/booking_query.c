@@ -53,7 +53,7 @@ static char *build_sql(int v)
 }
 
 /* The list request f makes. */
-static const trv_list_ask *ask(const trv_flight_filter *f, trv_list_ask *a)
+static const trv_list_ask *ask(const trv_list_filter *f, trv_list_ask *a)
 {
     trv_fb_status s;
     /* Read as a reader sees it: READY_FOR_COMPLETE past expires_at is
@@ -69,7 +69,7 @@ static const trv_list_ask *ask(const trv_flight_filter *f, trv_list_ask *a)
 }
 
 apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
-                                       const trv_flight_filter *f, const char **docs,
+                                       const trv_list_filter *f, const char **docs,
                                        long *n, long *total)
 {
     trv_list_ask a;
@@ -82,13 +82,11 @@ static const trv_stmt head_stmt = {"trv_flight_list_head",
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
 apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
-                                     const trv_flight_filter *f, const char **docs,
+                                     const trv_list_filter *f, const char **docs,
                                      long *n, long *total)
 {
     *docs = NULL;
-    if (f->status || f->supplier || f->supplier_reference || f->created_from
-        || f->created_to || f->sort_by_total || f->ascending || f->offset
-        || f->limit != TRV_LIST_DEFAULT_LIMIT) {
+    if (!trv_list_filter_usual(f)) {
         return APR_SUCCESS;
     }
     return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id, f->user_id), docs, n, total);
@@ -99,7 +97,7 @@ static const trv_list_stub stub = {sizeof(trv_fbooking), offsetof(trv_fbooking, 
                                    offsetof(trv_fbooking, revision),
                                    offsetof(trv_fbooking, list_doc)};
 
-apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total)
 {
     trv_list_ask a;

@@ -3,6 +3,8 @@
 #include "payment/payments_sql.h"
 #include "payment/refunds_sql.h"
 #include "core/json.h"
+#include "lifecycle/moves.h"
+#include "lifecycle/moves_sql.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -30,7 +32,8 @@
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
 
-static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
+static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
     b->id = trv_rows_get(r, i, "id");
@@ -79,11 +82,6 @@ static trv_fbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
     return b;
 }
 
-static const char *us(apr_pool_t *p, apr_interval_time_t t)
-{
-    return apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)t);
-}
-
 /* Runs a statement returning booking rows; *out is the first or NULL. */
 static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
                                 trv_fbooking **out, int nargs, const char *const *args)
@@ -107,6 +105,12 @@ apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking 
     return rv;
 }
 
+/* A moved booking made whole (lifecycle/moves.h): its payments. */
+static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_fbooking_load_payments(c, p, b);
+}
+
 static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
                                   trv_fbooking *b)
 {
@@ -115,6 +119,17 @@ static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
     }
     return trv_fbooking_load_payments(c, p, b);
 }
+
+/* The guarded moves every domain makes (lifecycle/moves.h) over
+ * flight_bookings: scoped to the organization and user, expiring at
+ * expires_at, a phase move setting the order's references. */
+static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("flight", "flight_bookings",
+    FB_COLS, "b.org_id = %s AND b.user_id = %s", "expires_at",
+    "supplier_reference = COALESCE(%s, b.supplier_reference), "
+    "airline_pnr = COALESCE(%s, b.airline_pnr)", ", updated_at = trv_now()");
+
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, booking_at,
+                                          whole};
 
 /* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
  * expiry job stores it: its stored renderings are not served meanwhile. */
@@ -283,71 +298,46 @@ apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
     return with_payments(c, p, rv, *out);
 }
 
-static const trv_stmt prebook_failed_stmt = {"trv_flight_prebook_failed",
-    "UPDATE flight_bookings b SET status = 'FAILED', failure = %s::jsonb, "
-    "updated_at = trv_now() WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' "
-    "RETURNING " FB_COLS};
-
 apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
                                          const char *failure_json, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &prebook_failed_stmt, out,
-                                  TRV_DB_ARGS(failure_json, id));
-    return with_payments(c, p, rv, *out);
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
+    *out = b;
+    return rv;
 }
-
-static const trv_stmt prebook_abandon_stmt = {"trv_flight_prebook_abandon",
-    "DELETE FROM flight_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
 
 apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
                                           int *deleted)
 {
-    return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
+    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
 }
 
 /* ---- expiry ---- */
 
-static const trv_stmt expire_one_stmt = {"trv_flight_expire_one",
-    "UPDATE flight_bookings b SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at <= trv_now() "
-    "RETURNING " FB_COLS};
-
 apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
                                      trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
-    return with_payments(c, p, rv, *out);
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
+    *out = b;
+    return rv;
 }
 
 /* ---- book ---- */
-
-static const trv_stmt book_start_stmt = {"trv_flight_book_start",
-    "UPDATE flight_bookings b SET status = 'COMPLETE_IN_PROGRESS', book_phase = %s, "
-    "phase_owner = %s, phase_deadline = clock_timestamp() + %s::bigint * "
-    "interval '1 microsecond', payment_instrument_id = %s, "
-    "book_attempt = b.book_attempt + 1, failure = NULL, updated_at = trv_now() "
-    "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s "
-    "AND b.status = 'READY_FOR_COMPLETE' AND b.expires_at > trv_now() "
-    "RETURNING " FB_COLS};
 
 apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                      const char *user_id, const char *id, trv_fb_phase phase,
                                      const char *owner, apr_interval_time_t deadline,
                                      const char *instrument, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &book_start_stmt, out,
-        TRV_DB_ARGS(trv_fb_phase_text(phase), owner, us(p, deadline), instrument, id, org_id,
-                    user_id));
-    return with_payments(c, p, rv, *out);
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, user_id, id,
+                                                     (int)phase, owner, deadline, instrument,
+                                                     1, &b);
+    *out = b;
+    return rv;
 }
-
-static const trv_stmt phase_stmt = {"trv_flight_book_phase",
-    "UPDATE flight_bookings b SET book_phase = %s, phase_owner = %s, "
-    "phase_deadline = clock_timestamp() + %s::bigint * interval '1 microsecond', "
-    "supplier_reference = COALESCE(%s, b.supplier_reference), "
-    "airline_pnr = COALESCE(%s, b.airline_pnr), updated_at = trv_now() "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
-    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
 
 apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
                                 const char *request_id, const char *id, trv_fb_phase from,
@@ -355,15 +345,13 @@ apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
                                 apr_interval_time_t deadline, const char *supplier_reference,
                                 const char *airline_pnr, trv_fbooking **out)
 {
-    apr_status_t rv;
-    if (!trv_fb_phase_transit(log, request_id, id, from, to)) {
-        *out = NULL;
-        return APR_SUCCESS;
-    }
-    rv = one_booking(c, p, &phase_stmt, out,
-        TRV_DB_ARGS(trv_fb_phase_text(to), owner, us(p, deadline), supplier_reference,
-                    airline_pnr, id, trv_fb_phase_text(from), owner_was));
-    return with_payments(c, p, rv, *out);
+    const char *refs[] = {supplier_reference, airline_pnr};
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
+                                                owner_was, (int)to, owner, deadline, refs, 1,
+                                                &b);
+    *out = b;
+    return rv;
 }
 
 static const trv_stmt revert_stmt = {"trv_flight_book_revert",
@@ -403,15 +391,14 @@ apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                        TRV_DB_ARGS(supplier_reference, airline_pnr, id));
 }
 
-static const trv_stmt book_failed_stmt = {"trv_flight_book_failed",
-    "UPDATE flight_bookings b SET status = 'FAILED', failure = %s::jsonb, "
-    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " FB_COLS};
-
+/* As confirm: the booking without its payments. */
 apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *failure_json, trv_fbooking **out)
 {
-    return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 0, &b);
+    *out = b;
+    return rv;
 }
 
 /* ---- cancel ---- */
@@ -470,12 +457,9 @@ apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
     return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
 }
 
-static const trv_stmt synced_stmt = {"trv_flight_synced",
-    "UPDATE flight_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
-
 apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 {
-    return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
+    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

@@ -8,6 +8,7 @@
 
 #include "booking.h"
 #include "core/db.h"
+#include "core/list_page.h"
 #include "payment/refund_status.h"
 #include "payment/payments.h"
 #include "payment/refunds.h"
@@ -15,27 +16,13 @@
 #include <apr_hash.h>
 #include <apr_time.h>
 
-typedef struct trv_flight_filter {
-    const char *org_id;
-    const char *user_id;
-    const char *status;             /* NULL: any */
-    const char *supplier;           /* NULL: any */
-    const char *supplier_reference; /* NULL: any; exact match */
-    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
-    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
-    int sort_by_total;              /* else created_at */
-    int ascending;
-    long limit;
-    long offset;
-} trv_flight_filter;
-
-/* ---- reads ---- */
+/* ---- reads (the filter: core/list_page.h) ---- */
 
 /* One page of bookings; *total counts every match (booking_query.c). A
  * booking whose list document is stored for its revision comes with only
  * id, revision and list_doc; the others come whole (payments loaded) for
  * rendering. */
-apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight_filter *f,
+apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total);
 /* The same page as one text: its stored renderings joined with ',' in
  * page order (the inside of the JSON array, byte for byte), *n its
@@ -44,7 +31,7 @@ apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_flight
  * revision (its render job has not run, or time changed it): then
  * trv_fbooking_query_list gives the page row by row for rendering. */
 apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
-                                       const trv_flight_filter *f, const char **docs,
+                                       const trv_list_filter *f, const char **docs,
                                        long *n, long *total);
 /* The usual page (no filter, newest first, the default size, from the
  * start) as kept by the render jobs (sql/047): *docs as in
@@ -52,7 +39,7 @@ apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
  * page is behind (a change since, or a booking on it reads as EXPIRED
  * now). */
 apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
-                                     const trv_flight_filter *f, const char **docs,
+                                     const trv_list_filter *f, const char **docs,
                                      long *n, long *total);
 /* Bookings by id, whole with payments: ids is a text[] literal of ids
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */

@@ -20,53 +20,30 @@
 #include <limits.h>
 #include <string.h>
 
-static json_t *list_meta(const trv_flight_filter *f, long n, long total)
+static json_t *list_meta(const trv_list_filter *f, long n, long total)
 {
     return trv_list_meta(f->limit, f->offset, n, total);
 }
 
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {"limit", "offset", "status", "supplier",
-        "created_from", "created_to", "supplier_reference", "sort_by", "sort_order",
-        NULL};
-    static const char *const sorts[] = {"created_at", "total_amount", NULL};
-    static const char *const orders[] = {"asc", "desc", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
-    trv_flight_filter f;
-    apr_time_t from = 0, to = 0;
-    int has_from, has_to, i;
+    trv_list_filter f;
+    int i;
     apr_array_header_t *page;
     long total, n;
     trv_dbc *c;
     apr_array_header_t *parts;
     const char *joined;
 
-    memset(&f, 0, sizeof(f));
-    trv_query_known(req->query, known, errs);
-    f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
-    f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
-    f.status = trv_query_enum(req->query, "status", trv_fb_statuses, NULL, errs);
-    f.supplier = trv_query_enum(req->query, "supplier",
-                                trv_flight_supplier_names(req->env->cfg, req->pool), NULL, errs);
-    f.supplier_reference = trv_query_str(req->query, "supplier_reference", 1, 200, errs);
-    has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
-    has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);
-    f.sort_by_total = strcmp(trv_query_enum(req->query, "sort_by", sorts, "created_at",
-                                            errs), "total_amount") == 0;
-    f.ascending = strcmp(trv_query_enum(req->query, "sort_order", orders, "desc", errs),
-                         "asc") == 0;
-    if (has_from && has_to && from > to) {
-        trv_errs_add(errs, "created_from", "must not be after created_to");
-    }
+    trv_list_filter_read(req->pool, req->query, trv_fb_statuses,
+                         trv_flight_supplier_names(req->env->cfg, req->pool), 1, &f, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
     f.org_id = req->org_id;
     f.user_id = req->user_id;
-    f.created_from = has_from ? trv_time_format(req->pool, from) : NULL;
-    f.created_to = has_to ? trv_time_format(req->pool, to) : NULL;
 
     if (!trv_api_db_open(req, resp, &c, 301, "listing flight bookings")) {
         return;
@@ -123,14 +100,8 @@ void trv_flight_get(trv_req *req, trv_resp *resp)
         trv_ok_text(req, resp, 200, doc, NULL);
         return;
     }
-    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
-        != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_freply_no_booking(req, resp, id);
+    if (!(b = trv_api_booking_read(req, resp, c, &trv_freply_reader, id, 304,
+                                   "reading a flight booking"))) {
         return;
     }
     /* Cold (its render job has not run yet) or past expiry: rendered

@@ -29,17 +29,8 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
     trv_fbooking *b, *started = NULL;
     trv_dbc *c;
 
-    if (!trv_api_db_open(req, resp, &c, 361, "reading a booking to cancel")) {
-        return;
-    }
-    if (trv_fbooking_get(c, req->pool, req->org_id, req->user_id, id, &b)
-        != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 362, "reading a booking to cancel");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_freply_no_booking(req, resp, id);
+    if (!(b = trv_api_booking_open(req, resp, NULL, &trv_freply_reader, id, 361, 362,
+                                   "reading a booking to cancel", &c))) {
         return;
     }
     switch (trv_fb_cancel_decision(b->status)) {

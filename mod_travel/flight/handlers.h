@@ -26,5 +26,8 @@ void trv_freply_booking(trv_req *req, trv_resp *resp, int status, const trv_fboo
                         json_t *meta);
 /* 404 not_found for a booking id. */
 void trv_freply_no_booking(trv_req *req, trv_resp *resp, const char *id);
+/* The request's booking (its organization's and user's) for an endpoint
+ * of one booking (trv_api_booking_read). */
+extern const trv_api_booking_reader trv_freply_reader;
 
 #endif

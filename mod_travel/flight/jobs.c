@@ -30,14 +30,17 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_fb_phase phase;
 
     if (!b || b->status != TRV_FB_COMPLETING || b->book_phase == TRV_FB_PHASE_NONE
-        || b->book_phase == TRV_FB_PHASE_UNKNOWN) {
-        return; /* done, failed, back to ready, or never sent again */
+        || (b->book_phase == TRV_FB_PHASE_UNKNOWN && !trv_fbook_finds_orders(env, b))) {
+        return; /* done, failed, back to ready, or never sent again nor looked up */
     }
     trv_lifecycle_book_init(&run, &trv_book_lifecycle, env, p, trv_job_request_id(job),
                             &env->log, trv_owner_self(p), b);
     phase = b->book_phase;
-    if (phase == TRV_FB_PHASE_TICKETING) {
-        out = trv_fbook_poll_ticketing(&run);
+    if (phase == TRV_FB_PHASE_TICKETING || phase == TRV_FB_PHASE_UNKNOWN) {
+        /* Reads only (the order's state, or the order an unanswered book
+         * made), which any worker may make: the step keeps its owner. */
+        run.owner = b->phase_owner;
+        out = trv_lifecycle_book_continue(&run);
     }
     else {
         /* A step a request started: take it over only once that request is
@@ -52,6 +55,13 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         out = trv_lifecycle_book_continue(&run);
     }
     trv_lifecycle_book_job_result(&run, out, job, "the supplier is still ticketing", res);
+    if (out == TRV_LIFECYCLE_BOOK_UNKNOWN && res->outcome == TRV_JOB_RETRY) {
+        /* No order found for the unanswered book (yet): a supplier still
+         * making it shows it soon; after that, an hourly look is enough
+         * and spares the supplier a list call every few seconds. */
+        res->retry_in = apr_time_from_sec(job->attempt < 10 ? 2 : job->attempt < 30 ? 60 : 3600);
+        res->error = "no order found at the supplier for the unanswered book";
+    }
 }
 
 /* ---- flight.payment.settle ---- */

@@ -40,6 +40,8 @@ static const char *const phase_names[] = {"(none)", "authorizing", "ordering", "
 /* book starts in authorizing (the service collects payment) or ordering;
  * a step taken over stays where it was (X -> X, new owner); ordering goes
  * to ticketing (the airline answered PENDING) or unknown (no answer);
+ * unknown goes on as the order found at the supplier says (ticketing, or
+ * out of the step when it is ticketed or failed);
  * confirm, fail and revert leave the phase (-> NONE). */
 static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
     [TRV_FB_PHASE_NONE][TRV_FB_PHASE_AUTHORIZING] = 1,
@@ -52,6 +54,9 @@ static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
     [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_UNKNOWN] = 1,
     [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_NONE] = 1,
     [TRV_FB_PHASE_TICKETING][TRV_FB_PHASE_NONE] = 1,
+    /* the order an unanswered book made, found at the supplier */
+    [TRV_FB_PHASE_UNKNOWN][TRV_FB_PHASE_TICKETING] = 1,
+    [TRV_FB_PHASE_UNKNOWN][TRV_FB_PHASE_NONE] = 1,
 };
 
 const trv_transit_table trv_fb_phase_table = {"flight book phase", N_PHASE, phase_names,

@@ -80,7 +80,9 @@ typedef struct trv_flight_supplier {
      * passengers, contact, services ([{id: "bag_...", quantity}], as given
      * to prebook)}; payment: {authorization_id} when
      * the service paid (SUPPLIER_A), NULL when the supplier collects payment.
-     * idempotency_key: the same for every attempt of one booking.
+     * idempotency_key: the same for every attempt of one booking; sent
+     * only to a vendor whose protocol row honours one (wire.h). A lost
+     * answer is never answered by sending book again: see find_order.
      * *order: {order_id, status: "TICKETED"|"PENDING"|"FAILED",
      *   airline_pnr?, failure? {code, description},
      *   payment? {collected_by, amount, card? {brand,last4,funding,wallet},
@@ -113,6 +115,15 @@ typedef struct trv_flight_supplier {
     /* {iata_code, icao_code, name, country, alliance, logo_url, is_active}. */
     trv_up_status (*airline)(trv_flight_ctx *ctx, const char *iata_code,
                              json_t **airline, trv_sup_err *err);
+
+    /* The order a book whose answer was lost made, found through what the
+     * supplier's API offers for it, without sending book again (booking:
+     * the document book was given, with the booking id): *order as
+     * read_order's. NOT_FOUND while the supplier shows no order for the
+     * booking. NULL for an adapter that cannot look one up: such a
+     * booking stays unknown for an operator. */
+    trv_up_status (*find_order)(trv_flight_ctx *ctx, const json_t *booking,
+                                json_t **order, trv_sup_err *err);
 } trv_flight_supplier;
 
 /* The adapters (one file each). */

@@ -28,9 +28,7 @@ void trv_probe_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
         apr_sleep(apr_time_from_msec(50));
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_exec(c, p, &record_stmt, NULL,

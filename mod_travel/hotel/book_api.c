@@ -155,20 +155,8 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     int pays;
 
     read_body(req, &instrument, errs);
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
-    if (!trv_api_db_open(req, resp, &c, 1442, "reading a hotel booking to book")) {
-        return;
-    }
-    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1442, "reading a hotel booking to book");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_hreply_no_booking(req, resp, id);
+    if (!(b = trv_api_booking_open(req, resp, errs, &trv_hreply_reader, id, 1442, 1442,
+                                   "reading a hotel booking to book", &c))) {
         return;
     }
     if (b->past_expiry) {

@@ -43,7 +43,7 @@ static const trv_stmt search_stmt = {"trv_dash_hotel_search",
     "strpos(lower(g.first_name || ' ' || g.last_name), lower(%s)) > 0)) "
     "ORDER BY b.created_at DESC, b.id DESC LIMIT %s::int OFFSET %s::int"};
 
-static apr_status_t search(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+static apr_status_t search(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                            const char *q, apr_array_header_t **page, long *total)
 {
     trv_rows *rows;
@@ -74,7 +74,7 @@ static apr_status_t search(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter 
 apr_status_t trv_hotel_booking_list(trv_dbc *c, apr_pool_t *p, const trv_booking_query *q,
                                     apr_array_header_t **docs, long *total)
 {
-    trv_hbooking_filter f;
+    trv_list_filter f;
     apr_array_header_t *page;
     int i;
     memset(&f, 0, sizeof(f));

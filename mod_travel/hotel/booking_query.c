@@ -49,7 +49,7 @@ static char *build_sql(int v)
 }
 
 /* The list request f makes. */
-static const trv_list_ask *ask(const trv_hbooking_filter *f, trv_list_ask *a)
+static const trv_list_ask *ask(const trv_list_filter *f, trv_list_ask *a)
 {
     trv_hb_status s;
     /* As a reader sees it: READY_FOR_COMPLETE past its offer's expiry is
@@ -65,7 +65,7 @@ static const trv_list_ask *ask(const trv_hbooking_filter *f, trv_list_ask *a)
 }
 
 apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p,
-                                       const trv_hbooking_filter *f, const char **docs, long *n,
+                                       const trv_list_filter *f, const char **docs, long *n,
                                        long *total)
 {
     trv_list_ask a;
@@ -77,12 +77,11 @@ static const trv_stmt head_stmt = {"trv_hotel_list_head",
     "WHERE h.org_id = %s AND h.page_gen = h.gen "
     "AND (h.valid_until IS NULL OR h.valid_until > trv_now())"};
 
-apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      const char **docs, long *n, long *total)
 {
     *docs = NULL;
-    if (f->status || f->supplier || f->created_from || f->created_to || f->sort_by_total
-        || f->ascending || f->offset || f->limit != TRV_LIST_DEFAULT_LIMIT) {
+    if (!trv_list_filter_usual(f)) {
         return APR_SUCCESS;
     }
     return trv_list_head(c, p, &head_stmt, TRV_DB_ARGS(f->org_id), docs, n, total);
@@ -93,7 +92,7 @@ static const trv_list_stub stub = {sizeof(trv_hbooking), offsetof(trv_hbooking, 
                                    offsetof(trv_hbooking, revision),
                                    offsetof(trv_hbooking, list_doc)};
 
-apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total)
 {
     trv_list_ask a;

@@ -2,6 +2,8 @@
 #include "booking_store.h"
 #include "cancellation_store.h"
 #include "core/json.h"
+#include "lifecycle/moves.h"
+#include "lifecycle/moves_sql.h"
 #include "payment/payments_sql.h"
 
 #include <apr_strings.h>
@@ -42,7 +44,8 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
     return b->past_expiry ? TRV_HB_EXPIRED : b->status;
 }
 
-static trv_hbooking *booking_at(apr_pool_t *p, const trv_rows *r, int i)
+/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
+static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
     b->id = trv_rows_get(r, i, "id");
@@ -204,6 +207,13 @@ apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b)
     return load_parts(c, p, apr_psprintf(p, "{%s}", b->id), one);
 }
 
+/* A moved booking made whole (lifecycle/moves.h): its rooms, guests,
+ * payments and cancellations. */
+static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
+{
+    return trv_hbooking_load_parts(c, p, b);
+}
+
 /* Runs a statement returning booking rows; *out is the first, whole, or
  * NULL. */
 static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
@@ -218,6 +228,17 @@ static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
     *out = booking_at(p, rows, 0);
     return trv_hbooking_load_parts(c, p, *out);
 }
+
+/* The guarded moves every domain makes (lifecycle/moves.h) over
+ * hotel_bookings: scoped to the organization, expiring at the offer's
+ * expiry, a phase move setting the supplier's booking id; updated_at is
+ * the table's trigger's (sql/100). */
+static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("hotel", "hotel_bookings",
+    HB_COLS, "b.org_id = %s", "offer_expires_at",
+    "supplier_booking_id = coalesce(%s, b.supplier_booking_id)", "");
+
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, booking_at,
+                                          whole};
 
 static const trv_stmt get_any_stmt;
 
@@ -401,24 +422,20 @@ apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
                     pr->supplier_prebook_id, pr->supplier_data, pr->sdk_token, id));
 }
 
-static const trv_stmt prebook_failed_stmt = {"trv_hotel_prebook_failed",
-    "UPDATE hotel_bookings b SET status = 'FAILED', failure = %s::jsonb "
-    "WHERE b.id = %s AND b.status = 'PREBOOK_IN_PROGRESS' RETURNING " HB_COLS};
-
 apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
                                          const char *failure_json, trv_hbooking **out)
 {
-    return one_booking(c, p, &prebook_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
+    *out = b;
+    return rv;
 }
 
 /* Rooms and guests go with the booking (ON DELETE CASCADE). */
-static const trv_stmt prebook_abandon_stmt = {"trv_hotel_prebook_abandon",
-    "DELETE FROM hotel_bookings WHERE id = %s AND status = 'PREBOOK_IN_PROGRESS'"};
-
 apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
                                           int *deleted)
 {
-    return trv_db_exec(c, p, &prebook_abandon_stmt, deleted, TRV_DB_ARGS(id));
+    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
 }
 
 /* A prebook whose request died (kill -9) holds its key: once every call it
@@ -433,44 +450,29 @@ apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const
     return trv_db_exec(c, p, &prebook_stale_stmt, deleted, TRV_DB_ARGS(id, us(p, age)));
 }
 
-static const trv_stmt expire_one_stmt = {"trv_hotel_expire_one",
-    "UPDATE hotel_bookings b SET status = 'EXPIRED' "
-    "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now() "
-    "RETURNING " HB_COLS};
-
 apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
                                      trv_hbooking **out)
 {
-    return one_booking(c, p, &expire_one_stmt, out, TRV_DB_ARGS(id));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
+    *out = b;
+    return rv;
 }
 
 /* ---- book ---- */
-
-static const trv_stmt book_start_stmt = {"trv_hotel_book_start",
-    "UPDATE hotel_bookings b SET status = 'COMPLETE_IN_PROGRESS', book_phase = %s, "
-    "phase_owner = %s, phase_deadline = clock_timestamp() + %s::bigint * "
-    "interval '1 microsecond', payment_instrument_id = %s, "
-    "book_attempt = b.book_attempt + 1, failure = NULL "
-    "WHERE b.id = %s AND b.org_id = %s "
-    "AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now() "
-    "RETURNING " HB_COLS};
 
 apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                      const char *id, trv_hb_phase phase, const char *owner,
                                      apr_interval_time_t deadline, const char *instrument,
                                      trv_hbooking **out)
 {
-    return one_booking(c, p, &book_start_stmt, out,
-                       TRV_DB_ARGS(trv_hb_phase_text(phase), owner, us(p, deadline), instrument,
-                                   id, org_id));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, NULL, id,
+                                                     (int)phase, owner, deadline, instrument,
+                                                     1, &b);
+    *out = b;
+    return rv;
 }
-
-static const trv_stmt phase_stmt = {"trv_hotel_book_phase",
-    "UPDATE hotel_bookings b SET book_phase = %s, phase_owner = %s, "
-    "phase_deadline = clock_timestamp() + %s::bigint * interval '1 microsecond', "
-    "supplier_booking_id = coalesce(%s, b.supplier_booking_id) "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' AND b.book_phase = %s "
-    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
 
 apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
                                 const char *request_id, const char *id, trv_hb_phase from,
@@ -478,14 +480,12 @@ apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
                                 apr_interval_time_t deadline, const char *supplier_booking_id,
                                 trv_hbooking **out)
 {
-    if (!trv_hb_phase_transit(log, request_id, id, from, to)) {
-        *out = NULL;
-        return APR_SUCCESS;
-    }
-    return one_booking(c, p, &phase_stmt, out,
-                       TRV_DB_ARGS(trv_hb_phase_text(to), owner, us(p, deadline),
-                                   supplier_booking_id, id, trv_hb_phase_text(from),
-                                   owner_was));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
+                                                owner_was, (int)to, owner, deadline,
+                                                &supplier_booking_id, 1, &b);
+    *out = b;
+    return rv;
 }
 
 static const trv_stmt revert_stmt = {"trv_hotel_book_revert",
@@ -532,25 +532,20 @@ apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                    cf->hotel_confirmation_code, cf->hotel_remarks, id));
 }
 
-static const trv_stmt book_failed_stmt = {"trv_hotel_book_failed",
-    "UPDATE hotel_bookings b SET status = 'FAILED', failure = %s::jsonb, "
-    "book_phase = NULL, phase_owner = NULL, phase_deadline = NULL "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' RETURNING " HB_COLS};
-
 apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *failure_json, trv_hbooking **out)
 {
-    return one_booking(c, p, &book_failed_stmt, out, TRV_DB_ARGS(failure_json, id));
+    void *b;
+    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 1, &b);
+    *out = b;
+    return rv;
 }
 
 /* synced_at alone is bookkeeping: it raises no revision (the trigger of
  * sql/100 leaves the booking's documents current). */
-static const trv_stmt synced_stmt = {"trv_hotel_synced",
-    "UPDATE hotel_bookings SET synced_at = clock_timestamp() WHERE id = %s"};
-
 apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
 {
-    return trv_db_exec(c, p, &synced_stmt, NULL, TRV_DB_ARGS(id));
+    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

@@ -11,40 +11,29 @@
 
 #include "booking.h"
 #include "core/db.h"
+#include "core/list_page.h"
 #include "payment/payments.h"
 
 #include <apr_hash.h>
 #include <apr_time.h>
 
-/* ---- reads ---- */
-
-typedef struct trv_hbooking_filter {
-    const char *org_id;
-    const char *status;             /* NULL: any (as a reader sees it) */
-    const char *supplier;           /* NULL: any */
-    const char *created_from;       /* RFC 3339, inclusive; NULL: open */
-    const char *created_to;         /* RFC 3339, inclusive; NULL: open */
-    int sort_by_total;              /* else created_at */
-    int ascending;
-    long limit;
-    long offset;
-} trv_hbooking_filter;
+/* ---- reads (the filter: core/list_page.h) ---- */
 
 /* One page of the organization's bookings; *total counts every match
  * (booking_query.c). A booking whose list rendering is stored for its
  * revision comes with only id, revision and list_doc; the others whole. */
-apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total);
 /* The usual page as one text: the stored list renderings of its bookings
  * joined with ',' in page order (the JSON array's inside, as is), *n their
  * count; *docs NULL when a booking of the page has no rendering for its
  * revision (then trv_hbooking_query_list gives the page for rendering). */
-apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                        const char **docs, long *n, long *total);
 /* The usual page (no filter, newest first, the default size, from the
  * start) as the changes' transactions keep it (sql/143): *docs as above,
  * or NULL when f is another page or the kept page is behind. */
-apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_hbooking_filter *f,
+apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      const char **docs, long *n, long *total);
 /* Builds and keeps the organization's usual page from the stored
  * renderings, unless one is behind or a change came since (sql/143). */

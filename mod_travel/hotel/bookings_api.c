@@ -35,42 +35,21 @@ static const char *const *supplier_names(const trv_env *env, apr_pool_t *p)
 
 void trv_hotel_bookings(trv_req *req, trv_resp *resp)
 {
-    static const char *const known[] = {"limit", "offset", "status", "supplier",
-        "created_from", "created_to", "sort_by", "sort_order", NULL};
-    static const char *const sorts[] = {"created_at", "total_amount", NULL};
-    static const char *const orders[] = {"asc", "desc", NULL};
     trv_errs *errs = trv_errs_new(req->pool);
-    trv_hbooking_filter f;
-    const char *sort_by, *sort_order;
-    apr_time_t from = 0, to = 0;
-    int has_from, has_to, i;
+    trv_list_filter f;
+    int i;
     apr_array_header_t *page, *parts;
     long total, n;
     const char *joined;
     trv_dbc *c;
 
-    memset(&f, 0, sizeof(f));
-    trv_query_known(req->query, known, errs);
-    f.limit = trv_query_int(req->query, "limit", 20, 1, 100, errs);
-    f.offset = trv_query_int(req->query, "offset", 0, 0, LONG_MAX, errs);
-    f.status = trv_query_enum(req->query, "status", trv_hb_statuses, NULL, errs);
-    f.supplier = trv_query_enum(req->query, "supplier", supplier_names(req->env, req->pool), NULL, errs);
-    has_from = trv_query_instant(req->query, "created_from", 0, &from, errs);
-    has_to = trv_query_instant(req->query, "created_to", 1, &to, errs);
-    sort_by = trv_query_enum(req->query, "sort_by", sorts, "created_at", errs);
-    sort_order = trv_query_enum(req->query, "sort_order", orders, "desc", errs);
-    f.sort_by_total = sort_by && strcmp(sort_by, "total_amount") == 0;
-    f.ascending = sort_order && strcmp(sort_order, "asc") == 0;
-    if (has_from && has_to && from > to) {
-        trv_errs_add(errs, "created_from", "must not be after created_to");
-    }
+    trv_list_filter_read(req->pool, req->query, trv_hb_statuses,
+                         supplier_names(req->env, req->pool), 0, &f, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
     }
     f.org_id = req->org_id;
-    f.created_from = has_from ? trv_time_format(req->pool, from) : NULL;
-    f.created_to = has_to ? trv_time_format(req->pool, to) : NULL;
     if (!trv_api_db_open(req, resp, &c, 1445, "listing hotel bookings")) {
         return;
     }
@@ -125,14 +104,10 @@ void trv_hotel_booking(trv_req *req, trv_resp *resp)
         trv_ok_text(req, resp, 200, doc, NULL);
         return;
     }
-    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
+    if (!(b = trv_api_booking_read(req, resp, c, &trv_hreply_reader, id, 1446,
+                                   "reading a hotel booking"))) {
         return;
     }
     trv_db_close(req->env->db, c);
-    if (!b) {
-        trv_hreply_no_booking(req, resp, id);
-        return;
-    }
     trv_hreply_booking(req, resp, 200, b, NULL);
 }

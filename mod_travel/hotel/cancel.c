@@ -6,6 +6,7 @@
  * resumes that attempt (the same can_ id); on CANCELED it answers 200 and
  * restarts refund submissions that failed. */
 #include "handlers.h"
+#include "reply.h"
 #include "booking_store.h"
 #include "cancel_jobs.h"
 #include "cancellation_store.h"
@@ -28,16 +29,8 @@ void trv_hotel_cancel(trv_req *req, trv_resp *resp)
     trv_hcancel *started = NULL;
     trv_dbc *c;
 
-    if (!trv_api_db_open(req, resp, &c, 1455, "reading a hotel booking to cancel")) {
-        return;
-    }
-    if (trv_hbooking_get(c, req->pool, req->org_id, id, &b) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1455, "reading a hotel booking to cancel");
-        return;
-    }
-    if (!b) {
-        trv_db_close(req->env->db, c);
-        trv_fail(req, resp, 404, "not_found", "No hotel booking %s", id);
+    if (!(b = trv_api_booking_open(req, resp, NULL, &trv_hreply_reader, id, 1455, 1455,
+                                   "reading a hotel booking to cancel", &c))) {
         return;
     }
     if (b->status == TRV_HB_CONFIRMED) {

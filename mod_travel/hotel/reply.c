@@ -1,5 +1,6 @@
 #include "reply.h"
 #include "render.h"
+#include "booking_store.h"
 #include "core/config.h"
 
 #include <string.h>
@@ -41,3 +42,14 @@ int trv_hreply_total(const trv_hbooking *b, trv_money *m)
     memcpy(m->currency, b->currency, 4);
     return 1;
 }
+
+/* The request's booking for an endpoint of one booking: in its scope. */
+static apr_status_t get_scoped(trv_req *req, trv_dbc *c, const char *id, void **out)
+{
+    trv_hbooking *b;
+    apr_status_t rv = trv_hbooking_get(c, req->pool, req->org_id, id, &b);
+    *out = b;
+    return rv;
+}
+
+const trv_api_booking_reader trv_hreply_reader = {get_scoped, trv_hreply_no_booking};

@@ -14,6 +14,9 @@
 void trv_hreply_booking(trv_req *req, trv_resp *resp, int status, const trv_hbooking *b,
                         json_t *meta);
 void trv_hreply_no_booking(trv_req *req, trv_resp *resp, const char *id);
+/* The request's booking (its organization's) for an endpoint of one
+ * booking (trv_api_booking_read). */
+extern const trv_api_booking_reader trv_hreply_reader;
 
 /* The supplier row of this name and its adapter when configured, else
  * NULL. */

@@ -2,6 +2,7 @@
 #include "core/crypt.h"
 #include "core/ids.h"
 #include "core/json_arena.h"
+#include "core/jval.h"
 #include "mapping.h"
 #include "core/shared_cache.h"
 
@@ -45,11 +46,6 @@ static json_t *str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static const char *pstr(apr_pool_t *p, const json_t *v)
-{
-    return json_is_string(v) ? apr_pstrdup(p, json_string_value(v)) : NULL;
-}
-
 void trv_hotel_search_cache_put(const trv_env *env, apr_pool_t *p, const char *key,
                                 const apr_array_header_t *list, apr_interval_time_t fresh)
 {
@@ -83,40 +79,47 @@ int trv_hotel_search_cache_get(const trv_env *env, apr_pool_t *p, const char *ke
                                apr_time_t *cached_at)
 {
     char *text;
-    apr_size_t len;
-    json_t *doc, *rows, *r;
-    size_t i;
+    apr_size_t len, i;
+    const trv_jval *doc, *rows, *r;
+    /* Read in place (text is this request's copy): the strings of the
+     * list are the text's own. */
     if (!env->search_cache || !env->search_cache->get(env->search_cache, key, p, &text, &len)
-        || !(doc = json_loadb(text, len, 0, NULL))) {
+        || !(doc = trv_jval_parse(p, text, len, NULL))) {
         return 0;
     }
-    rows = json_object_get(doc, "hotels");
-    if (!json_is_array(rows) || !json_is_integer(json_object_get(doc, "at"))) {
-        json_decref(doc);
+    rows = trv_jval_get(doc, "hotels");
+    if (!trv_jval_is_array(rows) || !trv_jval_is_int(trv_jval_get(doc, "at"))) {
         return 0;
     }
-    *cached_at = (apr_time_t)json_integer_value(json_object_get(doc, "at"));
-    *list = apr_array_make(p, (int)json_array_size(rows) + 1, sizeof(trv_hotel_found));
-    json_array_foreach(rows, i, r) {
+    *cached_at = (apr_time_t)trv_jval_int(trv_jval_get(doc, "at"));
+    *list = apr_array_make(p, (int)trv_jval_len(rows) + 1, sizeof(trv_hotel_found));
+    trv_jval_foreach(rows, i, r) {
         trv_hotel_found *f = apr_array_push(*list);
+        /* The row's ten fields, in the order put writes them. */
+        const trv_jval *v[10] = {NULL};
+        const trv_jval *item;
+        apr_size_t k;
+        trv_jval_foreach(r, k, item) {
+            if (k < 10) {
+                v[k] = item;
+            }
+        }
         memset(f, 0, sizeof(*f));
         f->supplier = supplier;
-        f->sid = pstr(p, json_array_get(r, 0));
-        f->name = pstr(p, json_array_get(r, 1));
-        f->city = pstr(p, json_array_get(r, 2));
-        f->country_code = pstr(p, json_array_get(r, 3));
-        f->postal_code = pstr(p, json_array_get(r, 4));
-        f->giata = pstr(p, json_array_get(r, 5));
-        f->latitude = json_real_value(json_array_get(r, 6));
-        f->longitude = json_real_value(json_array_get(r, 7));
-        f->priced = json_is_true(json_array_get(r, 8));
-        f->total_minor = (apr_int64_t)json_integer_value(json_array_get(r, 9));
+        f->sid = trv_jval_str(v[0]);
+        f->name = trv_jval_str(v[1]);
+        f->city = trv_jval_str(v[2]);
+        f->country_code = trv_jval_str(v[3]);
+        f->postal_code = trv_jval_str(v[4]);
+        f->giata = trv_jval_str(v[5]);
+        f->latitude = trv_jval_is(v[6], TRV_JVAL_REAL) ? v[6]->u.d : 0;
+        f->longitude = trv_jval_is(v[7], TRV_JVAL_REAL) ? v[7]->u.d : 0;
+        f->priced = trv_jval_is_true(v[8]);
+        f->total_minor = trv_jval_int(v[9]);
         if (!f->sid) {
-            json_decref(doc);
             return 0;
         }
     }
-    json_decref(doc);
     return 1;
 }
 

@@ -262,6 +262,12 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);
+/* The same with the answer read by core/jval.h into res->doc (res->body
+ * NULL): for the search path's large answers, of which an adapter reads a
+ * few fields. */
+trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char *path,
+                             const apr_table_t *auth, const json_t *body,
+                             trv_up_result *res, trv_hotel_err *err);
 /* A GET of the supplier's content (the hotels of an area: what does not
  * change with the stay), answered from this process's cache while fresh
  * (TravelHotelContentCache). The body is shared with other requests: read
@@ -308,6 +314,9 @@ const char *trv_hwire_board(apr_pool_t *p, const char *code);
  * instant (RFC 3339) and decimal amount; 0 on success. */
 int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency);
+/* The same with the amount already in minor units of currency. */
+int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
+                                apr_int64_t minor, const char *currency);
 /* Adds a promotion's amount (a positive discount) for the room at
  * position to promotions, merging with an entry of the same name; -1
  * (nothing added) when the merged amount would leave the money range. */

@@ -14,9 +14,60 @@
 
 #define UNSET -1
 
+/* Every directive that takes one duration: where it is kept, its default and
+ * its range. One table serves the directive's setter, the per-vhost merge and
+ * the defaults, so a new duration is one row. */
+typedef struct {
+    const char *name;
+    apr_size_t offset;              /* of its apr_interval_time_t in trv_config */
+    apr_interval_time_t dflt;
+    apr_interval_time_t min, max;   /* max 0: no upper bound */
+    const char *range;              /* how configtest states [min, max] */
+    int zero_words;                 /* "0" (and "off") set 0, below min */
+    int global_only;
+} trv_duration_slot;
+
+#define SLOT(f) APR_OFFSETOF(trv_config, f)
+
+static const trv_duration_slot duration_slots[] = {
+    {"TravelJobLease", SLOT(job_lease), TRV_DEFAULT_LEASE, 1, 0, NULL, 0, 0},
+    {"TravelJobPollInterval", SLOT(job_poll), TRV_DEFAULT_POLL, 1, 0, NULL, 0, 0},
+    {"TravelWatchInterval", SLOT(watch_interval), TRV_DEFAULT_WATCH_INTERVAL, 1, 0, NULL,
+     0, 1},
+    {"TravelWebhookDisableAfter", SLOT(webhook_disable_after),
+     TRV_DEFAULT_WEBHOOK_DISABLE_AFTER, 1, 0, NULL, 0, 0},
+    {"TravelWebhookRetention", SLOT(webhook_retention), TRV_DEFAULT_WEBHOOK_RETENTION, 1, 0,
+     NULL, 0, 0},
+    {"TravelNotifyCheck", SLOT(notify_check), TRV_DEFAULT_NOTIFY_CHECK, 1, 0, NULL, 0, 0},
+    {"TravelSearchDeadline", SLOT(search_deadline), TRV_DEFAULT_SEARCH_DEADLINE,
+     apr_time_from_msec(100), apr_time_from_sec(120), "from 100ms to 120s", 0, 0},
+    {"TravelHotelContentCache", SLOT(content_ttl), TRV_DEFAULT_CONTENT_TTL, 1, 0, NULL, 1, 0},
+    {"TravelSupplierLimitWait", SLOT(supplier_limit_wait), TRV_DEFAULT_SUPPLIER_LIMIT_WAIT,
+     1, apr_time_from_sec(60), "from 0 (never wait) to 60s", 1, 0},
+};
+
+#define N_DURATION_SLOTS (sizeof(duration_slots) / sizeof(duration_slots[0]))
+
+static apr_interval_time_t *duration_field(trv_config *cfg, const trv_duration_slot *slot)
+{
+    return (apr_interval_time_t *)((char *)cfg + slot->offset);
+}
+
+static const trv_duration_slot *duration_slot_named(const char *name)
+{
+    apr_size_t i;
+    for (i = 0; i < N_DURATION_SLOTS; i++) {
+        if (strcmp(duration_slots[i].name, name) == 0) {
+            return &duration_slots[i];
+        }
+    }
+    return NULL;
+}
+
 void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
 {
     trv_srv_conf *c = apr_pcalloc(p, sizeof(*c));
+    apr_size_t i;
     (void)s;
     c->cfg.upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
     c->cfg.hotel_upstreams = apr_array_make(p, 4, sizeof(trv_upstream));
@@ -24,18 +75,12 @@ void *trv_create_srv_conf(apr_pool_t *p, server_rec *s)
     c->cfg.hotel_rows = apr_array_make(p, 4, sizeof(trv_supplier));
     c->cfg.worker_threads = UNSET;
     c->cfg.max_body = UNSET;
-    c->cfg.job_lease = UNSET;
-    c->cfg.job_poll = UNSET;
-    c->cfg.watch_interval = UNSET;
     c->cfg.webhook_max_per_second = UNSET;
-    c->cfg.webhook_disable_after = UNSET;
-    c->cfg.webhook_retention = UNSET;
     c->cfg.db_pooled = UNSET;
-    c->cfg.notify_check = UNSET;
-    c->cfg.search_deadline = UNSET;
-    c->cfg.content_ttl = UNSET;
-    c->cfg.supplier_limit_wait = UNSET;
     c->cfg.max_response = 0;
+    for (i = 0; i < N_DURATION_SLOTS; i++) {
+        *duration_field(&c->cfg, &duration_slots[i]) = UNSET;
+    }
     trv_rate_conf_init(&c->rate);
     return c;
 }
@@ -47,6 +92,12 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
 {
     trv_srv_conf *base = basev, *add = addv;
     trv_srv_conf *n = apr_pcalloc(p, sizeof(*n));
+    apr_size_t i;
+    for (i = 0; i < N_DURATION_SLOTS; i++) {
+        apr_interval_time_t a = *duration_field(&add->cfg, &duration_slots[i]);
+        *duration_field(&n->cfg, &duration_slots[i]) =
+            a != UNSET ? a : *duration_field(&base->cfg, &duration_slots[i]);
+    }
     n->cfg.upstreams = add->upstreams_set ? add->cfg.upstreams : base->cfg.upstreams;
     n->cfg.flight_rows = add->upstreams_set ? add->cfg.flight_rows : base->cfg.flight_rows;
     n->upstreams_set = add->upstreams_set || base->upstreams_set;
@@ -59,19 +110,10 @@ void *trv_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_PTR(retry_schedule);
     MERGE(max_body);
     MERGE_PTR(webhook_allow);
-    MERGE(job_lease);
-    MERGE(job_poll);
-    MERGE(watch_interval);
     MERGE(webhook_max_per_second);
-    MERGE(webhook_disable_after);
-    MERGE(webhook_retention);
     MERGE(db_pooled);
-    MERGE(notify_check);
     MERGE_PTR(notify_conninfo);
     MERGE_PTR(standby_conninfo);
-    MERGE(search_deadline);
-    MERGE(content_ttl);
-    MERGE(supplier_limit_wait);
     trv_rate_conf_merge(&n->rate, &base->rate, &add->rate);
     n->cfg.max_response = add->cfg.max_response ? add->cfg.max_response
                                                 : base->cfg.max_response;
@@ -450,35 +492,26 @@ static const char *set_duration(cmd_parms *cmd, const char *arg,
     return NULL;
 }
 
-static const char *set_lease(cmd_parms *cmd, void *d, const char *arg)
+static const char *set_duration_slot(cmd_parms *cmd, void *d, const char *arg)
 {
+    const trv_duration_slot *slot = duration_slot_named(cmd->cmd->name);
+    apr_interval_time_t t = 0;
+    const char *err = NULL;
     (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_lease);
-}
-
-static const char *set_disable_after(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.webhook_disable_after);
-}
-
-static const char *set_retention(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.webhook_retention);
-}
-
-static const char *set_poll(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.job_poll);
-}
-
-static const char *set_watch_interval(cmd_parms *cmd, void *d, const char *arg)
-{
-    GLOBAL_ONLY_CHECK(cmd);
-    (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.watch_interval);
+    if (slot->global_only) {
+        GLOBAL_ONLY_CHECK(cmd);
+    }
+    if (!(slot->zero_words && (strcmp(arg, "0") == 0 || strcasecmp(arg, "off") == 0))) {
+        err = set_duration(cmd, arg, &t);
+        if (err) {
+            return err;
+        }
+        if (t < slot->min || (slot->max && t > slot->max)) {
+            return apr_psprintf(cmd->pool, "%s: %s", cmd->cmd->name, slot->range);
+        }
+    }
+    *duration_field(&conf_of(cmd)->cfg, slot) = t;
+    return NULL;
 }
 
 static const char *set_db_mode(cmd_parms *cmd, void *d, const char *arg)
@@ -514,52 +547,6 @@ static const char *set_standby_conninfo(cmd_parms *cmd, void *d, const char *arg
         return "TravelStandbyConnInfo needs a libpq connection string";
     }
     conf_of(cmd)->cfg.standby_conninfo = arg;
-    return NULL;
-}
-
-static const char *set_notify_check(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.notify_check);
-}
-
-static const char *set_search_deadline(cmd_parms *cmd, void *d, const char *arg)
-{
-    apr_interval_time_t t;
-    const char *err = set_duration(cmd, arg, &t);
-    (void)d;
-    if (err) {
-        return err;
-    }
-    if (t < apr_time_from_msec(100) || t > apr_time_from_sec(120)) {
-        return apr_psprintf(cmd->pool, "%s: from 100ms to 120s", cmd->cmd->name);
-    }
-    conf_of(cmd)->cfg.search_deadline = t;
-    return NULL;
-}
-
-static const char *set_content_cache(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    if (strcmp(arg, "0") == 0 || strcasecmp(arg, "off") == 0) {
-        conf_of(cmd)->cfg.content_ttl = 0;
-        return NULL;
-    }
-    return set_duration(cmd, arg, &conf_of(cmd)->cfg.content_ttl);
-}
-
-static const char *set_supplier_limit_wait(cmd_parms *cmd, void *d, const char *arg)
-{
-    apr_interval_time_t t = 0;
-    const char *err = strcmp(arg, "0") == 0 ? NULL : set_duration(cmd, arg, &t);
-    (void)d;
-    if (err) {
-        return err;
-    }
-    if (t > apr_time_from_sec(60)) {
-        return apr_psprintf(cmd->pool, "%s: from 0 (never wait) to 60s", cmd->cmd->name);
-    }
-    conf_of(cmd)->cfg.supplier_limit_wait = t;
     return NULL;
 }
 
@@ -654,10 +641,10 @@ const command_rec trv_directives[] = {
     AP_INIT_TAKE1("TravelWebhookMaxPerSecond", set_webhook_rate, NULL, RSRC_CONF,
         "webhook requests per second to a subscription without max_per_second "
         "(1-1000, or off: the default)"),
-    AP_INIT_TAKE1("TravelWebhookDisableAfter", set_disable_after, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelWebhookDisableAfter", set_duration_slot, NULL, RSRC_CONF,
         "how long a webhook subscription may fail every request before it is disabled "
         "(default 5d)"),
-    AP_INIT_TAKE1("TravelWebhookRetention", set_retention, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelWebhookRetention", set_duration_slot, NULL, RSRC_CONF,
         "how long webhook deliveries, attempts and events are kept (default 30d)"),
     AP_INIT_TAKE1("TravelMaxBodySize", set_max_body, NULL, RSRC_CONF,
         "largest accepted request body (default 1M)"),
@@ -666,18 +653,18 @@ const command_rec trv_directives[] = {
     AP_INIT_ITERATE("TravelWebhookAllowNetwork", set_allow, NULL, RSRC_CONF,
         "networks (CIDR) allowed as webhook targets despite the SSRF rules; "
         "http:// is accepted only inside them"),
-    AP_INIT_TAKE1("TravelJobLease", set_lease, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelJobLease", set_duration_slot, NULL, RSRC_CONF,
         "how long a claimed background job is reserved (default 60s)"),
-    AP_INIT_TAKE1("TravelJobPollInterval", set_poll, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelJobPollInterval", set_duration_slot, NULL, RSRC_CONF,
         "how often idle workers look for due jobs (default 500ms)"),
-    AP_INIT_TAKE1("TravelSearchDeadline", set_search_deadline, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelSearchDeadline", set_duration_slot, NULL, RSRC_CONF,
         "how long hotel search and offers wait for their suppliers (default 8s)"),
-    AP_INIT_TAKE1("TravelHotelContentCache", set_content_cache, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelHotelContentCache", set_duration_slot, NULL, RSRC_CONF,
         "how long each process keeps a hotel supplier's content of an area (default 1h; off)"),
-    AP_INIT_TAKE1("TravelSupplierLimitWait", set_supplier_limit_wait, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelSupplierLimitWait", set_duration_slot, NULL, RSRC_CONF,
         "how long a supplier call waits for the supplier's rate limit to end before it is "
         "refused (default 1s; 0 = never wait)"),
-    AP_INIT_TAKE1("TravelWatchInterval", set_watch_interval, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelWatchInterval", set_duration_slot, NULL, RSRC_CONF,
         "time between two price checks of one watch (default 15m)"),
     AP_INIT_TAKE1("TravelSecretKeyFile", set_secret_file, NULL, RSRC_CONF,
         "file holding the 32-byte key (64 hex digits) that encrypts secrets at rest"),
@@ -700,7 +687,7 @@ const command_rec trv_directives[] = {
     AP_INIT_TAKE1("TravelStandbyConnInfo", set_standby_conninfo, NULL, RSRC_CONF,
         "libpq connection string of a streaming standby that may serve reads of "
         "bookings no older than the client's own writes (default: none)"),
-    AP_INIT_TAKE1("TravelNotifyCheck", set_notify_check, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("TravelNotifyCheck", set_duration_slot, NULL, RSRC_CONF,
         "how often the listener proves a NOTIFY still reaches it (default 10s)"),
     {NULL}
 };
@@ -708,45 +695,25 @@ const command_rec trv_directives[] = {
 const char *trv_finish_srv_conf(apr_pool_t *p, server_rec *s, trv_srv_conf *c)
 {
     trv_config *cfg = &c->cfg;
+    apr_size_t i;
     (void)s;
+    for (i = 0; i < N_DURATION_SLOTS; i++) {
+        apr_interval_time_t *t = duration_field(cfg, &duration_slots[i]);
+        if (*t == UNSET) {
+            *t = duration_slots[i].dflt;
+        }
+    }
     if (cfg->worker_threads == UNSET) {
         cfg->worker_threads = TRV_DEFAULT_WORKERS;
     }
     if (cfg->max_body == UNSET) {
         cfg->max_body = TRV_DEFAULT_MAX_BODY;
     }
-    if (cfg->job_lease == UNSET) {
-        cfg->job_lease = TRV_DEFAULT_LEASE;
-    }
-    if (cfg->job_poll == UNSET) {
-        cfg->job_poll = TRV_DEFAULT_POLL;
-    }
-    if (cfg->watch_interval == UNSET) {
-        cfg->watch_interval = TRV_DEFAULT_WATCH_INTERVAL;
-    }
     if (cfg->webhook_max_per_second == UNSET) {
         cfg->webhook_max_per_second = 0;
     }
-    if (cfg->webhook_disable_after == UNSET) {
-        cfg->webhook_disable_after = TRV_DEFAULT_WEBHOOK_DISABLE_AFTER;
-    }
-    if (cfg->webhook_retention == UNSET) {
-        cfg->webhook_retention = TRV_DEFAULT_WEBHOOK_RETENTION;
-    }
     if (cfg->db_pooled == UNSET) {
         cfg->db_pooled = 0;
-    }
-    if (cfg->notify_check == UNSET) {
-        cfg->notify_check = TRV_DEFAULT_NOTIFY_CHECK;
-    }
-    if (cfg->search_deadline == UNSET) {
-        cfg->search_deadline = TRV_DEFAULT_SEARCH_DEADLINE;
-    }
-    if (cfg->content_ttl == UNSET) {
-        cfg->content_ttl = TRV_DEFAULT_CONTENT_TTL;
-    }
-    if (cfg->supplier_limit_wait == UNSET) {
-        cfg->supplier_limit_wait = TRV_DEFAULT_SUPPLIER_LIMIT_WAIT;
     }
     if (!cfg->max_response) {
         cfg->max_response = TRV_DEFAULT_MAX_RESPONSE;

@@ -50,8 +50,7 @@ static void resolve(const trv_pintent_kind *k, trv_env *env, apr_pool_t *p,
                     const char *auth_id, trv_job_result *res)
 {
     trv_dbc *c;
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        retry(res, 0, "database unavailable");
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS
@@ -179,8 +178,7 @@ void trv_pintent_release_run(const trv_pintent_kind *k, trv_env *env, apr_pool_t
         res->error = "payload has no id";
         return;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        retry(res, 0, "database unavailable");
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_pintent_get(k, c, p, id, &in) != APR_SUCCESS) {

@@ -1,5 +1,6 @@
 /* Helpers of the simulated APIs; see sbx_api.h. */
 #include "sbx_api.h"
+#include "air/duffel.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/money.h"
@@ -121,10 +122,13 @@ static const char *request_hash(trv_req *req)
     return hex;
 }
 
+/* The request's Idempotency-Key, where the simulated API honours one:
+ * not Duffel's Air API, which documents none (its header is ignored, as
+ * Duffel ignores it). */
 static const char *idem_key(trv_req *req)
 {
     const char *k = apr_table_get(req->headers, "Idempotency-Key");
-    return (k && *k) ? k : NULL;
+    return (k && *k && !sbx_duffel_air_path(req->path)) ? k : NULL;
 }
 
 static const char *idem_scope(trv_req *req)

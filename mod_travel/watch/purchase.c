@@ -118,9 +118,7 @@ static void finish(purchase *x, trv_watch_status status, const char *type, json_
         res->error = "refused watch status move";
         return;
     }
-    if (trv_db_open(x->env->db, x->p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(x->env, x->p, &c, res)) {
         return;
     }
     if (trv_db_begin(c, x->p) != APR_SUCCESS

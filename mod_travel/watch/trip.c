@@ -128,9 +128,7 @@ static void finish(trv_env *env, apr_pool_t *p, const trv_rows *w, const char *p
     const char *id = trv_rows_get(w, 0, "id");
     trv_dbc *c;
     trv_rows *fired;
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS) {
@@ -194,9 +192,7 @@ void trv_watch_trip_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job
         res->error = "payload needs watch_id";
         return;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_select(c, p, &read_stmt, &w, TRV_DB_ARGS(wid)) != APR_SUCCESS) {

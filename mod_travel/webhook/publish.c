@@ -25,9 +25,7 @@ void trv_event_publish_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "payload has no event_id";
         return;
     }
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_select(c, p, &publish_stmt, &rows,

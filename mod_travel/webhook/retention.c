@@ -50,9 +50,7 @@ void trv_webhook_retention_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     trv_rows *r;
     int b;
 
-    if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
-        res->outcome = TRV_JOB_RETRY;
-        res->error = "database unavailable";
+    if (!trv_job_db_open(env, p, &c, res)) {
         return;
     }
     if (trv_db_begin(c, p) != APR_SUCCESS

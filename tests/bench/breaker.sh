@@ -14,6 +14,19 @@
 #   with     every 20th commit is also an event for the hanging receiver
 # and reports the healthy receivers' commit-to-receipt p50, p99 and max
 # (the first receipt of each event) in each run.
+#
+# BENCH_ROUNDS=N (1) makes N pairs of runs, alternating their order (without
+# then with, with then without, ...): a later run must not look better or
+# worse for coming later. The hanging receiver's subscription is made at the
+# start of each "with" run and deleted at its end (its queued requests are
+# then not sent), and the next run waits out its requests still going on
+# (the 10 s timeout): no "without" run has it.
+#
+# BENCH_PG_STATS=1 loads pg_stat_statements (track = all: the statements
+# inside functions and triggers too) and prints, after each run, the
+# statements that took the most PostgreSQL time in it, with their calls
+# and rows (the bench's own queries included: they are the SELECTs on
+# sandbox.inbox_requests).
 set -euo pipefail
 EVENTS=${1:-5000}
 HEALTHY=${2:-20}
@@ -41,12 +54,53 @@ export TRAVEL_WORKERS=${TRAVEL_WORKERS:-4}
 export TRAVEL_RETRY_SCHEDULE=${TRAVEL_RETRY_SCHEDULE:-1 1 1}
 trap '"$stack" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX "$@"; }
+pgsu() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U postgres -d travel -qtAX "$@"; }
 "$stack" pg-start "$dir" >/dev/null
+if [ "${BENCH_PG_STATS:-0}" = 1 ]; then
+  pgsu -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+  "$stack" pg-stop "$dir" >/dev/null
+  "$stack" pg-start "$dir" >/dev/null
+  pgsu -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+       -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 "$stack" sandbox-start "$dir" >/dev/null
 "$stack" httpd-start "$dir" a >/dev/null
 db=$(cat "$dir/db.conninfo")
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-psql() { "$pgbin/psql" -h "$dir/pgrun" -p "$TRAVEL_PG_PORT" -U travel -d travel -qtAX "$@"; }
+# PostgreSQL's processes: pid, CPU ticks, title (a backend's without its
+# state), one a line.
+pg_procs() {
+  local pm c
+  pm=$(head -n 1 "$dir/pg/postmaster.pid")
+  for c in $(ps -o pid= --ppid "$pm" 2>/dev/null); do
+    echo "$c $(awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null || echo 0) $(ps -o args= -p "$c" | awk '{ print $1, $2, $3 }')"
+  done
+}
+# The statements of the run that took the most PostgreSQL time, and the CPU
+# of PostgreSQL's processes over the run by kind (a process that ended in
+# the run counts as "ended" with what it had at the start, subtracted).
+pg_stats() {
+  pg_procs >"$dir/procs.after"
+  echo "  run $1: PostgreSQL CPU s by process (started in the run, kind):" >&2
+  awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { b[$1] = $2; next }
+    { k = ($1 in b ? "" : "new ") $3 " " $4 " " $5; cpu[k] += $2 - ($1 in b ? b[$1] : 0); n[k]++; seen[$1] = 1 }
+    END { for (p in b) if (!(p in seen)) { cpu["ended"] -= b[p]; n["ended"]++ }
+          for (k in cpu) printf "    %6.2f s  %3d x %s\n", cpu[k] / hz, n[k], k }' \
+    "$dir/procs.before" "$dir/procs.after" | sort -rn | head -n 4 >&2
+  if [ "${BENCH_PG_PIDS:-0}" = 1 ]; then
+    awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { b[$1] = $2; next } { printf "%d %.2f\n", $1, ($2 - b[$1]) / hz }' \
+      "$dir/procs.before" "$dir/procs.after" | sort -k2 -rn | head -n 12 | while read -r pid s; do
+      echo "    $pid $s s: $(pgsu -c "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) FROM pg_stat_activity WHERE pid = $pid")"
+    done >&2
+  fi
+  [ "${BENCH_PG_STATS:-0}" = 1 ] || return 0
+  echo "  run $1: statements by total time (calls, rows, total ms, mean ms, buffers read per call, statement):" >&2
+  pgsu -F ' | ' -c "SELECT calls, rows, round(total_exec_time::numeric), round(mean_exec_time::numeric, 2),
+      round((shared_blks_hit + shared_blks_read)::numeric / greatest(calls, 1), 1),
+      left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+    FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ${BENCH_PG_STATS_TOP:-14}" | sed 's/^/    /' >&2
+}
 
 # One organization per receiver (at most 5 subscriptions per organization
 # and family): healthy ones h1..hN, the hanging one last.
@@ -61,7 +115,20 @@ subscribe() {
 }
 orgs=()
 for i in $(seq 1 "$HEALTHY"); do orgs+=("$(subscribe "h$i")"); done
-hang_org=$(subscribe hang)
+hang_org=$("$root/bin/travelctl" --db "$db" org create bench-hang | tail -n 1)
+hang_key=$("$root/bin/travelctl" --db "$db" key create --org "$hang_org" --user bench 2>/dev/null | tail -n 1)
+hang_sub=
+# The hanging receiver's subscription, for a "with" run only.
+hang_on() {
+  hang_sub=$(curl -sf -H "x-api-key: $hang_key" -H 'content-type: application/json' \
+    -d "{\"url\": \"http://127.0.0.1:$TRAVEL_SANDBOX_PORT/inbox/bench-hang\", \"event_types\": [\"flight.booking.confirmed\"]}" \
+    "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions" | jq -r .id)
+}
+hang_off() {
+  curl -sf -o /dev/null -X DELETE -H "x-api-key: $hang_key" \
+    "http://127.0.0.1:$TRAVEL_PORT/v1/flight/webhook-subscriptions/$hang_sub"
+  sleep 11
+}
 curl -sf -o /dev/null -X PUT -H 'content-type: application/json' -d '{"status": 200, "delay_ms": 12000}' \
   "http://127.0.0.1:$TRAVEL_SANDBOX_PORT/sandbox/inboxes/bench-hang/behavior"
 org_list=$(printf "'%s'," "${orgs[@]}"); org_list="ARRAY[${org_list%,}]"
@@ -82,6 +149,8 @@ cpu_now() {
 # with HANG=1 every 20th commit also writes one for the hanging receiver.
 run() {
   local tag=$1 hang=$2 EVENTS=${3:-$EVENTS} before after
+  [ "${BENCH_PG_STATS:-0}" = 1 ] && pgsu -c "SELECT pg_stat_statements_reset()" >/dev/null
+  pg_procs >"$dir/procs.before"
   before=$(cpu_now)
   psql -c "DO \$\$ DECLARE o text[] := $org_list; e text; BEGIN FOR i IN 1..$EVENTS LOOP
       INSERT INTO events (id, org_id, family, type, data) VALUES ('evt_${tag}_' || i,
@@ -105,6 +174,7 @@ run() {
   [ "$n" -ge "$EVENTS" ] || { echo "bench: only $n of $EVENTS reached the healthy receivers" >&2; return 1; }
   # The CPU of the commits and the deliveries, not of the queries below.
   after=$(cpu_now)
+  pg_stats "$tag"
   local cpu
   cpu=$(awk -v b="$before" -v a="$after" -v hz="$(getconf CLK_TCK)" 'BEGIN {
     split(b, x, " "); split(a, y, " ")
@@ -134,16 +204,33 @@ run() {
     awk -v t="$tag" '{ printf "  run %s: %s receipts over 50 ms, committed in seconds %s of the run; on average %s ms to be claimed, %s ms from claim to receipt\n", t, $1, $2, $3, $4 }' >&2
 }
 
+# A run with the hanging receiver; prints the run's figures and how many of
+# its events' requests reached the hanging one.
+run_with() {
+  local out hung
+  hang_on
+  out=$(run "$1" 1)
+  hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'
+    AND headers->>'webhook-id' LIKE 'evt_$1_%'")
+  hang_off
+  echo "$out $hung"
+}
+
 # Warm up (connections, prepared statements).
 run w 0 400 >/dev/null
-without=$(run a 0)
-with=$(run b 1)
-hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'")
 echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per commit ${LAT_GAP_MS} ms apart, 1 instance x 2 children x $TRAVEL_WORKERS sender threads"
-awk -v a="$without" -v b="$with" -v h="$hung" 'BEGIN {
-  split(a, x, " "); split(b, y, " ")
-  printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
-  printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], h
-  printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
-  if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
-}'
+for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
+  if [ $((r % 2)) = 1 ]; then
+    without=$(run "a$r" 0); with=$(run_with "b$r"); order="without, then with"
+  else
+    with=$(run_with "b$r"); without=$(run "a$r" 0); order="with, then without"
+  fi
+  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    printf "round %d (%s; load average %s):\n", r, o, l
+    printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
+    printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], y[8]
+    printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
+    if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
+  }'
+done

@@ -1,5 +1,5 @@
 # Shared by the bench scripts (sourced): free loopback ports, the CPU ticks
-# of a process tree, and a few booked flights through the API.
+# of a process tree, and booked flights and hotels through the API.
 
 used=" "
 free_port() {
@@ -12,10 +12,10 @@ free_port() {
   done
 }
 
-# book_flights API KEY N: books N SUPPLIER_A flights through API (.../v1);
-# prints the last booking's id.
+# book_flights API KEY N [IDS_FILE]: books N SUPPLIER_A flights through API
+# (.../v1); prints the last booking's id and appends every id to IDS_FILE.
 book_flights() {
-  local api=$1 key=$2 n=$3 i day ref id status last=""
+  local api=$1 key=$2 n=$3 ids=${4:-/dev/null} i day ref id status last=""
   for i in $(seq 1 "$n"); do
     day=$(date -u -d "+$((14 + i % 60)) days" +%F)
     ref=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' "$api/flight/offers" \
@@ -28,6 +28,35 @@ book_flights() {
     status=$(curl -s -o /dev/null -w '%{http_code}' -H "x-api-key: $key" -H 'content-type: application/json' \
       "$api/flight/bookings/$id/book" -d '{"payment_instrument_id":"pi_test_visa"}')
     [ "$status" = 200 ] || { echo "booking $i: book answered $status" >&2; return 1; }
+    echo "$id" >>"$ids"
+    last=$id
+  done
+  echo "$last"
+}
+
+# book_hotels API KEY N [IDS_FILE]: books N SUPPLIER_A hotel stays (one room,
+# two adults, paid by the service) through API: a London search, the first
+# offer of one of its hotels, prebook, book. Prints the last booking's id and
+# appends every id to IDS_FILE.
+book_hotels() {
+  local api=$1 key=$2 n=$3 ids=${4:-/dev/null} i stay hid ref id status last=""
+  local guests='"guests":[{"first_name":"Ada","last_name":"Lovelace","type":"ADULT","is_lead":true},{"first_name":"Bo","last_name":"Lovelace","type":"ADULT","is_lead":false}]'
+  for i in $(seq 1 "$n"); do
+    stay="\"check_in\":\"$(date -u -d "+$((30 + i % 60)) days" +%F)\",\"check_out\":\"$(date -u -d "+$((32 + i % 60)) days" +%F)\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\""
+    hid=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' "$api/hotel/search" \
+      -d "{\"destination\":{\"city\":\"London\",\"country_code\":\"GB\"},$stay,\"limit\":20,\"supplier\":\"SUPPLIER_A\"}" \
+      | grep -o '"supplier_hotel_id":"[^"]*"' | sed -n "$((1 + i % 15))p" | cut -d'"' -f4)
+    ref=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' "$api/hotel/offers" \
+      -d "{\"supplier\":\"SUPPLIER_A\",\"supplier_hotel_ids\":[\"$hid\"],$stay,\"max_offers_per_hotel\":1}" \
+      | grep -o '"offer_reference":"[^"]*"' | head -n 1 | cut -d'"' -f4)
+    id=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' \
+      -H "x-idempotency-key: bench-hotel-$RANDOM-$i" "$api/hotel/prebook" \
+      -d "{\"offer_reference\":\"$ref\",\"reference_id\":\"bench-$i\",\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"email\":\"ada@example.com\",\"phone\":\"+442079460000\"},\"rooms\":[{$guests}]}" \
+      | grep -o '"id":"[^"]*"' | head -n 1 | cut -d'"' -f4)
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "x-api-key: $key" -H 'content-type: application/json' \
+      "$api/hotel/bookings/$id/book" -d '{"payment_instrument_id":"pi_test_visa"}')
+    [ "$status" = 200 ] || { echo "hotel booking $i ($id): book answered $status" >&2; return 1; }
+    echo "$id" >>"$ids"
     last=$id
   done
   echo "$last"
@@ -43,4 +72,22 @@ tree_ticks() {
     t=$(( t + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat" 2>/dev/null || echo 0) ))
   done
   echo "$t"
+}
+
+# jobs_settle CONNINFO: waits (up to 60 s) until no job is due in the next
+# 15 seconds (the minutely webhook.retention aside). A flight's completion
+# and its first order sync run seconds after its book and change the
+# booking, whose rendering is then made again: a measurement that catches
+# that half-way counts renders instead of reads.
+jobs_settle() {
+  local i n
+  for i in $(seq 1 120); do
+    n=$(psql "$1" -Atc "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')
+                          AND available_at < now() + interval '15 seconds'
+                          AND kind <> 'webhook.retention'")
+    [ "$n" = 0 ] && return 0
+    sleep 0.5
+  done
+  echo "jobs_settle: $n jobs still due after 60 s" >&2
+  return 1
 }

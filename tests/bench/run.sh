@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # make bench: every figure of the read path and the webhook sender, each
-# measured on its own throwaway stack. About 20-24 minutes on 2 cores.
+# measured on its own throwaway stack. About 22-27 minutes on 2 cores.
 #   1. the product beside its ceiling: GET one booking and the list of 20 in
 #      the same wrk rounds as a bare httpd + mod_dbd select by id and a Node
 #      http + pg server (the baseline harness in ../shared/bench, when it is
 #      there; ROUNDS, default 3)
+#   1a. the read path's CPU per request of the API httpd and PostgreSQL: GET
+#      one flight booking, one hotel booking and the list of 20, ROUNDS
+#      rounds of 20,000 requests each (reads.sh); READS_BASE=DIR (another
+#      built checkout, e.g. a git worktree of an older commit) measures it
+#      too, alternating with this one, and prints this one's ratio to it
 #   2. the list at 10,000 and 1,000,000 bookings of one user (list-1m.sh)
 #   3. webhook deliveries per second and commit-to-receiver latency
 #      (webhooks.sh)
@@ -45,6 +50,8 @@ if [ -x "$baseline" ] || [ -f "$baseline" ]; then
 else
   echo "==== ceiling rows skipped: no baseline harness at $baseline (set BASELINE_DIR)"
 fi
+step "read path: CPU per request of GET one flight and hotel booking and the list of 20" \
+  env ROUNDS="${ROUNDS:-3}" "$here/reads.sh" ${READS_BASE:+"$READS_BASE"} "$root"
 step "list at 10,000 and 1,000,000 bookings" "$here/list-1m.sh" "${LIST_ROWS:-1000000}"
 step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
 step "webhook circuit breaker: a hanging receiver beside 20 healthy ones" "$here/breaker.sh" "${BREAKER_EVENTS:-5000}" 20

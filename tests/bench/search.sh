@@ -29,7 +29,8 @@
 # PostgreSQL. CPU per request is the figure to compare across runs: on a
 # shared 2-core machine wall-clock rates swing with what else runs.
 # PERF_DIR=DIR also records each round's gateway children with
-# `perf record -g` into DIR/KIND.data (read with `perf report -i`).
+# `perf record -g` (at PERF_FREQ Hz, 499 by default) into DIR/KIND.data
+# (read with `perf report -i`).
 # The area is checked first: a search of it must answer exactly 30 hotels
 # (the sandbox's catalogue is deterministic), else the script fails.
 #
@@ -55,7 +56,9 @@ export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms"
 peer_pid=""
 cleanup() {
-  if [ -n "$peer_pid" ]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; fi
+  # (|| true: the killed peer's status must not end the cleanup under set -e,
+  # which left the whole stack running after every run that started the peer.)
+  if [ -n "$peer_pid" ]; then kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null || true; fi
   "$stack" stop "$dir" >/dev/null 2>&1
   rm -rf "$dir"
 }
@@ -133,7 +136,7 @@ run() { # name url script
   local out g0 s0 p0 g1 s1 p1 reqs perf=""
   if [ -n "${PERF_DIR:-}" ] && [ "$gateway_pid" != "$peer_pid" ]; then
     mkdir -p "$PERF_DIR"
-    perf record -F 499 -g -o "$PERF_DIR/${1// /_}.data" \
+    perf record -F "${PERF_FREQ:-499}" -g -o "$PERF_DIR/${1// /_}.data" \
       -p "$(ps -o pid= --ppid "$gateway_pid" | paste -sd, - | tr -d ' ')" \
       >"$PERF_DIR/${1// /_}.log" 2>&1 &
     perf=$!
@@ -178,10 +181,12 @@ PGHOST="$dir/pgrun" PGPORT=$TRAVEL_PG_PORT PORT=$PEER_PORT WORKERS=$(nproc) \
 peer_pid=$!
 for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$PEER_PORT/" && break; sleep 0.1; done
 PEER="http://127.0.0.1:$PEER_PORT/v1"
-n=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$PEER/hotel/search" \
-  -d "{$area,$stay,\"limit\":50}" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | sort)
+peer_all=$(curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "$PEER/hotel/search" \
+  -d "{$area,$stay,\"limit\":50}")
+# (|| true: no id at all must reach the message below, not end the script.)
+n=$(echo "$peer_all" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | sort || true)
 if [ "$n" != "$(echo "$ids" | sort)" ]; then
-  echo "search.sh: the Node peer's search of the area answered other hotels than the gateway's" >&2
+  echo "search.sh: the Node peer's search of the area answered other hotels than the gateway's: $(echo "$peer_all" | head -c 300)" >&2
   exit 1
 fi
 for check in "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" \

@@ -1,6 +1,8 @@
 /* The conformance kit's flight checks (conformance.c says how it runs):
- * search, bags, the airline, an unknown order; then price, book, read,
- * quote and cancel, each on what the step before it made. */
+ * search, bags, the airline, an unknown order; then price, book, read
+ * (and find the order by the booking, where the adapter can), quote and
+ * cancel (and cancel again, as after a lost answer), each on what the step
+ * before it made. */
 #include "kit.h"
 #include "core/json.h"
 #include "flight/supplier.h"
@@ -10,7 +12,7 @@
 #include <string.h>
 
 static struct {
-    json_t *offer, *priced, *pax, *order;
+    json_t *offer, *priced, *pax, *order, *booking;
     const char *carrier;
 } fl;
 
@@ -185,6 +187,7 @@ static void flight_book(void **state)
     }
     assert_non_null(kit_str(order, "order_id"));
     fl.order = json_deep_copy(order);
+    fl.booking = json_deep_copy(bk);
     printf("    order %s %s\n", kit_str(order, "order_id"), status);
 }
 
@@ -203,6 +206,16 @@ static void flight_read(void **state)
     assert_true(strcmp(kit_str(order, "status"), "TICKETED") == 0
                 || strcmp(kit_str(order, "status"), "PENDING") == 0);
     assert_true(json_is_array(json_object_get(order, "airline_initiated_changes")));
+    /* An adapter that finds the order of a lost book answer (Duffel: the
+     * order list, by the booking id in the order's metadata) finds this
+     * one. */
+    if (fsup()->find_order) {
+        order = NULL;
+        kit_want(fsup()->find_order(&c, fl.booking, &order, &err), TRV_UP_OK,
+                 "finding the order by the booking", &err.code, &err.message);
+        assert_string_equal(kit_str(order, "order_id"), kit_str(fl.order, "order_id"));
+        printf("    found by the booking: %s\n", kit_str(order, "order_id"));
+    }
 }
 
 static void flight_quote_and_cancel(void **state)
@@ -237,6 +250,18 @@ static void flight_quote_and_cancel(void **state)
     kit_want(fsup()->read_order(&c, kit_str(fl.order, "order_id"), &order, &err), TRV_UP_OK,
              "reading the canceled order", &err.code, &err.message);
     assert_string_equal(kit_str(order, "status"), "CANCELED");
+    /* Cancel again, as the next run does when the answer was lost: the
+     * same result, from the cancellation that was made. */
+    {
+        json_t *again = NULL;
+        kit_want(fsup()->cancel(&c, kit_str(fl.order, "order_id"),
+                                apr_pstrcat(kit_pool, kit_rid, ":cancel-again", NULL), &again,
+                                &err),
+                 TRV_UP_OK, "cancelling again", &err.code, &err.message);
+        assert_int_equal(kit_money_minor(json_object_get(again, "refund_amount"), "refund_amount"),
+                         kit_money_minor(json_object_get(result, "refund_amount"),
+                                         "refund_amount"));
+    }
 }
 
 const struct CMUnitTest kit_flight_checks[] = {

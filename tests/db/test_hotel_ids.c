@@ -3,7 +3,8 @@
  * names it by; a hotel without a shared code (SUPPLIER_C) joins the hotel
  * of the same country, name and postal code; a supplier id already mapped
  * wins over everything else; one page's hotels keep their order and get
- * one id each; asking again adds nothing. */
+ * one id each; asking again adds nothing; a group whose members were mapped
+ * to different hotels takes the oldest, whatever the members' order. */
 #include "dbtest.h"
 
 #include <apr_strings.h>
@@ -17,6 +18,9 @@ static const trv_stmt count_stmt = {"dbt_hotel_count",
     "SELECT (SELECT count(*) FROM hotels WHERE name_key LIKE %s || '%%')::text AS hotels, "
     "(SELECT count(*) FROM hotel_supplier_ids s JOIN hotels h ON h.id = s.hotel_id "
     " WHERE h.name_key LIKE %s || '%%')::text AS members"};
+
+static const trv_stmt age_stmt = {"dbt_hotel_age",
+    "UPDATE hotels SET created_at = created_at - interval '1 day' WHERE id = %s"};
 
 static const char *tag;
 
@@ -115,10 +119,44 @@ static void one_hotel_one_id(void **state)
     assert_int_equal(members, 5);
 }
 
+static void members_mapped_apart_take_the_oldest(void **state)
+{
+    char a[64], b[64];
+    const char *older, *newer;
+    trv_rows *r;
+    int k;
+    (void)state;
+    tag = apr_psprintf(dbt_pool, "dbu%d", (int)getpid());
+    snprintf(a, sizeof(a), "{\"supplier\":\"SUPPLIER_A\",\"id\":\"old%d\"}", (int)getpid());
+    snprintf(b, sizeof(b), "{\"supplier\":\"SUPPLIER_B\",\"id\":\"new%d\"}", (int)getpid());
+
+    /* Two hotels; the one whose id sorts last was made a day earlier, so
+     * neither the id nor the order of insertion decides. */
+    newer = apr_pstrdup(dbt_pool, id_at(map(apr_psprintf(dbt_pool, "[%s]",
+                                                         elem("alpha", "75020", NULL, b))), 0));
+    older = apr_pstrdup(dbt_pool, id_at(map(apr_psprintf(dbt_pool, "[%s]",
+                                                         elem("zulu", "75010", NULL, a))), 0));
+    assert_string_not_equal(older, newer);
+    assert_true(strcmp(older, newer) > 0);
+    assert_int_equal(trv_db_exec(dbt_conn, dbt_pool, &age_stmt, NULL, TRV_DB_ARGS(older)),
+                     APR_SUCCESS);
+
+    /* A later search groups both: the older id, in either member order. */
+    for (k = 0; k < 3; k++) {
+        r = map(apr_psprintf(dbt_pool, "[%s]", elem("alpha", "75020", NULL,
+                                                    apr_pstrcat(dbt_pool, b, ",", a, NULL))));
+        assert_string_equal(id_at(r, 0), older);
+        r = map(apr_psprintf(dbt_pool, "[%s]", elem("zulu", "75010", NULL,
+                                                    apr_pstrcat(dbt_pool, a, ",", b, NULL))));
+        assert_string_equal(id_at(r, 0), older);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_hotel_one_id),
+        cmocka_unit_test(members_mapped_apart_take_the_oldest),
     };
     return cmocka_run_group_tests_name("hotel ids", tests, dbt_setup, dbt_teardown);
 }

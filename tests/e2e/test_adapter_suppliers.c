@@ -3,7 +3,9 @@
  * supplier.h promises, and each supplier's behaviour: A's member price,
  * single order per offer and pay-by-balance; B's held checkouts and
  * collected payments; the test triggers Async, Failticket, Unknown and
- * Nocancel; quotes, cancellations, airline-initiated changes, airlines. */
+ * Nocancel; quotes, cancellations, airline-initiated changes, airlines;
+ * A's lost answers found without keys (an order by its metadata, a
+ * cancellation on its order). */
 #include "adapter_env.h"
 #include "flight/supplier.h"
 
@@ -279,6 +281,31 @@ static void a_bags_and_prebook_price_services_and_member_price(void **state)
                      ad_minor(json_object_get(plain, "total_amount")));
 }
 
+/* Orders the sandbox's Duffel holds for one of our bookings (the
+ * metadata.booking_id book sends). */
+static long a_orders_of(const char *booking_id)
+{
+    const char *p[1] = {booking_id};
+    return e2e_sql_long("SELECT count(*) FROM sandbox.flight_orders WHERE supplier = 'A' "
+                        "AND doc->'metadata'->>'booking_id' = $1", 1, p);
+}
+
+static json_t *find_order(const json_t *booking, trv_up_status want)
+{
+    trv_flight_ctx c = ctx_of(&ad_up_a);
+    trv_sup_err err = {0};
+    json_t *order = NULL;
+    trv_up_status st = trv_flight_supplier_a.find_order(&c, booking, &order, &err);
+    if (st != want) {
+        fail_msg("find_order: %s (wanted %s) %s %s", trv_up_status_name(st),
+                 trv_up_status_name(want), err.code, err.message);
+    }
+    return order;
+}
+
+/* One booking buys one ticket: book again (the same key or another) and
+ * Duffel, which documents no Idempotency-Key and sells an offer once,
+ * refuses; the order is found by the booking's metadata, the same one. */
 static void a_book_tickets_once_per_key_and_once_per_offer(void **state)
 {
     const json_t *o = offer_of_brand(search(&trv_flight_supplier_a, &ad_up_a,
@@ -286,24 +313,33 @@ static void a_book_tickets_once_per_key_and_once_per_offer(void **state)
                                      "Standard");
     json_t *pax = party("Smith", NULL);
     json_t *priced = prebook(&trv_flight_supplier_a, &ad_up_a, ad_str(o, "offer_reference"), pax, NULL);
-    json_t *bk = booking_of(priced, pax, NULL), *order, *again;
+    json_t *bk = booking_of(priced, pax, NULL), *order, *found;
     const char *key = new_key("book");
     trv_sup_err err;
     (void)state;
 
+    assert_null(find_order(bk, TRV_UP_NOT_FOUND)); /* nothing ordered yet */
     order = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
     assert_string_equal(ad_str(order, "status"), "TICKETED");
     assert_int_equal(strncmp(ad_str(order, "order_id"), "ord_", 4), 0);
     assert_int_equal(strlen(ad_str(order, "airline_pnr")), 6);
     assert_null(json_object_get(order, "payment")); /* the service collects for A */
-    /* The same key: the same order, not a second one. */
-    again = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
-    assert_string_equal(ad_str(again, "order_id"), ad_str(order, "order_id"));
-    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(order, "order_id")),
-                               "status"), "TICKETED");
-    /* A sells an offer once: a new key for the same offer is refused. */
+    assert_int_equal(a_orders_of(ad_str(bk, "id")), 1);
+    /* The same key again: not a replay (no key reaches Duffel), a second
+     * order of a sold offer, refused; still one order. */
+    book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_REJECTED, &err);
+    assert_string_equal(err.code, "offer_no_longer_available");
+    /* A new key for the same offer: refused the same way. */
     book(&trv_flight_supplier_a, &ad_up_a, bk, new_key("book"), TRV_UP_REJECTED, &err);
     assert_string_equal(err.code, "offer_no_longer_available");
+    assert_int_equal(a_orders_of(ad_str(bk, "id")), 1);
+    /* The booking's order is found by its metadata: the one book made. */
+    found = find_order(bk, TRV_UP_OK);
+    assert_string_equal(ad_str(found, "order_id"), ad_str(order, "order_id"));
+    assert_string_equal(ad_str(found, "airline_pnr"), ad_str(order, "airline_pnr"));
+    assert_string_equal(ad_str(found, "status"), "TICKETED");
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(order, "order_id")),
+                               "status"), "TICKETED");
 }
 
 static void a_async_ticketing_finishes_later(void **state)
@@ -327,6 +363,9 @@ static void a_failticket_fails_with_book_failed(void **state)
     assert_non_null(ad_str(json_object_get(order, "failure"), "description"));
 }
 
+/* The answer to book is lost (Unknown: the order is made, the answer
+ * hangs): the order is found by the booking's metadata at once, without
+ * waiting for the hang and without a second order. */
 static void a_unknown_times_out_yet_the_order_exists(void **state)
 {
     trv_upstream quick = ad_up_a;
@@ -343,12 +382,13 @@ static void a_unknown_times_out_yet_the_order_exists(void **state)
     t0 = e2e_now_ms();
     book(&trv_flight_supplier_a, &quick, bk, key, TRV_UP_TIMEOUT, NULL);
     assert_true(e2e_now_ms() - t0 < 5000);
-    /* The supplier made the order: asking again with the same key finds
-     * it at once (the stored answer), without waiting for the hang. */
     t0 = e2e_now_ms();
-    order = book(&trv_flight_supplier_a, &ad_up_a, bk, key, TRV_UP_OK, NULL);
+    order = find_order(bk, TRV_UP_OK);
     assert_true(e2e_now_ms() - t0 < 2000);
     assert_string_equal(ad_str(order, "status"), "TICKETED");
+    assert_int_equal(a_orders_of(ad_str(bk, "id")), 1);
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a,
+                                          ad_str(order, "order_id")), "status"), "TICKETED");
 }
 
 static void a_quote_and_cancel(void **state)
@@ -377,11 +417,87 @@ static void a_quote_and_cancel(void **state)
                      ad_minor(json_object_get(q, "refundable_amount")));
     assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, ad_str(std, "order_id")),
                                "status"), "CANCELED");
-    /* A retry of the same cancellation answers the same terms. */
-    assert_int_equal(trv_flight_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r2, &err),
+    /* A retry of the same cancellation (its confirm answer lost) answers
+     * the same terms from the order's confirmed cancellation: nothing is
+     * quoted or confirmed again. */
+    {
+        const char *p[1] = {ad_str(std, "order_id")};
+        const char *all = "SELECT count(*) FROM sandbox.order_cancellations WHERE order_id = $1";
+        long quotes = e2e_sql_long(all, 1, p);
+        assert_int_equal(trv_flight_supplier_a.cancel(&c, ad_str(std, "order_id"), key, &r2,
+                                                      &err), TRV_UP_OK);
+        assert_int_equal(ad_minor(json_object_get(r2, "refund_amount")),
+                         ad_minor(json_object_get(r, "refund_amount")));
+        assert_int_equal(ad_minor(json_object_get(r2, "fee")),
+                         ad_minor(json_object_get(r, "fee")));
+        assert_int_equal(e2e_sql_long(all, 1, p), quotes);
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.order_cancellations "
+                                      "WHERE order_id = $1 AND confirmed_at IS NOT NULL", 1, p),
+                         1);
+    }
+}
+
+/* How many requests the sandbox's faults for requests ids starting rid
+ * failed. */
+static long a_fault_hits(const char *rid)
+{
+    char path[256];
+    e2e_resp *r;
+    long hits = 0;
+    size_t i;
+    snprintf(path, sizeof(path), "/sandbox/faults?request_id_prefix=%s", rid);
+    r = e2e_call(e2e_sandbox_url(), "GET", path, NULL, NULL);
+    assert_int_equal(r->status, 200);
+    for (i = 0; i < json_array_size(json_object_get(r->json, "data")); i++) {
+        hits += (long)json_integer_value(json_object_get(json_array_get(
+            json_object_get(r->json, "data"), i), "hits"));
+    }
+    e2e_free(r);
+    return hits;
+}
+
+/* The confirm of a cancellation is made but its answer is lost (the
+ * connection closes after the sandbox handled it): the HTTP client does
+ * not send it again by itself (no key, so a fresh connection), the cancel
+ * answers unknown, and the next run finds the confirmed cancellation on
+ * the order: the same terms, nothing quoted or confirmed twice. */
+static void a_cancel_confirm_answer_lost_is_found_on_the_order(void **state)
+{
+    trv_flight_ctx c = ctx_of(&ad_up_a);
+    trv_sup_err err = {0};
+    json_t *flex = booked(&trv_flight_supplier_a, &ad_up_a, "FRA", "BCN", "Flex", "Smith",
+                          TRV_UP_OK);
+    json_t *r = NULL, *q = NULL;
+    const char *hdr[] = {"Content-Type: application/json", NULL};
+    const char *p[1] = {ad_str(flex, "order_id")};
+    char rid[96], body[512];
+    e2e_resp *f;
+    (void)state;
+    assert_int_equal(trv_flight_supplier_a.cancellation_quote(&c, p[0], &q, &err), TRV_UP_OK);
+    snprintf(rid, sizeof(rid), "adapter-lost-confirm-%ld", e2e_now_ms());
+    snprintf(body, sizeof(body), "{\"api\":\"supplier_a\",\"request_id_prefix\":\"%s\","
+             "\"method\":\"POST\",\"path\":\"/air/order_cancellations/*/actions/confirm\","
+             "\"action\":\"drop_after_handling\",\"times\":null}", rid);
+    f = e2e_call(e2e_sandbox_url(), "POST", "/sandbox/faults", hdr, body);
+    assert_int_equal(f->status, 201);
+    e2e_free(f);
+    c.request_id = rid;
+    assert_int_equal(trv_flight_supplier_a.cancel(&c, p[0], new_key("cancel"), &r, &err),
+                     TRV_UP_TIMEOUT);
+    assert_int_equal(a_fault_hits(rid), 1); /* sent once: never resent by libcurl */
+    assert_string_equal(ad_str(read_order(&trv_flight_supplier_a, &ad_up_a, p[0]), "status"),
+                        "CANCELED");
+    c.request_id = "req_adapter_suppliers";
+    assert_int_equal(trv_flight_supplier_a.cancel(&c, p[0], new_key("cancel"), &r, &err),
                      TRV_UP_OK);
-    assert_int_equal(ad_minor(json_object_get(r2, "refund_amount")),
-                     ad_minor(json_object_get(r, "refund_amount")));
+    assert_int_equal(ad_minor(json_object_get(r, "fee")), ad_minor(json_object_get(q, "fee")));
+    assert_int_equal(ad_minor(json_object_get(r, "refund_amount")),
+                     ad_minor(json_object_get(q, "refundable_amount")));
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.order_cancellations "
+                                  "WHERE order_id = $1 AND confirmed_at IS NOT NULL", 1, p), 1);
+    snprintf(body, sizeof(body), "/sandbox/faults?request_id_prefix=%s", rid);
+    f = e2e_call(e2e_sandbox_url(), "DELETE", body, NULL, NULL);
+    e2e_free(f);
 }
 
 static void a_nocancel_is_rejected(void **state)
@@ -650,6 +766,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_unknown_times_out_yet_the_order_exists, ad_setup,
                                         ad_teardown),
         cmocka_unit_test_setup_teardown(a_quote_and_cancel, ad_setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(a_cancel_confirm_answer_lost_is_found_on_the_order,
+                                        ad_setup, ad_teardown),
         cmocka_unit_test_setup_teardown(a_nocancel_is_rejected, ad_setup, ad_teardown),
         cmocka_unit_test_setup_teardown(a_airline_initiated_change, ad_setup, ad_teardown),
         cmocka_unit_test_setup_teardown(airlines_from_both_suppliers, ad_setup, ad_teardown),

@@ -53,6 +53,10 @@ static void the_test_configuration_is_valid(void **state)
     assert_non_null(strstr(out, "Syntax OK"));
     /* A supplier call may be told never to wait for a supplier's rate limit. */
     assert_int_equal(configtest("TravelSupplierLimitWait 0", out, sizeof(out)), 0);
+    /* The content cache may be turned off by name, and a duration may differ per host. */
+    assert_int_equal(configtest("TravelHotelContentCache off", out, sizeof(out)), 0);
+    assert_int_equal(configtest("<VirtualHost 127.0.0.1:9>\nTravelSearchDeadline 2s\n"
+                                "</VirtualHost>", out, sizeof(out)), 0);
     /* A virtual host may have its own body limit. */
     assert_int_equal(configtest("<VirtualHost 127.0.0.1:9>\nTravelMaxBodySize 64K\n"
                                 "</VirtualHost>", out, sizeof(out)), 0);
@@ -85,6 +89,9 @@ static void wrong_directives_are_refused(void **state)
     expect_refused("TravelSupplierLimitWait 2m",
                    "TravelSupplierLimitWait: from 0 (never wait) to 60s");
     expect_refused("TravelSupplierLimitWait soon", "TravelSupplierLimitWait");
+    expect_refused("TravelSearchDeadline 50ms", "TravelSearchDeadline: from 100ms to 120s");
+    expect_refused("TravelSearchDeadline 0", "TravelSearchDeadline must be positive");
+    expect_refused("TravelNotifyCheck 3q", "TravelNotifyCheck");
     expect_refused("TravelSecretKeyFile /nonexistent/key", "cannot be read");
     expect_refused("TravelNoSuchDirective on", "Invalid command 'TravelNoSuchDirective'");
     /* The upstream client is one per child: not per virtual host. */
@@ -92,6 +99,8 @@ static void wrong_directives_are_refused(void **state)
                    "TravelUpstreamMaxResponse cannot occur within <VirtualHost> section");
     expect_refused("<VirtualHost 127.0.0.1:9>\nTravelRateLimitCache shmcb\n</VirtualHost>",
                    "TravelRateLimitCache cannot occur within <VirtualHost> section");
+    expect_refused("<VirtualHost 127.0.0.1:9>\nTravelWatchInterval 5m\n</VirtualHost>",
+                   "TravelWatchInterval cannot occur within <VirtualHost> section");
 }
 
 /* A supplier line binds a wire name to a protocol: an unknown protocol, a

@@ -165,10 +165,21 @@ static void kill_during_the_book_request(void **state)
     e2e_expect_log("AH00052: .*exit signal Killed");
     assert_true(kill_children(a) + kill_children(bb) >= 2);
     pthread_join(t, NULL);
-    /* Another process takes the book over and finishes it, once. */
+    /* Another process takes the book over and finishes it, once: one
+     * order at the supplier (Duffel takes no idempotency key; the order
+     * the dead request made is found by the booking id in its metadata),
+     * the one the booking reports. */
     done = fe_wait_status(key, id, "CONFIRMED", 60000);
     assert_non_null(fe_s(done, "supplier_reference"));
     assert_charged_once(id);
+    {
+        const char *p[2] = {id, fe_s(done, "supplier_reference")};
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.flight_orders WHERE "
+                                      "doc->'metadata'->>'booking_id' = $1", 1, p), 1);
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.flight_orders WHERE "
+                                      "doc->'metadata'->>'booking_id' = $1 AND id = $2", 2, p),
+                         1);
+    }
     fe_fault_clear(rid);
     free(rid);
     json_decref(done);

@@ -193,7 +193,9 @@ static void test_status_table(void **state)
 }
 
 /* Book phases: started in authorizing or ordering, a takeover keeps the
- * step, ordering ends in ticketing or unknown, and unknown is final. */
+ * step, ordering ends in ticketing or unknown, and unknown never orders
+ * again: it goes on only as the order found at the supplier says
+ * (ticketing, or out of the step), never back to ordering. */
 static void test_phase_table(void **state)
 {
     static const expect_move moves[] = {
@@ -201,6 +203,7 @@ static void test_phase_table(void **state)
         {"authorizing", "authorizing"}, {"authorizing", "ordering"}, {"authorizing", "(none)"},
         {"ordering", "ordering"}, {"ordering", "ticketing"}, {"ordering", "unknown"},
         {"ordering", "(none)"}, {"ticketing", "(none)"},
+        {"unknown", "ticketing"}, {"unknown", "(none)"},
     };
     (void)state;
     expect_moves(&trv_fb_phase_table, moves, sizeof(moves) / sizeof(moves[0]));

@@ -175,6 +175,22 @@ static void idempotency_keys_go_only_to_vendors_that_honour_them(void **state)
                      trv_registry_protocol(reg, "hotel", "hotelbeds"));
     assert_null(trv_supplier_idempotency_key(trv_hotel_suppliers, &state, "k-1"));
     assert_null(trv_supplier_idempotency_key(NULL, row->adapter, "k-1"));
+    /* Flights: neither Duffel nor LiteAPI Flights documents one, so the
+     * flight adapters (which pass their key at every call that changes
+     * something, flight/suppliers/wire.h) send none. */
+    {
+        static const char *const flights[] = {"duffel", "liteapi-flights", "travel-air", NULL};
+        for (name = flights; *name; name++) {
+            row = trv_registry_protocol(reg, "flight", *name);
+            assert_non_null(row);
+            assert_false(trv_supplier_can(row, TRV_SUP_IDEMPOTENCY_KEY));
+            assert_null(trv_supplier_idempotency_key(trv_flight_suppliers, row->adapter, "k-1"));
+        }
+        assert_null(trv_supplier_idempotency_key(trv_flight_suppliers, &trv_flight_supplier_a,
+                                                 "bkg_1:book:1"));
+        /* Duffel's lost answers are found without a key instead. */
+        assert_non_null(trv_flight_supplier_a.find_order);
+    }
 }
 
 static const trv_job_kind *kind_named(const trv_registry *reg, const char *kind)

@@ -286,7 +286,8 @@ static void add_use(apr_pool_t *p, apr_hash_t *uses, const char *num, const char
 }
 
 /* Functions that log a number their callers give (an "int logno"
- * parameter): name -> its position (an int, boxed). Those declared in a
+ * parameter, or several: "int logno_open, int logno_read"): name -> their
+ * positions (an int, boxed: bit n for the n-th parameter). Those declared in a
  * header go to global; those of a .c file to local (file-scoped, as two
  * files may each have a static db_failed). */
 static void logno_functions(apr_pool_t *p, const source *s, apr_hash_t *global,
@@ -298,7 +299,7 @@ static void logno_functions(apr_pool_t *p, const source *s, apr_hash_t *global,
     while ((m = strstr(m, "int logno"))) {
         const char *open = m;
         int depth = 0, pos = 0;
-        const char *c, *name_end;
+        const char *c, *name_end, *name;
         int *boxed;
         while (open > s->text) {
             open--;
@@ -320,10 +321,13 @@ static void logno_functions(apr_pool_t *p, const source *s, apr_hash_t *global,
         }
         for (c = name_end; c > s->text && ident_char(c[-1]); c--) {
         }
-        boxed = apr_palloc(p, sizeof(int));
-        *boxed = pos;
-        apr_hash_set(into, apr_pstrndup(p, c, (apr_size_t)(name_end - c)), APR_HASH_KEY_STRING,
-                     boxed);
+        name = apr_pstrndup(p, c, (apr_size_t)(name_end - c));
+        boxed = apr_hash_get(into, name, APR_HASH_KEY_STRING);
+        if (!boxed) {
+            boxed = apr_pcalloc(p, sizeof(int));
+            apr_hash_set(into, name, APR_HASH_KEY_STRING, boxed);
+        }
+        *boxed |= 1 << pos;
         m += 9;
     }
 }
@@ -347,7 +351,7 @@ static void scan_calls(apr_pool_t *p, const source *s, apr_hash_t *fns, apr_hash
     apr_hash_index_t *hi;
     for (hi = apr_hash_first(p, fns); hi; hi = apr_hash_next(hi)) {
         const char *name = apr_hash_this_key(hi);
-        int pos = *(const int *)apr_hash_this_val(hi);
+        int positions = *(const int *)apr_hash_this_val(hi), pos;
         size_t n = strlen(name);
         const char *m = s->text;
         while ((m = strstr(m, name))) {
@@ -362,9 +366,12 @@ static void scan_calls(apr_pool_t *p, const source *s, apr_hash_t *fns, apr_hash
                 continue;
             }
             args = call_args(p, after + 1);
-            if (pos < args->nelts && all_digits(APR_ARRAY_IDX(args, pos, const char *))) {
-                add_use(p, uses, APR_ARRAY_IDX(args, pos, const char *), s->name,
-                        line_of(s->text, m), NULL);
+            for (pos = 0; pos < args->nelts && pos < 31; pos++) {
+                if ((positions & (1 << pos))
+                    && all_digits(APR_ARRAY_IDX(args, pos, const char *))) {
+                    add_use(p, uses, APR_ARRAY_IDX(args, pos, const char *), s->name,
+                            line_of(s->text, m), NULL);
+                }
             }
             m += n;
         }
@@ -1170,6 +1177,17 @@ static void tag_drift_is_caught(void **state)
     assert_false(has_problem(pr, "TRV98"));
     assert_false(has_problem(pr, "TRV1 ("));
     assert_false(has_problem(pr, "TRV2 ("));
+    /* A function of two numbers (one for each step it answers for): both
+     * count, the argument between them does not. */
+    src = apr_array_make(p, 1, sizeof(source));
+    add_source(p, src, "a/three.c",
+               "static void two_fail(int logno_open, int x, int logno_read) { }\n"
+               "void h(void) { two_fail(10, 3, 11); }\n", 0);
+    pr = problems_new(p);
+    check_tags(p, src, "| TRV5 | a/one.c | `one` |\n", pr);
+    assert_true(has_problem(pr, "TRV10 (a/three.c:2) is not declared"));
+    assert_true(has_problem(pr, "TRV11 (a/three.c:2) is not declared"));
+    assert_false(has_problem(pr, "TRV3 ("));
 }
 
 static void sql_drift_is_caught(void **state)

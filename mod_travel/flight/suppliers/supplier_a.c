@@ -8,11 +8,23 @@
  *   prebook             PATCH /air/offers/{id}/passengers/{id} (loyalty accounts,
  *                       only when a passenger has one), then GET the offer: its
  *                       price now, and the bags' prices from its services
- *   book                POST /air/orders, type instant, one balance payment
+ *   book                POST /air/orders, type instant, one balance payment,
+ *                       metadata {booking_id, authorization_id}
+ *   find_order          GET  /air/orders?passenger_name[]=<family name> (pages
+ *                       of 200): the order whose metadata.booking_id is ours
  *   read_order          GET  /air/orders/{id}
  *   cancellation_quote  GET the order (its total), POST /air/order_cancellations
- *   cancel              the same, then POST .../{id}/actions/confirm
+ *   cancel              GET the order: already cancelled, its confirmed
+ *                       cancellation is the result; else the quote, then
+ *                       POST .../{id}/actions/confirm
  *   airline             GET  /air/airlines (pages of 200) until the IATA code
+ *
+ * Duffel documents no Idempotency-Key (its API reference, v2, and
+ * @duffel/api send none): the "duffel" row lacks TRV_SUP_IDEMPOTENCY_KEY,
+ * so no call carries one and no POST is resent by the HTTP client. A book
+ * whose answer was lost is never sent again: the order it made is found
+ * by its metadata (find_order). A cancellation whose confirm answer was
+ * lost is found on the order (its cancellation) when the cancel runs again.
  *
  * Ids: Duffel's offer ids (off_...) are the offer_reference; its service
  * ids (ase_X) are the service's bag ids bag_X. Duffel reserves nothing
@@ -20,6 +32,7 @@
  * Duffel, the card being charged by the service's own payment provider. */
 #include "wire.h"
 #include "core/json.h"
+#include "core/jval.h"
 #include "core/url.h"
 
 #include <apr_lib.h>
@@ -34,7 +47,8 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
     apr_table_setn(h, "Duffel-Version", "v2");
-    return trv_fwire_call_with(ctx, NAME, h, method, path, body, key, res, err);
+    return trv_fwire_call_with(ctx, &trv_flight_supplier_a, h, method, path, body, key, res,
+                               err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -196,13 +210,104 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
     return out;
 }
 
-static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
+/* ---- the search's answer, read with core/jval.h ----
+ * The API's offers (flight/supplier.h) from the search's answer, the
+ * largest A gives, read without a Jansson tree; journeys() below is the
+ * booking's shape of the same slices. */
+
+static json_t *penalty_money_r(const trv_jval *cond)
 {
-    const json_t *sl0 = json_array_get(json_object_get(o, "slices"), 0);
-    const json_t *p0 = json_array_get(json_object_get(json_array_get(
-        json_object_get(sl0, "segments"), 0), "passengers"), 0);
-    json_t *total = trv_fwire_money(json_object_get(o, "total_amount"),
-                                    trv_json_str(o, "total_currency"));
+    json_t *m = trv_jval_is_true(trv_jval_get(cond, "allowed"))
+        ? trv_fwire_money_jval(trv_jval_get(cond, "penalty_amount"),
+                               trv_jval_strget(cond, "penalty_currency"))
+        : NULL;
+    return m ? m : json_null();
+}
+
+static json_t *fare_conditions_r(const trv_jval *offer)
+{
+    const trv_jval *c = trv_jval_get(offer, "conditions");
+    const trv_jval *r = trv_jval_get(c, "refund_before_departure");
+    const trv_jval *ch = trv_jval_get(c, "change_before_departure");
+    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
+                     "refund", "allowed", trv_jval_is_true(trv_jval_get(r, "allowed")),
+                     "penalty", penalty_money_r(r),
+                     "change", "allowed", trv_jval_is_true(trv_jval_get(ch, "allowed")),
+                     "penalty", penalty_money_r(ch));
+}
+
+static int baggage_qty_r(const trv_jval *seg_pax, const char *type)
+{
+    const trv_jval *b;
+    apr_size_t i;
+    trv_jval_foreach(trv_jval_get(seg_pax, "baggages"), i, b) {
+        const char *t = trv_jval_strget(b, "type");
+        if (t && strcmp(t, type) == 0) {
+            return (int)trv_jval_int(trv_jval_get(b, "quantity"));
+        }
+    }
+    return 0;
+}
+
+static const char *iata_r(const trv_jval *v, const char *key)
+{
+    return trv_jval_strget(trv_jval_get(v, key), "iata_code");
+}
+
+static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *offer)
+{
+    const trv_jval *slices = trv_jval_get(offer, "slices"), *sl;
+    const char *first_origin = iata_r(trv_jval_at(slices, 0), "origin");
+    json_t *out = json_array();
+    apr_size_t j, k, n = trv_jval_len(slices);
+    trv_jval_foreach(slices, j, sl) {
+        const trv_jval *segs = trv_jval_get(sl, "segments"), *s, *last = NULL;
+        json_t *jsegs = json_array();
+        apr_size_t ns = trv_jval_len(segs);
+        const char *dest = iata_r(sl, "destination");
+        trv_jval_foreach(segs, k, s) {
+            const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
+            const trv_jval *oc = trv_jval_get(s, "operating_carrier");
+            const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
+            json_t *seg = json_pack(
+                "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i}",
+                "origin", iata_r(s, "origin"),
+                "destination", iata_r(s, "destination"),
+                "departure_time", trv_jval_strget(s, "departing_at"),
+                "arrival_time", trv_jval_strget(s, "arriving_at"),
+                "marketing_flight", apr_pstrcat(ctx->pool, trv_jval_strget(mc, "iata_code"),
+                    trv_jval_strget(s, "marketing_carrier_flight_number"), NULL),
+                "marketing_carrier", trv_jval_strget(mc, "name"),
+                "marketing_carrier_code", trv_jval_strget(mc, "iata_code"),
+                "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"),
+                "operating_carrier", trv_jval_strget(oc, "name"),
+                "operating_carrier_code", trv_jval_strget(oc, "iata_code"),
+                "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"),
+                "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
+            json_object_set_new(seg, "cabin_class",
+                                json_string(upper(ctx->pool, trv_jval_strget(p0, "cabin_class"))));
+            json_array_append_new(jsegs, seg);
+            last = s;
+        }
+        json_array_append_new(out, json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
+            "origin", iata_r(sl, "origin"),
+            "destination", dest,
+            "direction", trv_fwire_direction(first_origin, dest, j, n),
+            "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"),
+            "arrival_time", trv_jval_strget(last, "arriving_at"),
+            "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(sl, "duration")),
+            "stops", ns ? (int)ns - 1 : 0, "segments", jsegs));
+    }
+    return out;
+}
+
+static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *o)
+{
+    const trv_jval *sl0 = trv_jval_at(trv_jval_get(o, "slices"), 0);
+    const trv_jval *p0 = trv_jval_at(trv_jval_get(trv_jval_at(
+        trv_jval_get(sl0, "segments"), 0), "passengers"), 0);
+    json_t *total = trv_fwire_money_jval(trv_jval_get(o, "total_amount"),
+                                         trv_jval_strget(o, "total_currency"));
     json_t *js, *conds, *out;
     size_t j;
     int minutes = 0;
@@ -210,22 +315,22 @@ static json_t *api_offer(trv_flight_ctx *ctx, const json_t *o)
         json_decref(total);
         return NULL;
     }
-    js = journeys(ctx, o, 0);
+    js = journeys_r(ctx, o);
     for (j = 0; j < json_array_size(js); j++) {
         minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
                                                            "duration_minutes"));
     }
-    conds = fare_conditions(o);
+    conds = fare_conditions_r(o);
     out = json_pack("{s:s,s:o,s:s?,s:s?,s:O,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", trv_json_str(o, "id"), "total_amount", total,
-        "expires_at", trv_json_str(o, "expires_at"),
-        "fare_family", trv_json_str(sl0, "fare_brand_name"),
+        "offer_reference", trv_jval_strget(o, "id"), "total_amount", total,
+        "expires_at", trv_jval_strget(o, "expires_at"),
+        "fare_family", trv_jval_strget(sl0, "fare_brand_name"),
         "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
         "fare_conditions", conds,
         "documents_required",
-        json_is_true(json_object_get(o, "passenger_identity_documents_required")),
-        "included_baggage", "checked", baggage_qty(p0, "checked") > 0,
-        "carry_on", baggage_qty(p0, "carry_on") > 0,
+        trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")),
+        "included_baggage", "checked", baggage_qty_r(p0, "checked") > 0,
+        "carry_on", baggage_qty_r(p0, "carry_on") > 0,
         "journeys", js, "total_duration_minutes", minutes);
     return out;
 }
@@ -237,7 +342,8 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
 {
     const json_t *js = json_object_get(query, "journeys");
     const json_t *pax = json_object_get(query, "passengers");
-    json_t *slices = json_array(), *plist = json_array(), *body, *list, *out;
+    json_t *slices = json_array(), *plist = json_array(), *body, *out;
+    const trv_jval *list, *item;
     trv_up_result res;
     trv_up_status st;
     json_int_t i, limit;
@@ -272,25 +378,33 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
                                               lower(ctx->pool, cabin ? cabin : "economy")));
     limit = json_is_integer(json_object_get(query, "limit"))
             ? json_integer_value(json_object_get(query, "limit")) : 50;
-    st = call(ctx, "POST", "/air/offer_requests?return_offers=true", body, NULL, &res, err);
+    {
+        apr_table_t *h = apr_table_make(ctx->pool, 1);
+        apr_table_setn(h, "Duffel-Version", "v2");
+        st = trv_fwire_read_with(ctx, &trv_flight_supplier_a, h, "POST", "/air/offer_requests?return_offers=true",
+                                 body, &res, err);
+    }
     if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(json_object_get(res.body, "data"), "offers");
-    if (!json_is_array(list)) {
+    list = trv_jval_get(trv_jval_get(res.doc, "data"), "offers");
+    if (!trv_jval_is_array(list)) {
         return bad(ctx, err, "offers");
     }
     /* Duffel answers every offer; the search keeps the first `limit`. */
     out = trv_json_bind(ctx->pool, json_array());
-    for (k = 0; k < json_array_size(list) && (json_int_t)k < limit; k++) {
-        json_t *o = api_offer(ctx, json_array_get(list, k));
-        if (!o) {
+    trv_jval_foreach(list, k, item) {
+        json_t *o;
+        if ((json_int_t)k >= limit) {
+            break;
+        }
+        if (!(o = api_offer_r(ctx, item))) {
             return bad(ctx, err, "a readable offer");
         }
         json_array_append_new(out, o);
     }
     *offers = out;
-    *truncated = (json_int_t)json_array_size(list) > limit;
+    *truncated = (json_int_t)trv_jval_len(list) > limit;
     return TRV_UP_OK;
 }
 
@@ -757,12 +871,64 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
     return order_of(ctx, json_object_get(res.body, "data"), order, err);
 }
 
+/* The order a book whose answer was lost made: Duffel offers no lookup by
+ * metadata, so the orders are listed with the filter its reference
+ * documents (passenger_name[], matching given and family names) by the
+ * first passenger's family name, and the one whose metadata.booking_id is
+ * the booking's (a_book sends it) is the booking's order. At most
+ * A_FIND_PAGES pages of 200 are read a time (the caller looks again
+ * later), so a common name costs a bounded number of calls. */
+#define A_FIND_PAGES 10
+static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, json_t **order,
+                                  trv_sup_err *err)
+{
+    const char *id = trv_json_str(booking, "id");
+    const char *family = trv_json_str(json_array_get(json_object_get(booking, "passengers"), 0),
+                                      "last_name");
+    const char *after = NULL;
+    int page;
+    if (!id || !family) {
+        err->code = "invalid_booking";
+        err->message = "the booking lacks its id or a passenger's last name";
+        return TRV_UP_REJECTED;
+    }
+    for (page = 0; page < A_FIND_PAGES; page++) {
+        trv_up_result res;
+        const json_t *list, *o;
+        size_t i;
+        trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool,
+            "/air/orders?limit=200&passenger_name%5B%5D=", trv_url_escape(ctx->pool, family),
+            after ? "&after=" : "", after ? trv_url_escape(ctx->pool, after) : "", NULL),
+            NULL, NULL, &res, err);
+        if (st != TRV_UP_OK) {
+            return st;
+        }
+        list = json_object_get(res.body, "data");
+        if (!json_is_array(list)) {
+            return bad(ctx, err, "a list of orders");
+        }
+        json_array_foreach(list, i, o) {
+            const char *mine = trv_json_str(json_object_get(o, "metadata"), "booking_id");
+            if (mine && strcmp(mine, id) == 0) {
+                return order_of(ctx, o, order, err);
+            }
+        }
+        if (!(after = trv_json_str(json_object_get(res.body, "meta"), "after"))) {
+            break;
+        }
+    }
+    err->code = "not_found";
+    err->message = apr_psprintf(ctx->pool, "Duffel lists no order for booking %s", id);
+    return TRV_UP_NOT_FOUND;
+}
+
 /* ---- cancellations ---- */
 
-/* The order's total: Duffel's cancellation states the refund only, and
- * the fee is what the order cost less that refund. */
+/* The order as Duffel has it now, and its total: Duffel's cancellation
+ * states the refund only, and the fee is what the order cost less that
+ * refund. */
 static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_money *total,
-                                 trv_sup_err *err)
+                                 const json_t **order, trv_sup_err *err)
 {
     trv_up_result res;
     const json_t *o;
@@ -779,18 +945,21 @@ static trv_up_status order_total(trv_flight_ctx *ctx, const char *order_id, trv_
         || trv_money_make(total, total->minor, cur) != APR_SUCCESS) {
         return bad(ctx, err, "an order total");
     }
+    if (order) {
+        *order = o;
+    }
     return TRV_UP_OK;
 }
 
 /* An order cancellation is Duffel's quote: it states the refund and
  * cancels nothing until confirmed. */
-static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, const char *key,
-                           json_t **cancellation, trv_sup_err *err)
+static trv_up_status quote(trv_flight_ctx *ctx, const char *order_id, json_t **cancellation,
+                           trv_sup_err *err)
 {
     trv_up_result res;
     apr_int64_t minor;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:{s:s}}", "data", "order_id", order_id));
-    trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, key, &res, err);
+    trv_up_status st = call(ctx, "POST", "/air/order_cancellations", body, NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -826,9 +995,9 @@ static trv_up_status a_cancellation_quote(trv_flight_ctx *ctx, const char *order
 {
     json_t *k;
     trv_money total;
-    trv_up_status st = order_total(ctx, order_id, &total, err);
+    trv_up_status st = order_total(ctx, order_id, &total, NULL, err);
     if (st == TRV_UP_OK) {
-        st = quote(ctx, order_id, NULL, &k, err);
+        st = quote(ctx, order_id, &k, err);
     }
     if (st != TRV_UP_OK) {
         return st;
@@ -841,16 +1010,24 @@ static trv_up_status a_cancel(trv_flight_ctx *ctx, const char *order_id,
                               const char *idempotency_key, json_t **result, trv_sup_err *err)
 {
     json_t *k;
+    const json_t *order = NULL, *done;
     trv_up_result res;
     trv_money total;
-    trv_up_status st = order_total(ctx, order_id, &total, err);
+    trv_up_status st = order_total(ctx, order_id, &total, &order, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    /* Both steps keyed, so a retry confirms the same cancellation. */
-    st = quote(ctx, order_id, idempotency_key
-                                  ? apr_pstrcat(ctx->pool, idempotency_key, ":quote", NULL)
-                                  : NULL, &k, err);
+    /* Cancelled already (an earlier run's confirm went unanswered): the
+     * order holds its confirmed cancellation, which is the result. Nothing
+     * is quoted or confirmed again. */
+    done = json_object_get(order, "cancellation");
+    if (trv_json_str(order, "cancelled_at") && trv_json_str(done, "confirmed_at")) {
+        *result = trv_json_bind(ctx->pool, terms(done, &total, "refund_amount"));
+        return *result ? TRV_UP_OK : bad(ctx, err, "a refund in the order's currency");
+    }
+    /* A quote cancels nothing: one made by a run whose answer was lost is
+     * simply superseded by this one (Duffel confirms the newest). */
+    st = quote(ctx, order_id, &k, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -927,4 +1104,5 @@ const trv_flight_supplier trv_flight_supplier_a = {
     a_cancellation_quote,
     a_cancel,
     a_airline,
+    a_find_order,
 };

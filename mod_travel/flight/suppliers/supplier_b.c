@@ -27,6 +27,7 @@
  * segmentKeys; the order id is the bookingId. */
 #include "wire.h"
 #include "core/json.h"
+#include "core/jval.h"
 #include "core/url.h"
 
 #include <apr_strings.h>
@@ -45,14 +46,22 @@
 
 static const char *const cabins[4] = {"ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"};
 
-static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
-                          const json_t *body, trv_up_result *res, trv_sup_err *err)
+/* A call that changes something passes its key; the protocol row decides
+ * whether it is sent (flight/suppliers/wire.h): LiteAPI documents no
+ * Idempotency-Key, so the liteapi-flights row sends none and the request is
+ * never resent by the HTTP client. read: a 2xx answer read with core/jval.h
+ * into res->doc (the search). */
+static trv_up_status call_as(trv_flight_ctx *ctx, const char *method, const char *path,
+                             const json_t *body, const char *key, int read,
+                             trv_up_result *res, trv_sup_err *err)
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
     trv_up_status st;
     const json_t *e;
     apr_table_setn(h, "X-API-Key", ctx->up->api_key ? ctx->up->api_key : "");
-    st = trv_sup_call_auth(ctx, NAME, h, method, path, body, NULL, res, err);
+    st = read ? trv_sup_read_auth(ctx, &trv_flight_supplier_b, h, method, path, body, res, err)
+              : trv_sup_call_auth(ctx, &trv_flight_supplier_b, h, method, path, body, key, res,
+                                  err);
     e = json_object_get(res->body, "error");
     if (st != TRV_UP_OK && res->http_status) {
         /* LiteAPI's codes are numbers: "41012"; the message says the HTTP
@@ -71,6 +80,12 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
                                                                    : "");
     }
     return st;
+}
+
+static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
+                          const json_t *body, trv_up_result *res, trv_sup_err *err)
+{
+    return call_as(ctx, method, path, body, NULL, 0, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
@@ -308,36 +323,172 @@ static json_t *fare_conditions(const json_t *terms)
         "penalty", fee_money(json_object_get(terms, "changeFee")));
 }
 
-static json_t *api_offer(trv_flight_ctx *ctx, const json_t *jr, const json_t *o)
+/* ---- the search's answer, read with core/jval.h ----
+ * The API's offers (flight/supplier.h) from the search's answer, the
+ * largest B gives, read without a Jansson tree: the offer's shape of what
+ * journeys() above builds for a booking. */
+
+static json_t *display_money_r(const trv_jval *pricing)
 {
-    const json_t *display = json_object_get(json_object_get(o, "pricing"), "display");
-    const json_t *bag = json_object_get(o, "baggage");
-    json_t *total = trv_fwire_money(json_object_get(display, "total"),
-                                    trv_json_str(display, "currency"));
+    const trv_jval *d = trv_jval_get(pricing, "display");
+    return trv_fwire_money_jval(trv_jval_get(d, "amount"), trv_jval_strget(d, "currency"));
+}
+
+static json_t *fee_money_r(const trv_jval *fee)
+{
+    json_t *m = display_money_r(trv_jval_get(fee, "pricing"));
+    return m ? m : json_null();
+}
+
+static json_t *fare_conditions_r(const trv_jval *terms)
+{
+    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
+        "refund", "allowed", trv_jval_is_true(trv_jval_get(terms, "refundable")),
+        "penalty", fee_money_r(trv_jval_get(terms, "refundFee")),
+        "change", "allowed", trv_jval_is_true(trv_jval_get(terms, "changeable")),
+        "penalty", fee_money_r(trv_jval_get(terms, "changeFee")));
+}
+
+/* journey_of_segments over the segments as an array of pointers. */
+static int *journey_of_segments_r(apr_pool_t *p, const trv_jval *const *segs, apr_size_t n,
+                                  const trv_jval *conns, int *nj)
+{
+    apr_size_t k, c = 0;
+    int *out = apr_pcalloc(p, sizeof(int) * (n ? n : 1)), j = 0;
+    for (k = 1; k < n; k++) {
+        const trv_jval *a = segs[k - 1], *b = segs[k];
+        const char *da = trv_jval_strget(a, "direction"), *db = trv_jval_strget(b, "direction");
+        const char *to = trv_jval_strget(a, "destinationCode");
+        const char *from = trv_jval_strget(b, "originCode");
+        int same = (!da || !db || strcmp(da, db) == 0) && to && from && strcmp(to, from) == 0;
+        if (same && trv_jval_is_array(conns)) {
+            const char *arr = trv_jval_strget(trv_jval_at(conns, c), "arrivalAirportCode");
+            same = arr && strcmp(arr, to) == 0;
+            c += same;
+        }
+        if (!same) {
+            j++;
+        }
+        out[k] = j;
+    }
+    *nj = n ? j + 1 : 0;
+    return out;
+}
+
+static const char *segment_cabin_r(const trv_jval *fares, const char *key)
+{
+    const trv_jval *f;
+    apr_size_t i;
+    if (key) {
+        trv_jval_foreach(fares, i, f) {
+            const char *sk = trv_jval_strget(f, "segmentKey");
+            if (sk && strcmp(sk, key) == 0) {
+                return cabin_of(trv_jval_strget(f, "cabin"));
+            }
+        }
+    }
+    return cabin_of(trv_jval_strget(trv_jval_at(fares, 0), "cabin"));
+}
+
+static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *seglist, const trv_jval *conns,
+                          const trv_jval *durs, const trv_jval *fares)
+{
+    apr_size_t n = trv_jval_len(seglist), k;
+    const trv_jval **segs = apr_palloc(ctx->pool, sizeof(*segs) * (n ? n : 1)), *v;
+    int nj, *jof, j;
+    const char *first_origin;
+    json_t *out = json_array();
+    trv_jval_foreach(seglist, k, v) {
+        segs[k] = v;
+    }
+    jof = journey_of_segments_r(ctx->pool, segs, n, conns, &nj);
+    first_origin = n ? trv_jval_strget(segs[0], "originCode") : NULL;
+    for (j = 0; j < nj; j++) {
+        json_t *out_segs = json_array();
+        const trv_jval *first = NULL, *last = NULL, *dj = trv_jval_at(durs, (apr_size_t)j);
+        int minutes = 0, stops = -1;
+        for (k = 0; k < n; k++) {
+            const trv_jval *s = segs[k], *c = trv_jval_get(s, "carrier"),
+                           *fl = trv_jval_get(s, "flight");
+            const char *mc = trv_jval_strget(c, "marketingCode");
+            const char *oc = trv_jval_strget(c, "operatingCode");
+            apr_int64_t dm = trv_jval_int(trv_jval_get(trv_jval_get(s, "duration"), "minutes"));
+            json_t *seg;
+            if (jof[k] != j) {
+                continue;
+            }
+            first = first ? first : s;
+            last = s;
+            stops++;
+            minutes += (int)dm;
+            seg = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I,s:s}",
+                "origin", trv_jval_strget(s, "originCode"),
+                "destination", trv_jval_strget(s, "destinationCode"),
+                "departure_time", trv_fwire_local_time(ctx->pool,
+                                                       trv_jval_strget(s, "departureTime")),
+                "arrival_time", trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "arrivalTime")),
+                "marketing_flight", flight_number(ctx->pool, mc,
+                                                  trv_jval_strget(fl, "marketingNumber")),
+                "marketing_carrier", trv_jval_strget(c, "marketingName")
+                                         ? trv_jval_strget(c, "marketingName") : mc,
+                "marketing_carrier_code", mc,
+                "marketing_carrier_logo_url", trv_jval_strget(c, "marketingLogo"),
+                "operating_carrier", trv_jval_strget(c, "operatingName")
+                                         ? trv_jval_strget(c, "operatingName") : oc,
+                "operating_carrier_code", oc,
+                "operating_carrier_logo_url", trv_jval_strget(c, "operatingLogo"),
+                "duration_minutes", (json_int_t)dm,
+                "cabin_class", segment_cabin_r(fares, trv_jval_strget(s, "segmentKey")));
+            json_array_append_new(out_segs, seg);
+        }
+        if (trv_jval_is_int(trv_jval_get(trv_jval_get(dj, "duration"), "minutes"))
+            && trv_jval_len(durs) == (apr_size_t)nj) {
+            minutes = (int)trv_jval_int(trv_jval_get(trv_jval_get(dj, "duration"), "minutes"));
+        }
+        json_array_append_new(out, json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
+            "origin", trv_jval_strget(first, "originCode"),
+            "destination", trv_jval_strget(last, "destinationCode"),
+            "direction", trv_fwire_direction(first_origin,
+                                             trv_jval_strget(last, "destinationCode"),
+                                             (size_t)j, (size_t)nj),
+            "departure_time", trv_fwire_local_time(ctx->pool,
+                                                   trv_jval_strget(first, "departureTime")),
+            "arrival_time", trv_fwire_local_time(ctx->pool, trv_jval_strget(last, "arrivalTime")),
+            "duration_minutes", minutes, "stops", stops, "segments", out_segs));
+    }
+    return out;
+}
+
+static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *jr, const trv_jval *o)
+{
+    const trv_jval *display = trv_jval_get(trv_jval_get(o, "pricing"), "display");
+    const trv_jval *bag = trv_jval_get(o, "baggage");
+    json_t *total = trv_fwire_money_jval(trv_jval_get(display, "total"),
+                                         trv_jval_strget(display, "currency"));
     json_t *js;
     size_t j;
     int minutes = 0;
-    if (!total || !trv_json_str(o, "offerId") || !json_is_array(json_object_get(jr, "segments"))) {
+    if (!total || !trv_jval_strget(o, "offerId")
+        || !trv_jval_is_array(trv_jval_get(jr, "segments"))) {
         json_decref(total);
         return NULL;
     }
-    js = journeys(ctx, json_object_get(jr, "segments"), json_object_get(jr, "connections"),
-                  json_object_get(jr, "legDurations"), json_object_get(o, "segmentFares"),
-                  NULL, NULL, NULL, 0);
+    js = journeys_r(ctx, trv_jval_get(jr, "segments"), trv_jval_get(jr, "connections"),
+                    trv_jval_get(jr, "legDurations"), trv_jval_get(o, "segmentFares"));
     for (j = 0; j < json_array_size(js); j++) {
         minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
                                                            "duration_minutes"));
     }
     return json_pack("{s:s,s:o,s:s?,s:s?,s:b,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", apr_pstrcat(ctx->pool, PREFIX, trv_json_str(o, "offerId"), NULL),
-        "total_amount", total, "expires_at", trv_json_str(o, "expiration"),
-        "fare_family", trv_json_str(json_object_get(o, "fare"), "family"),
-        "refundable", json_is_true(json_object_get(json_object_get(o, "terms"), "refundable")),
-        "fare_conditions", fare_conditions(json_object_get(o, "terms")),
+        "offer_reference", apr_pstrcat(ctx->pool, PREFIX, trv_jval_strget(o, "offerId"), NULL),
+        "total_amount", total, "expires_at", trv_jval_strget(o, "expiration"),
+        "fare_family", trv_jval_strget(trv_jval_get(o, "fare"), "family"),
+        "refundable", trv_jval_is_true(trv_jval_get(trv_jval_get(o, "terms"), "refundable")),
+        "fare_conditions", fare_conditions_r(trv_jval_get(o, "terms")),
         /* LiteAPI does not say; the prebook asks for documents when needed. */
         "documents_required", 0,
-        "included_baggage", "checked", json_is_true(json_object_get(bag, "hasCheckedBag")),
-        "carry_on", json_is_true(json_object_get(bag, "hasCarryOnBag")),
+        "included_baggage", "checked", trv_jval_is_true(trv_jval_get(bag, "hasCheckedBag")),
+        "carry_on", trv_jval_is_true(trv_jval_get(bag, "hasCarryOnBag")),
         "journeys", js, "total_duration_minutes", minutes);
 }
 
@@ -351,7 +502,7 @@ static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query, json_t 
     json_int_t limit = json_is_integer(json_object_get(query, "limit"))
                      ? json_integer_value(json_object_get(query, "limit")) : 50;
     json_t *legs = json_array(), *body, *out;
-    const json_t *data;
+    const trv_jval *data, *item;
     trv_up_result res;
     trv_up_status st;
     size_t k, b, i;
@@ -372,30 +523,30 @@ static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query, json_t 
         json_object_set_new(body, "cabinClass",
                             json_string(cabin_of(trv_json_str(query, "cabin_class"))));
     }
-    st = call(ctx, "POST", "/flights/rates", body, &res, err);
+    st = call_as(ctx, "POST", "/flights/rates", body, NULL, 1, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    data = json_object_get(res.body, "data");
-    if (!json_is_array(data)) {
+    data = trv_jval_get(res.doc, "data");
+    if (!trv_jval_is_array(data)) {
         return bad(ctx, err, "data");
     }
     out = trv_json_bind(ctx->pool, json_array());
     *truncated = 0;
-    for (b = 0; b < json_array_size(data); b++) {
-        const json_t *jl = json_object_get(json_array_get(data, b), "journeys");
-        for (k = 0; k < json_array_size(jl); k++) {
-            const json_t *jr = json_array_get(jl, k), *ol = json_object_get(jr, "offers");
-            for (i = 0; i < json_array_size(ol); i++) {
-                json_t *o;
+    trv_jval_foreach(data, b, item) {
+        const trv_jval *jr;
+        trv_jval_foreach(trv_jval_get(item, "journeys"), k, jr) {
+            const trv_jval *o;
+            trv_jval_foreach(trv_jval_get(jr, "offers"), i, o) {
+                json_t *ao;
                 if ((json_int_t)json_array_size(out) >= limit) {
                     *truncated = 1; /* LiteAPI takes no limit: the first ones are kept */
                     continue;
                 }
-                if (!(o = api_offer(ctx, jr, json_array_get(ol, i)))) {
+                if (!(ao = api_offer_r(ctx, jr, o))) {
                     return bad(ctx, err, "a readable offer");
                 }
-                json_array_append_new(out, o);
+                json_array_append_new(out, ao);
             }
         }
     }
@@ -716,7 +867,6 @@ static trv_up_status lf_book(trv_flight_ctx *ctx, const json_t *booking, const j
     trv_up_result res;
     trv_up_status st;
     (void)payment; /* LiteAPI collects the payment itself */
-    (void)idempotency_key; /* LiteAPI books a prebook once: a repeat answers that booking */
     if (!pid || !tx) {
         err->code = "invalid_booking";
         err->message = "the booking has no liteapi-flights prebook";
@@ -725,7 +875,8 @@ static trv_up_status lf_book(trv_flight_ctx *ctx, const json_t *booking, const j
     body = trv_json_bind(ctx->pool, json_pack("{s:s,s:{s:s,s:s}}", "prebookId", pid,
                                               "payment", "method", "TRANSACTION_ID",
                                               "transactionId", tx));
-    st = call(ctx, "POST", "/flights/bookings", body, &res, err);
+    /* LiteAPI books a prebook once: a repeat answers that booking. */
+    st = call_as(ctx, "POST", "/flights/bookings", body, idempotency_key, 0, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -789,8 +940,9 @@ static trv_up_status lf_cancel(trv_flight_ctx *ctx, const char *order_id,
     const char *status, *cur;
     json_t *fee, *refund;
     trv_up_status st;
-    (void)idempotency_key; /* a repeat while pending or after: the same outcome */
-    st = call(ctx, "POST", booking_path(ctx, order_id, "/cancellations"), NULL, &res, err);
+    /* A repeat while pending or after: the same outcome. */
+    st = call_as(ctx, "POST", booking_path(ctx, order_id, "/cancellations"), NULL,
+                 idempotency_key, 0, &res, err);
     if (st == TRV_UP_REJECTED) {
         err->code = "cancellation_rejected";
         return st;
@@ -855,4 +1007,5 @@ const trv_flight_supplier trv_flight_supplier_b = {
     lf_cancellation_quote,
     lf_cancel,
     lf_airline,
+    NULL, /* find_order: LiteAPI Flights is not looked up (docs/suppliers.md) */
 };

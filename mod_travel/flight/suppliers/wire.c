@@ -1,64 +1,89 @@
 /* What the supplier adapters share (wire.h). */
 #include "wire.h"
-#include "core/call_log.h"
 #include "core/json.h"
+#include "core/jval.h"
+#include "core/upstream_note.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const char *adapter, const char *method,
-                             const char *path, const json_t *body, const char *idempotency_key,
-                             trv_up_result *res, trv_sup_err *err)
-{
-    return trv_fwire_call_with(ctx, adapter, NULL, method, path, body, idempotency_key, res, err);
-}
-
-/* Records a lifecycle call and logs any outcome other than OK, filling err. */
+/* Records a lifecycle call and logs any outcome other than OK, filling err
+ * (core/upstream_note.h). */
 static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
                            const char *path, trv_up_status st, trv_up_result *res,
                            trv_sup_err *err)
 {
-    if (ctx->booking_id) {
-        trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "flight", ctx->up->name,
-                                method, path, ctx->request_id, res};
-        trv_call_log_add(ctx->env, ctx->pool, &e);
-    }
-    if (st != TRV_UP_OK) {
-        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
-                                                                       : TRV_LOG_WARNING;
-        err->code = res->code ? res->code : trv_up_status_name(st);
-        err->message = res->message ? res->message : "the supplier did not answer";
-        trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    TRVLOGNO(1101) "%s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
-                    adapter, method, path, trv_up_status_name(st), res->http_status,
-                    err->code, apr_time_as_msec(res->elapsed));
-    }
-    return st;
+    trv_upstream_note note = {"flight", ctx->org_id, ctx->booking_id, ctx->request_id, adapter};
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, 1101, method, path, st,
+                                  res, &err->code, &err->message);
 }
 
-trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const char *adapter,
+/* The one place a flight adapter's key is kept or dropped: the protocol
+ * row of the calling adapter decides (core/registry.h). */
+static const char *key_for(const trv_flight_supplier *self, const char *idempotency_key)
+{
+    return trv_supplier_idempotency_key(trv_flight_suppliers, self, idempotency_key);
+}
+
+trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                   const apr_table_t *headers, const char *method,
                                   const char *path, const json_t *body,
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_sup_err *err)
 {
     trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id, idempotency_key,
-                                              res);
-    return noted(ctx, adapter, method, path, st, res, err);
+                                              headers, body, ctx->request_id,
+                                              key_for(self, idempotency_key), res);
+    return noted(ctx, self->name, method, path, st, res, err);
 }
 
-trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const char *adapter,
+trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                                  const apr_table_t *headers, const char *method,
+                                  const char *path, const json_t *body, trv_up_result *res,
+                                  trv_sup_err *err)
+{
+    trv_up_status st = trv_upstream_read_with(ctx->env, ctx->pool, ctx->up, method, path,
+                                              headers, body, ctx->request_id, NULL, res);
+    return noted(ctx, self->name, method, path, st, res, err);
+}
+
+json_t *trv_fwire_money_jval(const trv_jval *amount, const char *currency)
+{
+    trv_money m;
+    if (trv_money_minor_of_jval(amount, currency, &m.minor) != 0
+        || trv_money_make(&m, m.minor, currency) != APR_SUCCESS) {
+        return NULL;
+    }
+    return trv_money_json(&m);
+}
+
+static trv_up_status auth_call(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                               const apr_table_t *auth, const char *method, const char *path,
+                               const json_t *body, const char *idempotency_key, int read,
+                               trv_up_result *res, trv_sup_err *err)
+{
+    trv_up_status st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
+        ctx->env, ctx->pool, ctx->up, ctx->env->http, method, path, auth, body, ctx->request_id,
+        key_for(self, idempotency_key), res);
+    trv_upstream_count(ctx->env, ctx->up->name, res);
+    return noted(ctx, self->name, method, path, st, res, err);
+}
+
+trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                 const apr_table_t *auth, const char *method, const char *path,
                                 const json_t *body, const char *idempotency_key,
                                 trv_up_result *res, trv_sup_err *err)
 {
-    trv_up_status st = trv_upstream_call_h(ctx->env, ctx->pool, ctx->up, method, path, auth,
-                                           body, ctx->request_id, idempotency_key, res);
-    trv_upstream_count(ctx->env, ctx->up->name, res);
-    return noted(ctx, adapter, method, path, st, res, err);
+    return auth_call(ctx, self, auth, method, path, body, idempotency_key, 0, res, err);
+}
+
+trv_up_status trv_sup_read_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                                const apr_table_t *auth, const char *method, const char *path,
+                                const json_t *body, trv_up_result *res, trv_sup_err *err)
+{
+    return auth_call(ctx, self, auth, method, path, body, NULL, 1, res, err);
 }
 
 json_t *trv_fwire_money(const json_t *amount, const char *currency)

@@ -7,6 +7,8 @@
 #include "hotel/supplier.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/jval.h"
+#include "core/money.h"
 #include "core/url.h"
 
 #include <apr_hash.h>
@@ -54,11 +56,12 @@ static json_t *occupancies(const trv_hotel_stay *stay)
 static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                            apr_array_header_t *found, int from, int to, trv_hotel_err *err)
 {
-    json_t *ids = json_array(), *body, *data, *h;
+    json_t *ids = json_array(), *body;
+    const trv_jval *data, *h;
     apr_hash_t *by_id = apr_hash_make(ctx->pool);
     trv_up_result res;
     trv_up_status st;
-    size_t i;
+    apr_size_t i;
     int k;
     for (k = from; k < to; k++) {
         trv_hotel_found *f = &APR_ARRAY_IDX(found, k, trv_hotel_found);
@@ -70,24 +73,26 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", 1);
     trv_json_bind(ctx->pool, body);
-    st = trv_hwire_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_read(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    data = json_object_get(res.body, "data");
-    if (!json_is_array(data)) {
+    data = trv_jval_get(res.doc, "data");
+    if (!trv_jval_is_array(data)) {
         return trv_hwire_bad(ctx, err, "data");
     }
-    json_array_foreach(data, i, h) {
-        trv_hotel_found *f = apr_hash_get(by_id, trv_json_str(h, "hotelId") ? trv_json_str(h, "hotelId") : "",
-                                          APR_HASH_KEY_STRING);
-        json_t *offer = json_array_get(json_object_get(h, "roomTypes"), 0);
-        json_t *rate = json_object_get(offer, "offerRetailRate");
+    trv_jval_foreach(data, i, h) {
+        const char *hid = trv_jval_strget(h, "hotelId");
+        trv_hotel_found *f = apr_hash_get(by_id, hid ? hid : "", APR_HASH_KEY_STRING);
+        const trv_jval *offer = trv_jval_at(trv_jval_get(h, "roomTypes"), 0);
+        const trv_jval *rate = trv_jval_get(offer, "offerRetailRate");
+        const char *cur = trv_jval_strget(rate, "currency");
         if (!f || !rate) {
             continue;
         }
-        if (!trv_json_str(rate, "currency") || strcmp(trv_json_str(rate, "currency"), stay->currency)
-            || trv_money_minor_of(json_object_get(rate, "amount"), stay->currency, &f->total_minor)) {
+        if (!cur || strcmp(cur, stay->currency)
+            || trv_money_minor_of_jval(trv_jval_get(rate, "amount"), stay->currency,
+                                       &f->total_minor)) {
             return trv_hwire_bad(ctx, err, "a price in the requested currency");
         }
         f->priced = 1;
@@ -154,76 +159,76 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 }
 
 /* One LiteAPI offer: a room type for every requested room (rates[], one
- * per occupancy, in request order), priced in offerRetailRate. */
+ * per occupancy, in request order), priced in offerRetailRate. Read from
+ * an answer parsed with core/jval.h (offers' and prebook's). */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
-                    const json_t *o, apr_time_t now, trv_hotel_offer *out)
+                    const trv_jval *o, apr_time_t now, trv_hotel_offer *out)
 {
     const char *cur = stay->currency;
-    const json_t *total = json_object_get(o, "offerRetailRate"), *rates = json_object_get(o, "rates");
-    const json_t *rate;
+    const trv_jval *total = trv_jval_get(o, "offerRetailRate"), *rates = trv_jval_get(o, "rates");
+    const trv_jval *rate, *rate0 = trv_jval_at(rates, 0);
     json_t *rooms = json_array(), *promos = json_array();
     json_t *policy = json_pack("{s:b,s:[]}", "refundable",
-                               strcmp(trv_json_str(o, "rateType") ? trv_json_str(o, "rateType")
-                                                                  : "", "RFN") == 0,
+                               strcmp(trv_jval_strget(o, "rateType") ? trv_jval_strget(o, "rateType")
+                                                                     : "", "RFN") == 0,
                                "penalties");
     apr_hash_t *merged = apr_hash_make(ctx->pool);
-    size_t i, k;
+    apr_size_t i, k;
     memset(out, 0, sizeof(*out));
     out->sid = sid;
-    out->ref = trv_json_str(o, "offerId");
+    out->ref = trv_jval_strget(o, "offerId");
     out->expires_at = now + TRV_HOTEL_OFFER_TTL;
     trv_json_bind(ctx->pool, rooms);
     trv_json_bind(ctx->pool, promos);
     trv_json_bind(ctx->pool, policy);
-    if (!out->ref || strcmp(trv_json_str(total, "currency") ? trv_json_str(total, "currency") : "",
-                            cur)
-        || trv_money_minor_of(json_object_get(total, "amount"), cur, &out->total_minor)
-        || !json_is_array(rates) || (int)json_array_size(rates) != stay->n_rooms) {
+    if (!out->ref || strcmp(trv_jval_strget(total, "currency")
+                                ? trv_jval_strget(total, "currency") : "", cur)
+        || trv_money_minor_of_jval(trv_jval_get(total, "amount"), cur, &out->total_minor)
+        || !trv_jval_is_array(rates) || (int)trv_jval_len(rates) != stay->n_rooms) {
         return -1;
     }
-    json_array_foreach(rates, i, rate) {
-        const json_t *rt = json_array_get(json_object_get(json_object_get(rate, "retailRate"),
-                                                          "total"), 0);
-        const json_t *info, *promo;
+    trv_jval_foreach(rates, i, rate) {
+        const trv_jval *rt = trv_jval_at(trv_jval_get(trv_jval_get(rate, "retailRate"), "total"),
+                                         0);
+        const trv_jval *cp = trv_jval_get(rate, "cancellationPolicies");
+        const trv_jval *info, *promo;
         apr_int64_t room_total;
-        json_t *ages = json_array();
-        if (trv_money_minor_of(json_object_get(rt, "amount"), cur, &room_total)) {
-            json_decref(ages);
+        json_t *ages, *rp;
+        if (trv_money_minor_of_jval(trv_jval_get(rt, "amount"), cur, &room_total)) {
             return -1;
         }
-        for (k = 0; k < (size_t)stay->rooms[i].n_children; k++) {
+        ages = json_array();
+        for (k = 0; k < (apr_size_t)stay->rooms[i].n_children; k++) {
             json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
         }
-        {
-            /* The room's own policy, as LiteAPI gives it per rate. */
-            const json_t *cp = json_object_get(rate, "cancellationPolicies");
-            json_t *rp = json_pack("{s:b,s:[]}", "refundable",
-                                   strcmp(trv_json_str(cp, "refundableTag")
-                                          ? trv_json_str(cp, "refundableTag") : "", "RFN") == 0,
-                                   "penalties");
-            trv_json_bind(ctx->pool, rp);
-            json_array_foreach(json_object_get(cp, "cancelPolicyInfos"), k, info) {
-                if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(info, "cancelTime"),
-                                          json_object_get(info, "amount"), cur) != 0) {
-                    json_decref(ages);
-                    return -1;
-                }
+        /* The room's own policy, as LiteAPI gives it per rate. */
+        rp = json_pack("{s:b,s:[]}", "refundable",
+                       strcmp(trv_jval_strget(cp, "refundableTag")
+                              ? trv_jval_strget(cp, "refundableTag") : "", "RFN") == 0,
+                       "penalties");
+        trv_json_bind(ctx->pool, rp);
+        trv_jval_foreach(trv_jval_get(cp, "cancelPolicyInfos"), k, info) {
+            apr_int64_t m;
+            if (trv_money_minor_of_jval(trv_jval_get(info, "amount"), cur, &m) != 0
+                || trv_hwire_penalty_add_minor(ctx->pool, rp, trv_jval_strget(info, "cancelTime"),
+                                               m, cur) != 0) {
+                json_decref(ages);
+                return -1;
             }
-            json_array_append_new(rooms, json_pack(
-                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
-                "name", trv_json_str(rate, "name"),
-                "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardType")),
-                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-                "children", ages, "total", trv_hwire_money(room_total, cur), "due_at_property",
-                "cancellation_policy", rp));
         }
+        json_array_append_new(rooms, json_pack(
+            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
+            "name", trv_jval_strget(rate, "name"),
+            "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardType")),
+            "board_name", trv_jval_strget(rate, "boardName"), "adults", stay->rooms[i].adults,
+            "children", ages, "total", trv_hwire_money(room_total, cur), "due_at_property",
+            "cancellation_policy", rp));
         /* The offer's penalty at an instant is the rooms' penalties summed:
          * the rooms of one offer share their policy's instants. */
-        json_array_foreach(json_object_get(json_object_get(rate, "cancellationPolicies"),
-                                           "cancelPolicyInfos"), k, info) {
-            const char *at = trv_json_str(info, "cancelTime");
+        trv_jval_foreach(trv_jval_get(cp, "cancelPolicyInfos"), k, info) {
+            const char *at = trv_jval_strget(info, "cancelTime");
             apr_int64_t m, *sum;
-            if (!at || trv_money_minor_of(json_object_get(info, "amount"), cur, &m)) {
+            if (!at || trv_money_minor_of_jval(trv_jval_get(info, "amount"), cur, &m)) {
                 return -1;
             }
             if (!(sum = apr_hash_get(merged, at, APR_HASH_KEY_STRING))) {
@@ -234,12 +239,11 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 return -1;
             }
         }
-        json_array_foreach(json_object_get(rate, "promotions"), k, promo) {
+        trv_jval_foreach(trv_jval_get(rate, "promotions"), k, promo) {
             apr_int64_t m;
-            if (trv_json_str(promo, "name")
-                && !trv_money_minor_of(json_object_get(promo, "amount"), cur, &m)
-                && trv_hwire_promo_add(promos, trv_json_str(promo, "name"), m < 0 ? -m : m, cur,
-                                       (int)i) != 0) {
+            const char *name = trv_jval_strget(promo, "name");
+            if (name && !trv_money_minor_of_jval(trv_jval_get(promo, "amount"), cur, &m)
+                && trv_hwire_promo_add(promos, name, m < 0 ? -m : m, cur, (int)i) != 0) {
                 return -1;
             }
         }
@@ -251,7 +255,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
             APR_ARRAY_PUSH(ats, const char *) = apr_hash_this_key(hi);
         }
         qsort(ats->elts, (size_t)ats->nelts, sizeof(const char *), cmp_str);
-        for (k = 0; k < (size_t)ats->nelts; k++) {
+        for (k = 0; k < (apr_size_t)ats->nelts; k++) {
             const char *at = APR_ARRAY_IDX(ats, k, const char *);
             apr_int64_t *sum = apr_hash_get(merged, at, APR_HASH_KEY_STRING);
             json_array_append_new(json_object_get(policy, "penalties"),
@@ -260,10 +264,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         }
     }
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_json_str(o, "roomTypeId"),
-        "name", trv_json_str(json_array_get(rates, 0), "name"),
-        "board", trv_hwire_board(ctx->pool, trv_json_str(json_array_get(rates, 0), "boardType")),
-        "board_name", trv_json_str(json_array_get(rates, 0), "boardName"),
+        "room_type", "code", trv_jval_strget(o, "roomTypeId"),
+        "name", trv_jval_strget(rate0, "name"),
+        "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate0, "boardType")),
+        "board_name", trv_jval_strget(rate0, "boardName"),
         "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
@@ -274,11 +278,12 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **out, trv_hotel_err *err)
 {
-    json_t *ids = json_array(), *body, *data, *h, *o;
+    json_t *ids = json_array(), *body;
+    const trv_jval *data, *h, *o;
     trv_up_result res;
     trv_up_status st;
     apr_time_t now = apr_time_now();
-    size_t i, k;
+    apr_size_t i, k;
     int j;
     for (j = 0; j < n; j++) {
         json_array_append_new(ids, json_string(sids[j]));
@@ -288,18 +293,18 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = trv_hwire_call(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_read(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    data = json_object_get(res.body, "data");
-    if (!json_is_array(data)) {
+    data = trv_jval_get(res.doc, "data");
+    if (!trv_jval_is_array(data)) {
         return trv_hwire_bad(ctx, err, "data");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
-    json_array_foreach(data, i, h) {
-        const char *sid = trv_json_str(h, "hotelId");
-        json_array_foreach(json_object_get(h, "roomTypes"), k, o) {
+    trv_jval_foreach(data, i, h) {
+        const char *sid = trv_jval_strget(h, "hotelId");
+        trv_jval_foreach(trv_jval_get(h, "roomTypes"), k, o) {
             if (!sid || offer_of(ctx, stay, sid, o, now, apr_array_push(*out)) != 0) {
                 return trv_hwire_bad(ctx, err, "an offer's id, rooms and prices");
             }
@@ -331,26 +336,28 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     trv_up_result res;
     trv_up_status st;
     trv_hotel_offer o;
-    const json_t *d;
+    const trv_jval *d;
     apr_time_t exp;
     json_t *body = trv_json_bind(ctx->pool, json_pack("{s:s}", "offerId", ref));
     memset(out, 0, sizeof(*out));
-    st = trv_hwire_call(book_host(ctx), "POST", "/rates/prebook", auth(ctx), body, &res, err);
+    st = trv_hwire_read(book_host(ctx), "POST", "/rates/prebook", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    d = json_object_get(res.body, "data");
-    if (!trv_json_str(d, "prebookId") || !trv_json_str(d, "expiresAt")
-        || trv_time_parse(trv_json_str(d, "expiresAt"), &exp) != APR_SUCCESS
-        || strcmp(trv_json_str(d, "currency") ? trv_json_str(d, "currency") : "", stay->currency)
-        || offer_of(ctx, stay, sid, json_array_get(json_object_get(d, "roomTypes"), 0),
+    d = trv_jval_get(res.doc, "data");
+    if (!trv_jval_strget(d, "prebookId") || !trv_jval_strget(d, "expiresAt")
+        || trv_time_parse(trv_jval_strget(d, "expiresAt"), &exp) != APR_SUCCESS
+        || strcmp(trv_jval_strget(d, "currency") ? trv_jval_strget(d, "currency") : "",
+                  stay->currency)
+        || offer_of(ctx, stay, sid, trv_jval_at(trv_jval_get(d, "roomTypes"), 0),
                     apr_time_now(), &o) != 0
-        || trv_money_minor_of(json_object_get(d, "price"), stay->currency, &out->total_minor)) {
+        || trv_money_minor_of_jval(trv_jval_get(d, "price"), stay->currency,
+                                   &out->total_minor)) {
         return trv_hwire_bad(ctx, err, "a prebook's id, expiry and prices");
     }
-    out->prebook_id = trv_json_str(d, "prebookId");
+    out->prebook_id = trv_jval_strget(d, "prebookId");
     out->expires_at = exp;
-    out->price_changed = json_is_true(json_object_get(d, "priceChanged"));
+    out->price_changed = trv_jval_is_true(trv_jval_get(d, "priceChanged"));
     out->doc = o.doc;
     return TRV_UP_OK;
 }

@@ -12,6 +12,8 @@
 #include "hotel/supplier.h"
 #include "core/crypt.h"
 #include "core/json.h"
+#include "core/jval.h"
+#include "core/money.h"
 #include "core/log.h"
 #include "core/url.h"
 
@@ -264,9 +266,10 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 {
     trv_up_result res;
     trv_up_status st;
-    json_t *body, *list, *h;
+    json_t *body;
+    const trv_jval *list, *h;
     apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
-    size_t i;
+    apr_size_t i;
     int k, said = 0;
 
     *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
@@ -294,17 +297,19 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         json_object_set_new(body, "destination", json_pack("{s:s}", "code", code));
     }
     trv_json_bind(ctx->pool, body);
-    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    /* The largest answer of a search (every hotel's rooms, rates, taxes
+     * and policies): read, not built into a tree. */
+    st = hb(trv_hwire_read(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
-    if (!json_is_array(list)) {
+    list = trv_jval_get(trv_jval_get(res.doc, "hotels"), "hotels");
+    if (!trv_jval_is_array(list)) {
         return trv_hwire_bad(ctx, err, "hotels.hotels");
     }
-    json_array_foreach(list, i, h) {
-        const char *dc = trv_json_str(h, "destinationCode");
+    trv_jval_foreach(list, i, h) {
+        const char *dc = trv_jval_strget(h, "destinationCode");
         if (dc && !apr_hash_get(dests, dc, APR_HASH_KEY_STRING)) {
             apr_hash_set(dests, dc, APR_HASH_KEY_STRING, dc);
             if ((st = content(ctx, dc, by_code, err)) != TRV_UP_OK) {
@@ -312,11 +317,12 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
             }
         }
     }
-    json_array_foreach(list, i, h) {
-        json_t *c = json_object_get(h, "code"), *info;
+    trv_jval_foreach(list, i, h) {
+        const trv_jval *c = trv_jval_get(h, "code");
+        json_t *info;
         trv_hotel_found *f;
-        const char *cur = trv_json_str(h, "currency");
-        if (!json_is_integer(c)) {
+        const char *cur = trv_jval_strget(h, "currency");
+        if (!trv_jval_is_int(c)) {
             return trv_hwire_bad(ctx, err, "a hotel's code");
         }
         if (cur && other_currency(ctx, cur, stay, &said)) {
@@ -325,12 +331,12 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
         f = apr_array_push(*found);
         memset(f, 0, sizeof(*f));
         f->supplier = ctx->up->name; /* the site's wire name */
-        f->sid = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c));
+        f->sid = apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, trv_jval_int(c));
         info = apr_hash_get(by_code, f->sid, APR_HASH_KEY_STRING);
-        f->name = trv_json_str(h, "name");
-        f->city = trv_json_str(h, "destinationName");
-        f->latitude = json_number_value(json_object_get(h, "latitude"));
-        f->longitude = json_number_value(json_object_get(h, "longitude"));
+        f->name = trv_jval_strget(h, "name");
+        f->city = trv_jval_strget(h, "destinationName");
+        f->latitude = trv_jval_num(trv_jval_get(h, "latitude"));
+        f->longitude = trv_jval_num(trv_jval_get(h, "longitude"));
         if (info) {
             json_t *g = json_object_get(info, "giataCode");
             f->country_code = trv_json_str(info, "countryCode");
@@ -343,7 +349,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
             }
         }
         if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
-            || trv_money_minor_of(json_object_get(h, "minRate"), cur, &f->total_minor)) {
+            || trv_money_minor_of_jval(trv_jval_get(h, "minRate"), cur, &f->total_minor)) {
             return trv_hwire_bad(ctx, err, "a hotel's name, country or price");
         }
         f->priced = 1;

@@ -22,6 +22,8 @@
 #include "core/clock.h"
 #include "core/crypt.h"
 #include "core/json.h"
+#include "core/jval.h"
+#include "core/money.h"
 #include "core/url.h"
 
 #include <apr_hash.h>
@@ -144,6 +146,30 @@ static const char *avail_path(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, in
     return path;
 }
 
+/* rate_total for a rate of an answer read with core/jval.h (the search's
+ * availability, the largest answer Rapid gives a search). */
+static int rate_total_jval(apr_pool_t *p, const trv_jval *rate, const trv_hotel_stay *stay,
+                           apr_int64_t *total)
+{
+    const trv_jval *pricing = trv_jval_get(rate, "occupancy_pricing");
+    int i;
+    *total = 0;
+    for (i = 0; i < stay->n_rooms; i++) {
+        const trv_jval *inc = trv_jval_get(
+            trv_jval_get(trv_jval_get(trv_jval_get(pricing, occupancy(p, &stay->rooms[i])),
+                                      "totals"), "inclusive"),
+            "request_currency");
+        const char *cur = trv_jval_strget(inc, "currency");
+        apr_int64_t m;
+        if (!cur || strcmp(cur, stay->currency)
+            || trv_money_minor_of_jval(trv_jval_get(inc, "value"), stay->currency, &m)
+            || trv_hwire_sum(total, m) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                            apr_array_header_t *found, trv_hotel_err *err)
 {
@@ -152,8 +178,8 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     const char *path;
     trv_up_result res;
     trv_up_status st;
-    json_t *h;
-    size_t i;
+    const trv_jval *h;
+    apr_size_t i;
     int k;
     if (!found->nelts) {
         return TRV_UP_OK;
@@ -165,25 +191,25 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
         apr_hash_set(by_id, f->sid, APR_HASH_KEY_STRING, f);
     }
     path = avail_path(ctx, stay, SEARCH_RATE_PLANS, sids, found->nelts);
-    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    st = trv_hwire_read(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (!json_is_array(res.body)) {
+    if (!trv_jval_is_array(res.doc)) {
         return trv_hwire_bad(ctx, err, "a list of properties");
     }
-    json_array_foreach(res.body, i, h) {
-        const char *pid = trv_json_str(h, "property_id");
+    trv_jval_foreach(res.doc, i, h) {
+        const char *pid = trv_jval_strget(h, "property_id");
         trv_hotel_found *f = pid ? apr_hash_get(by_id, pid, APR_HASH_KEY_STRING) : NULL;
-        json_t *room, *rate;
-        size_t r, q;
+        const trv_jval *room, *rate;
+        apr_size_t r, q;
         if (!f) {
             continue;
         }
-        json_array_foreach(json_object_get(h, "rooms"), r, room) {
-            json_array_foreach(json_object_get(room, "rates"), q, rate) {
+        trv_jval_foreach(trv_jval_get(h, "rooms"), r, room) {
+            trv_jval_foreach(trv_jval_get(room, "rates"), q, rate) {
                 apr_int64_t t;
-                if (rate_total(ctx->pool, rate, stay, &t) != 0) {
+                if (rate_total_jval(ctx->pool, rate, stay, &t) != 0) {
                     return trv_hwire_bad(ctx, err, "a rate's price for every room");
                 }
                 if (!f->priced || t < f->total_minor) {

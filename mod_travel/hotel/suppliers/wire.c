@@ -2,8 +2,8 @@
  * from the wire's decimal strings, request signatures' digests and query
  * strings. */
 #include "hotel/supplier.h"
-#include "core/call_log.h"
 #include "core/json.h"
+#include "core/upstream_note.h"
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
@@ -20,10 +20,13 @@
 /* One call, its outcome logged (adapter name, never a key) under logno. */
 static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, const char *method,
                               const char *path, const apr_table_t *auth, const json_t *body,
-                              const char *idempotency_key, trv_up_result *res,
+                              const char *idempotency_key, int read, trv_up_result *res,
                               trv_hotel_err *err)
 {
     trv_upstream within = *ctx->up;
+    /* Recorded only once sent (note.booking_id set below). */
+    trv_upstream_note note = {"hotel", ctx->org_id, NULL, ctx->request_id,
+                              apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL)};
     apr_interval_time_t left = ctx->deadline ? ctx->deadline - apr_time_now() : 0;
     trv_up_status st;
     if (ctx->deadline && left <= 0) {
@@ -37,34 +40,28 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
             within.connect_timeout = within.connect_timeout && within.connect_timeout < left
                                          ? within.connect_timeout : left;
         }
-        st = trv_upstream_call_via(ctx->env, ctx->pool, &within, via, method, path, auth, body,
-                                   ctx->request_id, idempotency_key, res);
-        trv_upstream_count(ctx->env, apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL),
-                           res);
-        if (ctx->booking_id) {
-            trv_call_log_entry e = {ctx->org_id, ctx->booking_id, "hotel", ctx->up->name,
-                                    method, path, ctx->request_id, res};
-            trv_call_log_add(ctx->env, ctx->pool, &e);
-        }
+        st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
+            ctx->env, ctx->pool, &within, via, method, path, auth, body, ctx->request_id,
+            idempotency_key, res);
+        trv_upstream_count(ctx->env, note.who, res);
+        note.booking_id = ctx->booking_id;
     }
-    if (st != TRV_UP_OK) {
-        int level = (st == TRV_UP_REJECTED || st == TRV_UP_NOT_FOUND) ? TRV_LOG_INFO
-                                                                       : TRV_LOG_WARNING;
-        err->code = res->code ? res->code : trv_up_status_name(st);
-        err->message = res->message ? res->message : "the supplier did not answer";
-        trv_log_msg(&ctx->env->log, level, ctx->request_id,
-                    "TRV%d: hotel %s %s %s: %s (HTTP %d, %s) after %" APR_TIME_T_FMT " ms",
-                    logno, ctx->up->name, method, path, trv_up_status_name(st),
-                    res->http_status, err->code, apr_time_as_msec(res->elapsed));
-    }
-    return st;
+    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, logno, method, path,
+                                  st, res, &err->code, &err->message);
 }
 
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, res, err);
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, 0, res, err);
+}
+
+trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char *path,
+                             const apr_table_t *auth, const json_t *body,
+                             trv_up_result *res, trv_hotel_err *err)
+{
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, 1, res, err);
 }
 
 trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
@@ -101,7 +98,7 @@ trv_up_status trv_hwire_call_idem(trv_hotel_ctx *ctx, const trv_hotel_supplier *
      * that does not is sent none, so the request is never resent. */
     return call_via(ctx, ctx->env->http, 1420, method, path, auth, body,
                     trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key),
-                    res, err);
+                    0, res, err);
 }
 
 trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
@@ -126,8 +123,8 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
      * one. */
     fw = trv_pay_forwarder_make(&pc, instrument_id, idempotency_key);
     st = call_via(ctx, trv_pay_forwarder_http(fw), 2501, method, path, auth, body,
-                  trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key), res,
-                  err);
+                  trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key), 0,
+                  res, err);
     if (trv_pay_forwarder_refused(fw, &perr)) {
         /* The provider holds no such instrument (or will not send it to
          * this supplier): nothing reached the supplier. */
@@ -247,10 +244,18 @@ const char *trv_hwire_board(apr_pool_t *p, const char *code)
 int trv_hwire_penalty_add(apr_pool_t *p, json_t *policy, const char *from,
                           const json_t *amount, const char *currency)
 {
-    apr_time_t t;
     apr_int64_t minor;
-    if (!from || trv_time_parse(from, &t) != APR_SUCCESS
-        || trv_money_minor_of(amount, currency, &minor) != 0) {
+    if (trv_money_minor_of(amount, currency, &minor) != 0) {
+        return -1;
+    }
+    return trv_hwire_penalty_add_minor(p, policy, from, minor, currency);
+}
+
+int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
+                                apr_int64_t minor, const char *currency)
+{
+    apr_time_t t;
+    if (!from || trv_time_parse(from, &t) != APR_SUCCESS) {
         return -1;
     }
     json_array_append_new(json_object_get(policy, "penalties"),

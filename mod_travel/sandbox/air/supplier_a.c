@@ -6,6 +6,8 @@
  *   PATCH /air/offers/{id}/passengers/{id}   names and loyalty accounts: member price
  *   POST  /air/orders        type instant (paid from balance) or hold
  *   POST  /air/payments      pays a hold order from balance
+ *   GET   /air/orders?passenger_name[]=&booking_reference=&awaiting_payment=
+ *         &limit=&after=&before=   (each Order with its metadata)
  *   GET   /air/orders/{id}
  *   POST  /air/order_cancellations                    a quote (refund, expiry)
  *   GET   /air/order_cancellations/{id}
@@ -1314,6 +1316,76 @@ static void get_order(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 200, json_pack("{s:o}", "data", out));
 }
 
+/* GET /air/orders: the organisation's orders, filtered as Duffel's API
+ * reference and @duffel/api's ListParamsOrders document them:
+ * passenger_name[] (any passenger whose given or family name contains one
+ * of the names, any case), booking_reference, awaiting_payment; pages of
+ * limit (1..200) with after/before cursors, newest first. Each entry is
+ * the Order a read answers, metadata included, which is how an integrator
+ * finds the order a lost answer made. */
+static const trv_stmt a_order_list = {"sbx_a_order_list",
+    "SELECT o.id FROM sandbox.flight_orders o WHERE o.supplier = 'A' "
+    "AND (%s::text IS NULL OR o.pnr = %s) "
+    "AND (%s::boolean IS NULL OR (o.status = 'held') = %s::boolean) "
+    "AND (%s::jsonb IS NULL OR EXISTS (SELECT 1 FROM "
+    "jsonb_array_elements(o.doc->'passengers') p, jsonb_array_elements_text(%s::jsonb) n "
+    "WHERE strpos(lower(p->>'given_name'), lower(n)) > 0 "
+    "OR strpos(lower(p->>'family_name'), lower(n)) > 0)) "
+    "ORDER BY o.created_at DESC, o.id DESC"};
+
+static int add_name(void *names, const char *key, const char *value)
+{
+    (void)key;
+    json_array_append_new(names, json_string(value));
+    return 1;
+}
+
+static void list_orders(trv_req *req, trv_resp *resp)
+{
+    const char *ref = apr_table_get(req->query, "booking_reference");
+    const char *awaiting = apr_table_get(req->query, "awaiting_payment");
+    json_t *names = trv_json_bind(req->pool, json_array()), *page;
+    sbx_duffel_page_t pg;
+    trv_dbc *c = NULL;
+    trv_rows *ids;
+    int i;
+
+    if (awaiting && strcmp(awaiting, "true") != 0 && strcmp(awaiting, "false") != 0) {
+        sbx_invalid(req, resp, "awaiting_payment", "must be true or false");
+        return;
+    }
+    if (!sbx_duffel_page(req, resp, &pg)) {
+        return;
+    }
+    apr_table_do(add_name, names, req->query, "passenger_name[]", NULL);
+    if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
+        sbx_db_fail(req, resp, NULL, 3300, "listing orders");
+        return;
+    }
+    if (trv_db_select(c, req->pool, &a_order_list, &ids, TRV_DB_ARGS(ref, ref, awaiting,
+            awaiting, json_array_size(names) ? trv_json_dump(req->pool, names) : NULL,
+            json_array_size(names) ? trv_json_dump(req->pool, names) : NULL))
+        != APR_SUCCESS) {
+        sbx_db_fail(req, resp, c, 3300, "listing orders");
+        return;
+    }
+    page = trv_json_bind(req->pool, json_array());
+    for (i = pg.offset; i < ids->n && i < pg.offset + pg.limit; i++) {
+        trv_rows *rows;
+        json_t *o;
+        int ok = 0;
+        if (sbx_order_get(c, req->pool, trv_rows_get(ids, i, "id"), 'A', &rows) != APR_SUCCESS
+            || rows->n != 1 || !(o = order_json(req, c, rows, &ok)) || !ok) {
+            sbx_db_fail(req, resp, c, 3301, "listing orders");
+            return;
+        }
+        json_array_append_new(page, o);
+    }
+    trv_db_close(req->env->db, c);
+    sbx_send(req, resp, 200, json_pack("{s:O,s:o}", "data", page, "meta",
+                                       sbx_duffel_page_meta(req->pool, &pg, ids->n)));
+}
+
 /* ---- cancellations ---- */
 
 static json_t *cancellation_json(apr_pool_t *p, const trv_rows *r)
@@ -1596,6 +1668,7 @@ const trv_route sbx_air_a_routes[] = {
     {"PATCH", "/suppliers/a/air/offers/{offer_id}/passengers/{passenger_id}",
      update_offer_passenger, 0},
     {"POST", "/suppliers/a/air/orders", create_order, 0},
+    {"GET", "/suppliers/a/air/orders", list_orders, TRV_ROUTE_OWN_QUERY},
     {"GET", "/suppliers/a/air/orders/{order_id}", get_order, 0},
     {"POST", "/suppliers/a/air/payments", create_payment, 0},
     {"POST", "/suppliers/a/air/order_cancellations", create_cancellation, 0},

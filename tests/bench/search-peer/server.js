@@ -209,16 +209,27 @@ function worker() {
       });
     },
     async rapid(s, area, stay) {
-      const q = area.latitude !== undefined
-        ? `latitude=${area.latitude.toFixed(6)}&longitude=${area.longitude.toFixed(6)}&radius_km=${(area.radius_m / 1000).toFixed(3)}`
-        : `country_code=${encodeURIComponent(area.country_code)}&city=${encodeURIComponent(area.city)}`;
-      const props = await callContent(`${s.base}/properties/content?${q}&limit=250`, auth.rapid(s));
+      // As the gateway asks Rapid (hotel/suppliers/supplier_c.c): the
+      // property ids of a 24-point polygon around the point, then their
+      // content (kept like the gateway's content cache).
+      if (area.latitude === undefined) throw new Error('the bench searches around a point');
+      const ring = [], dlat = area.radius_m / 111320.0, dlon = dlat / Math.cos(area.latitude * Math.PI / 180.0);
+      for (let i = 0; i <= 24; i++) {
+        const a = (i % 24) * 2.0 * Math.PI / 24.0;
+        ring.push([area.longitude + dlon * Math.cos(a), area.latitude + dlat * Math.sin(a)]);
+      }
+      const idMap = await call('POST', `${s.base}/properties/geography?include=property_ids&supply_source=expedia`, auth.rapid(s),
+        { type: 'Polygon', coordinates: [ring] });
+      const pids = Object.keys(idMap).slice(0, 250);
+      if (!pids.length) return [];
+      const props = await callContent(`${s.base}/properties/content?language=en-US&supply_source=expedia`
+        + pids.map((id) => `&property_id=${encodeURIComponent(id)}`).join(''), auth.rapid(s));
       const found = Object.values(props).map((p) => ({ supplier: s.name, sid: p.property_id, name: p.name, city: p.address.city,
         country: p.address.country_code, postal: p.address.postal_code, giata: null,
         lat: p.location.coordinates.latitude, lon: p.location.coordinates.longitude, priced: false, total: 0 }));
       if (!found.length) return found;
       const byId = new Map(found.map((f) => [f.sid, f]));
-      const avail = await call('GET', `${s.base}/properties/availability?checkin=${stay.check_in}&checkout=${stay.check_out}&currency=${stay.currency}&rate_plan_count=3`
+      const avail = await call('GET', `${s.base}/properties/availability?checkin=${stay.check_in}&checkout=${stay.check_out}&currency=${stay.currency}${rapidSale(stay)}&rate_plan_count=3`
         + stay.occupancy.map((r) => `&occupancy=${encodeURIComponent(rapidOcc(r))}`).join('')
         + found.map((f) => `&property_id=${encodeURIComponent(f.sid)}`).join(''), auth.rapid(s));
       for (const h of avail) {
@@ -232,6 +243,11 @@ function worker() {
       return found;
     },
   };
+  // What Rapid's availability requires beside the stay (as the gateway sends it).
+  function rapidSale(stay) {
+    const pos = stay.guest_residence || stay.guest_nationality || 'US';
+    return `&country_code=${encodeURIComponent(pos)}&language=en-US&sales_channel=website&sales_environment=hotel_only`;
+  }
   function rapidTotal(rate, stay) {
     let t = 0;
     for (const r of stay.occupancy) {
@@ -297,7 +313,7 @@ function worker() {
       return trim(out, per);
     },
     async rapid(s, stay, sids, per) {
-      const res = await call('GET', `${s.base}/properties/availability?checkin=${stay.check_in}&checkout=${stay.check_out}&currency=${stay.currency}&rate_plan_count=${per}`
+      const res = await call('GET', `${s.base}/properties/availability?checkin=${stay.check_in}&checkout=${stay.check_out}&currency=${stay.currency}${rapidSale(stay)}&rate_plan_count=${per}`
         + stay.occupancy.map((r) => `&occupancy=${encodeURIComponent(rapidOcc(r))}`).join('')
         + sids.map((id) => `&property_id=${encodeURIComponent(id)}`).join(''), auth.rapid(s));
       const out = [], cur = stay.currency;

@@ -6,7 +6,8 @@
 //
 // Runs offer request -> offer with available services -> loyalty account on
 // the offer's passenger -> instant order paid from balance (with a bag) ->
-// order read -> airline-initiated changes -> cancellation quote -> confirm,
+// order read -> airline-initiated changes -> the order list (by passenger
+// name and reference, with the metadata) -> cancellation quote -> confirm,
 // then a hold order paid later through /air/payments, the airlines list
 // and one airline, and an error. Any call the client makes that the sandbox
 // refuses, or an answer the client cannot read, ends the run with status 1.
@@ -110,6 +111,15 @@ async function main() {
   check(read.payment_status.awaiting_payment === false, 'paid')
   record('airlineInitiatedChanges', 'AirlineInitiatedChange[]',
     (await duffel.airlineInitiatedChanges.list(order.id)).data)
+  // How an integrator finds an order whose create answer was lost: the list
+  // filtered by passenger name (and here the PNR), matched by metadata.
+  const listed = await duffel.orders.list({
+    'passenger_name[]': ['lovelace'], booking_reference: read.booking_reference, limit: 200 })
+  record('orderList', 'Order[]', listed.data)
+  record('orderListMeta', 'PaginationMeta', listed.meta)
+  check(listed.data.length === 1 && listed.data[0].id === order.id
+    && listed.data[0].metadata.booking_id === 'bkg_duffel_client',
+    'the order listed by passenger name and reference, with its metadata')
 
   // Cancellation: a quote, then its confirmation.
   const quote = record('cancellationQuote', 'OrderCancellationQuote',
