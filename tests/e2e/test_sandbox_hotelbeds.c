@@ -226,7 +226,7 @@ static void conforms(const char *what, const json_t *doc, const char *const *rul
 #define RATE(p) p "rateKey string", p "rateClass enum:NOR|NRF", p "rateType enum:BOOKABLE|RECHECK", \
     p "net decimal", p "allotment integer", p "paymentType enum:AT_WEB|AT_HOTEL", \
     p "packaging boolean", p "boardCode string", p "boardName string", \
-    p "rooms integer", p "adults integer", p "children integer", \
+    p "rooms integer", p "adults integer", p "children integer", "?" p "childrenAges string", \
     "?" p "cancellationPolicies[].amount decimal", "?" p "cancellationPolicies[].from string", \
     "?" p "taxes.allIncluded boolean", "?" p "taxes.taxes[].included boolean", \
     "?" p "taxes.taxes[].amount decimal", "?" p "taxes.taxes[].currency string", \

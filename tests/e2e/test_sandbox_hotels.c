@@ -688,40 +688,128 @@ static long long cents(const char *amount)
     return w * 100 + c;
 }
 
-/* Two different rooms: the rateKey prices both, and roomRates tells each
- * room's price, terms and what is due at the hotel, adding up. */
-static void b_rates_break_down_by_room(void **state)
+/* The rate of room whose rooms/adults/children are those given, with
+ * board and rateClass of like (any when NULL), or NULL. */
+static json_t *b_group_rate(const json_t *room, int rooms, int adults, int children,
+                            const json_t *like)
 {
-    char body[1024], in[11], out[11];
-    e2e_resp *r;
-    json_t *rate, *rr;
-    long long sum = 0, pen = 0;
-    size_t i;
-    (void)state;
-    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
-             "\"occupancies\": [{\"rooms\": 1, \"adults\": 2, \"children\": 0}, {\"rooms\": 1, "
-             "\"adults\": 1, \"children\": 2, \"paxes\": [{\"type\": \"CH\", \"age\": 4}, "
-             "{\"type\": \"CH\", \"age\": 10}]}], \"destination\": {\"code\": \"CDG\"}, "
-             "\"currency\": \"EUR\"}", date_in(70, in), date_in(73, out));
-    r = must(call('b', "POST", "/hotel-api/1.0/hotels", body), 200);
-    rate = b_first_rate(json_object_get(json_object_get(r->json, "hotels"), "hotels"), "NOR");
-    assert_non_null(rate);
-    assert_int_equal(json_integer_value(json_object_get(rate, "rooms")), 2);
-    assert_int_equal(json_array_size(json_object_get(rate, "roomRates")), 2);
-    json_array_foreach(json_object_get(rate, "roomRates"), i, rr) {
-        assert_int_equal(json_integer_value(json_object_get(rr, "roomId")), (json_int_t)i + 1);
-        sum += cents(str(rr, "net"));
-        pen += cents(str(json_array_get(json_object_get(rr, "cancellationPolicies"), 0),
-                         "amount"));
-        /* Paris: a city tax per adult, paid at the hotel. */
-        assert_false(json_is_true(json_object_get(json_object_get(rr, "taxes"), "allIncluded")));
+    size_t k;
+    json_t *rate;
+    json_array_foreach(json_object_get(room, "rates"), k, rate) {
+        if (json_integer_value(json_object_get(rate, "rooms")) == rooms
+            && json_integer_value(json_object_get(rate, "adults")) == adults
+            && json_integer_value(json_object_get(rate, "children")) == children
+            && (!like || (strcmp(str(rate, "boardCode"), str(like, "boardCode")) == 0
+                          && strcmp(str(rate, "rateClass"), str(like, "rateClass")) == 0))) {
+            return rate;
+        }
     }
-    assert_string_equal(str(json_array_get(json_object_get(rate, "roomRates"), 1),
-                            "childrenAges"), "4,10");
-    assert_true(sum == cents(str(rate, "net")));
-    assert_true(pen == cents(str(json_array_get(json_object_get(rate, "cancellationPolicies"), 0),
-                                 "amount")));
+    return NULL;
+}
+
+/* Two rooms of different occupancies, as at Hotelbeds: each room type
+ * answers a rate per occupancy group (its rooms, adults, children, own
+ * rateKey and net, no room-by-room breakdown); a group's net is what those
+ * rooms cost alone; checkrates takes every rateKey and books take one
+ * rooms entry per rateKey whose paxes name roomId 1..rooms of its group. */
+static void b_rates_per_occupancy_group(void **state)
+{
+    char body[2048], in[11], out[11], path[256];
+    const char *two = "{\"rooms\": 1, \"adults\": 2, \"children\": 0}";
+    const char *kids = "{\"rooms\": 1, \"adults\": 1, \"children\": 2, \"paxes\": "
+                       "[{\"type\": \"CH\", \"age\": 4}, {\"type\": \"CH\", \"age\": 10}]}";
+    char *ref = unique("b-groups");
+    e2e_resp *r, *alone;
+    json_t *hotel, *room, *g0, *g1, *only, *book, *bad;
+    json_int_t code;
+    long long sum, booked = 0;
+    size_t i;
+    json_t *rm;
+    (void)state;
+    date_in(70, in);
+    date_in(73, out);
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [%s, %s], \"destination\": {\"code\": \"CDG\"}, "
+             "\"currency\": \"EUR\"}", in, out, two, kids);
+    r = must(call('b', "POST", "/hotel-api/1.0/hotels", body), 200);
+    hotel = json_array_get(json_object_get(json_object_get(r->json, "hotels"), "hotels"), 0);
+    assert_non_null(hotel);
+    code = json_integer_value(json_object_get(hotel, "code"));
+    room = json_array_get(json_object_get(hotel, "rooms"), 0);
+    g0 = b_group_rate(room, 1, 2, 0, NULL);
+    assert_non_null(g0);
+    g1 = b_group_rate(room, 1, 1, 2, g0);
+    assert_non_null(g1);
+    assert_null(json_object_get(g0, "roomRates"));
+    assert_string_equal(str(g1, "childrenAges"), "4,10");
+    assert_string_not_equal(str(g0, "rateKey"), str(g1, "rateKey"));
+    /* Every rate of the room prices one group: none covers both rooms. */
+    json_array_foreach(json_object_get(room, "rates"), i, rm) {
+        assert_int_equal(json_integer_value(json_object_get(rm, "rooms")), 1);
+    }
+    /* The 2-adult group's net is what that room costs searched alone. */
+    snprintf(body, sizeof(body), "{\"stay\": {\"checkIn\": \"%s\", \"checkOut\": \"%s\"}, "
+             "\"occupancies\": [%s], \"hotels\": {\"hotel\": [%lld]}, \"currency\": \"EUR\"}",
+             in, out, two, (long long)code);
+    alone = must(call('b', "POST", "/hotel-api/1.0/hotels", body), 200);
+    only = NULL;
+    json_array_foreach(json_object_get(json_array_get(json_object_get(json_object_get(
+                           alone->json, "hotels"), "hotels"), 0), "rooms"), i, rm) {
+        if (strcmp(str(rm, "code"), str(room, "code")) == 0) {
+            only = b_group_rate(rm, 1, 2, 0, g0);
+        }
+    }
+    assert_non_null(only);
+    assert_string_equal(str(only, "net"), str(g0, "net"));
+    e2e_free(alone);
+    sum = cents(str(g0, "net")) + cents(str(g1, "net"));
+    /* checkrates: both keys, each rate again, the total their sum. */
+    snprintf(body, sizeof(body), "{\"rooms\": [{\"rateKey\": \"%s\"}, {\"rateKey\": \"%s\"}]}",
+             str(g0, "rateKey"), str(g1, "rateKey"));
+    alone = must(call('b', "POST", "/hotel-api/1.0/checkrates", body), 200);
+    assert_int_equal(cents(str(json_object_get(alone->json, "hotel"), "totalNet")), sum);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(
+        json_object_get(alone->json, "hotel"), "rooms"), 0), "rates")), 2);
+    e2e_free(alone);
+    /* A pax naming a room its rateKey's group does not have is refused. */
+    bad = json_pack("{s:{s:s,s:s},s:[{s:s,s:[{s:i,s:s,s:s,s:s}]},{s:s,s:[{s:i,s:s,s:s,s:s}]}],"
+                    "s:s}", "holder", "name", "Grace", "surname", "Groups",
+                    "rooms", "rateKey", str(g0, "rateKey"), "paxes", "roomId", 2, "type", "AD",
+                    "name", "Grace", "surname", "Groups", "rateKey", str(g1, "rateKey"),
+                    "paxes", "roomId", 1, "type", "AD", "name", "Ada", "surname", "Groups",
+                    "clientReference", ref);
+    alone = call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(bad, 0));
+    e2e_assert_error(alone, 422, "validation_error");
+    e2e_free(alone);
+    json_decref(bad);
+    book = json_pack("{s:{s:s,s:s},s:[{s:s,s:[{s:i,s:s,s:s,s:s}]},"
+                     "{s:s,s:[{s:i,s:s,s:s,s:s},{s:i,s:s,s:s,s:s,s:i}]}],s:s}",
+                     "holder", "name", "Grace", "surname", "Groups",
+                     "rooms", "rateKey", str(g0, "rateKey"), "paxes", "roomId", 1, "type", "AD",
+                     "name", "Grace", "surname", "Groups", "rateKey", str(g1, "rateKey"),
+                     "paxes", "roomId", 1, "type", "AD", "name", "Ada", "surname", "Groups",
+                     "roomId", 1, "type", "CH", "name", "Kid", "surname", "Groups", "age", 4,
+                     "clientReference", ref);
+    alone = must(call('b', "POST", "/hotel-api/1.0/bookings", json_dumps(book, 0)), 200);
+    assert_int_equal(cents(str(json_object_get(alone->json, "booking"), "totalNet")), sum);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s",
+             str(json_object_get(alone->json, "booking"), "reference"));
+    e2e_free(alone);
+    alone = must(call('b', "GET", path, NULL), 200);
+    rm = json_object_get(json_object_get(json_object_get(alone->json, "booking"), "hotel"),
+                         "rooms");
+    assert_int_equal(json_array_size(rm), 2);
+    for (i = 0; i < 2; i++) {
+        json_t *rate = json_array_get(json_object_get(json_array_get(rm, i), "rates"), 0);
+        booked += cents(str(rate, "net"));
+    }
+    assert_int_equal(cents(str(json_array_get(json_object_get(json_array_get(rm, 0), "rates"), 0),
+                               "net")), cents(str(g0, "net")));
+    assert_int_equal(booked, sum);
+    e2e_free(alone);
+    json_decref(book);
     e2e_free(r);
+    free(ref);
 }
 
 /* The price control multiplies one hotel's prices at one supplier: a
@@ -1515,7 +1603,7 @@ int main(void)
         cmocka_unit_test(a_prebooks_of_one_offer_are_two),
         cmocka_unit_test(a_nonrefundable_cancels_at_full_fee),
         cmocka_unit_test(b_books_by_destination_and_cancels),
-        cmocka_unit_test(b_rates_break_down_by_room),
+        cmocka_unit_test(b_rates_per_occupancy_group),
         cmocka_unit_test(price_control_moves_one_hotels_prices),
         cmocka_unit_test(c_books_previews_and_cancels),
         cmocka_unit_test(c_test_header_answers_set_responses),

@@ -87,26 +87,102 @@ static int other_currency(trv_hotel_ctx *ctx, const char *cur, const trv_hotel_s
     return 1;
 }
 
+/* The stay's occupancy groups: rooms of equal occupancy, each group's
+ * positions in the stay's room order. Hotelbeds prices a group at a time:
+ * one rate (rateKey, net) covers its `rooms` identical rooms. */
+typedef struct b_groups {
+    int n;
+    int count[TRV_HOTEL_MAX_ROOMS];
+    int pos[TRV_HOTEL_MAX_ROOMS][TRV_HOTEL_MAX_ROOMS];
+} b_groups;
+
+static void groups_of(const trv_hotel_stay *stay, b_groups *g)
+{
+    int i, k;
+    memset(g, 0, sizeof(*g));
+    for (i = 0; i < stay->n_rooms; i++) {
+        for (k = 0; k < g->n && !same_occupancy(stay, g->pos[k][0], i); k++) {
+        }
+        if (k == g->n) {
+            g->n++;
+        }
+        g->pos[k][g->count[k]++] = i;
+    }
+}
+
 /* Hotelbeds' occupancies: {rooms, adults, children, paxes} with rooms the
- * number of identical rooms. Neighbours of equal occupancy are one entry;
- * rooms keep their order, as the answer's room-by-room breakdown does. */
+ * number of identical rooms, one entry per group. */
 static json_t *occupancies(const trv_hotel_stay *stay)
 {
     json_t *out = json_array();
-    int i, k, n;
-    for (i = 0; i < stay->n_rooms; i += n) {
+    b_groups g;
+    int i, k;
+    groups_of(stay, &g);
+    for (i = 0; i < g.n; i++) {
+        const trv_hotel_occ *o = &stay->rooms[g.pos[i][0]];
         json_t *paxes = json_array();
-        for (n = 1; i + n < stay->n_rooms && same_occupancy(stay, i, i + n); n++) {
-        }
-        for (k = 0; k < stay->rooms[i].n_children; k++) {
+        for (k = 0; k < o->n_children; k++) {
             json_array_append_new(paxes, json_pack("{s:s,s:i}", "type", "CH", "age",
-                                                   stay->rooms[i].ages[k]));
+                                                   o->ages[k]));
         }
-        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", n, "adults",
-                                             stay->rooms[i].adults, "children",
-                                             stay->rooms[i].n_children, "paxes", paxes));
+        json_array_append_new(out, json_pack("{s:i,s:i,s:i,s:o}", "rooms", g.count[i],
+                                             "adults", o->adults, "children", o->n_children,
+                                             "paxes", paxes));
     }
     return out;
+}
+
+/* Which group a rate prices: its rooms, adults and children (per room)
+ * and, when stated, its childrenAges ("5,7"); -1 for none. */
+static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                         const json_t *rate)
+{
+    const char *ages = trv_json_str(rate, "childrenAges");
+    int i, k;
+    for (i = 0; i < g->n; i++) {
+        const trv_hotel_occ *o = &stay->rooms[g->pos[i][0]];
+        char *want = apr_pstrdup(p, "");
+        for (k = 0; k < o->n_children; k++) {
+            want = apr_psprintf(p, "%s%s%d", want, k ? "," : "", o->ages[k]);
+        }
+        if (json_integer_value(json_object_get(rate, "rooms")) == g->count[i]
+            && json_integer_value(json_object_get(rate, "adults")) == o->adults
+            && json_integer_value(json_object_get(rate, "children")) == o->n_children
+            && (!ages || strcmp(ages, want) == 0)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* An offer's reference: every group's rateKey, in group order, as a JSON
+ * array (a rateKey holds '|' and other punctuation). */
+static const char *keys_ref(apr_pool_t *p, const json_t *const *rates, int n)
+{
+    json_t *a = trv_json_bind(p, json_array());
+    int i;
+    for (i = 0; i < n; i++) {
+        json_array_append_new(a, json_string(trv_json_str(rates[i], "rateKey")));
+    }
+    return trv_json_dump(p, a);
+}
+
+/* The rateKeys of a reference made by keys_ref, or NULL when malformed or
+ * not one per group. */
+static json_t *keys_of(trv_hotel_ctx *ctx, const char *ref, int n_groups)
+{
+    json_t *a = ref ? trv_json_parse(ctx->pool, ref, strlen(ref), NULL) : NULL;
+    const json_t *k;
+    size_t i;
+    if (!json_is_array(a) || (int)json_array_size(a) != n_groups) {
+        return NULL;
+    }
+    json_array_foreach(a, i, k) {
+        if (!json_is_string(k)) {
+            return NULL;
+        }
+    }
+    return a;
 }
 
 static trv_up_status destination(trv_hotel_ctx *ctx, const trv_hotel_area *area,
@@ -282,129 +358,172 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     return TRV_UP_OK;
 }
 
-/* One rate: it prices every room of the request together (net). */
-static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
-                    const json_t *room, const json_t *rate, apr_time_t now,
-                    trv_hotel_offer *out)
+/* The rate's refundability (rateClass NRF is not) as an empty policy. */
+static json_t *rate_policy(const json_t *rate)
+{
+    return json_pack("{s:b,s:[]}", "refundable",
+                     strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
+                                                            : "", "NRF") != 0,
+                     "penalties");
+}
+
+/* Shares a group's amount among its n rooms in minor units: each room
+ * amount / n, the remainder to the first room (i == 0). */
+static apr_int64_t share(apr_int64_t amount, int n, int i)
+{
+    return amount / n + (i == 0 ? amount % n : 0);
+}
+
+/* One offer: rates[g] the rate of occupancy group g (same room, board
+ * and rateClass). Its total is the sum of the groups' nets, each room's
+ * price and penalties its group's shared among the group's rooms; the
+ * offer's policy is the rooms' summed at each instant. */
+static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
+                    const char *sid, const json_t *room, const json_t *const *rates,
+                    apr_time_t now, trv_hotel_offer *out)
 {
     const char *cur = stay->currency;
-    json_t *rooms = json_array(), *promos = json_array(), *policy, *e;
+    json_t *rooms = trv_json_bind(ctx->pool, json_array());
+    json_t *promos = trv_json_bind(ctx->pool, json_array());
+    json_t *by_pos[TRV_HOTEL_MAX_ROOMS], *policy, *e;
     size_t k;
-    int i, all;
+    int gi, i, c;
     memset(out, 0, sizeof(*out));
+    memset(by_pos, 0, sizeof(by_pos));
     out->sid = sid;
-    out->ref = trv_json_str(rate, "rateKey");
     out->expires_at = now + TRV_HOTEL_OFFER_TTL;
-    policy = json_pack("{s:b,s:[]}", "refundable",
-                       strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
-                                                              : "", "NRF") != 0,
-                       "penalties");
-    trv_json_bind(ctx->pool, rooms);
-    trv_json_bind(ctx->pool, promos);
-    trv_json_bind(ctx->pool, policy);
-    if (!out->ref || trv_money_minor_of(json_object_get(rate, "net"), cur, &out->total_minor)) {
+    if (!(out->ref = keys_ref(ctx->pool, rates, g->n))) {
         return -1;
     }
-    /* roomRates: the rate room by room, in request order (the API's
-     * breakdown of net); without it the rooms carry no price of their own
-     * and the offers apply to every room. */
-    for (i = 0; i < stay->n_rooms; i++) {
-        const json_t *rr = json_array_get(json_object_get(rate, "roomRates"), (size_t)i);
-        json_t *ages = json_array(), *total = json_null(), *due = json_null();
-        apr_int64_t m, sum = 0;
+    for (gi = 0; gi < g->n; gi++) {
+        const json_t *rate = rates[gi];
+        const json_t *pens = json_object_get(rate, "cancellationPolicies");
+        apr_int64_t net, due = 0;
         int has_due = 0;
-        for (all = 0; all < stay->rooms[i].n_children; all++) {
-            json_array_append_new(ages, json_integer(stay->rooms[i].ages[all]));
+        if (!trv_json_str(rate, "rateKey")
+            || trv_money_minor_of(json_object_get(rate, "net"), cur, &net) || net < 0
+            || trv_hwire_sum(&out->total_minor, net) != 0) {
+            return -1;
         }
-        if (rr) {
-            if (trv_money_minor_of(json_object_get(rr, "net"), cur, &m)) {
-                json_decref(ages);
+        json_array_foreach(json_object_get(json_object_get(rate, "taxes"), "taxes"), k, e) {
+            apr_int64_t m;
+            if (!json_is_true(json_object_get(e, "included"))
+                && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
+                if (m < 0 || trv_hwire_sum(&due, m) != 0) {
+                    return -1;
+                }
+                has_due = 1;
+            }
+        }
+        /* A group's promotion is named on its first room. */
+        json_array_foreach(json_object_get(rate, "offers"), k, e) {
+            apr_int64_t m;
+            if (trv_json_str(e, "name")
+                && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)
+                && trv_hwire_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur,
+                                       g->pos[gi][0]) != 0) {
                 return -1;
             }
-            json_decref(total);
-            total = trv_hwire_money(m, cur);
-            json_array_foreach(json_object_get(json_object_get(rr, "taxes"), "taxes"), k, e) {
-                if (!json_is_true(json_object_get(e, "included"))
-                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
-                    if (trv_hwire_sum(&sum, m) != 0) {
-                        json_decref(ages);
-                        json_decref(total);
-                        return -1;
-                    }
-                    has_due = 1;
-                }
-            }
-            if (has_due) {
-                json_decref(due);
-                due = trv_hwire_money(sum, cur);
-            }
-            json_array_foreach(json_object_get(rr, "offers"), k, e) {
-                if (trv_json_str(e, "name")
-                    && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)
-                    && trv_hwire_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m,
-                                           cur, i) != 0) {
+        }
+        for (i = 0; i < g->count[gi]; i++) {
+            int p = g->pos[gi][i];
+            json_t *ages = json_array(), *rp = trv_json_bind(ctx->pool, rate_policy(rate));
+            /* The group's penalties shared among its rooms like its net. */
+            json_array_foreach(pens, k, e) {
+                apr_int64_t m;
+                json_t *mj;
+                if (trv_money_minor_of(json_object_get(e, "amount"), cur, &m) || m < 0) {
                     json_decref(ages);
-                    json_decref(total);
-                    json_decref(due);
+                    return -1;
+                }
+                mj = trv_json_bind(ctx->pool,
+                                           trv_hwire_money(share(m, g->count[gi], i), cur));
+                if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
+                                          json_object_get(mj, "amount"), cur) != 0) {
+                    json_decref(ages);
                     return -1;
                 }
             }
-        }
-        {
-            /* The room's own policy (roomRates' breakdown), when given. */
-            json_t *rp = NULL;
-            if (rr) {
-                rp = trv_json_bind(ctx->pool, json_pack(
-                    "{s:b,s:[]}", "refundable",
-                    strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
-                                                           : "", "NRF") != 0, "penalties"));
-                json_array_foreach(json_object_get(rr, "cancellationPolicies"), k, e) {
-                    if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
-                                              json_object_get(e, "amount"), cur) != 0) {
-                        json_decref(ages);
-                        json_decref(total);
-                        json_decref(due);
-                        return -1;
-                    }
-                }
+            for (c = 0; c < stay->rooms[p].n_children; c++) {
+                json_array_append_new(ages, json_integer(stay->rooms[p].ages[c]));
             }
-            json_array_append_new(rooms, json_pack(
-                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O?}", "position", i,
+            by_pos[p] = trv_json_bind(ctx->pool, json_pack(
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O}", "position", p,
                 "name", trv_json_str(room, "name"),
                 "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
-                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[i].adults,
-                "children", ages, "total", total, "due_at_property", due,
+                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[p].adults,
+                "children", ages, "total", trv_hwire_money(share(net, g->count[gi], i), cur),
+                "due_at_property", has_due ? trv_hwire_money(share(due, g->count[gi], i), cur)
+                                           : json_null(),
                 "cancellation_policy", rp));
         }
     }
-    json_array_foreach(json_object_get(rate, "cancellationPolicies"), k, e) {
-        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "from"),
-                                  json_object_get(e, "amount"), cur) != 0) {
+    for (i = 0; i < stay->n_rooms; i++) {
+        if (!by_pos[i]) {
             return -1;
         }
+        json_array_append(rooms, by_pos[i]);
     }
-    if (!json_object_get(rate, "roomRates")) {
-        json_array_foreach(json_object_get(rate, "offers"), k, e) {
-            apr_int64_t m;
-            if (!trv_json_str(e, "name")
-                || trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
-                continue;
-            }
-            for (i = 0; i < stay->n_rooms; i++) {
-                if (trv_hwire_promo_add(promos, trv_json_str(e, "name"),
-                                        i ? 0 : (m < 0 ? -m : m), cur, i) != 0) {
-                    return -1;
-                }
-            }
-        }
+    if (!(policy = trv_hwire_policy_sum(ctx->pool, rooms, cur))) {
+        return -1;
     }
+    trv_json_bind(ctx->pool, policy);
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
         "room_type", "code", trv_json_str(room, "code"), "name", trv_json_str(room, "name"),
-        "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
-        "board_name", trv_json_str(rate, "boardName"),
+        "board", trv_hwire_board(ctx->pool, trv_json_str(rates[0], "boardCode")),
+        "board_name", trv_json_str(rates[0], "boardName"),
         "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
+    return 0;
+}
+
+/* Whether two groups' rates are one offer's: same board and rateClass. */
+static int same_terms(const json_t *a, const json_t *b)
+{
+    const char *ba = trv_json_str(a, "boardCode"), *bb = trv_json_str(b, "boardCode");
+    const char *ca = trv_json_str(a, "rateClass"), *cb = trv_json_str(b, "rateClass");
+    return ba && bb && strcmp(ba, bb) == 0 && strcmp(ca ? ca : "", cb ? cb : "") == 0;
+}
+
+/* The offers of one room type: for each rate of the first group, the
+ * first rate of every other group with the same board and rateClass (a
+ * combination some group lacks is no offer). Returns -1 on a rate that
+ * prices no group or cannot be read. */
+static int room_offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
+                       const char *sid, const json_t *room, apr_time_t now,
+                       apr_array_header_t *out)
+{
+    const json_t *rate, *pick[TRV_HOTEL_MAX_ROOMS];
+    const json_t *list = json_object_get(room, "rates");
+    size_t j, m;
+    int gi;
+    json_array_foreach(list, j, rate) {
+        if ((gi = group_of_rate(ctx->pool, stay, g, rate)) < 0) {
+            return -1;
+        }
+    }
+    json_array_foreach(list, j, rate) {
+        int found = 1;
+        if (group_of_rate(ctx->pool, stay, g, rate) != 0) {
+            continue;
+        }
+        pick[0] = rate;
+        for (gi = 1; gi < g->n && found; gi++) {
+            const json_t *other;
+            pick[gi] = NULL;
+            json_array_foreach(list, m, other) {
+                if (group_of_rate(ctx->pool, stay, g, other) == gi && same_terms(rate, other)) {
+                    pick[gi] = other;
+                    break;
+                }
+            }
+            found = pick[gi] != NULL;
+        }
+        if (found && offer_of(ctx, stay, g, sid, room, pick, now, apr_array_push(out)) != 0) {
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -412,12 +531,14 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **out, trv_hotel_err *err)
 {
-    json_t *codes = json_array(), *body, *list, *h, *room, *rate;
+    json_t *codes = json_array(), *body, *list, *h, *room;
     trv_up_result res;
     trv_up_status st;
     apr_time_t now = apr_time_now();
-    size_t i, k, j;
+    size_t i, k;
     int q, said = 0;
+    b_groups g;
+    groups_of(stay, &g);
     for (q = 0; q < n; q++) {
         json_array_append_new(codes, json_integer(apr_atoi64(sids[q])));
     }
@@ -448,10 +569,8 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
             continue;
         }
         json_array_foreach(json_object_get(h, "rooms"), k, room) {
-            json_array_foreach(json_object_get(room, "rates"), j, rate) {
-                if (offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
-                    return trv_hwire_bad(ctx, err, "a rate's key and price");
-                }
+            if (room_offers(ctx, stay, &g, sid, room, now, *out) != 0) {
+                return trv_hwire_bad(ctx, err, "a rate's key, occupancy and price");
             }
         }
     }
@@ -461,27 +580,57 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
 
 /* ---- prebook, book, retrieve ---- */
 
-/* checkrates: the rate again at today's price, under a new rateKey. */
+/* checkrates with every group's rateKey: the rates again at today's
+ * price, each under a new rateKey; the new keys are what book takes. */
 static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
                              const char *ref, trv_hotel_prebooked *out, trv_hotel_err *err)
 {
     trv_up_result res;
     trv_up_status st;
     trv_hotel_offer o;
-    const json_t *h, *room;
+    const json_t *h, *room, *rate, *pick[TRV_HOTEL_MAX_ROOMS], *first_room = NULL;
+    const json_t *keys, *key;
     apr_time_t now = apr_time_now();
-    json_t *body = trv_json_bind(ctx->pool, json_pack("{s:[{s:s}]}", "rooms", "rateKey", ref));
+    json_t *rooms = json_array(), *body;
+    b_groups g;
+    size_t i, j;
+    int gi;
+    groups_of(stay, &g);
     memset(out, 0, sizeof(*out));
+    memset(pick, 0, sizeof(pick));
+    if (!(keys = keys_of(ctx, ref, g.n))) {
+        json_decref(rooms);
+        err->code = "invalid_offer";
+        err->message = "the offer's reference does not hold one rateKey per occupancy group";
+        return TRV_UP_REJECTED;
+    }
+    json_array_foreach(keys, i, key) {
+        json_array_append_new(rooms, json_pack("{s:O}", "rateKey", key));
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:o}", "rooms", rooms));
     st = hb(trv_hwire_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
             &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
     h = json_object_get(res.body, "hotel");
-    room = json_array_get(json_object_get(h, "rooms"), 0);
+    json_array_foreach(json_object_get(h, "rooms"), i, room) {
+        json_array_foreach(json_object_get(room, "rates"), j, rate) {
+            gi = group_of_rate(ctx->pool, stay, &g, rate);
+            if (gi < 0 || pick[gi]) {
+                return trv_hwire_bad(ctx, err, "a checked rate of each occupancy group");
+            }
+            pick[gi] = rate;
+            first_room = first_room ? first_room : room;
+        }
+    }
+    for (gi = 0; gi < g.n; gi++) {
+        if (!pick[gi]) {
+            return trv_hwire_bad(ctx, err, "a checked rate of each occupancy group");
+        }
+    }
     if (strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "", stay->currency)
-        || offer_of(ctx, stay, sid, room, json_array_get(json_object_get(room, "rates"), 0), now,
-                    &o) != 0) {
+        || offer_of(ctx, stay, &g, sid, first_room, pick, now, &o) != 0) {
         return trv_hwire_bad(ctx, err, "a checked rate's key and prices");
     }
     out->prebook_id = o.ref;
@@ -605,30 +754,49 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
     const trv_hotel_party *pt = rq->party;
-    json_t *paxes = json_array(), *body;
+    const json_t *keys;
+    json_t *rooms, *body;
     trv_up_result res;
     trv_up_status st;
-    int i, k;
-    /* One rateKey prices every room: one entry, each pax naming its room
-     * (roomId, 1-based). */
-    for (i = 0; i < pt->n_rooms; i++) {
-        int child = 0;
-        for (k = 0; k < pt->n_guests[i]; k++) {
-            json_t *pax = json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
-                                    "type", pt->guests[i][k].child ? "CH" : "AD",
-                                    "name", pt->guests[i][k].first_name,
-                                    "surname", pt->guests[i][k].last_name);
-            /* A child's age, as the occupancy searched gave it. */
-            if (pt->guests[i][k].child && rq->stay && i < rq->stay->n_rooms
-                && child < rq->stay->rooms[i].n_children) {
-                json_object_set_new(pax, "age", json_integer(rq->stay->rooms[i].ages[child++]));
-            }
-            json_array_append_new(paxes, pax);
-        }
+    b_groups g;
+    int gi, i, k;
+    if (!rq->stay) {
+        err->code = "invalid_request";
+        err->message = "a Hotelbeds booking needs the stay's occupancies";
+        return TRV_UP_REJECTED;
     }
-    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:[{s:s,s:o}],s:s}", "holder",
+    groups_of(rq->stay, &g);
+    if (!(keys = keys_of(ctx, rq->prebook_id, g.n))) {
+        err->code = "invalid_request";
+        err->message = "the prebook does not hold one rateKey per occupancy group";
+        return TRV_UP_REJECTED;
+    }
+    /* One entry per rateKey (occupancy group), each pax naming its room
+     * within the group (roomId 1..rooms). */
+    rooms = trv_json_bind(ctx->pool, json_array());
+    for (gi = 0; gi < g.n; gi++) {
+        json_t *paxes = json_array();
+        for (i = 0; i < g.count[gi]; i++) {
+            int p = g.pos[gi][i], child = 0;
+            for (k = 0; p < pt->n_rooms && k < pt->n_guests[p]; k++) {
+                json_t *pax = json_pack("{s:i,s:s,s:s,s:s}", "roomId", i + 1,
+                                        "type", pt->guests[p][k].child ? "CH" : "AD",
+                                        "name", pt->guests[p][k].first_name,
+                                        "surname", pt->guests[p][k].last_name);
+                /* A child's age, as the occupancy searched gave it. */
+                if (pt->guests[p][k].child && child < rq->stay->rooms[p].n_children) {
+                    json_object_set_new(pax, "age",
+                                        json_integer(rq->stay->rooms[p].ages[child++]));
+                }
+                json_array_append_new(paxes, pax);
+            }
+        }
+        json_array_append_new(rooms, json_pack("{s:O,s:o}", "rateKey",
+                                               json_array_get(keys, (size_t)gi), "paxes", paxes));
+    }
+    body = trv_json_bind(ctx->pool, json_pack("{s:{s:s,s:s},s:O,s:s}", "holder",
                                               "name", pt->first_name, "surname", pt->last_name,
-                                              "rooms", "rateKey", rq->prebook_id, "paxes", paxes,
+                                              "rooms", rooms,
                                               "clientReference", rq->client_reference));
     /* Hotelbeds documents no Idempotency-Key: its row says so, and the
      * booking goes out unkeyed, never resent by the HTTP client; a lost

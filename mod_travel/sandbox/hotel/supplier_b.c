@@ -15,8 +15,11 @@
  *          (what cancelling would cost now; nothing changes)
  *
  * Bare JSON objects; amounts are decimal strings in the answer's currency
- * (the request's "currency", a sandbox extension; EUR by default). A
- * rateKey prices every room of the request. Payment AT_WEB: SUPPLIER_B
+ * (the request's "currency", a sandbox extension; EUR by default). As at
+ * Hotelbeds, each room type answers a rate per occupancy group (an entry
+ * of the request's occupancies: its rooms identical), each with its own
+ * rateKey and net; checkrates and bookings take one rateKey per group.
+ * Payment AT_WEB: SUPPLIER_B
  * invoices the partner (pendingAmount 0); taxes with "included": false
  * are paid at the property. Destination codes are the IATA code of the
  * city's busiest airport (LON is not an airport: London's is LHR). */
@@ -147,46 +150,6 @@ static void content_hotels(trv_req *req, trv_resp *resp)
 
 /* ---- availability ---- */
 
-/* A sandbox extension: the rate's price and terms room by room (Hotelbeds
- * answers one rate per occupancy group instead; a rateKey here prices
- * every room of the request, so the breakdown travels with it). */
-static json_t *b_room_rates(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
-{
-    const char *cur = q->currency;
-    json_t *out = json_array();
-    int k, n;
-    for (k = 0; k < q->n_rooms; k++) {
-        json_t *pens = json_array(), *taxes = json_array(), *offers = json_array();
-        char *ages = apr_pstrdup(req->pool, "");
-        for (n = 0; n < q->occ[k].n_children; n++) {
-            ages = apr_psprintf(req->pool, "%s%s%d", ages, n ? "," : "", q->occ[k].ages[n]);
-        }
-        for (n = 0; n < pr[k].n_penalties; n++) {
-            json_array_append_new(pens, json_pack("{s:s,s:s}", "amount",
-                                                  amt(req, pr[k].penalties[n].amount, cur),
-                                                  "from", sbx_instant(req->pool,
-                                                                      pr[k].penalties[n].from)));
-        }
-        if (pr[k].due_at_property) {
-            json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0, "amount",
-                                                   amt(req, pr[k].due_at_property, cur),
-                                                   "currency", cur, "type", "TAXESANDFEES"));
-        }
-        if (pr[k].promo_code) {
-            json_array_append_new(offers, json_pack("{s:s,s:s,s:s}", "code", pr[k].promo_code,
-                                                    "name", pr[k].promo_name, "amount",
-                                                    amt(req, -pr[k].discount, cur)));
-        }
-        json_array_append_new(out, json_pack(
-            "{s:i,s:i,s:i,s:s,s:s,s:s,s:o,s:{s:b,s:o},s:o}", "roomId", k + 1,
-            "adults", q->occ[k].adults, "children", q->occ[k].n_children, "childrenAges", ages,
-            "net", amt(req, pr[k].total, cur), "vat", amt(req, pr[k].vat, cur),
-            "cancellationPolicies", pens, "taxes", "allIncluded", pr[k].due_at_property == 0,
-            "taxes", taxes, "offers", offers));
-    }
-    return out;
-}
-
 static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
 {
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
@@ -196,15 +159,18 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
     json_t *pens = json_array(), *taxes = json_array(), *offers = json_array(),
            *promos = json_array(), *daily = json_array();
     apr_int64_t pen_sum[2] = {0, 0};
-    int k, n, adults = 0, children = 0;
+    char *ages = apr_pstrdup(req->pool, "");
+    int k, n;
     for (k = 0; k < q->n_rooms; k++) {
         for (n = 0; n < pr[k].n_penalties; n++) {
             pen_sum[n] += pr[k].penalties[n].amount;
         }
         due += pr[k].due_at_property;
         discount += pr[k].discount;
-        adults += q->occ[k].adults;
-        children += q->occ[k].n_children;
+    }
+    /* One occupancy group: its rooms are alike (b_occupancies). */
+    for (n = 0; n < q->occ[0].n_children; n++) {
+        ages = apr_psprintf(req->pool, "%s%s%d", ages, n ? "," : "", q->occ[0].ages[n]);
     }
     for (n = 0; n < pr[0].n_penalties; n++) {
         json_array_append_new(pens, json_pack("{s:s,s:s}", "amount", amt(req, pen_sum[n], cur),
@@ -233,7 +199,7 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                                                 "name", pr[0].promo_name));
     }
     return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
-                     "s:o,s:o,s:o,s:o,s:s}",
+                     "s:s?,s:o,s:o,s:o,s:s}",
                      "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
                      "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
                      "paymentType", "AT_WEB", "packaging", 0,
@@ -241,19 +207,36 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                      "boardName", sbx_board_get(q->board)->name,
                      "cancellationPolicies", pens,
                      "taxes", "allIncluded", due == 0, "taxes", taxes,
-                     "rooms", q->n_rooms, "adults", adults, "children", children,
+                     "rooms", q->n_rooms, "adults", q->occ[0].adults,
+                     "children", q->occ[0].n_children,
+                     "childrenAges", q->occ[0].n_children ? ages : NULL,
                      "offers", offers, "promotions", promos, "dailyRates", daily,
-                     "roomRates", b_room_rates(req, q, pr),
                      "rateComments", B_RATE_COMMENTS);
 }
 
 /* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,
- * age}]}], adults and children per room. */
-static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquote *q)
+ * age}]}], adults and children per room; groups[] gets each entry's rooms
+ * (its occupancy group), *n_groups how many. */
+/* The rate of q's rooms first..first+n-1 (one occupancy group) under a
+ * rateKey of its own: a room's price depends on its own occupancy only,
+ * so the groups' nets add up to q's total. */
+static json_t *b_group_rate(trv_req *req, const sbx_hquote *q, int first, int n)
+{
+    sbx_hquote g = *q;
+    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)n);
+    g.n_rooms = n;
+    memmove(g.occ, q->occ + first, sizeof(sbx_occ) * (size_t)n);
+    g.total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &g, sbx_now(), pr);
+    return b_rate(req, &g, sbx_hquote_encode(req->pool, &g, "br", SBX(req)->set->key_hb));
+}
+
+static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquote *q,
+                         int *groups, int *n_groups)
 {
     size_t k, i;
     const json_t *o;
     q->n_rooms = 0;
+    *n_groups = 0;
     if (!json_is_array(v) || json_array_size(v) < 1) {
         sbx_invalid(req, resp, "occupancies", "is required");
         return -1;
@@ -286,6 +269,7 @@ static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquo
         for (r = 0; r < rooms; r++) {
             q->occ[q->n_rooms++] = oc;
         }
+        groups[(*n_groups)++] = rooms;
     }
     return 0;
 }
@@ -297,7 +281,7 @@ static void availability(trv_req *req, trv_resp *resp)
     const char *field, *reason, *cur;
     sbx_hquote q, *found;
     apr_hash_t *factors;
-    int *idx, n_idx = 0, i, k, n, max_rates = 10;
+    int *idx, n_idx = 0, i, k, n, max_rates = 10, groups[SBX_MAX_HROOMS], n_groups, g, first;
     long checkout;
     apr_int64_t now = sbx_now();
     json_t *hotels;
@@ -318,7 +302,7 @@ static void availability(trv_req *req, trv_resp *resp)
         return;
     }
     q.nights = (int)(checkout - q.checkin);
-    if (b_occupancies(req, resp, json_object_get(b, "occupancies"), &q) != 0) {
+    if (b_occupancies(req, resp, json_object_get(b, "occupancies"), &q, groups, &n_groups) != 0) {
         return;
     }
     cur = trv_json_str(b, "currency") ? trv_json_str(b, "currency") : "EUR";
@@ -410,13 +394,14 @@ static void availability(trv_req *req, trv_resp *resp)
                 room = json_pack("{s:s,s:s,s:[]}", "code", t->code, "name", t->name, "rates");
                 json_object_set_new(rooms, t->code, room);
             }
-            if ((int)json_array_size(json_object_get(room, "rates")) >= max_rates) {
+            /* maxRatesPerRoom counts rates of one occupancy group. */
+            if ((int)json_array_size(json_object_get(room, "rates")) >= max_rates * n_groups) {
                 continue;
             }
-            json_array_append_new(json_object_get(room, "rates"),
-                                  b_rate(req, &found[k],
-                                         sbx_hquote_encode(req->pool, &found[k], "br",
-                                                           SBX(req)->set->key_hb)));
+            for (g = 0, first = 0; g < n_groups; first += groups[g++]) {
+                json_array_append_new(json_object_get(room, "rates"),
+                                      b_group_rate(req, &found[k], first, groups[g]));
+            }
             if (min < 0 || found[k].total < min) {
                 min = found[k].total;
             }
@@ -444,11 +429,12 @@ static void availability(trv_req *req, trv_resp *resp)
         "checkOut", sbx_day_format(req->pool, checkout), "total", (int)json_array_size(hotels)));
 }
 
-static int b_key(trv_req *req, trv_resp *resp, const char *key, sbx_hquote *q)
+static int b_key(trv_req *req, trv_resp *resp, const char *key, const char *field,
+                 sbx_hquote *q)
 {
     if (sbx_hquote_decode(req->pool, key, "br", SBX(req)->set->key_hb, SBX_HOTELS(req), q)
         != 0) {
-        sbx_invalid(req, resp, "rooms[0].rateKey", "is not a rateKey of this API");
+        sbx_invalid(req, resp, field, "is not a rateKey of this API");
         return -1;
     }
     if (q->expires < sbx_now()) {
@@ -456,6 +442,53 @@ static int b_key(trv_req *req, trv_resp *resp, const char *key, sbx_hquote *q)
         return -1;
     }
     return 0;
+}
+
+/* The rateKeys of rooms[] (one per occupancy group) into keys[] and, in
+ * *all, one quote of all their rooms in order (total: the sum quoted).
+ * The sandbox books one rate (hotel, stay, room type, board, plan) at a
+ * time, so every group's key must name the same one. Returns the number of
+ * keys, or -1 having answered. */
+static int b_keys(trv_req *req, trv_resp *resp, const json_t *rooms, sbx_hquote *keys,
+                  sbx_hquote *all)
+{
+    const json_t *room;
+    size_t k;
+    int n = 0;
+    if (!json_is_array(rooms) || json_array_size(rooms) < 1
+        || json_array_size(rooms) > SBX_MAX_HROOMS) {
+        sbx_invalid(req, resp, "rooms", "is required: 1 to 8 entries, one per rateKey");
+        return -1;
+    }
+    json_array_foreach(rooms, k, room) {
+        sbx_hquote *q = &keys[n];
+        const char *field = apr_psprintf(req->pool, "rooms[%d].rateKey", (int)k);
+        if (b_key(req, resp, trv_json_str(room, "rateKey"), field, q) != 0) {
+            return -1;
+        }
+        if (n == 0) {
+            *all = *q;
+            all->n_rooms = 0;
+            all->total = 0;
+        }
+        else if (q->hotel != all->hotel || q->room != all->room || q->board != all->board
+                 || q->plan != all->plan || q->checkin != all->checkin
+                 || q->nights != all->nights || strcmp(q->currency, all->currency) != 0) {
+            sbx_invalid(req, resp, field, "every rateKey must be of the same hotel, stay, "
+                        "room and board (a sandbox limit)");
+            return -1;
+        }
+        if (all->n_rooms + q->n_rooms > SBX_MAX_HROOMS) {
+            sbx_invalid(req, resp, "rooms", "1 to 8 rooms in all");
+            return -1;
+        }
+        memcpy(all->occ + all->n_rooms, q->occ, sizeof(sbx_occ) * (size_t)q->n_rooms);
+        all->n_rooms += q->n_rooms;
+        all->total += q->total;
+        all->expires = q->expires < all->expires ? q->expires : all->expires;
+        n++;
+    }
+    return n;
 }
 
 /* The rate of key re-priced with the current price factor. */
@@ -471,35 +504,45 @@ static int b_reprice(trv_req *req, trv_resp *resp, sbx_hquote *q)
     return 0;
 }
 
+/* Every rateKey of rooms[] at today's price, each under a new rateKey:
+ * Hotelbeds states no "changed" flag, the client compares each net with
+ * what availability said. */
 static void checkrates(trv_req *req, trv_resp *resp)
 {
     const json_t *b;
-    sbx_hquote q;
+    sbx_hquote keys[SBX_MAX_HROOMS], all;
     const sbx_hotel *x;
+    json_t *rates;
+    apr_int64_t total = 0;
+    int n, k;
     if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
         return;
     }
-    if (b_key(req, resp, trv_json_str(json_array_get(json_object_get(b, "rooms"), 0),
-                                      "rateKey"), &q) != 0) {
+    if ((n = b_keys(req, resp, json_object_get(b, "rooms"), keys, &all)) < 0) {
         return;
     }
-    /* The rate at today's price: Hotelbeds states no "changed" flag, the
-     * client compares net with what availability said. */
-    if (b_reprice(req, resp, &q) != 0) {
-        return;
+    rates = json_array();
+    for (k = 0; k < n; k++) {
+        if (b_reprice(req, resp, &keys[k]) != 0) {
+            json_decref(rates);
+            return;
+        }
+        keys[k].expires = sbx_now() + B_RATE_TTL;
+        total += keys[k].total;
+        json_array_append_new(rates, b_rate(req, &keys[k],
+                                            sbx_hquote_encode(req->pool, &keys[k], "br",
+                                                              SBX(req)->set->key_hb)));
     }
-    q.expires = sbx_now() + B_RATE_TTL;
-    x = &SBX_HOTELS(req)->hotels[q.hotel];
+    x = &SBX_HOTELS(req)->hotels[all.hotel];
     sbx_send(req, resp, 200, json_pack(
-        "{s:{s:s,s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:[o]}],s:s,s:s,s:b,s:{s:b,s:b}}}", "hotel",
-        "checkIn", sbx_day_format(req->pool, q.checkin),
-        "checkOut", sbx_day_format(req->pool, q.checkin + q.nights),
-        "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, q.hotel)), "name", x->name,
+        "{s:{s:s,s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:o}],s:s,s:s,s:b,s:{s:b,s:b}}}", "hotel",
+        "checkIn", sbx_day_format(req->pool, all.checkin),
+        "checkOut", sbx_day_format(req->pool, all.checkin + all.nights),
+        "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, all.hotel)), "name", x->name,
         "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars),
-        "rooms", "code", sbx_room_type_get(q.room)->code, "name",
-        sbx_room_type_get(q.room)->name, "rates",
-        b_rate(req, &q, sbx_hquote_encode(req->pool, &q, "br", SBX(req)->set->key_hb)),
-        "totalNet", amt(req, q.total, q.currency), "currency", q.currency,
+        "rooms", "code", sbx_room_type_get(all.room)->code, "name",
+        sbx_room_type_get(all.room)->name, "rates", rates,
+        "totalNet", amt(req, total, all.currency), "currency", all.currency,
         "paymentDataRequired", 0, "modificationPolicies", "cancellation", 1, "modification", 0));
 }
 
@@ -626,11 +669,12 @@ static void book(trv_req *req, trv_resp *resp)
 {
     const json_t *b, *holder, *rooms, *room, *pax;
     const char *ref;
-    sbx_hquote q;
+    sbx_hquote q, keys[SBX_MAX_HROOMS];
     sbx_hprice *pr;
     sbx_htrigger trig;
+    int n_keys, first;
     sbx_hbooking_new nb;
-    json_t *rooms_guests, *doc, *h;
+    json_t *rooms_guests, *doc, *h, *keys_made;
     const json_t *v;
     apr_int64_t quoted, tolerance_bp = 0;
     size_t i, k;
@@ -650,11 +694,7 @@ static void book(trv_req *req, trv_resp *resp)
         return;
     }
     rooms = json_object_get(b, "rooms");
-    if (!json_is_array(rooms) || json_array_size(rooms) < 1) {
-        sbx_invalid(req, resp, "rooms", "is required: [{rateKey, paxes}]");
-        return;
-    }
-    if (b_key(req, resp, trv_json_str(json_array_get(rooms, 0), "rateKey"), &q) != 0) {
+    if ((n_keys = b_keys(req, resp, rooms, keys, &q)) < 0) {
         return;
     }
     memset(&trig, 0, sizeof(trig));
@@ -664,27 +704,25 @@ static void book(trv_req *req, trv_resp *resp)
     for (i = 0; i < (size_t)q.n_rooms; i++) {
         json_array_append_new(rooms_guests, json_array());
     }
+    /* One entry per rateKey; its paxes name the rooms of that key's group
+     * (roomId 1..rooms), which follow the previous groups' rooms. */
+    first = 0;
     json_array_foreach(rooms, k, room) {
-        if (strcmp(trv_json_str(room, "rateKey") ? trv_json_str(room, "rateKey") : "",
-                   trv_json_str(json_array_get(rooms, 0), "rateKey")) != 0) {
-            sbx_invalid(req, resp, apr_psprintf(req->pool, "rooms[%d].rateKey", (int)k),
-                        "every room of a booking takes the same rateKey");
-            return;
-        }
         json_array_foreach(json_object_get(room, "paxes"), i, pax) {
             json_int_t rid = json_integer_value(json_object_get(pax, "roomId"));
-            if (rid < 1 || rid > q.n_rooms || !trv_json_str(pax, "name")
+            if (rid < 1 || rid > keys[k].n_rooms || !trv_json_str(pax, "name")
                 || !trv_json_str(pax, "surname")) {
                 sbx_invalid(req, resp, apr_psprintf(req->pool, "rooms[%d].paxes[%d]", (int)k,
                                                     (int)i),
-                            "roomId (1..rooms), name and surname are required");
+                            "roomId (1..rooms of its rateKey), name and surname are required");
                 return;
             }
             sbx_htrigger_guest(&trig, trv_json_str(pax, "surname"));
-            json_array_append_new(json_array_get(rooms_guests, (size_t)rid - 1),
+            json_array_append_new(json_array_get(rooms_guests, (size_t)(first + rid - 1)),
                                   json_pack("{s:s,s:s}", "first_name", trv_json_str(pax, "name"),
                                             "last_name", trv_json_str(pax, "surname")));
         }
+        first += keys[k].n_rooms;
     }
     for (i = 0; i < (size_t)q.n_rooms; i++) {
         if (json_array_size(json_array_get(rooms_guests, i)) == 0) {
@@ -729,6 +767,15 @@ static void book(trv_req *req, trv_resp *resp)
     if (trv_json_str(b, "remark")) {
         json_object_set_new(doc, "remark", json_string(trv_json_str(b, "remark")));
     }
+    /* For the record (tests read it): the occupancy group of each rateKey
+     * the booking was made with, in the request's order. */
+    keys_made = json_array();
+    for (k = 0; k < (size_t)n_keys; k++) {
+        json_array_append_new(keys_made, json_pack("{s:i,s:i,s:i}", "rooms", keys[k].n_rooms,
+                                                   "adults", keys[k].occ[0].adults,
+                                                   "children", keys[k].occ[0].n_children));
+    }
+    json_object_set_new(doc, "rate_keys", keys_made);
     memset(&nb, 0, sizeof(nb));
     sbx_random_chars(code, 7, "0123456789");
     nb.id = apr_pstrcat(req->pool, "1-", code, NULL);
