@@ -17,38 +17,11 @@
 
 #define EVENTS 20000
 
-static PGconn *pq(void)
-{
-    return apr_dbd_native_handle(dbt_conn->driver, dbt_conn->handle);
-}
-
-/* Runs SQL with parameters; the first column of the first row or NULL. */
-static const char *sql(const char *text, int n, const char *const *params)
-{
-    PGresult *res = PQexecParams(pq(), text, n, NULL, params, NULL, NULL, 0);
-    const char *v = NULL;
-    ExecStatusType st = PQresultStatus(res);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-        fail_msg("%s: %s", text, PQerrorMessage(pq()));
-    }
-    if (st == PGRES_TUPLES_OK && PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
-        v = apr_pstrdup(dbt_pool, PQgetvalue(res, 0, 0));
-    }
-    PQclear(res);
-    return v;
-}
-
-static long num(const char *text, int n, const char *const *params)
-{
-    const char *v = sql(text, n, params);
-    return v ? atol(v) : 0;
-}
-
 /* Sequential scans of `table` this transaction has made so far. */
 static long seqscans(const char *table)
 {
     const char *p[1] = {table};
-    return num("SELECT pg_stat_get_xact_numscans($1::regclass)", 1, p);
+    return dbt_sql_long("SELECT pg_stat_get_xact_numscans($1::regclass)", 1, p);
 }
 
 static void a_batch_reads_its_rows_by_key_however_large_the_tables(void **state)
@@ -59,40 +32,40 @@ static void a_batch_reads_its_rows_by_key_however_large_the_tables(void **state)
     int i;
     (void)state;
 
-    sql("BEGIN", 0, NULL);
+    dbt_sql("BEGIN", 0, NULL);
     /* Plans made while nothing of this organization is queued (own_job 0
      * names no job: the claim takes nothing, but is planned). */
     for (i = 0; i < 8; i++) {
-        sql("SELECT count(*) FROM trv_webhook_batch_claim(1000000, 0, 'dbtest:none', 1, 15)",
+        dbt_sql("SELECT count(*) FROM trv_webhook_batch_claim(1000000, 0, 'dbtest:none', 1, 15)",
             0, NULL);
-        sql("SELECT count(*) FROM trv_webhook_batch_record('[{\"job_id\": 0, \"job_attempt\": 1, "
+        dbt_sql("SELECT count(*) FROM trv_webhook_batch_record('[{\"job_id\": 0, \"job_attempt\": 1, "
             "\"action\": \"done\"}]', 'dbtest:none', 'webhook.send', 25)", 0, NULL);
     }
     p[0] = org;
     p[1] = sub;
-    sql("INSERT INTO organizations (id, name) VALUES ($1, 'batch plans test')", 1, p);
-    sql("INSERT INTO webhook_subscriptions (id, org_id, family, url, event_types, secret_enc) "
+    dbt_sql("INSERT INTO organizations (id, name) VALUES ($1, 'batch plans test')", 1, p);
+    dbt_sql("INSERT INTO webhook_subscriptions (id, org_id, family, url, event_types, secret_enc) "
         "VALUES ($2, $1, 'flight', 'https://hooks.example.com/' || $2, "
         "'{flight.booking.confirmed}', 'v1:sealed-' || $2)", 2, p);
     /* One statement: the fan-out (sql/044) makes a delivery and a send job
      * for each. */
     p[1] = apr_itoa(dbt_pool, EVENTS);
-    sql("INSERT INTO events (id, org_id, family, type, data) "
+    dbt_sql("INSERT INTO events (id, org_id, family, type, data) "
         "SELECT 'evt_plans_' || $1 || '_' || g, $1, 'flight', 'flight.booking.confirmed', "
         "jsonb_build_object('booking', jsonb_build_object('id', 'bkg_' || g)) "
         "FROM generate_series(1, $2::int) g", 2, p);
-    assert_int_equal(num("SELECT count(*) FROM jobs WHERE kind = 'webhook.send' AND "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs WHERE kind = 'webhook.send' AND "
                          "payload->>'delivery_id' IN (SELECT id FROM webhook_deliveries "
                          "WHERE org_id = $1)", 1, p),
                      EVENTS);
     /* Due by the transaction's clock (the claim compares with now()). */
-    sql("UPDATE jobs SET available_at = now() - interval '1 second' WHERE kind = 'webhook.send' "
+    dbt_sql("UPDATE jobs SET available_at = now() - interval '1 second' WHERE kind = 'webhook.send' "
         "AND payload->>'delivery_id' IN (SELECT id FROM webhook_deliveries WHERE org_id = $1)",
         1, p);
 
     /* The worker's own job, as the queue's claim leaves it. */
     p[1] = worker;
-    job = sql("UPDATE jobs SET status = 'running', attempts = 1, locked_by = $2 "
+    job = dbt_sql("UPDATE jobs SET status = 'running', attempts = 1, locked_by = $2 "
               "WHERE id = (SELECT min(j.id) FROM jobs j JOIN webhook_deliveries d "
               "ON d.id = j.payload->>'delivery_id' WHERE d.org_id = $1) RETURNING id", 2, p);
     assert_non_null(job);
@@ -101,7 +74,7 @@ static void a_batch_reads_its_rows_by_key_however_large_the_tables(void **state)
     before_j = seqscans("jobs");
     p[0] = job;
     p[1] = worker;
-    claimed = num("SELECT count(*) FROM trv_webhook_batch_claim(30000000, $1::bigint, "
+    claimed = dbt_sql_long("SELECT count(*) FROM trv_webhook_batch_claim(30000000, $1::bigint, "
                   "$2, 1, 15)", 2, p);
     assert_int_equal(claimed, 16);
     assert_int_equal(seqscans("webhook_deliveries") - before_d, 0);
@@ -109,18 +82,18 @@ static void a_batch_reads_its_rows_by_key_however_large_the_tables(void **state)
 
     /* The record of the 16 ("done": each job ends). */
     p[0] = worker;
-    p[1] = sql("SELECT jsonb_agg(jsonb_build_object('job_id', id, 'job_attempt', attempts, "
+    p[1] = dbt_sql("SELECT jsonb_agg(jsonb_build_object('job_id', id, 'job_attempt', attempts, "
                "'action', 'done')) FROM jobs WHERE locked_by = $1", 1, p);
     assert_non_null(p[1]);
     before_d = seqscans("webhook_deliveries");
     before_j = seqscans("jobs");
-    assert_int_equal(num("SELECT count(*) FROM trv_webhook_batch_record($2::jsonb, $1, "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM trv_webhook_batch_record($2::jsonb, $1, "
                          "'webhook.send', 25)", 2, p),
                      0);
     assert_int_equal(seqscans("webhook_deliveries") - before_d, 0);
     assert_int_equal(seqscans("jobs") - before_j, 0);
-    assert_int_equal(num("SELECT count(*) FROM jobs WHERE locked_by = $1", 1, p), 0);
-    sql("ROLLBACK", 0, NULL);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs WHERE locked_by = $1", 1, p), 0);
+    dbt_sql("ROLLBACK", 0, NULL);
 }
 
 int main(void)

@@ -17,45 +17,17 @@
 
 static const char *org;
 
-static PGconn *pq(void)
-{
-    return apr_dbd_native_handle(dbt_conn->driver, dbt_conn->handle);
-}
-
-/* Runs SQL with parameters; returns the first column of the first row
- * (pool-allocated) or NULL. */
-static const char *sql(const char *text, int n, const char *const *params)
-{
-    PGresult *res = PQexecParams(pq(), text, n, NULL, params, NULL, NULL, 0);
-    const char *v = NULL;
-    ExecStatusType st = PQresultStatus(res);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-        fail_msg("%s: %s", text, PQerrorMessage(pq()));
-    }
-    if (st == PGRES_TUPLES_OK && PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
-        v = apr_pstrdup(dbt_pool, PQgetvalue(res, 0, 0));
-    }
-    PQclear(res);
-    return v;
-}
-
-static long count(const char *text, int n, const char *const *params)
-{
-    const char *v = sql(text, n, params);
-    return v ? atol(v) : 0;
-}
-
 /* A subscription row as the API would store it; `extra` is SQL run on it
  * afterwards ($1 is its id), e.g. to pause, rotate or delete it. */
 static const char *subscription(const char *family, const char *types, const char *extra)
 {
     const char *id = trv_id_new(dbt_pool, "whs");
     const char *p[4] = {id, org, family, types};
-    sql("INSERT INTO webhook_subscriptions (id, org_id, family, url, event_types, secret_enc) "
+    dbt_sql("INSERT INTO webhook_subscriptions (id, org_id, family, url, event_types, secret_enc) "
         "VALUES ($1, $2, $3, 'https://hooks.example.com/' || $1, $4::text[], 'v1:sealed-' || $1)",
         4, p);
     if (extra) {
-        sql(extra, 1, p);
+        dbt_sql(extra, 1, p);
     }
     return id;
 }
@@ -89,15 +61,15 @@ static trv_job_result publish(const char *event_id)
 static void cleanup(void)
 {
     const char *p[1] = {org};
-    sql("DELETE FROM jobs WHERE kind = 'webhook.send' AND payload->>'delivery_id' IN "
+    dbt_sql("DELETE FROM jobs WHERE kind = 'webhook.send' AND payload->>'delivery_id' IN "
         "(SELECT id FROM webhook_deliveries WHERE org_id = $1)", 1, p);
-    sql("DELETE FROM jobs WHERE kind = 'event.publish' AND payload->>'event_id' IN "
+    dbt_sql("DELETE FROM jobs WHERE kind = 'event.publish' AND payload->>'event_id' IN "
         "(SELECT id FROM events WHERE org_id = $1)", 1, p);
-    sql("DELETE FROM webhook_attempts WHERE delivery_id IN "
+    dbt_sql("DELETE FROM webhook_attempts WHERE delivery_id IN "
         "(SELECT id FROM webhook_deliveries WHERE org_id = $1)", 1, p);
-    sql("DELETE FROM webhook_deliveries WHERE org_id = $1", 1, p);
-    sql("DELETE FROM webhook_subscriptions WHERE org_id = $1", 1, p);
-    sql("DELETE FROM events WHERE org_id = $1", 1, p);
+    dbt_sql("DELETE FROM webhook_deliveries WHERE org_id = $1", 1, p);
+    dbt_sql("DELETE FROM webhook_subscriptions WHERE org_id = $1", 1, p);
+    dbt_sql("DELETE FROM events WHERE org_id = $1", 1, p);
 }
 
 static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
@@ -110,7 +82,7 @@ static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
 
     org = trv_id_new(dbt_pool, "org");
     p[0] = org;
-    sql("INSERT INTO organizations (id, name) VALUES ($1, 'fan-out test')", 1, p);
+    dbt_sql("INSERT INTO organizations (id, name) VALUES ($1, 'fan-out test')", 1, p);
     active = subscription("flight", "{flight.booking.confirmed,flight.booking.failed}", NULL);
     paused = subscription("flight", "{flight.booking.confirmed}",
                           "UPDATE webhook_subscriptions SET status = 'PAUSED' WHERE id = $1");
@@ -134,66 +106,66 @@ static void an_event_fans_out_once_to_the_matching_subscriptions(void **state)
     assert_int_equal(trv_db_commit(dbt_conn), APR_SUCCESS);
     assert_non_null(event_id);
     p[0] = event_id;
-    assert_int_equal(count("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
                            "payload->>'event_id' = $1", 1, p), 0);
-    assert_int_equal(count("SELECT count(*) FROM events WHERE id = $1 AND published_at IS NOT NULL",
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM events WHERE id = $1 AND published_at IS NOT NULL",
                            1, p), 1);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
 
     /* A publish job run anyway (queued before this change) adds nothing. */
     res = publish(event_id);
     assert_int_equal(res.outcome, TRV_JOB_DONE);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
 
     p[1] = active;
-    assert_string_equal(sql("SELECT status || ' ' || url || ' ' || array_to_string(secrets_enc, ',') "
+    assert_string_equal(dbt_sql("SELECT status || ' ' || url || ' ' || array_to_string(secrets_enc, ',') "
                             "FROM webhook_deliveries WHERE event_id = $1 AND subscription_id = $2",
                             2, p),
                         apr_psprintf(dbt_pool, "PENDING https://hooks.example.com/%s v1:sealed-%s",
                                      active, active));
     p[1] = paused;
-    assert_string_equal(sql("SELECT status || ' ' || failure_reason || ' ' || "
+    assert_string_equal(dbt_sql("SELECT status || ' ' || failure_reason || ' ' || "
                             "(failed_at IS NOT NULL)::text FROM webhook_deliveries "
                             "WHERE event_id = $1 AND subscription_id = $2", 2, p),
                         "FAILED subscription_paused true");
     /* During the 24 hours after a rotation both secrets sign, newest first. */
     p[1] = rotated;
-    assert_string_equal(sql("SELECT array_to_string(secrets_enc, ',') FROM webhook_deliveries "
+    assert_string_equal(dbt_sql("SELECT array_to_string(secrets_enc, ',') FROM webhook_deliveries "
                             "WHERE event_id = $1 AND subscription_id = $2", 2, p),
                         apr_psprintf(dbt_pool, "v1:sealed-%s,v1:old-%s", rotated, rotated));
     p[1] = expired;
-    assert_string_equal(sql("SELECT array_to_string(secrets_enc, ',') FROM webhook_deliveries "
+    assert_string_equal(dbt_sql("SELECT array_to_string(secrets_enc, ',') FROM webhook_deliveries "
                             "WHERE event_id = $1 AND subscription_id = $2", 2, p),
                         apr_psprintf(dbt_pool, "v1:sealed-%s", expired));
     p[1] = other_type;
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
                            "AND subscription_id = $2", 2, p), 0);
     p[1] = hotel;
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
                            "AND subscription_id = $2", 2, p), 0);
     p[1] = deleted;
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 "
                            "AND subscription_id = $2", 2, p), 0);
     /* One send job per pending delivery: its first attempt of send 0. */
-    assert_int_equal(count("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
                            "d.id = j.payload->>'delivery_id' WHERE d.event_id = $1 AND "
                            "j.kind = 'webhook.send' AND (j.payload->>'replay')::int = 0 AND "
                            "(j.payload->>'attempt')::int = 1 AND d.status = 'PENDING'", 1, p), 3);
-    assert_int_equal(count("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
                            "d.id = j.payload->>'delivery_id' WHERE d.event_id = $1", 1, p), 3);
 
     /* The job runs again (its worker died before recording it): nothing new. */
     res = publish(event_id);
     assert_int_equal(res.outcome, TRV_JOB_DONE);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
-    assert_int_equal(count("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
                            "d.id = j.payload->>'delivery_id' WHERE d.event_id = $1", 1, p), 3);
     /* Even if the published mark were lost, the deliveries stay one each. */
-    sql("UPDATE events SET published_at = NULL WHERE id = $1", 1, p);
+    dbt_sql("UPDATE events SET published_at = NULL WHERE id = $1", 1, p);
     res = publish(event_id);
     assert_int_equal(res.outcome, TRV_JOB_DONE);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
-    assert_int_equal(count("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 4);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
                            "d.id = j.payload->>'delivery_id' WHERE d.event_id = $1", 1, p), 3);
     cleanup();
 }
@@ -209,22 +181,22 @@ static void an_event_not_fanned_out_at_insert_gets_a_publish_job(void **state)
 
     org = trv_id_new(dbt_pool, "org");
     p[0] = org;
-    sql("INSERT INTO organizations (id, name) VALUES ($1, 'publish job test')", 1, p);
+    dbt_sql("INSERT INTO organizations (id, name) VALUES ($1, 'publish job test')", 1, p);
     active = subscription("flight", "{flight.booking.confirmed}", NULL);
     assert_non_null(active);
     assert_int_equal(trv_db_begin(dbt_conn, dbt_pool), APR_SUCCESS);
-    sql("ALTER TABLE events DISABLE TRIGGER events_fan_out", 0, NULL);
+    dbt_sql("ALTER TABLE events DISABLE TRIGGER events_fan_out", 0, NULL);
     assert_int_equal(trv_outbox_emit(dbt_conn, dbt_pool, org, "flight.booking.confirmed", data,
                                      &event_id), APR_SUCCESS);
-    sql("ALTER TABLE events ENABLE TRIGGER events_fan_out", 0, NULL);
+    dbt_sql("ALTER TABLE events ENABLE TRIGGER events_fan_out", 0, NULL);
     assert_int_equal(trv_db_commit(dbt_conn), APR_SUCCESS);
     p[0] = event_id;
-    assert_int_equal(count("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs WHERE kind = 'event.publish' AND "
                            "payload->>'event_id' = $1", 1, p), 1);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 0);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 0);
     res = publish(event_id);
     assert_int_equal(res.outcome, TRV_JOB_DONE);
-    assert_int_equal(count("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 1);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_deliveries WHERE event_id = $1", 1, p), 1);
     cleanup();
 }
 
