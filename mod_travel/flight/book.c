@@ -83,6 +83,18 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
                               (trv_fbooking **)out);
 }
 
+/* The booking's supplier, its call context scoped to the booking (its calls
+ * are recorded against it); NULL when its line is gone. */
+static const trv_flight_supplier *booking_supplier(trv_lifecycle_book_run *run,
+                                                   trv_flight_ctx *sc)
+{
+    const trv_flight_supplier *sup =
+        trv_flight_supplier_for(run->env, run->p, run->request_id, B(run)->supplier, sc);
+    sc->org_id = B(run)->org_id;
+    sc->booking_id = B(run)->id;
+    return sup;
+}
+
 static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run);
 static trv_lifecycle_book_outcome step_wait(trv_lifecycle_book_run *run);
 
@@ -395,9 +407,7 @@ static trv_lifecycle_book_outcome step_order(trv_lifecycle_book_run *run)
     trv_money total;
     trv_up_status st;
 
-    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, B(run)->supplier, &sc);
-    sc.org_id = B(run)->org_id;
-    sc.booking_id = B(run)->id;
+    sup = booking_supplier(run, &sc);
     if (!sup) {
         run->message = "the supplier is not configured";
         return revert_paid(run, TRV_LIFECYCLE_BOOK_UNAVAILABLE, pay);
@@ -478,9 +488,7 @@ static trv_lifecycle_book_outcome find_lost_order(trv_lifecycle_book_run *run)
     json_t *order = NULL;
     trv_up_status st;
 
-    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, B(run)->supplier, &sc);
-    sc.org_id = B(run)->org_id;
-    sc.booking_id = B(run)->id;
+    sup = booking_supplier(run, &sc);
     if (!sup || !sup->find_order) {
         return TRV_LIFECYCLE_BOOK_RETRY;
     }
@@ -515,9 +523,7 @@ trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run)
     json_t *order = NULL;
     trv_up_status st;
 
-    sup = trv_flight_supplier_for(run->env, run->p, run->request_id, B(run)->supplier, &sc);
-    sc.org_id = B(run)->org_id;
-    sc.booking_id = B(run)->id;
+    sup = booking_supplier(run, &sc);
     if (!sup || !B(run)->supplier_reference) {
         return TRV_LIFECYCLE_BOOK_RETRY;
     }
