@@ -7,7 +7,9 @@
  * that charges the card itself is bought with the mandate's instrument
  * (vault and forward); a fresh price above the
  * mandate's max_total puts the watch back to active with no purchase
- * event and nothing bought. */
+ * event and nothing bought. The traveller stated when a watch is created
+ * is what Expedia Rapid receives on its checks and its purchase
+ * (sandbox.rapid_travellers). */
 #include "watch_e2e.h"
 
 #include <dirent.h>
@@ -306,16 +308,14 @@ static void the_watch_travellers_reach_rapid(void **state)
     assert_string_equal(h.supplier, "SUPPLIER_C");
     {
         /* A malformed traveller is refused, naming the header; nothing kept. */
-        char hk[512], body[1024], *st = we_stay(76, 78);
-        const char *hdrs[] = {hk, "Content-Type: application/json",
-                              "x-travel-customer-ip: 203.0.113.7:443", NULL};
+        char body[1024], *st = we_stay(76, 78);
+        const we_traveller bad = {"203.0.113.7:443", NULL, NULL};
         long before = e2e_sql_long("SELECT count(*) FROM watches WHERE org_id = $1", 1,
                                    (const char *const[]){org});
         e2e_resp *r;
-        snprintf(hk, sizeof(hk), "x-api-key: %s", key);
         snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
                  "\"below_total\",\"amount\":1}}", h.hotel_id, st);
-        r = e2e_call(e2e_url(), "POST", WE_WATCHES, hdrs, body);
+        r = we_post_as(key, WE_WATCHES, body, &bad);
         e2e_assert_error(r, 422, "validation_failed");
         assert_non_null(strstr(r->body, "x-travel-customer-ip"));
         e2e_free(r);
@@ -365,6 +365,34 @@ static void the_watch_travellers_reach_rapid(void **state)
     we_prices_restore();
     json_decref(w2);
     json_decref(w);
+}
+
+/* A trip watch's check states the traveller kept with it too (its
+ * search reaches Rapid among every configured supplier). */
+static void a_trip_watch_check_states_its_traveller(void **state)
+{
+    char ip[32], session[64], body[1024], like_check[32], *st = we_stay(84, 86);
+    we_traveller t;
+    e2e_resp *r;
+    long t0;
+    (void)state;
+    snprintf(ip, sizeof(ip), "192.0.2.%d", 1 + (int)(getpid() % 200));
+    snprintf(session, sizeof(session), "trip-shop-%ld", (long)getpid());
+    t = (we_traveller){ip, session, "de-CH"};
+    /* Never fires (1.00 EUR): it is only checked. */
+    snprintf(body, sizeof(body), "{\"destination\":\"London\",%s,\"trigger\":{\"type\":"
+             "\"below_total\",\"amount\":1}}", st);
+    r = we_post_as(key, WE_TRIPS, body, &t);
+    fe_expect(r, 201, "creating a trip watch");
+    json_decref(we_wait(key, WE_TRIPS, fe_s(fe_data(r), "id"), "active", 60000));
+    snprintf(like_check, sizeof(like_check), "job\\_%%");
+    t0 = e2e_now_ms();
+    while (rapid_calls_as(like_check, &t, "de-DE") < 1 && e2e_now_ms() - t0 < 15000) {
+        e2e_sleep_ms(200);
+    }
+    assert_true(rapid_calls_as(like_check, &t, "de-DE") >= 1);
+    e2e_free(r);
+    free(st);
 }
 
 static void a_purchase_killed_mid_book_still_buys_once(void **state)
@@ -424,6 +452,7 @@ int main(void)
         cmocka_unit_test(above_max_total_goes_back_to_active_without_buying),
         cmocka_unit_test(a_merchant_of_record_hotel_is_bought_too),
         cmocka_unit_test(the_watch_travellers_reach_rapid),
+        cmocka_unit_test(a_trip_watch_check_states_its_traveller),
         cmocka_unit_test(a_purchase_killed_mid_book_still_buys_once),
     };
     return E2E_RUN("watch_purchase", tests);

@@ -73,19 +73,13 @@ typedef struct we_traveller {
     const char *ip, *session, *language;
 } we_traveller;
 
-/* Creates a price watch of hotel h below `cents` with the traveller's
- * headers (t NULL: none); returns its data. */
-static inline json_t *we_price_watch_as(const char *key, const we_hotel *h, int from, int to,
-                                        long cents, const char *extra, const we_traveller *t)
+/* POST path with the traveller's headers (t NULL: none). */
+static inline e2e_resp *we_post_as(const char *key, const char *path, const char *body,
+                                   const we_traveller *t)
 {
-    char body[2048], *stay = we_stay(from, to), hs[4][400];
+    char hs[4][400];
     const char *hdrs[6];
     int n = 0;
-    e2e_resp *r;
-    json_t *d;
-    snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
-             "\"below_total\",\"amount\":%ld.%02ld}%s}", h->hotel_id, stay, cents / 100,
-             cents % 100, extra ? extra : "");
     snprintf(hs[0], sizeof(hs[0]), "x-api-key: %s", key);
     hdrs[n++] = hs[0];
     hdrs[n++] = "Content-Type: application/json";
@@ -102,7 +96,21 @@ static inline json_t *we_price_watch_as(const char *key, const we_hotel *h, int 
         hdrs[n++] = hs[3];
     }
     hdrs[n] = NULL;
-    r = e2e_call(e2e_url(), "POST", WE_WATCHES, hdrs, body);
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+/* Creates a price watch of hotel h below `cents` with the traveller's
+ * headers (t NULL: none); returns its data. */
+static inline json_t *we_price_watch_as(const char *key, const we_hotel *h, int from, int to,
+                                        long cents, const char *extra, const we_traveller *t)
+{
+    char body[2048], *stay = we_stay(from, to);
+    e2e_resp *r;
+    json_t *d;
+    snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
+             "\"below_total\",\"amount\":%ld.%02ld}%s}", h->hotel_id, stay, cents / 100,
+             cents % 100, extra ? extra : "");
+    r = we_post_as(key, WE_WATCHES, body, t);
     fe_expect(r, 201, "creating a price watch");
     d = json_incref(fe_data(r));
     e2e_free(r);
