@@ -31,15 +31,16 @@ const trv_supplier trv_hotel_suppliers[] = {
      * the merchant of record (charges the traveller's card, forwarded by the
      * payment provider) and the itinerary's rooms state their refund if
      * cancelled now (the preview). No TRV_SUP_IDEMPOTENCY_KEY: Rapid
-     * documents none (its guard is the unique affiliate_reference_id). */
+     * documents none (its guard is the unique affiliate_reference_id).
+     * Rapid asks for the traveller on every call (TRV_SUP_TRAVELLER). */
     {"expedia-rapid", "hotel", &trv_hotel_supplier_c,
-     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW | TRV_SUP_TRAVELLER, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* The former name of SUPPLIER_C's protocol, still accepted so existing
      * lines keep working (docs/configuration.md): the same adapter and
      * terms. */
     {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
-     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW | TRV_SUP_TRAVELLER, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* Duffel Stays (Bearer token): booked from the partner's Duffel
      * balance, so the service collects; every prebook is a quote of its own. */
