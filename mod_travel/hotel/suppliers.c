@@ -11,10 +11,13 @@
 const trv_supplier trv_hotel_suppliers[] = {
     /* LiteAPI v3.0 (X-API-Key): charges the partner's account at book, so
      * the service collects from the traveller itself (and may take the
-     * payment SDK); an offer's prebook is booked once, and booking it again
-     * answers the same booking, so a keyed book may be resent. */
+     * payment SDK); an offer's prebook is booked once. No
+     * TRV_SUP_IDEMPOTENCY_KEY: LiteAPI documents none; its guard is the
+     * book's clientReference (a second book under one reference is not a
+     * second booking), and a lost answer is found with GET
+     * /bookings?clientReference=. */
     {"liteapi", "hotel", &trv_hotel_supplier_a,
-     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE | TRV_SUP_IDEMPOTENCY_KEY, {250, 10, 99},
+     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99},
      {"api_key", NULL, "book_url"}, NULL},
     /* Hotelbeds APItude (Api-key + X-Signature): invoices the partner, so
      * the service collects from the traveller (and may take the payment

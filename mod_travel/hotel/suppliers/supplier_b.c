@@ -134,10 +134,10 @@ static json_t *occupancies(const trv_hotel_stay *stay)
 
 /* Which group a rate prices: its rooms, adults and children (per room)
  * and, when stated, its childrenAges ("5,7"); -1 for none. */
-static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
-                         const json_t *rate)
+static int group_of(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                    apr_int64_t rooms, apr_int64_t adults, apr_int64_t children,
+                    const char *ages)
 {
-    const char *ages = trv_json_str(rate, "childrenAges");
     int i, k;
     for (i = 0; i < g->n; i++) {
         const trv_hotel_occ *o = &stay->rooms[g->pos[i][0]];
@@ -145,14 +145,102 @@ static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_grou
         for (k = 0; k < o->n_children; k++) {
             want = apr_psprintf(p, "%s%s%d", want, k ? "," : "", o->ages[k]);
         }
-        if (json_integer_value(json_object_get(rate, "rooms")) == g->count[i]
-            && json_integer_value(json_object_get(rate, "adults")) == o->adults
-            && json_integer_value(json_object_get(rate, "children")) == o->n_children
+        if (rooms == g->count[i] && adults == o->adults && children == o->n_children
             && (!ages || strcmp(ages, want) == 0)) {
             return i;
         }
     }
     return -1;
+}
+
+static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                         const json_t *rate)
+{
+    return group_of(p, stay, g, json_integer_value(json_object_get(rate, "rooms")),
+                    json_integer_value(json_object_get(rate, "adults")),
+                    json_integer_value(json_object_get(rate, "children")),
+                    trv_json_str(rate, "childrenAges"));
+}
+
+/* A rate's price to the traveller, in minor units: its net, or, when the
+ * hotel binds the seller (hotelMandatory: true, Hotelbeds' net pricing
+ * model), never less than its sellingRate, which *floor then holds (-1
+ * when nothing binds). -1 when a binding rate states no readable
+ * sellingRate: selling it at net could undercut the hotel. */
+static int rate_price(apr_int64_t net, int mandatory, int selling_read, apr_int64_t selling,
+                      apr_int64_t *price, apr_int64_t *floor)
+{
+    *floor = -1;
+    *price = net;
+    if (!mandatory) {
+        return 0;
+    }
+    if (!selling_read || selling < 0) {
+        return -1;
+    }
+    *floor = selling;
+    *price = selling > net ? selling : net;
+    return 0;
+}
+
+static int rate_price_of(const json_t *rate, const char *cur, apr_int64_t net,
+                         apr_int64_t *price, apr_int64_t *floor)
+{
+    apr_int64_t selling = -1;
+    int read = !trv_money_minor_of(json_object_get(rate, "sellingRate"), cur, &selling);
+    return rate_price(net, json_is_true(json_object_get(rate, "hotelMandatory")), read,
+                      selling, price, floor);
+}
+
+/* The cheapest price of a searched hotel from its rates (each room type's
+ * rate of every occupancy group, at its rate_price): 1 with *out, 0 when
+ * its rooms do not price every group, -1 on a binding rate without a
+ * readable sellingRate.
+ * Availability's minRate is not taken alone: it is the cheapest net, which
+ * a hotel's binding sellingRate may forbid. */
+static int hotel_cheapest(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                          const trv_jval *hotel, const char *cur, apr_int64_t *out)
+{
+    const trv_jval *room, *rate;
+    apr_size_t i, k;
+    int found = 0, gi;
+    trv_jval_foreach(trv_jval_get(hotel, "rooms"), i, room) {
+        apr_int64_t best[TRV_HOTEL_MAX_ROOMS], sum = 0;
+        int all = 1;
+        for (gi = 0; gi < g->n; gi++) {
+            best[gi] = -1;
+        }
+        trv_jval_foreach(trv_jval_get(room, "rates"), k, rate) {
+            apr_int64_t net, selling = -1, price, floor;
+            int read;
+            gi = group_of(p, stay, g, trv_jval_int(trv_jval_get(rate, "rooms")),
+                          trv_jval_int(trv_jval_get(rate, "adults")),
+                          trv_jval_int(trv_jval_get(rate, "children")),
+                          trv_jval_strget(rate, "childrenAges"));
+            read = !trv_money_minor_of_jval(trv_jval_get(rate, "sellingRate"), cur, &selling);
+            /* A rate the stay cannot book is no price here (offers, which
+             * read every rate, refuse such an answer). */
+            if (gi < 0 || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net)
+                || net < 0) {
+                continue;
+            }
+            if (rate_price(net, trv_jval_is_true(trv_jval_get(rate, "hotelMandatory")), read,
+                           selling, &price, &floor) != 0) {
+                return -1;
+            }
+            if (best[gi] < 0 || price < best[gi]) {
+                best[gi] = price;
+            }
+        }
+        for (gi = 0; gi < g->n && all; gi++) {
+            all = best[gi] >= 0 && trv_hwire_sum(&sum, best[gi]) == 0;
+        }
+        if (all && (!found || sum < *out)) {
+            *out = sum;
+            found = 1;
+        }
+    }
+    return found;
 }
 
 /* An offer's reference: every group's rateKey, in group order, as a JSON
@@ -270,8 +358,11 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     const trv_jval *list, *h;
     apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
     apr_size_t i;
+    apr_int64_t cheapest = 0;
     int k, said = 0;
+    b_groups g;
 
+    groups_of(stay, &g);
     *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
     /* No currency: Hotelbeds prices in the account's (other_currency). */
     body = json_pack("{s:{s:s,s:s},s:o,s:{s:i}}",
@@ -349,12 +440,16 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
             }
         }
         if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
-            || trv_money_minor_of_jval(trv_jval_get(h, "minRate"), cur, &f->total_minor)) {
+            || trv_money_minor_of_jval(trv_jval_get(h, "minRate"), cur, &f->total_minor)
+            || (k = hotel_cheapest(ctx->pool, stay, &g, h, cur, &cheapest)) < 0) {
             return trv_hwire_bad(ctx, err, "a hotel's name, country or price");
+        }
+        /* Never below what the hotel binds the seller to. */
+        if (k && cheapest > f->total_minor) {
+            f->total_minor = cheapest;
         }
         f->priced = 1;
     }
-    (void)k;
     return TRV_UP_OK;
 }
 
@@ -375,9 +470,12 @@ static apr_int64_t share(apr_int64_t amount, int n, int i)
 }
 
 /* One offer: rates[g] the rate of occupancy group g (same room, board
- * and rateClass). Its total is the sum of the groups' nets, each room's
- * price and penalties its group's shared among the group's rooms; the
- * offer's policy is the rooms' summed at each instant. */
+ * and rateClass). Its total is the sum of the groups' prices (rate_price:
+ * the net, or the hotel's binding sellingRate), each room's price and
+ * penalties its group's shared among the group's rooms (a binding
+ * sellingRate shared the same way is the room's minimum_selling_price,
+ * never above its price); the offer's policy is the rooms' summed at each
+ * instant. */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
                     const char *sid, const json_t *room, const json_t *const *rates,
                     apr_time_t now, trv_hotel_offer *out)
@@ -398,11 +496,12 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
     for (gi = 0; gi < g->n; gi++) {
         const json_t *rate = rates[gi];
         const json_t *pens = json_object_get(rate, "cancellationPolicies");
-        apr_int64_t net, due = 0;
+        apr_int64_t net, price, floor, due = 0;
         int has_due = 0;
         if (!trv_json_str(rate, "rateKey")
             || trv_money_minor_of(json_object_get(rate, "net"), cur, &net) || net < 0
-            || trv_hwire_sum(&out->total_minor, net) != 0) {
+            || rate_price_of(rate, cur, net, &price, &floor) != 0
+            || trv_hwire_sum(&out->total_minor, price) != 0) {
             return -1;
         }
         json_array_foreach(json_object_get(json_object_get(rate, "taxes"), "taxes"), k, e) {
@@ -428,6 +527,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
         for (i = 0; i < g->count[gi]; i++) {
             int p = g->pos[gi][i];
             json_t *ages = json_array(), *rp = trv_json_bind(ctx->pool, rate_policy(rate));
+            apr_int64_t room_price;
             /* The group's penalties shared among its rooms like its net. */
             json_array_foreach(pens, k, e) {
                 apr_int64_t m;
@@ -447,12 +547,20 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
             for (c = 0; c < stay->rooms[p].n_children; c++) {
                 json_array_append_new(ages, json_integer(stay->rooms[p].ages[c]));
             }
+            /* With a floor, the room's price is its share of the floor
+             * plus its share of the rest, so it is never below the
+             * floor's share (shares of two amounts alone may cross). */
+            room_price = floor < 0 ? share(price, g->count[gi], i)
+                                   : share(floor, g->count[gi], i)
+                                         + share(price - floor, g->count[gi], i);
             by_pos[p] = trv_json_bind(ctx->pool, json_pack(
-                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O}", "position", p,
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:o,s:O}", "position", p,
                 "name", trv_json_str(room, "name"),
                 "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
                 "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[p].adults,
-                "children", ages, "total", trv_hwire_money(share(net, g->count[gi], i), cur),
+                "children", ages, "total", trv_hwire_money(room_price, cur),
+                "minimum_selling_price", floor < 0 ? json_null()
+                    : trv_hwire_money(share(floor, g->count[gi], i), cur),
                 "due_at_property", has_due ? trv_hwire_money(share(due, g->count[gi], i), cur)
                                            : json_null(),
                 "cancellation_policy", rp));
@@ -672,6 +780,17 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
     json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
         const json_t *rate = json_array_get(json_object_get(r, "rates"), 0);
         const json_t *cps = json_object_get(rate, "cancellationPolicies");
+        apr_int64_t net, price, floor;
+        /* totalNet is what Hotelbeds invoices; the booking's price is what
+         * the traveller was asked: a rate the hotel binds adds what its
+         * sellingRate is above its net (as the offer did). A booking is
+         * never refused for it: the price agreed at prebook is the
+         * service's, this total only informs. */
+        if (json_is_true(json_object_get(rate, "hotelMandatory"))
+            && !trv_money_minor_of(json_object_get(rate, "net"), cur, &net)
+            && rate_price_of(rate, cur, net, &price, &floor) == 0) {
+            trv_hwire_sum(&out->total_minor, price - net);
+        }
         /* A rate without cancellationPolicies states no policy (NULL): the
          * booking keeps the one of prebook (book.c). */
         json_t *policy = !json_is_array(cps) ? NULL
