@@ -7,12 +7,11 @@
 #include <string.h>
 
 /* Only when the state changes: a failure of a subscription that had none,
- * a 2xx of one that had one (the condition is checked again here, so two
- * senders that both saw a change write it once). */
+ * a 2xx of one that had one (checked again in the database, so two senders
+ * that both saw a change write it once; sql/370: found by key, however
+ * many subscriptions there are). */
 static const trv_stmt note_stmt = {"trv_whs_breaker_note",
-    "UPDATE webhook_subscriptions s SET failing_since = CASE WHEN r.ok THEN NULL "
-    "ELSE trv_now() END FROM jsonb_to_recordset(%s::jsonb) AS r(sub text, ok boolean) "
-    "WHERE s.id = r.sub AND r.ok = (s.failing_since IS NOT NULL)"};
+    "SELECT trv_webhook_breaker_note(%s::jsonb)"};
 
 static const trv_stmt disable_stmt = {"trv_whs_breaker_disable",
     "SELECT webhook_disable(%s, %s::bigint * interval '1 microsecond', %s) AS event_id"};
@@ -62,6 +61,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
     apr_hash_t *subs = apr_hash_make(p);
     apr_hash_index_t *hi;
     json_t *changes = trv_json_bind(p, json_array());
+    trv_rows *rows;
     apr_time_t horizon = apr_time_now() - env->cfg->webhook_disable_after;
     trv_dbc *c;
     int i;
@@ -110,7 +110,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
     if (trv_db_open(env->db, p, &c) != APR_SUCCESS) {
         return;
     }
-    if (trv_db_exec(c, p, &note_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, changes)))
+    if (trv_db_select(c, p, &note_stmt, &rows, TRV_DB_ARGS(trv_json_dump(p, changes)))
         != APR_SUCCESS) {
         trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
                     TRVLOGNO(2706) "webhook subscriptions' failure state could not be kept "

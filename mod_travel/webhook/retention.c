@@ -10,21 +10,12 @@ const trv_job_spec trv_webhook_retention_job = {TRV_WEBHOOK_RETENTION_JOB, 5};
 static const trv_stmt handover_stmt = {"trv_whr_handover",
     "UPDATE jobs SET dedupe_key = NULL WHERE id = %s::bigint AND locked_by = %s"};
 
-/* One batch: the oldest events past the period (events_created, sql/182)
- * that no transaction holds and no send still needs, with their
- * deliveries and those deliveries' attempts. The foreign keys are checked
- * at the end of the statement, when all three are gone. */
+/* One batch (sql/370, trv_webhook_retention_remove): the oldest events
+ * past the period that no transaction holds and no send still needs, with
+ * their deliveries and those deliveries' attempts, each found by key
+ * however large the tables are. */
 static const trv_stmt remove_stmt = {"trv_whr_remove",
-    "WITH ev AS (SELECT e.id FROM events e "
-    "WHERE e.created_at < now() - %s::bigint * interval '1 microsecond' "
-    "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries q WHERE q.event_id = e.id "
-    "AND q.status IN ('PENDING', 'PUBLISHED')) "
-    "ORDER BY e.created_at LIMIT %s::int FOR UPDATE SKIP LOCKED), "
-    "d AS (DELETE FROM webhook_deliveries d USING ev WHERE d.event_id = ev.id RETURNING d.id), "
-    "a AS (DELETE FROM webhook_attempts a USING d WHERE a.delivery_id = d.id RETURNING 1), "
-    "x AS (DELETE FROM events e USING ev WHERE e.id = ev.id RETURNING 1) "
-    "SELECT (SELECT count(*) FROM x) AS events, (SELECT count(*) FROM d) AS deliveries, "
-    "(SELECT count(*) FROM a) AS attempts"};
+    "SELECT events, deliveries, attempts FROM trv_webhook_retention_remove(%s::bigint, %s::int)"};
 
 static apr_interval_time_t run_every(const trv_env *env)
 {

@@ -5,18 +5,12 @@
 #include <apr_strings.h>
 #include <string.h>
 
-/* u lets a subscription's request go when its last one went a spacing ago
- * or more (the row's lock orders concurrent senders: the second sees the
- * first's time and waits); the answer also says, for the others, how long
- * until the subscription's next free moment. */
+/* The admission (sql/171, as a function since sql/370: its plan finds the
+ * few subscriptions by key however many there are): a subscription's
+ * request goes when its last one went a spacing ago or more; for the
+ * others, how long until its next free moment. */
 static const trv_stmt admit_stmt = {"trv_whs_throttle_admit",
-    "WITH r AS (SELECT * FROM jsonb_to_recordset(%s::jsonb) AS r(sub text, spacing_us bigint)), "
-    "u AS (UPDATE webhook_subscriptions s SET throttle_last = clock_timestamp() FROM r "
-    "WHERE s.id = r.sub AND (s.throttle_last IS NULL OR s.throttle_last <= clock_timestamp() "
-    "- r.spacing_us * interval '1 microsecond') RETURNING s.id) "
-    "SELECT r.sub, u.id IS NOT NULL AS admitted, greatest(0, r.spacing_us + "
-    "(extract(epoch FROM (s.throttle_last - clock_timestamp())) * 1000000)::bigint) AS wait_us "
-    "FROM r LEFT JOIN u ON u.id = r.sub JOIN webhook_subscriptions s ON s.id = r.sub"};
+    "SELECT sub, admitted, wait_us FROM trv_webhook_throttle_admit(%s::jsonb)"};
 
 typedef struct sub_slot {
     apr_interval_time_t spacing;

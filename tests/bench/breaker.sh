@@ -13,7 +13,11 @@
 #   without  the hanging receiver gets nothing
 #   with     every 20th commit is also an event for the hanging receiver
 # and reports the healthy receivers' commit-to-receipt p50, p99 and max
-# (the first receipt of each event) in each run.
+# (the first receipt of each event) in each run, the p99 ratio (with /
+# without), the CPU of mod_travel and PostgreSQL per healthy delivery
+# (from /proc, the commits included), and how long mod_travel's threads
+# were runnable but waiting for a CPU (on a shared machine, what a slow
+# run's senders were doing instead of sending).
 #
 # BENCH_ROUNDS=N (1) makes N pairs of runs, alternating their order (without
 # then with, with then without, ...): a later run must not look better or
@@ -142,8 +146,18 @@ cpu_tree() {
   done
   echo "$ticks"
 }
+# Nanoseconds the live threads of a process and its children have spent
+# runnable but waiting for a CPU (schedstat's second field): how much of
+# the senders' time went to waiting for a core. Threads that ended during
+# the run (a request's own) are not counted.
+wait_tree() {
+  local pid=$1 c
+  for c in $pid $(ps -o pid= --ppid "$pid" 2>/dev/null); do
+    cat /proc/"$c"/task/*/schedstat 2>/dev/null
+  done | awk '{ w += $2 } END { printf "%.0f", w }'
+}
 cpu_now() {
-  echo "$(cpu_tree "$(cat "$dir/httpd-a/httpd.pid")") $(cpu_tree "$(cat "$dir/httpd-sandbox/httpd.pid")") $(cpu_tree "$(head -n 1 "$dir/pg/postmaster.pid")")"
+  echo "$(cpu_tree "$(cat "$dir/httpd-a/httpd.pid")") $(cpu_tree "$(cat "$dir/httpd-sandbox/httpd.pid")") $(cpu_tree "$(head -n 1 "$dir/pg/postmaster.pid")") $(wait_tree "$(cat "$dir/httpd-a/httpd.pid")")"
 }
 # RUN events one per commit, round robin over the healthy organizations;
 # with HANG=1 every 20th commit also writes one for the hanging receiver.
@@ -178,7 +192,7 @@ run() {
   local cpu
   cpu=$(awk -v b="$before" -v a="$after" -v hz="$(getconf CLK_TCK)" 'BEGIN {
     split(b, x, " "); split(a, y, " ")
-    printf "%.1f %.1f %.1f", (y[1] - x[1]) / hz, (y[2] - x[2]) / hz, (y[3] - x[3]) / hz }')
+    printf "%.1f %.1f %.1f %.1f", (y[1] - x[1]) / hz, (y[2] - x[2]) / hz, (y[3] - x[3]) / hz, (y[4] - x[4]) / 1e9 }')
   psql -F ' ' -c "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
       round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1), round(max(ms)::numeric, 1),
       '$cpu'
@@ -229,8 +243,12 @@ for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
     split(a, x, " "); split(b, y, " ")
     printf "round %d (%s; load average %s):\n", r, o, l
     printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
-    printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], y[8]
+    printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], y[9]
     printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
+    # Per healthy event delivered (the requests to the hanging receiver and the
+    # commits are in the CPU of the run: what the healthy ones cost, all in).
+    if (x[1] > 0 && y[1] > 0) printf "  CPU ms per delivery (mod_travel + PostgreSQL): without %.2f (%.2f + %.2f), with %.2f (%.2f + %.2f)\n", (x[5] + x[7]) * 1000 / x[1], x[5] * 1000 / x[1], x[7] * 1000 / x[1], (y[5] + y[7]) * 1000 / y[1], y[5] * 1000 / y[1], y[7] * 1000 / y[1]
+    printf "  mod_travel threads runnable but waiting for a CPU: without %s s, with %s s\n", x[8], y[8]
     if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
   }'
 done
