@@ -65,6 +65,26 @@ typedef struct trv_lifecycle_row {
     "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
     "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, b.revision"
 
+/* What every domain's new booking row is inserted with (its prebook
+ * row's first member is TRV_LIFECYCLE_ROW_NEW: r.id as before, r.head as
+ * one; lifecycle/prebook.h fills it). */
+#define TRV_LIFECYCLE_ROW_NEW_FIELDS \
+    const char *id, *org_id, *user_id, *supplier, *idempotency_key, *request_hash; \
+    const char *offer_reference; \
+    int use_payment_sdk;
+
+typedef struct trv_lifecycle_row_new {
+    TRV_LIFECYCLE_ROW_NEW_FIELDS
+} trv_lifecycle_row_new;
+
+#define TRV_LIFECYCLE_ROW_NEW \
+    union { \
+        trv_lifecycle_row_new head; \
+        struct { \
+            TRV_LIFECYCLE_ROW_NEW_FIELDS \
+        }; \
+    }
+
 /* Row i's shared columns into row (its payments and list_doc untouched). */
 void trv_lifecycle_row_read(apr_pool_t *p, const trv_rows *r, int i, trv_lifecycle_row *row);
 
