@@ -260,15 +260,8 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run, 
             return trv_lifecycle_book_db_failed(run, c, 344, "queueing the payment settlement");
         }
     }
-    if (trv_flight_emit(c, run->p, b, TRV_EV_CONFIRMED) != APR_SUCCESS
-        || !trv_lifecycle_book_commit(run, c)) {
-        return trv_lifecycle_book_db_failed(run, c, 345, "confirming");
-    }
-    run->b = b;
-    trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
-                TRVLOGNO(346) "booking %s confirmed: order %s", b->id,
-                b->supplier_reference ? b->supplier_reference : "-");
-    return TRV_LIFECYCLE_BOOK_CONFIRMED;
+    return trv_lifecycle_book_confirmed(run, c, b, trv_flight_emit(c, run->p, b, TRV_EV_CONFIRMED),
+                                        345, 346, "order", b->supplier_reference);
 }
 
 /* ---- ordering ---- */

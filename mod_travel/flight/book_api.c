@@ -81,7 +81,7 @@ static void upstream_failed(trv_req *req, trv_resp *resp, trv_up_status st, cons
 
 static const trv_lifecycle_book_answers answers = {
     "the airline could not issue the ticket", "is not a payment instrument the provider knows",
-    answer_fresh, answer_unknown, upstream_failed};
+    answer_fresh, answer_unknown, upstream_failed, &trv_freply_reader, answer_state};
 
 void trv_flight_book(trv_req *req, trv_resp *resp)
 {
@@ -112,21 +112,9 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
     }
     /* Who pays decides the body: a saved instrument when the service
      * collects, {} after an SDK checkout or when the supplier collects. */
-    if (trv_fbook_service_pays(req->env, b) && !b->use_payment_sdk && !instrument) {
-        trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument "
-                     "to pay %s with", b->id);
-    }
-    else if (instrument && !trv_fbook_service_pays(req->env, b)) {
-        trv_errs_add(errs, "payment_instrument_id", "must be absent: %s collects payment "
-                     "itself (book with {})", b->supplier);
-    }
-    else if (instrument && b->use_payment_sdk) {
-        trv_errs_add(errs, "payment_instrument_id", "must be absent: this booking is paid "
-                     "through the payment SDK (book with {})");
-    }
-    if (trv_errs_any(errs)) {
-        trv_db_close(req->env->db, c);
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_book_answer_body(req, resp, c, errs, b->id, b->supplier, instrument,
+                                       b->use_payment_sdk,
+                                       trv_fbook_service_pays(req->env, b))) {
         return;
     }
     phase = trv_fbook_service_pays(req->env, b) ? TRV_FB_PHASE_AUTHORIZING
@@ -142,12 +130,6 @@ void trv_flight_book(trv_req *req, trv_resp *resp)
         trv_api_db_fail(req, resp, c, 325, "starting book");
         return;
     }
-    if (!started) {
-        /* Another book won the race: answer from where it stands. */
-        trv_api_booking_reread(req, resp, c, &trv_freply_reader, id, 326,
-                               "reading a booking to book", answer_state);
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    trv_lifecycle_book_answer_run(req, resp, &trv_book_lifecycle, &answers, id, owner, started);
+    trv_lifecycle_book_answer_started(req, resp, c, &trv_book_lifecycle, &answers, id, owner,
+                                      started, 326, "reading a booking to book");
 }

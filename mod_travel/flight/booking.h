@@ -5,6 +5,7 @@
 #define TRV_FLIGHT_BOOKING_H
 
 #include "state.h"
+#include "lifecycle/row.h"
 #include "payment/record.h"
 
 #include <apr_tables.h>
@@ -14,36 +15,17 @@
 typedef trv_payment_record trv_fpayment;
 
 typedef struct trv_fbooking {
-    const char *id;
-    const char *org_id;
-    const char *user_id;
-    const char *supplier;
+    TRV_LIFECYCLE_ROW;         /* id, org_id, ... payments, list_doc (lifecycle/row.h) */
     trv_fb_status status;
-    const char *currency;
-    const char *total_amount, *fare_amount, *fare_tax_amount, *services_amount;
-    const char *expires_at;    /* wire timestamp or NULL */
-    int past_expiry;           /* READY_FOR_COMPLETE and expires_at has passed */
-    const char *idempotency_key;
-    const char *request_hash;
-    const char *offer_reference;
-    int use_payment_sdk;
-    const char *sdk_token;
-    json_t *contact, *passengers, *journeys, *services;
-    json_t *fare_conditions, *cancellation_policy, *supplier_data, *hold;
-    json_t *failure, *cancellation, *changes;
+    const char *fare_amount, *fare_tax_amount, *services_amount;
+    const char *expires_at;    /* wire timestamp or NULL (past_expiry: it has passed) */
+    json_t *passengers, *journeys, *services;
+    json_t *fare_conditions, *hold;
+    json_t *cancellation, *changes;
     const char *supplier_reference;
     const char *airline_pnr;
-    const char *confirmed_at, *canceled_at, *created_at, *updated_at;
     trv_fb_phase book_phase;
-    const char *phase_owner;
-    int phase_due;             /* phase_deadline has passed */
-    int book_attempt;
-    const char *payment_instrument_id;
-    int cancel_attempt;
     int sync_due;              /* CONFIRMED and not read from the supplier lately */
-    apr_array_header_t *payments; /* trv_fpayment, oldest first; NULL until loaded */
-    const char *revision;      /* raised by every change to the booking or its payments */
-    const char *list_doc;      /* list: its stored rendering for this revision, if any */
 } trv_fbooking;
 
 #endif

@@ -92,9 +92,7 @@ apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
 }
 
 /* Where a listed booking keeps what its stored rendering needs. */
-static const trv_list_stub stub = {sizeof(trv_fbooking), offsetof(trv_fbooking, id),
-                                   offsetof(trv_fbooking, revision),
-                                   offsetof(trv_fbooking, list_doc)};
+static const trv_list_stub stub = TRV_LIFECYCLE_ROW_STUB(trv_fbooking);
 
 apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total)

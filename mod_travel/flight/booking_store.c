@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "lifecycle/moves.h"
 #include "lifecycle/moves_sql.h"
+#include "lifecycle/row.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -12,23 +13,13 @@
 
 /* Every column a trv_fbooking holds, from a booking aliased b. */
 #define FB_COLS \
-    "b.id, b.org_id, b.user_id, b.supplier, b.status, b.currency, " \
-    "b.total_amount::text AS total_amount, b.fare_amount::text AS fare_amount, " \
-    "b.fare_tax_amount::text AS fare_tax_amount, b.services_amount::text AS services_amount, " \
-    "trv_ts(b.expires_at) AS expires_at, " \
-    "(b.status = 'READY_FOR_COMPLETE' AND b.expires_at <= trv_now()) AS past_expiry, " \
-    "b.idempotency_key, b.request_hash, b.offer_reference, b.use_payment_sdk, b.sdk_token, " \
-    "b.contact::text AS contact, b.passengers::text AS passengers, " \
-    "b.journeys::text AS journeys, b.services::text AS services, " \
-    "b.fare_conditions::text AS fare_conditions, " \
-    "b.cancellation_policy::text AS cancellation_policy, " \
-    "b.supplier_data::text AS supplier_data, b.hold::text AS hold, " \
-    "b.failure::text AS failure, b.cancellation::text AS cancellation, " \
+    TRV_LIFECYCLE_ROW_COLS("expires_at") ", " \
+    "b.fare_amount::text AS fare_amount, b.fare_tax_amount::text AS fare_tax_amount, " \
+    "b.services_amount::text AS services_amount, trv_ts(b.expires_at) AS expires_at, " \
+    "b.passengers::text AS passengers, b.journeys::text AS journeys, " \
+    "b.services::text AS services, b.fare_conditions::text AS fare_conditions, " \
+    "b.hold::text AS hold, b.cancellation::text AS cancellation, " \
     "b.airline_initiated_changes::text AS changes, b.supplier_reference, b.airline_pnr, " \
-    "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
-    "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, " \
-    "b.book_phase, b.phase_owner, (b.phase_deadline <= clock_timestamp()) AS phase_due, " \
-    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, b.revision, " \
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
 
@@ -36,49 +27,24 @@
 static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
-    b->id = trv_rows_get(r, i, "id");
-    b->org_id = trv_rows_get(r, i, "org_id");
-    b->user_id = trv_rows_get(r, i, "user_id");
-    b->supplier = trv_rows_get(r, i, "supplier");
+    trv_lifecycle_row_read(p, r, i, &b->row);
     /* The columns' CHECK constraints admit only the enums' texts. */
     b->status = trv_transit_or(&trv_fb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
-    b->currency = trv_rows_get(r, i, "currency");
-    b->total_amount = trv_rows_get(r, i, "total_amount");
+    b->book_phase = trv_transit_column_or(&trv_fb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
     b->fare_amount = trv_rows_get(r, i, "fare_amount");
     b->fare_tax_amount = trv_rows_get(r, i, "fare_tax_amount");
     b->services_amount = trv_rows_get(r, i, "services_amount");
     b->expires_at = trv_rows_get(r, i, "expires_at");
-    b->past_expiry = trv_rows_bool(r, i, "past_expiry");
-    b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
-    b->request_hash = trv_rows_get(r, i, "request_hash");
-    b->offer_reference = trv_rows_get(r, i, "offer_reference");
-    b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
-    b->sdk_token = trv_rows_get(r, i, "sdk_token");
-    b->contact = trv_json_column(p, r, i, "contact");
     b->passengers = trv_json_column(p, r, i, "passengers");
     b->journeys = trv_json_column(p, r, i, "journeys");
     b->services = trv_json_column(p, r, i, "services");
     b->fare_conditions = trv_json_column(p, r, i, "fare_conditions");
-    b->cancellation_policy = trv_json_column(p, r, i, "cancellation_policy");
-    b->supplier_data = trv_json_column(p, r, i, "supplier_data");
     b->hold = trv_json_column(p, r, i, "hold");
-    b->failure = trv_json_column(p, r, i, "failure");
     b->cancellation = trv_json_column(p, r, i, "cancellation");
     b->changes = trv_json_column(p, r, i, "changes");
     b->supplier_reference = trv_rows_get(r, i, "supplier_reference");
     b->airline_pnr = trv_rows_get(r, i, "airline_pnr");
-    b->confirmed_at = trv_rows_get(r, i, "confirmed_at");
-    b->canceled_at = trv_rows_get(r, i, "canceled_at");
-    b->created_at = trv_rows_get(r, i, "created_at");
-    b->updated_at = trv_rows_get(r, i, "updated_at");
-    b->book_phase = trv_transit_column_or(&trv_fb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
-    b->phase_owner = trv_rows_get(r, i, "phase_owner");
-    b->phase_due = trv_rows_bool(r, i, "phase_due");
-    b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
-    b->payment_instrument_id = trv_rows_get(r, i, "payment_instrument_id");
-    b->cancel_attempt = trv_rows_int(r, i, "cancel_attempt", 0);
     b->sync_due = trv_rows_bool(r, i, "sync_due");
-    b->revision = trv_rows_get(r, i, "revision");
     return b;
 }
 

@@ -77,9 +77,7 @@ apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking 
 /* ---- prebook ---- */
 
 typedef struct trv_fprebook_row {
-    const char *id, *org_id, *user_id, *supplier, *idempotency_key, *request_hash;
-    const char *offer_reference;
-    int use_payment_sdk;
+    TRV_LIFECYCLE_ROW_NEW;     /* id ... use_payment_sdk (lifecycle/row.h) */
     const char *contact, *passengers; /* JSON text */
     int offer_once;    /* the supplier sells an offer once (TRV_SUP_OFFER_ONCE) */
 } trv_fprebook_row;

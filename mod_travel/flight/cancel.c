@@ -87,14 +87,9 @@ static apr_status_t load(trv_env *env, trv_dbc *c, apr_pool_t *p, const char *id
 {
     trv_fbooking *fb;
     apr_status_t rv = trv_fbooking_get_any(c, p, id, &fb);
-    int i;
-    *out = rv == APR_SUCCESS && fb ? trv_lifecycle_cancel_view(p, fb, fb->id, fb->org_id,
-        fb->supplier, fb->supplier_reference, fb->currency, fb->status == TRV_FB_CANCELING, fb->cancel_attempt,
+    *out = rv == APR_SUCCESS && fb ? trv_lifecycle_cancel_view(p, fb, &fb->row,
+        fb->supplier_reference, fb->status == TRV_FB_CANCELING,
         !trv_supplier_can(trv_flight_supplier_row(env->cfg, fb->supplier), TRV_SUP_COLLECTS_PAYMENT)) : NULL;
-    for (i = 0; *out && fb->payments && i < fb->payments->nelts; i++) {
-        const trv_fpayment *pay = &APR_ARRAY_IDX(fb->payments, i, trv_fpayment);
-        trv_lifecycle_cancel_pay(*out, pay->id, pay->amount, pay->status, pay->collected_by);
-    }
     return rv;
 }
 

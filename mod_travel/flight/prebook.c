@@ -349,22 +349,17 @@ static void bind_offer(prebook_ctx *x, const char *id)
         }
     }
     else if (x->in.use_payment_sdk) {
-        trv_pay_ctx pc;
-        trv_pay_err perr = {0};
         trv_money total;
-        trv_up_status ps = TRV_UP_UNAVAILABLE;
-        if (trv_pay_ctx_init(req->env, p, req->request_id, &pc)
-            && trv_money_parse_decimal(pr.total_amount, trv_currency_exponent(currency),
-                                       &total.minor) == APR_SUCCESS) {
+        int have_total = trv_money_parse_decimal(pr.total_amount, trv_currency_exponent(currency),
+                                                 &total.minor) == APR_SUCCESS;
+        if (have_total) {
             memcpy(total.currency, currency, 4);
-            ps = trv_payment_adapter.sdk_token(&pc, &total, apr_pstrcat(p, id, ":sdk", NULL),
-                                               &token, &perr);
         }
-        sdk_token = trv_json_str(token, "token");
-        if (ps != TRV_UP_OK || !sdk_token) {
-            abandon(x, id, ps == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : ps, perr.message);
+        if (!(token = trv_lifecycle_prebook_sdk_token(&x->lp, id, have_total ? &total : NULL,
+                                                      315))) {
             return;
         }
+        sdk_token = trv_json_str(token, "token");
     }
     pr.expires_at = expires_at;
     pr.member_price = json_is_true(json_object_get(priced, "member_price"));
@@ -380,7 +375,6 @@ static void bind_offer(prebook_ctx *x, const char *id)
     pr.supplier_data = json_object_get(priced, "supplier_data")
         ? trv_json_dump(p, json_object_get(priced, "supplier_data")) : NULL;
     pr.sdk_token = sdk_token;
-    sdk_token = token ? trv_json_str(token, "token") : NULL;
 
     if (!trv_api_db_open(req, x->resp, &c, 316, "storing a prebook")) {
         return;
@@ -400,13 +394,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         trv_lifecycle_prebook_too_late(&x->lp);
         return;
     }
-    trv_freply_booking(req, x->resp, 201, b,
-                       token ? json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
-                                         json_object_get(token, "provider")
-                                             ? json_object_get(token, "provider")
-                                             : json_string(trv_payment_adapter.name),
-                                         "token", sdk_token)
-                             : NULL);
+    trv_freply_booking(req, x->resp, 201, b, token ? trv_lifecycle_prebook_sdk_meta(token) : NULL);
 }
 
 void trv_flight_prebook(trv_req *req, trv_resp *resp)
@@ -491,16 +479,9 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
     }
 
     memset(&row, 0, sizeof(row));
-    row.id = trv_id_new(req->pool, "bkg");
-    row.org_id = req->org_id;
+    x.sc.booking_id = trv_lifecycle_prebook_row_start(&x.lp, &row.head, x.offer.ref,
+                                                      x.in.use_payment_sdk);
     x.sc.org_id = row.org_id;
-    x.sc.booking_id = row.id;
-    row.user_id = req->user_id;
-    row.supplier = x.offer.supplier;
-    row.idempotency_key = x.key;
-    row.request_hash = x.hash;
-    row.offer_reference = x.offer.ref;
-    row.use_payment_sdk = x.in.use_payment_sdk;
     row.offer_once = trv_supplier_can(trv_flight_supplier_row(req->env->cfg, row.supplier),
                                       TRV_SUP_OFFER_ONCE);
     row.contact = trv_json_dump(req->pool, x.in.contact);

@@ -278,16 +278,11 @@ static trv_lifecycle_book_outcome finish_confirmed(trv_lifecycle_book_run *run,
     }
     /* Read again whole: the payment's change raised the revision. */
     if (trv_hbooking_get_any(c, run->p, B(run)->id, &b) != APR_SUCCESS || !b
-        || trv_hrender_keep(c, run->p, b) != APR_SUCCESS
-        || trv_hotel_emit(c, run->p, b, TRV_HEV_CONFIRMED) != APR_SUCCESS
-        || !trv_lifecycle_book_commit(run, c)) {
+        || trv_hrender_keep(c, run->p, b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1433, "confirming");
     }
-    run->b = b;
-    trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
-                TRVLOGNO(1435) "hotel booking %s confirmed: supplier booking %s", b->id,
-                b->supplier_booking_id ? b->supplier_booking_id : "-");
-    return TRV_LIFECYCLE_BOOK_CONFIRMED;
+    return trv_lifecycle_book_confirmed(run, c, b, trv_hotel_emit(c, run->p, b, TRV_HEV_CONFIRMED),
+                                        1433, 1435, "supplier booking", b->supplier_booking_id);
 }
 
 /* A phase move held by this owner (the supplier's booking id kept). */

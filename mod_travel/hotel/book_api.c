@@ -116,7 +116,7 @@ static void answer_fresh(trv_req *req, trv_resp *resp, const char *id, int statu
 
 static const trv_lifecycle_book_answers answers = {
     "the hotel refused the booking", "was not accepted", answer_fresh, answer_unknown,
-    upstream_failed};
+    upstream_failed, &trv_hreply_reader, answer_state};
 
 /* The body: {payment_instrument_id} or {} (the payment SDK). A card
  * number is refused whatever the supplier: a merchant-of-record supplier
@@ -180,17 +180,8 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
     /* The payment SDK books with {}; every other booking names the saved
      * instrument, whoever charges it. */
     pays = trv_hbook_service_pays(req->env, b);
-    if (!b->use_payment_sdk && !instrument) {
-        trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument to pay "
-                     "%s with", b->id);
-    }
-    if (instrument && b->use_payment_sdk) {
-        trv_errs_add(errs, "payment_instrument_id", "must be absent: this booking is paid "
-                     "through the payment SDK (book with {})");
-    }
-    if (trv_errs_any(errs)) {
-        trv_db_close(req->env->db, c);
-        trv_fail_invalid(req, resp, errs);
+    if (trv_lifecycle_book_answer_body(req, resp, c, errs, b->id, b->supplier, instrument,
+                                       b->use_payment_sdk, 1)) {
         return;
     }
     phase = pays ? TRV_HB_PHASE_AUTHORIZING : TRV_HB_PHASE_ORDERING;
@@ -208,12 +199,6 @@ void trv_hotel_book(trv_req *req, trv_resp *resp)
         trv_api_db_fail(req, resp, c, 1443, "starting hotel book");
         return;
     }
-    if (!started) {
-        /* Another book won the race: answer from where it stands. */
-        trv_api_booking_reread(req, resp, c, &trv_hreply_reader, id, 1443,
-                               "reading a hotel booking to book", answer_state);
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    trv_lifecycle_book_answer_run(req, resp, &trv_hbook_lifecycle, &answers, id, owner, started);
+    trv_lifecycle_book_answer_started(req, resp, c, &trv_hbook_lifecycle, &answers, id, owner,
+                                      started, 1443, "reading a hotel booking to book");
 }

@@ -6,6 +6,7 @@
 #define TRV_HOTEL_BOOKING_H
 
 #include "state.h"
+#include "lifecycle/row.h"
 #include "payment/record.h"
 
 #include <apr_tables.h>
@@ -38,37 +39,21 @@ typedef struct trv_hroom {
 typedef trv_payment_record trv_hpayment;
 
 typedef struct trv_hbooking {
-    const char *id, *org_id, *user_id, *supplier;
+    TRV_LIFECYCLE_ROW;         /* id, org_id, ... payments, list_doc (lifecycle/row.h) */
     trv_hb_status status;
-    const char *reference_id, *idempotency_key, *request_hash;
+    const char *reference_id;
     const char *hotel_id, *supplier_hotel_id;
     json_t *hotel;             /* {id, name, address} */
-    const char *offer_reference;
     const char *check_in, *check_out;
-    const char *currency, *total_amount;
-    json_t *due_at_property, *cancellation_policy, *promotions, *contact, *loyalty;
+    json_t *due_at_property, *promotions, *loyalty;
     json_t *customer;          /* the traveller prebook kept (customer.h), or NULL */
-    const char *offer_expires_at;
-    int past_expiry;           /* READY_FOR_COMPLETE and offer_expires_at has passed */
-    int use_payment_sdk;
-    const char *sdk_token;
+    const char *offer_expires_at; /* past_expiry: it has passed */
     const char *supplier_prebook_id;
-    json_t *supplier_data;
     const char *supplier_booking_id, *hotel_confirmation_code, *hotel_remarks;
-    json_t *failure;           /* {code, description} or NULL */
     trv_hb_phase book_phase;
-    const char *phase_owner;
-    int phase_due;             /* phase_deadline has passed */
-    int book_attempt;
-    const char *payment_instrument_id;
-    int cancel_attempt;
-    const char *confirmed_at, *canceled_at, *created_at, *updated_at;
-    const char *revision;
     apr_array_header_t *rooms;    /* trv_hroom by position; NULL until loaded */
-    apr_array_header_t *payments; /* trv_hpayment oldest first; NULL until loaded */
     apr_array_header_t *cancellations; /* trv_hcancel (cancellation_store.h) oldest first; NULL until
                                         * loaded */
-    const char *list_doc;      /* list: its stored rendering for this revision, if any */
 } trv_hbooking;
 
 /* The status a reader sees: READY_FOR_COMPLETE past its offer's expiry is

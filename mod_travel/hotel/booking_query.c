@@ -87,9 +87,7 @@ apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_list_f
 }
 
 /* Where a listed booking keeps what its stored rendering needs. */
-static const trv_list_stub stub = {sizeof(trv_hbooking), offsetof(trv_hbooking, id),
-                                   offsetof(trv_hbooking, revision),
-                                   offsetof(trv_hbooking, list_doc)};
+static const trv_list_stub stub = TRV_LIFECYCLE_ROW_STUB(trv_hbooking);
 
 apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
                                      apr_array_header_t **page, long *total)

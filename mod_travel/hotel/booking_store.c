@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "lifecycle/moves.h"
 #include "lifecycle/moves_sql.h"
+#include "lifecycle/row.h"
 #include "payment/payments_sql.h"
 
 #include <apr_strings.h>
@@ -11,22 +12,13 @@
 
 /* Every column a trv_hbooking holds, from a booking aliased b. */
 #define HB_COLS \
-    "b.id, b.org_id, b.user_id, b.supplier, b.status, b.reference_id, b.idempotency_key, " \
-    "b.request_hash, b.hotel_id, b.supplier_hotel_id, b.hotel::text AS hotel, " \
-    "b.offer_reference, b.check_in::text AS check_in, b.check_out::text AS check_out, " \
-    "b.currency, b.total_amount::text AS total_amount, " \
-    "b.due_at_property::text AS due_at_property, " \
-    "b.cancellation_policy::text AS cancellation_policy, b.promotions::text AS promotions, " \
-    "b.contact::text AS contact, b.loyalty::text AS loyalty, b.customer::text AS customer, " \
-    "trv_ts(b.offer_expires_at) AS offer_expires_at, " \
-    "(b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at <= trv_now()) AS past_expiry, " \
-    "b.use_payment_sdk, b.sdk_token, b.supplier_prebook_id, " \
-    "b.supplier_data::text AS supplier_data, b.supplier_booking_id, " \
-    "b.hotel_confirmation_code, b.hotel_remarks, b.failure::text AS failure, " \
-    "b.book_phase, b.phase_owner, (b.phase_deadline <= clock_timestamp()) AS phase_due, " \
-    "b.book_attempt, b.payment_instrument_id, b.cancel_attempt, " \
-    "trv_ts(b.confirmed_at) AS confirmed_at, trv_ts(b.canceled_at) AS canceled_at, " \
-    "trv_ts(b.created_at) AS created_at, trv_ts(b.updated_at) AS updated_at, b.revision"
+    TRV_LIFECYCLE_ROW_COLS("offer_expires_at") ", " \
+    "b.reference_id, b.hotel_id, b.supplier_hotel_id, b.hotel::text AS hotel, " \
+    "b.check_in::text AS check_in, b.check_out::text AS check_out, " \
+    "b.due_at_property::text AS due_at_property, b.promotions::text AS promotions, " \
+    "b.loyalty::text AS loyalty, b.customer::text AS customer, " \
+    "trv_ts(b.offer_expires_at) AS offer_expires_at, b.supplier_prebook_id, " \
+    "b.supplier_booking_id, b.hotel_confirmation_code, b.hotel_remarks"
 
 #define ROOM_COLS \
     "r.id, r.booking_id, r.position, r.name, r.board, r.board_name, r.adults, " \
@@ -48,50 +40,25 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
 static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
 {
     trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
-    b->id = trv_rows_get(r, i, "id");
-    b->org_id = trv_rows_get(r, i, "org_id");
-    b->user_id = trv_rows_get(r, i, "user_id");
-    b->supplier = trv_rows_get(r, i, "supplier");
+    trv_lifecycle_row_read(p, r, i, &b->row);
     /* The columns' CHECK constraints admit only the enums' texts. */
     b->status = trv_transit_or(&trv_hb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
+    b->book_phase = trv_transit_column_or(&trv_hb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
     b->reference_id = trv_rows_get(r, i, "reference_id");
-    b->idempotency_key = trv_rows_get(r, i, "idempotency_key");
-    b->request_hash = trv_rows_get(r, i, "request_hash");
     b->hotel_id = trv_rows_get(r, i, "hotel_id");
     b->supplier_hotel_id = trv_rows_get(r, i, "supplier_hotel_id");
     b->hotel = trv_json_column(p, r, i, "hotel");
-    b->offer_reference = trv_rows_get(r, i, "offer_reference");
     b->check_in = trv_rows_get(r, i, "check_in");
     b->check_out = trv_rows_get(r, i, "check_out");
-    b->currency = trv_rows_get(r, i, "currency");
-    b->total_amount = trv_rows_get(r, i, "total_amount");
     b->due_at_property = trv_json_column(p, r, i, "due_at_property");
-    b->cancellation_policy = trv_json_column(p, r, i, "cancellation_policy");
     b->promotions = trv_json_column(p, r, i, "promotions");
-    b->contact = trv_json_column(p, r, i, "contact");
     b->loyalty = trv_json_column(p, r, i, "loyalty");
     b->customer = trv_json_column(p, r, i, "customer");
     b->offer_expires_at = trv_rows_get(r, i, "offer_expires_at");
-    b->past_expiry = trv_rows_bool(r, i, "past_expiry");
-    b->use_payment_sdk = trv_rows_bool(r, i, "use_payment_sdk");
-    b->sdk_token = trv_rows_get(r, i, "sdk_token");
     b->supplier_prebook_id = trv_rows_get(r, i, "supplier_prebook_id");
-    b->supplier_data = trv_json_column(p, r, i, "supplier_data");
     b->supplier_booking_id = trv_rows_get(r, i, "supplier_booking_id");
     b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
     b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
-    b->failure = trv_json_column(p, r, i, "failure");
-    b->book_phase = trv_transit_column_or(&trv_hb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
-    b->phase_owner = trv_rows_get(r, i, "phase_owner");
-    b->phase_due = trv_rows_bool(r, i, "phase_due");
-    b->book_attempt = trv_rows_int(r, i, "book_attempt", 0);
-    b->payment_instrument_id = trv_rows_get(r, i, "payment_instrument_id");
-    b->cancel_attempt = trv_rows_int(r, i, "cancel_attempt", 0);
-    b->confirmed_at = trv_rows_get(r, i, "confirmed_at");
-    b->canceled_at = trv_rows_get(r, i, "canceled_at");
-    b->created_at = trv_rows_get(r, i, "created_at");
-    b->updated_at = trv_rows_get(r, i, "updated_at");
-    b->revision = trv_rows_get(r, i, "revision");
     return b;
 }
 

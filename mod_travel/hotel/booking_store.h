@@ -72,16 +72,15 @@ apr_status_t trv_hbooking_hotel(trv_dbc *c, apr_pool_t *p, const char *hotel_id,
 /* ---- prebook ---- */
 
 typedef struct trv_hprebook_row {
-    const char *id, *org_id, *user_id, *supplier, *reference_id;
-    const char *idempotency_key, *request_hash;
+    TRV_LIFECYCLE_ROW_NEW;         /* id ... use_payment_sdk (lifecycle/row.h) */
+    const char *reference_id;
     const char *hotel_id;          /* NULL: no search has seen the hotel */
-    const char *supplier_hotel_id, *offer_reference;
+    const char *supplier_hotel_id;
     const char *check_in, *check_out, *currency;
     const char *total_amount;      /* the offer's, decimal text */
     const char *offer_expires_at;  /* RFC 3339 */
     const char *hotel;             /* JSON {id, name, address} */
     const char *contact, *loyalty; /* JSON text; loyalty may be NULL */
-    int use_payment_sdk;
     const char *customer;          /* JSON {ip, session, language} (customer.h) or NULL */
     /* JSON [{id, position, name, board, board_name, adults, children,
      * currency, total_amount, due_at_property, cancellation_policy,

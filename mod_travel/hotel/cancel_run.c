@@ -49,14 +49,9 @@ static apr_status_t load(trv_env *env, trv_dbc *c, apr_pool_t *p, const char *id
 {
     trv_hbooking *hb;
     apr_status_t rv = trv_hbooking_get_any(c, p, id, &hb);
-    int i;
-    *out = rv == APR_SUCCESS && hb ? trv_lifecycle_cancel_view(p, hb, hb->id, hb->org_id,
-        hb->supplier, hb->supplier_booking_id, hb->currency, hb->status == TRV_HB_CANCELING, hb->cancel_attempt,
+    *out = rv == APR_SUCCESS && hb ? trv_lifecycle_cancel_view(p, hb, &hb->row,
+        hb->supplier_booking_id, hb->status == TRV_HB_CANCELING,
         !trv_supplier_can(trv_hotel_supplier_row(env, hb->supplier), TRV_SUP_COLLECTS_PAYMENT)) : NULL;
-    for (i = 0; *out && hb->payments && i < hb->payments->nelts; i++) {
-        const trv_hpayment *pay = &APR_ARRAY_IDX(hb->payments, i, trv_hpayment);
-        trv_lifecycle_cancel_pay(*out, pay->id, pay->amount, pay->status, pay->collected_by);
-    }
     return rv;
 }
 

@@ -294,20 +294,14 @@ static void bind_offer(prebook_ctx *x, const char *id)
     }
     pr.rooms = room_terms(p, json_object_get(pb.doc, "rooms"));
     if (x->in.use_payment_sdk) {
-        trv_pay_ctx pc;
-        trv_pay_err perr = {0};
         trv_money total;
-        trv_up_status ps = TRV_UP_UNAVAILABLE;
-        if (trv_pay_ctx_init(req->env, p, req->request_id, &pc)
-            && trv_money_make(&total, pb.total_minor, cur) == APR_SUCCESS) {
-            ps = trv_payment_adapter.sdk_token(&pc, &total, apr_pstrcat(p, id, ":sdk", NULL),
-                                               &token, &perr);
-        }
-        pr.sdk_token = trv_json_str(token, "token");
-        if (ps != TRV_UP_OK || !pr.sdk_token) {
-            abandon(x, id, ps == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : ps, perr.message);
+        if (!(token = trv_lifecycle_prebook_sdk_token(&x->lp, id,
+                                                      trv_money_make(&total, pb.total_minor, cur)
+                                                          == APR_SUCCESS ? &total : NULL,
+                                                      1424))) {
             return;
         }
+        pr.sdk_token = trv_json_str(token, "token");
     }
     if (!trv_api_db_open(req, x->resp, &c, 1425, "storing a hotel prebook")) {
         return;
@@ -330,10 +324,7 @@ static void bind_offer(prebook_ctx *x, const char *id)
         return;
     }
     if (token) {
-        meta = json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
-                         json_object_get(token, "provider") ? json_object_get(token, "provider")
-                                                            : json_string(trv_payment_adapter.name),
-                         "token", pr.sdk_token);
+        meta = trv_lifecycle_prebook_sdk_meta(token);
     }
     if (pb.total_minor != x->offer.total_minor) {
         /* The supplier's price now binds; the caller sees both before book. */
@@ -428,18 +419,12 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     }
 
     memset(&row, 0, sizeof(row));
-    row.id = trv_id_new(req->pool, "bkg");
-    row.org_id = req->org_id;
+    x.sc.booking_id = trv_lifecycle_prebook_row_start(&x.lp, &row.head, x.offer.ref,
+                                                      x.in.use_payment_sdk);
     x.sc.org_id = row.org_id;
-    x.sc.booking_id = row.id;
-    row.user_id = req->user_id;
-    row.supplier = x.offer.supplier;
     row.reference_id = x.in.reference_id;
-    row.idempotency_key = x.key;
-    row.request_hash = x.hash;
     row.hotel_id = x.offer.hotel_id;
     row.supplier_hotel_id = x.offer.sid;
-    row.offer_reference = x.offer.ref;
     row.check_in = x.offer.stay.check_in;
     row.check_out = x.offer.stay.check_out;
     row.currency = x.offer.stay.currency;
@@ -449,7 +434,6 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     row.contact = trv_json_dump(req->pool, trv_json_bind(req->pool, json_pack(
         "{s:s,s:s,s:s,s:s}", "first_name", x.in.first_name, "last_name", x.in.last_name,
         "email", x.in.email, "phone", x.in.phone)));
-    row.use_payment_sdk = x.in.use_payment_sdk;
     row.customer = trv_hcustomer_json(req->pool, &x.customer);
     row.rooms = rooms_row(&x);
     if (!trv_api_db_open(req, resp, &c, 1426, "starting a hotel prebook")) {

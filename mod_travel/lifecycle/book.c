@@ -127,6 +127,21 @@ int trv_lifecycle_book_commit(trv_lifecycle_book_run *run, trv_dbc *c)
     return 1;
 }
 
+trv_lifecycle_book_outcome trv_lifecycle_book_confirmed(trv_lifecycle_book_run *run, trv_dbc *c,
+                                                        void *b, apr_status_t kept,
+                                                        int logno_failed, int logno,
+                                                        const char *ref_name,
+                                                        const char *ref)
+{
+    if (kept != APR_SUCCESS || !trv_lifecycle_book_commit(run, c)) {
+        return trv_lifecycle_book_db_failed(run, c, logno_failed, "confirming");
+    }
+    run->b = b;
+    trv_log_msg(run->log, TRV_LOG_INFO, run->request_id, "TRV%d: %s %s confirmed: %s %s", logno,
+                run->dom->noun, bid(run), ref_name, ref ? ref : "-");
+    return TRV_LIFECYCLE_BOOK_CONFIRMED;
+}
+
 trv_lifecycle_book_outcome trv_lifecycle_book_lost(trv_lifecycle_book_run *run, trv_dbc *c)
 {
     void *b = NULL;

@@ -177,6 +177,16 @@ trv_lifecycle_book_outcome trv_lifecycle_book_db_failed(trv_lifecycle_book_run *
 /* Someone else moved the booking on (a takeover, a racing job): rolls
  * back, reads it and reports where it stands. */
 trv_lifecycle_book_outcome trv_lifecycle_book_lost(trv_lifecycle_book_run *run, trv_dbc *c);
+/* The end of a domain's confirm on c, once it has written the booking b
+ * CONFIRMED and what goes with it (kept: how that went, its event
+ * included): commits, run->b = b, logs "<noun> <id> confirmed: <ref_name>
+ * <ref>" under logno, CONFIRMED; a failure is logged under logno_failed
+ * (trv_lifecycle_book_db_failed). */
+trv_lifecycle_book_outcome trv_lifecycle_book_confirmed(trv_lifecycle_book_run *run, trv_dbc *c,
+                                                        void *b, apr_status_t kept,
+                                                        int logno_failed, int logno,
+                                                        const char *ref_name,
+                                                        const char *ref);
 
 /* ---- payments ---- */
 

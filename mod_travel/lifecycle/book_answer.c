@@ -68,3 +68,41 @@ void trv_lifecycle_book_answer_run(trv_req *req, trv_resp *resp,
                             started);
     trv_lifecycle_book_answer(req, resp, a, id, trv_lifecycle_book_continue(&run), &run);
 }
+
+int trv_lifecycle_book_answer_body(trv_req *req, trv_resp *resp, trv_dbc *c, trv_errs *errs,
+                                   const char *id, const char *supplier,
+                                   const char *instrument, int use_sdk, int takes_instrument)
+{
+    if (takes_instrument && !use_sdk && !instrument) {
+        trv_errs_add(errs, "payment_instrument_id", "is required: the saved instrument "
+                     "to pay %s with", id);
+    }
+    else if (instrument && !takes_instrument) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: %s collects payment "
+                     "itself (book with {})", supplier);
+    }
+    else if (instrument && use_sdk) {
+        trv_errs_add(errs, "payment_instrument_id", "must be absent: this booking is paid "
+                     "through the payment SDK (book with {})");
+    }
+    if (trv_errs_any(errs)) {
+        trv_db_close(req->env->db, c);
+        trv_fail_invalid(req, resp, errs);
+        return 1;
+    }
+    return 0;
+}
+
+void trv_lifecycle_book_answer_started(trv_req *req, trv_resp *resp, trv_dbc *c,
+                                       const trv_lifecycle_book_domain *dom,
+                                       const trv_lifecycle_book_answers *a, const char *id,
+                                       const char *owner, void *started, int logno,
+                                       const char *what)
+{
+    if (!started) {
+        trv_api_booking_reread(req, resp, c, a->reader, id, logno, what, a->state);
+        return;
+    }
+    trv_db_close(req->env->db, c);
+    trv_lifecycle_book_answer_run(req, resp, dom, a, id, owner, started);
+}

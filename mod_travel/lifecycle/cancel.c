@@ -5,39 +5,37 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/money.h"
+#include "payment/record.h"
 
 #include <apr_strings.h>
 #include <string.h>
 
 trv_lifecycle_cancel_booking *trv_lifecycle_cancel_view(apr_pool_t *p, void *own,
-                                                        const char *id, const char *org_id,
-                                                        const char *supplier,
+                                                        const trv_lifecycle_row *row,
                                                         const char *supplier_ref,
-                                                        const char *currency, int canceling,
-                                                        int attempt, int service_pays)
+                                                        int canceling, int service_pays)
 {
     trv_lifecycle_cancel_booking *b = apr_pcalloc(p, sizeof(*b));
-    b->id = id;
-    b->org_id = org_id;
-    b->supplier = supplier;
+    int i;
+    b->id = row->id;
+    b->org_id = row->org_id;
+    b->supplier = row->supplier;
     b->supplier_ref = supplier_ref;
-    b->currency = currency;
+    b->currency = row->currency;
     b->canceling = canceling;
-    b->attempt = attempt;
+    b->attempt = row->cancel_attempt;
     b->service_pays = service_pays;
     b->payments = apr_array_make(p, 1, sizeof(trv_lifecycle_cancel_payment));
     b->own = own;
+    for (i = 0; row->payments && i < row->payments->nelts; i++) {
+        const trv_payment_record *rec = &APR_ARRAY_IDX(row->payments, i, trv_payment_record);
+        trv_lifecycle_cancel_payment *pay = apr_array_push(b->payments);
+        pay->id = rec->id;
+        pay->amount = rec->amount;
+        pay->status = rec->status;
+        pay->collected_by = rec->collected_by;
+    }
     return b;
-}
-
-void trv_lifecycle_cancel_pay(trv_lifecycle_cancel_booking *b, const char *id,
-                              const char *amount, trv_pay_status status, trv_collector by)
-{
-    trv_lifecycle_cancel_payment *pay = apr_array_push(b->payments);
-    pay->id = id;
-    pay->amount = amount;
-    pay->status = status;
-    pay->collected_by = by;
 }
 
 apr_status_t trv_lifecycle_cancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_job_spec *kind,

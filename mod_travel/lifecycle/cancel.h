@@ -24,6 +24,7 @@
 #include "core/db.h"
 #include "core/jobs.h"
 #include "core/upstream.h"
+#include "lifecycle/row.h"
 #include "payment/collector.h"
 #include "payment/pay_status.h"
 #include "payment/refunds.h"
@@ -104,16 +105,14 @@ typedef struct trv_lifecycle_cancel_ops {
     const char *gave_up_code, *gave_up_message; /* the supplier never answered */
 } trv_lifecycle_cancel_ops;
 
-/* A view for ops->load: own's fields as the runner reads them, no
- * payments yet (trv_lifecycle_cancel_pay adds them, oldest first). */
+/* A view for ops->load of own, whose shared row (lifecycle/row.h) is
+ * row: its id, organization, supplier, currency, cancel attempt and
+ * payments (oldest first); supplier_ref, whether it is CANCEL_IN_PROGRESS
+ * and whether the service collected are the domain's to say. */
 trv_lifecycle_cancel_booking *trv_lifecycle_cancel_view(apr_pool_t *p, void *own,
-                                                        const char *id, const char *org_id,
-                                                        const char *supplier,
+                                                        const trv_lifecycle_row *row,
                                                         const char *supplier_ref,
-                                                        const char *currency, int canceling,
-                                                        int attempt, int service_pays);
-void trv_lifecycle_cancel_pay(trv_lifecycle_cancel_booking *b, const char *id,
-                              const char *amount, trv_pay_status status, trv_collector by);
+                                                        int canceling, int service_pays);
 
 /* Queues the domain's cancel job for attempt in the caller's transaction,
  * deduplicated by kind:id:attempt while queued; payload {id, request_id,

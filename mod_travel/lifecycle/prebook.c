@@ -1,7 +1,9 @@
 /* The prebook steps every domain shares (see prebook.h). */
 #include "prebook.h"
 #include "core/idempotency.h"
+#include "core/ids.h"
 #include "core/json.h"
+#include "payment/provider.h"
 
 #include <apr_strings.h>
 #include <apr_time.h>
@@ -121,6 +123,49 @@ void trv_lifecycle_prebook_abandon(const trv_lifecycle_prebook *x, const char *i
         trv_db_close(x->req->env->db, c);
     }
     x->d->upstream_fail(x->req, x->resp, st, x->supplier, message);
+}
+
+const char *trv_lifecycle_prebook_row_start(const trv_lifecycle_prebook *x,
+                                            trv_lifecycle_row_new *r,
+                                            const char *offer_reference, int use_payment_sdk)
+{
+    r->id = trv_id_new(x->req->pool, "bkg");
+    r->org_id = x->req->org_id;
+    r->user_id = x->req->user_id;
+    r->supplier = x->supplier;
+    r->idempotency_key = x->key;
+    r->request_hash = x->hash;
+    r->offer_reference = offer_reference;
+    r->use_payment_sdk = use_payment_sdk;
+    return r->id;
+}
+
+json_t *trv_lifecycle_prebook_sdk_token(const trv_lifecycle_prebook *x, const char *id,
+                                        const trv_money *total, int logno)
+{
+    trv_req *req = x->req;
+    trv_pay_ctx pc;
+    trv_pay_err perr = {0};
+    json_t *token = NULL;
+    trv_up_status ps = TRV_UP_UNAVAILABLE;
+    if (trv_pay_ctx_init(req->env, req->pool, req->request_id, &pc) && total) {
+        ps = trv_payment_adapter.sdk_token(&pc, total, apr_pstrcat(req->pool, id, ":sdk", NULL),
+                                           &token, &perr);
+    }
+    if (ps != TRV_UP_OK || !trv_json_str(token, "token")) {
+        trv_lifecycle_prebook_abandon(x, id, ps == TRV_UP_OK ? TRV_UP_BAD_RESPONSE : ps,
+                                      perr.message, logno);
+        return NULL;
+    }
+    return token;
+}
+
+json_t *trv_lifecycle_prebook_sdk_meta(const json_t *token)
+{
+    return json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
+                     json_object_get(token, "provider") ? json_object_get(token, "provider")
+                                                        : json_string(trv_payment_adapter.name),
+                     "token", trv_json_str(token, "token"));
 }
 
 void trv_lifecycle_prebook_too_late(const trv_lifecycle_prebook *x)

@@ -12,7 +12,9 @@
 
 #include "core/api.h"
 #include "core/db.h"
+#include "core/money.h"
 #include "core/upstream.h"
+#include "lifecycle/row.h"
 
 #include <jansson.h>
 
@@ -71,6 +73,13 @@ int trv_lifecycle_prebook_begin(trv_lifecycle_prebook *x, trv_req *req, trv_resp
                                 const char *key, const char *supplier, int logno_open,
                                 int logno_read);
 
+/* r (lifecycle/row.h) for a new booking of x (its key, its body's hash, its
+ * supplier), the request's organization and user: a new bkg_ id, which
+ * it returns. */
+const char *trv_lifecycle_prebook_row_start(const trv_lifecycle_prebook *x,
+                                            trv_lifecycle_row_new *r,
+                                            const char *offer_reference, int use_payment_sdk);
+
 /* The booking of the key, waiting (no connection held) while another
  * request is still prebooking it: answers and returns 1 when there is
  * one (or a read failed under logno_open/logno_read), 0 when none. */
@@ -87,6 +96,19 @@ void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id
  * under logno) and the upstream failure st is answered. */
 void trv_lifecycle_prebook_abandon(const trv_lifecycle_prebook *x, const char *id,
                                    trv_up_status st, const char *message, int logno);
+
+/* The payment SDK's session for booking id: the payment provider's token
+ * for total under the key "<id>:sdk". NULL when it failed: the prebook is
+ * then abandoned (trv_lifecycle_prebook_abandon under logno) with the
+ * provider's failure, answered. total NULL: the total could not be read
+ * (answered as the provider unreachable). */
+json_t *trv_lifecycle_prebook_sdk_token(const trv_lifecycle_prebook *x, const char *id,
+                                        const trv_money *total, int logno);
+
+/* The answer's meta for a payment SDK token (an object with token and,
+ * else the payment provider's name, provider): {payment_sdk: {provider,
+ * token}}. */
+json_t *trv_lifecycle_prebook_sdk_meta(const json_t *token);
 
 /* 409 invalid_state: the watchdog failed the booking while this request
  * was at the supplier. */
