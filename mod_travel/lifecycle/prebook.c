@@ -162,9 +162,9 @@ json_t *trv_lifecycle_prebook_sdk_token(const trv_lifecycle_prebook *x, const ch
 
 json_t *trv_lifecycle_prebook_sdk_meta(const json_t *token)
 {
-    return json_pack("{s:{s:O,s:s}}", "payment_sdk", "provider",
-                     json_object_get(token, "provider") ? json_object_get(token, "provider")
-                                                        : json_string(trv_payment_adapter.name),
+    const char *provider = trv_json_str(token, "provider");
+    return json_pack("{s:{s:s,s:s}}", "payment_sdk", "provider",
+                     provider ? provider : trv_payment_adapter.name,
                      "token", trv_json_str(token, "token"));
 }
 
