@@ -57,17 +57,11 @@ SANDBOX_PORT=${TRAVEL_SANDBOX_PORT:-8081}
 PGPORT=${TRAVEL_PG_PORT:-5432}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 is_root() { [ "$(id -u)" -eq 0 ]; }
-# TRAVEL_HTTPD_ASAN=FOLDER (make test-httpd-asan): the instances load the
-# modules built with AddressSanitizer in FOLDER, the runtime preloaded into
-# httpd (it must come first), each report written under DIR/asan/.
+# TRAVEL_APACHE2: the command that runs httpd (tests/run-stack-tests.sh sets
+# it; make test-httpd-asan makes it preload AddressSanitizer, with
+# TRAVEL_HTTPD_ASAN=FOLDER holding the modules built for it).
 apache2_run() {
-  if [ -n "${TRAVEL_HTTPD_ASAN:-}" ]; then
-    mkdir -p "$dir/asan" && chmod 777 "$dir/asan"
-    LD_PRELOAD=$(gcc -print-file-name=libasan.so) \
-      ASAN_OPTIONS="detect_leaks=0:use_sigaltstack=0:log_path=$dir/asan/httpd" /usr/sbin/apache2 "$@"
-  else
-    /usr/sbin/apache2 "$@"
-  fi
+  ${TRAVEL_APACHE2:-/usr/sbin/apache2} "$@"
 }
 # As root, PostgreSQL runs as postgres and httpd's children as www-data: both
 # must traverse every folder above the cluster and its socket. A checkout in

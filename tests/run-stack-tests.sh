@@ -27,6 +27,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$B" && pwd)
 dir=$(mktemp -d /tmp/mod_travel-test.XXXXXX)
 chmod 755 "$dir"
+# How the stack and the tests run httpd: under make test-httpd-asan
+# (TRAVEL_HTTPD_ASAN), with the sanitizer's runtime preloaded (it must come
+# first) and each report written under $dir/asan/.
+export TRAVEL_APACHE2=/usr/sbin/apache2
+if [ -n "${TRAVEL_HTTPD_ASAN:-}" ]; then
+  mkdir -p "$dir/asan" && chmod 777 "$dir/asan"
+  TRAVEL_APACHE2="env LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0:log_path=$dir/asan/httpd /usr/sbin/apache2"
+fi
 
 used=" "
 free_port() {

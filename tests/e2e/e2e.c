@@ -26,6 +26,7 @@ const char *e2e_env(const char *name)
 }
 
 const char *e2e_url(void) { return e2e_env("TRAVEL_TEST_URL"); }
+const char *e2e_apache2(void) { return e2e_env("TRAVEL_APACHE2"); }
 const char *e2e_sandbox_url(void) { return e2e_env("TRAVEL_TEST_SANDBOX_URL"); }
 const char *e2e_conninfo(void) { return e2e_env("TRAVEL_TEST_DB"); }
 
@@ -590,7 +591,7 @@ long e2e_start_instance(const char *name, const char *const *edits, const char *
     fprintf(f, "%s\n%s\n", text, extra ? extra : "");
     fclose(f);
     free(text);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f '%s' -k start", path);
+    snprintf(cmd, sizeof(cmd), "%s -f '%s' -k start", e2e_apache2(), path);
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof(path), "%s/httpd.pid", inst);
     for (i = 0; i < 100; i++) {

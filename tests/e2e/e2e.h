@@ -25,6 +25,9 @@ const char *e2e_env(const char *name);
 const char *e2e_url(void);         /* instance a (with the sandbox) */
 const char *e2e_sandbox_url(void);
 const char *e2e_conninfo(void);
+/* The command that runs httpd ("/usr/sbin/apache2", or under make
+ * test-httpd-asan that with AddressSanitizer preloaded). */
+const char *e2e_apache2(void);
 
 /* A request; headers is a NULL-terminated list of "Name: value" or NULL. */
 e2e_resp *e2e_call(const char *base, const char *method, const char *path,

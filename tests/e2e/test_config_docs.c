@@ -102,7 +102,7 @@ static int registered(directive *d, int max)
     static char out[65536];
     char cmd[8192], *line, *save;
     int n = 0;
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -L -f %s 2>&1", base_conf(""));
+    snprintf(cmd, sizeof(cmd), "%s -L -f %s 2>&1", e2e_apache2(), base_conf(""));
     assert_int_equal(run(cmd, out, sizeof(out)), 0);
     for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char name[64], module[64];
@@ -214,7 +214,7 @@ static void travel_conf_passes_configtest(void **state)
     free(conf);
     assert_true(files >= 4); /* three upstream keys and the secret key */
     snprintf(extra, sizeof(extra), "Include \"%s\"", copy);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -t -f %s 2>&1", base_conf(extra));
+    snprintf(cmd, sizeof(cmd), "%s -t -f %s 2>&1", e2e_apache2(), base_conf(extra));
     if (run(cmd, out, sizeof(out)) != 0 || !strstr(out, "Syntax OK")) {
         fail_msg("conf/travel.conf fails configtest: %s", out);
     }

@@ -26,7 +26,7 @@ static int configtest(const char *extra, char *out, size_t n)
     fprintf(f, "\n%s\n", extra);
     fclose(in);
     fclose(f);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -t -f %s 2>&1", conf);
+    snprintf(cmd, sizeof(cmd), "%s -t -f %s 2>&1", e2e_apache2(), conf);
     p = popen(cmd, "r");
     out[0] = '\0';
     while (p && len < n - 1 && fgets(out + len, (int)(n - len), p)) {

@@ -228,8 +228,8 @@ static void graceful_restart_during_a_book_lets_it_finish(void **state)
         e2e_sleep_ms(50);
     }
     assert_int_equal(fe_fault_hits(rid), 1);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f %s/httpd-a/httpd.conf -k graceful",
-             e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(cmd, sizeof(cmd), "%s -f %s/httpd-a/httpd.conf -k graceful",
+             e2e_apache2(), e2e_env("TRAVEL_TEST_DIR"));
     assert_int_equal(system(cmd), 0);
     pthread_join(t, NULL);
     assert_int_equal(f.code, 200);

@@ -257,8 +257,8 @@ static void a_graceful_restart_loses_nothing(void **state)
     run_start(&r, 20);
     emit_all(&r);
     wait_delivered(&r, 150, 60000);
-    snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f %s/httpd-a/httpd.conf -k graceful",
-             e2e_env("TRAVEL_TEST_DIR"));
+    snprintf(cmd, sizeof(cmd), "%s -f %s/httpd-a/httpd.conf -k graceful",
+             e2e_apache2(), e2e_env("TRAVEL_TEST_DIR"));
     assert_int_equal(run_cmd(cmd), 0);
     print_message("      graceful restart of instance a after %ld deliveries\n", delivered(&r));
     wait_delivered(&r, EVENTS, 180000);

@@ -138,8 +138,8 @@ static void graceful_restart_releases_and_finishes_jobs(void **state)
      * children's workers let go of their jobs and are joined; the new
      * children pick the jobs up. */
     for (i = 0; i < 2; i++) {
-        snprintf(cmd, sizeof(cmd), "/usr/sbin/apache2 -f %s/httpd-%s/httpd.conf -k graceful",
-                 e2e_env("TRAVEL_TEST_DIR"), inst[i]);
+        snprintf(cmd, sizeof(cmd), "%s -f %s/httpd-%s/httpd.conf -k graceful",
+                 e2e_apache2(), e2e_env("TRAVEL_TEST_DIR"), inst[i]);
         assert_int_equal(system(cmd), 0);
     }
     start = e2e_now_ms();
