@@ -298,6 +298,22 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
                                        trv_up_result *res, trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
+
+/* Reads a cancelled booking's terms from a body: TRV_UP_OK with *out
+ * filled, TRV_UP_REJECTED when the body shows the booking not cancelled
+ * (err untouched), else trv_hwire_bad. */
+typedef trv_up_status (*trv_hwire_cancelled_fn)(trv_hotel_ctx *ctx, const json_t *body,
+                                                trv_hotel_canceled *out, trv_hotel_err *err);
+/* A cancel the supplier refused (err its refusal). The vendors cancel
+ * only a confirmed booking, so a cancel whose first answer was lost is
+ * refused when sent again: the booking is read (GET read_path) and, when
+ * cancelled_of finds it cancelled, that cancellation is the answer
+ * (TRV_UP_OK). Not cancelled: the refusal stands. A read that fails is
+ * "try again later" (TRV_UP_UNAVAILABLE for a refused read), never the
+ * cancel's refusal. */
+trv_up_status trv_hwire_cancel_refused(trv_hotel_ctx *ctx, const char *read_path,
+                                       const apr_table_t *auth, trv_hwire_cancelled_fn cancelled_of,
+                                       trv_hotel_canceled *out, trv_hotel_err *err);
 /* A number as JSON text for a query string ("51.5074"). */
 const char *trv_hwire_num(apr_pool_t *p, double v);
 

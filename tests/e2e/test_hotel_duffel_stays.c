@@ -386,9 +386,11 @@ static void a_lost_answer_is_read_not_bought_again(void **state)
     long start;
     e2e_resp *r;
     (void)state;
-    /* Duffel books, and no answer to any POST /stays/bookings arrives (a
-     * resend, libcurl's or ours, is answered from its Idempotency-Key and
-     * lost as well): the booking can only be learnt by reading the list. */
+    /* Duffel books, and no answer to any POST /stays/bookings arrives.
+     * Duffel documents no Idempotency-Key and mod_travel sends none, so
+     * nothing resends the book (an unkeyed POST goes out once, on a fresh
+     * connection); a resend would be refused, the quote being booked. The
+     * booking can only be learnt by reading the list. */
     fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/stays/bookings\","
              "\"action\":\"drop_after_handling\",\"times\":null");
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);

@@ -7,6 +7,8 @@
  *   POST /stays/quotes  {rate_id}                      the rate priced now
  *   GET  /stays/quotes/{id}
  *   POST /stays/bookings {quote_id, guests, email, phone_number, metadata?}
+ *                                                      a quote books once; no
+ *                                                      Idempotency-Key (Duffel has none)
  *   GET  /stays/bookings?limit&after&before          newest first, Duffel's cursors
  *   GET  /stays/bookings/{id}
  *   POST /stays/bookings/{id}/actions/cancel
