@@ -217,10 +217,12 @@ typedef struct trv_hotel_supplier {
 
     /* ---- cancellation (hotel/cancel*.c) ---- */
     /* Cancels every room of the supplier's booking ref (its booking,
-     * reference or itinerary id). Suppliers answer a repeated cancel with
-     * the same outcome, so a cancel whose answer was lost is simply sent
-     * again. TRV_UP_REJECTED with err->code the supplier's refusal
-     * (cancellation_failed, cancellation_restricted, booking_pending). */
+     * reference or itinerary id). A repeated cancel answers the same
+     * outcome, so a cancel whose answer was lost is simply sent again: a
+     * vendor that refuses a repeat (it cancels confirmed bookings only) is
+     * read back (trv_hwire_cancel_refused). TRV_UP_REJECTED with err->code
+     * the supplier's refusal (cancellation_failed, cancellation_restricted,
+     * booking_pending). */
     trv_up_status (*cancel)(trv_hotel_ctx *ctx, const char *ref,
                             struct trv_hotel_canceled *out, trv_hotel_err *err);
     /* What cancelling now would cost, from the supplier's own preview; NULL
