@@ -381,8 +381,8 @@ static json_t *requested_services(const json_t *services)
 static json_t *book_document(trv_lifecycle_book_run *run)
 {
     const trv_fbooking *b = run->b;
-    return trv_json_bind(run->p, json_pack("{s:s,s:O,s:o,s:O,s:O,s:o}",
-        "id", b->id,
+    return trv_json_bind(run->p, json_pack("{s:s,s:s?,s:O,s:o,s:O,s:O,s:o}",
+        "id", b->id, "created_at", b->created_at,
         "supplier_data", b->supplier_data ? b->supplier_data : json_null(),
         "total_amount", json_pack("{s:s,s:s}", "amount", b->total_amount ? b->total_amount
                                   : "0", "currency", b->currency ? b->currency : ""),

@@ -217,10 +217,12 @@ typedef struct trv_hotel_supplier {
 
     /* ---- cancellation (hotel/cancel*.c) ---- */
     /* Cancels every room of the supplier's booking ref (its booking,
-     * reference or itinerary id). Suppliers answer a repeated cancel with
-     * the same outcome, so a cancel whose answer was lost is simply sent
-     * again. TRV_UP_REJECTED with err->code the supplier's refusal
-     * (cancellation_failed, cancellation_restricted, booking_pending). */
+     * reference or itinerary id). A repeated cancel answers the same
+     * outcome, so a cancel whose answer was lost is simply sent again: a
+     * vendor that refuses a repeat (it cancels confirmed bookings only) is
+     * read back (trv_hwire_cancel_refused). TRV_UP_REJECTED with err->code
+     * the supplier's refusal (cancellation_failed, cancellation_restricted,
+     * booking_pending). */
     trv_up_status (*cancel)(trv_hotel_ctx *ctx, const char *ref,
                             struct trv_hotel_canceled *out, trv_hotel_err *err);
     /* What cancelling now would cost, from the supplier's own preview; NULL
@@ -298,6 +300,22 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
                                        trv_up_result *res, trv_hotel_err *err);
 /* An answer without what the adapter needs: logged, err filled. */
 trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what);
+
+/* Reads a cancelled booking's terms from a body: TRV_UP_OK with *out
+ * filled, TRV_UP_REJECTED when the body shows the booking not cancelled
+ * (err untouched), else trv_hwire_bad. */
+typedef trv_up_status (*trv_hwire_cancelled_fn)(trv_hotel_ctx *ctx, const json_t *body,
+                                                trv_hotel_canceled *out, trv_hotel_err *err);
+/* A cancel the supplier refused (err its refusal). The vendors cancel
+ * only a confirmed booking, so a cancel whose first answer was lost is
+ * refused when sent again: the booking is read (GET read_path) and, when
+ * cancelled_of finds it cancelled, that cancellation is the answer
+ * (TRV_UP_OK). Not cancelled: the refusal stands. A read that fails is
+ * "try again later" (TRV_UP_UNAVAILABLE for a refused read), never the
+ * cancel's refusal. */
+trv_up_status trv_hwire_cancel_refused(trv_hotel_ctx *ctx, const char *read_path,
+                                       const apr_table_t *auth, trv_hwire_cancelled_fn cancelled_of,
+                                       trv_hotel_canceled *out, trv_hotel_err *err);
 /* A number as JSON text for a query string ("51.5074"). */
 const char *trv_hwire_num(apr_pool_t *p, double v);
 

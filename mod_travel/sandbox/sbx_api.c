@@ -123,12 +123,12 @@ static const char *request_hash(trv_req *req)
 }
 
 /* The request's Idempotency-Key, where the simulated API honours one:
- * not Duffel's Air API, which documents none (its header is ignored, as
- * Duffel ignores it). */
+ * not Duffel's (Air or Stays), which documents none (its header is
+ * ignored, as Duffel ignores it). */
 static const char *idem_key(trv_req *req)
 {
     const char *k = apr_table_get(req->headers, "Idempotency-Key");
-    return (k && *k && !sbx_duffel_air_path(req->path)) ? k : NULL;
+    return (k && *k && !sbx_duffel_path(req->path)) ? k : NULL;
 }
 
 static const char *idem_scope(trv_req *req)

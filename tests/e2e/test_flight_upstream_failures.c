@@ -587,6 +587,96 @@ static void book_lost_without_order_fails_once_the_offer_expired(void **state)
     json_decref(b);
 }
 
+/* A common family name: Duffel lists orders by passenger name, and a
+ * name with more orders than one lookup reads (10 pages of 200) would
+ * leave a lost book's outcome undecided for ever. The lookup asks only for
+ * orders created since the booking (created_at[after]: its creation less
+ * 5 minutes), so 2,001 older orders of the name are never read: a
+ * booking whose book made no order still ends FAILED once its offer has
+ * expired, as with a rare name. */
+static void a_common_name_is_decided_among_orders_since_the_booking(void **state)
+{
+    char name[40], path[256], *rid, *order_id;
+    long t0, now = e2e_now_ms();
+    json_t *first, *b, *d;
+    const char *id;
+    e2e_resp *r;
+    int i;
+    (void)state;
+    e2e_expect_log("TRV355: ");
+    /* A name of letters only, new to this database. */
+    snprintf(name, sizeof(name), "Common");
+    for (i = 0; i < 9; i++, now /= 26) {
+        name[6 + i] = (char)('a' + now % 26);
+    }
+    name[15] = '\0';
+    /* Someone of that name booked before: the template of 2,001 orders
+     * of the name made yesterday, for other bookings. */
+    first = fe_ready(key, "SUPPLIER_A", name, NULL);
+    r = fe_book(key, fe_s(first, "id"), "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    assert_true(r->status == 200 || r->status == 202);
+    e2e_free(r);
+    json_decref(fe_wait_status(key, fe_s(first, "id"), "CONFIRMED", 30000));
+    {
+        const char *p[1] = {fe_s(first, "id")};
+        order_id = e2e_sql_text("SELECT id FROM sandbox.flight_orders WHERE "
+                                "doc->'metadata'->>'booking_id' = $1", 1, p);
+        assert_non_null(order_id);
+    }
+    {
+        const char *p[1] = {order_id};
+        e2e_sql_exec("INSERT INTO sandbox.flight_orders (id, supplier, offer_ref, checkout_id, "
+                     "status, pnr, trigger, brand, currency, total_minor, tax_minor, "
+                     "services_minor, refund_allowed, refund_penalty, doc, segments, payment, "
+                     "failure, ticketing_due_at, created_at, updated_at, payment_required_by, "
+                     "paid_at) SELECT o.id || '_old' || g, o.supplier, o.offer_ref || '_old' || g, "
+                     "o.checkout_id, o.status, o.pnr, o.trigger, o.brand, o.currency, "
+                     "o.total_minor, o.tax_minor, o.services_minor, o.refund_allowed, "
+                     "o.refund_penalty, jsonb_set(o.doc, '{metadata,booking_id}', "
+                     "to_jsonb('bkg_old_' || g)), o.segments, o.payment, o.failure, "
+                     "o.ticketing_due_at, now() - interval '1 day', now() - interval '1 day', "
+                     "o.payment_required_by, o.paid_at FROM sandbox.flight_orders o, "
+                     "generate_series(1, 2001) g WHERE o.id = $1", 1, p);
+    }
+    /* The booking whose book answer is lost, and no order made. */
+    b = fe_ready(key, "SUPPLIER_A", name, NULL);
+    id = fe_s(b, "id");
+    book_path(path, sizeof(path), id);
+    rid = fe_rid("uf", "book-lost-common");
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+                                "\"action\":\"garbage\",\"status\":201");
+    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
+    expect_error(r, 500, "result_unknown", rid);
+    e2e_free(r);
+    fe_fault_clear(rid);
+    free(rid);
+    assert_int_equal(orders(id), 0);
+    {
+        const char *p[1] = {id};
+        /* Looked up once before the offer expired (a miss), then again
+         * after it: none among the orders since the booking, so none. */
+        t0 = e2e_now_ms();
+        while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                            "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
+               && e2e_now_ms() - t0 < 15000) {
+            e2e_sleep_ms(200);
+        }
+        e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '10 minutes' "
+                     "WHERE id = $1", 1, p);
+        e2e_sql_exec("UPDATE jobs SET available_at = now() WHERE kind = "
+                     "'flight.booking.complete' AND payload->>'id' = $1 AND status = 'queued'",
+                     1, p);
+    }
+    d = fe_wait_status(key, id, "FAILED", 30000);
+    assert_string_equal(fe_s(json_object_get(d, "failure"), "code"), "order_not_found");
+    assert_int_equal(auths(id, "canceled"), 1);
+    assert_int_equal(orders(id), 0);
+    json_decref(d);
+    free(order_id);
+    json_decref(b);
+    json_decref(first);
+}
+
 static void authorize_fails_502_and_nothing_moves(void **state)
 {
     size_t k;
@@ -861,6 +951,7 @@ int main(void)
         cmocka_unit_test(book_fails_502_at_the_supplier_and_charges_nothing),
         cmocka_unit_test(book_answer_lost_is_result_unknown),
         cmocka_unit_test(book_lost_without_order_fails_once_the_offer_expired),
+        cmocka_unit_test(a_common_name_is_decided_among_orders_since_the_booking),
         cmocka_unit_test(authorize_fails_502_and_nothing_moves),
         cmocka_unit_test(capture_failure_is_settled_later),
         cmocka_unit_test(no_answer_in_time_is_504),

@@ -7,7 +7,9 @@
  * sandbox-cancel-fails ends FAILED with hotel.booking.cancellation_failed,
  * the booking CONFIRMED, and a repeat resumes the same attempt; a
  * merchant-of-record supplier (SUPPLIER_C) refunds itself; 409 for a
- * booking not yet booked, 404 outside the organization. */
+ * booking not yet booked, 404 outside the organization; a cancel whose
+ * answer was lost ends CANCELED with the fee the supplier's booking states
+ * (LiteAPI, Hotelbeds: the repeat is refused, the booking read). */
 #include "hotel_cancel_e2e.h"
 
 static char *key, *other_key;
@@ -241,6 +243,58 @@ static void only_a_confirmed_booking_of_the_organization(void **state)
     json_decref(ready);
 }
 
+/* The supplier cancels, and its answer is lost (the connection closes
+ * after the cancel was made). The job asks again; LiteAPI and Hotelbeds
+ * cancel only a confirmed booking, so the repeat is refused, and the
+ * booking's read states the cancellation made: the booking ends CANCELED
+ * with that fee and refund, not FAILED, and the supplier cancelled once. */
+static void lost_cancel_answer_of(const char *supplier, const char *api, const char *method,
+                                  const char *path, int refundable)
+{
+    json_t *b = hc_confirmed_plan(key, supplier, refundable, "hc-lost", "Lovelace"), *done;
+    const char *id = fe_s(b, "id");
+    const char *p[1] = {id};
+    char *rid = fe_rid("hc-lost", supplier), spec[256];
+    long total = hc_cents(json_object_get(b, "total"));
+    const json_t *a;
+    e2e_resp *r;
+    snprintf(spec, sizeof(spec), "\"method\":\"%s\",\"path\":\"%s\","
+             "\"action\":\"drop_after_handling\"", method, path);
+    fe_fault(api, rid, spec);
+    r = hc_cancel(key, rid, id);
+    fe_expect(r, 202, "cancel");
+    e2e_free(r);
+    done = hc_wait(key, id, "CANCELED", "SUCCEEDED");
+    assert_int_equal(fe_fault_hits(rid), 1);
+    a = hc_last_attempt(done);
+    assert_int_equal(json_array_size(json_object_get(done, "cancellations")), 1);
+    assert_int_equal(hc_cents(json_object_get(a, "fee")), refundable ? 0 : total);
+    assert_int_equal(hc_cents(json_object_get(a, "refund")), refundable ? total : 0);
+    assert_int_equal(fe_events(id, "hotel.booking.canceled"), 1);
+    assert_int_equal(fe_events(id, "hotel.booking.cancellation_failed"), 0);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.hotel_bookings s JOIN "
+                                  "hotel_bookings h ON h.supplier_booking_id = s.id "
+                                  "WHERE h.id = $1 AND s.status = 'cancelled'", 1, p), 1);
+    fe_fault_clear(rid);
+    free(rid);
+    json_decref(done);
+    json_decref(b);
+}
+
+static void a_lost_cancel_answer_is_read_at_liteapi(void **state)
+{
+    (void)state;
+    /* Non-refundable: the whole price kept, read from the booking. */
+    lost_cancel_answer_of("SUPPLIER_A", "hotel_a", "PUT", "/book/v3.0/bookings/*", 0);
+}
+
+static void a_lost_cancel_answer_is_read_at_hotelbeds(void **state)
+{
+    (void)state;
+    /* Refundable: everything back, read from the booking. */
+    lost_cancel_answer_of("SUPPLIER_B", "hotel_b", "DELETE", "/hotel-api/1.0/bookings/*", 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +304,8 @@ int main(void)
         cmocka_unit_test(a_repeat_during_a_run_reuses_it),
         cmocka_unit_test(the_merchant_of_record_refunds_itself),
         cmocka_unit_test(only_a_confirmed_booking_of_the_organization),
+        cmocka_unit_test(a_lost_cancel_answer_is_read_at_liteapi),
+        cmocka_unit_test(a_lost_cancel_answer_is_read_at_hotelbeds),
     };
     return E2E_RUN("hotel cancel", tests);
 }

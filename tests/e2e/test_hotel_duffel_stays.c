@@ -10,7 +10,8 @@
  * cancel (fee and refund from the rate's cancellation timeline, the
  * whole price kept for a non-refundable rate; the booking cancelled at
  * Duffel). A book whose answer is lost is read back
- * by its client reference, never bought twice. A wrong token is a clear
+ * by its client reference, never bought twice; a cancel whose answer is
+ * lost (the repeat refused) is read back from the booking. A wrong token is a clear
  * error, and travelctl supplier check tells the two lines apart. */
 #include "hotel_e2e.h"
 
@@ -276,9 +277,10 @@ static long book_confirmed(const char *id)
     return total;
 }
 
-/* Cancels and waits (bounded) for CANCELED with the attempt SUCCEEDED;
- * the attempt's fee and refund in pence. Duffel holds it cancelled. */
-static void cancel_done(const char *id, long *fee, long *refund)
+/* Cancels (under request id rid, NULL: none) and waits (bounded) for
+ * CANCELED with the attempt SUCCEEDED; the attempt's fee and refund in
+ * pence. Duffel holds it cancelled. */
+static void cancel_done_as(const char *rid, const char *id, long *fee, long *refund)
 {
     json_t *done = NULL;
     const json_t *a = NULL;
@@ -286,7 +288,7 @@ static void cancel_done(const char *id, long *fee, long *refund)
     long start;
     e2e_resp *r;
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/cancel", id);
-    r = call("POST", NULL, path, NULL);
+    r = call("POST", rid, path, NULL);
     fe_expect(r, 202, "a Duffel cancel");
     e2e_free(r);
     for (start = e2e_now_ms(); e2e_now_ms() - start < 30000; e2e_sleep_ms(100)) {
@@ -305,6 +307,11 @@ static void cancel_done(const char *id, long *fee, long *refund)
     assert_int_equal(duffel_bookings(id, "cancelled"), 1);
     assert_int_equal(duffel_bookings(id, "confirmed"), 0);
     json_decref(done);
+}
+
+static void cancel_done(const char *id, long *fee, long *refund)
+{
+    cancel_done_as(NULL, id, fee, refund);
 }
 
 /* The penalty of the prebooked policy in force now, in pence. */
@@ -378,6 +385,29 @@ static void a_non_refundable_stay_keeps_its_price(void **state)
     json_decref(b);
 }
 
+/* Duffel cancels, and its answer is lost. The job asks again; the repeat
+ * is refused (the booking is cancelled already), and the booking read
+ * gives the cancellation: CANCELED at the fee its timeline keeps, once. */
+static void a_lost_cancel_answer_is_read(void **state)
+{
+    json_t *b = ready(1, "stays-lost-cancel", 1);
+    const char *id = fe_s(b, "id");
+    char *rid = fe_rid("stays", "lost-cancel");
+    long total, fee, refund;
+    (void)state;
+    total = book_confirmed(id);
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":"
+             "\"/stays/bookings/*/actions/cancel\",\"action\":\"drop_after_handling\"");
+    cancel_done_as(rid, id, &fee, &refund);
+    assert_int_equal(fe_fault_hits(rid), 1);
+    assert_int_equal(fee, policy_fee_now(b));
+    assert_true(fee < total);
+    assert_int_equal(refund, total - fee);
+    fe_fault_clear(rid);
+    free(rid);
+    json_decref(b);
+}
+
 static void a_lost_answer_is_read_not_bought_again(void **state)
 {
     json_t *b = ready(2, "stays-lost", 1), *done = NULL;
@@ -386,9 +416,11 @@ static void a_lost_answer_is_read_not_bought_again(void **state)
     long start;
     e2e_resp *r;
     (void)state;
-    /* Duffel books, and no answer to any POST /stays/bookings arrives (a
-     * resend, libcurl's or ours, is answered from its Idempotency-Key and
-     * lost as well): the booking can only be learnt by reading the list. */
+    /* Duffel books, and no answer to any POST /stays/bookings arrives.
+     * Duffel documents no Idempotency-Key and mod_travel sends none, so
+     * nothing resends the book (an unkeyed POST goes out once, on a fresh
+     * connection); a resend would be refused, the quote being booked. The
+     * booking can only be learnt by reading the list. */
     fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/stays/bookings\","
              "\"action\":\"drop_after_handling\",\"times\":null");
     snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", id);
@@ -488,6 +520,7 @@ int main(void)
         cmocka_unit_test(books_reads_and_cancels),
         cmocka_unit_test(a_non_refundable_stay_keeps_its_price),
         cmocka_unit_test(a_lost_answer_is_read_not_bought_again),
+        cmocka_unit_test(a_lost_cancel_answer_is_read),
         cmocka_unit_test(a_wrong_token_is_a_clear_error),
         cmocka_unit_test(supplier_check_tells_the_lines_apart),
     };

@@ -677,7 +677,8 @@ static void unknown_hangs_past_the_timeout_but_orders(void **state)
 
 /* The list's filters as Duffel documents them: passenger_name[] (given or
  * family name, part of it, any case; several names: any), booking_reference,
- * awaiting_payment; pages with cursors. */
+ * awaiting_payment, created_at[after] and created_at[before] (orders
+ * created later / earlier than the instant); pages with cursors. */
 static void orders_are_listed_by_passenger_and_reference(void **state)
 {
     char d[11], booking[64], name[40], extra[96], *body;
@@ -713,6 +714,38 @@ static void orders_are_listed_by_passenger_and_reference(void **state)
         assert_true(json_array_size(none) >= 1);
         json_decref(none);
         json_decref(by_ref);
+    }
+    /* By creation time: after an instant before it and before one after
+     * it, the order; after its own creation instant, or before it, none. */
+    {
+        static const char *const cases[][2] = {
+            {"&created_at%5Bafter%5D=2000-01-01T00:00:00Z", "1"},
+            {"&created_at%5Bbefore%5D=2999-01-01T00:00:00Z", "1"},
+            {"&created_at%5Bafter%5D=2000-01-01T00:00:00Z"
+             "&created_at%5Bbefore%5D=2999-01-01T00:00:00Z", "1"},
+            {"&created_at%5Bafter%5D=2999-01-01T00:00:00Z", "0"},
+            {"&created_at%5Bbefore%5D=2000-01-01T00:00:00Z", "0"},
+        };
+        char at[160];
+        json_t *l;
+        size_t k;
+        for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+            l = orders_named(name, cases[k][0]);
+            assert_int_equal((long)json_array_size(l), atol(cases[k][1]));
+            json_decref(l);
+        }
+        snprintf(at, sizeof(at), "&created_at%%5Bafter%%5D=%s", s(mine, "created_at"));
+        l = orders_named(name, at);
+        assert_int_equal(json_array_size(l), 0);
+        json_decref(l);
+        snprintf(at, sizeof(at), "&created_at%%5Bbefore%%5D=%s", s(mine, "created_at"));
+        l = orders_named(name, at);
+        assert_int_equal(json_array_size(l), 0);
+        json_decref(l);
+        r = call("GET", "/suppliers/a/air/orders?created_at%5Bafter%5D=yesterday", KEY_A, NULL,
+                 NULL);
+        assert_int_equal(r->status, 422);
+        e2e_free(r);
     }
     /* Pages: one order a page, the cursor leads on. */
     r = call("GET", "/suppliers/a/air/orders?limit=1&passenger_name%5B%5D=Ada", KEY_A, NULL,

@@ -479,17 +479,31 @@ static void a_books_reads_finds_and_cancels(void **state)
     r = must(call('a', "GET", path, NULL), 200);
     assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
     e2e_free(r);
-    /* Refundable, two months ahead: free to cancel; again, the same. */
+    /* Refundable, two months ahead: free to cancel. */
     snprintf(path, sizeof(path), "/bookings/%s", id);
-    r = must(call('a', "PUT", path, NULL), 200);
+    free(idem);
+    idem = unique("idem-cancel");
+    r = must(callx('a', "PUT", path, NULL, idem, NULL), 200);
     d = json_object_get(r->json, "data");
     assert_string_equal(str(d, "status"), "CANCELLED");
     assert_string_equal(str(d, "bookingId"), id);
     assert_int_equal(lite_cents(json_object_get(d, "cancellation_fee")), 0);
     assert_int_equal(lite_cents(json_object_get(d, "refund_amount")), price);
     e2e_free(r);
-    r = must(call('a', "PUT", path, NULL), 200);
-    assert_string_equal(str(json_object_get(r->json, "data"), "status"), "CANCELLED");
+    /* Again, under the same key: LiteAPI cancels only a confirmed booking
+     * and documents no Idempotency-Key, so the repeat is refused, not the
+     * first answer replayed; the booking read states the cancellation. */
+    r = callx('a', "PUT", path, NULL, idem, NULL);
+    e2e_assert_error(r, 409, "booking_already_cancelled");
+    assert_null(e2e_header(r, "Idempotent-Replayed"));
+    e2e_free(r);
+    r = must(call('a', "GET", path, NULL), 200);
+    d = json_object_get(r->json, "data");
+    assert_string_equal(str(d, "status"), "CANCELLED");
+    assert_int_equal(lite_cents(json_object_get(json_object_get(d, "cancellation"),
+                                                "cancellationFee")), 0);
+    assert_int_equal(lite_cents(json_object_get(json_object_get(d, "cancellation"),
+                                                "refundAmount")), price);
     e2e_free(r);
     json_decref(body);
     free(pid);
@@ -727,7 +741,21 @@ static void b_books_by_destination_and_cancels(void **state)
     e2e_free(r);
     snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s?cancellationFlag=CANCELLATION",
              reference);
-    r = must(call('b', "DELETE", path, NULL), 200);
+    r = must(callx('b', "DELETE", path, NULL, ref, NULL), 200);
+    assert_string_equal(str(json_object_get(r->json, "booking"), "status"), "CANCELLED");
+    assert_string_equal(str(json_object_get(json_object_get(r->json, "booking"), "hotel"),
+                            "cancellationAmount"), "0.00");
+    e2e_free(r);
+    /* Again, under the same Idempotency-Key (Hotelbeds documents none):
+     * refused in Hotelbeds' error shape, not replayed; the booking read
+     * states the cancellation and its amount. */
+    r = callx('b', "DELETE", path, NULL, ref, NULL);
+    e2e_assert_error(r, 409, "BOOKING_ALREADY_CANCELLED");
+    assert_non_null(json_object_get(r->json, "auditData"));
+    assert_null(e2e_header(r, "Idempotent-Replayed"));
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/hotel-api/1.0/bookings/%s", reference);
+    r = must(call('b', "GET", path, NULL), 200);
     assert_string_equal(str(json_object_get(r->json, "booking"), "status"), "CANCELLED");
     assert_string_equal(str(json_object_get(json_object_get(r->json, "booking"), "hotel"),
                             "cancellationAmount"), "0.00");

@@ -10,8 +10,9 @@
  *                       price now, and the bags' prices from its services
  *   book                POST /air/orders, type instant, one balance payment,
  *                       metadata {booking_id, authorization_id}
- *   find_order          GET  /air/orders?passenger_name[]=<family name> (pages
- *                       of 200): the order whose metadata.booking_id is ours
+ *   find_order          GET  /air/orders?passenger_name[]=<family name>
+ *                       &created_at[after]=<the booking's creation - 5 min>
+ *                       (pages of 200): the order whose metadata.booking_id is ours
  *   read_order          GET  /air/orders/{id}
  *   cancellation_quote  GET the order (its total), POST /air/order_cancellations
  *   cancel              GET the order: already cancelled, its confirmed
@@ -31,6 +32,7 @@
  * before the order, and the order is paid from the service's balance with
  * Duffel, the card being charged by the service's own payment provider. */
 #include "wire.h"
+#include "core/clock.h"
 #include "core/json.h"
 #include "core/jval.h"
 #include "core/url.h"
@@ -872,26 +874,37 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
 }
 
 /* The order a book whose answer was lost made: Duffel offers no lookup by
- * metadata, so the orders are listed with the filter its reference
- * documents (passenger_name[], matching given and family names) by the
- * first passenger's family name, and the one whose metadata.booking_id is
- * the booking's (a_book sends it) is the booking's order. At most
+ * metadata, so the orders are listed with the filters its reference
+ * documents (List orders): passenger_name[] (matching given and family
+ * names) by the first passenger's family name, and created_at[after] the
+ * booking's creation less A_FIND_SKEW (an order of ours is made after its
+ * booking; the margin covers the clocks of the two systems), so a common
+ * name's older orders are never read; the one whose metadata.booking_id
+ * is the booking's (a_book sends it) is the booking's order. At most
  * A_FIND_PAGES pages of 200 are read a time (the caller looks again
- * later), so a common name costs a bounded number of calls; a lookup
- * that stopped with pages left is not an answer that no order exists. */
+ * later), so the calls stay bounded; a lookup that stopped with pages left
+ * is not an answer that no order exists. */
 #define A_FIND_PAGES 10
+#define A_FIND_SKEW apr_time_from_sec(300)
 static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, json_t **order,
                                   trv_sup_err *err)
 {
     const char *id = trv_json_str(booking, "id");
     const char *family = trv_json_str(json_array_get(json_object_get(booking, "passengers"), 0),
                                       "last_name");
+    const char *created = trv_json_str(booking, "created_at"), *since = "";
     const char *after = NULL;
+    apr_time_t t;
     int page;
     if (!id || !family) {
         err->code = "invalid_booking";
         err->message = "the booking lacks its id or a passenger's last name";
         return TRV_UP_REJECTED;
+    }
+    if (created && trv_time_parse(created, &t) == APR_SUCCESS) {
+        since = apr_pstrcat(ctx->pool, "&created_at%5Bafter%5D=",
+                            trv_url_escape(ctx->pool, trv_time_format(ctx->pool,
+                                                                      t - A_FIND_SKEW)), NULL);
     }
     for (page = 0; page < A_FIND_PAGES; page++) {
         trv_up_result res;
@@ -899,7 +912,7 @@ static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, js
         size_t i;
         trv_up_status st = call(ctx, "GET", apr_pstrcat(ctx->pool,
             "/air/orders?limit=200&passenger_name%5B%5D=", trv_url_escape(ctx->pool, family),
-            after ? "&after=" : "", after ? trv_url_escape(ctx->pool, after) : "", NULL),
+            since, after ? "&after=" : "", after ? trv_url_escape(ctx->pool, after) : "", NULL),
             NULL, NULL, &res, err);
         if (st != TRV_UP_OK) {
             return st;

@@ -500,19 +500,50 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
 
 /* ---- cancellation ---- */
 
+/* A booking read (GET /bookings/{id}): cancelled (status CANCELLED or
+ * CANCELLED_WITH_CHARGES) with its cancellation block's fee and refund. */
+static trv_up_status cancelled_of(trv_hotel_ctx *ctx, const json_t *body,
+                                  trv_hotel_canceled *out, trv_hotel_err *err)
+{
+    const json_t *d = json_object_get(body, "data");
+    const json_t *canc = json_object_get(d, "cancellation");
+    const char *status = trv_json_str(d, "status");
+    if (!status) {
+        return trv_hwire_bad(ctx, err, "a booking's status");
+    }
+    if (strncmp(status, "CANCELLED", 9) != 0) {
+        return TRV_UP_REJECTED;
+    }
+    out->currency = trv_json_str(canc, "currency");
+    if (!out->currency
+        || trv_money_minor_of(json_object_get(canc, "cancellationFee"), out->currency,
+                              &out->fee_minor) != 0
+        || trv_money_minor_of(json_object_get(canc, "refundAmount"), out->currency,
+                              &out->refund_minor) != 0) {
+        return trv_hwire_bad(ctx, err, "a cancelled booking's cancellation fee and refund");
+    }
+    out->currency = apr_pstrdup(ctx->pool, out->currency);
+    return TRV_UP_OK;
+}
+
 /* PUT /bookings/{id} cancels every room; LiteAPI answers the status
  * (CANCELLED, or CANCELLED_WITH_CHARGES when a fee is kept), the
- * cancellation_fee and refund_amount, and their currency. */
+ * cancellation_fee and refund_amount, and their currency. It cancels only
+ * a confirmed booking: a cancel sent again after its answer was lost is
+ * refused, and the booking read gives the cancellation it made. */
 static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
                             trv_hotel_err *err)
 {
     trv_up_result res;
-    trv_up_status st = trv_hwire_call(book_host(ctx), "PUT",
-                                      apr_pstrcat(ctx->pool, "/bookings/",
-                                                  trv_url_escape(ctx->pool, ref), NULL),
-                                      auth(ctx), NULL, &res, err);
+    const char *path = apr_pstrcat(ctx->pool, "/bookings/", trv_url_escape(ctx->pool, ref),
+                                   NULL);
+    trv_up_status st = trv_hwire_call(book_host(ctx), "PUT", path, auth(ctx), NULL, &res, err);
     const json_t *d;
     const char *status;
+    if (st == TRV_UP_REJECTED) {
+        return trv_hwire_cancel_refused(book_host(ctx), path, auth(ctx), cancelled_of, out,
+                                        err);
+    }
     if (st != TRV_UP_OK) {
         return st;
     }

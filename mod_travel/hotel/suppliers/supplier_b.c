@@ -938,29 +938,21 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
 
 /* ---- cancellation ---- */
 
-/* DELETE .../bookings/{reference}?cancellationFlag=CANCELLATION; the
- * booking comes back CANCELLED, its hotel's cancellationAmount the fee
- * beside the booking's totalNet. (SIMULATION, Hotelbeds' preview of the
- * same answer, is not used: the service document gives this slot
- * estimates from the booking's policy; docs/suppliers.md.) */
-static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
-                            trv_hotel_err *err)
+/* A booking as Hotelbeds answers it (a cancellation's answer or a read):
+ * CANCELLED, its hotel's cancellationAmount the fee beside its totalNet. */
+static trv_up_status cancelled_of(trv_hotel_ctx *ctx, const json_t *body,
+                                  trv_hotel_canceled *out, trv_hotel_err *err)
 {
-    trv_up_result res;
-    trv_up_status st = hb(trv_hwire_call(ctx, "DELETE",
-                                         apr_pstrcat(ctx->pool, BOOKING "/bookings/",
-                                                     trv_url_escape(ctx->pool, ref),
-                                                     "?cancellationFlag=CANCELLATION", NULL),
-                                         auth(ctx), NULL, &res, err), &res, err);
-    const json_t *b;
+    const json_t *b = json_object_get(body, "booking");
     apr_int64_t total;
-    if (st != TRV_UP_OK) {
-        return st;
+    if (!trv_json_str(b, "status")) {
+        return trv_hwire_bad(ctx, err, "a booking's status");
     }
-    b = json_object_get(res.body, "booking");
+    if (strcmp(trv_json_str(b, "status"), "CANCELLED") != 0) {
+        return TRV_UP_REJECTED;
+    }
     out->currency = trv_json_str(b, "currency");
-    if (!trv_json_str(b, "status") || strcmp(trv_json_str(b, "status"), "CANCELLED") != 0
-        || !out->currency
+    if (!out->currency
         || trv_money_minor_of(json_object_get(json_object_get(b, "hotel"),
                                               "cancellationAmount"), out->currency,
                               &out->fee_minor) != 0
@@ -970,6 +962,34 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     out->currency = apr_pstrdup(ctx->pool, out->currency);
     out->refund_minor = total > out->fee_minor ? total - out->fee_minor : 0;
     return TRV_UP_OK;
+}
+
+/* DELETE .../bookings/{reference}?cancellationFlag=CANCELLATION; the
+ * booking comes back CANCELLED. (SIMULATION, Hotelbeds' preview of the
+ * same answer, is not used: the service document gives this slot
+ * estimates from the booking's policy; docs/suppliers.md.) Hotelbeds
+ * cancels a confirmed booking: a cancel sent again after its answer was
+ * lost is refused, and the booking read gives the cancellation it made. */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    const char *path = apr_pstrcat(ctx->pool, BOOKING "/bookings/",
+                                   trv_url_escape(ctx->pool, ref), NULL);
+    trv_up_status st = hb(trv_hwire_call(ctx, "DELETE",
+                                         apr_pstrcat(ctx->pool, path,
+                                                     "?cancellationFlag=CANCELLATION", NULL),
+                                         auth(ctx), NULL, &res, err), &res, err);
+    if (st == TRV_UP_REJECTED) {
+        return trv_hwire_cancel_refused(ctx, path, auth(ctx), cancelled_of, out, err);
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if ((st = cancelled_of(ctx, res.body, out, err)) == TRV_UP_REJECTED) {
+        return trv_hwire_bad(ctx, err, "a cancelled booking");
+    }
+    return st;
 }
 
 /* travelctl supplier check: the destinations of one country, one signed

@@ -707,30 +707,26 @@ static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
 
 /* ---- cancellation ---- */
 
-/* Cancels the booking; Duffel answers it cancelled, with cancelled_at and
+/* A booking (cancel's answer or a read) cancelled, with cancelled_at and
  * no amounts. The fee is what the agreed total (metadata) keeps: the total
  * less the timeline's refund when cancelled before its deadline, else the
  * whole. A booking without that metadata (not made here) is cancelled
  * with its fee unknown (currency NULL: the gateway asks for a review). */
-static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
-                            trv_hotel_err *err)
+static trv_up_status cancelled_of(trv_hotel_ctx *ctx, const json_t *body,
+                                  trv_hotel_canceled *out, trv_hotel_err *err)
 {
-    trv_up_result res;
-    trv_up_status st = trv_hwire_call(ctx, "POST",
-                                      id_path(ctx, "/stays/bookings/%s/actions/cancel", ref),
-                                      auth(ctx), NULL, &res, err);
-    const json_t *d, *meta;
+    const json_t *d = json_object_get(body, "data"), *meta = json_object_get(d, "metadata");
     const char *cur, *refund, *before;
     apr_int64_t total, back = 0;
     apr_time_t at, until = 0;
     memset(out, 0, sizeof(*out));
-    if (st != TRV_UP_OK) {
-        return st;
+    if (!trv_json_str(d, "status")) {
+        return trv_hwire_bad(ctx, err, "a booking's status");
     }
-    d = json_object_get(res.body, "data");
-    meta = json_object_get(d, "metadata");
-    if (strcmp(trv_json_str(d, "status") ? trv_json_str(d, "status") : "", "cancelled") != 0
-        || !trv_json_str(d, "cancelled_at")
+    if (strcmp(trv_json_str(d, "status"), "cancelled") != 0) {
+        return TRV_UP_REJECTED;
+    }
+    if (!trv_json_str(d, "cancelled_at")
         || trv_time_parse(trv_json_str(d, "cancelled_at"), &at) != APR_SUCCESS) {
         return trv_hwire_bad(ctx, err, "a cancelled booking with its cancellation time");
     }
@@ -750,6 +746,30 @@ static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_cance
     out->fee_minor = total - back;
     out->refund_minor = back;
     return TRV_UP_OK;
+}
+
+/* Cancels the booking; Duffel answers it cancelled. Duffel states no
+ * answer for a cancel of a booking cancelled already (one sent again
+ * after its answer was lost): a refusal is checked against the booking
+ * read, whose cancellation is then the outcome. */
+static trv_up_status cancel(trv_hotel_ctx *ctx, const char *ref, trv_hotel_canceled *out,
+                            trv_hotel_err *err)
+{
+    trv_up_result res;
+    trv_up_status st = trv_hwire_call(ctx, "POST",
+                                      id_path(ctx, "/stays/bookings/%s/actions/cancel", ref),
+                                      auth(ctx), NULL, &res, err);
+    if (st == TRV_UP_REJECTED) {
+        return trv_hwire_cancel_refused(ctx, id_path(ctx, "/stays/bookings/%s", ref), auth(ctx),
+                                        cancelled_of, out, err);
+    }
+    if (st != TRV_UP_OK) {
+        return st;
+    }
+    if ((st = cancelled_of(ctx, res.body, out, err)) == TRV_UP_REJECTED) {
+        return trv_hwire_bad(ctx, err, "a cancelled booking");
+    }
+    return st;
 }
 
 /* travelctl supplier check: the first page of one booking, nothing changed. */

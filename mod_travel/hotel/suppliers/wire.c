@@ -208,6 +208,29 @@ trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *
     return TRV_UP_BAD_RESPONSE;
 }
 
+trv_up_status trv_hwire_cancel_refused(trv_hotel_ctx *ctx, const char *read_path,
+                                       const apr_table_t *auth, trv_hwire_cancelled_fn cancelled_of,
+                                       trv_hotel_canceled *out, trv_hotel_err *err)
+{
+    trv_hotel_err refusal = *err;
+    trv_up_result res;
+    trv_up_status st = trv_hwire_call(ctx, "GET", read_path, auth, NULL, &res, err);
+    if (st != TRV_UP_OK) {
+        /* Whether the booking is cancelled is unknown: ask again later
+         * (a read refused, e.g. throttled, is no answer to the cancel). */
+        return st == TRV_UP_REJECTED ? TRV_UP_UNAVAILABLE : st;
+    }
+    if ((st = cancelled_of(ctx, res.body, out, err)) == TRV_UP_OK) {
+        trv_log_msg(&ctx->env->log, TRV_LOG_INFO, ctx->request_id,
+                    TRVLOGNO(3540) "hotel %s refused a cancel (%s) of a booking it reads "
+                    "cancelled: an earlier cancel's answer was lost; that cancellation is "
+                    "the outcome", ctx->up->name, refusal.code ? refusal.code : "-");
+    } else if (st == TRV_UP_REJECTED) {
+        *err = refusal;
+    }
+    return st;
+}
+
 const char *trv_hwire_num(apr_pool_t *p, double v)
 {
     return apr_psprintf(p, "%.6f", v);

@@ -25,12 +25,6 @@ int sbx_duffel_path(const char *path)
            && (path[sizeof(SBX_DUFFEL_BASE) - 1] == '/' || !path[sizeof(SBX_DUFFEL_BASE) - 1]);
 }
 
-int sbx_duffel_air_path(const char *path)
-{
-    return sbx_duffel_path(path)
-           && strncmp(path + sizeof(SBX_DUFFEL_BASE) - 1, "/air/", 5) == 0;
-}
-
 void sbx_duffel_path_fix(trv_req *req)
 {
     size_t n = strlen(req->path);

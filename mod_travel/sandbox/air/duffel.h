@@ -15,14 +15,12 @@
 #define SBX_DUFFEL_RATE_LIMIT 6000
 #define SBX_DUFFEL_RATE_WINDOW 60
 
-/* 1 when the path is under SBX_DUFFEL_BASE. */
+/* 1 when the path is under SBX_DUFFEL_BASE (Air and Stays). Duffel
+ * documents no Idempotency-Key, so the sandbox ignores the header there as
+ * Duffel does (sbx_api.c): a repeated order is a second order (refused
+ * while the offer is sold), a repeated stay booking is refused (a quote
+ * books once), and a lost answer is found by listing. */
 int sbx_duffel_path(const char *path);
-/* 1 when the path is Duffel's Air API (SBX_DUFFEL_BASE "/air/..."). Duffel
- * documents no Idempotency-Key for it, so the sandbox ignores the header
- * there as Duffel does (sbx_api.c): a repeated order is a second order
- * (refused while the offer is sold), and a lost answer is found by listing
- * orders. */
-int sbx_duffel_air_path(const char *path);
 /* Drops a trailing slash: @duffel/api posts offer requests to
  * "air/offer_requests/", and Duffel answers either form. */
 void sbx_duffel_path_fix(trv_req *req);

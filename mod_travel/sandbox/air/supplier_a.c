@@ -7,6 +7,7 @@
  *   POST  /air/orders        type instant (paid from balance) or hold
  *   POST  /air/payments      pays a hold order from balance
  *   GET   /air/orders?passenger_name[]=&booking_reference=&awaiting_payment=
+ *         &created_at[after]=&created_at[before]=
  *         &limit=&after=&before=   (each Order with its metadata)
  *   GET   /air/orders/{id}
  *   POST  /air/order_cancellations                    a quote (refund, expiry)
@@ -1317,11 +1318,15 @@ static void get_order(trv_req *req, trv_resp *resp)
 }
 
 /* GET /air/orders: the organisation's orders, filtered as Duffel's API
- * reference and @duffel/api's ListParamsOrders document them:
- * passenger_name[] (any passenger whose given or family name contains one
- * of the names, any case), booking_reference, awaiting_payment; pages of
- * limit (1..200) with after/before cursors, newest first. Each entry is
- * the Order a read answers, metadata included, which is how an integrator
+ * reference documents them (List orders; @duffel/api's ListParamsOrders
+ * names the first three): passenger_name[] (any passenger whose given or
+ * family name contains one of the names, any case), booking_reference,
+ * awaiting_payment, and created_at[after] / created_at[before] ("filters
+ * the returned orders by creation datetime": ISO 8601 instants, orders
+ * created later than after and earlier than before, at the millisecond
+ * the order's created_at states); pages of limit
+ * (1..200) with after/before cursors, newest first. Each entry is the
+ * Order a read answers, metadata included, which is how an integrator
  * finds the order a lost answer made. */
 static const trv_stmt a_order_list = {"sbx_a_order_list",
     "SELECT o.id FROM sandbox.flight_orders o WHERE o.supplier = 'A' "
@@ -1331,7 +1336,23 @@ static const trv_stmt a_order_list = {"sbx_a_order_list",
     "jsonb_array_elements(o.doc->'passengers') p, jsonb_array_elements_text(%s::jsonb) n "
     "WHERE strpos(lower(p->>'given_name'), lower(n)) > 0 "
     "OR strpos(lower(p->>'family_name'), lower(n)) > 0)) "
+    "AND (%s::timestamptz IS NULL OR date_trunc('milliseconds', o.created_at) > %s::timestamptz) "
+    "AND (%s::timestamptz IS NULL OR date_trunc('milliseconds', o.created_at) < %s::timestamptz) "
     "ORDER BY o.created_at DESC, o.id DESC"};
+
+/* The created_at[bound] filter of the query, checked: 1 to go on (*out
+ * NULL when absent), 0 when answered 422. */
+static int created_bound(trv_req *req, trv_resp *resp, const char *bound, const char **out)
+{
+    const char *name = apr_pstrcat(req->pool, "created_at[", bound, "]", NULL);
+    apr_time_t t;
+    *out = apr_table_get(req->query, name);
+    if (*out && trv_time_parse(*out, &t) != APR_SUCCESS) {
+        sbx_invalid(req, resp, name, "must be an ISO 8601 datetime with a zone");
+        return 0;
+    }
+    return 1;
+}
 
 static int add_name(void *names, const char *key, const char *value)
 {
@@ -1344,6 +1365,7 @@ static void list_orders(trv_req *req, trv_resp *resp)
 {
     const char *ref = apr_table_get(req->query, "booking_reference");
     const char *awaiting = apr_table_get(req->query, "awaiting_payment");
+    const char *since, *until;
     json_t *names = trv_json_bind(req->pool, json_array()), *page;
     sbx_duffel_page_t pg;
     trv_dbc *c = NULL;
@@ -1352,6 +1374,9 @@ static void list_orders(trv_req *req, trv_resp *resp)
 
     if (awaiting && strcmp(awaiting, "true") != 0 && strcmp(awaiting, "false") != 0) {
         sbx_invalid(req, resp, "awaiting_payment", "must be true or false");
+        return;
+    }
+    if (!created_bound(req, resp, "after", &since) || !created_bound(req, resp, "before", &until)) {
         return;
     }
     if (!sbx_duffel_page(req, resp, &pg)) {
@@ -1364,8 +1389,8 @@ static void list_orders(trv_req *req, trv_resp *resp)
     }
     if (trv_db_select(c, req->pool, &a_order_list, &ids, TRV_DB_ARGS(ref, ref, awaiting,
             awaiting, json_array_size(names) ? trv_json_dump(req->pool, names) : NULL,
-            json_array_size(names) ? trv_json_dump(req->pool, names) : NULL))
-        != APR_SUCCESS) {
+            json_array_size(names) ? trv_json_dump(req->pool, names) : NULL, since, since, until,
+            until)) != APR_SUCCESS) {
         sbx_db_fail(req, resp, c, 3300, "listing orders");
         return;
     }

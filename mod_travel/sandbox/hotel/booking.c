@@ -93,7 +93,8 @@ void sbx_hread_run(trv_req *req, trv_resp *resp, int s, const char *id, sbx_hren
 }
 
 void sbx_hcancel_run(trv_req *req, trv_resp *resp, int s, const char *id,
-                     const char *fail_code, sbx_hrender render_cancel)
+                     const char *fail_code, const char *cancelled_code,
+                     sbx_hrender render_cancel)
 {
     trv_dbc *c;
     trv_rows *rows;
@@ -102,6 +103,10 @@ void sbx_hcancel_run(trv_req *req, trv_resp *resp, int s, const char *id,
     apr_int64_t fee, refund, now = sbx_now();
     int done;
 
+    /* No hotel vendor documents an Idempotency-Key on its cancel (LiteAPI,
+     * Hotelbeds, Expedia Rapid): the header is ignored, as theirs would
+     * be, and a repeat is judged by the booking's state alone. */
+    apr_table_unset(req->headers, "Idempotency-Key");
     if (!sbx_idem_begin(req, resp, &c, 1718, "cancelling a hotel booking")) {
         return;
     }
@@ -110,8 +115,14 @@ void sbx_hcancel_run(trv_req *req, trv_resp *resp, int s, const char *id,
     }
     status = trv_rows_get(rows, 0, "status");
     if (strcmp(status, "cancelled") == 0) {
-        out = trv_json_bind(req->pool, render_cancel(req, rows, doc));
-        sbx_idem_finish(req, resp, c, 200, out, 1719, "cancelling a hotel booking");
+        /* Cancelled before (the caller's answer may have been lost): a
+         * vendor that cancels only a confirmed booking refuses, and the
+         * caller learns the outcome by reading the booking. */
+        out = trv_json_bind(req->pool, cancelled_code
+            ? sbx_error_doc(req, cancelled_code, "The booking is already cancelled")
+            : render_cancel(req, rows, doc));
+        sbx_idem_finish(req, resp, c, cancelled_code ? 409 : 200, out, 1719,
+                        "cancelling a hotel booking");
         return;
     }
     if (strcmp(status, "pending") == 0) {

@@ -117,11 +117,15 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
                    sbx_hrender render);
 
 /* The cancel every supplier runs: cancels booking id of supplier s at
- * the fee its policies ask now, and answers render_cancel (200); again:
- * the same answer. A pending booking is 409; sandbox-cancel-fails 422
- * fail_code; a SUPPLIER_C restriction 409 cancellation_restricted. */
+ * the fee its policies ask now, and answers render_cancel (200). An
+ * Idempotency-Key is ignored (no hotel vendor documents one on cancel).
+ * Again: 409 cancelled_code (the vendor cancels confirmed bookings only;
+ * the caller reads the booking), or with cancelled_code NULL the same
+ * answer. A pending booking is 409; sandbox-cancel-fails 422 fail_code; a
+ * SUPPLIER_C restriction 409 cancellation_restricted. */
 void sbx_hcancel_run(trv_req *req, trv_resp *resp, int s, const char *id,
-                     const char *fail_code, sbx_hrender render_cancel);
+                     const char *fail_code, const char *cancelled_code,
+                     sbx_hrender render_cancel);
 
 /* Reads booking id of supplier s and answers render (200) or 404. */
 void sbx_hread_run(trv_req *req, trv_resp *resp, int s, const char *id, sbx_hrender render);

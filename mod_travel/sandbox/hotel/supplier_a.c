@@ -20,7 +20,9 @@
  *         GET  /bookings/{bookingId}
  *         GET  /bookings?clientReference=           bookings of a reference
  *         PUT  /bookings/{bookingId}                cancels: status CANCELLED or
- *                               CANCELLED_WITH_CHARGES, cancellation_fee, refund_amount
+ *                               CANCELLED_WITH_CHARGES, cancellation_fee, refund_amount;
+ *                               again: 409 booking_already_cancelled (no
+ *                               Idempotency-Key replays it)
  *
  * Answers are {"data": ...}; money is a JSON number in the currency's major
  * unit beside its currency, as LiteAPI writes it (made from integer minor
@@ -707,8 +709,11 @@ static json_t *a_cancelled(trv_req *req, const trv_rows *row, const json_t *doc)
 
 static void cancel_booking(trv_req *req, trv_resp *resp)
 {
+    /* LiteAPI cancels "an existing confirmed booking" and states no answer
+     * for one cancelled already: the sandbox refuses it (409), and a
+     * caller whose first answer was lost reads the booking's cancellation. */
     sbx_hcancel_run(req, resp, A, apr_table_get(req->params, "id"), "cancellation_failed",
-                    a_cancelled);
+                    "booking_already_cancelled", a_cancelled);
 }
 
 const trv_route sbx_hotel_a_routes[] = {

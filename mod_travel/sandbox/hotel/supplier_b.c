@@ -11,6 +11,7 @@
  *   GET    /hotel-api/1.0/bookings?start=&end=&filterType=&from=&to=&clientReference=
  *   GET    /hotel-api/1.0/bookings/{reference}
  *   DELETE /hotel-api/1.0/bookings/{reference}?cancellationFlag=CANCELLATION
+ *          (again: 409 BOOKING_ALREADY_CANCELLED; no Idempotency-Key replay)
  *   DELETE /hotel-api/1.0/bookings/{reference}?cancellationFlag=SIMULATION
  *          (what cancelling would cost now; nothing changes)
  *
@@ -897,8 +898,11 @@ static void cancel_booking(trv_req *req, trv_resp *resp)
         sbx_invalid(req, resp, "cancellationFlag", "must be CANCELLATION or SIMULATION");
         return;
     }
+    /* Hotelbeds cancels "a booking previously confirmed" and states no
+     * answer for one cancelled already: refused (409); the caller reads the
+     * booking (CANCELLED, with its cancellationAmount). */
     sbx_hcancel_run(req, resp, B, apr_table_get(req->params, "ref"), "CANCELLATION_FAILED",
-                    b_booking);
+                    "BOOKING_ALREADY_CANCELLED", b_booking);
 }
 
 const trv_route sbx_hotel_b_routes[] = {

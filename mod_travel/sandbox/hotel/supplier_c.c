@@ -1025,7 +1025,10 @@ static void cancel(trv_req *req, trv_resp *resp)
         sbx_invalid(req, resp, "token", "is not the cancel link of this room");
         return;
     }
-    sbx_hcancel_run(req, resp, C, id, "cancellation_failed", c_itinerary);
+    /* No refusal of a repeat: the sandbox cancels every room at the first
+     * room's DELETE, so the next room's DELETE (Rapid cancels room by room)
+     * must answer as a cancel would. */
+    sbx_hcancel_run(req, resp, C, id, "cancellation_failed", NULL, c_itinerary);
 }
 
 const trv_route sbx_hotel_c_routes[] = {

@@ -7,9 +7,11 @@
  *   POST /stays/quotes  {rate_id}                      the rate priced now
  *   GET  /stays/quotes/{id}
  *   POST /stays/bookings {quote_id, guests, email, phone_number, metadata?}
+ *                                                      a quote books once; no
+ *                                                      Idempotency-Key (Duffel has none)
  *   GET  /stays/bookings?limit&after&before          newest first, Duffel's cursors
  *   GET  /stays/bookings/{id}
- *   POST /stays/bookings/{id}/actions/cancel
+ *   POST /stays/bookings/{id}/actions/cancel            again: 422 booking_already_cancelled
  *
  * The accommodation is the sandbox's hotel catalogue (hotel/catalog.h),
  * the hotels SUPPLIER_A sells, priced as SUPPLIER_A prices them
@@ -555,8 +557,10 @@ static void read_booking(trv_req *req, trv_resp *resp, int cancel)
     const char *id = apr_table_get(req->params, "id");
     trv_dbc *c = NULL;
     trv_rows *rows;
+    int changed = 0;
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
-        || (cancel && trv_db_exec(c, req->pool, &st_cancel, NULL, TRV_DB_ARGS(id)) != APR_SUCCESS)
+        || (cancel && trv_db_exec(c, req->pool, &st_cancel, &changed, TRV_DB_ARGS(id))
+                      != APR_SUCCESS)
         || trv_db_select(c, req->pool, &st_get, &rows, TRV_DB_ARGS(id)) != APR_SUCCESS) {
         sbx_db_fail(req, resp, c, 1816, cancel ? "cancelling a stay" : "reading a stay");
         return;
@@ -564,6 +568,15 @@ static void read_booking(trv_req *req, trv_resp *resp, int cancel)
     trv_db_close(req->env->db, c);
     if (rows->n == 0) {
         sbx_error(req, resp, 404, "not_found", "No booking %s", id);
+        return;
+    }
+    if (cancel && !changed) {
+        /* Cancelled before: Duffel states no answer for a repeat; the
+         * sandbox refuses it (as it refuses a cancellation of a cancelled
+         * Air order), the strict reading, and the caller reads the
+         * booking. */
+        sbx_error(req, resp, 422, "booking_already_cancelled",
+                  "Booking %s is already cancelled", id);
         return;
     }
     sbx_send(req, resp, 200, json_pack("{s:o}", "data", booking_json(req, rows, 0)));
@@ -602,7 +615,7 @@ static void list_bookings(trv_req *req, trv_resp *resp)
                                                      : pg.offset)));
 }
 
-/* Cancelling again answers the cancelled booking. */
+/* Cancels a confirmed booking; again: 422 booking_already_cancelled. */
 static void cancel_booking(trv_req *req, trv_resp *resp)
 {
     read_booking(req, resp, 1);
