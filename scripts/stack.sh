@@ -57,6 +57,18 @@ SANDBOX_PORT=${TRAVEL_SANDBOX_PORT:-8081}
 PGPORT=${TRAVEL_PG_PORT:-5432}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 is_root() { [ "$(id -u)" -eq 0 ]; }
+# TRAVEL_HTTPD_ASAN=FOLDER (make test-httpd-asan): the instances load the
+# modules built with AddressSanitizer in FOLDER, the runtime preloaded into
+# httpd (it must come first), each report written under DIR/asan/.
+apache2_run() {
+  if [ -n "${TRAVEL_HTTPD_ASAN:-}" ]; then
+    mkdir -p "$dir/asan" && chmod 777 "$dir/asan"
+    LD_PRELOAD=$(gcc -print-file-name=libasan.so) \
+      ASAN_OPTIONS="detect_leaks=0:use_sigaltstack=0:log_path=$dir/asan/httpd" /usr/sbin/apache2 "$@"
+  else
+    /usr/sbin/apache2 "$@"
+  fi
+}
 # As root, PostgreSQL runs as postgres and httpd's children as www-data: both
 # must traverse every folder above the cluster and its socket. A checkout in
 # a private folder (/root is 0700) does not allow that and initdb fails with
@@ -184,7 +196,7 @@ render_conf() {
     for k in "${!vals[@]}"; do line=${line//@$k@/${vals[$k]}}; done
     printf '%s\n' "$line"
   done <"$root/conf/$template" >"$inst/httpd.conf"
-  /usr/sbin/apache2 -f "$inst/httpd.conf" -t >"$inst/configtest.log" 2>&1 \
+  apache2_run -f "$inst/httpd.conf" -t >"$inst/configtest.log" 2>&1 \
     || { cat "$inst/configtest.log" >&2; exit 1; }
 }
 
@@ -215,7 +227,7 @@ httpd_conf() {
   secret_key
   local -A v=(
     [INSTANCE]="$inst" [USER]="$(run_user)" [PORT]="$PORT" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="${TRAVEL_HTTPD_ASAN:-$root/build}"
     [DBPARAMS]="${TRAVEL_DB_CONNINFO:-$(conninfo)}" [DBMODE]="${TRAVEL_DB_MODE:-direct}"
     [NOTIFY]="${TRAVEL_NOTIFY_CONNINFO:+TravelNotifyConnInfo \"$TRAVEL_NOTIFY_CONNINFO\"}"
     [WORKERS]="${TRAVEL_WORKERS:-2}" [RETRY]="${TRAVEL_RETRY_SCHEDULE:-1m 5m 30m 2h 12h 24h}"
@@ -237,7 +249,7 @@ sandbox_conf() {
   instance_dir sandbox
   local -A v=(
     [INSTANCE]="$inst" [USER]="$(run_user)" [SANDBOX_PORT]="$SANDBOX_PORT"
-    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="$root/build"
+    [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="${TRAVEL_HTTPD_ASAN:-$root/build}"
     [DBPARAMS]="${TRAVEL_SANDBOX_DB_CONNINFO:-$(conninfo)}"
     [DATA]="$root/data/openflights" [LATENCY]="${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}"
     [HANG]="${TRAVEL_SANDBOX_HANG:-30s}")
@@ -259,11 +271,11 @@ start_instance() {
   local name=$1 url=$2 inst="$dir/httpd-$1"
   if [ -f "$inst/httpd.pid" ] && kill -0 "$(cat "$inst/httpd.pid")" 2>/dev/null; then
     log "httpd $name is already running: restarting it gracefully with the current build"
-    /usr/sbin/apache2 -f "$inst/httpd.conf" -k graceful
+    apache2_run -f "$inst/httpd.conf" -k graceful
     wait_http "$url"
     return 0
   fi
-  /usr/sbin/apache2 -f "$inst/httpd.conf" -k start
+  apache2_run -f "$inst/httpd.conf" -k start
   wait_http "$url"
 }
 
@@ -359,7 +371,7 @@ case "$cmd" in
     httpd_conf main
     banner "$key" "$dashpw"
     echo "Ctrl-C stops httpd (the API and the sandbox) and PostgreSQL."
-    /usr/sbin/apache2 -f "$dir/httpd-main/httpd.conf" -DFOREGROUND || true
+    apache2_run -f "$dir/httpd-main/httpd.conf" -DFOREGROUND || true
     ;;
   start)
     pg_start

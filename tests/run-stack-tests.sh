@@ -175,6 +175,13 @@ for log in "$dir"/httpd-*/error.log; do
     echo "$crashed" | sed 's/^/      /'
   fi
 done
+# Under make test-httpd-asan: every AddressSanitizer report of httpd's children.
+for report in "$dir"/asan/httpd.*; do
+  [ -f "$report" ] || continue
+  failed=1
+  echo "  AddressSanitizer in httpd ($report):"
+  sed -n '1,40p' "$report" | sed 's/^/      /'
+done
 escaped=$(awk '{print $1}' "$TRAVEL_TEST_DNS_LOG" | sort -u | grep -vxF -f <(grep -v '^$' "$dir/expected-dns"; echo '') || true)
 if [ -n "$escaped" ]; then
   failed=1

@@ -55,6 +55,10 @@ struct trv_domain;
  * book. With use_payment_sdk the prebook hands that secret to the client
  * once (meta.payment_sdk); the service never stores it. */
 #define TRV_SUP_VENDOR_SDK         0x20u
+/* The vendor asks who the traveller is on its calls (Expedia Rapid:
+ * Customer-Ip, Customer-Session-Id, the language): a background call made
+ * for one traveller (a watch's check) is not shared with another's. */
+#define TRV_SUP_TRAVELLER          0x40u
 
 /* What a supplier accepts in one request; 0 when it sets no limit of its own
  * beyond the API's. */

@@ -10,6 +10,7 @@
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/money.h"
+#include "core/clock.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -476,10 +477,25 @@ int trv_fbook_finds_orders(const trv_env *env, const trv_fbooking *b)
     return sup && sup->find_order;
 }
 
+apr_interval_time_t trv_fbook_order_settled_in(const trv_fbooking *b, apr_time_t now)
+{
+    apr_time_t exp;
+    if (!b->expires_at || trv_time_parse(b->expires_at, &exp) != APR_SUCCESS) {
+        return -1;
+    }
+    exp += TRV_FBOOK_LATE_ORDER_GRACE;
+    return exp > now ? exp - now : 0;
+}
+
 /* unknown: the order the unanswered book made, looked up at the supplier
  * (never ordered again). Found, it settles the booking as book's answer
  * would have; not found (yet: the supplier may still be making it), the
- * booking stays unknown and is looked up again. */
+ * booking stays unknown and is looked up again -- until a lookup that
+ * began once no order could be made any more (the offer expired, plus
+ * the grace: trv_fbook_order_settled_in) still finds none. Then none was
+ * made, and the booking ends FAILED (order_not_found) through the same
+ * finish as a refused order: the authorization voided, the event sent,
+ * the job done. */
 static trv_lifecycle_book_outcome find_lost_order(trv_lifecycle_book_run *run)
 {
     trv_flight_ctx sc;
@@ -487,12 +503,25 @@ static trv_lifecycle_book_outcome find_lost_order(trv_lifecycle_book_run *run)
     const trv_flight_supplier *sup;
     json_t *order = NULL;
     trv_up_status st;
+    /* Decided before the lookup goes out: only a lookup that began after
+     * the last moment an order could appear proves there is none. */
+    int settled = trv_fbook_order_settled_in(B(run), apr_time_now()) == 0;
 
     sup = booking_supplier(run, &sc);
     if (!sup || !sup->find_order) {
         return TRV_LIFECYCLE_BOOK_RETRY;
     }
     st = sup->find_order(&sc, book_document(run), &order, &err);
+    if (st == TRV_UP_NOT_FOUND && settled) {
+        trv_log_msg(run->log, TRV_LOG_WARNING, run->request_id,
+                    TRVLOGNO(3460) "booking %s: %s has no order for the unanswered book and "
+                    "its offer expired at %s: none was made, the booking fails", B(run)->id,
+                    B(run)->supplier, B(run)->expires_at);
+        return finish_failed(run, failure_json("order_not_found", apr_psprintf(run->p,
+            "The supplier did not answer the order, and no order was made before the offer "
+            "expired at %s; nothing was charged and the payment authorization was released",
+            B(run)->expires_at)));
+    }
     if (st != TRV_UP_OK) {
         trv_log_msg(run->log, TRV_LOG_INFO, run->request_id,
                     TRVLOGNO(3302) "booking %s: looking up the order book made at %s: %s (%s)",

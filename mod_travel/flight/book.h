@@ -46,6 +46,18 @@ trv_lifecycle_book_outcome trv_fbook_poll_ticketing(trv_lifecycle_book_run *run)
  * the flight.booking.complete job instead of an operator. */
 int trv_fbook_finds_orders(const trv_env *env, const trv_fbooking *b);
 
+/* How long after the offer's expires_at an order made from it may still
+ * appear in the supplier's order list: the book request was sent before
+ * expiry, and the supplier may finish it late, list it late, or keep a
+ * clock a little ahead of ours. */
+#define TRV_FBOOK_LATE_ORDER_GRACE apr_time_from_sec(300)
+
+/* For a booking whose book answer was lost: how long from now until a
+ * lookup that finds no order proves none was made (its offer expired at
+ * expires_at, plus TRV_FBOOK_LATE_ORDER_GRACE); 0 when that time has
+ * come, -1 when the booking has no expiry to go by. */
+apr_interval_time_t trv_fbook_order_settled_in(const trv_fbooking *b, apr_time_t now);
+
 /* A book step's deadline for this booking's supplier. */
 apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbooking *b,
                                            trv_fb_phase phase);

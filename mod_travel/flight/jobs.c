@@ -59,7 +59,13 @@ void trv_fjob_complete_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         /* No order found for the unanswered book (yet): a supplier still
          * making it shows it soon; after that, an hourly look is enough
          * and spares the supplier a list call every few seconds. */
+        apr_interval_time_t settled = trv_fbook_order_settled_in(b, apr_time_now());
         res->retry_in = apr_time_from_sec(job->attempt < 10 ? 2 : job->attempt < 30 ? 60 : 3600);
+        /* The first lookup once the offer is gone (and its grace) decides:
+         * no hourly wait past that moment. */
+        if (settled > 0 && settled + apr_time_from_sec(1) < res->retry_in) {
+            res->retry_in = settled + apr_time_from_sec(1);
+        }
         res->error = "no order found at the supplier for the unanswered book";
     }
 }

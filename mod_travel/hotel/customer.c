@@ -50,3 +50,17 @@ void trv_hcustomer_apply_kept(trv_hotel_ctx *ctx, const json_t *stored)
     ctx->customer_session = trv_json_str(stored, "session");
     ctx->accept_language = trv_json_str(stored, "language");
 }
+
+void trv_hcustomer_headers(apr_table_t *headers, const json_t *stored)
+{
+    static const char *const names[][2] = {{"ip", "x-travel-customer-ip"},
+                                           {"session", "x-travel-customer-session"},
+                                           {"language", "Accept-Language"}};
+    size_t i;
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = trv_json_str(stored, names[i][0]);
+        if (v) {
+            apr_table_set(headers, names[i][1], v);
+        }
+    }
+}

@@ -41,8 +41,13 @@ const char *trv_hcustomer_json(apr_pool_t *p, const trv_hcustomer *c);
 /* Sets ctx's customer_ip, customer_session and accept_language. */
 void trv_hcustomer_apply(trv_hotel_ctx *ctx, const trv_hcustomer *c);
 /* The same from the traveller a booking kept (hotel_bookings.customer;
- * NULL: none, a booking from before sql/290 or one no traveller made,
- * such as a watch's auto-purchase). */
+ * NULL: none, a booking from before sql/290, or one made by the
+ * auto-purchase of a watch from before sql/340). */
 void trv_hcustomer_apply_kept(trv_hotel_ctx *ctx, const json_t *stored);
+/* A kept traveller ({ip, session, language}; NULL: none) as the request
+ * headers above, for code that calls the API's handlers with no traveller
+ * of its own (a watch's auto-purchase), so that trv_hcustomer_read reads
+ * it back. */
+void trv_hcustomer_headers(apr_table_t *headers, const json_t *stored);
 
 #endif

@@ -11,10 +11,13 @@
 const trv_supplier trv_hotel_suppliers[] = {
     /* LiteAPI v3.0 (X-API-Key): charges the partner's account at book, so
      * the service collects from the traveller itself (and may take the
-     * payment SDK); an offer's prebook is booked once, and booking it again
-     * answers the same booking, so a keyed book may be resent. */
+     * payment SDK); an offer's prebook is booked once. No
+     * TRV_SUP_IDEMPOTENCY_KEY: LiteAPI documents none; its guard is the
+     * book's clientReference (a second book under one reference is not a
+     * second booking), and a lost answer is found with GET
+     * /bookings?clientReference=. */
     {"liteapi", "hotel", &trv_hotel_supplier_a,
-     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE | TRV_SUP_IDEMPOTENCY_KEY, {250, 10, 99},
+     TRV_SUP_PAYMENT_SDK | TRV_SUP_OFFER_ONCE, {250, 10, 99},
      {"api_key", NULL, "book_url"}, NULL},
     /* Hotelbeds APItude (Api-key + X-Signature): invoices the partner, so
      * the service collects from the traveller (and may take the payment
@@ -31,15 +34,16 @@ const trv_supplier trv_hotel_suppliers[] = {
      * the merchant of record (charges the traveller's card, forwarded by the
      * payment provider) and the itinerary's rooms state their refund if
      * cancelled now (the preview). No TRV_SUP_IDEMPOTENCY_KEY: Rapid
-     * documents none (its guard is the unique affiliate_reference_id). */
+     * documents none (its guard is the unique affiliate_reference_id).
+     * Rapid asks for the traveller on every call (TRV_SUP_TRAVELLER). */
     {"expedia-rapid", "hotel", &trv_hotel_supplier_c,
-     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW | TRV_SUP_TRAVELLER, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* The former name of SUPPLIER_C's protocol, still accepted so existing
      * lines keep working (docs/configuration.md): the same adapter and
      * terms. */
     {"travel-hotel-c", "hotel", &trv_hotel_supplier_c,
-     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW, {250, 10, 99},
+     TRV_SUP_COLLECTS_PAYMENT | TRV_SUP_CANCEL_PREVIEW | TRV_SUP_TRAVELLER, {250, 10, 99},
      {"api_key", "api_secret", NULL}, NULL},
     /* Duffel Stays (Bearer token): booked from the partner's Duffel
      * balance, so the service collects; every prebook is a quote of its own. */

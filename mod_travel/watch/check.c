@@ -9,6 +9,7 @@
  * purchase job is queued in the same transaction (purchase.c). The
  * supplier is asked holding no database connection. */
 #include "watch.h"
+#include "hotel/customer.h"
 #include "webhook/outbox.h"
 #include "core/call_budget.h"
 #include "core/json.h"
@@ -203,6 +204,9 @@ void trv_watch_price_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         res->error = "the supplier is not configured here";
         return;
     }
+    /* The traveller the batch's watches were created for (schedule.c
+     * states one per batch to the suppliers that ask). */
+    trv_hcustomer_apply_kept(&ctx, json_object_get(job->payload, "customer"));
     sids = apr_pcalloc(p, sizeof(char *) * (apr_size_t)n);
     for (i = 0; i < (size_t)n; i++) {
         sids[i] = trv_json_str(json_array_get(hotels, i), "sid");

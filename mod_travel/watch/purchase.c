@@ -2,7 +2,8 @@
  * its trigger buys the stay, through the very handlers of the API —
  * POST /v1/hotel/offers for a fresh price, POST /v1/hotel/prebook and
  * POST /v1/hotel/bookings/{id}/book — called with a request made for the
- * watch's organization and user:
+ * watch's organization and user, and the traveller kept with the watch
+ * when it was created (watches.customer, sent as that traveller's headers):
  *
  *   1. a fresh price check (offers, cheapest of the hotel): above the
  *      mandate's max_total the watch goes back to active, no event;
@@ -27,6 +28,7 @@
  * confirming, an unknown result) is retried. */
 #include "watch.h"
 #include "hotel/handlers.h"
+#include "hotel/customer.h"
 #include "watch_status.h"
 #include "hotel/state.h"
 #include "webhook/outbox.h"
@@ -46,7 +48,7 @@ static const trv_stmt read_stmt = {"trv_watch_purchase_read",
     "w.check_out::text AS check_out, w.occupancy::text AS occupancy, w.currency, "
     "w.guest_nationality, w.guest_residence, w.max_total_minor::text AS max_total_minor, "
     "w.purchase_body::text AS purchase_body, m.id AS mandate_id, m.payment_instrument_id, "
-    "m.contact::text AS contact, m.rooms::text AS rooms "
+    "m.contact::text AS contact, m.rooms::text AS rooms, w.customer::text AS customer "
     "FROM watches w JOIN watch_mandates m ON m.id = w.mandate_id AND m.status = 'confirmed' "
     "WHERE w.id = %s AND w.status = 'armed'"};
 static const trv_stmt disarm_stmt = {"trv_watch_purchase_disarm",
@@ -83,6 +85,10 @@ static void call(purchase *x, trv_handler_fn *fn, const char *path, json_t *body
     req.path = path;
     req.json = body;
     resp->headers = apr_table_make(x->p, 2);
+    /* The traveller the watch was created for, stated as that traveller's
+     * own request would: offers and prebook read it, and the booking keeps
+     * it for book (hotel/customer.h). */
+    trv_hcustomer_headers(req.headers, trv_json_column(x->p, x->w, 0, "customer"));
     if (idem) {
         apr_table_set(req.headers, "x-idempotency-key", idem);
     }

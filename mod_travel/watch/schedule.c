@@ -12,7 +12,10 @@
  *      the watches of one hotel and stay share one supplier call), each
  *      hotel priced by the first configured supplier (registry order) that
  *      sells it, ten hotels per watch.price job (one offers request); one
- *      watch.trip job per trip watch.
+ *      watch.trip job per trip watch. A supplier that asks who the
+ *      traveller is (TRV_SUP_TRAVELLER: Expedia Rapid) gets one call per
+ *      traveller kept with the watches (watches.customer), stated in the
+ *      job's payload, so no watch's check goes out as another's traveller.
  * All of it in one transaction: the claims exist exactly when their
  * checks are queued. The chain stops when no watch is active or armed;
  * creating a watch starts it again. */
@@ -44,7 +47,7 @@ static const trv_stmt claim_stmt = {"trv_watch_claim",
     "next_check_at = now() + %s::bigint * interval '1 microsecond' FROM due WHERE w.id = due.id "
     "RETURNING w.id, w.kind, w.hotel_id, w.stay_key, w.check_in::text AS check_in, "
     "w.check_out::text AS check_out, w.occupancy::text AS occupancy, w.currency, "
-    "w.guest_nationality, w.guest_residence"};
+    "w.guest_nationality, w.guest_residence, w.customer::text AS customer"};
 static const trv_stmt sellers_stmt = {"trv_watch_sellers",
     "SELECT hotel_id, supplier, supplier_hotel_id FROM hotel_supplier_ids "
     "WHERE hotel_id = ANY (string_to_array(%s, ' '))"};
@@ -63,6 +66,7 @@ typedef struct hotel_stay {
     const char *hotel_id;
     int row;                 /* a claimed row of the stay (its stored parts) */
     json_t *watches;         /* ids */
+    json_t *customers;       /* each watch's traveller as stored (text), or null */
 } hotel_stay;
 
 static const trv_supplier *hotel_rows(const trv_env *env)
@@ -102,6 +106,42 @@ static json_t *stay_json(const trv_rows *r, int i)
                      trv_rows_get(r, i, "guest_residence"));
 }
 
+/* Adds hotel h's watches (of one traveller, customer: the stored text,
+ * NULL for none or when the supplier does not ask) to the batch of its
+ * stay, supplier and traveller in batches (key -> payload), queueing the
+ * batch once it holds TRV_WATCH_BATCH hotels. */
+static apr_status_t add_to_batch(trv_dbc *c, apr_pool_t *p, apr_hash_t *batches,
+                                 const trv_rows *r, const hotel_stay *h,
+                                 const trv_supplier *row, const char *sid, json_t *watches,
+                                 const char *customer, int *jobs)
+{
+    const char *bkey = apr_pstrcat(p, trv_rows_get(r, h->row, "stay_key"), "#", row->name,
+                                   customer ? "#" : "", customer ? customer : "", NULL);
+    json_t *batch = apr_hash_get(batches, bkey, APR_HASH_KEY_STRING), *list;
+    apr_status_t rv;
+    if (!batch) {
+        batch = trv_json_bind(p, json_pack("{s:s,s:o,s:[]}", "supplier", row->name,
+                                           "stay", stay_json(r, h->row), "hotels"));
+        if (customer) {
+            json_t *who = trv_json_parse(p, customer, strlen(customer), NULL);
+            json_object_set(batch, "customer", who ? who : json_null());
+        }
+        apr_hash_set(batches, bkey, APR_HASH_KEY_STRING, batch);
+    }
+    list = json_object_get(batch, "hotels");
+    json_array_append_new(list, json_pack("{s:s,s:s,s:O}", "hotel_id", h->hotel_id,
+                                          "sid", sid, "watches", watches));
+    if (json_array_size(list) == TRV_WATCH_BATCH) {
+        if ((rv = trv_job_enqueue_spec(c, p, &trv_watch_price_job, batch, 0, NULL, NULL))
+            != APR_SUCCESS) {
+            return rv;
+        }
+        (*jobs)++;
+        apr_hash_set(batches, bkey, APR_HASH_KEY_STRING, NULL);
+    }
+    return APR_SUCCESS;
+}
+
 /* Queues the checks of the claimed rows; the ids of watches nobody can
  * price now go to *unpriced (space-separated). */
 static apr_status_t queue_checks(trv_env *env, trv_dbc *c, apr_pool_t *p, const trv_rows *r,
@@ -138,11 +178,15 @@ static apr_status_t queue_checks(trv_env *env, trv_dbc *c, apr_pool_t *p, const 
             h->hotel_id = trv_rows_get(r, i, "hotel_id");
             h->row = i;
             h->watches = trv_json_bind(p, json_array());
+            h->customers = trv_json_bind(p, json_array());
             apr_hash_set(by, key, APR_HASH_KEY_STRING, h);
             APR_ARRAY_PUSH(order, hotel_stay *) = h;
             hotels = apr_pstrcat(p, hotels, *hotels ? " " : "", h->hotel_id, NULL);
         }
         json_array_append_new(h->watches, json_string(id));
+        json_array_append_new(h->customers, trv_rows_get(r, i, "customer")
+                                                ? json_string(trv_rows_get(r, i, "customer"))
+                                                : json_null());
     }
     if (!order->nelts) {
         return APR_SUCCESS;
@@ -152,9 +196,8 @@ static apr_status_t queue_checks(trv_env *env, trv_dbc *c, apr_pool_t *p, const 
     }
     for (i = 0; i < order->nelts; i++) {
         hotel_stay *h = APR_ARRAY_IDX(order, i, hotel_stay *);
-        const char *sid = NULL, *bkey;
+        const char *sid = NULL;
         const trv_supplier *row = seller(env, s, h->hotel_id, &sid);
-        json_t *batch, *list;
         size_t k;
         if (!row) {
             for (k = 0; k < json_array_size(h->watches); k++) {
@@ -164,23 +207,37 @@ static apr_status_t queue_checks(trv_env *env, trv_dbc *c, apr_pool_t *p, const 
             }
             continue;
         }
-        bkey = apr_pstrcat(p, trv_rows_get(r, h->row, "stay_key"), "#", row->name, NULL);
-        batch = apr_hash_get(batches, bkey, APR_HASH_KEY_STRING);
-        if (!batch) {
-            batch = trv_json_bind(p, json_pack("{s:s,s:o,s:[]}", "supplier", row->name,
-                                               "stay", stay_json(r, h->row), "hotels"));
-            apr_hash_set(batches, bkey, APR_HASH_KEY_STRING, batch);
-        }
-        list = json_object_get(batch, "hotels");
-        json_array_append_new(list, json_pack("{s:s,s:s,s:O}", "hotel_id", h->hotel_id,
-                                              "sid", sid, "watches", h->watches));
-        if (json_array_size(list) == TRV_WATCH_BATCH) {
-            if ((rv = trv_job_enqueue_spec(c, p, &trv_watch_price_job, batch, 0, NULL, NULL))
+        if (!trv_supplier_can(row, TRV_SUP_TRAVELLER)) {
+            if ((rv = add_to_batch(c, p, batches, r, h, row, sid, h->watches, NULL, jobs))
                 != APR_SUCCESS) {
                 return rv;
             }
-            (*jobs)++;
-            apr_hash_set(batches, bkey, APR_HASH_KEY_STRING, NULL);
+            continue;
+        }
+        /* A supplier that asks for the traveller: one call per traveller,
+         * each stating its own watches' (the one stored with them). */
+        for (k = 0; k < json_array_size(h->watches); k++) {
+            const char *who = json_string_value(json_array_get(h->customers, k));
+            json_t *mine = trv_json_bind(p, json_array());
+            size_t m;
+            if (json_is_true(json_array_get(h->customers, k))) {
+                continue; /* taken with an earlier watch of the same traveller */
+            }
+            for (m = k; m < json_array_size(h->watches); m++) {
+                const char *theirs = json_string_value(json_array_get(h->customers, m));
+                if (json_is_true(json_array_get(h->customers, m))
+                    || (who ? !theirs || strcmp(who, theirs) != 0 : theirs != NULL)) {
+                    continue;
+                }
+                json_array_append(mine, json_array_get(h->watches, m));
+                if (m > k) {
+                    json_array_set_new(h->customers, m, json_true());
+                }
+            }
+            if ((rv = add_to_batch(c, p, batches, r, h, row, sid, mine, who, jobs))
+                != APR_SUCCESS) {
+                return rv;
+            }
         }
     }
     {

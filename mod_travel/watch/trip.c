@@ -9,6 +9,7 @@
  * travel.hotel.trip_watch.triggered event in the same transaction. */
 #include "watch.h"
 #include "core/fanout.h"
+#include "hotel/customer.h"
 #include "hotel/mapping.h"
 #include "hotel/hotel_store.h"
 #include "webhook/outbox.h"
@@ -22,7 +23,8 @@
 static const trv_stmt read_stmt = {"trv_watch_trip_read",
     "SELECT w.id, w.org_id, w.user_id, w.place_id, w.check_in::text AS check_in, "
     "w.check_out::text AS check_out, w.occupancy::text AS occupancy, w.currency, "
-    "w.guest_nationality, w.guest_residence, w.trigger_minor::text AS trigger_minor "
+    "w.guest_nationality, w.guest_residence, w.trigger_minor::text AS trigger_minor, "
+    "w.customer::text AS customer "
     "FROM watches w WHERE w.id = %s AND w.kind = 'trip' AND w.status = 'active' "
     "AND w.check_in > (now() AT TIME ZONE 'UTC')::date"};
 static const trv_stmt fire_stmt = {"trv_watch_fire_trip",
@@ -66,8 +68,8 @@ static const trv_supplier *hotel_rows(const trv_env *env)
 
 /* Each configured supplier asked at once; 0 when any failed (*why). */
 static int ask_all(trv_env *env, apr_pool_t *p, const char *rid, const trv_hotel_area *area,
-                   const trv_hotel_stay *stay, void (*fn)(void *), ask **asks, int *n,
-                   const char **why)
+                   const trv_hotel_stay *stay, const json_t *customer, void (*fn)(void *),
+                   ask **asks, int *n, const char **why)
 {
     const trv_supplier *row;
     void *batons[16];
@@ -79,6 +81,8 @@ static int ask_all(trv_env *env, apr_pool_t *p, const char *rid, const trv_hotel
         if (!cp || !(a->adapter = trv_hotel_supplier_for(env, cp, rid, row, &a->ctx))) {
             continue;
         }
+        /* The traveller the watch was created for (watches.customer). */
+        trv_hcustomer_apply_kept(&a->ctx, customer);
         a->row = row;
         a->area = area;
         a->stay = stay;
@@ -221,7 +225,8 @@ void trv_watch_trip_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job
         res->error = "the watch's place cannot be read";
         return;
     }
-    if (!ask_all(env, p, rid, &area, &stay, search_one, asks, &n, &why)) {
+    if (!ask_all(env, p, rid, &area, &stay, trv_json_column(p, w, 0, "customer"), search_one,
+                 asks, &n, &why)) {
         res->outcome = TRV_JOB_RETRY;
         res->error = why;
         return;

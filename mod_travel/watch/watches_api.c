@@ -4,10 +4,13 @@
  * else's is a 404. Creating one queues the schedule (schedule.c), so the
  * first check follows within TravelWatchInterval. A price watch with
  * auto_purchase gets a mandate (mdt_…, pending_confirmation) in the same
- * transaction; confirming it arms the watch (mandate.c). */
+ * transaction; confirming it arms the watch (mandate.c). The traveller
+ * the request states (hotel/customer.h) is kept with the watch: its
+ * checks and auto-purchase send it to the suppliers that ask. */
 #include "watch.h"
 #include "input.h"
 #include "watch_status.h"
+#include "hotel/customer.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -41,9 +44,9 @@ static const trv_stmt place_save_stmt = {"trv_watch_place_save",
 static const trv_stmt insert_stmt = {"trv_watch_insert",
     "INSERT INTO watches (id, org_id, user_id, kind, status, hotel_id, destination, place_id, "
     "check_in, check_out, occupancy, currency, guest_nationality, guest_residence, stay_key, "
-    "trigger_type, trigger_minor, max_total_minor, mandate_id) "
+    "trigger_type, trigger_minor, max_total_minor, mandate_id, customer) "
     "VALUES (%s, %s, %s, %s, 'active', %s, %s, %s, %s::date, %s::date, %s::jsonb, %s, %s, %s, "
-    "%s, 'below_total', %s::bigint, %s::bigint, %s)"};
+    "%s, 'below_total', %s::bigint, %s::bigint, %s, %s::jsonb)"};
 static const trv_stmt mandate_stmt = {"trv_watch_mandate_insert",
     "INSERT INTO watch_mandates (id, org_id, user_id, watch_id, status, "
     "payment_instrument_id, contact, rooms, max_total_minor) "
@@ -158,6 +161,7 @@ typedef struct creating {
     trv_req *req;
     const trv_watch_input *in;
     const char *id, *kind, *place, *mandate;
+    trv_hcustomer customer;        /* the traveller, kept for the checks and the purchase */
 } creating;
 
 static apr_status_t create_txn(trv_dbc *c, apr_pool_t *p, void *baton)
@@ -172,7 +176,8 @@ static apr_status_t create_txn(trv_dbc *c, apr_pool_t *p, void *baton)
                                 in->stay.currency, in->stay.nationality, in->stay.residence,
                                 trv_watch_stay_key(p, &in->stay),
                                 i64(p, in->trigger_minor),
-                                x->mandate ? i64(p, in->max_total_minor) : NULL, x->mandate))
+                                x->mandate ? i64(p, in->max_total_minor) : NULL, x->mandate,
+                                trv_hcustomer_json(p, &x->customer)))
             != APR_SUCCESS
         || (x->mandate
             && trv_db_exec(c, p, &mandate_stmt, NULL,
@@ -190,11 +195,15 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
 {
     trv_errs *errs = trv_errs_new(req->pool);
     trv_watch_input in;
+    trv_hcustomer customer;
     const char *id = trv_id_new(req->pool, "wtc"), *mandate = NULL, *place = NULL;
     trv_dbc *c;
     trv_rows *r;
 
     trv_watch_read(req->pool, req->json, kind, today(), &in, errs);
+    /* The traveller the watch acts for, read as a booking's prebook reads
+     * it: its checks and purchase state it to the suppliers that ask. */
+    trv_hcustomer_read(req, &customer, errs);
     if (trv_errs_any(errs)) {
         trv_fail_invalid(req, resp, errs);
         return;
@@ -228,7 +237,7 @@ static void create(trv_req *req, trv_resp *resp, const char *kind)
         mandate = trv_id_new(req->pool, "mdt");
     }
     {
-        creating x = {req, &in, id, kind, place, mandate};
+        creating x = {req, &in, id, kind, place, mandate, customer};
         if (trv_db_transaction(c, req->pool, create_txn, &x) != APR_SUCCESS) {
             trv_api_db_fail(req, resp, c, 1503, "creating a watch");
             return;

@@ -161,6 +161,35 @@ static inline e2e_resp *he_prebook(const char *key, const char *idem, const char
     return e2e_call(e2e_url(), "POST", "/v1/hotel/prebook", hdrs, body);
 }
 
+/* Prebooks the offer (rooms_json: the prebook's rooms) and books it with
+ * the test card: the prebook's and the CONFIRMED booking's totals are the
+ * offer's. Returns the booking (a new reference). */
+static inline json_t *he_book_offer(const char *key, const json_t *offer,
+                                    const char *reference_id, const char *rooms_json)
+{
+    char body[8192], idem[64], path[256];
+    e2e_resp *r;
+    json_t *booking;
+    long total = he_minor(json_object_get(offer, "total"));
+    snprintf(body, sizeof(body), "{\"offer_reference\":\"%s\",\"reference_id\":\"%s\","
+             "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\","
+             "\"email\":\"ada@example.com\",\"phone\":\"+442079460000\"},\"rooms\":%s}",
+             fe_s(offer, "offer_reference"), reference_id, rooms_json);
+    snprintf(idem, sizeof(idem), "hbo-%ld-%d", e2e_now_ms(), rand());
+    r = he_prebook(key, idem, body);
+    fe_expect(r, 201, "a hotel prebook");
+    assert_int_equal(he_minor(json_object_get(fe_data(r), "total")), total);
+    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", fe_s(fe_data(r), "id"));
+    e2e_free(r);
+    r = e2e_post(key, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
+    fe_expect(r, 200, "book");
+    booking = json_deep_copy(fe_data(r));
+    e2e_free(r);
+    assert_string_equal(fe_s(booking, "status"), "CONFIRMED");
+    assert_int_equal(he_minor(json_object_get(booking, "total")), total);
+    return booking;
+}
+
 /* A READY_FOR_COMPLETE booking (a new reference) of this supplier. */
 static inline json_t *he_ready(const char *key, const char *supplier, const char *reference_id,
                                const char *lead_last)

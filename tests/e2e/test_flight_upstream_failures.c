@@ -439,7 +439,8 @@ static void book_fails_502_at_the_supplier_and_charges_nothing(void **state)
  * so it goes out on a fresh connection and a dropped one is not resent),
  * not by a repeat. The background job then looks the order up at the
  * supplier: the one made is reported (CONFIRMED, captured once); where
- * none was made the booking stays unknown, its money held. */
+ * none was made the booking stays unknown, its money held (until its offer
+ * has expired: the next test). */
 static void book_answer_lost_is_result_unknown(void **state)
 {
     static const char *const specs[] = {
@@ -508,6 +509,82 @@ static void book_answer_lost_is_result_unknown(void **state)
         assert_int_equal(orders(id), made[k]);
         json_decref(b);
     }
+}
+
+/* A lost book answer whose order is never found does not stay unknown
+ * for ever: once the offer (and so any order that could have been made
+ * from it) has expired, the next lookup that finds nothing ends the
+ * booking FAILED with order_not_found, the authorization voided at the
+ * provider, flight.booking.failed written, and no lookup after that.
+ * Before the expiry, a miss leaves it unknown. Time is moved by setting
+ * the booking's expires_at back, not waited for. */
+static void book_lost_without_order_fails_once_the_offer_expired(void **state)
+{
+    json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *d;
+    const char *id = fe_s(b, "id");
+    const char *p[1] = {id};
+    char path[256], *rid = fe_rid("uf", "book-lost-expiry");
+    long t0, lookups;
+    e2e_resp *r;
+    (void)state;
+    e2e_expect_log("TRV355: ");
+    book_path(path, sizeof(path), id);
+    /* The answer is not JSON, and the sandbox made no order. */
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+                                "\"action\":\"garbage\",\"status\":201");
+    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
+    expect_error(r, 500, "result_unknown", rid);
+    e2e_free(r);
+    fe_fault_clear(rid);
+    free(rid);
+    assert_int_equal(orders(id), 0);
+
+    /* Looked up before the offer expired: a miss, the booking unknown. */
+    t0 = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                        "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
+           && e2e_now_ms() - t0 < 15000) {
+        e2e_sleep_ms(200);
+    }
+    d = read_booking(id);
+    assert_string_equal(fe_s(d, "status"), "COMPLETE_IN_PROGRESS");
+    assert_int_equal(auths(id, "requires_capture"), 1);
+    json_decref(d);
+
+    /* The offer expired well before now (past the grace for late
+     * orders); the job's next look is due at once. */
+    e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '10 minutes' "
+                 "WHERE id = $1", 1, p);
+    e2e_sql_exec("UPDATE jobs SET available_at = now() WHERE kind = 'flight.booking.complete' "
+                 "AND payload->>'id' = $1 AND status = 'queued'", 1, p);
+    d = fe_wait_status(key, id, "FAILED", 30000);
+    assert_string_equal(fe_s(json_object_get(d, "failure"), "code"), "order_not_found");
+    assert_non_null(strstr(fe_s(json_object_get(d, "failure"), "description"), "expired"));
+    /* Nothing taken: the voided authorization is no longer listed. */
+    assert_int_equal(json_array_size(json_object_get(d, "payments")), 0);
+    json_decref(d);
+    /* The money: voided at the provider, nothing captured, no order. */
+    assert_int_equal(auths(id, "canceled"), 1);
+    assert_int_equal(auths(id, "requires_capture"), 0);
+    assert_int_equal(captured(id), 0);
+    assert_int_equal(orders(id), 0);
+    assert_int_equal(fe_events(id, "flight.booking.failed"), 1);
+    /* No more lookups: the job is gone, and a while later no call more. */
+    lookups = e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                           "AND operation = 'GET /air/orders'", 1, p);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM jobs WHERE kind = "
+                                  "'flight.booking.complete' AND payload->>'id' = $1", 1, p), 0);
+    e2e_sleep_ms(2500);
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                                  "AND operation = 'GET /air/orders'", 1, p), lookups);
+    /* A repeated book orders nothing. */
+    rid = fe_rid("uf", "book-lost-expiry-again");
+    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
+    expect_error(r, 409, "invalid_state", rid);
+    e2e_free(r);
+    free(rid);
+    assert_int_equal(orders(id), 0);
+    json_decref(b);
 }
 
 static void authorize_fails_502_and_nothing_moves(void **state)
@@ -783,6 +860,7 @@ int main(void)
         cmocka_unit_test(quote_estimates_when_the_airline_fails),
         cmocka_unit_test(book_fails_502_at_the_supplier_and_charges_nothing),
         cmocka_unit_test(book_answer_lost_is_result_unknown),
+        cmocka_unit_test(book_lost_without_order_fails_once_the_offer_expired),
         cmocka_unit_test(authorize_fails_502_and_nothing_moves),
         cmocka_unit_test(capture_failure_is_settled_later),
         cmocka_unit_test(no_answer_in_time_is_504),

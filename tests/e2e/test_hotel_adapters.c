@@ -4,7 +4,9 @@
  * shapes supplier.h promises, a booking found again by its id and by the
  * client reference, and the test triggers Failbook (refused: book_failed),
  * Async (pending, then confirmed) and sandbox-unknown (no answer: the
- * booking exists and is found by its reference, never bought twice). */
+ * booking exists and is found by its reference, never bought twice), a
+ * LiteAPI reference booked before (that booking), and a Hotelbeds hotel
+ * that binds its price (read at that price). */
 #include "adapter_env.h"
 #include "hotel_e2e.h"
 #include "hotel/supplier.h"
@@ -390,6 +392,75 @@ static void b_books_equal_rooms_grouped(void **state)
     assert_int_equal(json_array_size(b.rooms), 3);
 }
 
+/* LiteAPI books a clientReference once: a book of another prebook under a
+ * reference already booked (409 duplicate_booking at the sandbox) is that
+ * booking, read by its reference, never a second or a refusal. */
+static void a_reference_booked_before_is_that_booking(void **state)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_offer o = an_offer(&trv_hotel_supplier_a, &up_a, &stay);
+    trv_hotel_prebooked pb1 = prebooked(&trv_hotel_supplier_a, &up_a, &stay, &o);
+    trv_hotel_prebooked pb2 = prebooked(&trv_hotel_supplier_a, &up_a, &stay, &o);
+    trv_hotel_party p = party_of("Lovelace");
+    trv_hotel_booked b1, b2;
+    trv_hotel_err err = {0};
+    const char *ref = unique_ref("a-twice");
+    (void)state;
+    assert_string_not_equal(pb1.prebook_id, pb2.prebook_id);
+    assert_int_equal(book(&trv_hotel_supplier_a, &up_a, &stay, &o, &pb1, &p, ref, &b1, &err),
+                     TRV_UP_OK);
+    assert_int_equal(book(&trv_hotel_supplier_a, &up_a, &stay, &o, &pb2, &p, ref, &b2, &err),
+                     TRV_UP_OK);
+    assert_string_equal(b2.booking_id, b1.booking_id);
+    assert_string_equal(b2.client_reference, ref);
+}
+
+/* A Hotelbeds hotel that binds its price: the offer, the prebook and the
+ * booking as the adapter reads it (book's answer and a read) are all at the
+ * hotel's price, above the net Hotelbeds invoices (totalNet). */
+static void b_bound_booking_is_read_at_its_price(void **state)
+{
+    trv_hotel_stay stay = stay_of();
+    trv_hotel_ctx c = ctx_of(&up_b, "req_hotel_adapters");
+    trv_hotel_area area = {"London", "GB", 0, 0, 0, 0};
+    trv_hotel_err err = {0};
+    apr_array_header_t *found = NULL, *offers = NULL;
+    trv_hotel_offer o;
+    trv_hotel_prebooked pb;
+    trv_hotel_party p = party_of("Lovelace");
+    trv_hotel_booked b, r;
+    const char *ref = unique_ref("b-bound");
+    int i, bound = 0;
+    (void)state;
+    assert_int_equal(trv_hotel_supplier_b.search(&c, &area, &stay, &found, &err), TRV_UP_OK);
+    for (i = 0; i < found->nelts && !bound; i++) {
+        const char *sid = APR_ARRAY_IDX(found, i, trv_hotel_found).sid;
+        assert_int_equal(trv_hotel_supplier_b.offers(&c, &stay, &sid, 1, 1, &offers, &err),
+                         TRV_UP_OK);
+        if (offers->nelts) {
+            o = APR_ARRAY_IDX(offers, 0, trv_hotel_offer);
+            bound = json_is_object(json_object_get(json_array_get(json_object_get(o.doc, "rooms"),
+                                                                  0), "minimum_selling_price"));
+        }
+    }
+    assert_true(bound);
+    pb = prebooked(&trv_hotel_supplier_b, &up_b, &stay, &o);
+    assert_int_equal(book(&trv_hotel_supplier_b, &up_b, &stay, &o, &pb, &p, ref, &b, &err),
+                     TRV_UP_OK);
+    assert_booked(&b, "CONFIRMED", pb.total_minor);
+    assert_int_equal(trv_hotel_supplier_b.retrieve(&c, b.booking_id, NULL, &r, &err), TRV_UP_OK);
+    assert_booked(&r, "CONFIRMED", pb.total_minor);
+    /* Hotelbeds' own figure is the net, below the hotel's price. */
+    {
+        const char *q[1] = {b.booking_id};
+        char *net = e2e_sql_text("SELECT total_minor::text FROM sandbox.hotel_bookings "
+                                 "WHERE supplier = 'B' AND id = $1", 1, q);
+        assert_non_null(net);
+        assert_true(atoll(net) < pb.total_minor);
+        free(net);
+    }
+}
+
 /* Hotelbeds prices in the account's currency (the sandbox's: EUR) and
  * takes none in the request: a search in another currency finds no hotel
  * priced in it, and asking offers of a hotel gives none — not an error. */
@@ -449,6 +520,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(unknown, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(b_books_equal_rooms_grouped, setup, ad_teardown),
         cmocka_unit_test_setup_teardown(b_other_currency_is_no_offer, setup, ad_teardown),
+        cmocka_unit_test_setup_teardown(a_reference_booked_before_is_that_booking, setup,
+                                        ad_teardown),
+        cmocka_unit_test_setup_teardown(b_bound_booking_is_read_at_its_price, setup,
+                                        ad_teardown),
         cmocka_unit_test_setup_teardown(b_throttle_is_try_later, setup, ad_teardown),
     };
     srand((unsigned)e2e_now_ms());

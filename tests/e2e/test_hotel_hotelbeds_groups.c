@@ -2,8 +2,9 @@
  * one rate (rateKey, net) per group of identical rooms. Through the
  * gateway, over real HTTP: a stay of rooms with different occupancies is
  * searched, offered, prebooked and booked; each room's price is its
- * group's net (shared among the group's rooms in cents, the remainder on
- * the first), the prices add up exactly to the offer's, prebook's and
+ * group's (its net, or the sellingRate a hotel binds the seller to, shared
+ * among the group's rooms in cents, the remainder on the first), the
+ * prices add up exactly to the offer's, prebook's and
  * booking's totals, and the sandbox was booked with one rateKey per
  * group (the record it keeps of each booking's rateKeys). */
 #include "hotel_e2e.h"
@@ -16,14 +17,6 @@ static int setup(void **state)
     (void)state;
     key = e2e_new_org_key("hotel-hb-groups", NULL);
     return 0;
-}
-
-/* EUR "12.34" in cents. */
-static long cents_of(const char *s)
-{
-    long w = 0, c = 0;
-    assert_int_equal(sscanf(s, "%ld.%ld", &w, &c), 2);
-    return w * 100 + c;
 }
 
 /* The sandbox's own rates for the hotel and stay (its wire API, not the
@@ -44,10 +37,24 @@ static json_t *wire_rooms(const char *sid, const char *occ)
     return rooms;
 }
 
-/* The net (cents) of the wire rate of room code for a group (rooms,
- * adults, children) whose board and class are those of like; with like
- * NULL, the first whose net is want. The rate found goes to *found. */
-static long group_net(const json_t *rooms, const char *code, int n, int adults, int children,
+/* A wire rate's price to the traveller (cents): its net, or its
+ * sellingRate when the hotel binds the seller to it (hotelMandatory) and it
+ * is above the net. */
+static long rate_cents(const json_t *rate)
+{
+    long net = hw_cents(fe_s(rate, "net")), sell;
+    if (!json_is_true(json_object_get(rate, "hotelMandatory"))) {
+        return net;
+    }
+    sell = hw_cents(fe_s(rate, "sellingRate"));
+    return sell > net ? sell : net;
+}
+
+/* The price (cents, rate_cents) of the wire rate of room code for a group
+ * (rooms, adults, children) whose board and class are those of like; with
+ * like NULL, the first whose price is want. The rate found goes to
+ * *found. */
+static long group_price(const json_t *rooms, const char *code, int n, int adults, int children,
                       const json_t *like, long want, const json_t **found)
 {
     const json_t *room, *rate;
@@ -64,9 +71,9 @@ static long group_net(const json_t *rooms, const char *code, int n, int adults, 
             }
             if (like ? (strcmp(fe_s(rate, "boardCode"), fe_s(like, "boardCode")) == 0
                         && strcmp(fe_s(rate, "rateClass"), fe_s(like, "rateClass")) == 0)
-                     : cents_of(fe_s(rate, "net")) == want) {
+                     : rate_cents(rate) == want) {
                 *found = rate;
-                return cents_of(fe_s(rate, "net"));
+                return rate_cents(rate);
             }
         }
     }
@@ -81,7 +88,7 @@ static long group_net(const json_t *rooms, const char *code, int n, int adults, 
 static json_t *book_stay(const char *occupancy, const char *rooms_json, const char *tag,
                          json_t **offer_out)
 {
-    char stay[1024], body[8192], idem[64], path[256];
+    char stay[1024], body[8192];
     static int n;
     e2e_resp *r;
     json_t *offer, *booking, *room;
@@ -110,24 +117,7 @@ static json_t *book_stay(const char *occupancy, const char *rooms_json, const ch
         sum += he_minor(json_object_get(room, "total"));
     }
     assert_int_equal(sum, he_minor(json_object_get(offer, "total")));
-    snprintf(body, sizeof(body), "{\"offer_reference\":\"%s\",\"reference_id\":\"%s\","
-             "\"contact\":{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\","
-             "\"email\":\"ada@example.com\",\"phone\":\"+442079460000\"},\"rooms\":%s}",
-             fe_s(offer, "offer_reference"), tag, rooms_json);
-    snprintf(idem, sizeof(idem), "hbg-%ld-%d", e2e_now_ms(), rand());
-    r = he_prebook(key, idem, body);
-    fe_expect(r, 201, "a hotel prebook");
-    assert_int_equal(he_minor(json_object_get(fe_data(r), "total")),
-                     he_minor(json_object_get(offer, "total")));
-    snprintf(path, sizeof(path), "/v1/hotel/bookings/%s/book", fe_s(fe_data(r), "id"));
-    e2e_free(r);
-    r = e2e_post(key, path, "{\"payment_instrument_id\":\"pi_test_visa\"}");
-    fe_expect(r, 200, "book");
-    booking = json_deep_copy(fe_data(r));
-    e2e_free(r);
-    assert_string_equal(fe_s(booking, "status"), "CONFIRMED");
-    assert_int_equal(he_minor(json_object_get(booking, "total")),
-                     he_minor(json_object_get(offer, "total")));
+    booking = he_book_offer(key, offer, tag, rooms_json);
     *offer_out = offer;
     return booking;
 }
@@ -175,14 +165,14 @@ static void two_occupancies_book_one_key_each(void **state)
     assert_int_equal(json_array_size(keys), 2);
     assert_key(keys, 0, 1, 2, 0);
     assert_key(keys, 1, 1, 1, 1);
-    /* Each room's price is its own group's net at the sandbox. */
+    /* Each room's price is its own group's at the sandbox. */
     wire = wire_rooms(fe_s(offer, "supplier_hotel_id"),
                       "[{\"rooms\":1,\"adults\":2,\"children\":0},{\"rooms\":1,\"adults\":1,"
                       "\"children\":1,\"paxes\":[{\"type\":\"CH\",\"age\":5}]}]");
     p0 = he_minor(json_object_get(json_array_get(json_object_get(offer, "rooms"), 0), "total"));
     p1 = he_minor(json_object_get(json_array_get(json_object_get(offer, "rooms"), 1), "total"));
-    group_net(wire, fe_s(json_object_get(offer, "room_type"), "code"), 1, 2, 0, NULL, p0, &g0);
-    assert_int_equal(group_net(wire, fe_s(json_object_get(offer, "room_type"), "code"), 1, 1, 1,
+    group_price(wire, fe_s(json_object_get(offer, "room_type"), "code"), 1, 2, 0, NULL, p0, &g0);
+    assert_int_equal(group_price(wire, fe_s(json_object_get(offer, "room_type"), "code"), 1, 1, 1,
                                g0, 0, &g1), p1);
     json_decref(wire);
     json_decref(keys);
@@ -197,7 +187,7 @@ static void identical_rooms_share_their_groups_net(void **state)
 {
     json_t *offer, *booking, *keys, *wire;
     const json_t *rooms, *g0 = NULL;
-    long p0, p1, p2, net;
+    long p0, p1, p2, price;
     (void)state;
     booking = book_stay("[{\"adults\":2},{\"adults\":2},{\"adults\":1,\"children\":[5]}]",
                         "[{\"guests\":[{\"first_name\":\"Ada\",\"last_name\":\"Lovelace\","
@@ -222,9 +212,9 @@ static void identical_rooms_share_their_groups_net(void **state)
     wire = wire_rooms(fe_s(offer, "supplier_hotel_id"),
                       "[{\"rooms\":2,\"adults\":2,\"children\":0},{\"rooms\":1,\"adults\":1,"
                       "\"children\":1,\"paxes\":[{\"type\":\"CH\",\"age\":5}]}]");
-    net = group_net(wire, fe_s(json_object_get(offer, "room_type"), "code"), 2, 2, 0, NULL,
+    price = group_price(wire, fe_s(json_object_get(offer, "room_type"), "code"), 2, 2, 0, NULL,
                     p0 + p1, &g0);
-    assert_int_equal(p0, net / 2 + net % 2);
+    assert_int_equal(p0, price / 2 + price % 2);
     assert_int_equal(p0 + p1 + p2, he_minor(json_object_get(booking, "total")));
     json_decref(wire);
     json_decref(keys);

@@ -232,7 +232,8 @@ static void conforms(const char *what, const json_t *doc, const char *const *rul
     "?" p "taxes.taxes[].amount decimal", "?" p "taxes.taxes[].currency string", \
     "?" p "offers[].code string", "?" p "offers[].name string", "?" p "offers[].amount decimal", \
     "?" p "promotions[].code string", "?" p "dailyRates[].offset integer", \
-    "?" p "dailyRates[].dailyNet decimal", "?" p "rateComments string"
+    "?" p "dailyRates[].dailyNet decimal", "?" p "rateComments string", \
+    "?" p "sellingRate decimal", "?" p "hotelMandatory boolean"
 
 static const char *const availability_rs[] = {
     AUDIT, "hotels object", "hotels.checkIn day", "hotels.checkOut day", "hotels.total integer",

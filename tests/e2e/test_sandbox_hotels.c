@@ -5,8 +5,9 @@
  * ids with matching data, deterministic rates, the whole book flow of
  * each supplier (rates, re-price, book, read, find by reference, cancel),
  * the test triggers (Failbook, Async, Restricted, Tightened,
- * sandbox-cancel-fails, sandbox-unknown), the price control, idempotency
- * keys and faults on demand. */
+ * sandbox-cancel-fails, sandbox-unknown), the price control, the
+ * client-reference guard each API documents in place of an Idempotency-Key
+ * and faults on demand. */
 #include "e2e.h"
 
 #include <openssl/evp.h>
@@ -445,14 +446,17 @@ static void a_books_reads_finds_and_cancels(void **state)
     assert_string_equal(str(d, "clientReference"), ref);
     assert_non_null(str(d, "hotelConfirmationCode"));
     assert_string_equal(str(json_object_get(d, "payment"), "collectedBy"), "SUPPLIER_A");
-    /* The same key: the stored answer, marked as replayed. */
+    /* A retry (the same clientReference and prebook) under the same key:
+     * that booking, not a second, and not a stored answer replayed: LiteAPI
+     * documents no Idempotency-Key, its guard is the clientReference. */
     again = must(callx('a', "POST", "/rates/book", json_dumps(body, 0), idem, NULL), 200);
-    assert_string_equal(e2e_header(again, "Idempotent-Replayed"), "true");
+    assert_null(e2e_header(again, "Idempotent-Replayed"));
     assert_string_equal(str(json_object_get(again->json, "data"), "bookingId"), id);
     e2e_free(again);
-    /* The same prebook again, without a key: that booking, not a second. */
+    /* The same retry without a key: that booking again. */
     again = must(call('a', "POST", "/rates/book", json_dumps(body, 0)), 200);
     assert_string_equal(str(json_object_get(again->json, "data"), "bookingId"), id);
+    assert_string_equal(str(json_object_get(again->json, "data"), "clientReference"), ref);
     e2e_free(again);
     e2e_free(r);
     snprintf(path, sizeof(path), "/bookings/%s", id);
@@ -490,6 +494,58 @@ static void a_books_reads_finds_and_cancels(void **state)
     json_decref(body);
     free(pid);
     free(ref);
+    free(idem);
+}
+
+/* LiteAPI deduplicates a book by its clientReference: a second book
+ * under a reference already booked, even of another prebook of the same
+ * hotel, is refused (409 naming the booking) and books nothing; and it
+ * documents no Idempotency-Key, so a key seen before does not replay the
+ * first answer: a new request under it is judged on its own. */
+static void a_client_reference_books_once(void **state)
+{
+    const char *hotel = first_a_hotel("Paris", "FR", 1);
+    char *pid1 = a_prebook(hotel, 50, 0), *pid2 = a_prebook(hotel, 50, 0);
+    char *ref = unique("a-ref"), *ref2 = unique("a-ref"), *idem = unique("idem"), path[300];
+    char id1[64];
+    json_t *body1, *body2, *body3;
+    e2e_resp *r;
+    (void)state;
+    assert_non_null(pid1);
+    assert_non_null(pid2);
+    assert_string_not_equal(pid1, pid2);
+    body1 = a_book_body(pid1, "Lovelace", ref);
+    body2 = a_book_body(pid2, "Lovelace", ref);
+    body3 = a_book_body(pid2, "Lovelace", ref2);
+    r = must(callx('a', "POST", "/rates/book", json_dumps(body1, 0), idem, NULL), 200);
+    snprintf(id1, sizeof(id1), "%s", str(json_object_get(r->json, "data"), "bookingId"));
+    e2e_free(r);
+    /* Another prebook under the same reference: refused, naming the first. */
+    r = call('a', "POST", "/rates/book", json_dumps(body2, 0));
+    e2e_assert_error(r, 409, "duplicate_booking");
+    assert_string_equal(str(json_object_get(r->json, "error"), "existing_booking_id"), id1);
+    e2e_free(r);
+    snprintf(path, sizeof(path), "/bookings?clientReference=%s", ref);
+    r = must(call('a', "GET", path, NULL), 200);
+    assert_int_equal(json_array_size(json_object_get(r->json, "data")), 1);
+    assert_string_equal(str(json_array_get(json_object_get(r->json, "data"), 0), "bookingId"),
+                        id1);
+    e2e_free(r);
+    /* The first key on another request (the second prebook, a reference
+     * of its own): a booking of its own, not the first answer replayed nor
+     * a key-reuse error. */
+    r = must(callx('a', "POST", "/rates/book", json_dumps(body3, 0), idem, NULL), 200);
+    assert_null(e2e_header(r, "Idempotent-Replayed"));
+    assert_string_not_equal(str(json_object_get(r->json, "data"), "bookingId"), id1);
+    assert_string_equal(str(json_object_get(r->json, "data"), "clientReference"), ref2);
+    e2e_free(r);
+    json_decref(body1);
+    json_decref(body2);
+    json_decref(body3);
+    free(pid1);
+    free(pid2);
+    free(ref);
+    free(ref2);
     free(idem);
 }
 
@@ -1601,6 +1657,7 @@ int main(void)
         cmocka_unit_test(a_rates_are_deterministic_and_plausible),
         cmocka_unit_test(a_books_reads_finds_and_cancels),
         cmocka_unit_test(a_prebooks_of_one_offer_are_two),
+        cmocka_unit_test(a_client_reference_books_once),
         cmocka_unit_test(a_nonrefundable_cancels_at_full_fee),
         cmocka_unit_test(b_books_by_destination_and_cancels),
         cmocka_unit_test(b_rates_per_occupancy_group),

@@ -7,7 +7,9 @@
  * that charges the card itself is bought with the mandate's instrument
  * (vault and forward); a fresh price above the
  * mandate's max_total puts the watch back to active with no purchase
- * event and nothing bought. */
+ * event and nothing bought. The traveller stated when a watch is created
+ * is what Expedia Rapid receives on its checks and its purchase
+ * (sandbox.rapid_travellers). */
 #include "watch_e2e.h"
 
 #include <dirent.h>
@@ -37,8 +39,8 @@ static void pick(int from, int to, int nth, we_hotel *h)
     fail_msg("no London hotel priced by SUPPLIER_A or SUPPLIER_B");
 }
 
-static json_t *armed_watch(const we_hotel *h, int from, int to, long trigger, long max,
-                           const char *instrument)
+static json_t *armed_watch_as(const we_hotel *h, int from, int to, long trigger, long max,
+                              const char *instrument, const we_traveller *t)
 {
     char extra[1024], path[256];
     json_t *w;
@@ -49,7 +51,7 @@ static json_t *armed_watch(const we_hotel *h, int from, int to, long trigger, lo
              "\"ada@example.com\",\"phone\":\"+441234567890\"},\"rooms\":[{\"guests\":[{"
              "\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"type\":\"ADULT\","
              "\"is_lead\":true}]}]}", max / 100, max % 100, instrument);
-    w = we_price_watch(key, h, from, to, trigger, extra);
+    w = we_price_watch_as(key, h, from, to, trigger, extra, t);
     snprintf(path, sizeof(path), "/v1/mandate/%s/confirm",
              fe_s(json_object_get(w, "mandate"), "id"));
     r = we_call(key, "POST", path, "{}");
@@ -57,6 +59,12 @@ static json_t *armed_watch(const we_hotel *h, int from, int to, long trigger, lo
     e2e_free(r);
     json_decref(we_wait(key, WE_WATCHES, fe_s(w, "id"), "armed", 30000));
     return w;
+}
+
+static json_t *armed_watch(const we_hotel *h, int from, int to, long trigger, long max,
+                           const char *instrument)
+{
+    return armed_watch_as(h, from, to, trigger, max, instrument, NULL);
 }
 
 /* The watch's events in the log (a new array). */
@@ -252,6 +260,141 @@ static void a_merchant_of_record_hotel_is_bought_too(void **state)
     json_decref(w);
 }
 
+/* Calls that reached the sandbox's Rapid (sandbox.rapid_travellers):
+ * those of request ids matching `like`, and of them those carrying ip
+ * and session (and, when the call has one, the language). */
+static long rapid_calls(const char *like)
+{
+    return e2e_sql_long("SELECT count(*) FROM sandbox.rapid_travellers WHERE request_id LIKE $1",
+                        1, (const char *const[]){like});
+}
+
+static long rapid_calls_as(const char *like, const we_traveller *t, const char *language)
+{
+    return e2e_sql_long("SELECT count(*) FROM sandbox.rapid_travellers WHERE request_id LIKE $1 "
+                        "AND customer_ip = $2 AND customer_session_id = $3 "
+                        "AND (language IS NULL OR language = $4)", 4,
+                        (const char *const[]){like, t->ip, t->session, language});
+}
+
+/* A watch's checks and auto-purchase run without any traveller's request:
+ * the traveller stated when the watch was created (kept with it) is what
+ * Expedia Rapid (SUPPLIER_C) receives as Customer-Ip, Customer-Session-Id
+ * and language, on the check (a watch.price job) and on every call of the
+ * purchase. Two watches of the same hotel and stay created for different
+ * travellers are checked by a call each, each stating its own. */
+static void the_watch_travellers_reach_rapid(void **state)
+{
+    we_hotel h;
+    we_traveller buyer, other;
+    char s1[64], s2[64], ip1[32], ip2[32], purchase[200], like_check[128];
+    json_t *w, *w2;
+    const char *p[1];
+    long t0;
+    int i;
+    (void)state;
+    snprintf(ip1, sizeof(ip1), "203.0.113.%d", 1 + (int)(getpid() % 200));
+    snprintf(ip2, sizeof(ip2), "198.51.100.%d", 1 + (int)(getpid() % 200));
+    snprintf(s1, sizeof(s1), "watch-shop-%ld-1", (long)getpid());
+    snprintf(s2, sizeof(s2), "watch-shop-%ld-2", (long)getpid());
+    buyer = (we_traveller){ip1, s1, "fr-BE,fr;q=0.9"};
+    other = (we_traveller){ip2, s2, NULL};
+    for (i = 0; i < 40; i++) {
+        we_pick_hotel(key, 76, 78, i, &h);
+        if (strcmp(h.supplier, "SUPPLIER_C") == 0) {
+            break;
+        }
+    }
+    assert_string_equal(h.supplier, "SUPPLIER_C");
+    {
+        /* A malformed traveller is refused, naming the header; nothing kept. */
+        char body[1024], *st = we_stay(76, 78);
+        const we_traveller bad = {"203.0.113.7:443", NULL, NULL};
+        long before = e2e_sql_long("SELECT count(*) FROM watches WHERE org_id = $1", 1,
+                                   (const char *const[]){org});
+        e2e_resp *r;
+        snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
+                 "\"below_total\",\"amount\":1}}", h.hotel_id, st);
+        r = we_post_as(key, WE_WATCHES, body, &bad);
+        e2e_assert_error(r, 422, "validation_failed");
+        assert_non_null(strstr(r->body, "x-travel-customer-ip"));
+        e2e_free(r);
+        free(st);
+        assert_int_equal(e2e_sql_long("SELECT count(*) FROM watches WHERE org_id = $1", 1,
+                                      (const char *const[]){org}), before);
+    }
+    /* The other traveller's watch of the same hotel and stay never fires. */
+    w2 = we_price_watch_as(key, &h, 76, 78, h.cents / 10, NULL, &other);
+    w = armed_watch_as(&h, 76, 78, h.cents * 8 / 10, h.cents * 9 / 10, "pi_test_visa", &buyer);
+    p[0] = fe_s(w, "id");
+    /* Kept with the watch as stated. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM watches WHERE id = $1 AND "
+                                  "customer->>'ip' = $2 AND customer->>'session' = $3 AND "
+                                  "customer->>'language' = $4", 4,
+                                  (const char *const[]){p[0], ip1, s1, buyer.language}), 1);
+    we_price_factor(h.supplier, h.sid, "0.5");
+    json_decref(we_wait(key, WE_WATCHES, p[0], "purchased", 60000));
+    json_decref(we_wait(key, WE_WATCHES, fe_s(w2, "id"), "active", 30000));
+    /* The purchase's calls (offers, prebook, book, reads): every one as
+     * the buyer, in the buyer's language (fr-BE is Rapid's fr-FR). */
+    snprintf(purchase, sizeof(purchase), "purchase_%s", p[0]);
+    assert_true(rapid_calls(purchase) >= 2);
+    assert_int_equal(rapid_calls_as(purchase, &buyer, "fr-FR"), rapid_calls(purchase));
+    /* The booking it made keeps the buyer for its later calls. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM hotel_bookings WHERE reference_id = $1 "
+                                  "AND customer->>'ip' = $2", 2,
+                                  (const char *const[]){p[0], ip1}), 1);
+    /* The checks (watch.price jobs, request ids job_<id>): the buyer's
+     * watch and the other's each reached Rapid as their own traveller,
+     * so they were not priced by one shared call. */
+    snprintf(like_check, sizeof(like_check), "job\\_%%");
+    t0 = e2e_now_ms();
+    while ((rapid_calls_as(like_check, &buyer, "fr-FR") < 1
+            || rapid_calls_as(like_check, &other, "en-US") < 1)
+           && e2e_now_ms() - t0 < 30000) {
+        e2e_sleep_ms(200);
+    }
+    assert_true(rapid_calls_as(like_check, &buyer, "fr-FR") >= 1);
+    assert_true(rapid_calls_as(like_check, &other, "en-US") >= 1);
+    /* Nobody's check or purchase went out as the stand-in with these
+     * travellers' sessions. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM sandbox.rapid_travellers WHERE "
+                                  "customer_session_id IN ($1, $2) AND customer_ip <> "
+                                  "CASE customer_session_id WHEN $1 THEN $3 ELSE $4 END", 4,
+                                  (const char *const[]){s1, s2, ip1, ip2}), 0);
+    we_prices_restore();
+    json_decref(w2);
+    json_decref(w);
+}
+
+/* A trip watch's check states the traveller kept with it too (its
+ * search reaches Rapid among every configured supplier). */
+static void a_trip_watch_check_states_its_traveller(void **state)
+{
+    char ip[32], session[64], body[1024], like_check[32], *st = we_stay(84, 86);
+    we_traveller t;
+    e2e_resp *r;
+    long t0;
+    (void)state;
+    snprintf(ip, sizeof(ip), "192.0.2.%d", 1 + (int)(getpid() % 200));
+    snprintf(session, sizeof(session), "trip-shop-%ld", (long)getpid());
+    t = (we_traveller){ip, session, "de-CH"};
+    /* Never fires (1.00 EUR): it is only checked. */
+    snprintf(body, sizeof(body), "{\"destination\":\"London\",%s,\"trigger\":{\"type\":"
+             "\"below_total\",\"amount\":1}}", st);
+    r = we_post_as(key, WE_TRIPS, body, &t);
+    fe_expect(r, 201, "creating a trip watch");
+    json_decref(we_wait(key, WE_TRIPS, fe_s(fe_data(r), "id"), "active", 60000));
+    snprintf(like_check, sizeof(like_check), "job\\_%%");
+    t0 = e2e_now_ms();
+    while (rapid_calls_as(like_check, &t, "de-DE") < 1 && e2e_now_ms() - t0 < 15000) {
+        e2e_sleep_ms(200);
+    }
+    assert_true(rapid_calls_as(like_check, &t, "de-DE") >= 1);
+    e2e_free(r);
+    free(st);
+}
+
 static void a_purchase_killed_mid_book_still_buys_once(void **state)
 {
     we_hotel h;
@@ -308,6 +451,8 @@ int main(void)
         cmocka_unit_test(a_declined_card_sends_purchase_failed),
         cmocka_unit_test(above_max_total_goes_back_to_active_without_buying),
         cmocka_unit_test(a_merchant_of_record_hotel_is_bought_too),
+        cmocka_unit_test(the_watch_travellers_reach_rapid),
+        cmocka_unit_test(a_trip_watch_check_states_its_traveller),
         cmocka_unit_test(a_purchase_killed_mid_book_still_buys_once),
     };
     return E2E_RUN("watch_purchase", tests);

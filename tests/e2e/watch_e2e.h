@@ -67,9 +67,42 @@ static inline void we_pick_hotel(const char *key, int from, int to, int nth, we_
     free(stay);
 }
 
-/* Creates a price watch of hotel h below `cents`; returns its data. */
-static inline json_t *we_price_watch(const char *key, const we_hotel *h, int from, int to,
-                                     long cents, const char *extra)
+/* The traveller a watch is created for (hotel/customer.h's headers);
+ * NULL fields are left out. */
+typedef struct we_traveller {
+    const char *ip, *session, *language;
+} we_traveller;
+
+/* POST path with the traveller's headers (t NULL: none). */
+static inline e2e_resp *we_post_as(const char *key, const char *path, const char *body,
+                                   const we_traveller *t)
+{
+    char hs[4][400];
+    const char *hdrs[6];
+    int n = 0;
+    snprintf(hs[0], sizeof(hs[0]), "x-api-key: %s", key);
+    hdrs[n++] = hs[0];
+    hdrs[n++] = "Content-Type: application/json";
+    if (t && t->ip) {
+        snprintf(hs[1], sizeof(hs[1]), "x-travel-customer-ip: %s", t->ip);
+        hdrs[n++] = hs[1];
+    }
+    if (t && t->session) {
+        snprintf(hs[2], sizeof(hs[2]), "x-travel-customer-session: %s", t->session);
+        hdrs[n++] = hs[2];
+    }
+    if (t && t->language) {
+        snprintf(hs[3], sizeof(hs[3]), "Accept-Language: %s", t->language);
+        hdrs[n++] = hs[3];
+    }
+    hdrs[n] = NULL;
+    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+}
+
+/* Creates a price watch of hotel h below `cents` with the traveller's
+ * headers (t NULL: none); returns its data. */
+static inline json_t *we_price_watch_as(const char *key, const we_hotel *h, int from, int to,
+                                        long cents, const char *extra, const we_traveller *t)
 {
     char body[2048], *stay = we_stay(from, to);
     e2e_resp *r;
@@ -77,12 +110,19 @@ static inline json_t *we_price_watch(const char *key, const we_hotel *h, int fro
     snprintf(body, sizeof(body), "{\"hotel_id\":\"%s\",%s,\"trigger\":{\"type\":"
              "\"below_total\",\"amount\":%ld.%02ld}%s}", h->hotel_id, stay, cents / 100,
              cents % 100, extra ? extra : "");
-    r = we_call(key, "POST", WE_WATCHES, body);
+    r = we_post_as(key, WE_WATCHES, body, t);
     fe_expect(r, 201, "creating a price watch");
     d = json_incref(fe_data(r));
     e2e_free(r);
     free(stay);
     return d;
+}
+
+/* The same as the connection's own traveller (no traveller headers). */
+static inline json_t *we_price_watch(const char *key, const we_hotel *h, int from, int to,
+                                     long cents, const char *extra)
+{
+    return we_price_watch_as(key, h, from, to, cents, extra, NULL);
 }
 
 static inline json_t *we_get(const char *key, const char *base, const char *id)

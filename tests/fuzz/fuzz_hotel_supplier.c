@@ -89,8 +89,8 @@ static void check_found(apr_pool_t *p, const trv_hotel_supplier *sup,
 }
 
 /* Every amount an offer shows is money in the stay's currency: "amount"
- * (penalties, promotions) always, "total" and "due_at_property" (rooms)
- * when not null. */
+ * (penalties, promotions) always, "total", "due_at_property" and
+ * "minimum_selling_price" (rooms) when not null. */
 static void check_amounts(const json_t *v, const char *currency)
 {
     const char *k, *why;
@@ -105,13 +105,32 @@ static void check_amounts(const json_t *v, const char *currency)
     }
     json_object_foreach((json_t *)v, k, e) {
         if (strcmp(k, "amount") == 0
-            || ((strcmp(k, "total") == 0 || strcmp(k, "due_at_property") == 0)
+            || ((strcmp(k, "total") == 0 || strcmp(k, "due_at_property") == 0
+                 || strcmp(k, "minimum_selling_price") == 0)
                 && !json_is_null(e))) {
             FZ_ASSERT(trv_money_from_json(e, &m, &why) == APR_SUCCESS);
             FZ_ASSERT(strcmp(m.currency, currency) == 0);
         }
         else {
             check_amounts(e, currency);
+        }
+    }
+}
+
+/* No room is priced below the least its hotel lets it be sold for. */
+static void check_floors(const json_t *doc)
+{
+    const json_t *room;
+    const char *why;
+    trv_money total, floor;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "rooms"), i, room) {
+        const json_t *f = json_object_get(room, "minimum_selling_price");
+        if (f && !json_is_null(f)) {
+            FZ_ASSERT(trv_money_from_json(json_object_get(room, "total"), &total, &why)
+                      == APR_SUCCESS);
+            FZ_ASSERT(trv_money_from_json(f, &floor, &why) == APR_SUCCESS);
+            FZ_ASSERT(total.minor >= floor.minor);
         }
     }
 }
@@ -138,6 +157,7 @@ static void check_offers(apr_pool_t *p, const trv_hotel_stay *stay, int max,
         run = prev && strcmp(prev->sid, o->sid) == 0 ? run + 1 : 0;
         FZ_ASSERT(run < max);
         FZ_ASSERT(!run || prev->total_minor <= o->total_minor);
+        check_floors(o->doc);
     }
 }
 

@@ -877,7 +877,8 @@ static trv_up_status a_read_order(trv_flight_ctx *ctx, const char *order_id, jso
  * first passenger's family name, and the one whose metadata.booking_id is
  * the booking's (a_book sends it) is the booking's order. At most
  * A_FIND_PAGES pages of 200 are read a time (the caller looks again
- * later), so a common name costs a bounded number of calls. */
+ * later), so a common name costs a bounded number of calls; a lookup
+ * that stopped with pages left is not an answer that no order exists. */
 #define A_FIND_PAGES 10
 static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, json_t **order,
                                   trv_sup_err *err)
@@ -916,6 +917,14 @@ static trv_up_status a_find_order(trv_flight_ctx *ctx, const json_t *booking, js
         if (!(after = trv_json_str(json_object_get(res.body, "meta"), "after"))) {
             break;
         }
+    }
+    if (after) {
+        /* Pages left unread: not a "none" (the booking fails on a none
+         * once its offer is gone), only "not among these". */
+        err->code = "lookup_incomplete";
+        err->message = apr_psprintf(ctx->pool, "the first %d pages of Duffel's orders for "
+                                    "this name do not hold booking %s", A_FIND_PAGES, id);
+        return TRV_UP_UNAVAILABLE;
     }
     err->code = "not_found";
     err->message = apr_psprintf(ctx->pool, "Duffel lists no order for booking %s", id);

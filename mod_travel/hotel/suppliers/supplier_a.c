@@ -416,6 +416,10 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *d, trv_hotel_bo
     return TRV_UP_OK;
 }
 
+static trv_up_status retrieve(trv_hotel_ctx *ctx, const char *booking_id,
+                              const char *client_reference, trv_hotel_booked *out,
+                              trv_hotel_err *err);
+
 static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
                           trv_hotel_booked *out, trv_hotel_err *err)
 {
@@ -436,8 +440,18 @@ static trv_up_status book(trv_hotel_ctx *ctx, const trv_hotel_book_req *rq,
         "holder", "firstName", pt->first_name, "lastName", pt->last_name, "email", pt->email,
         "phone", pt->phone, "guests", guests, "payment", "method", "ACC_CREDIT_CARD",
         "clientReference", rq->client_reference));
-    st = trv_hwire_call_idem(book_host(ctx), &trv_hotel_supplier_a, "POST", "/rates/book", auth(ctx), body, rq->idempotency_key,
-                             &res, err);
+    /* LiteAPI documents no Idempotency-Key: the row says so, and the book
+     * goes out unkeyed, never resent by the HTTP client. LiteAPI
+     * deduplicates by clientReference (a book under a reference already
+     * booked is not a second booking), and a lost answer is found by it
+     * (retrieve). */
+    st = trv_hwire_call_idem(book_host(ctx), &trv_hotel_supplier_a, "POST", "/rates/book",
+                             auth(ctx), body, rq->idempotency_key, &res, err);
+    if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "duplicate_booking") == 0) {
+        /* The reference was booked before (an answer lost): that booking,
+         * never a second. */
+        return retrieve(ctx, NULL, rq->client_reference, out, err);
+    }
     if (st == TRV_UP_REJECTED && res.code && strcmp(res.code, "booking_failed") == 0) {
         err->code = "book_failed";
     }

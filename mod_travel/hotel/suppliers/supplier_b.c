@@ -155,6 +155,96 @@ static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_grou
     return -1;
 }
 
+/* A rate's price to the traveller, in minor units: its net, or, when the
+ * hotel binds the seller (hotelMandatory: true, Hotelbeds' net pricing
+ * model), never less than its sellingRate, which *floor then holds (-1
+ * when nothing binds). -1 when a binding rate states no readable
+ * sellingRate: selling it at net could undercut the hotel. */
+static int rate_price(apr_int64_t net, int mandatory, int selling_read, apr_int64_t selling,
+                      apr_int64_t *price, apr_int64_t *floor)
+{
+    *floor = -1;
+    *price = net;
+    if (!mandatory) {
+        return 0;
+    }
+    if (!selling_read || selling < 0) {
+        return -1;
+    }
+    *floor = selling;
+    *price = selling > net ? selling : net;
+    return 0;
+}
+
+/* rate_price of a rate of an offers or checkrates answer (core/jval). */
+static int rate_price_of(const trv_jval *rate, const char *cur, apr_int64_t net,
+                         apr_int64_t *price, apr_int64_t *floor)
+{
+    apr_int64_t selling = -1;
+    int read = !trv_money_minor_of_jval(trv_jval_get(rate, "sellingRate"), cur, &selling);
+    return rate_price(net, trv_jval_is_true(trv_jval_get(rate, "hotelMandatory")), read,
+                      selling, price, floor);
+}
+
+/* An offered or checked rate's price (rate_price_of) and floor, with what
+ * every such rate must state: a rateKey and a net. priced() orders and
+ * trims offers by this price, offer_of builds the kept ones with it. */
+static int offered_price(const trv_jval *rate, const char *cur, apr_int64_t *price,
+                         apr_int64_t *floor)
+{
+    apr_int64_t net;
+    return !trv_jval_strget(rate, "rateKey")
+                   || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net) || net < 0
+                   || rate_price_of(rate, cur, net, price, floor) != 0
+               ? -1
+               : 0;
+}
+
+/* The cheapest price of a searched hotel from its rates (each room type's
+ * rate of every occupancy group, at its rate_price): 1 with *out, 0 when
+ * its rooms do not price every group, -1 on a binding rate without a
+ * readable sellingRate.
+ * Availability's minRate is not taken alone: it is the cheapest net, which
+ * a hotel's binding sellingRate may forbid. */
+static int hotel_cheapest(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                          const trv_jval *hotel, const char *cur, apr_int64_t *out)
+{
+    const trv_jval *room, *rate;
+    apr_size_t i, k;
+    int found = 0, gi;
+    trv_jval_foreach(trv_jval_get(hotel, "rooms"), i, room) {
+        apr_int64_t best[TRV_HOTEL_MAX_ROOMS], sum = 0;
+        int all = 1;
+        for (gi = 0; gi < g->n; gi++) {
+            best[gi] = -1;
+        }
+        trv_jval_foreach(trv_jval_get(room, "rates"), k, rate) {
+            apr_int64_t net, price, floor;
+            gi = group_of_rate(p, stay, g, rate);
+            /* A rate the stay cannot book is no price here (offers, which
+             * read every rate, refuse such an answer). */
+            if (gi < 0 || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net)
+                || net < 0) {
+                continue;
+            }
+            if (rate_price_of(rate, cur, net, &price, &floor) != 0) {
+                return -1;
+            }
+            if (best[gi] < 0 || price < best[gi]) {
+                best[gi] = price;
+            }
+        }
+        for (gi = 0; gi < g->n && all; gi++) {
+            all = best[gi] >= 0 && trv_hwire_sum(&sum, best[gi]) == 0;
+        }
+        if (all && (!found || sum < *out)) {
+            *out = sum;
+            found = 1;
+        }
+    }
+    return found;
+}
+
 /* An offer's reference: every group's rateKey, in group order, as a JSON
  * array (a rateKey holds '|' and other punctuation). */
 static const char *keys_ref(apr_pool_t *p, const trv_jval *const *rates, int n)
@@ -270,8 +360,11 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     const trv_jval *list, *h;
     apr_hash_t *by_code = apr_hash_make(ctx->pool), *dests = apr_hash_make(ctx->pool);
     apr_size_t i;
+    apr_int64_t cheapest = 0;
     int k, said = 0;
+    b_groups g;
 
+    groups_of(stay, &g);
     *found = apr_array_make(ctx->pool, 64, sizeof(trv_hotel_found));
     /* No currency: Hotelbeds prices in the account's (other_currency). */
     body = json_pack("{s:{s:s,s:s},s:o,s:{s:i}}",
@@ -349,12 +442,16 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
             }
         }
         if (!f->name || !f->country_code || !cur || strcmp(cur, stay->currency)
-            || trv_money_minor_of_jval(trv_jval_get(h, "minRate"), cur, &f->total_minor)) {
+            || trv_money_minor_of_jval(trv_jval_get(h, "minRate"), cur, &f->total_minor)
+            || (k = hotel_cheapest(ctx->pool, stay, &g, h, cur, &cheapest)) < 0) {
             return trv_hwire_bad(ctx, err, "a hotel's name, country or price");
+        }
+        /* Never below what the hotel binds the seller to. */
+        if (k && cheapest > f->total_minor) {
+            f->total_minor = cheapest;
         }
         f->priced = 1;
     }
-    (void)k;
     return TRV_UP_OK;
 }
 
@@ -374,9 +471,12 @@ static apr_int64_t share(apr_int64_t amount, int n, int i)
 }
 
 /* One offer: rates[g] the rate of occupancy group g (same room, board
- * and rateClass). Its total is the sum of the groups' nets, each room's
- * price and penalties its group's shared among the group's rooms; the
- * offer's policy is the rooms' summed at each instant. */
+ * and rateClass). Its total is the sum of the groups' prices (rate_price:
+ * the net, or the hotel's binding sellingRate), each room's price and
+ * penalties its group's shared among the group's rooms (a binding
+ * sellingRate shared the same way is the room's minimum_selling_price,
+ * never above its price); the offer's policy is the rooms' summed at each
+ * instant. */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
                     const char *sid, const trv_jval *room, const trv_jval *const *rates,
                     apr_time_t now, trv_hotel_offer *out)
@@ -398,11 +498,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
     for (gi = 0; gi < g->n; gi++) {
         const trv_jval *rate = rates[gi];
         const trv_jval *pens = trv_jval_get(rate, "cancellationPolicies");
-        apr_int64_t net, due = 0;
+        apr_int64_t price, floor, due = 0;
         int has_due = 0;
-        if (!trv_jval_strget(rate, "rateKey")
-            || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net) || net < 0
-            || trv_hwire_sum(&out->total_minor, net) != 0) {
+        if (offered_price(rate, cur, &price, &floor) != 0
+            || trv_hwire_sum(&out->total_minor, price) != 0) {
             return -1;
         }
         trv_jval_foreach(trv_jval_get(trv_jval_get(rate, "taxes"), "taxes"), k, e) {
@@ -428,6 +527,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
         for (i = 0; i < g->count[gi]; i++) {
             int p = g->pos[gi][i];
             json_t *ages = json_array(), *rp = trv_json_bind(ctx->pool, rate_policy(rate));
+            apr_int64_t room_price;
             /* The group's penalties shared among its rooms like its net. */
             trv_jval_foreach(pens, k, e) {
                 apr_int64_t m;
@@ -447,12 +547,20 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
             for (c = 0; c < stay->rooms[p].n_children; c++) {
                 json_array_append_new(ages, json_integer(stay->rooms[p].ages[c]));
             }
+            /* With a floor, the room's price is its share of the floor
+             * plus its share of the rest, so it is never below the
+             * floor's share (shares of two amounts alone may cross). */
+            room_price = floor < 0 ? share(price, g->count[gi], i)
+                                   : share(floor, g->count[gi], i)
+                                         + share(price - floor, g->count[gi], i);
             by_pos[p] = trv_json_bind(ctx->pool, json_pack(
-                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:O}", "position", p,
+                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:o,s:O}", "position", p,
                 "name", trv_jval_strget(room, "name"),
                 "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardCode")),
                 "board_name", trv_jval_strget(rate, "boardName"), "adults", stay->rooms[p].adults,
-                "children", ages, "total", trv_hwire_money(share(net, g->count[gi], i), cur),
+                "children", ages, "total", trv_hwire_money(room_price, cur),
+                "minimum_selling_price", floor < 0 ? json_null()
+                    : trv_hwire_money(share(floor, g->count[gi], i), cur),
                 "due_at_property", has_due ? trv_hwire_money(share(due, g->count[gi], i), cur)
                                            : json_null(),
                 "cancellation_policy", rp));
@@ -493,7 +601,9 @@ typedef struct b_pick {
 } b_pick;
 
 /* What orders and trims offers (total, reference) without building the
- * offer's document: the same checks of rateKey and net as offer_of. */
+ * offer's document: the total offer_of states (each group's rate at its
+ * offered_price, a binding sellingRate included), so the trim keeps the
+ * offers cheapest at the price shown, with the same refusals. */
 static int priced(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
                   const char *sid, const b_pick *k, apr_time_t now, trv_hotel_offer *out)
 {
@@ -506,10 +616,9 @@ static int priced(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
         return -1;
     }
     for (gi = 0; gi < g->n; gi++) {
-        apr_int64_t net;
-        if (!trv_jval_strget(k->rates[gi], "rateKey")
-            || trv_money_minor_of_jval(trv_jval_get(k->rates[gi], "net"), stay->currency, &net)
-            || net < 0 || trv_hwire_sum(&out->total_minor, net) != 0) {
+        apr_int64_t price, floor;
+        if (offered_price(k->rates[gi], stay->currency, &price, &floor) != 0
+            || trv_hwire_sum(&out->total_minor, price) != 0) {
             return -1;
         }
     }
@@ -715,6 +824,18 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
     json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
         const json_t *rate = json_array_get(json_object_get(r, "rates"), 0);
         const json_t *cps = json_object_get(rate, "cancellationPolicies");
+        apr_int64_t net, selling, price, floor;
+        /* totalNet is what Hotelbeds invoices; the booking's price is what
+         * the traveller was asked: a rate the hotel binds adds what its
+         * sellingRate is above its net (as the offer did). A booking is
+         * never refused for it: the price agreed at prebook is the
+         * service's, this total only informs. */
+        if (json_is_true(json_object_get(rate, "hotelMandatory"))
+            && !trv_money_minor_of(json_object_get(rate, "net"), cur, &net)
+            && !trv_money_minor_of(json_object_get(rate, "sellingRate"), cur, &selling)
+            && rate_price(net, 1, 1, selling, &price, &floor) == 0) {
+            trv_hwire_sum(&out->total_minor, price - net);
+        }
         /* A rate without cancellationPolicies states no policy (NULL): the
          * booking keeps the one of prebook (book.c). */
         json_t *policy = !json_is_array(cps) ? NULL

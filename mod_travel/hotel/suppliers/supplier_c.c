@@ -45,10 +45,11 @@
 #define SUPPLY "supply_source=expedia"
 #define SALES "sales_channel=website&sales_environment=hotel_only"
 /* Rapid requires the traveller's IP on booking calls. The client states it
- * (or its connection is the traveller's) and prebook keeps it with the
- * booking; a call with no traveller at all (a watch's check or
- * auto-purchase, a booking from before the gateway kept one) sends this
- * documented stand-in (docs/suppliers.md). */
+ * (or its connection is the traveller's); prebook keeps it with the
+ * booking and a watch's creation with the watch (its checks and
+ * auto-purchase); a call with no traveller at all (a watch or a booking
+ * from before the gateway kept one) sends this documented stand-in
+ * (docs/suppliers.md). */
 #define CUSTOMER_IP_UNKNOWN "127.0.0.1"
 #define ITINERARIES "/v3/itineraries/"
 

@@ -648,8 +648,10 @@ static void create_prebook(trv_req *req, trv_resp *resp)
         /* The booking's baggage is the fare's; the bags for sale are
          * servicesAttachable's. */
         json_t *bag = lf_included(&o), *offer = json_object_get(journey, "cheapestOffer");
+        /* passengers is the pool's (bound above, for the early answers):
+         * "O", never "o", or the pool frees it a second time. */
         wire = json_pack(
-            "{s:{s:s,s:s,s:s,s:s,s:s,s:{s:O,s:O,s:O,s:O,s:o,s:O},s:o,s:O,"
+            "{s:{s:s,s:s,s:s,s:s,s:s,s:{s:O,s:O,s:O,s:O,s:o,s:O},s:O,s:O,"
             "s:{s:o,s:o,s:o,s:o,s:o,s:s},s:[],s:[]},s:{s:[{s:s,s:o}]},s:s,s:[s]}",
             "booking", "bookingId", id, "offerId", trv_json_str(body, "offerId"),
             "paymentStatus", "pending", "providerEnvironment", "sandbox",

@@ -25,6 +25,7 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
 {
     trv_dbc *c;
     const char *dup;
+    int same_prebook;
     json_t *out;
 
     if (b->ignores_idempotency_key) {
@@ -39,13 +40,14 @@ void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,
         sbx_idem_finish(req, resp, c, 422, err, 1711, "booking a hotel");
         return;
     }
-    if (sbx_hbooking_insert(c, req->pool, b, &dup) != APR_SUCCESS) {
+    if (sbx_hbooking_insert(c, req->pool, b, &dup, &same_prebook) != APR_SUCCESS) {
         sbx_db_fail(req, resp, c, 1712, "booking a hotel");
         return;
     }
     if (dup) {
-        if (b->supplier == 0 && *dup) {
-            /* The prebook was booked before: that booking, never a second. */
+        if (b->supplier == 0 && same_prebook) {
+            /* The prebook was booked before (a retry, under its reference
+             * or none): that booking, never a second. */
             if ((out = render_stored(req, resp, c, b->supplier, dup, render))) {
                 sbx_idem_finish(req, resp, c, 200, out, 1713, "booking a hotel");
             }

@@ -69,16 +69,17 @@ typedef struct sbx_hbooking_new {
     apr_int64_t total;
     const json_t *doc;
     apr_interval_time_t confirm_in; /* Async: pending this long */
-    /* The vendor documents no Idempotency-Key (Hotelbeds, Expedia Rapid):
-     * the header is ignored, as the vendor would, and a repeat is judged
-     * by its client reference alone. */
+    /* The vendor documents no Idempotency-Key (LiteAPI, Hotelbeds,
+     * Expedia Rapid): the header is ignored, as the vendor would, and a
+     * repeat is judged by its client reference (and A's prebook) alone. */
     int ignores_idempotency_key;
 } sbx_hbooking_new;
 
 /* Inserts a booking; *duplicate_of is the id of the booking that already
- * holds its prebook (A) or client reference (B, C), nothing inserted. */
+ * holds its prebook (A) or client reference (A, B, C), nothing inserted,
+ * and *same_prebook 1 when that booking is of b's prebook. */
 apr_status_t sbx_hbooking_insert(trv_dbc *c, apr_pool_t *p, const sbx_hbooking_new *b,
-                                 const char **duplicate_of);
+                                 const char **duplicate_of, int *same_prebook);
 /* The booking (settled first: a pending one past its time reads as
  * confirmed): 0 or 1 row with id, status, client_reference, restricted,
  * cancel_fails, currency, total_minor, doc, created_at, updated_at,
@@ -103,10 +104,12 @@ int sbx_hbooking_load(trv_req *req, trv_resp *resp, trv_dbc *c, int s, const cha
 typedef json_t *(*sbx_hrender)(trv_req *req, const trv_rows *row, const json_t *doc);
 
 /* The book every supplier runs once it has its quote and guests, under
- * the request's Idempotency-Key when it has one: Failbook answers 422
- * refuse_code and stores nothing; a second booking of the same prebook
- * (A) answers that booking with 200, of the same client reference (B, C)
- * 409 duplicate_code naming it; otherwise the booking is stored (pending
+ * the request's Idempotency-Key when it has one (and the supplier honours
+ * one): Failbook answers 422 refuse_code and stores nothing; a second
+ * booking of the same prebook (A, whatever its client reference: a retry)
+ * answers that booking with 200; one under a client reference already
+ * booked from another prebook (A) or at all (B, C) 409 duplicate_code
+ * naming it; otherwise the booking is stored (pending
  * for Async) and answered by render with status ok; Unknown answers only
  * after TravelSandboxHang, the booking made. */
 void sbx_hbook_run(trv_req *req, trv_resp *resp, const sbx_hbooking_new *b,

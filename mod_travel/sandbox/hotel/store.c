@@ -30,9 +30,12 @@ static const trv_stmt insert_stmt = {"sbx_h_booking_insert",
     "(%s, %s, %s, %s, %s, %s, %s::boolean, %s::boolean, %s, %s::bigint, %s::jsonb, "
     "clock_timestamp() + %s::bigint * interval '1 millisecond') "
     "ON CONFLICT DO NOTHING RETURNING id"};
+/* The booking that holds the prebook or the client reference; the one of
+ * the same prebook first (a retry of that book). */
 static const trv_stmt dup_stmt = {"sbx_h_booking_dup",
-    "SELECT id FROM sandbox.hotel_bookings WHERE supplier = %s "
-    "AND (prebook_id = %s OR client_reference = %s) LIMIT 1"};
+    "SELECT id, prebook_id = %s AS same_prebook FROM sandbox.hotel_bookings "
+    "WHERE supplier = %s AND (prebook_id = %s OR client_reference = %s) "
+    "ORDER BY prebook_id = %s DESC NULLS LAST LIMIT 1"};
 static const trv_stmt settle_stmt = {"sbx_h_booking_settle",
     "UPDATE sandbox.hotel_bookings SET status = 'confirmed', updated_at = confirm_due_at "
     "WHERE id = %s AND status = 'pending' AND confirm_due_at <= clock_timestamp()"};
@@ -347,7 +350,7 @@ void sbx_hdoc_cancel_terms(const json_t *doc, apr_int64_t t, apr_int64_t *fee,
 /* ---- bookings ---- */
 
 apr_status_t sbx_hbooking_insert(trv_dbc *c, apr_pool_t *p, const sbx_hbooking_new *b,
-                                 const char **duplicate_of)
+                                 const char **duplicate_of, int *same_prebook)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows, TRV_DB_ARGS(
@@ -359,14 +362,18 @@ apr_status_t sbx_hbooking_insert(trv_dbc *c, apr_pool_t *p, const sbx_hbooking_n
         apr_psprintf(p, "%" APR_INT64_T_FMT,
                      b->confirm_in > 0 ? (apr_int64_t)apr_time_as_msec(b->confirm_in) : 0)));
     *duplicate_of = NULL;
+    *same_prebook = 0;
     if (rv == APR_SUCCESS && rows->n == 0) {
-        if (trv_db_select(c, p, &dup_stmt, &rows, TRV_DB_ARGS(sup_letter[b->supplier],
+        if (trv_db_select(c, p, &dup_stmt, &rows, TRV_DB_ARGS(b->prebook_id,
+                                                              sup_letter[b->supplier],
                                                               b->prebook_id,
-                                                              b->client_reference))
+                                                              b->client_reference,
+                                                              b->prebook_id))
             != APR_SUCCESS) {
             return APR_EGENERAL;
         }
         *duplicate_of = rows->n ? trv_rows_get(rows, 0, "id") : "";
+        *same_prebook = rows->n && trv_rows_bool(rows, 0, "same_prebook");
     }
     return rv;
 }

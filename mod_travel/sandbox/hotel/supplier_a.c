@@ -10,7 +10,13 @@
  *                               the payment SDK, transactionId and secretKey)
  *         POST /rates/book      {prebookId, holder, guests, payment {method:
  *                               ACC_CREDIT_CARD | TRANSACTION_ID, transactionId?},
- *                               clientReference?}: books a prebook (once)
+ *                               clientReference?}: books a prebook (once);
+ *                               a second book of the prebook answers its
+ *                               booking, one under a clientReference booked
+ *                               from another prebook is 409
+ *                               duplicate_booking (LiteAPI deduplicates by
+ *                               clientReference); Idempotency-Key, which
+ *                               LiteAPI does not document, is ignored
  *         GET  /bookings/{bookingId}
  *         GET  /bookings?clientReference=           bookings of a reference
  *         PUT  /bookings/{bookingId}                cancels: status CANCELLED or
@@ -633,6 +639,9 @@ static void book(trv_req *req, trv_resp *resp)
     nb.supplier = A;
     nb.client_reference = ref;
     nb.prebook_id = pid;
+    /* LiteAPI documents no Idempotency-Key: its guard is clientReference
+     * (and a prebook is booked once). */
+    nb.ignores_idempotency_key = 1;
     nb.trigger = &trig;
     nb.currency = q.currency;
     nb.total = json_integer_value(json_object_get(doc, "total"));

@@ -21,7 +21,8 @@
  * rateKey and net; checkrates and bookings take one rateKey per group.
  * Payment AT_WEB: SUPPLIER_B
  * invoices the partner (pendingAmount 0); taxes with "included": false
- * are paid at the property. Destination codes are the IATA code of the
+ * are paid at the property. Some hotels bind the seller to a minimum
+ * price (hotelMandatory, sellingRate: b_mandatory). Destination codes are the IATA code of the
  * city's busiest airport (LON is not an airport: London's is LHR). */
 #include "hotel.h"
 #include "hotelbeds.h"
@@ -41,6 +42,31 @@
 static char *amt(trv_req *req, apr_int64_t v, const char *cur)
 {
     return sbx_amount(req->pool, v, cur);
+}
+
+/* Hotelbeds' net pricing model: a hotel may bind the seller to a minimum
+ * price, the rate's sellingRate with hotelMandatory: true (its public
+ * price, which a reseller must not undercut). In the sandbox every fourth
+ * hotel does (catalogue index 1, 5, 9, ...), for all its rates. */
+static int b_mandatory(int hotel)
+{
+    return hotel % 4 == 1;
+}
+
+/* A room's mandatory selling price: its net plus 15 %, rounded up to the
+ * minor unit (integers only); a rate's is the sum over its rooms, so a
+ * booking's rooms (one rate each) add up to the rate that booked them. */
+static apr_int64_t b_selling(apr_int64_t net)
+{
+    return net + (net * 15 + 99) / 100;
+}
+
+/* The hotel's binding price on a rate (or a booked room's rate) whose
+ * rooms sell at least at selling. */
+static void b_set_selling(trv_req *req, json_t *rate, apr_int64_t selling, const char *cur)
+{
+    json_object_set_new(rate, "sellingRate", json_string(amt(req, selling, cur)));
+    json_object_set_new(rate, "hotelMandatory", json_true());
 }
 
 static const char *dest_code(trv_req *req, int city)
@@ -155,9 +181,9 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     const char *cur = q->currency;
     apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
-    apr_int64_t due = 0, discount = 0;
+    apr_int64_t due = 0, discount = 0, selling = 0;
     json_t *pens = json_array(), *taxes = json_array(), *offers = json_array(),
-           *promos = json_array(), *daily = json_array();
+           *promos = json_array(), *daily = json_array(), *out;
     apr_int64_t pen_sum[2] = {0, 0};
     char *ages = apr_pstrdup(req->pool, "");
     int k, n;
@@ -167,6 +193,7 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
         }
         due += pr[k].due_at_property;
         discount += pr[k].discount;
+        selling += b_selling(pr[k].total);
     }
     /* One occupancy group: its rooms are alike (b_occupancies). */
     for (n = 0; n < q->occ[0].n_children; n++) {
@@ -198,7 +225,7 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
         json_array_append_new(promos, json_pack("{s:s,s:s}", "code", pr[0].promo_code,
                                                 "name", pr[0].promo_name));
     }
-    return json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
+    out = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
                      "s:s?,s:o,s:o,s:o,s:s}",
                      "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
                      "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
@@ -212,6 +239,10 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
                      "childrenAges", q->occ[0].n_children ? ages : NULL,
                      "offers", offers, "promotions", promos, "dailyRates", daily,
                      "rateComments", B_RATE_COMMENTS);
+    if (b_mandatory(q->hotel)) {
+        b_set_selling(req, out, selling, cur);
+    }
+    return out;
 }
 
 /* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,
@@ -569,7 +600,7 @@ static json_t *b_booking_as(trv_req *req, const trv_rows *row, const json_t *doc
                                             : b_status(trv_rows_get(row, 0, "status"));
     const char *created = trv_rows_get(row, 0, "created_at");
     const json_t *r, *canc = NULL;
-    json_t *rooms = json_array(), *hotel, *out;
+    json_t *rooms = json_array(), *hotel, *out, *room;
     size_t k;
     if (trv_rows_get(row, 0, "cancellation")) {
         canc = trv_json_parse(req->pool, trv_rows_get(row, 0, "cancellation"),
@@ -595,7 +626,7 @@ static json_t *b_booking_as(trv_req *req, const trv_rows *row, const json_t *doc
             json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s}", "included", 0,
                 "amount", amt(req, due, cur), "currency", cur, "type", "TAXESANDFEES"));
         }
-        json_array_append_new(rooms, json_pack(
+        json_array_append_new(rooms, room = json_pack(
             "{s:s,s:i,s:s,s:s,s:s?,s:o,s:[{s:s,s:s,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:O,"
             "s:i,s:s}]}",
             "status", status, "id", (int)k + 1, "code", trv_json_str(doc, "room_code"),
@@ -611,6 +642,10 @@ static json_t *b_booking_as(trv_req *req, const trv_rows *row, const json_t *doc
             "rooms", 1, "adults", json_object_get(r, "adults"),
             "children", (int)json_array_size(json_object_get(r, "child_ages")),
             "rateComments", B_RATE_COMMENTS));
+        if (b_mandatory((int)json_integer_value(json_object_get(doc, "hotel")))) {
+            b_set_selling(req, json_array_get(json_object_get(room, "rates"), 0),
+                          b_selling(json_integer_value(json_object_get(r, "total"))), cur);
+        }
     }
     hotel = json_pack("{s:s,s:s,s:I,s:s,s:o,s:s,s:s,s:{s:s,s:s}}",
         "checkIn", trv_json_str(doc, "checkin"), "checkOut", trv_json_str(doc, "checkout"),
