@@ -52,6 +52,25 @@ static void share_unlock(CURL *h, curl_lock_data data, void *u)
     }
 }
 
+/* The body buffer's first size: the answer's Content-Length when it says
+ * one (up to the cap), so a supplier's 100 kB answer lands in one buffer
+ * rather than in five doublings from 4 kB, each copied and each on fresh
+ * pages (the search path's profile, docs/performance.md); a compressed
+ * answer decodes to several times its length: eight times it, a guess
+ * that growth corrects. */
+static apr_size_t first_cap(const transfer *t)
+{
+    const char *cl = apr_table_get(t->resp->headers, "Content-Length");
+    apr_int64_t n = cl ? apr_atoi64(cl) : 0;
+    if (n > 0 && apr_table_get(t->resp->headers, "Content-Encoding")) {
+        n = n < APR_INT64_C(1) << 40 ? n * 8 : n;
+    }
+    if (n <= 4096) {
+        return 4096;
+    }
+    return (apr_uint64_t)n < t->max ? (apr_size_t)n + 1 : t->max + 1;
+}
+
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *u)
 {
     transfer *t = u;
@@ -64,7 +83,7 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *u)
         take = t->max - t->len;
     }
     if (t->len + take + 1 > t->cap) {
-        apr_size_t cap = t->cap ? t->cap * 2 : 4096;
+        apr_size_t cap = t->cap ? t->cap * 2 : first_cap(t);
         char *nb;
         while (cap < t->len + take + 1) {
             cap *= 2;

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "json_write.h"
 #include "db.h"
 #include "json_arena.h"
 
@@ -22,8 +23,14 @@ json_t *trv_json_bind(apr_pool_t *p, json_t *v)
 
 char *trv_json_dump(apr_pool_t *p, const json_t *v)
 {
-    char *s = json_dumps(v, TRV_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
+    /* Jansson's text, written straight into the pool (json_write.h);
+     * json_dumps for what that writer leaves to it. */
+    char *s = trv_json_write(p, v, NULL);
     char *out;
+    if (s) {
+        return s;
+    }
+    s = json_dumps(v, TRV_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
     if (!s) {
         return NULL;
     }

@@ -355,8 +355,19 @@ json_t *trv_money_json(const trv_money *m)
     if (exponent < 0) {
         exponent = 2;
     }
-    return json_pack("{s:o,s:s}", "amount", trv_money_amount_json(m->minor, exponent),
-                     "currency", m->currency);
+    json_t *amount = trv_money_amount_json(m->minor, exponent), *out;
+    /* What json_pack("{s:o,s:s}") made, without reading a format for
+     * every amount of every offer (the offers' profile). */
+    if (!amount || !(out = json_object())) {
+        json_decref(amount);
+        return NULL;
+    }
+    if (json_object_set_new(out, "amount", amount) != 0
+        || json_object_set_new(out, "currency", json_string(m->currency)) != 0) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
 }
 
 apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency)

@@ -98,6 +98,9 @@ typedef struct trv_hotel_offer {
     apr_int64_t total_minor;
     apr_time_t expires_at;
     json_t *doc;                         /* pool-bound */
+    /* An adapter's own note while the offer is priced but doc not built
+     * yet (Hotelbeds builds docs only for the offers trim keeps). */
+    const void *unbuilt;
 } trv_hotel_offer;
 
 /* ---- prebook, book, retrieve ---- */

@@ -6,7 +6,12 @@
  * SUPPLIER_A's promotions of one name, merged, left it too (the next merge
  * then read an amount that did not parse and used an uninitialized one).
  * A sum beyond the range makes the answer a bad response; in-range sums
- * are kept exactly. */
+ * are kept exactly.
+ * SUPPLIER_B (Hotelbeds) prices its offers before it builds the documents
+ * of those the trim keeps (supplier_b.c, priced()): a rate the hotel binds
+ * (hotelMandatory) is shown at no less than its sellingRate, so the trim
+ * orders by that price, not by the net, and a bound rate without a
+ * sellingRate refuses the answer even on an offer the trim drops. */
 #include "unit.h"
 
 #include <apr_strings.h>
@@ -30,9 +35,11 @@ static apr_status_t perform(trv_http *h, apr_pool_t *p, const trv_http_req *req,
     return APR_SUCCESS;
 }
 
-/* Offers of hotel "h1" for n_rooms rooms of 2 adults, answered `answer`. */
-static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const char *answer,
-                            int n_rooms, const char *cur, apr_array_header_t **out)
+/* Up to max offers of hotel "h1" for n_rooms rooms of 2 adults, answered
+ * `answer`. */
+static trv_up_status offers_max(apr_pool_t *p, const trv_hotel_supplier *sup,
+                                const char *answer, int n_rooms, const char *cur, int max,
+                                apr_array_header_t **out)
 {
     static const char *const sids[] = {"h1"};
     trv_upstream up;
@@ -69,7 +76,13 @@ static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const 
     }
     memcpy(stay.currency, cur, 4);
     stay.nationality = stay.residence = "GB";
-    return sup->offers(&ctx, &stay, sids, 1, 5, out, &err);
+    return sup->offers(&ctx, &stay, sids, 1, max, out, &err);
+}
+
+static trv_up_status offers(apr_pool_t *p, const trv_hotel_supplier *sup, const char *answer,
+                            int n_rooms, const char *cur, apr_array_header_t **out)
+{
+    return offers_max(p, sup, answer, n_rooms, cur, 5, out);
 }
 
 static const char *c_answer(apr_pool_t *p, const char *value)
@@ -139,6 +152,102 @@ static void sums_stop_at_the_money_range(void **state)
     json_decref(promos);
 }
 
+/* SUPPLIER_B: one room type for one room of two adults, in EUR: "bound"
+ * (net bound_net, bound to sell at selling, or with no sellingRate when
+ * selling is NULL) and "free" (net 120.00, unbound). The offers are the
+ * hotel's the answer names (its code), whatever id was asked. */
+static const char *b_answer(apr_pool_t *p, const char *bound_net, const char *selling)
+{
+    const char *rate = "{\"rateKey\":\"%s\",\"rateClass\":\"NOR\",\"boardCode\":\"%s\","
+                       "\"net\":\"%s\",%s\"rooms\":1,\"adults\":2,\"children\":0}";
+    return apr_psprintf(
+        p, "{\"hotels\":{\"hotels\":[{\"code\":100231,\"currency\":\"EUR\",\"rooms\":"
+           "[{\"code\":\"DBL.ST\",\"name\":\"Double\",\"rates\":[%s,%s]}]}]}}",
+        apr_psprintf(p, rate, "bound", "RO", bound_net,
+                     selling ? apr_psprintf(p, "\"hotelMandatory\":true,\"sellingRate\":\"%s\",",
+                                            selling)
+                             : "\"hotelMandatory\":true,"),
+        apr_psprintf(p, rate, "free", "BB", "120.00", ""));
+}
+
+static long eur_cents(const json_t *money)
+{
+    trv_money m;
+    const char *why;
+    assert_int_equal(trv_money_from_json(money, &m, &why), APR_SUCCESS);
+    assert_string_equal(m.currency, "EUR");
+    return (long)m.minor;
+}
+
+static const trv_hotel_offer *nth(const apr_array_header_t *out, int i)
+{
+    return &APR_ARRAY_IDX(out, i, trv_hotel_offer);
+}
+
+static const json_t *room0(const trv_hotel_offer *o)
+{
+    return json_array_get(json_object_get(o->doc, "rooms"), 0);
+}
+
+/* One offer kept: the unbound 120.00, not the bound rate whose net
+ * (100.00) is lower but whose price (150.00) is not. */
+static void b_trim_keeps_the_cheapest_at_the_price_shown(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *out = NULL;
+    assert_int_equal(offers_max(p, &trv_hotel_supplier_b, b_answer(p, "100.00", "150.00"), 1,
+                                "EUR", 1, &out), TRV_UP_OK);
+    assert_int_equal(out->nelts, 1);
+    assert_int_equal(nth(out, 0)->total_minor, 12000);
+    assert_int_equal(eur_cents(json_object_get(nth(out, 0)->doc, "total")), 12000);
+    assert_true(json_is_null(json_object_get(room0(nth(out, 0)), "minimum_selling_price")));
+}
+
+/* Both kept: cheapest first at the price shown, the bound one at its
+ * sellingRate with it as the room's minimum. */
+static void b_offers_ordered_by_the_price_shown(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *out = NULL;
+    const json_t *room;
+    assert_int_equal(offers_max(p, &trv_hotel_supplier_b, b_answer(p, "100.00", "150.00"), 1,
+                                "EUR", 2, &out), TRV_UP_OK);
+    assert_int_equal(out->nelts, 2);
+    assert_int_equal(nth(out, 0)->total_minor, 12000);
+    assert_int_equal(nth(out, 1)->total_minor, 15000);
+    room = room0(nth(out, 1));
+    assert_int_equal(eur_cents(json_object_get(nth(out, 1)->doc, "total")), 15000);
+    assert_int_equal(eur_cents(json_object_get(room, "total")), 15000);
+    assert_int_equal(eur_cents(json_object_get(room, "minimum_selling_price")), 15000);
+}
+
+/* A sellingRate below the net binds nothing more: the net is the price,
+ * the sellingRate still the room's minimum. */
+static void b_selling_rate_below_the_net_leaves_the_net(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *out = NULL;
+    assert_int_equal(offers_max(p, &trv_hotel_supplier_b, b_answer(p, "100.00", "90.00"), 1,
+                                "EUR", 1, &out), TRV_UP_OK);
+    assert_int_equal(out->nelts, 1);
+    assert_int_equal(nth(out, 0)->total_minor, 10000);
+    assert_int_equal(eur_cents(json_object_get(room0(nth(out, 0)), "minimum_selling_price")),
+                     9000);
+}
+
+/* A bound rate without a sellingRate is a bad answer, whether its offer
+ * would be kept (net 100.00) or dropped by the trim (net 130.00, one
+ * offer asked): selling it at its net could undercut the hotel. */
+static void b_bound_rate_without_selling_rate_is_refused(void **state)
+{
+    apr_pool_t *p = *state;
+    apr_array_header_t *out = NULL;
+    assert_int_equal(offers_max(p, &trv_hotel_supplier_b, b_answer(p, "100.00", NULL), 1, "EUR",
+                                1, &out), TRV_UP_BAD_RESPONSE);
+    assert_int_equal(offers_max(p, &trv_hotel_supplier_b, b_answer(p, "130.00", NULL), 1, "EUR",
+                                1, &out), TRV_UP_BAD_RESPONSE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +255,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_promotions_merge_within_the_range, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(sums_stop_at_the_money_range, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(b_trim_keeps_the_cheapest_at_the_price_shown, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(b_offers_ordered_by_the_price_shown, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(b_selling_rate_below_the_net_leaves_the_net, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(b_bound_rate_without_selling_rate_is_refused, pool_setup,
+                                        pool_teardown),
     };
     return UNIT_RUN(tests);
 }

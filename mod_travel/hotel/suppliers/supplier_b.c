@@ -134,10 +134,10 @@ static json_t *occupancies(const trv_hotel_stay *stay)
 
 /* Which group a rate prices: its rooms, adults and children (per room)
  * and, when stated, its childrenAges ("5,7"); -1 for none. */
-static int group_of(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
-                    apr_int64_t rooms, apr_int64_t adults, apr_int64_t children,
-                    const char *ages)
+static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                         const trv_jval *rate)
 {
+    const char *ages = trv_jval_strget(rate, "childrenAges");
     int i, k;
     for (i = 0; i < g->n; i++) {
         const trv_hotel_occ *o = &stay->rooms[g->pos[i][0]];
@@ -145,21 +145,14 @@ static int group_of(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g
         for (k = 0; k < o->n_children; k++) {
             want = apr_psprintf(p, "%s%s%d", want, k ? "," : "", o->ages[k]);
         }
-        if (rooms == g->count[i] && adults == o->adults && children == o->n_children
+        if (trv_jval_int(trv_jval_get(rate, "rooms")) == g->count[i]
+            && trv_jval_int(trv_jval_get(rate, "adults")) == o->adults
+            && trv_jval_int(trv_jval_get(rate, "children")) == o->n_children
             && (!ages || strcmp(ages, want) == 0)) {
             return i;
         }
     }
     return -1;
-}
-
-static int group_of_rate(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
-                         const json_t *rate)
-{
-    return group_of(p, stay, g, json_integer_value(json_object_get(rate, "rooms")),
-                    json_integer_value(json_object_get(rate, "adults")),
-                    json_integer_value(json_object_get(rate, "children")),
-                    trv_json_str(rate, "childrenAges"));
 }
 
 /* A rate's price to the traveller, in minor units: its net, or, when the
@@ -183,13 +176,28 @@ static int rate_price(apr_int64_t net, int mandatory, int selling_read, apr_int6
     return 0;
 }
 
-static int rate_price_of(const json_t *rate, const char *cur, apr_int64_t net,
+/* rate_price of a rate of an offers or checkrates answer (core/jval). */
+static int rate_price_of(const trv_jval *rate, const char *cur, apr_int64_t net,
                          apr_int64_t *price, apr_int64_t *floor)
 {
     apr_int64_t selling = -1;
-    int read = !trv_money_minor_of(json_object_get(rate, "sellingRate"), cur, &selling);
-    return rate_price(net, json_is_true(json_object_get(rate, "hotelMandatory")), read,
+    int read = !trv_money_minor_of_jval(trv_jval_get(rate, "sellingRate"), cur, &selling);
+    return rate_price(net, trv_jval_is_true(trv_jval_get(rate, "hotelMandatory")), read,
                       selling, price, floor);
+}
+
+/* An offered or checked rate's price (rate_price_of) and floor, with what
+ * every such rate must state: a rateKey and a net. priced() orders and
+ * trims offers by this price, offer_of builds the kept ones with it. */
+static int offered_price(const trv_jval *rate, const char *cur, apr_int64_t *price,
+                         apr_int64_t *floor)
+{
+    apr_int64_t net;
+    return !trv_jval_strget(rate, "rateKey")
+                   || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net) || net < 0
+                   || rate_price_of(rate, cur, net, price, floor) != 0
+               ? -1
+               : 0;
 }
 
 /* The cheapest price of a searched hotel from its rates (each room type's
@@ -211,21 +219,15 @@ static int hotel_cheapest(apr_pool_t *p, const trv_hotel_stay *stay, const b_gro
             best[gi] = -1;
         }
         trv_jval_foreach(trv_jval_get(room, "rates"), k, rate) {
-            apr_int64_t net, selling = -1, price, floor;
-            int read;
-            gi = group_of(p, stay, g, trv_jval_int(trv_jval_get(rate, "rooms")),
-                          trv_jval_int(trv_jval_get(rate, "adults")),
-                          trv_jval_int(trv_jval_get(rate, "children")),
-                          trv_jval_strget(rate, "childrenAges"));
-            read = !trv_money_minor_of_jval(trv_jval_get(rate, "sellingRate"), cur, &selling);
+            apr_int64_t net, price, floor;
+            gi = group_of_rate(p, stay, g, rate);
             /* A rate the stay cannot book is no price here (offers, which
              * read every rate, refuse such an answer). */
             if (gi < 0 || trv_money_minor_of_jval(trv_jval_get(rate, "net"), cur, &net)
                 || net < 0) {
                 continue;
             }
-            if (rate_price(net, trv_jval_is_true(trv_jval_get(rate, "hotelMandatory")), read,
-                           selling, &price, &floor) != 0) {
+            if (rate_price_of(rate, cur, net, &price, &floor) != 0) {
                 return -1;
             }
             if (best[gi] < 0 || price < best[gi]) {
@@ -245,12 +247,12 @@ static int hotel_cheapest(apr_pool_t *p, const trv_hotel_stay *stay, const b_gro
 
 /* An offer's reference: every group's rateKey, in group order, as a JSON
  * array (a rateKey holds '|' and other punctuation). */
-static const char *keys_ref(apr_pool_t *p, const json_t *const *rates, int n)
+static const char *keys_ref(apr_pool_t *p, const trv_jval *const *rates, int n)
 {
     json_t *a = trv_json_bind(p, json_array());
     int i;
     for (i = 0; i < n; i++) {
-        json_array_append_new(a, json_string(trv_json_str(rates[i], "rateKey")));
+        json_array_append_new(a, json_string(trv_jval_strget(rates[i], "rateKey")));
     }
     return trv_json_dump(p, a);
 }
@@ -454,11 +456,10 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 }
 
 /* The rate's refundability (rateClass NRF is not) as an empty policy. */
-static json_t *rate_policy(const json_t *rate)
+static json_t *rate_policy(const trv_jval *rate)
 {
-    return json_pack("{s:b,s:[]}", "refundable",
-                     strcmp(trv_json_str(rate, "rateClass") ? trv_json_str(rate, "rateClass")
-                                                            : "", "NRF") != 0,
+    const char *rc = trv_jval_strget(rate, "rateClass");
+    return json_pack("{s:b,s:[]}", "refundable", strcmp(rc ? rc : "", "NRF") != 0,
                      "penalties");
 }
 
@@ -477,13 +478,14 @@ static apr_int64_t share(apr_int64_t amount, int n, int i)
  * never above its price); the offer's policy is the rooms' summed at each
  * instant. */
 static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
-                    const char *sid, const json_t *room, const json_t *const *rates,
+                    const char *sid, const trv_jval *room, const trv_jval *const *rates,
                     apr_time_t now, trv_hotel_offer *out)
 {
     const char *cur = stay->currency;
     json_t *rooms = trv_json_bind(ctx->pool, json_array());
     json_t *promos = trv_json_bind(ctx->pool, json_array());
-    json_t *by_pos[TRV_HOTEL_MAX_ROOMS], *policy, *e;
+    json_t *by_pos[TRV_HOTEL_MAX_ROOMS], *policy;
+    const trv_jval *e;
     size_t k;
     int gi, i, c;
     memset(out, 0, sizeof(*out));
@@ -494,20 +496,18 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
         return -1;
     }
     for (gi = 0; gi < g->n; gi++) {
-        const json_t *rate = rates[gi];
-        const json_t *pens = json_object_get(rate, "cancellationPolicies");
-        apr_int64_t net, price, floor, due = 0;
+        const trv_jval *rate = rates[gi];
+        const trv_jval *pens = trv_jval_get(rate, "cancellationPolicies");
+        apr_int64_t price, floor, due = 0;
         int has_due = 0;
-        if (!trv_json_str(rate, "rateKey")
-            || trv_money_minor_of(json_object_get(rate, "net"), cur, &net) || net < 0
-            || rate_price_of(rate, cur, net, &price, &floor) != 0
+        if (offered_price(rate, cur, &price, &floor) != 0
             || trv_hwire_sum(&out->total_minor, price) != 0) {
             return -1;
         }
-        json_array_foreach(json_object_get(json_object_get(rate, "taxes"), "taxes"), k, e) {
+        trv_jval_foreach(trv_jval_get(trv_jval_get(rate, "taxes"), "taxes"), k, e) {
             apr_int64_t m;
-            if (!json_is_true(json_object_get(e, "included"))
-                && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)) {
+            if (!trv_jval_is_true(trv_jval_get(e, "included"))
+                && !trv_money_minor_of_jval(trv_jval_get(e, "amount"), cur, &m)) {
                 if (m < 0 || trv_hwire_sum(&due, m) != 0) {
                     return -1;
                 }
@@ -515,11 +515,11 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
             }
         }
         /* A group's promotion is named on its first room. */
-        json_array_foreach(json_object_get(rate, "offers"), k, e) {
+        trv_jval_foreach(trv_jval_get(rate, "offers"), k, e) {
             apr_int64_t m;
-            if (trv_json_str(e, "name")
-                && !trv_money_minor_of(json_object_get(e, "amount"), cur, &m)
-                && trv_hwire_promo_add(promos, trv_json_str(e, "name"), m < 0 ? -m : m, cur,
+            if (trv_jval_strget(e, "name")
+                && !trv_money_minor_of_jval(trv_jval_get(e, "amount"), cur, &m)
+                && trv_hwire_promo_add(promos, trv_jval_strget(e, "name"), m < 0 ? -m : m, cur,
                                        g->pos[gi][0]) != 0) {
                 return -1;
             }
@@ -529,16 +529,16 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
             json_t *ages = json_array(), *rp = trv_json_bind(ctx->pool, rate_policy(rate));
             apr_int64_t room_price;
             /* The group's penalties shared among its rooms like its net. */
-            json_array_foreach(pens, k, e) {
+            trv_jval_foreach(pens, k, e) {
                 apr_int64_t m;
                 json_t *mj;
-                if (trv_money_minor_of(json_object_get(e, "amount"), cur, &m) || m < 0) {
+                if (trv_money_minor_of_jval(trv_jval_get(e, "amount"), cur, &m) || m < 0) {
                     json_decref(ages);
                     return -1;
                 }
                 mj = trv_json_bind(ctx->pool,
                                            trv_hwire_money(share(m, g->count[gi], i), cur));
-                if (trv_hwire_penalty_add(ctx->pool, rp, trv_json_str(e, "from"),
+                if (trv_hwire_penalty_add(ctx->pool, rp, trv_jval_strget(e, "from"),
                                           json_object_get(mj, "amount"), cur) != 0) {
                     json_decref(ages);
                     return -1;
@@ -555,9 +555,9 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
                                          + share(price - floor, g->count[gi], i);
             by_pos[p] = trv_json_bind(ctx->pool, json_pack(
                 "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:o,s:O}", "position", p,
-                "name", trv_json_str(room, "name"),
-                "board", trv_hwire_board(ctx->pool, trv_json_str(rate, "boardCode")),
-                "board_name", trv_json_str(rate, "boardName"), "adults", stay->rooms[p].adults,
+                "name", trv_jval_strget(room, "name"),
+                "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardCode")),
+                "board_name", trv_jval_strget(rate, "boardName"), "adults", stay->rooms[p].adults,
                 "children", ages, "total", trv_hwire_money(room_price, cur),
                 "minimum_selling_price", floor < 0 ? json_null()
                     : trv_hwire_money(share(floor, g->count[gi], i), cur),
@@ -577,9 +577,9 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
     }
     trv_json_bind(ctx->pool, policy);
     out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_json_str(room, "code"), "name", trv_json_str(room, "name"),
-        "board", trv_hwire_board(ctx->pool, trv_json_str(rates[0], "boardCode")),
-        "board_name", trv_json_str(rates[0], "boardName"),
+        "room_type", "code", trv_jval_strget(room, "code"), "name", trv_jval_strget(room, "name"),
+        "board", trv_hwire_board(ctx->pool, trv_jval_strget(rates[0], "boardCode")),
+        "board_name", trv_jval_strget(rates[0], "boardName"),
         "total", trv_hwire_money(out->total_minor, cur),
         "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
     trv_json_bind(ctx->pool, out->doc);
@@ -587,48 +587,82 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
 }
 
 /* Whether two groups' rates are one offer's: same board and rateClass. */
-static int same_terms(const json_t *a, const json_t *b)
+static int same_terms(const trv_jval *a, const trv_jval *b)
 {
-    const char *ba = trv_json_str(a, "boardCode"), *bb = trv_json_str(b, "boardCode");
-    const char *ca = trv_json_str(a, "rateClass"), *cb = trv_json_str(b, "rateClass");
+    const char *ba = trv_jval_strget(a, "boardCode"), *bb = trv_jval_strget(b, "boardCode");
+    const char *ca = trv_jval_strget(a, "rateClass"), *cb = trv_jval_strget(b, "rateClass");
     return ba && bb && strcmp(ba, bb) == 0 && strcmp(ca ? ca : "", cb ? cb : "") == 0;
+}
+
+/* An offer priced but not built: its room and each group's rate. */
+typedef struct b_pick {
+    const trv_jval *room;
+    const trv_jval *rates[TRV_HOTEL_MAX_ROOMS];
+} b_pick;
+
+/* What orders and trims offers (total, reference) without building the
+ * offer's document: the total offer_of states (each group's rate at its
+ * offered_price, a binding sellingRate included), so the trim keeps the
+ * offers cheapest at the price shown, with the same refusals. */
+static int priced(apr_pool_t *p, const trv_hotel_stay *stay, const b_groups *g,
+                  const char *sid, const b_pick *k, apr_time_t now, trv_hotel_offer *out)
+{
+    int gi;
+    memset(out, 0, sizeof(*out));
+    out->sid = sid;
+    out->expires_at = now + TRV_HOTEL_OFFER_TTL;
+    out->unbuilt = k;
+    if (!(out->ref = keys_ref(p, k->rates, g->n))) {
+        return -1;
+    }
+    for (gi = 0; gi < g->n; gi++) {
+        apr_int64_t price, floor;
+        if (offered_price(k->rates[gi], stay->currency, &price, &floor) != 0
+            || trv_hwire_sum(&out->total_minor, price) != 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The offers of one room type: for each rate of the first group, the
  * first rate of every other group with the same board and rateClass (a
- * combination some group lacks is no offer). Returns -1 on a rate that
- * prices no group or cannot be read. */
+ * combination some group lacks is no offer), priced (priced()) and left
+ * to build. Returns -1 on a rate that prices no group or cannot be
+ * read. */
 static int room_offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_groups *g,
-                       const char *sid, const json_t *room, apr_time_t now,
+                       const char *sid, const trv_jval *room, apr_time_t now,
                        apr_array_header_t *out)
 {
-    const json_t *rate, *pick[TRV_HOTEL_MAX_ROOMS];
-    const json_t *list = json_object_get(room, "rates");
+    const trv_jval *rate;
+    const trv_jval *list = trv_jval_get(room, "rates");
     size_t j, m;
     int gi;
-    json_array_foreach(list, j, rate) {
+    trv_jval_foreach(list, j, rate) {
         if ((gi = group_of_rate(ctx->pool, stay, g, rate)) < 0) {
             return -1;
         }
     }
-    json_array_foreach(list, j, rate) {
+    trv_jval_foreach(list, j, rate) {
+        b_pick *k;
         int found = 1;
         if (group_of_rate(ctx->pool, stay, g, rate) != 0) {
             continue;
         }
-        pick[0] = rate;
+        k = apr_pcalloc(ctx->pool, sizeof(*k));
+        k->room = room;
+        k->rates[0] = rate;
         for (gi = 1; gi < g->n && found; gi++) {
-            const json_t *other;
-            pick[gi] = NULL;
-            json_array_foreach(list, m, other) {
+            const trv_jval *other;
+            trv_jval_foreach(list, m, other) {
                 if (group_of_rate(ctx->pool, stay, g, other) == gi && same_terms(rate, other)) {
-                    pick[gi] = other;
+                    k->rates[gi] = other;
                     break;
                 }
             }
-            found = pick[gi] != NULL;
+            found = k->rates[gi] != NULL;
         }
-        if (found && offer_of(ctx, stay, g, sid, room, pick, now, apr_array_push(out)) != 0) {
+        if (found && priced(ctx->pool, stay, g, sid, k, now, apr_array_push(out)) != 0) {
             return -1;
         }
     }
@@ -639,7 +673,8 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                             const char *const *sids, int n, int max_per_hotel,
                             apr_array_header_t **out, trv_hotel_err *err)
 {
-    json_t *codes = json_array(), *body, *list, *h, *room;
+    json_t *codes = json_array(), *body;
+    const trv_jval *list, *h, *room;
     trv_up_result res;
     trv_up_status st;
     apr_time_t now = apr_time_now();
@@ -655,34 +690,43 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "hotels", "hotel", codes,
                      "filter", "maxRatesPerRoom", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    st = hb(trv_hwire_read(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    list = json_object_get(json_object_get(res.body, "hotels"), "hotels");
-    if (!json_is_array(list)) {
+    list = trv_jval_get(trv_jval_get(res.doc, "hotels"), "hotels");
+    if (!trv_jval_is_array(list)) {
         return trv_hwire_bad(ctx, err, "hotels.hotels");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
-    json_array_foreach(list, i, h) {
-        json_t *c = json_object_get(h, "code");
-        const char *sid = json_is_integer(c)
-            ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, (apr_int64_t)json_integer_value(c))
+    trv_jval_foreach(list, i, h) {
+        const trv_jval *c = trv_jval_get(h, "code");
+        const char *sid = trv_jval_is_int(c)
+            ? apr_psprintf(ctx->pool, "%" APR_INT64_T_FMT, trv_jval_int(c))
             : NULL;
-        if (!sid || !trv_json_str(h, "currency")) {
+        if (!sid || !trv_jval_strget(h, "currency")) {
             return trv_hwire_bad(ctx, err, "a hotel's code and currency");
         }
-        if (other_currency(ctx, trv_json_str(h, "currency"), stay, &said)) {
+        if (other_currency(ctx, trv_jval_strget(h, "currency"), stay, &said)) {
             continue;
         }
-        json_array_foreach(json_object_get(h, "rooms"), k, room) {
+        trv_jval_foreach(trv_jval_get(h, "rooms"), k, room) {
             if (room_offers(ctx, stay, &g, sid, room, now, *out) != 0) {
                 return trv_hwire_bad(ctx, err, "a rate's key, occupancy and price");
             }
         }
     }
+    /* Documents only for the offers kept (most of an answer's rates are
+     * not: up to maxRatesPerRoom a room type, max_per_hotel a hotel). */
     trv_hwire_offers_trim(*out, max_per_hotel);
+    for (q = 0; q < (*out)->nelts; q++) {
+        trv_hotel_offer *o = &APR_ARRAY_IDX(*out, q, trv_hotel_offer);
+        const b_pick *k = o->unbuilt;
+        if (offer_of(ctx, stay, &g, o->sid, k->room, k->rates, now, o) != 0) {
+            return trv_hwire_bad(ctx, err, "a rate's key, occupancy and price");
+        }
+    }
     return TRV_UP_OK;
 }
 
@@ -696,7 +740,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     trv_up_result res;
     trv_up_status st;
     trv_hotel_offer o;
-    const json_t *h, *room, *rate, *pick[TRV_HOTEL_MAX_ROOMS], *first_room = NULL;
+    const trv_jval *h, *room, *rate, *pick[TRV_HOTEL_MAX_ROOMS], *first_room = NULL;
     const json_t *keys, *key;
     apr_time_t now = apr_time_now();
     json_t *rooms = json_array(), *body;
@@ -716,14 +760,14 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
         json_array_append_new(rooms, json_pack("{s:O}", "rateKey", key));
     }
     body = trv_json_bind(ctx->pool, json_pack("{s:o}", "rooms", rooms));
-    st = hb(trv_hwire_call(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
+    st = hb(trv_hwire_read(ctx, "POST", BOOKING "/checkrates", auth(ctx), body, &res, err),
             &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    h = json_object_get(res.body, "hotel");
-    json_array_foreach(json_object_get(h, "rooms"), i, room) {
-        json_array_foreach(json_object_get(room, "rates"), j, rate) {
+    h = trv_jval_get(res.doc, "hotel");
+    trv_jval_foreach(trv_jval_get(h, "rooms"), i, room) {
+        trv_jval_foreach(trv_jval_get(room, "rates"), j, rate) {
             gi = group_of_rate(ctx->pool, stay, &g, rate);
             if (gi < 0 || pick[gi]) {
                 return trv_hwire_bad(ctx, err, "a checked rate of each occupancy group");
@@ -737,7 +781,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
             return trv_hwire_bad(ctx, err, "a checked rate of each occupancy group");
         }
     }
-    if (strcmp(trv_json_str(h, "currency") ? trv_json_str(h, "currency") : "", stay->currency)
+    if (strcmp(trv_jval_strget(h, "currency") ? trv_jval_strget(h, "currency") : "", stay->currency)
         || offer_of(ctx, stay, &g, sid, first_room, pick, now, &o) != 0) {
         return trv_hwire_bad(ctx, err, "a checked rate's key and prices");
     }
@@ -745,7 +789,7 @@ static trv_up_status prebook(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, con
     out->total_minor = o.total_minor;
     out->expires_at = o.expires_at;
     /* Hotelbeds states no "changed" flag: the caller compares totals. */
-    out->hotel_name = trv_json_str(h, "name");
+    out->hotel_name = trv_jval_strget(h, "name");
     out->doc = o.doc;
     return TRV_UP_OK;
 }
@@ -780,7 +824,7 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
     json_array_foreach(json_object_get(json_object_get(bk, "hotel"), "rooms"), i, r) {
         const json_t *rate = json_array_get(json_object_get(r, "rates"), 0);
         const json_t *cps = json_object_get(rate, "cancellationPolicies");
-        apr_int64_t net, price, floor;
+        apr_int64_t net, selling, price, floor;
         /* totalNet is what Hotelbeds invoices; the booking's price is what
          * the traveller was asked: a rate the hotel binds adds what its
          * sellingRate is above its net (as the offer did). A booking is
@@ -788,7 +832,8 @@ static trv_up_status booked_of(trv_hotel_ctx *ctx, const json_t *bk, trv_hotel_b
          * service's, this total only informs. */
         if (json_is_true(json_object_get(rate, "hotelMandatory"))
             && !trv_money_minor_of(json_object_get(rate, "net"), cur, &net)
-            && rate_price_of(rate, cur, net, &price, &floor) == 0) {
+            && !trv_money_minor_of(json_object_get(rate, "sellingRate"), cur, &selling)
+            && rate_price(net, 1, 1, selling, &price, &floor) == 0) {
             trv_hwire_sum(&out->total_minor, price - net);
         }
         /* A rate without cancellationPolicies states no policy (NULL): the

@@ -1,0 +1,202 @@
+/* trv_json_write must write what json_dumps writes with the service's
+ * flags (TRV_JSON_DUMP_FLAGS | JSON_ENCODE_ANY), byte for byte, for every
+ * tree, and write nothing where Jansson would fail or it does not follow
+ * Jansson (its caller then asks Jansson): random trees of every kind of
+ * value (strings with every control byte, quotes, backslashes and
+ * multi-byte UTF-8; integers to the 64-bit ends; reals of every
+ * magnitude, money-like decimals among them), the cases one by one, and
+ * text that is not UTF-8. */
+#include "unit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/json_write.h"
+
+static unsigned long long seed = 88172645463325252ull;
+
+static unsigned long long rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+}
+
+/* Text of up to 12 pieces: ASCII, the bytes Jansson escapes, UTF-8 of
+ * two to four bytes, and now and then a NUL inside (json_stringn). */
+static json_t *random_string(void)
+{
+    static const char *const pieces[] = {
+        "a", "Z", " ", "\"", "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x01", "\x1f", "\x7f",
+        "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe2\x80\xa8", "htl_01", "100.00"};
+    char buf[128];
+    size_t n = 0, k = rnd() % 13, i;
+    for (i = 0; i < k; i++) {
+        const char *s = pieces[rnd() % (sizeof(pieces) / sizeof(pieces[0]))];
+        memcpy(buf + n, s, strlen(s));
+        n += strlen(s);
+    }
+    if (n && rnd() % 10 == 0) {
+        buf[rnd() % n] = '\0';
+    }
+    return json_stringn(buf, n);
+}
+
+static json_t *random_real(void)
+{
+    switch (rnd() % 5) {
+    case 0: /* money: an exact decimal of two places */
+        return json_real((double)(long long)(rnd() % 100000000) / 100.0);
+    case 1:
+        return json_real((double)(long long)(rnd() % 2000001 - 1000000) / 1000.0);
+    case 2: /* any magnitude */
+        return json_real(ldexp((double)(rnd() % 1000000) / 999983.0, (int)(rnd() % 2100) - 1050));
+    case 3:
+        return json_real((double)(long long)(rnd() % 1000000000000000ull));
+    default:
+        return json_real(-ldexp(1.0 + (double)(rnd() % 1000) / 7.0, (int)(rnd() % 200) - 100));
+    }
+}
+
+static json_t *random_value(int depth)
+{
+    unsigned k = (unsigned)(rnd() % (depth > 5 ? 6 : 8));
+    json_t *v;
+    int i, n;
+    switch (k) {
+    case 0: return json_null();
+    case 1: return rnd() % 2 ? json_true() : json_false();
+    case 2:
+        switch (rnd() % 4) {
+        case 0: return json_integer(INT64_MAX);
+        case 1: return json_integer(INT64_MIN);
+        default: return json_integer((json_int_t)(rnd() % 2000001) - 1000000);
+        }
+    case 3: return random_real();
+    case 4:
+    case 5: return random_string();
+    case 6:
+        v = json_array();
+        n = (int)(rnd() % 6);
+        for (i = 0; i < n; i++) {
+            json_array_append_new(v, random_value(depth + 1));
+        }
+        return v;
+    default:
+        v = json_object();
+        n = (int)(rnd() % 6);
+        for (i = 0; i < n; i++) {
+            json_t *key = random_string();
+            json_object_setn_new(v, json_string_value(key), json_string_length(key),
+                                 random_value(depth + 1));
+            json_decref(key);
+        }
+        return v;
+    }
+}
+
+/* The same text as json_dumps, or NULL where json_dumps is NULL. */
+static void same_as_jansson(apr_pool_t *p, const json_t *v)
+{
+    char *want = json_dumps(v, TRV_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
+    apr_size_t len = 0;
+    char *got = trv_json_write(p, v, &len);
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_int_equal(len, strlen(want));
+    assert_string_equal(got, want);
+    /* And trv_json_dump, which every answer goes through. */
+    assert_string_equal(trv_json_dump(p, v), want);
+    free(want);
+}
+
+static void random_trees_are_written_as_jansson_writes_them(void **state)
+{
+    apr_pool_t *p = *state;
+    int i;
+    for (i = 0; i < 20000; i++) {
+        json_t *v = random_value(0);
+        same_as_jansson(p, v);
+        json_decref(v);
+        if (i % 1000 == 999) {
+            apr_pool_clear(p);
+        }
+    }
+}
+
+static void each_kind_of_value_alone(void **state)
+{
+    apr_pool_t *p = *state;
+    static const double reals[] = {0.0, -0.0, 0.1, 1.0, 100.0, 1e15, 1e16, 1e21, 1e-7, 1.5e-300,
+                                   -2.5e300, 123456789012345.6, 0.30000000000000004, 99.99,
+                                   1234.5, 5e-324, 1.7976931348623157e308};
+    json_t *v;
+    size_t i;
+    for (i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+        v = json_real(reals[i]);
+        same_as_jansson(p, v);
+        json_decref(v);
+    }
+    v = json_pack("{s:[],s:{},s:s,s:n,s:b,s:I}", "a", "o", "s", "x\"y\\z\n\x01", "n", "t", 1,
+                  "i", (json_int_t)-42);
+    same_as_jansson(p, v);
+    json_decref(v);
+    v = json_stringn("a\0b", 3);
+    same_as_jansson(p, v);
+    assert_string_equal(trv_json_write(p, v, NULL), "\"a\\u0000b\"");
+    json_decref(v);
+    assert_null(trv_json_write(p, NULL, NULL));
+}
+
+static void text_that_is_not_utf8_is_left_to_jansson(void **state)
+{
+    apr_pool_t *p = *state;
+    static const char *const bad[] = {"\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"};
+    size_t i;
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *a = json_array();
+        json_array_append_new(a, json_string_nocheck(bad[i]));
+        assert_null(trv_json_write(p, a, NULL));
+        same_as_jansson(p, a);
+        json_decref(a);
+    }
+}
+
+static void a_tree_deeper_than_the_writer_goes_is_left_to_jansson(void **state)
+{
+    apr_pool_t *p = *state;
+    json_t *root = json_array(), *at = root;
+    char *want;
+    int i;
+    for (i = 0; i < TRV_JSON_WRITE_MAX_DEPTH + 5; i++) {
+        json_t *next = json_array();
+        json_array_append_new(at, next);
+        at = next;
+    }
+    assert_null(trv_json_write(p, root, NULL));
+    want = json_dumps(root, TRV_JSON_DUMP_FLAGS);
+    assert_non_null(want);
+    assert_string_equal(trv_json_dump(p, root), want);
+    free(want);
+    json_decref(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(random_trees_are_written_as_jansson_writes_them,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(each_kind_of_value_alone, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(text_that_is_not_utf8_is_left_to_jansson, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(a_tree_deeper_than_the_writer_goes_is_left_to_jansson,
+                                        pool_setup, pool_teardown),
+    };
+    return UNIT_RUN(tests);
+}
