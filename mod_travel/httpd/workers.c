@@ -3,7 +3,6 @@
  * timeout, so a wake (new work committed here) or a stop is noticed at once. */
 #include "travel.h"
 #include "core/fanout.h"
-#include "core/offload.h"
 
 #include "ap_mpm.h"
 
@@ -134,11 +133,9 @@ static apr_status_t join_workers(void *data)
             apr_thread_join(&rv, w->threads[i]);
         }
     }
-    /* Webhook batches that went on by themselves (core/offload.h) and
-     * requests a sender stopped waiting for (core/fanout.h) record
+    /* Webhook requests a sender stopped waiting for (core/fanout.h) record
      * themselves with this child's connections: the child waits for them
      * (they end at once when stopping: the HTTP client aborts). */
-    trv_offload_drain(apr_time_from_sec(15));
     trv_fanout_drain(apr_time_from_sec(15));
     return APR_SUCCESS;
 }

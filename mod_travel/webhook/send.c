@@ -1,7 +1,6 @@
 #include "send.h"
 #include "send_batch.h"
 #include "core/fanout.h"
-#include "core/offload.h"
 #include "schedule.h"
 #include "core/crypt.h"
 #include "signature.h"
@@ -77,12 +76,6 @@ const char *trv_webhook_clean_text(apr_pool_t *p, const char *buf, apr_size_t le
  * batch leaves every job of it due again when the hold runs out, and each
  * attempt is made again. */
 #define TRV_WEBHOOK_BATCH_HOLD (TRV_WEBHOOK_TIMEOUT + apr_time_from_sec(5))
-
-/* Batches of a process going on by themselves on the offload pool (as
- * many as it has senders): beyond it a sender finishes its batch itself,
- * as before the pool. Each records with a database connection of its own:
- * the pool doubles a child's senders' connections at most. */
-#define TRV_WEBHOOK_AWAY_MAX(env) ((env)->cfg->worker_threads > 0 ? (env)->cfg->worker_threads : 1)
 
 /* Opens the item's sealed secrets. NULL, or why not. */
 static const char *open_secrets(trv_env *env, apr_pool_t *p, const trv_wh_item *it,
@@ -209,22 +202,6 @@ static const char *dup_or_null(apr_pool_t *p, const char *s)
     return s ? apr_pstrdup(p, s) : NULL;
 }
 
-/* The item with its strings in p. */
-static void item_copy(apr_pool_t *p, trv_wh_item *to, const trv_wh_item *from)
-{
-    *to = *from;
-    to->job_id = dup_or_null(p, from->job_id);
-    to->dlv = dup_or_null(p, from->dlv);
-    to->subscription_id = dup_or_null(p, from->subscription_id);
-    to->url = dup_or_null(p, from->url);
-    to->event_id = dup_or_null(p, from->event_id);
-    to->family = dup_or_null(p, from->family);
-    to->body = dup_or_null(p, from->body);
-    to->secrets = dup_or_null(p, from->secrets);
-    to->response_body = dup_or_null(p, from->response_body);
-    to->error = dup_or_null(p, from->error);
-}
-
 /* A task owning copies of its item and secrets. NULL: out of memory. */
 static send_task *task_new(trv_env *env, const trv_job *job, const trv_wh_item *it,
                            const apr_array_header_t *secrets)
@@ -238,7 +215,14 @@ static send_task *task_new(trv_env *env, const trv_job *job, const trv_wh_item *
     t = apr_pcalloc(tp, sizeof(*t));
     t->env = env;
     t->p = tp;
-    item_copy(tp, &t->it, it);
+    t->it = *it;
+    t->it.job_id = dup_or_null(tp, it->job_id);
+    t->it.dlv = dup_or_null(tp, it->dlv);
+    t->it.subscription_id = dup_or_null(tp, it->subscription_id);
+    t->it.url = dup_or_null(tp, it->url);
+    t->it.event_id = dup_or_null(tp, it->event_id);
+    t->it.family = dup_or_null(tp, it->family);
+    t->it.body = dup_or_null(tp, it->body);
     t->it.secrets = NULL;
     t->secrets = apr_array_make(tp, secrets->nelts, sizeof(const char *));
     for (i = 0; i < secrets->nelts; i++) {
@@ -419,149 +403,18 @@ static void hold_slow(apr_pool_t *p, apr_array_header_t *items)
     }
 }
 
-/* A claimed batch from its sends on: its requests, the wait for them
- * (send_patiently) and the record of their outcomes. `away`: it runs on
- * the offload pool (core/offload.h), its sender gone on to its next
- * claim, so its own job is recorded with the others and `res` is no one's. */
-typedef struct batch {
-    trv_env *env;
-    apr_pool_t *p;                 /* the sender's, or the batch's own when away */
-    const char *worker;
-    apr_array_header_t *items;
-    send_task **tasks;
-    int *task_of;
-    int ntasks;
-    int away;
-} batch;
-
-/* Sends the batch's requests, waits for them (at most
- * TRV_WEBHOOK_PATIENCE) and records every outcome in one statement; the
- * requests it stopped waiting for record themselves (send_task_late). */
-static void batch_finish(batch *b, trv_job_result *res)
-{
-    trv_env *env = b->env;
-    apr_pool_t *p = b->p;
-    apr_array_header_t *items = b->items, *rec;
-    int *done = apr_pcalloc(p, sizeof(*done) * (apr_size_t)(b->ntasks + 1));
-    const char *err = NULL;
-    int i, k, own_gone = 0;
-    apr_status_t rv;
-    trv_wh_item *first;
-
-    if (b->ntasks > 0) {
-        send_patiently(b->tasks, b->ntasks, done);
-    }
-    /* The answered requests' outcomes come back into the batch; the late
-     * ones leave it, untouched (their task may be gone already; the
-     * worker's own job then ends GONE: its record is the late task's). */
-    for (i = 0, k = 0; i < items->nelts; i++) {
-        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
-        int t = b->task_of[i];
-        if (t >= 0 && !done[t]) {
-            if (i == 0 && !own_gone) {
-                own_gone = 1;
-                res->outcome = TRV_JOB_GONE;
-            }
-            continue;
-        }
-        if (t >= 0) {
-            *it = b->tasks[t]->it;
-        }
-        APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
-    }
-    items->nelts = k;
-    if (items->nelts == 0) {
-        goto free_tasks;
-    }
-
-    /* The worker's own job goes through the queue's retry and release (its
-     * "failed for good" line included) while the worker waits for it; the
-     * others, and all of a batch run away, are recorded here. */
-    first = &APR_ARRAY_IDX(items, 0, trv_wh_item);
-    rec = items;
-    if (!b->away && !own_gone
-        && (first->action == TRV_WH_RETRY || first->action == TRV_WH_RELEASE)) {
-        res->outcome = first->action == TRV_WH_RETRY ? TRV_JOB_RETRY : TRV_JOB_RELEASE;
-        res->error = first->error;
-        rec = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
-        for (i = 1; i < items->nelts; i++) {
-            *(trv_wh_item *)apr_array_push(rec) = APR_ARRAY_IDX(items, i, trv_wh_item);
-        }
-        if (rec->nelts == 0) {
-            goto free_tasks;
-        }
-    }
-    rv = record_outcomes(env, p, b->worker, rec, &err);
-    if (rv != APR_SUCCESS) {
-        /* The jobs of the batch become due when their hold runs out. */
-        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
-                    TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
-                    "(the attempt will be made again): %s", first->dlv, first->attempt, err);
-        if (rec == items && !own_gone) {
-            res->outcome = TRV_JOB_RETRY;
-            res->error = err;
-        }
-    }
-    else if (rec == items && !own_gone) {
-        res->outcome = TRV_JOB_GONE; /* removed by the record statement */
-    }
-free_tasks:
-    /* The answered tasks' pools (the late ones free their own). */
-    for (i = 0; i < b->ntasks; i++) {
-        if (done[i]) {
-            apr_pool_destroy(b->tasks[i]->p);
-        }
-    }
-}
-
-/* The batch on a pool thread: it owns its pool, and frees it. */
-static void batch_away(void *baton)
-{
-    batch *b = baton;
-    trv_job_result ignored;
-    memset(&ignored, 0, sizeof(ignored));
-    batch_finish(b, &ignored);
-    apr_pool_destroy(b->p);
-}
-
-/* Hands the batch to the offload pool, copied into a pool of its own (the
- * sender's is cleared when it returns). 1: it went; 0: the pool has no
- * thread free (or no memory), the sender finishes it itself. */
-static int batch_send_away(const batch *b)
-{
-    apr_pool_t *bp = trv_call_pool(NULL);
-    batch *c;
-    int i;
-    if (!bp) {
-        return 0;
-    }
-    c = apr_pcalloc(bp, sizeof(*c));
-    *c = *b;
-    c->p = bp;
-    c->away = 1;
-    c->worker = apr_pstrdup(bp, b->worker);
-    c->items = apr_array_make(bp, b->items->nelts, sizeof(trv_wh_item));
-    for (i = 0; i < b->items->nelts; i++) {
-        item_copy(bp, apr_array_push(c->items), &APR_ARRAY_IDX(b->items, i, trv_wh_item));
-    }
-    c->task_of = apr_pmemdup(bp, b->task_of, sizeof(int) * (apr_size_t)(b->items->nelts + 1));
-    c->tasks = apr_pmemdup(bp, b->tasks, sizeof(send_task *) * (apr_size_t)(b->ntasks + 1));
-    if (trv_offload(batch_away, c, TRV_WEBHOOK_AWAY_MAX(b->env)) != APR_SUCCESS) {
-        apr_pool_destroy(bp);
-        return 0;
-    }
-    return 1;
-}
-
 void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
                           trv_job_result *res)
 {
     const char *dlv = trv_json_str(job->payload, "delivery_id");
     int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
     const char *err = NULL;
-    apr_array_header_t *items;
-    batch b;
-    int n, i, secret_logged = 0;
+    apr_array_header_t *items, *rec;
+    send_task **tasks;
+    int *task_of, *done;
+    int n, i, k, ntasks = 0, secret_logged = 0, own_gone;
+    apr_status_t rv;
+    trv_wh_item *first;
 
     if (!dlv || attempt < 1) {
         res->outcome = TRV_JOB_DEAD;
@@ -592,19 +445,16 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
      * queue with the batch's record, after its sends: a statement of their
      * own before the sends would hold up the batch's other receivers. */
     hold_slow(p, items);
+    own_gone = 0;
 
-    memset(&b, 0, sizeof(b));
-    b.env = env;
-    b.p = p;
-    b.worker = job->worker;
-    b.items = items;
-    b.tasks = apr_pcalloc(p, sizeof(*b.tasks) * (apr_size_t)(items->nelts + 1));
-    b.task_of = apr_pcalloc(p, sizeof(*b.task_of) * (apr_size_t)(items->nelts + 1));
+    tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
+    task_of = apr_pcalloc(p, sizeof(*task_of) * (apr_size_t)items->nelts);
+    done = apr_pcalloc(p, sizeof(*done) * (apr_size_t)items->nelts);
     for (i = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
         apr_array_header_t *secrets;
         const char *why;
-        b.task_of[i] = -1;
+        task_of[i] = -1;
         if (it->action == TRV_WH_WAIT) {
             continue;
         }
@@ -625,19 +475,72 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             it->next = trv_job_backoff(it->job_attempt);
             continue;
         }
-        if (TRV_STOPPING(env) || !(b.tasks[b.ntasks] = task_new(env, job, it, secrets))) {
+        if (TRV_STOPPING(env) || !(tasks[ntasks] = task_new(env, job, it, secrets))) {
             it->action = TRV_WH_RELEASE;
             continue;
         }
-        b.task_of[i] = b.ntasks++;
+        task_of[i] = ntasks++;
     }
-    /* A batch with requests to make goes on by itself when the pool has a
-     * thread free: no receiver, however slow, then holds up this sender's
-     * next claim (the healthy receivers' next requests). Its jobs are ours
-     * until its record, or until TRV_WEBHOOK_BATCH_HOLD. */
-    if (b.ntasks > 0 && !TRV_STOPPING(env) && batch_send_away(&b)) {
-        res->outcome = TRV_JOB_GONE;
-        return;
+    if (ntasks > 0) {
+        send_patiently(tasks, ntasks, done);
     }
-    batch_finish(&b, res);
+    /* The answered requests' outcomes come back into the batch; the late
+     * ones leave it, untouched (their task may be gone already; the
+     * worker's own job then ends GONE: its record is the late task's). */
+    for (i = 0, k = 0; i < items->nelts; i++) {
+        trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
+        int t = task_of[i];
+        if (t >= 0 && !done[t]) {
+            if (i == 0 && !own_gone) {
+                own_gone = 1;
+                res->outcome = TRV_JOB_GONE;
+            }
+            continue;
+        }
+        if (t >= 0) {
+            *it = tasks[t]->it;
+        }
+        APR_ARRAY_IDX(items, k++, trv_wh_item) = *it;
+    }
+    items->nelts = k;
+    if (items->nelts == 0) {
+        goto free_tasks;
+    }
+
+    /* The worker's own job goes through the queue's retry and release (its
+     * "failed for good" line included); the others are recorded here. */
+    first = &APR_ARRAY_IDX(items, 0, trv_wh_item);
+    rec = items;
+    if (!own_gone && (first->action == TRV_WH_RETRY || first->action == TRV_WH_RELEASE)) {
+        res->outcome = first->action == TRV_WH_RETRY ? TRV_JOB_RETRY : TRV_JOB_RELEASE;
+        res->error = first->error;
+        rec = apr_array_make(p, items->nelts, sizeof(trv_wh_item));
+        for (i = 1; i < items->nelts; i++) {
+            *(trv_wh_item *)apr_array_push(rec) = APR_ARRAY_IDX(items, i, trv_wh_item);
+        }
+        if (rec->nelts == 0) {
+            goto free_tasks;
+        }
+    }
+    rv = record_outcomes(env, p, job->worker, rec, &err);
+    if (rv != APR_SUCCESS) {
+        /* The other jobs of the batch become due when their hold runs out. */
+        trv_log_msg(&env->log, TRV_LOG_WARNING, NULL,
+                    TRVLOGNO(641) "delivery %s attempt %d: recording the result failed "
+                    "(the attempt will be made again): %s", dlv, attempt, err);
+        if (rec == items && !own_gone) {
+            res->outcome = TRV_JOB_RETRY;
+            res->error = err;
+        }
+    }
+    else if (rec == items && !own_gone) {
+        res->outcome = TRV_JOB_GONE; /* removed by the record statement */
+    }
+free_tasks:
+    /* The answered tasks' pools (the late ones free their own). */
+    for (i = 0; i < ntasks; i++) {
+        if (done[i]) {
+            apr_pool_destroy(tasks[i]->p);
+        }
+    }
 }
