@@ -13,8 +13,9 @@
 #                  centre, the three hotel suppliers asked at once, 2 adults)
 #   hotel offers   POST /v1/hotel/offers for 10 of those hotels (by htl_ id,
 #                  up to 5 offers each)
-#   flight offers  POST /v1/flight/offers LHR-JFK, one adult, limit 50, both
-#                  flight suppliers
+#   flight offers  POST /v1/flight/offers LHR-JFK, one adult, limit 50 (one
+#                  supplier answers a flight search: the routed one, the
+#                  Duffel-style SUPPLIER_A; the peer asks the same)
 #   hotel search, cached   the same search with one stay, on a second API
 #                  instance whose hotel suppliers keep their search answers
 #                  (search_cache=60s): after the first, every search is
