@@ -7,7 +7,7 @@
 # Starts a throwaway stack (its own PostgreSQL cluster, an httpd with
 # mod_travel and one with the sandbox, on free ports; sandbox latency 0 so the
 # gateway and the suppliers' work are measured, not simulated waiting), then
-# runs wrk (2 threads, 16 connections, SECONDS each, default 8) against:
+# runs wrk (2 threads, CONNS connections (16), SECONDS each, default 8) against:
 #   hotel search   POST /v1/hotel/search: one page of 20 of a 30-hotel area
 #                  (the 30 of Amsterdam's 40 hotels within 14.5 km of the
 #                  centre, the three hotel suppliers asked at once, 2 adults)
@@ -49,6 +49,7 @@
 # recorded and the peer's are not: no ratio is meaningful then.)
 set -euo pipefail
 SECS=${1:-8}
+CONNS=${CONNS:-16}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/bench/lib.sh"
 dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
@@ -168,7 +169,7 @@ if command -v node >/dev/null && { [ -f "$peer/node_modules/pg/package.json" ] \
   done
 fi
 
-# One round: wrk (2 threads, 16 connections) against url, and the CPU of
+# One round: wrk (2 threads, CONNS connections) against url, and the CPU of
 # the gateway process group gw, the sandbox and PostgreSQL over it. Leaves
 # the round's req/s and gateway and suppliers CPU ms per request in
 # last_rps, last_gw and last_sup for the ratio lines.
@@ -192,7 +193,7 @@ run() { # label url script gateway-pid
     perf="$perf $!"
   fi
   g0=$(tree_ticks "$4"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
-  out=$(wrk -t2 -c16 -d"${SECS}s" --latency -s "$3" "$2")
+  out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s "$3" "$2")
   # perf may have ended by itself (its log says why): that ends no round.
   for p in $perf; do kill -INT "$p" 2>/dev/null || true; wait "$p" || true; done
   g1=$(tree_ticks "$4"); s1=$(tree_ticks "$sandbox_pid"); p1=$(tree_ticks "$pg_pid")
