@@ -35,6 +35,13 @@ typedef struct trv_upstream {
      * calls spend only what live calls leave of the ceiling and never
      * wait for a window or a supplier's limit (they are deferred). */
     int background;
+    /* Set on a copy of the line for one call that only reads (a search):
+     * a second copy of it changes nothing, so it goes out on a pooled
+     * keep-alive connection, and libcurl may resend it if that connection
+     * closed unanswered, as for a keyed request (core/http.h, keyed). An
+     * unkeyed write (a book, a prebook, a cancel) leaves it 0 and gets a
+     * fresh connection. */
+    int repeatable;
 } trv_upstream;
 
 /* A network the operator allows as a webhook target despite the SSRF rules;

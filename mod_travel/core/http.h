@@ -18,8 +18,9 @@ typedef struct trv_http_req {
     apr_size_t max_response;         /* 0: the client's default */
     int keep_truncated;              /* over max_response: keep the head, not fail */
     /* The request carries a key the receiver deduplicates by (an
-     * Idempotency-Key the upstream honours, a webhook event id), so a
-     * second copy of it changes nothing. Unkeyed requests whose method is
+     * Idempotency-Key the upstream honours, a webhook event id), or only
+     * reads (a supplier search, trv_upstream.repeatable), so a second copy
+     * of it changes nothing. Unkeyed requests whose method is
      * not GET, HEAD or OPTIONS go out on a fresh connection: libcurl
      * resends a request by itself when a reused connection closes without
      * an answer, and an unkeyed POST sent twice may order twice. */

@@ -33,6 +33,9 @@ apr_status_t trv_http_global_init(void)
                                                               : APR_EGENERAL;
 }
 
+/* Idle keep-alive connections a child keeps, over all hosts. */
+#define TRV_HTTP_POOLED_CONNECTIONS 64L
+
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access a, void *u)
 {
     curl_client *c = u;
@@ -201,6 +204,12 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
         return APR_ENOMEM;
     }
     curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+    /* How many idle connections the shared pool keeps: libcurl's default
+     * (5, counted on each handle) closed most of them after each use once
+     * a few dozen calls ran at once (a hotel search makes three to six),
+     * so nearly every supplier call paid a new connection
+     * (docs/performance.md). */
+    curl_easy_setopt(e, CURLOPT_MAXCONNECTS, TRV_HTTP_POOLED_CONNECTIONS);
     curl_easy_setopt(e, CURLOPT_URL, req->url);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(cto / 1000));

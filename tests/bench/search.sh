@@ -27,8 +27,10 @@
 # For each kind it prints req/s, p50, p99 and the CPU time per request of
 # each process group, read from /proc before and after the round: the
 # gateway (mod_travel's httpd), the sandbox's httpd (the suppliers) and
-# PostgreSQL. CPU per request is the figure to compare across runs: on a
-# shared 2-core machine wall-clock rates swing with what else runs.
+# PostgreSQL, and the new TCP connections per request (the machine's
+# accepted connections over the round). CPU per request is the figure to
+# compare across runs: on a shared 2-core machine wall-clock rates swing
+# with what else runs.
 # PERF_DIR=DIR also records each round's gateway children with `perf record
 # -g` (at PERF_FREQ Hz, 499 by default) into DIR/KIND.data, and the
 # sandbox's children into DIR/KIND-sandbox.data (read with `perf report -i`).
@@ -169,6 +171,14 @@ if command -v node >/dev/null && { [ -f "$peer/node_modules/pg/package.json" ] \
   done
 fi
 
+# The machine's TCP connections accepted so far (PassiveOpens): around a
+# round, how many new connections each request cost (the gateway's to the
+# sandbox and PostgreSQL; wrk's own stay open; other work on the machine
+# counts too).
+passive_opens() {
+  awk '/^Tcp:/ && $7 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp
+}
+
 # One round: wrk (2 threads, CONNS connections) against url, and the CPU of
 # the gateway process group gw, the sandbox and PostgreSQL over it. Leaves
 # the round's req/s and gateway and suppliers CPU ms per request in
@@ -192,21 +202,24 @@ run() { # label url script gateway-pid
       >"$PERF_DIR/$tag-sandbox.log" 2>&1 &
     perf="$perf $!"
   fi
+  local c0 c1
+  c0=$(passive_opens)
   g0=$(tree_ticks "$4"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
   out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s "$3" "$2")
   # perf may have ended by itself (its log says why): that ends no round.
   for p in $perf; do kill -INT "$p" 2>/dev/null || true; wait "$p" || true; done
   g1=$(tree_ticks "$4"); s1=$(tree_ticks "$sandbox_pid"); p1=$(tree_ticks "$pg_pid")
   reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+  c1=$(passive_opens)
   last_rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   last_gw=$(awk -v g=$((g1 - g0)) -v q="$reqs" -v hz="$HZ" 'BEGIN { printf "%.4f", g * 1000 / hz / q }')
   last_sup=$(awk -v s=$((s1 - s0)) -v q="$reqs" -v hz="$HZ" 'BEGIN { printf "%.4f", s * 1000 / hz / q }')
   awk -v n="$1" -v r="$last_rps" \
       -v p50="$(awk '$1 == "50%" {print $2}' <<<"$out")" \
       -v p99="$(awk '$1 == "99%" {print $2}' <<<"$out")" -v q="$reqs" -v hz="$HZ" \
-      -v g=$((g1 - g0)) -v s=$((s1 - s0)) -v p=$((p1 - p0)) \
-    'BEGIN { printf "%-21s %7.0f req/s  p50 %8s  p99 %8s  CPU ms/request: gateway %6.2f  suppliers %6.2f  PostgreSQL %5.2f\n",
-             n, r, p50, p99, g * 1000 / hz / q, s * 1000 / hz / q, p * 1000 / hz / q }'
+      -v g=$((g1 - g0)) -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v c=$((c1 - c0)) \
+    'BEGIN { printf "%-21s %7.0f req/s  p50 %8s  p99 %8s  CPU ms/request: gateway %6.2f  suppliers %6.2f  PostgreSQL %5.2f  new conns/request %4.2f\n",
+             n, r, p50, p99, g * 1000 / hz / q, s * 1000 / hz / q, p * 1000 / hz / q, c / q }'
   if grep -q "Non-2xx" <<<"$out"; then echo "  (non-2xx answers: $(grep Non-2xx <<<"$out"))"; fi
 }
 

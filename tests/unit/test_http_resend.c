@@ -2,8 +2,8 @@
  * it went out on closes without a byte of answer. For an unkeyed POST that
  * second copy could be a second order, so such a request goes out on a
  * fresh connection and a lost answer is reported, not silently repaired;
- * a GET, or a POST with an Idempotency-Key, keeps the pooled connection
- * and libcurl's resend.
+ * a GET, a POST with an Idempotency-Key, or a search's POST (which only
+ * reads), keeps the pooled connection and libcurl's resend.
  *
  * The upstream here is a real HTTP server on a loopback socket, in a
  * thread: it answers the first request it reads, closes the connection
@@ -314,6 +314,31 @@ static void a_keyed_post_keeps_reuse_and_the_resend(void **state)
     assert_int_equal(f.srv.accepted, 2);
 }
 
+/* A search (trv_upstream.repeatable) is a POST that only reads: it rides
+ * the pooled connection like a keyed request, and the copy lost on it is
+ * resent, without a key (a new connection per search cost the supplier a
+ * millisecond each, docs/performance.md). */
+static void a_repeatable_post_keeps_reuse_and_the_resend(void **state)
+{
+    apr_pool_t *p = *state;
+    fixture f;
+    trv_up_result res;
+    json_t *body = json_pack("{s:s}", "city", "Paris");
+    trv_up_status st;
+    begin(&f, p);
+    f.up.repeatable = 1;
+    st = trv_upstream_call(&f.env, p, &f.up, "POST", "/search", body, "req_t", NULL, &res);
+    json_decref(body);
+    server_stop(&f.srv);
+    assert_int_equal(st, TRV_UP_OK);
+    assert_int_equal(res.http_status, 200);
+    assert_int_equal(count(&f.srv, "POST"), 2);
+    assert_false(f.srv.keyed[1]);
+    assert_false(f.srv.keyed[2]);
+    /* The first copy went on the GET's connection, the resend on a new one. */
+    assert_int_equal(f.srv.accepted, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +350,8 @@ int main(void)
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(a_keyed_post_keeps_reuse_and_the_resend, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(a_repeatable_post_keeps_reuse_and_the_resend,
+                                        pool_setup, pool_teardown),
     };
     int rc;
     if (trv_http_global_init() != APR_SUCCESS) {

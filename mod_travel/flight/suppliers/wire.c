@@ -44,8 +44,13 @@ trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier
                                   const char *path, const json_t *body, trv_up_result *res,
                                   trv_sup_err *err)
 {
-    trv_up_status st = trv_upstream_read_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id, NULL, res);
+    /* The search, which only reads: on a pooled connection
+     * (trv_upstream.repeatable). */
+    trv_upstream search = *ctx->up;
+    trv_up_status st;
+    search.repeatable = 1;
+    st = trv_upstream_read_with(ctx->env, ctx->pool, &search, method, path, headers, body,
+                                ctx->request_id, NULL, res);
     return noted(ctx, self->name, method, path, st, res, err);
 }
 
@@ -64,8 +69,13 @@ static trv_up_status auth_call(trv_flight_ctx *ctx, const trv_flight_supplier *s
                                const json_t *body, const char *idempotency_key, int read,
                                trv_up_result *res, trv_sup_err *err)
 {
-    trv_up_status st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
-        ctx->env, ctx->pool, ctx->up, ctx->env->http, method, path, auth, body, ctx->request_id,
+    /* read: the search, which only reads: on a pooled connection
+     * (trv_upstream.repeatable). */
+    trv_upstream within = *ctx->up;
+    trv_up_status st;
+    within.repeatable = read;
+    st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
+        ctx->env, ctx->pool, &within, ctx->env->http, method, path, auth, body, ctx->request_id,
         key_for(self, idempotency_key), res);
     trv_upstream_count(ctx->env, ctx->up->name, res);
     return noted(ctx, self->name, method, path, st, res, err);

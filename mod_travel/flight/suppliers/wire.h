@@ -23,7 +23,9 @@ trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier
                                   trv_sup_err *err);
 
 /* trv_fwire_call_with whose answer is read with core/jval.h into res->doc
- * (res->body NULL): for searches, whose answers are the largest. */
+ * (res->body NULL): for searches, whose answers are the largest. A search
+ * only reads, so it goes out on a pooled keep-alive connection even as a
+ * POST (trv_upstream.repeatable). */
 trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                   const apr_table_t *headers, const char *method,
                                   const char *path, const json_t *body, trv_up_result *res,
@@ -36,7 +38,7 @@ trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *
                                 trv_up_result *res, trv_sup_err *err);
 
 /* trv_sup_call_auth whose 2xx answer is read with core/jval.h into
- * res->doc. */
+ * res->doc: for searches, sent as trv_fwire_read_with sends them. */
 trv_up_status trv_sup_read_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
                                 const apr_table_t *auth, const char *method, const char *path,
                                 const json_t *body, trv_up_result *res, trv_sup_err *err);

@@ -17,13 +17,20 @@
 #include <string.h>
 #include <strings.h>
 
+/* How call_via sends: its 2xx answer read with core/jval.h (HOW_READ), and
+ * as a search that only reads (HOW_SEARCH: a pooled connection, see
+ * trv_upstream.repeatable). */
+#define HOW_READ 1
+#define HOW_SEARCH 2
+
 /* One call, its outcome logged (adapter name, never a key) under logno. */
 static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, const char *method,
                               const char *path, const apr_table_t *auth, const json_t *body,
-                              const char *idempotency_key, int read, trv_up_result *res,
+                              const char *idempotency_key, int how, trv_up_result *res,
                               trv_hotel_err *err)
 {
     trv_upstream within = *ctx->up;
+    int read = (how & HOW_READ) != 0;
     /* Recorded only once sent (note.booking_id set below). */
     trv_upstream_note note = {"hotel", ctx->org_id, NULL, ctx->request_id,
                               apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL)};
@@ -35,6 +42,7 @@ static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, cons
         res->message = "the search deadline passed before this call";
     }
     else {
+        within.repeatable = (how & HOW_SEARCH) != 0;
         if (ctx->deadline) {
             within.timeout = within.timeout && within.timeout < left ? within.timeout : left;
             within.connect_timeout = within.connect_timeout && within.connect_timeout < left
@@ -61,7 +69,24 @@ trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char 
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, 1, res, err);
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, HOW_READ, res,
+                    err);
+}
+
+trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const char *path,
+                               const apr_table_t *auth, const json_t *body,
+                               trv_up_result *res, trv_hotel_err *err)
+{
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL,
+                    HOW_READ | HOW_SEARCH, res, err);
+}
+
+trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
+                                    const apr_table_t *auth, const json_t *body,
+                                    trv_up_result *res, trv_hotel_err *err)
+{
+    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, HOW_SEARCH,
+                    res, err);
 }
 
 trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
