@@ -27,10 +27,12 @@ const trv_job_spec trv_hjob_refund = {"hotel.refund.submit", 8};
 
 /* The booking read whole again in this transaction, its rendering kept
  * for its new revision and the event emitted with it. */
-static apr_status_t settle(trv_dbc *c, apr_pool_t *p, const char *id, const char *event)
+static apr_status_t emit(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *cb,
+                         const trv_lifecycle_cancel_moved *moved, const char *event)
 {
     trv_hbooking *b;
-    apr_status_t rv = trv_hbooking_get_any(c, p, id, &b);
+    apr_status_t rv = trv_hbooking_get_any(c, p, cb->id, &b);
+    (void)moved;
     if (rv != APR_SUCCESS || !b) {
         return rv != APR_SUCCESS ? rv : APR_EGENERAL;
     }
@@ -162,25 +164,16 @@ static apr_status_t canceled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_canc
     return rv;
 }
 
-static apr_status_t settled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                            const trv_lifecycle_cancel_moved *moved)
-{
-    (void)moved;
-    return settle(c, p, b->id, TRV_HEV_CANCELED);
-}
-
 /* The attempt FAILED with a code the API shows, the booking CONFIRMED
  * again; a restriction the supplier reported is kept. */
 static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                           const char *code, const char *message)
+                           const char *code, const char *message,
+                           trv_lifecycle_cancel_moved *out)
 {
-    int moved = 0;
-    apr_status_t rv = trv_hcancellation_failed(c, p, b->id, b->attempt, code, message, &moved);
-    if (rv == APR_SUCCESS && moved && strcmp(code, "cancellation_restricted") == 0) {
+    apr_status_t rv = trv_hcancellation_failed(c, p, b->id, b->attempt, code, message,
+                                               &out->moved);
+    if (rv == APR_SUCCESS && out->moved && strcmp(code, "cancellation_restricted") == 0) {
         rv = trv_hcancellation_restrict(c, p, b->id, code, message);
-    }
-    if (rv == APR_SUCCESS && moved) {
-        rv = settle(c, p, b->id, TRV_HEV_CANCELLATION_FAILED);
     }
     return rv;
 }
@@ -202,19 +195,8 @@ static const char *refusal_code(apr_pool_t *p, const char *code)
 }
 
 const trv_lifecycle_cancel_ops trv_hcancel_ops = {
-    "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, settled, failed,
-    refusal_code, "The supplier refused to cancel", "supplier_unavailable",
+    "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, failed, emit,
+    TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, refusal_code,
+    "The supplier refused to cancel", "supplier_unavailable",
     "The supplier could not be reached to cancel; the booking is still confirmed. Cancel "
     "again to retry"};
-
-void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_lifecycle_cancel_run(&trv_hcancel_ops, env, p, job, res);
-}
-
-void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_refunds_run(&trv_hcancellation_refunds, env, p, job, res);
-}

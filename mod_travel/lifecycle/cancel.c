@@ -102,8 +102,11 @@ static void failed(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool_t
                    const trv_job *job, const trv_lifecycle_cancel_booking *b, const char *code,
                    const char *message, trv_job_result *res)
 {
+    trv_lifecycle_cancel_moved moved;
     trv_dbc *c;
-    if (!job_begin(env, p, &c) || ops->failed(c, p, b, code, message) != APR_SUCCESS
+    memset(&moved, 0, sizeof(moved));
+    if (!job_begin(env, p, &c) || ops->failed(c, p, b, code, message, &moved) != APR_SUCCESS
+        || (moved.moved && ops->emit(c, p, b, &moved, ops->failed_event) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "recording a failed cancellation");
         return;
@@ -181,7 +184,7 @@ static void canceled(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool
         if ((refunds->nelts > 0
              && trv_refunds_enqueue(ops->refunds, c, p, b->id, trv_job_request_id(job))
                 != APR_SUCCESS)
-            || ops->settled(c, p, b, &moved) != APR_SUCCESS) {
+            || ops->emit(c, p, b, &moved, ops->canceled_event) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a cancellation");
             return;
         }
@@ -204,9 +207,10 @@ static void canceled(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool
                 b->supplier_ref ? b->supplier_ref : "-", refunds->nelts);
 }
 
-void trv_lifecycle_cancel_run(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool_t *p,
-                              const trv_job *job, trv_job_result *res)
+void trv_lifecycle_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                              trv_job_result *res)
 {
+    const trv_lifecycle_cancel_ops *ops = job->arg;
     const char *id = trv_json_str(job->payload, "id");
     int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
     trv_lifecycle_cancel_answer ans;

@@ -26,6 +26,7 @@
  * service's bag id is "bag_<passenger index>.<serviceId>"; segment ids are
  * segmentKeys; the order id is the bookingId. */
 #include "wire.h"
+#include "flight/order_status.h"
 #include "core/json.h"
 #include "core/jval.h"
 #include "core/url.h"
@@ -812,7 +813,7 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **ord
     const char *s = trv_json_str(b, "status"), *ps = trv_json_str(b, "paymentStatus");
     const json_t *pay = json_object_get(b, "payment"), *loc = json_object_get(b, "airlineLocators");
     const char *pnr = trv_json_str(json_array_get(loc, 0), "airlinePnr");
-    const char *status;
+    trv_forder_status status;
     json_t *out;
     if (!json_is_object(b) || !trv_json_str(b, "bookingId") || !s) {
         return bad(ctx, err, "a readable booking");
@@ -824,25 +825,26 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **ord
     if (strcmp(s, "TICKETED") == 0
         || (strcmp(s, "CONFIRMED") == 0
             && trv_json_str(json_object_get(b, "ticketData"), "ticketedAt"))) {
-        status = "TICKETED";
+        status = TRV_FORDER_TICKETED;
     }
     else if (strncmp(s, "CANCELLED", 9) == 0) {
         /* A booking cancelled with its payment failed was never issued. */
-        status = ps && strcmp(ps, "failed") == 0 ? "FAILED" : "CANCELED";
+        status = ps && strcmp(ps, "failed") == 0 ? TRV_FORDER_FAILED : TRV_FORDER_CANCELED;
     }
     else if (strcmp(s, "PENDING") == 0 || strcmp(s, "CONFIRMED") == 0
              || strcmp(s, "PENDING_CONFIRMATION") == 0) {
-        status = "PENDING";
+        status = TRV_FORDER_PENDING;
     }
     else {
         return bad(ctx, err, "a known booking status");
     }
     out = json_pack("{s:s,s:s,s:s?,s:[]}", "order_id", trv_json_str(b, "bookingId"),
-                    "status", status, "airline_pnr", strcmp(status, "FAILED") ? pnr : NULL,
+                    "status", trv_transit_text(&trv_forder_status_table, status),
+                    "airline_pnr", status != TRV_FORDER_FAILED ? pnr : NULL,
                     /* LiteAPI sends schedule changes as webhooks, not in the
                      * booking: none are read here. */
                     "airline_initiated_changes");
-    if (strcmp(status, "FAILED") == 0) {
+    if (status == TRV_FORDER_FAILED) {
         const char *why = trv_json_str(json_array_get(json_object_get(b, "remarks"), 0), "value");
         json_object_set_new(out, "failure", json_pack("{s:s,s:s}", "code", "book_failed",
             "description", why ? why : "The airline could not issue the tickets"));
