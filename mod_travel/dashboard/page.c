@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/registry.h"
 #include "webhook/delivery_status.h"
+#include "webhook/subscription_status.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -204,7 +205,8 @@ static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char 
 {
     /* A subscription the circuit breaker disabled is resumed (re-enabled)
      * the same way as a paused one. */
-    int paused = status && (strcmp(status, "PAUSED") == 0 || strcmp(status, "DISABLED") == 0);
+    int ss = trv_transit_from_text(&trv_subscription_status_table, status);
+    int paused = ss >= 0 && trv_subscription_status_resumable((trv_subscription_status)ss);
     /* Resume is done at once; Pause and Rotate secret ask first
      * (confirm.c). */
     if (paused) {
@@ -344,7 +346,8 @@ static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
             trv_html_fmt(h, "%s%s", k ? ", " : "", json_string_value(t));
         }
         trv_html_raw(h, "</p>");
-        if (status && strcmp(status, "DISABLED") == 0) {
+        if (trv_transit_from_text(&trv_subscription_status_table, status)
+            == TRV_SUBSCRIPTION_DISABLED) {
             trv_html_fmt(h, "<p class=\"failed\" data-disabled-reason>Disabled by the circuit "
                             "breaker: %s. Resume re-enables it and sends again what it "
                             "missed.</p>", str(s, "disabled_reason"));

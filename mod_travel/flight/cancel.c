@@ -202,16 +202,9 @@ static apr_status_t emit(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_b
     return trv_flight_emit(c, p, moved->own, event);
 }
 
-static const char *refusal_code(apr_pool_t *p, const char *supplier_code)
-{
-    (void)p;
-    (void)supplier_code;
-    return "cancellation_rejected";
-}
-
 const trv_lifecycle_cancel_ops trv_fcancel_ops = {
     "booking", &trv_fbooking_refunds, load, ask, plan, canceled, failed, emit,
-    TRV_EV_CANCELED, TRV_EV_CANCEL_REJECTED, refusal_code,
+    TRV_EV_CANCELED, TRV_EV_CANCEL_REJECTED, NULL, "cancellation_rejected",
     "The airline refused the cancellation", "cancellation_failed",
     "The supplier could not be reached to cancel; the ticket is still valid. Cancel again "
     "to retry"};

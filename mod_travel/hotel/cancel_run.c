@@ -17,7 +17,6 @@
 #include "webhook/outbox.h"
 
 #include <apr_strings.h>
-#include <ctype.h>
 #include <string.h>
 
 /* A supplier is asked again (same outcome for a repeated cancel) for
@@ -181,22 +180,11 @@ static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel
 /* The API's error_code for a supplier's refusal: a stored restriction and
  * a booking still being confirmed are told apart, anything else the
  * supplier refused is cancellation_failed (its message kept beside). */
-static const char *refusal_code(apr_pool_t *p, const char *code)
-{
-    char *lc = apr_pstrdup(p, code ? code : "");
-    int i;
-    for (i = 0; lc[i]; i++) {
-        lc[i] = (char)tolower((unsigned char)lc[i]);
-    }
-    if (strcmp(lc, "cancellation_restricted") == 0 || strcmp(lc, "booking_pending") == 0) {
-        return lc;
-    }
-    return "cancellation_failed";
-}
+static const char *const kept_codes[] = {"cancellation_restricted", "booking_pending", NULL};
 
 const trv_lifecycle_cancel_ops trv_hcancel_ops = {
     "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, failed, emit,
-    TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, refusal_code,
+    TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, kept_codes, "cancellation_failed",
     "The supplier refused to cancel", "supplier_unavailable",
     "The supplier could not be reached to cancel; the booking is still confirmed. Cancel "
     "again to retry"};

@@ -8,6 +8,7 @@
 #include "payment/record.h"
 
 #include <apr_strings.h>
+#include <ctype.h>
 #include <string.h>
 
 trv_lifecycle_cancel_booking *trv_lifecycle_cancel_view(apr_pool_t *p, void *own,
@@ -72,6 +73,24 @@ int trv_lifecycle_cancel_refunds_restart(const trv_lifecycle_cancel_ops *ops, tr
 }
 
 /* ---- the background run ---- */
+
+/* The API's error code for the supplier's refusal code (ops->kept_codes). */
+static const char *refusal_code(const trv_lifecycle_cancel_ops *ops, apr_pool_t *p,
+                                const char *code)
+{
+    char *lc = apr_pstrdup(p, code ? code : "");
+    const char *const *k;
+    int i;
+    for (i = 0; lc[i]; i++) {
+        lc[i] = (char)tolower((unsigned char)lc[i]);
+    }
+    for (k = ops->kept_codes; k && *k; k++) {
+        if (strcmp(lc, *k) == 0) {
+            return lc;
+        }
+    }
+    return ops->refused_code;
+}
 
 static int job_begin(trv_env *env, apr_pool_t *p, trv_dbc **c)
 {
@@ -241,7 +260,7 @@ void trv_lifecycle_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
     case TRV_UP_DECLINED:
-        failed(ops, env, p, job, b, ops->refusal_code(p, ans.code),
+        failed(ops, env, p, job, b, refusal_code(ops, p, ans.code),
                ans.message && *ans.message ? ans.message : ops->refused_message, res);
         return;
     default:

@@ -102,8 +102,12 @@ typedef struct trv_lifecycle_cancel_ops {
     apr_status_t (*emit)(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
                          const trv_lifecycle_cancel_moved *moved, const char *event);
     const char *canceled_event, *failed_event;
-    /* The API's error code for a supplier's refusal. */
-    const char *(*refusal_code)(apr_pool_t *p, const char *supplier_code);
+    /* The API's error code for a supplier's refusal: the supplier's own
+     * code, lower-cased, when it is one of kept_codes (NULL-terminated, or
+     * NULL for none: a stored restriction, a booking still being
+     * confirmed), else refused_code. */
+    const char *const *kept_codes;
+    const char *refused_code;
     const char *refused_message;         /* when the supplier gave none */
     const char *gave_up_code, *gave_up_message; /* the supplier never answered */
 } trv_lifecycle_cancel_ops;
