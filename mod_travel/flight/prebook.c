@@ -459,7 +459,8 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         || (inserted
             && trv_fjob_enqueue(c, req->pool, TRV_FJOB_PREBOOK_WATCH, row.id, -1,
                                 req->request_id,
-                                trv_flight_step_budget(req->env, row.supplier, 1, 1)
+                                trv_config_call_budget(req->env->cfg, trv_config_upstream,
+                                                       row.supplier, 1, 1)
                                     + apr_time_from_sec(10)) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 319, "starting a prebook");

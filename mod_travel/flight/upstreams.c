@@ -22,11 +22,3 @@ const char *trv_flight_route_supplier(const trv_env *env)
     /* Every bound row has an adapter: its protocol's. */
     return trv_config_suppliers(env->cfg, "flight")->name;
 }
-
-apr_interval_time_t trv_flight_step_budget(const trv_env *env, const char *supplier,
-                                           int supplier_calls, int payment_calls)
-{
-    return trv_config_call_budget(env->cfg, supplier ? trv_config_upstream(env->cfg, supplier)
-                                                     : NULL,
-                                  supplier_calls, payment_calls);
-}

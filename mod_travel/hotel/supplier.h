@@ -256,8 +256,10 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
 
 /* ---- what the adapters share (suppliers/wire.c) ---- */
 
-/* trv_upstream_call_h for an adapter: logs any outcome but OK (adapter
- * name, never a key) and fills err. */
+/* An adapter's call, auth its headers carrying the key (NULL: the bearer
+ * key), made by trv_supplier_call_send (core/supplier_call.h) with the
+ * hotel domain's part: counted and logged as "hotel <line>" (never a key)
+ * with err filled for any outcome but OK, and within ctx->deadline. */
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);

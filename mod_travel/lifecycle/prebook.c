@@ -76,9 +76,7 @@ int trv_lifecycle_prebook_begin(trv_lifecycle_prebook *x, trv_req *req, trv_resp
     x->key = key;
     x->hash = trv_idempotency_body_hash(req->pool, req->json);
     x->supplier = supplier;
-    x->budget = trv_config_call_budget(req->env->cfg,
-                                       supplier ? d->upstream(req->env->cfg, supplier) : NULL,
-                                       d->wait_calls, 1);
+    x->budget = trv_config_call_budget(req->env->cfg, d->upstream, supplier, d->wait_calls, 1);
     /* A repeated key answers with its booking before anything about the
      * offer is checked again (it may have expired since). */
     return trv_lifecycle_prebook_existing(x, logno_open, logno_read);

@@ -57,12 +57,14 @@ static trv_up_status call_as(trv_flight_ctx *ctx, const char *method, const char
                              trv_up_result *res, trv_sup_err *err)
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
+    trv_supplier_call_opts o = {0};
     trv_up_status st;
     const json_t *e;
     apr_table_setn(h, "X-API-Key", ctx->up->api_key ? ctx->up->api_key : "");
-    st = read ? trv_sup_read_auth(ctx, &trv_flight_supplier_b, h, method, path, body, res, err)
-              : trv_sup_call_auth(ctx, &trv_flight_supplier_b, h, method, path, body, key, res,
-                                  err);
+    o.headers = h;
+    o.idempotency_key = key;
+    o.read = read;
+    st = trv_fwire_call(ctx, &trv_flight_supplier_b, &o, method, path, body, res, err);
     e = json_object_get(res->body, "error");
     if (st != TRV_UP_OK && res->http_status) {
         /* LiteAPI's codes are numbers: "41012"; the message says the HTTP
