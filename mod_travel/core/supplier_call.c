@@ -2,6 +2,8 @@
 #include "supplier_call.h"
 #include "call_log.h"
 
+#include <apr_strings.h>
+
 #include <string.h>
 
 void trv_supplier_call_start(trv_supplier_call *call, trv_env *env, apr_pool_t *p,
@@ -74,4 +76,14 @@ trv_up_status trv_supplier_call_send(const trv_supplier_call *call,
         trv_upstream_count(env, opts->counted_as ? opts->counted_as : up->name, res);
     }
     return noted(call, opts, 1, logno, method, path, st, res, err);
+}
+
+trv_up_status trv_supplier_call_bad(const trv_supplier_call *call, int logno, const char *who,
+                                    const char *what, trv_supplier_err *err)
+{
+    err->code = "bad_response";
+    err->message = apr_psprintf(call->pool, "%s answered without %s", who, what);
+    trv_log_msg(&call->env->log, TRV_LOG_WARNING, call->request_id, "TRV%d: %s", logno,
+                err->message);
+    return TRV_UP_BAD_RESPONSE;
 }

@@ -94,4 +94,10 @@ trv_up_status trv_supplier_call_send(const trv_supplier_call *call,
                                      const char *method, const char *path, const json_t *body,
                                      trv_up_result *res, trv_supplier_err *err);
 
+/* An answer without what the adapter needs: err is bad_response, "<who>
+ * answered without <what>", logged as a warning under logno (the
+ * adapter's number). Returns TRV_UP_BAD_RESPONSE. */
+trv_up_status trv_supplier_call_bad(const trv_supplier_call *call, int logno, const char *who,
+                                    const char *what, trv_supplier_err *err);
+
 #endif

@@ -93,11 +93,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
 {
-    err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "%s answered without %s", ctx->up->name, what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1103) "%s",
-                err->message);
-    return TRV_UP_BAD_RESPONSE;
+    return trv_supplier_call_bad(&ctx->call, 1103, ctx->up->name, what, err);
 }
 
 /* The first item of LiteAPI's data (a list of one), or data itself. */

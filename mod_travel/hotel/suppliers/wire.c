@@ -196,11 +196,9 @@ json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
 
 trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
 {
-    err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "hotel %s answered without %s", ctx->up->name, what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1411) "%s",
-                err->message);
-    return TRV_UP_BAD_RESPONSE;
+    return trv_supplier_call_bad(&ctx->call, 1411,
+                                 apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL), what,
+                                 err);
 }
 
 trv_up_status trv_hwire_cancel_refused(trv_hotel_ctx *ctx, const char *read_path,
