@@ -26,10 +26,11 @@ apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbookin
                                            trv_fb_phase phase)
 {
     if (phase == TRV_FB_PHASE_AUTHORIZING) {
-        return trv_flight_step_budget(env, b->supplier, 0, 1);
+        return trv_config_call_budget(env->cfg, trv_config_upstream, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
-    return trv_flight_step_budget(env, b->supplier, 1, trv_fbook_service_pays(env, b) ? 1 : 0);
+    return trv_config_call_budget(env->cfg, trv_config_upstream, b->supplier, 1,
+                                  trv_fbook_service_pays(env, b) ? 1 : 0);
 }
 
 /* ---- the domain's part of the runner (lifecycle/book.h) ---- */
