@@ -94,8 +94,11 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("flight", "flight
     "supplier_reference = COALESCE(%s, b.supplier_reference), "
     "airline_pnr = COALESCE(%s, b.airline_pnr)", ", updated_at = trv_now()");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, booking_at,
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, 0, booking_at,
                                           whole};
+
+/* trv_fbooking_prebook_failed ... _synced over them (booking_store.h). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED)
 
 /* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
  * expiry job stores it: its stored renderings are not served meanwhile. */
@@ -264,32 +267,6 @@ apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
     return with_payments(c, p, rv, *out);
 }
 
-apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted)
-{
-    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
-}
-
-/* ---- expiry ---- */
-
-apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
-    *out = b;
-    return rv;
-}
-
 /* ---- book ---- */
 
 apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
@@ -301,21 +278,6 @@ apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_
     apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, user_id, id,
                                                      (int)phase, owner, deadline, instrument,
                                                      1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_fb_phase from,
-                                const char *owner_was, trv_fb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_reference,
-                                const char *airline_pnr, trv_fbooking **out)
-{
-    const char *refs[] = {supplier_reference, airline_pnr};
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
-                                                owner_was, (int)to, owner, deadline, refs, 1,
-                                                &b);
     *out = b;
     return rv;
 }
@@ -355,16 +317,6 @@ apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
 {
     return one_booking(c, p, &confirm_stmt, out,
                        TRV_DB_ARGS(supplier_reference, airline_pnr, id));
-}
-
-/* As confirm: the booking without its payments. */
-apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 0, &b);
-    *out = b;
-    return rv;
 }
 
 /* ---- cancel ---- */
@@ -421,11 +373,6 @@ apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *changes_json, trv_fbooking **out)
 {
     return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
-}
-
-apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

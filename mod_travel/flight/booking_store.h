@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "core/list_page.h"
+#include "lifecycle/moves.h"
 #include "payment/refund_status.h"
 #include "payment/payments.h"
 #include "payment/refunds.h"
@@ -104,16 +105,15 @@ typedef struct trv_fpriced {
 
 apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
                                        const trv_fpriced *pr, trv_fbooking **out);
-apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_fbooking **out);
-/* Removes a prebook that changed nothing anywhere (its key may be used again). */
-apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted);
 
-/* ---- expiry ---- */
-
-apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_fbooking **out);
+/* ---- the moves every domain makes (lifecycle/moves.h) ----
+ *
+ * trv_fbooking_prebook_failed, _prebook_abandon (a prebook that changed
+ * nothing anywhere: its key may be used again), _expire_one, _phase (refs:
+ * {supplier_reference, airline_pnr}, each set when given), _book_failed
+ * (the booking without its payments, as confirm) and _synced. */
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves,
+                          TRV_LIFECYCLE_DECLARED)
 
 /* ---- book ---- */
 
@@ -123,15 +123,6 @@ apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_
                                      const char *user_id, const char *id, trv_fb_phase phase,
                                      const char *owner, apr_interval_time_t deadline,
                                      const char *instrument, trv_fbooking **out);
-/* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
- * (supplier_reference and airline_pnr set when given). A move the phase
- * table (state.h) does not have is refused and logged: *out NULL, as when
- * the booking moved on meanwhile. */
-apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_fb_phase from,
-                                const char *owner_was, trv_fb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_reference,
-                                const char *airline_pnr, trv_fbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
  * row, which was never captured, is removed). */
 apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
@@ -139,8 +130,6 @@ apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
 apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                   const char *supplier_reference, const char *airline_pnr,
                                   trv_fbooking **out);
-apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_fbooking **out);
 
 /* ---- cancel ---- */
 
@@ -156,7 +145,6 @@ apr_status_t trv_fbooking_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char 
 
 apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *changes_json, trv_fbooking **out);
-apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 

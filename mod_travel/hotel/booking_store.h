@@ -12,6 +12,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "core/list_page.h"
+#include "lifecycle/moves.h"
 #include "payment/payments.h"
 
 #include <apr_hash.h>
@@ -110,20 +111,19 @@ typedef struct trv_hpriced {
 /* PREBOOK_IN_PROGRESS -> READY_FOR_COMPLETE with the supplier's terms. */
 apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
                                        const trv_hpriced *pr, trv_hbooking **out);
-/* PREBOOK_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_hbooking **out);
-/* Removes a prebook that changed nothing anywhere (its key may be used
- * again). */
-apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted);
 /* Removes a PREBOOK_IN_PROGRESS booking created more than `age` ago (its
  * request died: every call it could make has timed out). */
 apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
                                                 apr_interval_time_t age, int *deleted);
-/* READY_FOR_COMPLETE past its offer's expiry -> EXPIRED. */
-apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_hbooking **out);
+
+/* ---- the moves every domain makes (lifecycle/moves.h) ----
+ *
+ * trv_hbooking_prebook_failed, _prebook_abandon (rooms and guests go with
+ * the booking), _expire_one (past its offer's expiry), _phase (refs:
+ * {supplier_booking_id}, set when given), _book_failed and _synced (no
+ * revision raised: bookkeeping). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves,
+                          TRV_LIFECYCLE_DECLARED)
 
 /* ---- book ---- */
 
@@ -133,15 +133,6 @@ apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_
                                      const char *id, trv_hb_phase phase, const char *owner,
                                      apr_interval_time_t deadline, const char *instrument,
                                      trv_hbooking **out);
-/* Phase `from` held by `owner_was` -> phase `to` held by `owner`
- * (supplier_booking_id set when given). A move the phase table (state.h)
- * does not have is refused and logged: *out NULL, as when the booking
- * moved on meanwhile. */
-apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_hb_phase from,
-                                const char *owner_was, trv_hb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_booking_id,
-                                trv_hbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured
  * payment row is removed). */
 apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
@@ -162,11 +153,6 @@ typedef struct trv_hconfirmed {
 /* COMPLETE_IN_PROGRESS -> CONFIRMED (confirmed_at set). */
 apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                   const trv_hconfirmed *cf, trv_hbooking **out);
-/* COMPLETE_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_hbooking **out);
-/* Records that the supplier was read (synced_at). */
-apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 

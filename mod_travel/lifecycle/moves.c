@@ -74,7 +74,7 @@ apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c,
     args[n++] = owner;
     args[n++] = us(p, deadline);
     for (i = 0; i < m->nrefs && i < 2; i++) {
-        args[n++] = refs[i];
+        args[n++] = refs ? refs[i] : NULL;
     }
     args[n++] = id;
     args[n++] = trv_transit_column_text(m->phases, from);
