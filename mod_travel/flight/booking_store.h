@@ -19,29 +19,12 @@
 
 /* ---- reads (the filter: core/list_page.h) ---- */
 
-/* One page of bookings; *total counts every match (booking_query.c). A
- * booking whose list document is stored for its revision comes with only
- * id, revision and list_doc; the others come whole (payments loaded) for
- * rendering. */
-apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     apr_array_header_t **page, long *total);
-/* The same page as one text: its stored renderings joined with ',' in
- * page order (the inside of the JSON array, byte for byte), *n its
- * bookings, *total every match, all from one row of one statement. *docs
- * is NULL when a booking of the page has no rendering stored for its
- * revision (its render job has not run, or time changed it): then
- * trv_fbooking_query_list gives the page row by row for rendering. */
-apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
-                                       const trv_list_filter *f, const char **docs,
-                                       long *n, long *total);
-/* The usual page (no filter, newest first, the default size, from the
- * start) as kept by the render jobs (sql/047): *docs as in
- * trv_fbooking_query_joined, or NULL when f is another page or the kept
- * page is behind (a change since, or a booking on it reads as EXPIRED
- * now). */
-apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
-                                     const trv_list_filter *f, const char **docs,
-                                     long *n, long *total);
+/* The list (booking_query.c), read through core/list_page.h's
+ * trv_list_page_kept (the usual page as the render jobs keep it, sql/047),
+ * trv_list_page_joined and trv_list_page_rows; a booking read row by row
+ * comes whole (payments loaded) for rendering unless its list document is
+ * stored for its revision. Scoped to the organization and user. */
+extern const trv_list_page_query trv_fbooking_list;
 /* Bookings by id, whole with payments: ids is a text[] literal of ids
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
 apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,

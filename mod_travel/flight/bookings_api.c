@@ -50,21 +50,16 @@ void trv_flight_list(trv_req *req, trv_resp *resp)
     }
     /* The usual page as the render jobs keep it whole (sql/047); else,
      * warm: the page as one text joined by PostgreSQL. Either is written
-     * into the envelope as is (one field for libpq, one copy here). */
-    if (trv_fbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
-        || (!joined
-            && trv_fbooking_query_joined(c, req->pool, &f, &joined, &n, &total)
-                   != APR_SUCCESS)) {
+     * into the envelope as is (one field for libpq, one copy here); else
+     * the page row by row. */
+    if (trv_list_page_read(&trv_fbooking_list, c, req->pool, &f, &joined, &n, &page, &total)
+        != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
     if (joined) {
         trv_db_close(req->env->db, c);
         trv_ok_joined(req, resp, 200, joined, list_meta(&f, n, total));
-        return;
-    }
-    if (trv_fbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
         return;
     }
     /* The page is the stored renderings joined; a booking whose render

@@ -20,22 +20,12 @@
 
 /* ---- reads (the filter: core/list_page.h) ---- */
 
-/* One page of the organization's bookings; *total counts every match
- * (booking_query.c). A booking whose list rendering is stored for its
- * revision comes with only id, revision and list_doc; the others whole. */
-apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     apr_array_header_t **page, long *total);
-/* The usual page as one text: the stored list renderings of its bookings
- * joined with ',' in page order (the JSON array's inside, as is), *n their
- * count; *docs NULL when a booking of the page has no rendering for its
- * revision (then trv_hbooking_query_list gives the page for rendering). */
-apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                       const char **docs, long *n, long *total);
-/* The usual page (no filter, newest first, the default size, from the
- * start) as the changes' transactions keep it (sql/143): *docs as above,
- * or NULL when f is another page or the kept page is behind. */
-apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     const char **docs, long *n, long *total);
+/* The organization's list (booking_query.c), read through
+ * core/list_page.h's trv_list_page_kept (the usual page as the changes'
+ * transactions keep it, sql/143), trv_list_page_joined and
+ * trv_list_page_rows; a booking read row by row comes whole unless its
+ * list rendering is stored for its revision. */
+extern const trv_list_page_query trv_hbooking_list;
 /* Builds and keeps the organization's usual page from the stored
  * renderings, unless one is behind or a change came since (sql/143). */
 apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);

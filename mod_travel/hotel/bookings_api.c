@@ -55,20 +55,16 @@ void trv_hotel_bookings(trv_req *req, trv_resp *resp)
     }
     /* The usual page as the changes keep it whole (sql/143); else, warm:
      * the page as one text joined by PostgreSQL. Either is written into
-     * the envelope as is (one field for libpq, one copy here). */
-    if (trv_hbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
-        || (!joined
-            && trv_hbooking_query_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS)) {
+     * the envelope as is (one field for libpq, one copy here); else the
+     * page row by row. */
+    if (trv_list_page_read(&trv_hbooking_list, c, req->pool, &f, &joined, &n, &page, &total)
+        != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }
     if (joined) {
         trv_db_close(req->env->db, c);
         trv_ok_joined(req, resp, 200, joined, trv_list_meta(f.limit, f.offset, n, total));
-        return;
-    }
-    if (trv_hbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
         return;
     }
     trv_db_close(req->env->db, c);
