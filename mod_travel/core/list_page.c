@@ -369,6 +369,17 @@ apr_status_t trv_list_page_rows(const trv_list_page_query *q, trv_dbc *c, apr_po
                                     total);
 }
 
+apr_status_t trv_list_page_doc(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                               const char *org_id, const char *user_id, const char *id,
+                               const char **doc)
+{
+    const char *args[] = {id, org_id, user_id};
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, q->stored, &rows, 1 + q->nowners, args);
+    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
+    return rv;
+}
+
 json_t *trv_list_meta(long limit, long offset, long n, long total)
 {
     return json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)limit,

@@ -126,6 +126,9 @@ typedef struct trv_list_page_query {
     /* Selects (page, n, total) of the owners' kept page where it is
      * current (TRV_LIST_KEPT_STMT). */
     const trv_stmt *kept;
+    /* Selects doc, one booking's stored GET rendering where it is current,
+     * by (id, owners...) (TRV_LIST_PAGE_STATEMENTS' &stored). */
+    const trv_stmt *stored;
     trv_list_stub stub;            /* where a listed booking keeps its rendering */
     /* The bookings that need rendering, whole: ids is a text[] literal ->
      * hash by id. */
@@ -151,13 +154,20 @@ typedef struct trv_list_page_query {
 /* What a domain's list query names, defined once: the cache of its
  * variants (&variants; labels prefix + number), its tables (&shape: its
  * bookings, their stored renderings, the column READY_FOR_COMPLETE expires
- * at) and its kept page's statement (&kept, labelled prefix "head"). */
+ * at), its kept page's statement (&kept, labelled prefix "head") and its
+ * one booking's stored rendering (&stored, prefix "doc": none is current
+ * for a READY_FOR_COMPLETE booking past its expiry, which reads as
+ * EXPIRED before the expiry job stores it). */
 #define TRV_LIST_PAGE_STATEMENTS(prefix, nfilters, table, docs, expires, heads, owner_sql) \
     static const trv_stmt *made[TRV_LIST_VARIANTS(nfilters)]; \
     static trv_list_stmts variants = {prefix, TRV_LIST_VARIANTS(nfilters), made, \
                                       PTHREAD_MUTEX_INITIALIZER}; \
     static const trv_list_shape shape = {table, docs, expires}; \
-    static const trv_stmt kept = TRV_LIST_KEPT_STMT(prefix "head", heads, owner_sql)
+    static const trv_stmt kept = TRV_LIST_KEPT_STMT(prefix "head", heads, owner_sql); \
+    static const trv_stmt stored = {prefix "doc", \
+        "SELECT d.doc FROM " table " b JOIN " docs " d ON d.booking_id = b.id " \
+        "AND d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
+        "AND b." expires " <= trv_now()) WHERE b.id = %s AND " owner_sql}
 
 /* The kept usual page's statement (sql/047, 143) of heads, a table of
  * (owners..., page, n, total, page_gen, gen, valid_until) aliased b;
@@ -272,5 +282,12 @@ apr_status_t trv_list_page_read(const trv_list_page_query *q, trv_dbc *c, apr_po
 apr_status_t trv_list_page_rows(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
                                 const trv_list_filter *f, apr_array_header_t **page,
                                 long *total);
+
+/* One booking's stored GET rendering in the owners' scope (user_id: where
+ * q has two owners): *doc NULL when the booking is not theirs, has none
+ * stored for its revision, or time has changed it since. */
+apr_status_t trv_list_page_doc(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                               const char *org_id, const char *user_id, const char *id,
+                               const char **doc);
 
 #endif

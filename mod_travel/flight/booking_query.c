@@ -45,7 +45,7 @@ const trv_list_page_query trv_fbooking_list = {
       "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}},
     "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
     "%s::timestamptz)",
-    &kept, TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many, &trv_fb_status_table,
-    TRV_FB_READY, TRV_FB_EXPIRED,
+    &kept, &stored, TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many,
+    &trv_fb_status_table, TRV_FB_READY, TRV_FB_EXPIRED,
     {TRV_LIST_FILTER(supplier), TRV_LIST_FILTER(supplier_reference),
      TRV_LIST_FILTER(created_from), TRV_LIST_FILTER(created_to)}};

@@ -100,12 +100,6 @@ static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2,
 /* trv_fbooking_prebook_failed ... _synced over them (booking_store.h). */
 TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED)
 
-/* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
- * expiry job stores it: its stored renderings are not served meanwhile. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.expires_at <= trv_now())"
-
 /* ---- list ---- */
 
 static const trv_stmt many_stmt = {"trv_flight_get_many",
@@ -161,20 +155,6 @@ apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_i
 {
     trv_rows *rows;
     return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id, user_id));
-}
-
-static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
-    "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
-
-apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, const char **doc)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
-                                    TRV_DB_ARGS(id, org_id, user_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
 }
 
 /* ---- reads ---- */
@@ -234,15 +214,10 @@ apr_status_t trv_fbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fp
     return rv;
 }
 
-static const trv_stmt expire_offer_stmt = {"trv_flight_expire_offer",
-    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE supplier = %s AND offer_reference = %s AND status = 'READY_FOR_COMPLETE' "
-    "AND expires_at <= trv_now()"};
-
 apr_status_t trv_fbooking_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
                                        const char *offer_reference)
 {
-    return trv_db_exec(c, p, &expire_offer_stmt, NULL, TRV_DB_ARGS(supplier, offer_reference));
+    return trv_lifecycle_moves_expire_offer(&moves, c, p, supplier, offer_reference);
 }
 
 static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",

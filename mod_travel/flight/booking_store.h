@@ -40,12 +40,6 @@ apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *doc
  * renderings. */
 apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                     const char *user_id);
-/* The booking as GET shows it, from its stored rendering, in one query:
- * *doc is NULL when the booking is not this organization's and user's, or
- * has no rendering stored for its revision, or time has changed it since
- * (past its expiry, not yet stored EXPIRED). */
-apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, const char **doc);
 /* The booking if it belongs to this organization and user (payments loaded). */
 apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
                               const char *user_id, const char *id, trv_fbooking **out);

@@ -12,7 +12,7 @@
 trv_handler_fn trv_flight_offers, trv_flight_bags;      /* offers.c */
 trv_handler_fn trv_flight_prebook;                      /* prebook.c */
 trv_handler_fn trv_flight_book;                         /* book_api.c */
-trv_handler_fn trv_flight_get, trv_flight_list;         /* bookings_api.c */
+trv_handler_fn trv_flight_list, trv_flight_get;         /* bookings_api.c */
 trv_handler_fn trv_flight_quote;                        /* quote.c */
 trv_handler_fn trv_flight_cancel;                       /* cancel.c */
 trv_handler_fn trv_flight_airlines, trv_flight_airline; /* airlines.c */

@@ -41,7 +41,7 @@ const trv_list_page_query trv_hbooking_list = {
       "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
       "AND c.status = %s AND c.supplier = %s)"}},
     "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)",
-    &kept, TRV_LIFECYCLE_ROW_STUB(trv_hbooking), trv_hbooking_load_many, &trv_hb_status_table,
-    TRV_HB_READY, TRV_HB_EXPIRED,
+    &kept, &stored, TRV_LIFECYCLE_ROW_STUB(trv_hbooking), trv_hbooking_load_many,
+    &trv_hb_status_table, TRV_HB_READY, TRV_HB_EXPIRED,
     {TRV_LIST_FILTER(supplier), TRV_LIST_FILTER(created_from),
      TRV_LIST_FILTER(created_to)}};

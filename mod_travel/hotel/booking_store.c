@@ -278,23 +278,11 @@ apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     return load_parts(c, p, ids, *out);
 }
 
-/* A READY_FOR_COMPLETE booking past its offer's expiry shows EXPIRED
- * before any job stores it: its stored renderings are not served then. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.offer_expires_at <= trv_now())"
-
-static const trv_stmt get_doc_stmt = {"trv_hotel_booking_get_doc",
-    "SELECT d.doc FROM hotel_bookings b JOIN hotel_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s"};
-
+/* The stored rendering as the list's statements read it (booking_query.c). */
 apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *id, const char **doc)
 {
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows, TRV_DB_ARGS(id, org_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
+    return trv_list_page_doc(&trv_hbooking_list, c, p, org_id, NULL, id, doc);
 }
 
 static const trv_stmt keep_docs_stmt = {"trv_hotel_booking_keep_docs",

@@ -95,3 +95,10 @@ apr_status_t trv_lifecycle_moves_synced(const trv_lifecycle_moves *m, trv_dbc *c
 {
     return trv_db_exec(c, p, &m->sql->synced, NULL, TRV_DB_ARGS(id));
 }
+
+apr_status_t trv_lifecycle_moves_expire_offer(const trv_lifecycle_moves *m, trv_dbc *c,
+                                              apr_pool_t *p, const char *supplier,
+                                              const char *offer_reference)
+{
+    return trv_db_exec(c, p, &m->sql->expire_offer, NULL, TRV_DB_ARGS(supplier, offer_reference));
+}

@@ -21,7 +21,7 @@
 
 typedef struct trv_lifecycle_moves_sql {
     trv_stmt book_start, phase, book_failed, prebook_failed, prebook_abandon, expire_one,
-        synced;
+        synced, expire_offer;
 } trv_lifecycle_moves_sql;
 
 typedef struct trv_lifecycle_moves {
@@ -77,6 +77,11 @@ apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c,
 apr_status_t trv_lifecycle_moves_book_failed(const trv_lifecycle_moves *m, trv_dbc *c,
                                              apr_pool_t *p, const char *id,
                                              const char *failure_json, int whole, void **out);
+/* Every booking of the supplier's offer left READY_FOR_COMPLETE past its
+ * expiry -> EXPIRED (so that none holds an offer the supplier sells once). */
+apr_status_t trv_lifecycle_moves_expire_offer(const trv_lifecycle_moves *m, trv_dbc *c,
+                                              apr_pool_t *p, const char *supplier,
+                                              const char *offer_reference);
 /* Records that the supplier was read (synced_at). */
 apr_status_t trv_lifecycle_moves_synced(const trv_lifecycle_moves *m, trv_dbc *c,
                                         apr_pool_t *p, const char *id);
