@@ -94,14 +94,11 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("flight", "flight
     "supplier_reference = COALESCE(%s, b.supplier_reference), "
     "airline_pnr = COALESCE(%s, b.airline_pnr)", ", updated_at = trv_now()");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, booking_at,
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, 0, booking_at,
                                           whole};
 
-/* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
- * expiry job stores it: its stored renderings are not served meanwhile. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.expires_at <= trv_now())"
+/* trv_fbooking_prebook_failed ... _synced over them (booking_store.h). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED)
 
 /* ---- list ---- */
 
@@ -158,20 +155,6 @@ apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_i
 {
     trv_rows *rows;
     return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id, user_id));
-}
-
-static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
-    "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
-
-apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, const char **doc)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
-                                    TRV_DB_ARGS(id, org_id, user_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
 }
 
 /* ---- reads ---- */
@@ -231,15 +214,10 @@ apr_status_t trv_fbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fp
     return rv;
 }
 
-static const trv_stmt expire_offer_stmt = {"trv_flight_expire_offer",
-    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE supplier = %s AND offer_reference = %s AND status = 'READY_FOR_COMPLETE' "
-    "AND expires_at <= trv_now()"};
-
 apr_status_t trv_fbooking_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
                                        const char *offer_reference)
 {
-    return trv_db_exec(c, p, &expire_offer_stmt, NULL, TRV_DB_ARGS(supplier, offer_reference));
+    return trv_lifecycle_moves_expire_offer(&moves, c, p, supplier, offer_reference);
 }
 
 static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",
@@ -264,32 +242,6 @@ apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
     return with_payments(c, p, rv, *out);
 }
 
-apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted)
-{
-    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
-}
-
-/* ---- expiry ---- */
-
-apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
-    *out = b;
-    return rv;
-}
-
 /* ---- book ---- */
 
 apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
@@ -301,21 +253,6 @@ apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_
     apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, user_id, id,
                                                      (int)phase, owner, deadline, instrument,
                                                      1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_fb_phase from,
-                                const char *owner_was, trv_fb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_reference,
-                                const char *airline_pnr, trv_fbooking **out)
-{
-    const char *refs[] = {supplier_reference, airline_pnr};
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
-                                                owner_was, (int)to, owner, deadline, refs, 1,
-                                                &b);
     *out = b;
     return rv;
 }
@@ -355,16 +292,6 @@ apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
 {
     return one_booking(c, p, &confirm_stmt, out,
                        TRV_DB_ARGS(supplier_reference, airline_pnr, id));
-}
-
-/* As confirm: the booking without its payments. */
-apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 0, &b);
-    *out = b;
-    return rv;
 }
 
 /* ---- cancel ---- */
@@ -421,11 +348,6 @@ apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *changes_json, trv_fbooking **out)
 {
     return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
-}
-
-apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

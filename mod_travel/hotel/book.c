@@ -297,7 +297,7 @@ static trv_lifecycle_book_outcome move(trv_lifecycle_book_run *run, trv_hb_phase
     if (trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
                            B(run)->book_phase, run->owner, to, run->owner,
                            trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
-                           booking_id, &b) != APR_SUCCESS) {
+                           &booking_id, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
     if (!b) {

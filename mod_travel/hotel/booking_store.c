@@ -204,8 +204,11 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("hotel", "hotel_b
     HB_COLS, "b.org_id = %s", "offer_expires_at",
     "supplier_booking_id = coalesce(%s, b.supplier_booking_id)", "");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, booking_at,
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, 1, booking_at,
                                           whole};
+
+/* trv_hbooking_prebook_failed ... _synced over them (booking_store.h). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves, TRV_LIFECYCLE_DEFINED)
 
 static const trv_stmt get_any_stmt;
 
@@ -275,23 +278,11 @@ apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     return load_parts(c, p, ids, *out);
 }
 
-/* A READY_FOR_COMPLETE booking past its offer's expiry shows EXPIRED
- * before any job stores it: its stored renderings are not served then. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.offer_expires_at <= trv_now())"
-
-static const trv_stmt get_doc_stmt = {"trv_hotel_booking_get_doc",
-    "SELECT d.doc FROM hotel_bookings b JOIN hotel_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s"};
-
+/* The stored rendering as the list's statements read it (booking_query.c). */
 apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *id, const char **doc)
 {
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows, TRV_DB_ARGS(id, org_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
+    return trv_list_page_doc(&trv_hbooking_list, c, p, org_id, NULL, id, doc);
 }
 
 static const trv_stmt keep_docs_stmt = {"trv_hotel_booking_keep_docs",
@@ -389,22 +380,6 @@ apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
                     pr->supplier_prebook_id, pr->supplier_data, pr->sdk_token, id));
 }
 
-apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-/* Rooms and guests go with the booking (ON DELETE CASCADE). */
-apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted)
-{
-    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
-}
-
 /* A prebook whose request died (kill -9) holds its key: once every call it
  * could make has timed out (created more than `age` ago), it goes. */
 static const trv_stmt prebook_stale_stmt = {"trv_hotel_prebook_abandon_stale",
@@ -415,15 +390,6 @@ apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const
                                                 apr_interval_time_t age, int *deleted)
 {
     return trv_db_exec(c, p, &prebook_stale_stmt, deleted, TRV_DB_ARGS(id, us(p, age)));
-}
-
-apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
-    *out = b;
-    return rv;
 }
 
 /* ---- book ---- */
@@ -437,20 +403,6 @@ apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_
     apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, NULL, id,
                                                      (int)phase, owner, deadline, instrument,
                                                      1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_hb_phase from,
-                                const char *owner_was, trv_hb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_booking_id,
-                                trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
-                                                owner_was, (int)to, owner, deadline,
-                                                &supplier_booking_id, 1, &b);
     *out = b;
     return rv;
 }
@@ -497,22 +449,6 @@ apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                        TRV_DB_ARGS(cf->rooms, id, cf->cancellation_policy,
                                    cf->supplier_booking_id,
                                    cf->hotel_confirmation_code, cf->hotel_remarks, id));
-}
-
-apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-/* synced_at alone is bookkeeping: it raises no revision (the trigger of
- * sql/100 leaves the booking's documents current). */
-apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

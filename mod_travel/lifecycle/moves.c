@@ -74,7 +74,7 @@ apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c,
     args[n++] = owner;
     args[n++] = us(p, deadline);
     for (i = 0; i < m->nrefs && i < 2; i++) {
-        args[n++] = refs[i];
+        args[n++] = refs ? refs[i] : NULL;
     }
     args[n++] = id;
     args[n++] = trv_transit_column_text(m->phases, from);
@@ -94,4 +94,11 @@ apr_status_t trv_lifecycle_moves_synced(const trv_lifecycle_moves *m, trv_dbc *c
                                         apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &m->sql->synced, NULL, TRV_DB_ARGS(id));
+}
+
+apr_status_t trv_lifecycle_moves_expire_offer(const trv_lifecycle_moves *m, trv_dbc *c,
+                                              apr_pool_t *p, const char *supplier,
+                                              const char *offer_reference)
+{
+    return trv_db_exec(c, p, &m->sql->expire_offer, NULL, TRV_DB_ARGS(supplier, offer_reference));
 }

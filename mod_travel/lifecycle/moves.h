@@ -6,9 +6,10 @@
  * one gets the row back and the other gets nothing (*out NULL) and
  * re-reads. The domain gives its statements (lifecycle/moves_sql.h), how
  * a row becomes its booking and how a booking is made whole (payments,
- * rooms); its store (flight/booking_store.c, hotel/booking_store.c) keeps
- * its own typed functions over these and the moves that are its own
- * (confirm, revert, cancel). */
+ * rooms); its store (flight/booking_store.c, hotel/booking_store.c) gets
+ * its typed functions over these from TRV_LIFECYCLE_MOVES_DECLARE/_DEFINE
+ * (below) and writes only the moves that are its own (prebook done,
+ * confirm, revert, cancel). */
 #ifndef TRV_LIFECYCLE_MOVES_H
 #define TRV_LIFECYCLE_MOVES_H
 
@@ -20,7 +21,7 @@
 
 typedef struct trv_lifecycle_moves_sql {
     trv_stmt book_start, phase, book_failed, prebook_failed, prebook_abandon, expire_one,
-        synced;
+        synced, expire_offer;
 } trv_lifecycle_moves_sql;
 
 typedef struct trv_lifecycle_moves {
@@ -28,6 +29,7 @@ typedef struct trv_lifecycle_moves {
     const trv_transit_table *phases; /* the domain's book phases (state.h) */
     int user_scope;                  /* its scope has the user beside the organization */
     int nrefs;                       /* the references a phase move sets (at most 2) */
+    int failed_whole;                /* book_failed answers the booking whole */
     /* Row i as the domain's booking. */
     void *(*row)(apr_pool_t *p, const trv_rows *r, int i);
     /* Makes a booking just read whole (its payments, rooms...). */
@@ -61,7 +63,8 @@ apr_status_t trv_lifecycle_moves_book_start(const trv_lifecycle_moves *m, trv_db
                                             const char *owner, apr_interval_time_t deadline,
                                             const char *instrument, int whole, void **out);
 /* Phase from held by owner_was -> phase to held by owner, refs (m->nrefs
- * of them: the supplier's references, each set when not NULL). A move the
+ * of them: the supplier's references, each set when not NULL; refs NULL:
+ * none set). A move the
  * phase table does not have is refused and logged (trv_transit_check):
  * *out NULL, as when the booking moved on meanwhile. */
 apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c, apr_pool_t *p,
@@ -74,8 +77,61 @@ apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c,
 apr_status_t trv_lifecycle_moves_book_failed(const trv_lifecycle_moves *m, trv_dbc *c,
                                              apr_pool_t *p, const char *id,
                                              const char *failure_json, int whole, void **out);
+/* Every booking of the supplier's offer left READY_FOR_COMPLETE past its
+ * expiry -> EXPIRED (so that none holds an offer the supplier sells once). */
+apr_status_t trv_lifecycle_moves_expire_offer(const trv_lifecycle_moves *m, trv_dbc *c,
+                                              apr_pool_t *p, const char *supplier,
+                                              const char *offer_reference);
 /* Records that the supplier was read (synced_at). */
 apr_status_t trv_lifecycle_moves_synced(const trv_lifecycle_moves *m, trv_dbc *c,
                                         apr_pool_t *p, const char *id);
+
+/* ---- a domain store's typed functions over its moves ----
+ *
+ * The moves above with the domain's booking type and phase enum, as
+ * <pfx>_prebook_failed, _prebook_abandon, _expire_one, _phase,
+ * _book_failed and _synced (what each does: the shared function of that
+ * name), over the store's static trv_lifecycle_moves m. The store's header
+ * declares them (how: TRV_LIFECYCLE_DECLARED), its booking_store.c defines
+ * them (TRV_LIFECYCLE_DEFINED): one list for both and for every domain, so
+ * no domain writes them again. The booking comes back whole (payments,
+ * rooms), but from book_failed where m.failed_whole is 0. The shared move
+ * gives a void *; it is handed on as the domain's type. */
+#define TRV_LIFECYCLE_MOVES_TYPED(pfx, type, phase_t, m, how) \
+    apr_status_t pfx##_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id, \
+                                      const char *failure_json, type **out) \
+    how(void *b; \
+        apr_status_t rv = trv_lifecycle_moves_prebook_failed(&(m), c, p, id, failure_json, 1, \
+                                                             &b); \
+        *out = b; return rv;) \
+    apr_status_t pfx##_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id, \
+                                       int *deleted) \
+    how(return trv_lifecycle_moves_prebook_abandon(&(m), c, p, id, deleted);) \
+    apr_status_t pfx##_expire_one(trv_dbc *c, apr_pool_t *p, const char *id, type **out) \
+    how(void *b; apr_status_t rv = trv_lifecycle_moves_expire_one(&(m), c, p, id, 1, &b); \
+        *out = b; return rv;) \
+    apr_status_t pfx##_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log, \
+                             const char *request_id, const char *id, phase_t from, \
+                             const char *owner_was, phase_t to, const char *owner, \
+                             apr_interval_time_t deadline, const char *const *refs, \
+                             type **out) \
+    how(void *b; \
+        apr_status_t rv = trv_lifecycle_moves_phase(&(m), c, p, log, request_id, id, (int)from, \
+                                                    owner_was, (int)to, owner, deadline, refs, \
+                                                    1, &b); \
+        *out = b; return rv;) \
+    apr_status_t pfx##_book_failed(trv_dbc *c, apr_pool_t *p, const char *id, \
+                                   const char *failure_json, type **out) \
+    how(void *b; \
+        apr_status_t rv = trv_lifecycle_moves_book_failed(&(m), c, p, id, failure_json, \
+                                                          (m).failed_whole, &b); \
+        *out = b; return rv;) \
+    apr_status_t pfx##_synced(trv_dbc *c, apr_pool_t *p, const char *id) \
+    how(return trv_lifecycle_moves_synced(&(m), c, p, id);)
+
+/* The how of TRV_LIFECYCLE_MOVES_TYPED: a declaration, or a definition
+ * with that body. */
+#define TRV_LIFECYCLE_DECLARED(...) ;
+#define TRV_LIFECYCLE_DEFINED(...) { __VA_ARGS__ }
 
 #endif

@@ -41,6 +41,10 @@
      "WHERE b.id = %s AND b.status = 'READY_FOR_COMPLETE' AND b." expires " <= trv_now() " \
      "RETURNING " cols}, \
     {"trv_" dom "_synced", \
-     "UPDATE " table " SET synced_at = clock_timestamp() WHERE id = %s"}}
+     "UPDATE " table " SET synced_at = clock_timestamp() WHERE id = %s"}, \
+    {"trv_" dom "_expire_offer", \
+     "UPDATE " table " b SET status = 'EXPIRED'" touch " " \
+     "WHERE b.supplier = %s AND b.offer_reference = %s AND b.status = 'READY_FOR_COMPLETE' " \
+     "AND b." expires " <= trv_now()"}}
 
 #endif
