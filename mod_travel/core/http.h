@@ -62,8 +62,9 @@ apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,
 
 /* Once per process, before threads: curl_global_init. */
 apr_status_t trv_http_global_init(void);
-/* A client whose connections are pooled and shared by the threads of this
- * process; transfers abort when *stopping becomes non-zero. Lives as long as
+/* A client for the threads of this process: DNS answers and TLS sessions
+ * shared, connections kept by idle transfer handles that one thread at a
+ * time takes (http_curl.c says why); transfers abort when *stopping becomes non-zero. Lives as long as
  * pool. */
 trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping,
                                apr_size_t default_max_response);
