@@ -1,4 +1,5 @@
 #include "json_write.h"
+#include "money.h"
 #include "utf8.h"
 
 #include <stdio.h>
@@ -100,11 +101,7 @@ static int real_cents(out *o, double d)
     long long k;
     unsigned long long u;
     unsigned frac;
-    if (!(d > -1e11 && d < 1e11) || (d == 0 && signbit(d))) {
-        return 0;
-    }
-    k = llround(d * 100.0);
-    if ((double)k / 100.0 != d) {
+    if (!trv_money_hundredths(d, &k)) {
         return 0;
     }
     u = k < 0 ? 0 - (unsigned long long)k : (unsigned long long)k;
