@@ -21,7 +21,9 @@ enum { F_SUPPLIER, F_REF, F_FROM, F_TO, F_N };
 #define OWNERS "b.org_id = %s AND b.user_id = %s"
 
 TRV_LIST_PAGE_STATEMENTS("trv_flight_list_", F_N, "flight_bookings", "flight_booking_docs",
-                         "expires_at", "flight_list_heads", OWNERS);
+                         "expires_at", "flight_list_heads", OWNERS,
+                         " OR flight_booking_docs.doc IS NULL",
+                         "SELECT flight_list_head_keep(%s, %s)");
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through flight_bookings_total() (migration 041). */
@@ -45,7 +47,7 @@ const trv_list_page_query trv_fbooking_list = {
       "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}},
     "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
     "%s::timestamptz)",
-    &kept, &stored, TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many,
+    &kept, &stored, &keep_docs, &keep_head, TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many,
     &trv_fb_status_table, TRV_FB_READY, TRV_FB_EXPIRED,
     {TRV_LIST_FILTER(supplier), TRV_LIST_FILTER(supplier_reference),
      TRV_LIST_FILTER(created_from), TRV_LIST_FILTER(created_to)}};
