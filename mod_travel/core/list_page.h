@@ -210,6 +210,25 @@ apr_status_t trv_list_page_keep_head(const trv_list_page_query *q, trv_dbc *c, a
     apr_status_t pfx##_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id user_params) \
     how(return trv_list_page_keep_head(&(q), c, p, org_id, user_arg);)
 
+/* A query's status_sql: READY_FOR_COMPLETE reads as such while `ready`
+ * (its expiry not passed: a condition on b), EXPIRED as stored or READY
+ * past its expiry column `expires`. */
+#define TRV_LIST_PAGE_STATUS_SQL(expires, ready) \
+    {"", " AND b.status = %s", " AND b.status = 'READY_FOR_COMPLETE' AND " ready, \
+     " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' " \
+     "AND b." expires " <= trv_now()))"}
+
+/* A query's counts: sums over its all-time counts table `totals` (n by
+ * owners, status and supplier) aliased c, owners its owner condition on c
+ * ("c.org_id = %s" ...). */
+#define TRV_LIST_PAGE_COUNTS_SUM(totals, owners) \
+    "(SELECT coalesce(sum(c.n), 0) FROM " totals " c WHERE " owners
+#define TRV_LIST_PAGE_COUNTS(totals, owners) \
+    {{TRV_LIST_PAGE_COUNTS_SUM(totals, owners) ")", \
+      TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.supplier = %s)"}, \
+     {TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.status = %s)", \
+      TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.status = %s AND c.supplier = %s)"}}
+
 /* The kept usual page's statement (sql/047, 143) of heads, a table of
  * (owners..., page, n, total, page_gen, gen, valid_until) aliased b;
  * owner_sql as the query's. */

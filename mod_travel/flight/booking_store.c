@@ -26,12 +26,13 @@
 TRV_LIFECYCLE_ROW_ENUMS_ASSERT(trv_fbooking);
 
 /* A trv_fbooking's own columns, FB_COLS' beyond the shared ones. */
-#define T(f) TRV_ROW_COL(trv_fbooking, TEXT, f)
-#define J(f) TRV_ROW_COL(trv_fbooking, JSON, f)
-static const trv_row_col own_cols[] = {
+#define T(f) TRV_LIFECYCLE_ROW_COL(trv_fbooking, TEXT, f)
+#define J(f) TRV_LIFECYCLE_ROW_COL(trv_fbooking, JSON, f)
+static const trv_lifecycle_row_col own_cols[] = {
     T(fare_amount), T(fare_tax_amount), T(services_amount), T(expires_at), J(passengers),
     J(journeys), J(services), J(fare_conditions), J(hold), J(cancellation), J(changes),
-    T(supplier_reference), T(airline_pnr), TRV_ROW_COL(trv_fbooking, BOOL, sync_due), {NULL}};
+    T(supplier_reference), T(airline_pnr), TRV_LIFECYCLE_ROW_COL(trv_fbooking, BOOL, sync_due),
+    {NULL}};
 #undef T
 #undef J
 
@@ -70,8 +71,8 @@ static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2,
 TRV_LIFECYCLE_MOVES_ONE(one_booking, trv_fbooking, moves)
 
 /* trv_fbooking_prebook_failed ... _synced over them (booking_store.h). */
-TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED, TRV_LIFECYCLE_SCOPE_USER,
-                          user_id)
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED,
+                          TRV_LIFECYCLE_SCOPE_USER, user_id)
 
 /* ---- list ---- */
 

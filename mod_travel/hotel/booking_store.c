@@ -39,9 +39,9 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
 TRV_LIFECYCLE_ROW_ENUMS_ASSERT(trv_hbooking);
 
 /* A trv_hbooking's own columns, HB_COLS' beyond the shared ones. */
-#define T(f) TRV_ROW_COL(trv_hbooking, TEXT, f)
-#define J(f) TRV_ROW_COL(trv_hbooking, JSON, f)
-static const trv_row_col own_cols[] = {
+#define T(f) TRV_LIFECYCLE_ROW_COL(trv_hbooking, TEXT, f)
+#define J(f) TRV_LIFECYCLE_ROW_COL(trv_hbooking, JSON, f)
+static const trv_lifecycle_row_col own_cols[] = {
     T(reference_id), T(hotel_id), T(supplier_hotel_id), J(hotel), T(check_in), T(check_out),
     J(due_at_property), J(promotions), J(loyalty), J(customer), T(offer_expires_at),
     T(supplier_prebook_id), T(supplier_booking_id), T(hotel_confirmation_code),
@@ -186,7 +186,8 @@ static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1,
 TRV_LIFECYCLE_MOVES_ONE(one_booking, trv_hbooking, moves)
 
 /* trv_hbooking_prebook_failed ... _synced over them (booking_store.h). */
-TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves, TRV_LIFECYCLE_DEFINED, , NULL)
+TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves, TRV_LIFECYCLE_DEFINED,
+                          , NULL)
 
 /* Runs a statement that changes a booking and returns its row; *out is
  * the booking read again, whole, or NULL. Read again because a change to
@@ -246,7 +247,8 @@ static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
     "hotel_id, supplier_hotel_id, hotel, check_in, check_out, currency, total_amount, "
     "offer_expires_at, contact, loyalty, customer) VALUES (" TRV_LIFECYCLE_ROW_NEW_VALUES
     ", %s, %s, %s, %s::jsonb, %s::date, %s::date, %s, %s::numeric, %s::timestamptz, "
-    "%s::jsonb, %s::jsonb, %s::jsonb) ON CONFLICT (org_id, idempotency_key) DO NOTHING RETURNING id), "
+    "%s::jsonb, %s::jsonb, %s::jsonb) "
+    "ON CONFLICT (org_id, idempotency_key) DO NOTHING RETURNING id), "
     "x AS (SELECT e.value AS room FROM jsonb_array_elements(%s::jsonb) e), "
     "r AS (INSERT INTO hotel_booking_rooms (id, booking_id, position, name, board, "
     "board_name, adults, children, currency, total_amount, due_at_property, "

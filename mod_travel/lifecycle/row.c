@@ -39,20 +39,20 @@ void *trv_lifecycle_row_at(apr_pool_t *p, const trv_rows *r, int i,
                            const trv_lifecycle_row_shape *s)
 {
     char *b = apr_pcalloc(p, s->size);
-    const trv_row_col *col;
+    const trv_lifecycle_row_col *col;
     trv_lifecycle_row_read(p, r, i, (trv_lifecycle_row *)(b + s->row_off));
     *(int *)(b + s->status_off) = trv_transit_or(s->statuses, trv_rows_get(r, i, "status"), 0);
     *(int *)(b + s->phase_off) =
         trv_transit_column_or(s->phases, trv_rows_get(r, i, "book_phase"), 0);
     for (col = s->cols; col->name; col++) {
         switch (col->kind) {
-        case TRV_ROW_TEXT:
+        case TRV_LIFECYCLE_ROW_TEXT:
             *(const char **)(b + col->off) = trv_rows_get(r, i, col->name);
             break;
-        case TRV_ROW_JSON:
+        case TRV_LIFECYCLE_ROW_JSON:
             *(json_t **)(b + col->off) = trv_json_column(p, r, i, col->name);
             break;
-        case TRV_ROW_BOOL:
+        case TRV_LIFECYCLE_ROW_BOOL:
             *(int *)(b + col->off) = trv_rows_bool(r, i, col->name);
             break;
         }

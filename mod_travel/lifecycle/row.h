@@ -92,7 +92,8 @@ typedef struct trv_lifecycle_row_new {
 #define TRV_LIFECYCLE_ROW_NEW_COLS \
     "id, org_id, user_id, supplier, idempotency_key, request_hash, offer_reference, " \
     "use_payment_sdk, status"
-#define TRV_LIFECYCLE_ROW_NEW_VALUES "%s, %s, %s, %s, %s, %s, %s, %s::boolean, 'PREBOOK_IN_PROGRESS'"
+#define TRV_LIFECYCLE_ROW_NEW_VALUES \
+    "%s, %s, %s, %s, %s, %s, %s, %s::boolean, 'PREBOOK_IN_PROGRESS'"
 
 /* Runs st, an INSERT of a new booking whose placeholders are head's
  * (TRV_LIFECYCLE_ROW_NEW_VALUES), then own's, returning a row when it
@@ -107,13 +108,18 @@ void trv_lifecycle_row_read(apr_pool_t *p, const trv_rows *r, int i, trv_lifecyc
 /* A column of a domain's own (beyond the shared ones): its name in the
  * SELECT list, which is its field's name, how it is read (text, JSON or
  * boolean) and where its field is. A table of them ends with a NULL name. */
-typedef enum { TRV_ROW_TEXT, TRV_ROW_JSON, TRV_ROW_BOOL } trv_row_kind;
-typedef struct trv_row_col {
+typedef enum {
+    TRV_LIFECYCLE_ROW_TEXT,
+    TRV_LIFECYCLE_ROW_JSON,
+    TRV_LIFECYCLE_ROW_BOOL
+} trv_lifecycle_row_kind;
+typedef struct trv_lifecycle_row_col {
     const char *name;
-    trv_row_kind kind;
+    trv_lifecycle_row_kind kind;
     size_t off;
-} trv_row_col;
-#define TRV_ROW_COL(type, kind, field) {#field, TRV_ROW_##kind, offsetof(type, field)}
+} trv_lifecycle_row_col;
+#define TRV_LIFECYCLE_ROW_COL(type, kind, field) \
+    {#field, TRV_LIFECYCLE_ROW_##kind, offsetof(type, field)}
 
 /* What a domain's booking row is, for trv_lifecycle_row_at: its struct
  * (of type `type`, TRV_LIFECYCLE_ROW first), its status and book_phase
@@ -124,7 +130,7 @@ typedef struct trv_row_col {
 typedef struct trv_lifecycle_row_shape {
     size_t size, row_off, status_off, phase_off;
     const trv_transit_table *statuses, *phases;
-    const trv_row_col *cols;
+    const trv_lifecycle_row_col *cols;
 } trv_lifecycle_row_shape;
 #define TRV_LIFECYCLE_ROW_SHAPE(type, statuses, phases, cols) \
     {sizeof(type), offsetof(type, row), offsetof(type, status), offsetof(type, book_phase), \
