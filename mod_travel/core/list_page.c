@@ -1,6 +1,7 @@
 /* The list statements of stored renderings (list_page.h). */
 #include "list_page.h"
 #include "clock.h"
+#include "json.h"
 #include "validate.h"
 
 #include <apr_strings.h>
@@ -428,4 +429,18 @@ int trv_list_filter_usual(const trv_list_filter *f)
     return !(f->status || f->supplier || f->supplier_reference || f->created_from
              || f->created_to || f->sort_by_total || f->ascending || f->offset
              || f->limit != TRV_LIST_DEFAULT_LIMIT);
+}
+
+apr_status_t trv_list_page_keep_docs(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const json_t *docs)
+{
+    return trv_db_exec(c, p, q->keep_docs, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
+}
+
+apr_status_t trv_list_page_keep_head(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const char *org_id, const char *user_id)
+{
+    trv_rows *rows;
+    const char *args[] = {org_id, user_id};
+    return trv_db_select(c, p, q->keep_head, &rows, q->nowners, args);
 }

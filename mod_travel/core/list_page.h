@@ -129,6 +129,9 @@ typedef struct trv_list_page_query {
     /* Selects doc, one booking's stored GET rendering where it is current,
      * by (id, owners...) (TRV_LIST_PAGE_STATEMENTS' &stored). */
     const trv_stmt *stored;
+    /* Keep the renderings and the owners' usual page (TRV_LIST_PAGE_STATEMENTS'
+     * &keep_docs, &keep_head; trv_list_page_keep_docs, _keep_head). */
+    const trv_stmt *keep_docs, *keep_head;
     trv_list_stub stub;            /* where a listed booking keeps its rendering */
     /* The bookings that need rendering, whole: ids is a text[] literal ->
      * hash by id. */
@@ -157,8 +160,15 @@ typedef struct trv_list_page_query {
  * at), its kept page's statement (&kept, labelled prefix "head") and its
  * one booking's stored rendering (&stored, prefix "doc": none is current
  * for a READY_FOR_COMPLETE booking past its expiry, which reads as
- * EXPIRED before the expiry job stores it). */
-#define TRV_LIST_PAGE_STATEMENTS(prefix, nfilters, table, docs, expires, heads, owner_sql) \
+ * EXPIRED before the expiry job stores it); what keeps them: &keep_docs
+ * (prefix "keep_docs": renderings of one revision, both together, never
+ * over a later revision's, nor over a row without its GET rendering where
+ * docs_also is " OR <docs>.doc IS NULL"; "" where none lacks it) and
+ * &keep_head (prefix "keep_head": keep_head_sql, the owners' usual page
+ * built again, e.g. "SELECT x_list_head_keep(%s)" with owner_sql's
+ * placeholders). */
+#define TRV_LIST_PAGE_STATEMENTS(prefix, nfilters, table, docs, expires, heads, owner_sql, \
+                                 docs_also, keep_head_sql) \
     static const trv_stmt *made[TRV_LIST_VARIANTS(nfilters)]; \
     static trv_list_stmts variants = {prefix, TRV_LIST_VARIANTS(nfilters), made, \
                                       PTHREAD_MUTEX_INITIALIZER}; \
@@ -167,7 +177,57 @@ typedef struct trv_list_page_query {
     static const trv_stmt stored = {prefix "doc", \
         "SELECT d.doc FROM " table " b JOIN " docs " d ON d.booking_id = b.id " \
         "AND d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-        "AND b." expires " <= trv_now()) WHERE b.id = %s AND " owner_sql}
+        "AND b." expires " <= trv_now()) WHERE b.id = %s AND " owner_sql}; \
+    static const trv_stmt keep_docs = {prefix "keep_docs", \
+        "INSERT INTO " docs " (booking_id, revision, list_doc, doc) " \
+        "SELECT x.booking_id, x.revision, x.list_doc, x.doc " \
+        "FROM jsonb_to_recordset(%s::jsonb) " \
+        "AS x(booking_id text, revision bigint, list_doc text, doc text) " \
+        "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, " \
+        "list_doc = EXCLUDED.list_doc, doc = EXCLUDED.doc " \
+        "WHERE " docs ".revision < EXCLUDED.revision" docs_also}; \
+    static const trv_stmt keep_head = {prefix "keep_head", keep_head_sql}
+
+/* Keeps rendered documents: docs is [{booking_id, revision, list_doc,
+ * doc}] (the list's and GET's renderings of one revision). A document never
+ * replaces one of a later revision. */
+apr_status_t trv_list_page_keep_docs(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const json_t *docs);
+/* Builds and keeps the owners' usual page from the stored renderings,
+ * unless one of them is behind or the owners' bookings changed meanwhile.
+ * user_id: where the query's owners have it (nowners 2). */
+apr_status_t trv_list_page_keep_head(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const char *org_id, const char *user_id);
+
+/* A domain store's typed <pfx>_keep_docs(c, p, docs) and
+ * <pfx>_keep_head(c, p, org_id user_params) over its list query q (what
+ * each does: trv_list_page_keep_docs, _keep_head), declared or defined as
+ * `how` says (lifecycle/moves.h's TRV_LIFECYCLE_DECLARED, _DEFINED);
+ * user_params, user_arg as TRV_LIFECYCLE_MOVES_TYPED's. */
+#define TRV_LIST_PAGE_KEEP_TYPED(pfx, q, how, user_params, user_arg) \
+    apr_status_t pfx##_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs) \
+    how(return trv_list_page_keep_docs(&(q), c, p, docs);) \
+    apr_status_t pfx##_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id user_params) \
+    how(return trv_list_page_keep_head(&(q), c, p, org_id, user_arg);)
+
+/* A query's status_sql: READY_FOR_COMPLETE reads as such while `ready`
+ * (its expiry not passed: a condition on b), EXPIRED as stored or READY
+ * past its expiry column `expires`. */
+#define TRV_LIST_PAGE_STATUS_SQL(expires, ready) \
+    {"", " AND b.status = %s", " AND b.status = 'READY_FOR_COMPLETE' AND " ready, \
+     " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' " \
+     "AND b." expires " <= trv_now()))"}
+
+/* A query's counts: sums over its all-time counts table `totals` (n by
+ * owners, status and supplier) aliased c, owners its owner condition on c
+ * ("c.org_id = %s" ...). */
+#define TRV_LIST_PAGE_COUNTS_SUM(totals, owners) \
+    "(SELECT coalesce(sum(c.n), 0) FROM " totals " c WHERE " owners
+#define TRV_LIST_PAGE_COUNTS(totals, owners) \
+    {{TRV_LIST_PAGE_COUNTS_SUM(totals, owners) ")", \
+      TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.supplier = %s)"}, \
+     {TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.status = %s)", \
+      TRV_LIST_PAGE_COUNTS_SUM(totals, owners) " AND c.status = %s AND c.supplier = %s)"}}
 
 /* The kept usual page's statement (sql/047, 143) of heads, a table of
  * (owners..., page, n, total, page_gen, gen, valid_until) aliased b;

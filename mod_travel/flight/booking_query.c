@@ -21,31 +21,24 @@ enum { F_SUPPLIER, F_REF, F_FROM, F_TO, F_N };
 #define OWNERS "b.org_id = %s AND b.user_id = %s"
 
 TRV_LIST_PAGE_STATEMENTS("trv_flight_list_", F_N, "flight_bookings", "flight_booking_docs",
-                         "expires_at", "flight_list_heads", OWNERS);
+                         "expires_at", "flight_list_heads", OWNERS,
+                         " OR flight_booking_docs.doc IS NULL",
+                         "SELECT flight_list_head_keep(%s, %s)");
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through flight_bookings_total() (migration 041). */
 const trv_list_page_query trv_fbooking_list = {
     &shape, &variants, OWNERS, 2,
-    {"", " AND b.status = %s",
-     " AND b.status = 'READY_FOR_COMPLETE' AND (b.expires_at IS NULL "
-     "OR b.expires_at > trv_now())",
-     " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
-     "AND b.expires_at <= trv_now()))"},
+    TRV_LIST_PAGE_STATUS_SQL("expires_at",
+                             "(b.expires_at IS NULL OR b.expires_at > trv_now())"),
     F_N,
     {" AND b.supplier = %s", " AND b.supplier_reference = %s",
      " AND b.created_at >= %s::timestamptz", " AND b.created_at <= %s::timestamptz"},
-    {{"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-      "WHERE c.org_id = %s AND c.user_id = %s)",
-      "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-      "WHERE c.org_id = %s AND c.user_id = %s AND c.supplier = %s)"},
-     {"(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-      "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s)",
-      "(SELECT coalesce(sum(c.n), 0) FROM flight_booking_totals c "
-      "WHERE c.org_id = %s AND c.user_id = %s AND c.status = %s AND c.supplier = %s)"}},
+    TRV_LIST_PAGE_COUNTS("flight_booking_totals", "c.org_id = %s AND c.user_id = %s"),
     "flight_bookings_total(%s, %s, %s::text, %s::text, %s::text, %s::timestamptz, "
     "%s::timestamptz)",
-    &kept, &stored, TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many,
+    &kept, &stored, &keep_docs, &keep_head,
+    TRV_LIFECYCLE_ROW_STUB(trv_fbooking), trv_fbooking_load_many,
     &trv_fb_status_table, TRV_FB_READY, TRV_FB_EXPIRED,
     {TRV_LIST_FILTER(supplier), TRV_LIST_FILTER(supplier_reference),
      TRV_LIST_FILTER(created_from), TRV_LIST_FILTER(created_to)}};

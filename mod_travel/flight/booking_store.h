@@ -29,26 +29,16 @@ extern const trv_list_page_query trv_fbooking_list;
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
 apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
                                     apr_hash_t **out);
-/* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
- * (the list's and GET's renderings of one revision). A document never
- * replaces one of a later revision. Only the render job writes them
- * (render_job.c): reads never do. */
-apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
-/* Builds and keeps the owner's usual list page (sql/047) from the stored
- * renderings, unless one of them is behind or the owner's bookings changed
- * meanwhile. Only the render job calls it, after keeping a booking's
- * renderings. */
-apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *user_id);
-/* The booking if it belongs to this organization and user (payments loaded). */
-apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                              const char *user_id, const char *id, trv_fbooking **out);
-/* Any booking by id (background jobs; payments loaded). */
-apr_status_t trv_fbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_fbooking **out);
-/* The booking a prebook key made (payments loaded). */
-apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *user_id, const char *key, trv_fbooking **out);
+/* trv_fbooking_keep_docs(c, p, docs) and trv_fbooking_keep_head(c, p,
+ * org_id, user_id): the bookings' renderings and the owner's usual page
+ * (sql/047) kept (core/list_page.h's trv_list_page_keep_docs, _keep_head).
+ * Only the render job writes them (render_job.c), after a change: reads
+ * never do. */
+TRV_LIST_PAGE_KEEP_TYPED(trv_fbooking, trv_fbooking_list, TRV_LIFECYCLE_DECLARED,
+                         TRV_LIFECYCLE_SCOPE_USER, user_id)
+/* trv_fbooking_get (the booking if it belongs to this organization and
+ * user), _get_any (by id: background jobs) and _by_key (the booking a
+ * prebook key made), payments loaded: with the moves below. */
 /* Loads b->payments. */
 apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b);
 
@@ -86,20 +76,17 @@ apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
 /* ---- the moves every domain makes (lifecycle/moves.h) ----
  *
  * trv_fbooking_prebook_failed, _prebook_abandon (a prebook that changed
- * nothing anywhere: its key may be used again), _expire_one, _phase (refs:
+ * nothing anywhere: its key may be used again), _expire_one, _book_start
+ * (scoped to the organization and user), _phase (refs:
  * {supplier_reference, airline_pnr}, each set when given), _book_failed
- * (the booking without its payments, as confirm) and _synced. */
+ * (the booking without its payments, as confirm), _synced, and the reads
+ * _get(c, p, org_id, user_id, id, out), _get_any and _by_key(c, p, org_id,
+ * user_id, key, out). */
 TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves,
-                          TRV_LIFECYCLE_DECLARED)
+                          TRV_LIFECYCLE_DECLARED, TRV_LIFECYCLE_SCOPE_USER, user_id)
 
 /* ---- book ---- */
 
-/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
- * `owner` until deadline_ms from now; book_attempt + 1. */
-apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id, const char *id, trv_fb_phase phase,
-                                     const char *owner, apr_interval_time_t deadline,
-                                     const char *instrument, trv_fbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
  * row, which was never captured, is removed). */
 apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,

@@ -20,28 +20,21 @@ enum { F_SUPPLIER, F_FROM, F_TO, F_N };
 #define OWNERS "b.org_id = %s"
 
 TRV_LIST_PAGE_STATEMENTS("trv_hotel_list_", F_N, "hotel_bookings", "hotel_booking_docs",
-                         "offer_expires_at", "hotel_list_heads", OWNERS);
+                         "offer_expires_at", "hotel_list_heads", OWNERS,
+                         "", "SELECT hotel_list_head_keep(%s)");
 
 /* The usual list sums a few all-time counts in plain SQL; the rest goes
  * through hotel_bookings_total() (sql/100). */
 const trv_list_page_query trv_hbooking_list = {
     &shape, &variants, OWNERS, 1,
-    {"", " AND b.status = %s",
-     " AND b.status = 'READY_FOR_COMPLETE' AND b.offer_expires_at > trv_now()",
-     " AND (b.status = 'EXPIRED' OR (b.status = 'READY_FOR_COMPLETE' "
-     "AND b.offer_expires_at <= trv_now()))"},
+    TRV_LIST_PAGE_STATUS_SQL("offer_expires_at", "b.offer_expires_at > trv_now()"),
     F_N,
     {" AND b.supplier = %s", " AND b.created_at >= %s::timestamptz",
      " AND b.created_at <= %s::timestamptz"},
-    {{"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s)",
-      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-      "AND c.supplier = %s)"},
-     {"(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-      "AND c.status = %s)",
-      "(SELECT coalesce(sum(c.n), 0) FROM hotel_booking_totals c WHERE c.org_id = %s "
-      "AND c.status = %s AND c.supplier = %s)"}},
+    TRV_LIST_PAGE_COUNTS("hotel_booking_totals", "c.org_id = %s"),
     "hotel_bookings_total(%s, %s::text, %s::text, %s::timestamptz, %s::timestamptz)",
-    &kept, &stored, TRV_LIFECYCLE_ROW_STUB(trv_hbooking), trv_hbooking_load_many,
+    &kept, &stored, &keep_docs, &keep_head,
+    TRV_LIFECYCLE_ROW_STUB(trv_hbooking), trv_hbooking_load_many,
     &trv_hb_status_table, TRV_HB_READY, TRV_HB_EXPIRED,
     {TRV_LIST_FILTER(supplier), TRV_LIST_FILTER(created_from),
      TRV_LIST_FILTER(created_to)}};

@@ -26,18 +26,15 @@
  * trv_list_page_rows; a booking read row by row comes whole unless its
  * list rendering is stored for its revision. */
 extern const trv_list_page_query trv_hbooking_list;
-/* Builds and keeps the organization's usual page from the stored
- * renderings, unless one is behind or a change came since (sql/143). */
-apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);
+/* trv_hbooking_keep_docs(c, p, docs) and trv_hbooking_keep_head(c, p,
+ * org_id): the bookings' renderings and the organization's usual page
+ * (sql/143) kept (core/list_page.h's trv_list_page_keep_docs, _keep_head),
+ * by every change in its own transaction (render.h). */
+TRV_LIST_PAGE_KEEP_TYPED(trv_hbooking, trv_hbooking_list, TRV_LIFECYCLE_DECLARED, , NULL)
 
-apr_status_t trv_hbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
-                              trv_hbooking **out);
-/* Any booking by id (background jobs, the cancel flow's re-reads). */
-apr_status_t trv_hbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_hbooking **out);
-/* The booking a prebook key made. */
-apr_status_t trv_hbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *key, trv_hbooking **out);
+/* trv_hbooking_get (the organization's booking), _get_any (by id:
+ * background jobs, the cancel flow's re-reads) and _by_key (the booking a
+ * prebook key made): with the moves below. */
 /* Loads b->rooms (with guests) and b->payments. */
 apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b);
 /* Bookings by id, whole: ids is a text[] literal of ids ([A-Za-z0-9_-]
@@ -51,9 +48,6 @@ apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
  * unstored. */
 apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *id, const char **doc);
-/* Keeps rendered documents: docs is [{booking_id, revision, doc, list_doc}].
- * A document never replaces one of a later revision. */
-apr_status_t trv_hbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 
 /* The service's hotel as a booking names it: {id, name, address {city,
  * postal_code, country_code}} (JSON text), or NULL when unknown. */
@@ -109,20 +103,16 @@ apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const
 /* ---- the moves every domain makes (lifecycle/moves.h) ----
  *
  * trv_hbooking_prebook_failed, _prebook_abandon (rooms and guests go with
- * the booking), _expire_one (past its offer's expiry), _phase (refs:
- * {supplier_booking_id}, set when given), _book_failed and _synced (no
- * revision raised: bookkeeping). */
+ * the booking), _expire_one (past its offer's expiry), _book_start
+ * (scoped to the organization), _phase (refs:
+ * {supplier_booking_id}, set when given), _book_failed, _synced (no
+ * revision raised: bookkeeping), and the reads _get(c, p, org_id, id, out),
+ * _get_any and _by_key(c, p, org_id, key, out). */
 TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves,
-                          TRV_LIFECYCLE_DECLARED)
+                          TRV_LIFECYCLE_DECLARED, , NULL)
 
 /* ---- book ---- */
 
-/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
- * `owner` until `deadline` from now; book_attempt + 1. */
-apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *id, trv_hb_phase phase, const char *owner,
-                                     apr_interval_time_t deadline, const char *instrument,
-                                     trv_hbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured
  * payment row is removed). */
 apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
