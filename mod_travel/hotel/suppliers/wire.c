@@ -40,38 +40,43 @@ static trv_supplier_call_opts with_auth(const apr_table_t *auth, int read)
     return how;
 }
 
+/* A TRV1410 call with auth: its answer read with jval or not (read), a
+ * search or not (search). */
+static trv_up_status send_auth(trv_hotel_ctx *ctx, const apr_table_t *auth, int read,
+                               int search, const char *method, const char *path,
+                               const json_t *body, trv_up_result *res, trv_hotel_err *err)
+{
+    trv_supplier_call_opts how = with_auth(auth, read);
+    how.search = search;
+    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
+}
+
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    trv_supplier_call_opts how = with_auth(auth, 0);
-    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
+    return send_auth(ctx, auth, 0, 0, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    trv_supplier_call_opts how = with_auth(auth, 1);
-    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
+    return send_auth(ctx, auth, 1, 0, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const char *path,
                                const apr_table_t *auth, const json_t *body,
                                trv_up_result *res, trv_hotel_err *err)
 {
-    trv_supplier_call_opts how = with_auth(auth, 1);
-    how.search = 1;
-    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
+    return send_auth(ctx, auth, 1, 1, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
                                     const apr_table_t *auth, const json_t *body,
                                     trv_up_result *res, trv_hotel_err *err)
 {
-    trv_supplier_call_opts how = with_auth(auth, 0);
-    how.search = 1;
-    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
+    return send_auth(ctx, auth, 0, 1, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
