@@ -22,6 +22,7 @@ typedef struct trv_req {
     const char *client_ip;    /* the client's address (httpd's useragent_ip: behind a
                                * proxy, mod_remoteip's client); NULL when unknown */
     apr_table_t *params;      /* path parameters, filled by the router */
+    const void *route_arg;    /* the route's arg (router.h), set before its handler */
     const char *content_type; /* NULL when absent */
     const char *body;         /* raw body, NUL-terminated; NULL when empty */
     apr_size_t body_len;

@@ -142,6 +142,7 @@ static void run_steps(const trv_router *rt, trv_auth_fn *auth, trv_req *req,
                                          &idem)) {
         return;
     }
+    req->route_arg = (*route)->arg;
     (*route)->handler(req, resp);
     t->handled = apr_time_now();
     if (resp->status == 0) {

@@ -26,6 +26,9 @@ typedef struct trv_route {
     const char *pattern;
     trv_handler_fn *handler;
     unsigned flags;
+    /* What a handler shared by several routes answers with (the request's
+     * route_arg): each domain's table for the booking reads, say. */
+    const void *arg;
 } trv_route;
 
 typedef enum {

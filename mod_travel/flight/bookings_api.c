@@ -34,16 +34,7 @@ static const char *text(apr_pool_t *p, const void *b, int full)
 }
 
 /* Only to the booking's organization and user. */
-static const trv_lifecycle_reads reads = {
+const trv_lifecycle_reads trv_flight_bookings_reads = {
     &trv_fbooking_list, trv_booking_statuses, suppliers, 1, "listing flight bookings",
-    "reading a flight booking", &trv_freply_reader, text};
-
-void trv_flight_list(trv_req *req, trv_resp *resp)
-{
-    trv_lifecycle_reads_list(req, resp, &reads, 301, 302);
-}
-
-void trv_flight_get(trv_req *req, trv_resp *resp)
-{
-    trv_lifecycle_reads_get(req, resp, &reads, 303, 304);
-}
+    "reading a flight booking", &trv_freply_reader, text,
+    .list_logno_open = 301, .list_logno_read = 302, .get_logno_open = 303, .get_logno_read = 304};

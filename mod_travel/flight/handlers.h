@@ -6,13 +6,16 @@
 #include "booking.h"
 #include "core/api.h"
 #include "core/upstream.h"
+#include "lifecycle/reads.h"
 
 /* The endpoints, each a trv_handler_fn (core/api.h), by the file that
  * answers them. */
 trv_handler_fn trv_flight_offers, trv_flight_bags;      /* offers.c */
 trv_handler_fn trv_flight_prebook;                      /* prebook.c */
 trv_handler_fn trv_flight_book;                         /* book_api.c */
-trv_handler_fn trv_flight_list, trv_flight_get;         /* bookings_api.c */
+/* GET /v1/flight/bookings and .../bookings/{id}, the routes' arg for
+ * their handlers (lifecycle/reads.h). */
+extern const trv_lifecycle_reads trv_flight_bookings_reads; /* bookings_api.c */
 trv_handler_fn trv_flight_quote;                        /* quote.c */
 trv_handler_fn trv_flight_cancel;                       /* cancel.c */
 trv_handler_fn trv_flight_airlines, trv_flight_airline; /* airlines.c */

@@ -90,20 +90,9 @@ static json_t *fare_conditions_json(const json_t *fc)
 
 static json_t *payment_json(const trv_fpayment *pay, int mode)
 {
-    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
-                          "amount", trv_frender_money_json(pay->amount, pay->currency),
-                          "collected_by", trv_collector_text(pay->collected_by));
-    if (mode == TRV_RENDER_FULL) {
-        /* The card when it could be read; a card read later shows on the
-         * next read of the booking. */
-        json_object_set_new(o, "payment_method",
-                            pay->card ? json_pack("{s:s,s:o}", "type", "CARD", "card",
-                                                  pick(pay->card, card_keys))
-                                      : json_null());
-    }
-    json_object_set_new(o, "created_at", json_string(pay->created_at));
-    return o;
+    int full = mode == TRV_RENDER_FULL;
+    return trv_payment_record_json(pay, trv_frender_money_json(pay->amount, pay->currency), full,
+                                   full && pay->card ? pick(pay->card, card_keys) : NULL);
 }
 
 static const char *captured_payment(const trv_fbooking *b)

@@ -42,16 +42,8 @@ static const char *text(apr_pool_t *p, const void *b, int full)
 }
 
 /* The organization's: another organization's booking is a 404. */
-static const trv_lifecycle_reads reads = {
+const trv_lifecycle_reads trv_hotel_bookings_reads = {
     &trv_hbooking_list, trv_booking_statuses, supplier_names, 0, "listing hotel bookings",
-    "reading a hotel booking", &trv_hreply_reader, text};
-
-void trv_hotel_bookings(trv_req *req, trv_resp *resp)
-{
-    trv_lifecycle_reads_list(req, resp, &reads, 1445, 1445);
-}
-
-void trv_hotel_booking(trv_req *req, trv_resp *resp)
-{
-    trv_lifecycle_reads_get(req, resp, &reads, 1446, 1446);
-}
+    "reading a hotel booking", &trv_hreply_reader, text,
+    .list_logno_open = 1445, .list_logno_read = 1445, .get_logno_open = 1446,
+    .get_logno_read = 1446};

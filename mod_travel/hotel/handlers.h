@@ -3,6 +3,7 @@
 #define TRV_HOTEL_HANDLERS_H
 
 #include "core/api.h"
+#include "lifecycle/reads.h"
 
 /* The endpoints, each a trv_handler_fn (core/api.h), by the file that
  * answers them (their paths: api.c). */
@@ -12,7 +13,9 @@ trv_handler_fn trv_hotel_search;                        /* search.c */
 trv_handler_fn trv_hotel_offers;                        /* offers.c */
 trv_handler_fn trv_hotel_prebook;                       /* prebook.c */
 trv_handler_fn trv_hotel_book;                          /* book_api.c */
-trv_handler_fn trv_hotel_bookings, trv_hotel_booking;   /* bookings_api.c */
+/* GET /v1/hotel/bookings and .../bookings/{id}, the routes' arg for their
+ * handlers (lifecycle/reads.h). */
+extern const trv_lifecycle_reads trv_hotel_bookings_reads; /* bookings_api.c */
 trv_handler_fn trv_hotel_cancel;                        /* cancel.c */
 trv_handler_fn trv_hotel_cancellation_estimate;         /* estimate.c */
 

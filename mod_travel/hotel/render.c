@@ -26,17 +26,9 @@ static json_t *or_null(const json_t *v)
 
 static json_t *payment(const trv_hpayment *pay, int mode)
 {
-    json_t *o = json_pack("{s:s,s:s,s:o,s:s}", "id", pay->id,
-                          "status", trv_transit_text(&trv_pay_status_table, pay->status),
-                          "amount", trv_hrender_money(pay->amount, pay->currency),
-                          "collected_by", trv_collector_text(pay->collected_by));
-    if (mode == TRV_HRENDER_FULL) {
-        json_object_set_new(o, "payment_method",
-                            pay->card ? json_pack("{s:s,s:O}", "type", "CARD", "card", pay->card)
-                                      : json_null());
-    }
-    json_object_set_new(o, "created_at", json_string(pay->created_at));
-    return o;
+    int full = mode == TRV_HRENDER_FULL;
+    return trv_payment_record_json(pay, trv_hrender_money(pay->amount, pay->currency), full,
+                                   full ? json_incref(pay->card) : NULL);
 }
 
 static json_t *room(const trv_hroom *r)

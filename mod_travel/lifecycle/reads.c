@@ -4,8 +4,8 @@
 
 #include <apr_strings.h>
 
-void trv_lifecycle_reads_list(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
-                              int logno_open, int logno_read)
+static void read_list(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
+                      int logno_open, int logno_read)
 {
     trv_errs *errs = trv_errs_new(req->pool);
     trv_list_filter f;
@@ -51,8 +51,8 @@ void trv_lifecycle_reads_list(trv_req *req, trv_resp *resp, const trv_lifecycle_
     trv_ok_items(req, resp, 200, parts, trv_list_meta(f.limit, f.offset, page->nelts, total));
 }
 
-void trv_lifecycle_reads_get(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
-                             int logno_open, int logno_read)
+static void read_one(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
+                     int logno_open, int logno_read)
 {
     const char *id = apr_table_get(req->params, "id"), *doc;
     const char *user_id = r->list->nowners > 1 ? req->user_id : NULL;
@@ -79,4 +79,16 @@ void trv_lifecycle_reads_get(trv_req *req, trv_resp *resp, const trv_lifecycle_r
     /* Cold, or past its expiry: rendered here, nothing kept. */
     trv_db_close(req->env->db, c);
     trv_ok_text(req, resp, 200, r->text(req->pool, b, 1), NULL);
+}
+
+void trv_lifecycle_reads_list(trv_req *req, trv_resp *resp)
+{
+    const trv_lifecycle_reads *r = req->route_arg;
+    read_list(req, resp, r, r->list_logno_open, r->list_logno_read);
+}
+
+void trv_lifecycle_reads_get(trv_req *req, trv_resp *resp)
+{
+    const trv_lifecycle_reads *r = req->route_arg;
+    read_one(req, resp, r, r->get_logno_open, r->get_logno_read);
 }

@@ -32,14 +32,15 @@ typedef struct trv_lifecycle_reads {
      * alone (full 1): for one that has no rendering stored for its
      * revision, as its stored ones are made. */
     const char *(*text)(apr_pool_t *p, const void *b, int full);
+    /* TRV numbers (given by name, where tests/unit/test_registry_sources.c
+     * finds them): the list's failure to open a connection and its failed
+     * read, and the same for one booking. */
+    int list_logno_open, list_logno_read, get_logno_open, get_logno_read;
 } trv_lifecycle_reads;
 
-/* GET .../bookings; a failure to open a connection logged under
- * logno_open, a failed read under logno_read. */
-void trv_lifecycle_reads_list(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
-                              int logno_open, int logno_read);
-/* GET .../bookings/{id} (the route's parameter "id"), the same way. */
-void trv_lifecycle_reads_get(trv_req *req, trv_resp *resp, const trv_lifecycle_reads *r,
-                             int logno_open, int logno_read);
+/* GET .../bookings and GET .../bookings/{id} (the route's parameter "id"),
+ * each the handler of its route in every domain's route table, with the
+ * domain's trv_lifecycle_reads as the route's arg (core/router.h). */
+trv_handler_fn trv_lifecycle_reads_list, trv_lifecycle_reads_get;
 
 #endif

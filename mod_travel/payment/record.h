@@ -21,4 +21,12 @@ typedef struct trv_payment_record {
     const char *created_at;
 } trv_payment_record;
 
+/* A payment as every booking domain's API shows it: id, status, amount
+ * (the domain's money JSON, taken), collected_by; when full, its
+ * payment_method ({"type": "CARD", "card": card}, card taken, when the
+ * card could be read: a card read later shows on the next read of the
+ * booking; null when card is NULL); created_at. */
+json_t *trv_payment_record_json(const trv_payment_record *pay, json_t *amount, int full,
+                                json_t *card);
+
 #endif

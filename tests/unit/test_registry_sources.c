@@ -14,7 +14,10 @@
  * - TRV log tags: docs/log-tags.md declares each tag once with the file
  *   that logs it; a tag in the source that is not declared, declared for
  *   another file, declared and unused, used by two files, or (as
- *   TRVLOGNO(n)) logged with two different texts, fails;
+ *   TRVLOGNO(n)) logged with two different texts, fails; a tag is used
+ *   as TRVLOGNO(n), as the number a logging function's "int logno"
+ *   parameter is given, or as a table's field named for it
+ *   (".list_logno_open = 301", lifecycle/reads.h);
  * - interfaces between domains: a domain's file includes another
  *   domain's header only when docs/architecture.md's "Interfaces between
  *   domains" declares that header (core/ is everyone's).
@@ -378,6 +381,41 @@ static void scan_calls(apr_pool_t *p, const source *s, apr_hash_t *fns, apr_hash
     }
 }
 
+/* Numbers a table gives by name: a designated initializer of a field
+ * whose name holds "logno" (".list_logno_open = 301", the route's table
+ * of the booking reads, lifecycle/reads.h). */
+static void scan_fields(apr_pool_t *p, const source *s, apr_hash_t *uses)
+{
+    const char *m = s->text;
+    while ((m = strstr(m, "logno"))) {
+        const char *b = m, *e = m + 5, *d;
+        while (b > s->text && ident_char(b[-1])) {
+            b--;
+        }
+        while (ident_char(*e)) {
+            e++;
+        }
+        m = e;
+        if (b == s->text || b[-1] != '.') {
+            continue;
+        }
+        while (isspace((unsigned char)*e)) {
+            e++;
+        }
+        if (*e != '=' || e[1] == '=') {
+            continue;
+        }
+        for (e++; isspace((unsigned char)*e); e++) {
+        }
+        for (d = e; isdigit((unsigned char)*d); d++) {
+        }
+        if (d > e && !ident_char(*d)) {
+            add_use(p, uses, apr_pstrndup(p, e, (apr_size_t)(d - e)), s->name,
+                    line_of(s->text, b), NULL);
+        }
+    }
+}
+
 /* Every tag the sources use: number (text) -> tag_use array. */
 static apr_hash_t *tag_uses(apr_pool_t *p, const apr_array_header_t *sources)
 {
@@ -401,6 +439,7 @@ static apr_hash_t *tag_uses(apr_pool_t *p, const apr_array_header_t *sources)
             m += 9;
         }
         scan_calls(p, s, apr_hash_overlay(p, local[i], global), uses);
+        scan_fields(p, s, uses);
     }
     return uses;
 }
@@ -1178,16 +1217,27 @@ static void tag_drift_is_caught(void **state)
     assert_false(has_problem(pr, "TRV1 ("));
     assert_false(has_problem(pr, "TRV2 ("));
     /* A function of two numbers (one for each step it answers for): both
-     * count, the argument between them does not. */
-    src = apr_array_make(p, 1, sizeof(source));
+     * count, the argument between them does not. A table's number given by
+     * name counts; another field's, a comparison and a name that only reads
+     * a number do not. */
+    src = apr_array_make(p, 2, sizeof(source));
     add_source(p, src, "a/three.c",
                "static void two_fail(int logno_open, int x, int logno_read) { }\n"
                "void h(void) { two_fail(10, 3, 11); }\n", 0);
+    add_source(p, src, "a/four.c",
+               "const t tab = {f, 20, .list_logno_open = 12, .width = 13,\n"
+               "    .get_logno_read=14};\n"
+               "void k(void) { if (r.get_logno_open == 15) x(r->list_logno_open); }\n", 0);
     pr = problems_new(p);
-    check_tags(p, src, "| TRV5 | a/one.c | `one` |\n", pr);
+    check_tags(p, src, "| TRV5 | a/one.c | `one` |\n| TRV14 | a/four.c | `fourteen` |\n", pr);
     assert_true(has_problem(pr, "TRV10 (a/three.c:2) is not declared"));
     assert_true(has_problem(pr, "TRV11 (a/three.c:2) is not declared"));
     assert_false(has_problem(pr, "TRV3 ("));
+    assert_true(has_problem(pr, "TRV12 (a/four.c:1) is not declared"));
+    assert_false(has_problem(pr, "TRV14"));
+    assert_false(has_problem(pr, "TRV13"));
+    assert_false(has_problem(pr, "TRV15"));
+    assert_false(has_problem(pr, "TRV20"));
 }
 
 static void sql_drift_is_caught(void **state)
