@@ -2,9 +2,9 @@
 -- mapped: nearly every search once an area has been searched) is answered
 -- by one read-only statement instead of 320's loop of two statements per
 -- hotel (a SELECT and an INSERT ... ON CONFLICT DO NOTHING that found its
--- rows there): 2.3 ms of PostgreSQL per search of 20 hotels before, about a
--- quarter of it after (docs/performance.md, "The id mapping in
--- PostgreSQL"). The answer is the same: a hotel whose members are all
+-- rows there): 1.0-1.2 ms of backend CPU per page of 20 hotels before,
+-- 0.4-0.6 after (docs/performance.md, "The id mapping in PostgreSQL").
+-- The answer is the same: a hotel whose members are all
 -- mapped writes nothing in the loop and its members' rows never change, so
 -- its id (the oldest hotel they map to) is what the loop would find; the
 -- others (a member not yet mapped, no members) go through the loop as
