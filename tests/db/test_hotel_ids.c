@@ -4,7 +4,10 @@
  * of the same country, name and postal code; a supplier id already mapped
  * wins over everything else; one page's hotels keep their order and get
  * one id each; asking again adds nothing; a group whose members were mapped
- * to different hotels takes the oldest, whatever the members' order. */
+ * to different hotels takes the oldest, whatever the members' order; a page
+ * mixing known hotels with new ones and with hotels a new supplier joins
+ * answers each in its place and maps every new supplier id (sql/390 answers
+ * an all-known page in one statement and sends the rest through the loop). */
 #include "dbtest.h"
 
 #include <apr_strings.h>
@@ -152,11 +155,77 @@ static void members_mapped_apart_take_the_oldest(void **state)
     }
 }
 
+/* A page of five: known, new, known with a new supplier id beside its
+ * mapped one, an empty member list, known again. The known ones keep their
+ * ids, the new one gets a new hotel, the joining supplier id is mapped to
+ * its hotel (the next page naming the hotel by that id alone finds it), and
+ * the same page asked again (now all known) answers the same ids. */
+static void a_page_of_known_and_new_hotels(void **state)
+{
+    char a[64], b[64], c[64], f[64], giata[32];
+    const char *ids[5], *known_a, *known_c;
+    const char *page;
+    trv_rows *r;
+    long hotels, members;
+    int k;
+    (void)state;
+    tag = apr_psprintf(dbt_pool, "dbv%d", (int)getpid());
+    snprintf(giata, sizeof(giata), "8%d", (int)getpid());
+    snprintf(a, sizeof(a), "{\"supplier\":\"SUPPLIER_A\",\"id\":\"ka%d\"}", (int)getpid());
+    snprintf(b, sizeof(b), "{\"supplier\":\"SUPPLIER_B\",\"id\":\"kb%d\"}", (int)getpid());
+    snprintf(c, sizeof(c), "{\"supplier\":\"SUPPLIER_C\",\"id\":\"kc%d\"}", (int)getpid());
+    snprintf(f, sizeof(f), "{\"supplier\":\"SUPPLIER_A\",\"id\":\"fresh%d\"}", (int)getpid());
+    known_a = apr_pstrdup(dbt_pool, id_at(map(apr_psprintf(dbt_pool, "[%s]",
+                                                          elem("known", "75001", NULL, a))), 0));
+    known_c = apr_pstrdup(dbt_pool, id_at(map(apr_psprintf(dbt_pool, "[%s]",
+                                                          elem("kept", "75003", NULL, c))), 0));
+    counts(&hotels, &members);
+    assert_int_equal(hotels, 2);
+    assert_int_equal(members, 2);
+
+    page = apr_psprintf(dbt_pool, "[%s,%s,%s,%s,%s]",
+                        elem("known", "75001", NULL, a),
+                        elem("fresh", "75002", giata, f),
+                        elem("kept", "75003", NULL, apr_pstrcat(dbt_pool, c, ",", b, NULL)),
+                        elem("bare", "75004", NULL, ""),
+                        elem("known", "75001", NULL, a));
+    r = map(page);
+    assert_int_equal(r->n, 5);
+    for (k = 0; k < 5; k++) {
+        ids[k] = apr_pstrdup(dbt_pool, id_at(r, k));
+    }
+    assert_string_equal(ids[0], known_a);
+    assert_string_not_equal(ids[1], known_a);
+    assert_string_not_equal(ids[1], known_c);
+    assert_string_equal(ids[2], known_c);
+    assert_string_not_equal(ids[3], ids[1]);
+    assert_string_equal(ids[4], known_a);
+    /* fresh and bare are new hotels; fresh's and B's ids are new members. */
+    counts(&hotels, &members);
+    assert_int_equal(hotels, 4);
+    assert_int_equal(members, 4);
+
+    /* B's id alone, under another name: the hotel it joined. */
+    r = map(apr_psprintf(dbt_pool, "[%s]", elem("other name", "75999", NULL, b)));
+    assert_string_equal(id_at(r, 0), known_c);
+
+    /* All known now: the same ids, nothing added. */
+    r = map(page);
+    assert_int_equal(r->n, 5);
+    for (k = 0; k < 5; k++) {
+        assert_string_equal(id_at(r, k), ids[k]);
+    }
+    counts(&hotels, &members);
+    assert_int_equal(hotels, 4);
+    assert_int_equal(members, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_hotel_one_id),
         cmocka_unit_test(members_mapped_apart_take_the_oldest),
+        cmocka_unit_test(a_page_of_known_and_new_hotels),
     };
     return cmocka_run_group_tests_name("hotel ids", tests, dbt_setup, dbt_teardown);
 }
