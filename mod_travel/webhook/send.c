@@ -496,8 +496,9 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     /* Held and throttled items (WAIT) are not sent; they go back to the
      * queue with the batch's record, after its sends: a statement of their
      * own before the sends would hold up the batch's other receivers. */
-    /* One judgement of which requests go alone for the hold and the sends:
-     * a request the hold let through as not alone is awaited. */
+    /* Which requests go on alone is judged once, at `judged`, for the hold
+     * and the sends alike: one the hold did not count as going alone (no
+     * room taken) must not go alone at the send. */
     judged = apr_time_now();
     hold_slow(p, items, judged);
     own_gone = 0;
