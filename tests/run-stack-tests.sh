@@ -176,7 +176,7 @@ for inst in sandbox a b rl; do
   fi
 done
 for log in "$dir"/httpd-*/error.log; do
-  crashed=$(grep -E 'AH00052: .*exit signal|corrupted|double free' "$log" | grep -Ev -f <(grep -v '^$' "$dir/expected-errors"; echo '^$') || true)
+  crashed=$(grep -E 'AH0005[12]: .*exit signal|corrupted|double free' "$log" | grep -Ev -f <(grep -v '^$' "$dir/expected-errors"; echo '^$') || true)
   if [ -n "$crashed" ]; then
     failed=1
     echo "  a child process crashed in $(basename "$(dirname "$log")"):"

@@ -66,5 +66,10 @@ apr_status_t trv_http_global_init(void);
  * pool. */
 trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping,
                                apr_size_t default_max_response);
+/* Before its first transfer: the client's threads no longer share its
+ * connections (each transfer opens its own; DNS and TLS sessions stay
+ * shared). libcurl's shared connection cache is not safe with many
+ * threads returning and pruning connections at once (http_curl.c). */
+void trv_http_curl_unshare_connections(trv_http *h);
 
 #endif

@@ -333,6 +333,18 @@ trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping
     return h;
 }
 
+void trv_http_curl_unshare_connections(trv_http *h)
+{
+    curl_client *c = h->impl;
+    /* libcurl (7.88) gives a connection back to a shared cache and then
+     * stamps it (conn->lastused) with the cache unlocked: another thread
+     * may have closed and freed it meanwhile (a dead one pruned), so the
+     * stamp lands in freed memory (curl issue #8111). Seen as a heap
+     * corruption abort in a webhook sender's thread after a receiver's
+     * connections died (PostgreSQL restarting under it). */
+    curl_share_setopt(c->share, CURLSHOPT_UNSHARE, CURL_LOCK_DATA_CONNECT);
+}
+
 apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,
                               const trv_http_req *req, trv_http_resp *resp)
 {

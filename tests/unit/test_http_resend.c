@@ -314,6 +314,39 @@ static void a_keyed_post_keeps_reuse_and_the_resend(void **state)
     assert_int_equal(f.srv.accepted, 2);
 }
 
+/* The webhook client (trv_http_curl_unshare_connections): a transfer never
+ * rides a connection another one left, since libcurl's shared connection
+ * cache is not safe under many threads (core/http_curl.c). */
+static void an_unshared_client_opens_a_connection_per_transfer(void **state)
+{
+    apr_pool_t *p = *state;
+    fixture f;
+    trv_http_req req;
+    trv_http_resp resp;
+    begin(&f, p);
+    /* begin's GET went on a client that shares: this one starts unshared. */
+    f.env.http = trv_http_curl_create(p, NULL, 0);
+    trv_http_curl_unshare_connections(f.env.http);
+    memset(&req, 0, sizeof(req));
+    req.method = "GET";
+    req.url = apr_pstrcat(p, f.up.base_url, "/a", NULL);
+    /* The server drops its second request unanswered: this one. */
+    assert_int_not_equal(trv_http_perform(f.env.http, p, &req, &resp), APR_SUCCESS);
+    assert_int_equal(resp.new_connections, 1);
+    req.url = apr_pstrcat(p, f.up.base_url, "/b", NULL);
+    assert_int_equal(trv_http_perform(f.env.http, p, &req, &resp), APR_SUCCESS);
+    assert_int_equal(resp.status, 200);
+    assert_int_equal(resp.new_connections, 1);
+    req.url = apr_pstrcat(p, f.up.base_url, "/c", NULL);
+    assert_int_equal(trv_http_perform(f.env.http, p, &req, &resp), APR_SUCCESS);
+    server_stop(&f.srv);
+    assert_int_equal(resp.status, 200);
+    /* Not the keep-alive connection /b left open. */
+    assert_int_equal(resp.new_connections, 1);
+    assert_int_equal(f.srv.accepted, 4);
+    assert_int_equal(count(&f.srv, "GET"), 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +358,8 @@ int main(void)
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(a_keyed_post_keeps_reuse_and_the_resend, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(an_unshared_client_opens_a_connection_per_transfer,
+                                        pool_setup, pool_teardown),
     };
     int rc;
     if (trv_http_global_init() != APR_SUCCESS) {
