@@ -221,7 +221,8 @@ int trv_cli_supplier_check(apr_pool_t *p, const char *name, const char *conf, in
     env.http = trv_http_curl_create(p, &stopping, 0);
     if (hotel) {
         const trv_hotel_supplier *a = proto->adapter;
-        trv_hotel_ctx ctx = {&env, p, "travelctl-supplier-check", &u};
+        trv_hotel_ctx ctx = {.env = &env, .pool = p, .request_id = "travelctl-supplier-check",
+                             .up = &u};
         trv_up_result res;
         if (!a->check) {
             fprintf(stderr, "travelctl: %s: protocol %s has no check yet\n", name, protocol);
@@ -236,7 +237,8 @@ int trv_cli_supplier_check(apr_pool_t *p, const char *name, const char *conf, in
     else {
         /* The cheapest call every flight protocol has: one airline. */
         const trv_flight_supplier *a = proto->adapter;
-        trv_flight_ctx ctx = {&env, p, "travelctl-supplier-check", &u};
+        trv_flight_ctx ctx = {.env = &env, .pool = p, .request_id = "travelctl-supplier-check",
+                              .up = &u};
         trv_sup_err e = {NULL, NULL};
         json_t *airline = NULL;
         st = a->airline(&ctx, "BA", &airline, &e);

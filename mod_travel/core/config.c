@@ -223,9 +223,12 @@ const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char 
     return cfg ? upstream_in(cfg->hotel_upstreams, name) : NULL;
 }
 
-apr_interval_time_t trv_config_call_budget(const trv_config *cfg, const trv_upstream *supplier,
-                                           int supplier_calls, int payment_calls)
+apr_interval_time_t trv_config_call_budget(const trv_config *cfg,
+                                           trv_config_upstream_fn upstream_of,
+                                           const char *name, int supplier_calls,
+                                           int payment_calls)
 {
+    const trv_upstream *supplier = name ? upstream_of(cfg, name) : NULL;
     const trv_upstream *pay = cfg ? cfg->payment : NULL;
     apr_interval_time_t t = apr_time_from_sec(5);
     t += supplier_calls * (supplier ? supplier->connect_timeout + supplier->timeout

@@ -35,6 +35,13 @@ typedef struct trv_upstream {
      * calls spend only what live calls leave of the ceiling and never
      * wait for a window or a supplier's limit (they are deferred). */
     int background;
+    /* Set on a copy of the line for one call that only reads (a search):
+     * a second copy of it changes nothing, so it goes out on a pooled
+     * keep-alive connection, and libcurl may resend it if that connection
+     * closed unanswered, as for a keyed request (core/http.h, keyed). An
+     * unkeyed write (a book, a prebook, a cancel) leaves it 0 and gets a
+     * fresh connection. */
+    int repeatable;
 } trv_upstream;
 
 /* A network the operator allows as a webhook target despite the SSRF rules;
@@ -143,13 +150,19 @@ const struct trv_supplier *trv_config_suppliers(const trv_config *cfg, const cha
 /* The bound row of one configured supplier name in a domain, or NULL. */
 const struct trv_supplier *trv_config_supplier(const trv_config *cfg, const char *domain,
                                                const char *name);
-/* How long supplier_calls calls to supplier (NULL: not configured) and
- * payment_calls to the payment provider may take at most (their timeouts),
- * plus a margin: after that a step whose request vanished may be taken over. */
-apr_interval_time_t trv_config_call_budget(const trv_config *cfg, const trv_upstream *supplier,
-                                           int supplier_calls, int payment_calls);
 /* A hotel supplier's configuration: hotel and flight suppliers share names
  * (SUPPLIER_A), so each domain has its own directive and list. */
 const trv_upstream *trv_config_hotel_upstream(const trv_config *cfg, const char *name);
+/* How a domain finds its supplier's line by name: trv_config_upstream
+ * (flights), trv_config_hotel_upstream. */
+typedef const trv_upstream *(*trv_config_upstream_fn)(const trv_config *cfg, const char *name);
+/* How long supplier_calls calls to the supplier of that name (its line
+ * found by upstream_of; NULL or not configured: the default timeouts) and
+ * payment_calls to the payment provider may take at most (their timeouts),
+ * plus a margin: after that a step whose request vanished may be taken over. */
+apr_interval_time_t trv_config_call_budget(const trv_config *cfg,
+                                           trv_config_upstream_fn upstream_of,
+                                           const char *name, int supplier_calls,
+                                           int payment_calls);
 
 #endif

@@ -3,16 +3,52 @@
 
 #include <apr_allocator.h>
 #include <apr_atomic.h>
+#include <apr_thread_mutex.h>
 #include <apr_thread_proc.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
+/* The call pools' allocator: one per process, with a mutex, keeping up to
+ * CALL_MAX_FREE of freed blocks for the next calls. An allocator of its own
+ * per call, destroyed with the call, gave every supplier answer (its buffer
+ * and the reader's value array, a few hundred kB) fresh pages from the
+ * kernel, page faults and all, and a hotel search makes three to six calls
+ * (docs/performance.md). */
+#define CALL_MAX_FREE ((apr_size_t)8 * 1024 * 1024)
+static apr_allocator_t *calls;
+static apr_pool_t *calls_mutex_pool; /* kept (never destroyed) for its mutex */
+static pthread_once_t calls_once = PTHREAD_ONCE_INIT;
+
+static void calls_init(void)
+{
+    apr_allocator_t *a;
+    apr_thread_mutex_t *m;
+    if (apr_allocator_create(&a) != APR_SUCCESS) {
+        return;
+    }
+    /* The mutex's own pool, on the same allocator, never destroyed, as the
+     * allocator (its own allocator would be seen as a leak at exit). */
+    if (apr_pool_create_unmanaged_ex(&calls_mutex_pool, NULL, a) != APR_SUCCESS
+        || apr_thread_mutex_create(&m, APR_THREAD_MUTEX_DEFAULT, calls_mutex_pool)
+               != APR_SUCCESS) {
+        apr_allocator_destroy(a);
+        return;
+    }
+    apr_allocator_mutex_set(a, m);
+    apr_allocator_max_free_set(a, CALL_MAX_FREE);
+    calls = a;
+}
+
 apr_pool_t *trv_call_pool(apr_pool_t *parent)
 {
     apr_allocator_t *alloc;
     apr_pool_t *p;
+    pthread_once(&calls_once, calls_init);
+    if (calls) {
+        return apr_pool_create_ex(&p, parent, NULL, calls) == APR_SUCCESS ? p : NULL;
+    }
     if (apr_allocator_create(&alloc) != APR_SUCCESS) {
         return NULL;
     }

@@ -18,8 +18,9 @@ typedef struct trv_http_req {
     apr_size_t max_response;         /* 0: the client's default */
     int keep_truncated;              /* over max_response: keep the head, not fail */
     /* The request carries a key the receiver deduplicates by (an
-     * Idempotency-Key the upstream honours, a webhook event id), so a
-     * second copy of it changes nothing. Unkeyed requests whose method is
+     * Idempotency-Key the upstream honours, a webhook event id), or only
+     * reads (a supplier search, trv_upstream.repeatable), so a second copy
+     * of it changes nothing. Unkeyed requests whose method is
      * not GET, HEAD or OPTIONS go out on a fresh connection: libcurl
      * resends a request by itself when a reused connection closes without
      * an answer, and an unkeyed POST sent twice may order twice. */
@@ -61,15 +62,11 @@ apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,
 
 /* Once per process, before threads: curl_global_init. */
 apr_status_t trv_http_global_init(void);
-/* A client whose connections are pooled and shared by the threads of this
- * process; transfers abort when *stopping becomes non-zero. Lives as long as
+/* A client for the threads of this process: DNS answers and TLS sessions
+ * shared, connections kept by idle transfer handles that one thread at a
+ * time takes (http_curl.c says why); transfers abort when *stopping becomes non-zero. Lives as long as
  * pool. */
 trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping,
                                apr_size_t default_max_response);
-/* Before its first transfer: the client's threads no longer share its
- * connections (each transfer opens its own; DNS and TLS sessions stay
- * shared). libcurl's shared connection cache is not safe with many
- * threads returning and pruning connections at once (http_curl.c). */
-void trv_http_curl_unshare_connections(trv_http *h);
 
 #endif

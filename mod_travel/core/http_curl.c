@@ -10,9 +10,15 @@
 #include <string.h>
 #include <netinet/in.h>
 
+/* Idle transfer handles a client keeps for its next transfers. */
+#define TRV_HTTP_IDLE_HANDLES 64
+
 typedef struct curl_client {
-    CURLSH *share;
+    CURLSH *share;               /* DNS answers and TLS sessions, never connections */
     apr_thread_mutex_t *locks[CURL_LOCK_DATA_LAST];
+    apr_thread_mutex_t *idle_lock;
+    CURL *idle[TRV_HTTP_IDLE_HANDLES]; /* LIFO: the warmest handle first */
+    int nidle;
     volatile apr_uint32_t *stopping;
     apr_size_t max_response;
 } curl_client;
@@ -32,6 +38,10 @@ apr_status_t trv_http_global_init(void)
     return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? APR_SUCCESS
                                                               : APR_EGENERAL;
 }
+
+/* Idle keep-alive connections one transfer handle keeps, over its hosts
+ * (libcurl's default is 5). */
+#define TRV_HTTP_HANDLE_CONNECTIONS 4L
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access a, void *u)
 {
@@ -163,6 +173,40 @@ static curl_socket_t on_open_socket(void *u, curlsocktype purpose,
     return socket(a->family, a->socktype, a->protocol);
 }
 
+/* Connections are kept by transfer handles, one thread at a time, never
+ * in the share: libcurl does not support a connection cache shared by
+ * concurrent threads (its KNOWN_BUGS; curl issue #8111: a connection given
+ * back is stamped after the cache is unlocked, while another thread may
+ * have pruned and freed it). A core of an httpd child showed that heap
+ * corruption (a webhook sender's thread, after its receiver's connections
+ * died). So a transfer takes an idle handle, whose own cache holds the
+ * connections it used before, and gives it back reset (curl_easy_reset
+ * keeps the live connections). */
+static CURL *handle_take(curl_client *c)
+{
+    CURL *e = NULL;
+    apr_thread_mutex_lock(c->idle_lock);
+    if (c->nidle > 0) {
+        e = c->idle[--c->nidle];
+    }
+    apr_thread_mutex_unlock(c->idle_lock);
+    return e ? e : curl_easy_init();
+}
+
+static void handle_give_back(curl_client *c, CURL *e)
+{
+    curl_easy_reset(e);
+    apr_thread_mutex_lock(c->idle_lock);
+    if (c->nidle < TRV_HTTP_IDLE_HANDLES) {
+        c->idle[c->nidle++] = e;
+        e = NULL;
+    }
+    apr_thread_mutex_unlock(c->idle_lock);
+    if (e) {
+        curl_easy_cleanup(e);
+    }
+}
+
 /* Whether a second copy of the request is harmless, so libcurl may resend
  * it: a keyed one, or GET, HEAD and OPTIONS (they change nothing). */
 static int resend_harmless(const trv_http_req *req)
@@ -195,12 +239,13 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     t.client = c;
     t.max = req->max_response ? req->max_response : c->max_response;
 
-    e = curl_easy_init();
+    e = handle_take(c);
     if (!e) {
         resp->error = "cannot create a transfer";
         return APR_ENOMEM;
     }
     curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+    curl_easy_setopt(e, CURLOPT_MAXCONNECTS, TRV_HTTP_HANDLE_CONNECTIONS);
     curl_easy_setopt(e, CURLOPT_URL, req->url);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(cto / 1000));
@@ -258,7 +303,7 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
     curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &sent);
-    curl_easy_cleanup(e);
+    handle_give_back(c, e);
     curl_slist_free_all(hl);
 
     resp->elapsed = apr_time_now() - start;
@@ -301,6 +346,9 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
 static apr_status_t client_cleanup(void *u)
 {
     curl_client *c = u;
+    while (c->nidle > 0) {
+        curl_easy_cleanup(c->idle[--c->nidle]);
+    }
     if (c->share) {
         curl_share_cleanup(c->share);
         c->share = NULL;
@@ -318,31 +366,19 @@ trv_http *trv_http_curl_create(apr_pool_t *pool, volatile apr_uint32_t *stopping
     for (i = 0; i < CURL_LOCK_DATA_LAST; i++) {
         apr_thread_mutex_create(&c->locks[i], APR_THREAD_MUTEX_DEFAULT, pool);
     }
+    apr_thread_mutex_create(&c->idle_lock, APR_THREAD_MUTEX_DEFAULT, pool);
     c->stopping = stopping;
     c->max_response = default_max_response ? default_max_response : 8 * 1024 * 1024;
     c->share = curl_share_init();
     curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-    curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     apr_pool_cleanup_register(pool, c, client_cleanup, apr_pool_cleanup_null);
     h->perform = curl_perform;
     h->impl = c;
     return h;
-}
-
-void trv_http_curl_unshare_connections(trv_http *h)
-{
-    curl_client *c = h->impl;
-    /* libcurl (7.88) gives a connection back to a shared cache and then
-     * stamps it (conn->lastused) with the cache unlocked: another thread
-     * may have closed and freed it meanwhile (a dead one pruned), so the
-     * stamp lands in freed memory (curl issue #8111). Seen as a heap
-     * corruption abort in a webhook sender's thread after a receiver's
-     * connections died (PostgreSQL restarting under it). */
-    curl_share_setopt(c->share, CURLSHOPT_UNSHARE, CURL_LOCK_DATA_CONNECT);
 }
 
 apr_status_t trv_http_perform(trv_http *h, apr_pool_t *p,

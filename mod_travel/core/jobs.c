@@ -237,6 +237,7 @@ int trv_worker_step(trv_env *env, apr_pool_t *p, const trv_job_kind *kinds,
     }
     else {
         res.outcome = TRV_JOB_DONE;
+        job.arg = k->arg;
         k->run(env, p, &job, &res);
         if (TRV_STOPPING(env) && res.outcome == TRV_JOB_RETRY) {
             res.outcome = TRV_JOB_RELEASE;

@@ -16,6 +16,10 @@ typedef struct trv_job {
     int attempt;           /* 1 on the first run */
     int max_attempts;
     const char *worker;
+    /* What its kind was registered with (trv_job_def.arg), or NULL: one
+     * runner shared by several domains (the cancel runner, the refund
+     * job) finds the domain's table here instead of in a wrapper each. */
+    const void *arg;
 } trv_job;
 
 typedef enum {
@@ -47,6 +51,7 @@ typedef struct trv_job_kind {
     const char *kind;
     trv_job_fn *run;
     int max_attempts;
+    const void *arg;       /* handed to run as job->arg */
 } trv_job_kind;
 
 /* A job kind as the code that enqueues it sees it: the name and the attempt

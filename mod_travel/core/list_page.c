@@ -1,6 +1,7 @@
 /* The list statements of stored renderings (list_page.h). */
 #include "list_page.h"
 #include "clock.h"
+#include "json.h"
 #include "validate.h"
 
 #include <apr_strings.h>
@@ -70,7 +71,10 @@ char *trv_list_sql(const trv_list_shape *s, const char *total, const char *where
     return sql;
 }
 
-const trv_stmt *trv_list_stmt(trv_list_stmts *s, int v, char *(*build)(int v))
+/* Variant v of s, made by build(v), or (build NULL) by
+ * trv_list_page_query_sql(q, v). */
+static const trv_stmt *stmt_made(trv_list_stmts *s, int v, char *(*build)(int v),
+                                 const trv_list_page_query *q)
 {
     const trv_stmt *st;
     if (v < 0 || v >= s->n) {
@@ -80,7 +84,7 @@ const trv_stmt *trv_list_stmt(trv_list_stmts *s, int v, char *(*build)(int v))
     st = s->made[v];
     if (!st) {
         trv_stmt *made = malloc(sizeof(*made));
-        char *label = malloc(48), *sql = build(v);
+        char *label = malloc(48), *sql = build ? build(v) : trv_list_page_query_sql(q, v);
         if (made && label && sql) {
             snprintf(label, 48, "%s%d", s->prefix, v);
             made->label = label;
@@ -95,6 +99,11 @@ const trv_stmt *trv_list_stmt(trv_list_stmts *s, int v, char *(*build)(int v))
     }
     pthread_mutex_unlock(&s->lock);
     return st;
+}
+
+const trv_stmt *trv_list_stmt(trv_list_stmts *s, int v, char *(*build)(int v))
+{
+    return stmt_made(s, v, build, NULL);
 }
 
 apr_status_t trv_list_select(trv_dbc *c, apr_pool_t *p, const trv_stmt *st, int nargs,
@@ -229,7 +238,7 @@ apr_status_t trv_list_page_query_select(trv_dbc *c, apr_pool_t *p, const trv_lis
 {
     const char *args[TRV_LIST_MAX_ARGS];
     int nargs, v = trv_list_page_query_args(p, q, a, joined, args, &nargs);
-    return trv_list_select(c, p, trv_list_stmt(q->variants, v, build), nargs, args, rows,
+    return trv_list_select(c, p, stmt_made(q->variants, v, build, q), nargs, args, rows,
                            total);
 }
 
@@ -312,6 +321,66 @@ apr_status_t trv_list_page_query_page(trv_dbc *c, apr_pool_t *p, const trv_list_
     return APR_SUCCESS;
 }
 
+/* The request f makes of q. */
+static const trv_list_ask *ask(const trv_list_page_query *q, const trv_list_filter *f,
+                               trv_list_ask *a)
+{
+    int s = f->status ? trv_transit_from_text(q->statuses, f->status) : -1, i;
+    memset(a, 0, sizeof(*a));
+    a->owners[0] = f->org_id;
+    a->owners[1] = q->nowners > 1 ? f->user_id : NULL;
+    a->status = f->status;
+    a->kind = trv_list_kind(f->status, s == q->ready, s == q->expired);
+    for (i = 0; i < q->nfilters && i < TRV_LIST_MAX_FILTERS; i++) {
+        a->filters[i] = *(const char *const *)(const void *)((const char *)f + q->filters[i]);
+    }
+    a->sort = (f->sort_by_total ? 2 : 0) + (f->ascending ? 1 : 0);
+    a->limit = f->limit;
+    a->offset = f->offset;
+    return a;
+}
+
+apr_status_t trv_list_page_read(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                const trv_list_filter *f, const char **docs, long *n,
+                                apr_array_header_t **page, long *total)
+{
+    const char *owners[] = {f->org_id, f->user_id};
+    trv_list_ask a;
+    apr_status_t rv = APR_SUCCESS;
+    *docs = NULL;
+    *page = NULL;
+    if (trv_list_filter_usual(f)) {
+        rv = trv_list_head(c, p, q->kept, q->nowners, owners, docs, n, total);
+    }
+    if (rv == APR_SUCCESS && !*docs) {
+        rv = trv_list_page_query_joined(c, p, q, NULL, ask(q, f, &a), docs, n, total);
+    }
+    if (rv != APR_SUCCESS || *docs) {
+        return rv;
+    }
+    return trv_list_page_query_page(c, p, q, NULL, &a, &q->stub, q->load_many, page, total);
+}
+
+apr_status_t trv_list_page_rows(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                const trv_list_filter *f, apr_array_header_t **page,
+                                long *total)
+{
+    trv_list_ask a;
+    return trv_list_page_query_page(c, p, q, NULL, ask(q, f, &a), &q->stub, q->load_many, page,
+                                    total);
+}
+
+apr_status_t trv_list_page_doc(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                               const char *org_id, const char *user_id, const char *id,
+                               const char **doc)
+{
+    const char *args[] = {id, org_id, user_id};
+    trv_rows *rows;
+    apr_status_t rv = trv_db_select(c, p, q->stored, &rows, 1 + q->nowners, args);
+    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
+    return rv;
+}
+
 json_t *trv_list_meta(long limit, long offset, long n, long total)
 {
     return json_pack("{s:{s:I,s:I,s:b,s:I}}", "pagination", "limit", (json_int_t)limit,
@@ -360,4 +429,18 @@ int trv_list_filter_usual(const trv_list_filter *f)
     return !(f->status || f->supplier || f->supplier_reference || f->created_from
              || f->created_to || f->sort_by_total || f->ascending || f->offset
              || f->limit != TRV_LIST_DEFAULT_LIMIT);
+}
+
+apr_status_t trv_list_page_keep_docs(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const json_t *docs)
+{
+    return trv_db_exec(c, p, q->keep_docs, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
+}
+
+apr_status_t trv_list_page_keep_head(const trv_list_page_query *q, trv_dbc *c, apr_pool_t *p,
+                                     const char *org_id, const char *user_id)
+{
+    trv_rows *rows;
+    const char *args[] = {org_id, user_id};
+    return trv_db_select(c, p, q->keep_head, &rows, q->nowners, args);
 }

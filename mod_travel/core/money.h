@@ -16,6 +16,14 @@ typedef struct trv_money {
  * digits, which is what the JSON printer reproduces exactly. */
 #define TRV_MONEY_MAX_MINOR 999999999999999LL
 
+/* Whether d is the double nearest a whole number of hundredths k with
+ * |d| < 10^11 (and not negative zero): then 1 with *k. Such a d prints
+ * back as exactly k/100 through %.15g (k/100 has at most 13 significant
+ * digits and d is within half an ulp of it), so callers that would print
+ * it with %.15g can take k instead: the JSON writer (core/json_write.c)
+ * and the reading of suppliers' real amounts (number_minor). */
+int trv_money_hundredths(double d, long long *k);
+
 /* ISO 4217 minor-unit exponent (JPY 0, EUR 2, KWD 3), or -1 if the code is
  * not an active ISO 4217 currency. */
 int trv_currency_exponent(const char *code);

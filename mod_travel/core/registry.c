@@ -128,6 +128,7 @@ static apr_status_t add_jobs(apr_pool_t *p, trv_registry *r, const trv_domain *d
         k = apr_array_push(r->kinds);
         k->kind = j->spec->kind;
         k->run = j->run;
+        k->arg = j->arg;
         k->max_attempts = j->spec->max_attempts;
     }
     return APR_SUCCESS;

@@ -121,10 +121,14 @@ const trv_supplier *trv_protocol_lookup(const struct trv_domain *const *domains,
 
 /* ---- domains ---- */
 
-/* A job kind as a domain registers it: its definition and its runner. */
+/* A job kind as a domain registers it: its definition, its runner and
+ * what the runner is handed as job->arg (NULL for a runner of its own; a
+ * shared runner's domain table, e.g. {&trv_fjob_cancel,
+ * trv_lifecycle_cancel_job, &trv_fcancel_ops}). */
 typedef struct trv_job_def {
     const trv_job_spec *spec;
     trv_job_fn *run;
+    const void *arg;
 } trv_job_def;
 
 typedef struct trv_domain trv_domain;

@@ -166,6 +166,9 @@ static trv_up_status perform(trv_env *env, apr_pool_t *p, const trv_upstream *up
         apr_table_setn(hr.headers, "Idempotency-Key", idempotency_key);
         hr.keyed = 1; /* the upstream answers a repeat with the first outcome */
     }
+    if (up->repeatable) {
+        hr.keyed = 1; /* a read: a repeat changes nothing */
+    }
     if (body) {
         hr.body = trv_json_dump(p, body);
         hr.body_len = strlen(hr.body);

@@ -7,6 +7,7 @@
 #include "core/json.h"
 #include "core/json_arena.h"
 #include "core/registry.h"
+#include "webhook/delivery_status.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -311,7 +312,7 @@ static const char *delivery_page(const trv_dash_ctx *x, const char *id, const ch
     const char *sub, *family, *st;
     const json_t *data;
     trv_resp resp;
-    int ok = 0;
+    int ok = 0, ds;
 
     if (!trv_id_valid(id, "dlv")) {
         return not_found(h, x, "delivery", status);
@@ -354,7 +355,8 @@ static const char *delivery_page(const trv_dash_ctx *x, const char *id, const ch
     trv_html_raw(h, "<section id=\"fields\"><h2>Fields</h2>\n");
     fields_html(h, p, data);
     trv_html_fmt(h, "<p>Subscription <code>%s</code> (%s events).</p>", sub, family);
-    if (st && (strcmp(st, "DELIVERED") == 0 || strcmp(st, "FAILED") == 0)) {
+    ds = trv_transit_from_text(&trv_delivery_status_table, st);
+    if (ds >= 0 && trv_delivery_finished((trv_delivery_status)ds)) {
         trv_html_raw(h, "<p>");
         trv_dash_form(h, x, "replay");
         trv_dash_hidden(h, "family", family);

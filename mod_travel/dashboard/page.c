@@ -6,6 +6,8 @@
 #include "account/keys.h"
 #include "core/clock.h"
 #include "core/registry.h"
+#include "webhook/delivery_status.h"
+#include "webhook/subscription_status.h"
 
 #include <apr_strings.h>
 #include <string.h>
@@ -203,7 +205,8 @@ static void subscription_buttons(trv_html *h, const trv_dash_ctx *x, const char 
 {
     /* A subscription the circuit breaker disabled is resumed (re-enabled)
      * the same way as a paused one. */
-    int paused = status && (strcmp(status, "PAUSED") == 0 || strcmp(status, "DISABLED") == 0);
+    int ss = trv_transit_from_text(&trv_subscription_status_table, status);
+    int paused = ss >= 0 && trv_subscription_status_resumable((trv_subscription_status)ss);
     /* Resume is done at once; Pause and Rotate secret ask first
      * (confirm.c). */
     if (paused) {
@@ -285,6 +288,7 @@ int trv_dash_deliveries_table(const trv_dash_ctx *x, trv_html *h, const char *fa
         const char *id = str(d, "id"), *status = str(d, "status");
         json_t *ev = json_object_get(d, "event"), *attempts = json_object_get(d, "attempts");
         const char *replays = num(p, d, "replay_count");
+        int ds;
         trv_html_fmt(h, "<tr data-delivery=\"%s\" data-status=\"%s\" data-replay-count=\"%s\" "
                         "data-attempts=\"%s\"><td><a href=\"?delivery=%s\"><code>%s</code></a>"
                         "</td><td>%s<br><code>%s</code>"
@@ -299,7 +303,8 @@ int trv_dash_deliveries_table(const trv_dash_ctx *x, trv_html *h, const char *fa
         trv_html_raw(h, "</td><td>");
         /* Finished sends are the ones to replay; the API decides the rest
          * (a stuck send, a paused subscription) and says why not. */
-        if (status && (strcmp(status, "DELIVERED") == 0 || strcmp(status, "FAILED") == 0)) {
+        ds = trv_transit_from_text(&trv_delivery_status_table, status);
+        if (ds >= 0 && trv_delivery_finished((trv_delivery_status)ds)) {
             trv_dash_form(h, x, "replay");
             trv_html_fmt(h, "<input type=\"hidden\" name=\"family\" value=\"%s\">"
                             "<input type=\"hidden\" name=\"subscription_id\" value=\"%s\">"
@@ -341,7 +346,8 @@ static void family_html(const trv_dash_ctx *x, trv_html *h, const char *family)
             trv_html_fmt(h, "%s%s", k ? ", " : "", json_string_value(t));
         }
         trv_html_raw(h, "</p>");
-        if (status && strcmp(status, "DISABLED") == 0) {
+        if (trv_transit_from_text(&trv_subscription_status_table, status)
+            == TRV_SUBSCRIPTION_DISABLED) {
             trv_html_fmt(h, "<p class=\"failed\" data-disabled-reason>Disabled by the circuit "
                             "breaker: %s. Resume re-enables it and sends again what it "
                             "missed.</p>", str(s, "disabled_reason"));

@@ -26,10 +26,11 @@ apr_interval_time_t trv_fbook_phase_budget(const trv_env *env, const trv_fbookin
                                            trv_fb_phase phase)
 {
     if (phase == TRV_FB_PHASE_AUTHORIZING) {
-        return trv_flight_step_budget(env, b->supplier, 0, 1);
+        return trv_config_call_budget(env->cfg, trv_config_upstream, b->supplier, 0, 1);
     }
     /* ordering: book, then capture (or void) */
-    return trv_flight_step_budget(env, b->supplier, 1, trv_fbook_service_pays(env, b) ? 1 : 0);
+    return trv_config_call_budget(env->cfg, trv_config_upstream, b->supplier, 1,
+                                  trv_fbook_service_pays(env, b) ? 1 : 0);
 }
 
 /* ---- the domain's part of the runner (lifecycle/book.h) ---- */
@@ -71,7 +72,7 @@ static apr_status_t authorized(trv_lifecycle_book_run *run, trv_dbc *c, void **o
                               TRV_FB_PHASE_AUTHORIZING, run->owner, TRV_FB_PHASE_ORDERING,
                               run->owner,
                               trv_fbook_phase_budget(run->env, B(run), TRV_FB_PHASE_ORDERING),
-                              NULL, NULL, (trv_fbooking **)out);
+                              NULL, (trv_fbooking **)out);
 }
 
 /* The job carries on from the same phase. */
@@ -80,7 +81,7 @@ static apr_status_t take_over(trv_lifecycle_book_run *run, trv_dbc *c, void **ou
     const trv_fbooking *b = B(run);
     return trv_fbooking_phase(c, run->p, run->log, run->request_id, b->id, b->book_phase,
                               b->phase_owner, b->book_phase, run->owner,
-                              trv_fbook_phase_budget(run->env, b, b->book_phase), NULL, NULL,
+                              trv_fbook_phase_budget(run->env, b, b->book_phase), NULL,
                               (trv_fbooking **)out);
 }
 
@@ -274,7 +275,7 @@ static trv_lifecycle_book_outcome to_unknown(trv_lifecycle_book_run *run, trv_fb
         return trv_lifecycle_book_db_failed(run, c, 352, "recording an unknown outcome");
     }
     if (trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id, from, run->owner,
-                           TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, NULL, &b) != APR_SUCCESS) {
+                           TRV_FB_PHASE_UNKNOWN, NULL, 0, NULL, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 353, "recording an unknown outcome");
     }
     if (!b) {
@@ -309,8 +310,9 @@ static trv_lifecycle_book_outcome order_pending(trv_lifecycle_book_run *run, con
         return trv_lifecycle_book_db_failed(run, c, 356, "recording ticketing in progress");
     }
     if (trv_fbooking_phase(c, run->p, run->log, run->request_id, B(run)->id, from,
-                           run->owner, TRV_FB_PHASE_TICKETING, NULL, 0, order_id,
-                           trv_json_str(order, "airline_pnr"), &b)
+                           run->owner, TRV_FB_PHASE_TICKETING, NULL, 0,
+                           (const char *[]){order_id, trv_json_str(order, "airline_pnr")},
+                           &b)
         != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 357, "recording ticketing in progress");
     }

@@ -23,43 +23,21 @@
     "(b.status = 'CONFIRMED' AND (b.synced_at IS NULL OR " \
     "b.synced_at < clock_timestamp() - interval '5 seconds')) AS sync_due"
 
-/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
-static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    trv_fbooking *b = apr_pcalloc(p, sizeof(*b));
-    trv_lifecycle_row_read(p, r, i, &b->row);
-    /* The columns' CHECK constraints admit only the enums' texts. */
-    b->status = trv_transit_or(&trv_fb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
-    b->book_phase = trv_transit_column_or(&trv_fb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
-    b->fare_amount = trv_rows_get(r, i, "fare_amount");
-    b->fare_tax_amount = trv_rows_get(r, i, "fare_tax_amount");
-    b->services_amount = trv_rows_get(r, i, "services_amount");
-    b->expires_at = trv_rows_get(r, i, "expires_at");
-    b->passengers = trv_json_column(p, r, i, "passengers");
-    b->journeys = trv_json_column(p, r, i, "journeys");
-    b->services = trv_json_column(p, r, i, "services");
-    b->fare_conditions = trv_json_column(p, r, i, "fare_conditions");
-    b->hold = trv_json_column(p, r, i, "hold");
-    b->cancellation = trv_json_column(p, r, i, "cancellation");
-    b->changes = trv_json_column(p, r, i, "changes");
-    b->supplier_reference = trv_rows_get(r, i, "supplier_reference");
-    b->airline_pnr = trv_rows_get(r, i, "airline_pnr");
-    b->sync_due = trv_rows_bool(r, i, "sync_due");
-    return b;
-}
+TRV_LIFECYCLE_ROW_ENUMS_ASSERT(trv_fbooking);
 
-/* Runs a statement returning booking rows; *out is the first or NULL. */
-static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
-                                trv_fbooking **out, int nargs, const char *const *args)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
-    *out = NULL;
-    if (rv == APR_SUCCESS && rows->n > 0) {
-        *out = booking_at(p, rows, 0);
-    }
-    return rv;
-}
+/* A trv_fbooking's own columns, FB_COLS' beyond the shared ones. */
+#define T(f) TRV_LIFECYCLE_ROW_COL(trv_fbooking, TEXT, f)
+#define J(f) TRV_LIFECYCLE_ROW_COL(trv_fbooking, JSON, f)
+static const trv_lifecycle_row_col own_cols[] = {
+    T(fare_amount), T(fare_tax_amount), T(services_amount), T(expires_at), J(passengers),
+    J(journeys), J(services), J(fare_conditions), J(hold), J(cancellation), J(changes),
+    T(supplier_reference), T(airline_pnr), TRV_LIFECYCLE_ROW_COL(trv_fbooking, BOOL, sync_due),
+    {NULL}};
+#undef T
+#undef J
+
+static const trv_lifecycle_row_shape row_shape =
+    TRV_LIFECYCLE_ROW_SHAPE(trv_fbooking, &trv_fb_status_table, &trv_fb_phase_table, own_cols);
 
 apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b)
 {
@@ -77,15 +55,6 @@ static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
     return trv_fbooking_load_payments(c, p, b);
 }
 
-static apr_status_t with_payments(trv_dbc *c, apr_pool_t *p, apr_status_t rv,
-                                  trv_fbooking *b)
-{
-    if (rv != APR_SUCCESS || !b) {
-        return rv;
-    }
-    return trv_fbooking_load_payments(c, p, b);
-}
-
 /* The guarded moves every domain makes (lifecycle/moves.h) over
  * flight_bookings: scoped to the organization and user, expiring at
  * expires_at, a phase move setting the order's references. */
@@ -94,14 +63,16 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("flight", "flight
     "supplier_reference = COALESCE(%s, b.supplier_reference), "
     "airline_pnr = COALESCE(%s, b.airline_pnr)", ", updated_at = trv_now()");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, booking_at,
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_fb_phase_table, 1, 2, 0, &row_shape,
                                           whole};
 
-/* A READY_FOR_COMPLETE booking past expires_at shows EXPIRED before the
- * expiry job stores it: its stored renderings are not served meanwhile. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.expires_at <= trv_now())"
+/* Runs a statement returning booking rows: *out the first (with its
+ * payments when whole) or NULL. */
+TRV_LIFECYCLE_MOVES_ONE(one_booking, trv_fbooking, moves)
+
+/* trv_fbooking_prebook_failed ... _synced over them (booking_store.h). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves, TRV_LIFECYCLE_DEFINED,
+                          TRV_LIFECYCLE_SCOPE_USER, user_id)
 
 /* ---- list ---- */
 
@@ -123,7 +94,7 @@ apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
         return rv;
     }
     for (i = 0; i < rows->n; i++) {
-        trv_fbooking *b = booking_at(p, rows, i);
+        trv_fbooking *b = trv_lifecycle_row_at(p, rows, i, &row_shape);
         apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
     }
     rv = trv_payments_of(&trv_fbooking_payments, c, p, ids, &pays);
@@ -134,79 +105,9 @@ apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
     return rv;
 }
 
-/* Both renderings of one revision are kept together, so a row's two
- * documents always describe the same revision. */
-static const trv_stmt keep_docs_stmt = {"trv_flight_keep_docs",
-    "INSERT INTO flight_booking_docs (booking_id, revision, list_doc, doc) "
-    "SELECT x.booking_id, x.revision, x.list_doc, x.doc FROM jsonb_to_recordset(%s::jsonb) "
-    "AS x(booking_id text, revision bigint, list_doc text, doc text) "
-    "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
-    "list_doc = EXCLUDED.list_doc, doc = EXCLUDED.doc "
-    "WHERE flight_booking_docs.revision < EXCLUDED.revision "
-    "OR flight_booking_docs.doc IS NULL"};
-
-apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
-{
-    return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
-}
-
-static const trv_stmt keep_head_stmt = {"trv_flight_keep_head",
-    "SELECT flight_list_head_keep(%s, %s)"};
-
-apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *user_id)
-{
-    trv_rows *rows;
-    return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id, user_id));
-}
-
-static const trv_stmt get_doc_stmt = {"trv_flight_get_doc",
-    "SELECT d.doc FROM flight_bookings b JOIN flight_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
-
-apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, const char **doc)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows,
-                                    TRV_DB_ARGS(id, org_id, user_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
-}
-
-/* ---- reads ---- */
-
-static const trv_stmt get_stmt = {"trv_flight_get",
-    "SELECT " FB_COLS " FROM flight_bookings b "
-    "WHERE b.id = %s AND b.org_id = %s AND b.user_id = %s"};
-
-apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                              const char *user_id, const char *id, trv_fbooking **out)
-{
-    apr_status_t rv = one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id, user_id));
-    return with_payments(c, p, rv, *out);
-}
-
-static const trv_stmt get_any_stmt = {"trv_flight_get_any",
-    "SELECT " FB_COLS " FROM flight_bookings b WHERE b.id = %s"};
-
-apr_status_t trv_fbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_fbooking **out)
-{
-    apr_status_t rv = one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
-    return with_payments(c, p, rv, *out);
-}
-
-static const trv_stmt by_key_stmt = {"trv_flight_by_key",
-    "SELECT " FB_COLS " FROM flight_bookings b "
-    "WHERE b.org_id = %s AND b.user_id = %s AND b.idempotency_key = %s"};
-
-apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *user_id, const char *key, trv_fbooking **out)
-{
-    apr_status_t rv = one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, user_id, key));
-    return with_payments(c, p, rv, *out);
-}
+/* trv_fbooking_keep_docs and _keep_head (booking_store.h). */
+TRV_LIST_PAGE_KEEP_TYPED(trv_fbooking, trv_fbooking_list, TRV_LIFECYCLE_DEFINED,
+                         TRV_LIFECYCLE_SCOPE_USER, user_id)
 
 /* ---- prebook ---- */
 
@@ -214,32 +115,21 @@ apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
  * sells an offer once) both end in DO NOTHING, and the caller tells them
  * apart by reading the key. */
 static const trv_stmt insert_stmt = {"trv_flight_prebook_insert",
-    "INSERT INTO flight_bookings (id, org_id, user_id, supplier, status, idempotency_key, "
-    "request_hash, offer_reference, use_payment_sdk, contact, passengers, offer_once) "
-    "VALUES (%s, %s, %s, %s, 'PREBOOK_IN_PROGRESS', %s, %s, %s, %s::boolean, %s::jsonb, "
-    "%s::jsonb, %s::boolean) ON CONFLICT DO NOTHING RETURNING id"};
+    "INSERT INTO flight_bookings (" TRV_LIFECYCLE_ROW_NEW_COLS ", contact, passengers, "
+    "offer_once) VALUES (" TRV_LIFECYCLE_ROW_NEW_VALUES ", %s::jsonb, %s::jsonb, %s::boolean) "
+    "ON CONFLICT DO NOTHING RETURNING id"};
 
 apr_status_t trv_fbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_fprebook_row *r,
                                          int *inserted)
 {
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
-        TRV_DB_ARGS(r->id, r->org_id, r->user_id, r->supplier, r->idempotency_key,
-                    r->request_hash, r->offer_reference, r->use_payment_sdk ? "true" : "false",
-                    r->contact, r->passengers, r->offer_once ? "true" : "false"));
-    *inserted = rv == APR_SUCCESS && rows->n == 1;
-    return rv;
+    return trv_lifecycle_row_insert(c, p, &insert_stmt, &r->head, inserted,
+        TRV_DB_ARGS(r->contact, r->passengers, r->offer_once ? "true" : "false"));
 }
-
-static const trv_stmt expire_offer_stmt = {"trv_flight_expire_offer",
-    "UPDATE flight_bookings SET status = 'EXPIRED', updated_at = trv_now() "
-    "WHERE supplier = %s AND offer_reference = %s AND status = 'READY_FOR_COMPLETE' "
-    "AND expires_at <= trv_now()"};
 
 apr_status_t trv_fbooking_expire_offer(trv_dbc *c, apr_pool_t *p, const char *supplier,
                                        const char *offer_reference)
 {
-    return trv_db_exec(c, p, &expire_offer_stmt, NULL, TRV_DB_ARGS(supplier, offer_reference));
+    return trv_lifecycle_moves_expire_offer(&moves, c, p, supplier, offer_reference);
 }
 
 static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",
@@ -255,76 +145,18 @@ static const trv_stmt prebook_done_stmt = {"trv_flight_prebook_done",
 apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
                                        const trv_fpriced *pr, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &prebook_done_stmt, out,
+    return one_booking(c, p, &prebook_done_stmt, 1, out,
         TRV_DB_ARGS(pr->currency, pr->total_amount, pr->fare_amount, pr->fare_tax_amount,
                     pr->services_amount, pr->expires_at, pr->member_price ? "true" : "false",
                     pr->hold, pr->passengers, pr->journeys, pr->services,
                     pr->fare_conditions, pr->cancellation_policy, pr->supplier_data,
                     pr->sdk_token, id));
-    return with_payments(c, p, rv, *out);
-}
-
-apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted)
-{
-    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
-}
-
-/* ---- expiry ---- */
-
-apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
-    *out = b;
-    return rv;
 }
 
 /* ---- book ---- */
 
-apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id, const char *id, trv_fb_phase phase,
-                                     const char *owner, apr_interval_time_t deadline,
-                                     const char *instrument, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, user_id, id,
-                                                     (int)phase, owner, deadline, instrument,
-                                                     1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_fb_phase from,
-                                const char *owner_was, trv_fb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_reference,
-                                const char *airline_pnr, trv_fbooking **out)
-{
-    const char *refs[] = {supplier_reference, airline_pnr};
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
-                                                owner_was, (int)to, owner, deadline, refs, 1,
-                                                &b);
-    *out = b;
-    return rv;
-}
-
 static const trv_stmt revert_stmt = {"trv_flight_book_revert",
-    "UPDATE flight_bookings b SET status = 'READY_FOR_COMPLETE', book_phase = NULL, "
-    "phase_owner = NULL, phase_deadline = NULL, updated_at = trv_now() "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
-    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " FB_COLS};
+    TRV_MOVES_REVERT_SQL("flight_bookings", ", updated_at = trv_now()") FB_COLS};
 /* A READY_FOR_COMPLETE booking has no payment: the attempt's payment row
  * goes (its authorization voided, or kept by an SDK session, or settled
  * by its authorization intent: intents.h). */
@@ -334,11 +166,11 @@ static const trv_stmt drop_uncaptured_stmt = {"trv_flight_payment_drop_uncapture
 apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *owner, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, owner));
+    apr_status_t rv = one_booking(c, p, &revert_stmt, 0, out, TRV_DB_ARGS(id, owner));
     if (rv == APR_SUCCESS && *out) {
         rv = trv_db_exec(c, p, &drop_uncaptured_stmt, NULL, TRV_DB_ARGS(id));
     }
-    return with_payments(c, p, rv, *out);
+    return rv == APR_SUCCESS && *out ? trv_fbooking_load_payments(c, p, *out) : rv;
 }
 
 static const trv_stmt confirm_stmt = {"trv_flight_confirm",
@@ -353,18 +185,8 @@ apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                   const char *supplier_reference, const char *airline_pnr,
                                   trv_fbooking **out)
 {
-    return one_booking(c, p, &confirm_stmt, out,
+    return one_booking(c, p, &confirm_stmt, 0, out,
                        TRV_DB_ARGS(supplier_reference, airline_pnr, id));
-}
-
-/* As confirm: the booking without its payments. */
-apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_fbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 0, &b);
-    *out = b;
-    return rv;
 }
 
 /* ---- cancel ---- */
@@ -378,9 +200,7 @@ static const trv_stmt cancel_start_stmt = {"trv_flight_cancel_start",
 apr_status_t trv_fbooking_cancel_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                        const char *user_id, const char *id, trv_fbooking **out)
 {
-    apr_status_t rv = one_booking(c, p, &cancel_start_stmt, out,
-                                  TRV_DB_ARGS(id, org_id, user_id));
-    return with_payments(c, p, rv, *out);
+    return one_booking(c, p, &cancel_start_stmt, 1, out, TRV_DB_ARGS(id, org_id, user_id));
 }
 
 static const trv_stmt canceled_stmt = {"trv_flight_canceled",
@@ -392,7 +212,7 @@ static const trv_stmt canceled_stmt = {"trv_flight_canceled",
 apr_status_t trv_fbooking_canceled(trv_dbc *c, apr_pool_t *p, const char *id, int attempt,
                                    const char *cancellation_json, trv_fbooking **out)
 {
-    return one_booking(c, p, &canceled_stmt, out,
+    return one_booking(c, p, &canceled_stmt, 0, out,
                        TRV_DB_ARGS(cancellation_json, id, apr_itoa(p, attempt)));
 }
 
@@ -406,7 +226,7 @@ apr_status_t trv_fbooking_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char 
                                           int attempt, const char *failure_json,
                                           trv_fbooking **out)
 {
-    return one_booking(c, p, &cancel_rejected_stmt, out,
+    return one_booking(c, p, &cancel_rejected_stmt, 0, out,
                        TRV_DB_ARGS(failure_json, id, apr_itoa(p, attempt)));
 }
 
@@ -420,12 +240,7 @@ static const trv_stmt set_changes_stmt = {"trv_flight_set_changes",
 apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *changes_json, trv_fbooking **out)
 {
-    return one_booking(c, p, &set_changes_stmt, out, TRV_DB_ARGS(changes_json, id));
-}
-
-apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_lifecycle_moves_synced(&moves, c, p, id);
+    return one_booking(c, p, &set_changes_stmt, 0, out, TRV_DB_ARGS(changes_json, id));
 }
 
 /* ---- payments ---- */

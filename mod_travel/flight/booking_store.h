@@ -9,6 +9,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "core/list_page.h"
+#include "lifecycle/moves.h"
 #include "payment/refund_status.h"
 #include "payment/payments.h"
 #include "payment/refunds.h"
@@ -18,59 +19,26 @@
 
 /* ---- reads (the filter: core/list_page.h) ---- */
 
-/* One page of bookings; *total counts every match (booking_query.c). A
- * booking whose list document is stored for its revision comes with only
- * id, revision and list_doc; the others come whole (payments loaded) for
- * rendering. */
-apr_status_t trv_fbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     apr_array_header_t **page, long *total);
-/* The same page as one text: its stored renderings joined with ',' in
- * page order (the inside of the JSON array, byte for byte), *n its
- * bookings, *total every match, all from one row of one statement. *docs
- * is NULL when a booking of the page has no rendering stored for its
- * revision (its render job has not run, or time changed it): then
- * trv_fbooking_query_list gives the page row by row for rendering. */
-apr_status_t trv_fbooking_query_joined(trv_dbc *c, apr_pool_t *p,
-                                       const trv_list_filter *f, const char **docs,
-                                       long *n, long *total);
-/* The usual page (no filter, newest first, the default size, from the
- * start) as kept by the render jobs (sql/047): *docs as in
- * trv_fbooking_query_joined, or NULL when f is another page or the kept
- * page is behind (a change since, or a booking on it reads as EXPIRED
- * now). */
-apr_status_t trv_fbooking_query_head(trv_dbc *c, apr_pool_t *p,
-                                     const trv_list_filter *f, const char **docs,
-                                     long *n, long *total);
+/* The list (booking_query.c), read through core/list_page.h's
+ * trv_list_page_kept (the usual page as the render jobs keep it, sql/047),
+ * trv_list_page_joined and trv_list_page_rows; a booking read row by row
+ * comes whole (payments loaded) for rendering unless its list document is
+ * stored for its revision. Scoped to the organization and user. */
+extern const trv_list_page_query trv_fbooking_list;
 /* Bookings by id, whole with payments: ids is a text[] literal of ids
  * ([A-Za-z0-9_-] only); *out maps id -> trv_fbooking*. */
 apr_status_t trv_fbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
                                     apr_hash_t **out);
-/* Keeps rendered documents: docs is [{booking_id, revision, list_doc, doc}]
- * (the list's and GET's renderings of one revision). A document never
- * replaces one of a later revision. Only the render job writes them
- * (render_job.c): reads never do. */
-apr_status_t trv_fbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
-/* Builds and keeps the owner's usual list page (sql/047) from the stored
- * renderings, unless one of them is behind or the owner's bookings changed
- * meanwhile. Only the render job calls it, after keeping a booking's
- * renderings. */
-apr_status_t trv_fbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                    const char *user_id);
-/* The booking as GET shows it, from its stored rendering, in one query:
- * *doc is NULL when the booking is not this organization's and user's, or
- * has no rendering stored for its revision, or time has changed it since
- * (past its expiry, not yet stored EXPIRED). */
-apr_status_t trv_fbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                  const char *user_id, const char *id, const char **doc);
-/* The booking if it belongs to this organization and user (payments loaded). */
-apr_status_t trv_fbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                              const char *user_id, const char *id, trv_fbooking **out);
-/* Any booking by id (background jobs; payments loaded). */
-apr_status_t trv_fbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_fbooking **out);
-/* The booking a prebook key made (payments loaded). */
-apr_status_t trv_fbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *user_id, const char *key, trv_fbooking **out);
+/* trv_fbooking_keep_docs(c, p, docs) and trv_fbooking_keep_head(c, p,
+ * org_id, user_id): the bookings' renderings and the owner's usual page
+ * (sql/047) kept (core/list_page.h's trv_list_page_keep_docs, _keep_head).
+ * Only the render job writes them (render_job.c), after a change: reads
+ * never do. */
+TRV_LIST_PAGE_KEEP_TYPED(trv_fbooking, trv_fbooking_list, TRV_LIFECYCLE_DECLARED,
+                         TRV_LIFECYCLE_SCOPE_USER, user_id)
+/* trv_fbooking_get (the booking if it belongs to this organization and
+ * user), _get_any (by id: background jobs) and _by_key (the booking a
+ * prebook key made), payments loaded: with the moves below. */
 /* Loads b->payments. */
 apr_status_t trv_fbooking_load_payments(trv_dbc *c, apr_pool_t *p, trv_fbooking *b);
 
@@ -104,34 +72,21 @@ typedef struct trv_fpriced {
 
 apr_status_t trv_fbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
                                        const trv_fpriced *pr, trv_fbooking **out);
-apr_status_t trv_fbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_fbooking **out);
-/* Removes a prebook that changed nothing anywhere (its key may be used again). */
-apr_status_t trv_fbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted);
 
-/* ---- expiry ---- */
-
-apr_status_t trv_fbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_fbooking **out);
+/* ---- the moves every domain makes (lifecycle/moves.h) ----
+ *
+ * trv_fbooking_prebook_failed, _prebook_abandon (a prebook that changed
+ * nothing anywhere: its key may be used again), _expire_one, _book_start
+ * (scoped to the organization and user), _phase (refs:
+ * {supplier_reference, airline_pnr}, each set when given), _book_failed
+ * (the booking without its payments, as confirm), _synced, and the reads
+ * _get(c, p, org_id, user_id, id, out), _get_any and _by_key(c, p, org_id,
+ * user_id, key, out). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_fbooking, trv_fbooking, trv_fb_phase, moves,
+                          TRV_LIFECYCLE_DECLARED, TRV_LIFECYCLE_SCOPE_USER, user_id)
 
 /* ---- book ---- */
 
-/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
- * `owner` until deadline_ms from now; book_attempt + 1. */
-apr_status_t trv_fbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *user_id, const char *id, trv_fb_phase phase,
-                                     const char *owner, apr_interval_time_t deadline,
-                                     const char *instrument, trv_fbooking **out);
-/* Moves from phase `from` held by `owner_was` to phase `to` held by `owner`
- * (supplier_reference and airline_pnr set when given). A move the phase
- * table (state.h) does not have is refused and logged: *out NULL, as when
- * the booking moved on meanwhile. */
-apr_status_t trv_fbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_fb_phase from,
-                                const char *owner_was, trv_fb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_reference,
-                                const char *airline_pnr, trv_fbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (its payment
  * row, which was never captured, is removed). */
 apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
@@ -139,8 +94,6 @@ apr_status_t trv_fbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
 apr_status_t trv_fbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                   const char *supplier_reference, const char *airline_pnr,
                                   trv_fbooking **out);
-apr_status_t trv_fbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_fbooking **out);
 
 /* ---- cancel ---- */
 
@@ -156,7 +109,6 @@ apr_status_t trv_fbooking_cancel_rejected(trv_dbc *c, apr_pool_t *p, const char 
 
 apr_status_t trv_fbooking_set_changes(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *changes_json, trv_fbooking **out);
-apr_status_t trv_fbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 

@@ -7,6 +7,8 @@
  * as EXPIRED; the expiry job stores it), and airline-initiated changes come
  * from the scheduled order reads (sync_schedule.h), not from readers. */
 #include "handlers.h"
+#include "lifecycle/reads.h"
+#include "lifecycle/status.h"
 #include "render.h"
 #include "core/json.h"
 #include "core/list_page.h"
@@ -20,92 +22,28 @@
 #include <limits.h>
 #include <string.h>
 
-static json_t *list_meta(const trv_list_filter *f, long n, long total)
+/* The supplier filter's values: the configured suppliers. */
+static const char *const *suppliers(const trv_env *env, apr_pool_t *p)
 {
-    return trv_list_meta(f->limit, f->offset, n, total);
+    return trv_flight_supplier_names(env->cfg, p);
 }
+
+static const char *text(apr_pool_t *p, const void *b, int full)
+{
+    return trv_frender_booking_text(p, b, full ? TRV_RENDER_FULL : TRV_RENDER_LIST);
+}
+
+/* Only to the booking's organization and user. */
+static const trv_lifecycle_reads reads = {
+    &trv_fbooking_list, trv_booking_statuses, suppliers, 1, "listing flight bookings",
+    "reading a flight booking", &trv_freply_reader, text};
 
 void trv_flight_list(trv_req *req, trv_resp *resp)
 {
-    trv_errs *errs = trv_errs_new(req->pool);
-    trv_list_filter f;
-    int i;
-    apr_array_header_t *page;
-    long total, n;
-    trv_dbc *c;
-    apr_array_header_t *parts;
-    const char *joined;
-
-    trv_list_filter_read(req->pool, req->query, trv_fb_statuses,
-                         trv_flight_supplier_names(req->env->cfg, req->pool), 1, &f, errs);
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
-    f.org_id = req->org_id;
-    f.user_id = req->user_id;
-
-    if (!trv_api_db_open(req, resp, &c, 301, "listing flight bookings")) {
-        return;
-    }
-    /* The usual page as the render jobs keep it whole (sql/047); else,
-     * warm: the page as one text joined by PostgreSQL. Either is written
-     * into the envelope as is (one field for libpq, one copy here). */
-    if (trv_fbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
-        || (!joined
-            && trv_fbooking_query_joined(c, req->pool, &f, &joined, &n, &total)
-                   != APR_SUCCESS)) {
-        trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
-        return;
-    }
-    if (joined) {
-        trv_db_close(req->env->db, c);
-        trv_ok_joined(req, resp, 200, joined, list_meta(&f, n, total));
-        return;
-    }
-    if (trv_fbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 302, "listing flight bookings");
-        return;
-    }
-    /* The page is the stored renderings joined; a booking whose render
-     * job has not run yet for its revision is rendered here. */
-    parts = apr_array_make(req->pool, page->nelts ? page->nelts : 1, sizeof(char *));
-    for (i = 0; i < page->nelts; i++) {
-        trv_fbooking *b = APR_ARRAY_IDX(page, i, trv_fbooking *);
-        APR_ARRAY_PUSH(parts, const char *) = b->list_doc ? b->list_doc
-            : trv_frender_booking_text(req->pool, b, TRV_RENDER_LIST);
-    }
-    trv_db_close(req->env->db, c);
-    trv_ok_items(req, resp, 200, parts, list_meta(&f, page->nelts, total));
+    trv_lifecycle_reads_list(req, resp, &reads, 301, 302);
 }
 
 void trv_flight_get(trv_req *req, trv_resp *resp)
 {
-    const char *id = apr_table_get(req->params, "id");
-    const char *doc;
-    trv_fbooking *b;
-    trv_dbc *c;
-
-    if (!trv_api_db_open(req, resp, &c, 303, "reading a flight booking")) {
-        return;
-    }
-    /* A warm read: the stored rendering of the current revision, one query. */
-    if (trv_fbooking_get_doc(c, req->pool, req->org_id, req->user_id, id, &doc)
-        != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 304, "reading a flight booking");
-        return;
-    }
-    if (doc) {
-        trv_db_close(req->env->db, c);
-        trv_ok_text(req, resp, 200, doc, NULL);
-        return;
-    }
-    if (!(b = trv_api_booking_read(req, resp, c, &trv_freply_reader, id, 304,
-                                   "reading a flight booking"))) {
-        return;
-    }
-    /* Cold (its render job has not run yet) or past expiry: rendered
-     * here, nothing kept. */
-    trv_db_close(req->env->db, c);
-    trv_ok_text(req, resp, 200, trv_frender_booking_text(req->pool, b, TRV_RENDER_FULL), NULL);
+    trv_lifecycle_reads_get(req, resp, &reads, 303, 304);
 }

@@ -21,7 +21,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static const trv_lifecycle_cancel_ops flight_cancel;
 
 void trv_flight_cancel(trv_req *req, trv_resp *resp)
 {
@@ -69,7 +68,7 @@ void trv_flight_cancel(trv_req *req, trv_resp *resp)
         trv_freply_booking(req, resp, 202, b, NULL);
         return;
     case TRV_FB_CANCEL_DONE:
-        if (trv_lifecycle_cancel_refunds_restart(&flight_cancel, req, resp, c, id)) {
+        if (trv_lifecycle_cancel_refunds_restart(&trv_fcancel_ops, req, resp, c, id)) {
             trv_freply_booking(req, resp, 200, b, NULL);
         }
         return;
@@ -181,48 +180,31 @@ static apr_status_t canceled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_canc
     return rv;
 }
 
-static apr_status_t settled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                            const trv_lifecycle_cancel_moved *moved)
-{
-    (void)b;
-    return trv_flight_emit(c, p, moved->own, TRV_EV_CANCELED);
-}
-
 /* CONFIRMED again, with failure: the ticket stays valid. */
 static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                           const char *code, const char *message)
+                           const char *code, const char *message,
+                           trv_lifecycle_cancel_moved *out)
 {
     trv_fbooking *after;
     const char *fj = trv_json_dump(p, trv_json_bind(p, json_pack("{s:s,s:s}", "code", code,
                                                                  "description", message)));
     apr_status_t rv = trv_fbooking_cancel_rejected(c, p, b->id, b->attempt, fj, &after);
-    if (rv == APR_SUCCESS && after) {
-        rv = trv_flight_emit(c, p, after, TRV_EV_CANCEL_REJECTED);
-    }
+    out->moved = rv == APR_SUCCESS && after;
+    out->own = after;
     return rv;
 }
 
-static const char *refusal_code(apr_pool_t *p, const char *supplier_code)
+/* The event carries the booking as the move wrote it. */
+static apr_status_t emit(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
+                         const trv_lifecycle_cancel_moved *moved, const char *event)
 {
-    (void)p;
-    (void)supplier_code;
-    return "cancellation_rejected";
+    (void)b;
+    return trv_flight_emit(c, p, moved->own, event);
 }
 
-static const trv_lifecycle_cancel_ops flight_cancel = {
-    "booking", &trv_fbooking_refunds, load, ask, plan, canceled, settled, failed, refusal_code,
+const trv_lifecycle_cancel_ops trv_fcancel_ops = {
+    "booking", &trv_fbooking_refunds, load, ask, plan, canceled, failed, emit,
+    TRV_EV_CANCELED, TRV_EV_CANCEL_REJECTED, NULL, "cancellation_rejected",
     "The airline refused the cancellation", "cancellation_failed",
     "The supplier could not be reached to cancel; the ticket is still valid. Cancel again "
     "to retry"};
-
-void trv_fjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_lifecycle_cancel_run(&flight_cancel, env, p, job, res);
-}
-
-void trv_fjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_refunds_run(&trv_fbooking_refunds, env, p, job, res);
-}

@@ -6,13 +6,14 @@
 #include "enqueue.h"
 #include "events.h"
 #include "jobs.h"
+#include "booking_store.h"
 #include "supplier.h"
 
 static const trv_job_def jobs[] = {
     {&trv_fjob_complete, trv_fjob_complete_run},
     {&trv_fjob_settle, trv_fjob_settle_run},
-    {&trv_fjob_cancel, trv_fjob_cancel_run},
-    {&trv_fjob_refund, trv_fjob_refund_run},
+    {&trv_fjob_cancel, trv_lifecycle_cancel_run, &trv_fcancel_ops},
+    {&trv_fjob_refund, trv_refunds_run, &trv_fbooking_refunds},
     {&trv_fjob_expire, trv_fjob_expire_run},
     {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
     {&trv_fjob_sync, trv_fjob_sync_run},

@@ -7,16 +7,15 @@
 #include "core/api.h"
 #include "core/upstream.h"
 
-void trv_flight_offers(trv_req *req, trv_resp *resp);
-void trv_flight_bags(trv_req *req, trv_resp *resp);
-void trv_flight_prebook(trv_req *req, trv_resp *resp);
-void trv_flight_book(trv_req *req, trv_resp *resp);
-void trv_flight_get(trv_req *req, trv_resp *resp);
-void trv_flight_list(trv_req *req, trv_resp *resp);
-void trv_flight_quote(trv_req *req, trv_resp *resp);
-void trv_flight_cancel(trv_req *req, trv_resp *resp);
-void trv_flight_airlines(trv_req *req, trv_resp *resp);
-void trv_flight_airline(trv_req *req, trv_resp *resp);
+/* The endpoints, each a trv_handler_fn (core/api.h), by the file that
+ * answers them. */
+trv_handler_fn trv_flight_offers, trv_flight_bags;      /* offers.c */
+trv_handler_fn trv_flight_prebook;                      /* prebook.c */
+trv_handler_fn trv_flight_book;                         /* book_api.c */
+trv_handler_fn trv_flight_list, trv_flight_get;         /* bookings_api.c */
+trv_handler_fn trv_flight_quote;                        /* quote.c */
+trv_handler_fn trv_flight_cancel;                       /* cancel.c */
+trv_handler_fn trv_flight_airlines, trv_flight_airline; /* airlines.c */
 
 /* Answers an upstream that failed: 502 supplier_error, 504 supplier_timeout. */
 void trv_freply_upstream_fail(trv_req *req, trv_resp *resp, trv_up_status st,

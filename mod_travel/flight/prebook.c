@@ -62,42 +62,20 @@ static void reply(trv_req *req, trv_resp *resp, int status, void *b, json_t *met
     trv_freply_booking(req, resp, status, b, meta);
 }
 
-static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json,
-                           void **out)
-{
-    return trv_fbooking_prebook_failed(c, p, id, failure_json, (trv_fbooking **)out);
-}
-
 /* A prebook FAILED at the supplier is an event. */
-static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
+static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json)
 {
-    return trv_flight_emit(c, p, b, TRV_EV_FAILED);
+    trv_fbooking *b;
+    apr_status_t rv = trv_fbooking_prebook_failed(c, p, id, failure_json, &b);
+    return rv == APR_SUCCESS && b ? trv_flight_emit(c, p, b, TRV_EV_FAILED) : rv;
 }
 
-/* A repeat waits out the supplier's prebook call and the store around it. */
-static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
-{
-    return trv_flight_step_budget(env, supplier, 2, 1);
-}
-
+/* A repeat waits out the supplier's prebook call and the store around it
+ * (2 calls); a gone offer's failure says so. */
 static const trv_lifecycle_prebook_domain flight_prebook = {
-    .name = "prebook",
-    .abandon_note = " (the watchdog job fails it)",
-    .by_key = by_key,
-    .reply = reply,
-    .failed = failed,
-    .failed_keep = failed_keep,
-    .abandon = trv_fbooking_prebook_abandon,
-    .wait = repeat_wait,
-    .upstream_fail = trv_freply_upstream_fail,
-};
-
-/* The booking of this key, waiting while another request is still
- * prebooking it. Answers and returns 1 when there is one; 0 when none. */
-static int existing(prebook_ctx *x)
-{
-    return trv_lifecycle_prebook_existing(&x->lp, 310, 311);
-}
+    "prebook", " (the watchdog job fails it)", by_key, NULL, reply, failed,
+    trv_fbooking_prebook_abandon, trv_config_upstream, 2, trv_freply_upstream_fail, NULL,
+    "The offer has expired or is sold out"};
 
 /* Checks services against the offer's bags (so a wrong bag id is a 422 and
  * nothing is created). Answers and returns 0 on a problem. */
@@ -270,17 +248,6 @@ static const char *priced_amount(apr_pool_t *p, const json_t *priced, const char
     return trv_money_decimal(p, m.minor, trv_currency_exponent(m.currency));
 }
 
-static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
-                            const trv_sup_err *err)
-{
-    /* Our codes, not the supplier's: the description carries its words. */
-    const char *code = st == TRV_UP_NOT_FOUND ? "offer_unavailable" : "prebook_failed";
-    const char *desc = err->message && *err->message ? err->message
-                     : st == TRV_UP_NOT_FOUND ? "The offer has expired or is sold out"
-                                              : "The supplier refused the prebook";
-    trv_lifecycle_prebook_failed(&x->lp, id, code, desc, 312, 313, 314);
-}
-
 /* Nothing was bound anywhere: the row goes and the key may be used again. */
 static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
 {
@@ -303,12 +270,8 @@ static void bind_offer(prebook_ctx *x, const char *id)
 
     st = x->sup->prebook(&x->sc, x->offer.ref, x->in.passengers, x->in.contact,
                          x->in.services, &priced, &err);
-    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED || st == TRV_UP_DECLINED) {
-        supplier_failed(x, id, st, &err);
-        return;
-    }
-    if (st != TRV_UP_OK) {
-        abandon(x, id, st, err.message);
+    if (trv_lifecycle_prebook_answered(&x->lp, id, st, err.code, err.message, 312, 313, 314,
+                                       315)) {
         return;
     }
     trv_metrics_upstream_event(x->req->env->metrics, x->offer.supplier, TRV_METRIC_BOOKING);
@@ -496,7 +459,8 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         || (inserted
             && trv_fjob_enqueue(c, req->pool, TRV_FJOB_PREBOOK_WATCH, row.id, -1,
                                 req->request_id,
-                                trv_flight_step_budget(req->env, row.supplier, 1, 1)
+                                trv_config_call_budget(req->env->cfg, trv_config_upstream,
+                                                       row.supplier, 1, 1)
                                     + apr_time_from_sec(10)) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         trv_api_db_fail(req, resp, c, 319, "starting a prebook");
@@ -507,7 +471,7 @@ void trv_flight_prebook(trv_req *req, trv_resp *resp)
         /* The key was taken meanwhile (a concurrent repeat), or the offer
          * (of a supplier that sells an offer once) has an unfinished
          * booking under another key. */
-        if (existing(&x)) {
+        if (trv_lifecycle_prebook_existing(&x.lp, 310, 311)) {
             return;
         }
         trv_fail(req, resp, 409, "offer_already_booked",

@@ -1,66 +1,40 @@
 #include "state.h"
+#include "lifecycle/status.h"
 
 #include <stddef.h>
 
-#define N_STATUS (TRV_FB_EXPIRED + 1)
-#define N_PHASE (TRV_FB_PHASE_UNKNOWN + 1)
+TRV_BOOKING_STATUSES(TRV_FB_CREATED, TRV_FB_PREBOOK_IN_PROGRESS, TRV_FB_READY, TRV_FB_COMPLETING,
+                     TRV_FB_CONFIRMED, TRV_FB_CANCELING, TRV_FB_CANCELED, TRV_FB_FAILED,
+                     TRV_FB_EXPIRED);
 
-const char *const trv_fb_statuses[] = {
-    "CREATED", "PREBOOK_IN_PROGRESS", "READY_FOR_COMPLETE", "COMPLETE_IN_PROGRESS",
-    "CONFIRMED", "CANCEL_IN_PROGRESS", "CANCELED", "FAILED", "EXPIRED", NULL};
+const char *const *const trv_fb_statuses = trv_booking_statuses;
 
-/* The service document's transition table, plus the transitions it leaves
- * open (into PREBOOK_IN_PROGRESS and EXPIRED, and back to READY_FOR_COMPLETE
- * when a book attempt changed nothing: a declined card, a supplier that was
- * unreachable). allowed[from][to]. */
-static const unsigned char status_moves[N_STATUS][N_STATUS] = {
-    [TRV_FB_CREATED][TRV_FB_PREBOOK_IN_PROGRESS] = 1,
-    [TRV_FB_PREBOOK_IN_PROGRESS][TRV_FB_READY] = 1,
-    [TRV_FB_PREBOOK_IN_PROGRESS][TRV_FB_FAILED] = 1,
-    [TRV_FB_READY][TRV_FB_COMPLETING] = 1,
+/* Every domain's moves (the service document's table), and a flight's
+ * own: READY_FOR_COMPLETE straight to CONFIRMED or FAILED. allowed[from][to]. */
+static const unsigned char status_moves[TRV_BOOKING_N_STATUS][TRV_BOOKING_N_STATUS] = {
+    TRV_BOOKING_STATUS_MOVES,
     [TRV_FB_READY][TRV_FB_CONFIRMED] = 1,
-    [TRV_FB_READY][TRV_FB_EXPIRED] = 1,
     [TRV_FB_READY][TRV_FB_FAILED] = 1,
-    [TRV_FB_COMPLETING][TRV_FB_CONFIRMED] = 1,
-    [TRV_FB_COMPLETING][TRV_FB_FAILED] = 1,
-    [TRV_FB_COMPLETING][TRV_FB_READY] = 1,
-    [TRV_FB_CONFIRMED][TRV_FB_CANCELING] = 1,
-    [TRV_FB_CANCELING][TRV_FB_CANCELED] = 1,
-    [TRV_FB_CANCELING][TRV_FB_CONFIRMED] = 1,
 };
 
-const trv_transit_table trv_fb_status_table = {"flight booking status", N_STATUS,
-                                               trv_fb_statuses, &status_moves[0][0]};
+const trv_transit_table trv_fb_status_table = {"flight booking status", TRV_BOOKING_N_STATUS,
+                                               trv_booking_statuses, &status_moves[0][0]};
 
 /* NONE is the SQL NULL of every status but COMPLETE_IN_PROGRESS; its text
- * here only names it in log lines. */
+ * here only names it in log lines. Waiting is ticketing (the airline
+ * answered PENDING). */
 static const char *const phase_names[] = {"(none)", "authorizing", "ordering", "ticketing",
                                           "unknown", NULL};
 
-/* book starts in authorizing (the service collects payment) or ordering;
- * a step taken over stays where it was (X -> X, new owner); ordering goes
- * to ticketing (the airline answered PENDING) or unknown (no answer);
- * unknown goes on as the order found at the supplier says (ticketing, or
- * out of the step when it is ticketed or failed);
- * confirm, fail and revert leave the phase (-> NONE). */
-static const unsigned char phase_moves[N_PHASE][N_PHASE] = {
-    [TRV_FB_PHASE_NONE][TRV_FB_PHASE_AUTHORIZING] = 1,
-    [TRV_FB_PHASE_NONE][TRV_FB_PHASE_ORDERING] = 1,
-    [TRV_FB_PHASE_AUTHORIZING][TRV_FB_PHASE_AUTHORIZING] = 1,
-    [TRV_FB_PHASE_AUTHORIZING][TRV_FB_PHASE_ORDERING] = 1,
-    [TRV_FB_PHASE_AUTHORIZING][TRV_FB_PHASE_NONE] = 1,
+/* Every domain's phase moves, and a flight's own: an ordering step taken
+ * over stays ordering (new owner). */
+static const unsigned char phase_moves[TRV_LIFECYCLE_N_PHASE][TRV_LIFECYCLE_N_PHASE] = {
+    TRV_BOOKING_PHASE_MOVES,
     [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_ORDERING] = 1,
-    [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_TICKETING] = 1,
-    [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_UNKNOWN] = 1,
-    [TRV_FB_PHASE_ORDERING][TRV_FB_PHASE_NONE] = 1,
-    [TRV_FB_PHASE_TICKETING][TRV_FB_PHASE_NONE] = 1,
-    /* the order an unanswered book made, found at the supplier */
-    [TRV_FB_PHASE_UNKNOWN][TRV_FB_PHASE_TICKETING] = 1,
-    [TRV_FB_PHASE_UNKNOWN][TRV_FB_PHASE_NONE] = 1,
 };
 
-const trv_transit_table trv_fb_phase_table = {"flight book phase", N_PHASE, phase_names,
-                                              &phase_moves[0][0]};
+const trv_transit_table trv_fb_phase_table = {"flight book phase", TRV_LIFECYCLE_N_PHASE,
+                                              phase_names, &phase_moves[0][0]};
 
 int trv_fb_unfinished(trv_fb_status status)
 {

@@ -36,8 +36,9 @@ typedef enum {
 extern const trv_transit_table trv_fb_status_table;
 extern const trv_transit_table trv_fb_phase_table;
 
-/* Every status text, NULL-terminated (for query validation). */
-extern const char *const trv_fb_statuses[];
+/* Every status text, NULL-terminated (for query validation): the shared
+ * ones (lifecycle/status.h). */
+extern const char *const *const trv_fb_statuses;
 
 /* Their texts: trv_transit_text (statuses), trv_transit_column_text
  * (phases: NULL for NONE) and back, trv_transit_from_text,

@@ -14,18 +14,15 @@
 #define TRV_FLIGHT_SUPPLIER_H
 
 #include "core/registry.h"
+#include "core/supplier_call.h"
 #include "core/upstream.h"
 
 #include <jansson.h>
 
+/* A flight adapter's call (core/supplier_call.h) and what only flight
+ * adapters read. */
 typedef struct trv_flight_ctx {
-    trv_env *env;
-    apr_pool_t *pool;
-    const char *request_id;      /* sent upstream as x-request-id */
-    const trv_upstream *up;      /* this supplier's configuration */
-    /* Set for the calls of a booking's lifecycle: each is recorded
-     * (core/call_log.h). */
-    const char *org_id, *booking_id;
+    TRV_SUPPLIER_CALL;
     /* prebook, for a supplier with TRV_SUP_VENDOR_SDK: the traveller pays
      * through the vendor's SDK, so *priced also carries payment_sdk
      * {provider, token} (the intent's client secret, for the client once:
@@ -33,10 +30,7 @@ typedef struct trv_flight_ctx {
     int vendor_sdk;
 } trv_flight_ctx;
 
-typedef struct trv_sup_err {
-    const char *code;
-    const char *message;
-} trv_sup_err;
+typedef trv_supplier_err trv_sup_err;
 
 typedef struct trv_flight_supplier {
     const char *name;            /* a label for its logs; the wire name is ctx->up->name */

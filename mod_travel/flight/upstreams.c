@@ -13,10 +13,7 @@ const trv_flight_supplier *trv_flight_supplier_for(trv_env *env, apr_pool_t *p,
         return NULL;
     }
     memset(ctx, 0, sizeof(*ctx));
-    ctx->env = env;
-    ctx->pool = p;
-    ctx->request_id = request_id;
-    ctx->up = up;
+    trv_supplier_call_start(&ctx->call, env, p, request_id, up);
     return s;
 }
 
@@ -24,12 +21,4 @@ const char *trv_flight_route_supplier(const trv_env *env)
 {
     /* Every bound row has an adapter: its protocol's. */
     return trv_config_suppliers(env->cfg, "flight")->name;
-}
-
-apr_interval_time_t trv_flight_step_budget(const trv_env *env, const char *supplier,
-                                           int supplier_calls, int payment_calls)
-{
-    return trv_config_call_budget(env->cfg, supplier ? trv_config_upstream(env->cfg, supplier)
-                                                     : NULL,
-                                  supplier_calls, payment_calls);
 }

@@ -18,9 +18,4 @@ const trv_flight_supplier *trv_flight_supplier_for(trv_env *env, apr_pool_t *p,
  * when none is configured. */
 const char *trv_flight_route_supplier(const trv_env *env);
 
-/* How long a book step can take at most: its calls' timeouts plus a margin.
- * After that, a step whose request vanished may be taken over. */
-apr_interval_time_t trv_flight_step_budget(const trv_env *env, const char *supplier,
-                                           int supplier_calls, int payment_calls);
-
 #endif

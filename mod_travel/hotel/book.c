@@ -28,12 +28,12 @@ int trv_hbook_service_pays(const trv_env *env, const trv_hbooking *b)
 apr_interval_time_t trv_hbook_budget(const trv_env *env, const trv_hbooking *b, trv_hb_phase phase)
 {
     if (phase == TRV_HB_PHASE_AUTHORIZING) {
-        return trv_hreply_budget(env, b->supplier, 0, 1);
+        return trv_config_call_budget(env->cfg, trv_config_hotel_upstream, b->supplier, 0, 1);
     }
     /* ordering: book, then a read of the booking and the capture; a
      * merchant of record captures nothing, but its book goes through the
      * payment provider's forward, which waits for the supplier as well */
-    return trv_hreply_budget(env, b->supplier, 2, 1);
+    return trv_config_call_budget(env->cfg, trv_config_hotel_upstream, b->supplier, 2, 1);
 }
 
 const char *trv_hbook_client_reference(apr_pool_t *p, const trv_hbooking *b)
@@ -297,7 +297,7 @@ static trv_lifecycle_book_outcome move(trv_lifecycle_book_run *run, trv_hb_phase
     if (trv_hbooking_phase(c, run->p, run->log, run->request_id, B(run)->id,
                            B(run)->book_phase, run->owner, to, run->owner,
                            trv_hbook_budget(run->env, run->b, TRV_HB_PHASE_ORDERING),
-                           booking_id, &b) != APR_SUCCESS) {
+                           &booking_id, &b) != APR_SUCCESS) {
         return trv_lifecycle_book_db_failed(run, c, 1436, "moving the book step");
     }
     if (!b) {

@@ -86,7 +86,7 @@ apr_status_t trv_hotel_booking_list(trv_dbc *c, apr_pool_t *p, const trv_booking
     f.limit = q->limit;
     f.offset = q->offset;
     if ((q->text ? search(c, p, &f, q->text, &page, total)
-                 : trv_hbooking_query_list(c, p, &f, &page, total)) != APR_SUCCESS) {
+                 : trv_list_page_rows(&trv_hbooking_list, c, p, &f, &page, total)) != APR_SUCCESS) {
         return APR_EGENERAL;
     }
     *docs = apr_array_make(p, page->nelts ? page->nelts : 1, sizeof(const json_t *));

@@ -36,31 +36,21 @@ trv_hb_status trv_hbooking_status(const trv_hbooking *b)
     return b->past_expiry ? TRV_HB_EXPIRED : b->status;
 }
 
-/* Row i as a booking (the moves' row too: lifecycle/moves.h). */
-static void *booking_at(apr_pool_t *p, const trv_rows *r, int i)
-{
-    trv_hbooking *b = apr_pcalloc(p, sizeof(*b));
-    trv_lifecycle_row_read(p, r, i, &b->row);
-    /* The columns' CHECK constraints admit only the enums' texts. */
-    b->status = trv_transit_or(&trv_hb_status_table, trv_rows_get(r, i, "status"), (int)b->status);
-    b->book_phase = trv_transit_column_or(&trv_hb_phase_table, trv_rows_get(r, i, "book_phase"), (int)b->book_phase);
-    b->reference_id = trv_rows_get(r, i, "reference_id");
-    b->hotel_id = trv_rows_get(r, i, "hotel_id");
-    b->supplier_hotel_id = trv_rows_get(r, i, "supplier_hotel_id");
-    b->hotel = trv_json_column(p, r, i, "hotel");
-    b->check_in = trv_rows_get(r, i, "check_in");
-    b->check_out = trv_rows_get(r, i, "check_out");
-    b->due_at_property = trv_json_column(p, r, i, "due_at_property");
-    b->promotions = trv_json_column(p, r, i, "promotions");
-    b->loyalty = trv_json_column(p, r, i, "loyalty");
-    b->customer = trv_json_column(p, r, i, "customer");
-    b->offer_expires_at = trv_rows_get(r, i, "offer_expires_at");
-    b->supplier_prebook_id = trv_rows_get(r, i, "supplier_prebook_id");
-    b->supplier_booking_id = trv_rows_get(r, i, "supplier_booking_id");
-    b->hotel_confirmation_code = trv_rows_get(r, i, "hotel_confirmation_code");
-    b->hotel_remarks = trv_rows_get(r, i, "hotel_remarks");
-    return b;
-}
+TRV_LIFECYCLE_ROW_ENUMS_ASSERT(trv_hbooking);
+
+/* A trv_hbooking's own columns, HB_COLS' beyond the shared ones. */
+#define T(f) TRV_LIFECYCLE_ROW_COL(trv_hbooking, TEXT, f)
+#define J(f) TRV_LIFECYCLE_ROW_COL(trv_hbooking, JSON, f)
+static const trv_lifecycle_row_col own_cols[] = {
+    T(reference_id), T(hotel_id), T(supplier_hotel_id), J(hotel), T(check_in), T(check_out),
+    J(due_at_property), J(promotions), J(loyalty), J(customer), T(offer_expires_at),
+    T(supplier_prebook_id), T(supplier_booking_id), T(hotel_confirmation_code),
+    T(hotel_remarks), {NULL}};
+#undef T
+#undef J
+
+static const trv_lifecycle_row_shape row_shape =
+    TRV_LIFECYCLE_ROW_SHAPE(trv_hbooking, &trv_hb_status_table, &trv_hb_phase_table, own_cols);
 
 static trv_hroom room_at(apr_pool_t *p, const trv_rows *r, int i)
 {
@@ -181,21 +171,6 @@ static apr_status_t whole(trv_dbc *c, apr_pool_t *p, void *b)
     return trv_hbooking_load_parts(c, p, b);
 }
 
-/* Runs a statement returning booking rows; *out is the first, whole, or
- * NULL. */
-static apr_status_t one_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
-                                trv_hbooking **out, int nargs, const char *const *args)
-{
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, st, &rows, nargs, args);
-    *out = NULL;
-    if (rv != APR_SUCCESS || rows->n == 0) {
-        return rv;
-    }
-    *out = booking_at(p, rows, 0);
-    return trv_hbooking_load_parts(c, p, *out);
-}
-
 /* The guarded moves every domain makes (lifecycle/moves.h) over
  * hotel_bookings: scoped to the organization, expiring at the offer's
  * expiry, a phase move setting the supplier's booking id; updated_at is
@@ -204,10 +179,15 @@ static const trv_lifecycle_moves_sql moves_sql = TRV_MOVES_SQL("hotel", "hotel_b
     HB_COLS, "b.org_id = %s", "offer_expires_at",
     "supplier_booking_id = coalesce(%s, b.supplier_booking_id)", "");
 
-static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, booking_at,
+static const trv_lifecycle_moves moves = {&moves_sql, &trv_hb_phase_table, 0, 1, 1, &row_shape,
                                           whole};
 
-static const trv_stmt get_any_stmt;
+/* Runs a statement returning booking rows: *out the first, whole, or NULL. */
+TRV_LIFECYCLE_MOVES_ONE(one_booking, trv_hbooking, moves)
+
+/* trv_hbooking_prebook_failed ... _synced over them (booking_store.h). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves, TRV_LIFECYCLE_DEFINED,
+                          , NULL)
 
 /* Runs a statement that changes a booking and returns its row; *out is
  * the booking read again, whole, or NULL. Read again because a change to
@@ -223,37 +203,10 @@ static apr_status_t moved_booking(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
     if (rv != APR_SUCCESS || rows->n == 0) {
         return rv;
     }
-    return one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(trv_rows_get(rows, 0, "id")));
+    return trv_hbooking_get_any(c, p, trv_rows_get(rows, 0, "id"), out);
 }
 
 /* ---- reads ---- */
-
-static const trv_stmt get_stmt = {"trv_hotel_booking_get",
-    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s AND b.org_id = %s"};
-
-apr_status_t trv_hbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
-                              trv_hbooking **out)
-{
-    return one_booking(c, p, &get_stmt, out, TRV_DB_ARGS(id, org_id));
-}
-
-static const trv_stmt get_any_stmt = {"trv_hotel_booking_get_any",
-    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = %s"};
-
-apr_status_t trv_hbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_hbooking **out)
-{
-    return one_booking(c, p, &get_any_stmt, out, TRV_DB_ARGS(id));
-}
-
-static const trv_stmt by_key_stmt = {"trv_hotel_booking_by_key",
-    "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.org_id = %s AND b.idempotency_key = %s"};
-
-apr_status_t trv_hbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *key, trv_hbooking **out)
-{
-    return one_booking(c, p, &by_key_stmt, out, TRV_DB_ARGS(org_id, key));
-}
 
 static const trv_stmt many_stmt = {"trv_hotel_booking_get_many",
     "SELECT " HB_COLS " FROM hotel_bookings b WHERE b.id = ANY (%s::text[])"};
@@ -269,64 +222,32 @@ apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
         return rv;
     }
     for (i = 0; i < rows->n; i++) {
-        trv_hbooking *b = booking_at(p, rows, i);
+        trv_hbooking *b = trv_lifecycle_row_at(p, rows, i, &row_shape);
         apr_hash_set(*out, b->id, APR_HASH_KEY_STRING, b);
     }
     return load_parts(c, p, ids, *out);
 }
 
-/* A READY_FOR_COMPLETE booking past its offer's expiry shows EXPIRED
- * before any job stores it: its stored renderings are not served then. */
-#define DOC_CURRENT \
-    "d.revision = b.revision AND NOT (b.status = 'READY_FOR_COMPLETE' " \
-    "AND b.offer_expires_at <= trv_now())"
-
-static const trv_stmt get_doc_stmt = {"trv_hotel_booking_get_doc",
-    "SELECT d.doc FROM hotel_bookings b JOIN hotel_booking_docs d ON d.booking_id = b.id "
-    "AND " DOC_CURRENT " WHERE b.id = %s AND b.org_id = %s"};
-
+/* The stored rendering as the list's statements read it (booking_query.c). */
 apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *id, const char **doc)
 {
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &get_doc_stmt, &rows, TRV_DB_ARGS(id, org_id));
-    *doc = rv == APR_SUCCESS && rows->n == 1 ? trv_rows_get(rows, 0, "doc") : NULL;
-    return rv;
+    return trv_list_page_doc(&trv_hbooking_list, c, p, org_id, NULL, id, doc);
 }
 
-static const trv_stmt keep_docs_stmt = {"trv_hotel_booking_keep_docs",
-    "INSERT INTO hotel_booking_docs (booking_id, revision, doc, list_doc) "
-    "SELECT x.booking_id, x.revision, x.doc, x.list_doc FROM jsonb_to_recordset(%s::jsonb) "
-    "AS x(booking_id text, revision bigint, doc text, list_doc text) "
-    "ON CONFLICT (booking_id) DO UPDATE SET revision = EXCLUDED.revision, "
-    "doc = EXCLUDED.doc, list_doc = EXCLUDED.list_doc "
-    "WHERE hotel_booking_docs.revision < EXCLUDED.revision"};
-
-apr_status_t trv_hbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs)
-{
-    return trv_db_exec(c, p, &keep_docs_stmt, NULL, TRV_DB_ARGS(trv_json_dump(p, docs)));
-}
-
-static const trv_stmt keep_head_stmt = {"trv_hotel_keep_head",
-    "SELECT hotel_list_head_keep(%s)"};
-
-apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id)
-{
-    trv_rows *rows;
-    return trv_db_select(c, p, &keep_head_stmt, &rows, TRV_DB_ARGS(org_id));
-}
+/* trv_hbooking_keep_docs and _keep_head (booking_store.h). */
+TRV_LIST_PAGE_KEEP_TYPED(trv_hbooking, trv_hbooking_list, TRV_LIFECYCLE_DEFINED, , NULL)
 
 /* ---- prebook ---- */
 
 /* One statement: the booking, its rooms and their guests go in together or
  * not at all (a taken key inserts no booking, and so no rooms). */
 static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
-    "WITH b AS (INSERT INTO hotel_bookings (id, org_id, user_id, supplier, status, "
-    "reference_id, idempotency_key, request_hash, hotel_id, supplier_hotel_id, hotel, "
-    "offer_reference, check_in, check_out, currency, total_amount, offer_expires_at, "
-    "contact, loyalty, use_payment_sdk, customer) VALUES (%s, %s, %s, %s, "
-    "'PREBOOK_IN_PROGRESS', %s, %s, %s, %s, %s, %s::jsonb, %s, %s::date, %s::date, %s, "
-    "%s::numeric, %s::timestamptz, %s::jsonb, %s::jsonb, %s::boolean, %s::jsonb) "
+    "WITH b AS (INSERT INTO hotel_bookings (" TRV_LIFECYCLE_ROW_NEW_COLS ", reference_id, "
+    "hotel_id, supplier_hotel_id, hotel, check_in, check_out, currency, total_amount, "
+    "offer_expires_at, contact, loyalty, customer) VALUES (" TRV_LIFECYCLE_ROW_NEW_VALUES
+    ", %s, %s, %s, %s::jsonb, %s::date, %s::date, %s, %s::numeric, %s::timestamptz, "
+    "%s::jsonb, %s::jsonb, %s::jsonb) "
     "ON CONFLICT (org_id, idempotency_key) DO NOTHING RETURNING id), "
     "x AS (SELECT e.value AS room FROM jsonb_array_elements(%s::jsonb) e), "
     "r AS (INSERT INTO hotel_booking_rooms (id, booking_id, position, name, board, "
@@ -350,15 +271,10 @@ static const trv_stmt insert_stmt = {"trv_hotel_prebook_insert",
 apr_status_t trv_hbooking_insert_prebook(trv_dbc *c, apr_pool_t *p, const trv_hprebook_row *r,
                                          int *inserted)
 {
-    trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &insert_stmt, &rows,
-        TRV_DB_ARGS(r->id, r->org_id, r->user_id, r->supplier, r->reference_id,
-                    r->idempotency_key, r->request_hash, r->hotel_id, r->supplier_hotel_id,
-                    r->hotel, r->offer_reference, r->check_in, r->check_out, r->currency,
-                    r->total_amount, r->offer_expires_at, r->contact, r->loyalty,
-                    r->use_payment_sdk ? "true" : "false", r->customer, r->rooms));
-    *inserted = rv == APR_SUCCESS && rows->n == 1;
-    return rv;
+    return trv_lifecycle_row_insert(c, p, &insert_stmt, &r->head, inserted,
+        TRV_DB_ARGS(r->reference_id, r->hotel_id, r->supplier_hotel_id, r->hotel, r->check_in,
+                    r->check_out, r->currency, r->total_amount, r->offer_expires_at,
+                    r->contact, r->loyalty, r->customer, r->rooms));
 }
 
 /* The rooms' new terms and the booking's in one statement. */
@@ -389,22 +305,6 @@ apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id
                     pr->supplier_prebook_id, pr->supplier_data, pr->sdk_token, id));
 }
 
-apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_prebook_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-/* Rooms and guests go with the booking (ON DELETE CASCADE). */
-apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted)
-{
-    return trv_lifecycle_moves_prebook_abandon(&moves, c, p, id, deleted);
-}
-
 /* A prebook whose request died (kill -9) holds its key: once every call it
  * could make has timed out (created more than `age` ago), it goes. */
 static const trv_stmt prebook_stale_stmt = {"trv_hotel_prebook_abandon_stale",
@@ -417,57 +317,18 @@ apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const
     return trv_db_exec(c, p, &prebook_stale_stmt, deleted, TRV_DB_ARGS(id, us(p, age)));
 }
 
-apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_expire_one(&moves, c, p, id, 1, &b);
-    *out = b;
-    return rv;
-}
-
 /* ---- book ---- */
-
-apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *id, trv_hb_phase phase, const char *owner,
-                                     apr_interval_time_t deadline, const char *instrument,
-                                     trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_start(&moves, c, p, org_id, NULL, id,
-                                                     (int)phase, owner, deadline, instrument,
-                                                     1, &b);
-    *out = b;
-    return rv;
-}
-
-apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_hb_phase from,
-                                const char *owner_was, trv_hb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_booking_id,
-                                trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_phase(&moves, c, p, log, request_id, id, (int)from,
-                                                owner_was, (int)to, owner, deadline,
-                                                &supplier_booking_id, 1, &b);
-    *out = b;
-    return rv;
-}
 
 static const trv_stmt revert_stmt = {"trv_hotel_book_revert",
     "WITH d AS (DELETE FROM hotel_payments WHERE booking_id = %s AND status <> 'CAPTURED' "
     "AND EXISTS (SELECT 1 FROM hotel_bookings WHERE id = %s "
     "AND status = 'COMPLETE_IN_PROGRESS' AND phase_owner IS NOT DISTINCT FROM %s)) "
-    "UPDATE hotel_bookings b SET status = 'READY_FOR_COMPLETE', book_phase = NULL, "
-    "phase_owner = NULL, phase_deadline = NULL "
-    "WHERE b.id = %s AND b.status = 'COMPLETE_IN_PROGRESS' "
-    "AND b.phase_owner IS NOT DISTINCT FROM %s RETURNING " HB_COLS};
+    TRV_MOVES_REVERT_SQL("hotel_bookings", "") HB_COLS};
 
 apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
                                       const char *owner, trv_hbooking **out)
 {
-    return one_booking(c, p, &revert_stmt, out, TRV_DB_ARGS(id, id, owner, id, owner));
+    return one_booking(c, p, &revert_stmt, 1, out, TRV_DB_ARGS(id, id, owner, id, owner));
 }
 
 static const trv_stmt confirm_stmt = {"trv_hotel_confirm",
@@ -497,22 +358,6 @@ apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                        TRV_DB_ARGS(cf->rooms, id, cf->cancellation_policy,
                                    cf->supplier_booking_id,
                                    cf->hotel_confirmation_code, cf->hotel_remarks, id));
-}
-
-apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_hbooking **out)
-{
-    void *b;
-    apr_status_t rv = trv_lifecycle_moves_book_failed(&moves, c, p, id, failure_json, 1, &b);
-    *out = b;
-    return rv;
-}
-
-/* synced_at alone is bookkeeping: it raises no revision (the trigger of
- * sql/100 leaves the booking's documents current). */
-apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id)
-{
-    return trv_lifecycle_moves_synced(&moves, c, p, id);
 }
 
 /* ---- payments ---- */

@@ -12,6 +12,7 @@
 #include "booking.h"
 #include "core/db.h"
 #include "core/list_page.h"
+#include "lifecycle/moves.h"
 #include "payment/payments.h"
 
 #include <apr_hash.h>
@@ -19,34 +20,21 @@
 
 /* ---- reads (the filter: core/list_page.h) ---- */
 
-/* One page of the organization's bookings; *total counts every match
- * (booking_query.c). A booking whose list rendering is stored for its
- * revision comes with only id, revision and list_doc; the others whole. */
-apr_status_t trv_hbooking_query_list(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     apr_array_header_t **page, long *total);
-/* The usual page as one text: the stored list renderings of its bookings
- * joined with ',' in page order (the JSON array's inside, as is), *n their
- * count; *docs NULL when a booking of the page has no rendering for its
- * revision (then trv_hbooking_query_list gives the page for rendering). */
-apr_status_t trv_hbooking_query_joined(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                       const char **docs, long *n, long *total);
-/* The usual page (no filter, newest first, the default size, from the
- * start) as the changes' transactions keep it (sql/143): *docs as above,
- * or NULL when f is another page or the kept page is behind. */
-apr_status_t trv_hbooking_query_head(trv_dbc *c, apr_pool_t *p, const trv_list_filter *f,
-                                     const char **docs, long *n, long *total);
-/* Builds and keeps the organization's usual page from the stored
- * renderings, unless one is behind or a change came since (sql/143). */
-apr_status_t trv_hbooking_keep_head(trv_dbc *c, apr_pool_t *p, const char *org_id);
+/* The organization's list (booking_query.c), read through
+ * core/list_page.h's trv_list_page_kept (the usual page as the changes'
+ * transactions keep it, sql/143), trv_list_page_joined and
+ * trv_list_page_rows; a booking read row by row comes whole unless its
+ * list rendering is stored for its revision. */
+extern const trv_list_page_query trv_hbooking_list;
+/* trv_hbooking_keep_docs(c, p, docs) and trv_hbooking_keep_head(c, p,
+ * org_id): the bookings' renderings and the organization's usual page
+ * (sql/143) kept (core/list_page.h's trv_list_page_keep_docs, _keep_head),
+ * by every change in its own transaction (render.h). */
+TRV_LIST_PAGE_KEEP_TYPED(trv_hbooking, trv_hbooking_list, TRV_LIFECYCLE_DECLARED, , NULL)
 
-apr_status_t trv_hbooking_get(trv_dbc *c, apr_pool_t *p, const char *org_id, const char *id,
-                              trv_hbooking **out);
-/* Any booking by id (background jobs, the cancel flow's re-reads). */
-apr_status_t trv_hbooking_get_any(trv_dbc *c, apr_pool_t *p, const char *id,
-                                  trv_hbooking **out);
-/* The booking a prebook key made. */
-apr_status_t trv_hbooking_by_key(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                 const char *key, trv_hbooking **out);
+/* trv_hbooking_get (the organization's booking), _get_any (by id:
+ * background jobs, the cancel flow's re-reads) and _by_key (the booking a
+ * prebook key made): with the moves below. */
 /* Loads b->rooms (with guests) and b->payments. */
 apr_status_t trv_hbooking_load_parts(trv_dbc *c, apr_pool_t *p, trv_hbooking *b);
 /* Bookings by id, whole: ids is a text[] literal of ids ([A-Za-z0-9_-]
@@ -60,9 +48,6 @@ apr_status_t trv_hbooking_load_many(trv_dbc *c, apr_pool_t *p, const char *ids,
  * unstored. */
 apr_status_t trv_hbooking_get_doc(trv_dbc *c, apr_pool_t *p, const char *org_id,
                                   const char *id, const char **doc);
-/* Keeps rendered documents: docs is [{booking_id, revision, doc, list_doc}].
- * A document never replaces one of a later revision. */
-apr_status_t trv_hbooking_keep_docs(trv_dbc *c, apr_pool_t *p, const json_t *docs);
 
 /* The service's hotel as a booking names it: {id, name, address {city,
  * postal_code, country_code}} (JSON text), or NULL when unknown. */
@@ -110,38 +95,24 @@ typedef struct trv_hpriced {
 /* PREBOOK_IN_PROGRESS -> READY_FOR_COMPLETE with the supplier's terms. */
 apr_status_t trv_hbooking_prebook_done(trv_dbc *c, apr_pool_t *p, const char *id,
                                        const trv_hpriced *pr, trv_hbooking **out);
-/* PREBOOK_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbooking_prebook_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                         const char *failure_json, trv_hbooking **out);
-/* Removes a prebook that changed nothing anywhere (its key may be used
- * again). */
-apr_status_t trv_hbooking_prebook_abandon(trv_dbc *c, apr_pool_t *p, const char *id,
-                                          int *deleted);
 /* Removes a PREBOOK_IN_PROGRESS booking created more than `age` ago (its
  * request died: every call it could make has timed out). */
 apr_status_t trv_hbooking_prebook_abandon_stale(trv_dbc *c, apr_pool_t *p, const char *id,
                                                 apr_interval_time_t age, int *deleted);
-/* READY_FOR_COMPLETE past its offer's expiry -> EXPIRED. */
-apr_status_t trv_hbooking_expire_one(trv_dbc *c, apr_pool_t *p, const char *id,
-                                     trv_hbooking **out);
+
+/* ---- the moves every domain makes (lifecycle/moves.h) ----
+ *
+ * trv_hbooking_prebook_failed, _prebook_abandon (rooms and guests go with
+ * the booking), _expire_one (past its offer's expiry), _book_start
+ * (scoped to the organization), _phase (refs:
+ * {supplier_booking_id}, set when given), _book_failed, _synced (no
+ * revision raised: bookkeeping), and the reads _get(c, p, org_id, id, out),
+ * _get_any and _by_key(c, p, org_id, key, out). */
+TRV_LIFECYCLE_MOVES_TYPED(trv_hbooking, trv_hbooking, trv_hb_phase, moves,
+                          TRV_LIFECYCLE_DECLARED, , NULL)
 
 /* ---- book ---- */
 
-/* READY_FOR_COMPLETE (in time) -> COMPLETE_IN_PROGRESS in `phase`, owned by
- * `owner` until `deadline` from now; book_attempt + 1. */
-apr_status_t trv_hbooking_book_start(trv_dbc *c, apr_pool_t *p, const char *org_id,
-                                     const char *id, trv_hb_phase phase, const char *owner,
-                                     apr_interval_time_t deadline, const char *instrument,
-                                     trv_hbooking **out);
-/* Phase `from` held by `owner_was` -> phase `to` held by `owner`
- * (supplier_booking_id set when given). A move the phase table (state.h)
- * does not have is refused and logged: *out NULL, as when the booking
- * moved on meanwhile. */
-apr_status_t trv_hbooking_phase(trv_dbc *c, apr_pool_t *p, const trv_log *log,
-                                const char *request_id, const char *id, trv_hb_phase from,
-                                const char *owner_was, trv_hb_phase to, const char *owner,
-                                apr_interval_time_t deadline, const char *supplier_booking_id,
-                                trv_hbooking **out);
 /* Back to READY_FOR_COMPLETE: the attempt changed nothing (an uncaptured
  * payment row is removed). */
 apr_status_t trv_hbooking_book_revert(trv_dbc *c, apr_pool_t *p, const char *id,
@@ -162,11 +133,6 @@ typedef struct trv_hconfirmed {
 /* COMPLETE_IN_PROGRESS -> CONFIRMED (confirmed_at set). */
 apr_status_t trv_hbooking_confirm(trv_dbc *c, apr_pool_t *p, const char *id,
                                   const trv_hconfirmed *cf, trv_hbooking **out);
-/* COMPLETE_IN_PROGRESS -> FAILED. */
-apr_status_t trv_hbooking_book_failed(trv_dbc *c, apr_pool_t *p, const char *id,
-                                      const char *failure_json, trv_hbooking **out);
-/* Records that the supplier was read (synced_at). */
-apr_status_t trv_hbooking_synced(trv_dbc *c, apr_pool_t *p, const char *id);
 
 /* ---- payments ---- */
 

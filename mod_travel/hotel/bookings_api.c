@@ -5,6 +5,8 @@
  * from stored text; a booking without a current rendering (time made it
  * EXPIRED, or a change that kept none) is rendered for the answer alone. */
 #include "handlers.h"
+#include "lifecycle/reads.h"
+#include "lifecycle/status.h"
 #include "reply.h"
 #include "booking_store.h"
 #include "render.h"
@@ -33,81 +35,23 @@ static const char *const *supplier_names(const trv_env *env, apr_pool_t *p)
     return names;
 }
 
+static const char *text(apr_pool_t *p, const void *b, int full)
+{
+    return trv_json_dump(p, trv_json_bind(p, trv_hrender_booking(p, b, full ? TRV_HRENDER_FULL
+                                                                          : TRV_HRENDER_LIST)));
+}
+
+/* The organization's: another organization's booking is a 404. */
+static const trv_lifecycle_reads reads = {
+    &trv_hbooking_list, trv_booking_statuses, supplier_names, 0, "listing hotel bookings",
+    "reading a hotel booking", &trv_hreply_reader, text};
+
 void trv_hotel_bookings(trv_req *req, trv_resp *resp)
 {
-    trv_errs *errs = trv_errs_new(req->pool);
-    trv_list_filter f;
-    int i;
-    apr_array_header_t *page, *parts;
-    long total, n;
-    const char *joined;
-    trv_dbc *c;
-
-    trv_list_filter_read(req->pool, req->query, trv_hb_statuses,
-                         supplier_names(req->env, req->pool), 0, &f, errs);
-    if (trv_errs_any(errs)) {
-        trv_fail_invalid(req, resp, errs);
-        return;
-    }
-    f.org_id = req->org_id;
-    if (!trv_api_db_open(req, resp, &c, 1445, "listing hotel bookings")) {
-        return;
-    }
-    /* The usual page as the changes keep it whole (sql/143); else, warm:
-     * the page as one text joined by PostgreSQL. Either is written into
-     * the envelope as is (one field for libpq, one copy here). */
-    if (trv_hbooking_query_head(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS
-        || (!joined
-            && trv_hbooking_query_joined(c, req->pool, &f, &joined, &n, &total) != APR_SUCCESS)) {
-        trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
-        return;
-    }
-    if (joined) {
-        trv_db_close(req->env->db, c);
-        trv_ok_joined(req, resp, 200, joined, trv_list_meta(f.limit, f.offset, n, total));
-        return;
-    }
-    if (trv_hbooking_query_list(c, req->pool, &f, &page, &total) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1445, "listing hotel bookings");
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    /* A booking without a current rendering (time made it EXPIRED, or a
-     * change that kept none) is rendered for this answer only. */
-    parts = apr_array_make(req->pool, page->nelts ? page->nelts : 1, sizeof(char *));
-    for (i = 0; i < page->nelts; i++) {
-        trv_hbooking *b = APR_ARRAY_IDX(page, i, trv_hbooking *);
-        APR_ARRAY_PUSH(parts, const char *) = b->list_doc
-            ? b->list_doc
-            : trv_json_dump(req->pool, trv_json_bind(req->pool, trv_hrender_booking(
-                                                                 req->pool, b,
-                                                                 TRV_HRENDER_LIST)));
-    }
-    trv_ok_items(req, resp, 200, parts, trv_list_meta(f.limit, f.offset, page->nelts, total));
+    trv_lifecycle_reads_list(req, resp, &reads, 1445, 1445);
 }
 
 void trv_hotel_booking(trv_req *req, trv_resp *resp)
 {
-    const char *id = apr_table_get(req->params, "id"), *doc;
-    trv_hbooking *b;
-    trv_dbc *c;
-    if (!trv_api_db_open(req, resp, &c, 1446, "reading a hotel booking")) {
-        return;
-    }
-    /* The usual read: the stored rendering of the current revision. */
-    if (trv_hbooking_get_doc(c, req->pool, req->org_id, id, &doc) != APR_SUCCESS) {
-        trv_api_db_fail(req, resp, c, 1446, "reading a hotel booking");
-        return;
-    }
-    if (doc) {
-        trv_db_close(req->env->db, c);
-        trv_ok_text(req, resp, 200, doc, NULL);
-        return;
-    }
-    if (!(b = trv_api_booking_read(req, resp, c, &trv_hreply_reader, id, 1446,
-                                   "reading a hotel booking"))) {
-        return;
-    }
-    trv_db_close(req->env->db, c);
-    trv_hreply_booking(req, resp, 200, b, NULL);
+    trv_lifecycle_reads_get(req, resp, &reads, 1446, 1446);
 }

@@ -21,12 +21,9 @@
 extern const trv_job_spec trv_hjob_cancel;
 extern const trv_job_spec trv_hjob_refund;
 
-/* The hotel steps of the cancel runner (lifecycle/cancel.h). */
+/* The hotel steps of the cancel runner (lifecycle/cancel.h): the cancel
+ * kind runs trv_lifecycle_cancel_run with them, the refund kind
+ * trv_refunds_run with trv_hcancellation_refunds (domain.c). */
 extern const trv_lifecycle_cancel_ops trv_hcancel_ops;
-
-void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res);
-void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res);
 
 #endif

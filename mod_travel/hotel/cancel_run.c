@@ -17,7 +17,6 @@
 #include "webhook/outbox.h"
 
 #include <apr_strings.h>
-#include <ctype.h>
 #include <string.h>
 
 /* A supplier is asked again (same outcome for a repeated cancel) for
@@ -27,10 +26,12 @@ const trv_job_spec trv_hjob_refund = {"hotel.refund.submit", 8};
 
 /* The booking read whole again in this transaction, its rendering kept
  * for its new revision and the event emitted with it. */
-static apr_status_t settle(trv_dbc *c, apr_pool_t *p, const char *id, const char *event)
+static apr_status_t emit(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *cb,
+                         const trv_lifecycle_cancel_moved *moved, const char *event)
 {
     trv_hbooking *b;
-    apr_status_t rv = trv_hbooking_get_any(c, p, id, &b);
+    apr_status_t rv = trv_hbooking_get_any(c, p, cb->id, &b);
+    (void)moved;
     if (rv != APR_SUCCESS || !b) {
         return rv != APR_SUCCESS ? rv : APR_EGENERAL;
     }
@@ -162,25 +163,16 @@ static apr_status_t canceled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_canc
     return rv;
 }
 
-static apr_status_t settled(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                            const trv_lifecycle_cancel_moved *moved)
-{
-    (void)moved;
-    return settle(c, p, b->id, TRV_HEV_CANCELED);
-}
-
 /* The attempt FAILED with a code the API shows, the booking CONFIRMED
  * again; a restriction the supplier reported is kept. */
 static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                           const char *code, const char *message)
+                           const char *code, const char *message,
+                           trv_lifecycle_cancel_moved *out)
 {
-    int moved = 0;
-    apr_status_t rv = trv_hcancellation_failed(c, p, b->id, b->attempt, code, message, &moved);
-    if (rv == APR_SUCCESS && moved && strcmp(code, "cancellation_restricted") == 0) {
+    apr_status_t rv = trv_hcancellation_failed(c, p, b->id, b->attempt, code, message,
+                                               &out->moved);
+    if (rv == APR_SUCCESS && out->moved && strcmp(code, "cancellation_restricted") == 0) {
         rv = trv_hcancellation_restrict(c, p, b->id, code, message);
-    }
-    if (rv == APR_SUCCESS && moved) {
-        rv = settle(c, p, b->id, TRV_HEV_CANCELLATION_FAILED);
     }
     return rv;
 }
@@ -188,33 +180,11 @@ static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel
 /* The API's error_code for a supplier's refusal: a stored restriction and
  * a booking still being confirmed are told apart, anything else the
  * supplier refused is cancellation_failed (its message kept beside). */
-static const char *refusal_code(apr_pool_t *p, const char *code)
-{
-    char *lc = apr_pstrdup(p, code ? code : "");
-    int i;
-    for (i = 0; lc[i]; i++) {
-        lc[i] = (char)tolower((unsigned char)lc[i]);
-    }
-    if (strcmp(lc, "cancellation_restricted") == 0 || strcmp(lc, "booking_pending") == 0) {
-        return lc;
-    }
-    return "cancellation_failed";
-}
+static const char *const kept_codes[] = {"cancellation_restricted", "booking_pending", NULL};
 
 const trv_lifecycle_cancel_ops trv_hcancel_ops = {
-    "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, settled, failed,
-    refusal_code, "The supplier refused to cancel", "supplier_unavailable",
+    "hotel booking", &trv_hcancellation_refunds, load, ask, plan, canceled, failed, emit,
+    TRV_HEV_CANCELED, TRV_HEV_CANCELLATION_FAILED, kept_codes, "cancellation_failed",
+    "The supplier refused to cancel", "supplier_unavailable",
     "The supplier could not be reached to cancel; the booking is still confirmed. Cancel "
     "again to retry"};
-
-void trv_hjob_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_lifecycle_cancel_run(&trv_hcancel_ops, env, p, job, res);
-}
-
-void trv_hjob_refund_run(trv_env *env, apr_pool_t *p, const trv_job *job,
-                         trv_job_result *res)
-{
-    trv_refunds_run(&trv_hcancellation_refunds, env, p, job, res);
-}

@@ -8,6 +8,7 @@
 #include "booking_list.h"
 #include "enqueue.h"
 #include "cancel_jobs.h"
+#include "cancellation_store.h"
 #include "events.h"
 #include "intents.h"
 #include "supplier.h"
@@ -15,8 +16,8 @@
 static const trv_job_def jobs[] = {
     {&trv_hjob_complete, trv_hjob_complete_run},
     {&trv_hjob_expire, trv_hjob_expire_run},
-    {&trv_hjob_cancel, trv_hjob_cancel_run},
-    {&trv_hjob_refund, trv_hjob_refund_run},
+    {&trv_hjob_cancel, trv_lifecycle_cancel_run, &trv_hcancel_ops},
+    {&trv_hjob_refund, trv_refunds_run, &trv_hcancellation_refunds},
     {&trv_hjob_release, trv_hjob_release_run},
     {NULL, NULL},
 };

@@ -4,27 +4,16 @@
 
 #include "core/api.h"
 
-/* GET /v1/hotel/places?q=&limit= and GET /v1/hotel/places/{id} (places.c). */
-void trv_hotel_places(trv_req *req, trv_resp *resp);
-void trv_hotel_place(trv_req *req, trv_resp *resp);
-/* GET /v1/hotel/features (features.c). */
-void trv_hotel_features(trv_req *req, trv_resp *resp);
-/* POST /v1/hotel/search (search.c). */
-void trv_hotel_search(trv_req *req, trv_resp *resp);
-/* POST /v1/hotel/offers (offers.c). */
-void trv_hotel_offers(trv_req *req, trv_resp *resp);
-
-/* POST /v1/hotel/prebook (prebook.c). */
-void trv_hotel_prebook(trv_req *req, trv_resp *resp);
-/* POST /v1/hotel/bookings/{id}/book (book_api.c). */
-void trv_hotel_book(trv_req *req, trv_resp *resp);
-/* GET /v1/hotel/bookings and GET /v1/hotel/bookings/{id} (bookings_api.c). */
-void trv_hotel_bookings(trv_req *req, trv_resp *resp);
-void trv_hotel_booking(trv_req *req, trv_resp *resp);
-
-/* POST /v1/hotel/bookings/{id}/cancel (cancel.c) and GET
- * /v1/hotel/bookings/{id}/cancellation-estimate (estimate.c). */
-void trv_hotel_cancel(trv_req *req, trv_resp *resp);
-void trv_hotel_cancellation_estimate(trv_req *req, trv_resp *resp);
+/* The endpoints, each a trv_handler_fn (core/api.h), by the file that
+ * answers them (their paths: api.c). */
+trv_handler_fn trv_hotel_places, trv_hotel_place;       /* places.c */
+trv_handler_fn trv_hotel_features;                      /* features.c */
+trv_handler_fn trv_hotel_search;                        /* search.c */
+trv_handler_fn trv_hotel_offers;                        /* offers.c */
+trv_handler_fn trv_hotel_prebook;                       /* prebook.c */
+trv_handler_fn trv_hotel_book;                          /* book_api.c */
+trv_handler_fn trv_hotel_bookings, trv_hotel_booking;   /* bookings_api.c */
+trv_handler_fn trv_hotel_cancel;                        /* cancel.c */
+trv_handler_fn trv_hotel_cancellation_estimate;         /* estimate.c */
 
 #endif

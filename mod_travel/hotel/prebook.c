@@ -93,60 +93,19 @@ static void reply(trv_req *req, trv_resp *resp, int status, void *b, json_t *met
     trv_hreply_booking(req, resp, status, b, meta);
 }
 
-static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json,
-                           void **out)
-{
-    return trv_hbooking_prebook_failed(c, p, id, failure_json, (trv_hbooking **)out);
-}
-
 /* A prebook FAILED at the supplier keeps its rendering. */
-static apr_status_t failed_keep(trv_dbc *c, apr_pool_t *p, void *b)
+static apr_status_t failed(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json)
 {
-    return trv_hrender_keep(c, p, b);
+    trv_hbooking *b;
+    apr_status_t rv = trv_hbooking_prebook_failed(c, p, id, failure_json, &b);
+    return rv == APR_SUCCESS && b ? trv_hrender_keep(c, p, b) : rv;
 }
 
-/* A repeat waits out the supplier's prebook call. */
-static apr_interval_time_t repeat_wait(const trv_env *env, const char *supplier)
-{
-    return trv_hreply_budget(env, supplier, 1, 1);
-}
-
+/* A repeat waits out the supplier's prebook call (1); the supplier's
+ * offer_expired is a gone offer too. */
 static const trv_lifecycle_prebook_domain hotel_prebook = {
-    .name = "hotel prebook",
-    .abandon_note = "",
-    .by_key = by_key,
-    .stale = stale,
-    .reply = reply,
-    .failed = failed,
-    .failed_keep = failed_keep,
-    .abandon = trv_hbooking_prebook_abandon,
-    .wait = repeat_wait,
-    .upstream_fail = trv_hhotel_upstream_fail,
-};
-
-/* The booking of this key, waiting while another request is still
- * prebooking it. Answers and returns 1 when there is one; 0 when none. */
-static int existing(prebook_ctx *x)
-{
-    return trv_lifecycle_prebook_existing(&x->lp, 1421, 1421);
-}
-
-/* The supplier refused: the booking is FAILED and keeps its key. */
-static void supplier_failed(prebook_ctx *x, const char *id, trv_up_status st,
-                            const trv_hotel_err *err)
-{
-    const char *code = st == TRV_UP_NOT_FOUND || (err->code && !strcmp(err->code, "offer_expired"))
-                           ? "offer_unavailable" : "prebook_failed";
-    const char *desc = err->message && *err->message ? err->message
-                                                     : "The supplier refused the prebook";
-    trv_lifecycle_prebook_failed(&x->lp, id, code, desc, 1422, 1422, 1423);
-}
-
-/* Nothing was bound anywhere: the row goes and the key may be used again. */
-static void abandon(prebook_ctx *x, const char *id, trv_up_status st, const char *message)
-{
-    trv_lifecycle_prebook_abandon(&x->lp, id, st, message, 1424);
-}
+    "hotel prebook", "", by_key, stale, reply, failed, trv_hbooking_prebook_abandon,
+    trv_config_hotel_upstream, 1, trv_hhotel_upstream_fail, "offer_expired", NULL};
 
 /* What the guest pays at the hotel, for the whole booking: the rooms'
  * amounts summed when they share a currency, a list when they do not,
@@ -262,12 +221,8 @@ static void bind_offer(prebook_ctx *x, const char *id)
     trv_up_status st;
 
     st = x->sup->prebook(&x->sc, &x->offer.stay, x->offer.sid, x->offer.ref, &pb, &err);
-    if (st == TRV_UP_NOT_FOUND || st == TRV_UP_REJECTED || st == TRV_UP_DECLINED) {
-        supplier_failed(x, id, st, &err);
-        return;
-    }
-    if (st != TRV_UP_OK) {
-        abandon(x, id, st, err.message);
+    if (trv_lifecycle_prebook_answered(&x->lp, id, st, err.code, err.message, 1422, 1422, 1423,
+                                       1424)) {
         return;
     }
     trv_metrics_upstream_event(x->req->env->metrics,
@@ -453,7 +408,7 @@ void trv_hotel_prebook(trv_req *req, trv_resp *resp)
     trv_db_close(req->env->db, c);
     if (!inserted) {
         /* The key was taken meanwhile: a concurrent repeat. */
-        if (!existing(&x)) {
+        if (!trv_lifecycle_prebook_existing(&x.lp, 1421, 1421)) {
             trv_fail(req, resp, 409, "idempotency_key_in_use",
                      "A prebook with this x-idempotency-key is in progress; retry");
         }

@@ -1,7 +1,6 @@
 #include "reply.h"
 #include "render.h"
 #include "booking_store.h"
-#include "core/config.h"
 
 #include <string.h>
 
@@ -22,14 +21,6 @@ const trv_hotel_supplier *trv_hreply_supplier(trv_env *env, apr_pool_t *p,
 {
     *row = trv_hotel_supplier_row(env, name);
     return *row ? trv_hotel_supplier_for(env, p, request_id, *row, ctx) : NULL;
-}
-
-apr_interval_time_t trv_hreply_budget(const trv_env *env, const char *supplier,
-                                      int supplier_calls, int payment_calls)
-{
-    return trv_config_call_budget(env->cfg,
-                                  supplier ? trv_config_hotel_upstream(env->cfg, supplier) : NULL,
-                                  supplier_calls, payment_calls);
 }
 
 int trv_hreply_total(const trv_hbooking *b, trv_money *m)

@@ -1,6 +1,6 @@
 /* What the hotel booking endpoints (prebook.c, book.c, bookings_api.c)
  * share: database steps that answer the request when they fail, the
- * booking answer, the supplier and payment contexts, time budgets. */
+ * booking answer, the supplier and payment contexts. */
 #ifndef TRV_HOTEL_REPLY_H
 #define TRV_HOTEL_REPLY_H
 
@@ -23,10 +23,6 @@ extern const trv_api_booking_reader trv_hreply_reader;
 const trv_hotel_supplier *trv_hreply_supplier(trv_env *env, apr_pool_t *p,
                                               const char *request_id, const char *name,
                                               const trv_supplier **row, trv_hotel_ctx *ctx);
-/* How long supplier_calls calls to the supplier and payment_calls to the
- * payment provider may take at most (their timeouts), plus a margin. */
-apr_interval_time_t trv_hreply_budget(const trv_env *env, const char *supplier,
-                                      int supplier_calls, int payment_calls);
 /* The booking's total in minor units; 0 when unreadable. */
 int trv_hreply_total(const trv_hbooking *b, trv_money *m);
 

@@ -34,8 +34,9 @@ typedef enum {
 extern const trv_transit_table trv_hb_status_table;
 extern const trv_transit_table trv_hb_phase_table;
 
-/* Every status text, NULL-terminated (for query validation). */
-extern const char *const trv_hb_statuses[];
+/* Every status text, NULL-terminated (for query validation): the shared
+ * ones (lifecycle/status.h). */
+extern const char *const *const trv_hb_statuses;
 
 /* Their texts: trv_transit_text (statuses), trv_transit_column_text
  * (phases: NULL for NONE) and back, trv_transit_from_text,

@@ -12,6 +12,7 @@
 
 #include "core/money.h"
 #include "core/registry.h"
+#include "core/supplier_call.h"
 #include "core/upstream.h"
 
 #include <apr_tables.h>
@@ -20,17 +21,13 @@
 #define TRV_HOTEL_MAX_ROOMS 8
 #define TRV_HOTEL_MAX_CHILDREN 4
 
+/* A hotel adapter's call (core/supplier_call.h; up is its
+ * TravelHotelSupplier line) and what only hotel adapters read. */
 typedef struct trv_hotel_ctx {
-    trv_env *env;
-    apr_pool_t *pool;
-    const char *request_id;      /* sent upstream as x-request-id */
-    const trv_upstream *up;      /* this supplier's TravelHotelSupplier line */
+    TRV_SUPPLIER_CALL;
     /* 0, or when the caller stops waiting (a search's deadline): each call
      * then waits at most until it, and one started after it is a timeout. */
     apr_time_t deadline;
-    /* Set for the calls of a booking's lifecycle: each is recorded
-     * (core/call_log.h). */
-    const char *org_id, *booking_id;
     /* The booking's contact email, when the call is for a booking: Rapid
      * finds an itinerary by reference only together with it. */
     const char *contact_email;
@@ -42,10 +39,7 @@ typedef struct trv_hotel_ctx {
     const char *customer_ip, *customer_session, *accept_language;
 } trv_hotel_ctx;
 
-typedef struct trv_hotel_err {
-    const char *code;
-    const char *message;
-} trv_hotel_err;
+typedef trv_supplier_err trv_hotel_err;
 
 /* One room's guests. */
 typedef struct trv_hotel_occ {
@@ -262,8 +256,10 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
 
 /* ---- what the adapters share (suppliers/wire.c) ---- */
 
-/* trv_upstream_call_h for an adapter: logs any outcome but OK (adapter
- * name, never a key) and fills err. */
+/* An adapter's call, auth its headers carrying the key (NULL: the bearer
+ * key), made by trv_supplier_call_send (core/supplier_call.h) with the
+ * hotel domain's part: counted and logged as "hotel <line>" (never a key)
+ * with err filled for any outcome but OK, and within ctx->deadline. */
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);
@@ -273,6 +269,17 @@ trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char 
 trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err);
+/* trv_hwire_read for a search or an offers request, which only reads: it
+ * goes out on a pooled keep-alive connection even as a POST
+ * (trv_upstream.repeatable), where an unkeyed write gets a new one; a new
+ * connection per search cost the supplier about a millisecond each
+ * (docs/performance.md). _tree: trv_hwire_call's Jansson answer. */
+trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const char *path,
+                               const apr_table_t *auth, const json_t *body,
+                               trv_up_result *res, trv_hotel_err *err);
+trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
+                                    const apr_table_t *auth, const json_t *body,
+                                    trv_up_result *res, trv_hotel_err *err);
 /* A GET of the supplier's content (the hotels of an area: what does not
  * change with the stay), answered from this process's cache while fresh
  * (TravelHotelContentCache). The body is shared with other requests: read

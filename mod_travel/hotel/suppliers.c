@@ -72,9 +72,6 @@ const trv_hotel_supplier *trv_hotel_supplier_for(trv_env *env, apr_pool_t *p,
         return NULL;
     }
     memset(ctx, 0, sizeof(*ctx));
-    ctx->env = env;
-    ctx->pool = p;
-    ctx->request_id = request_id;
-    ctx->up = up;
+    trv_supplier_call_start(&ctx->call, env, p, request_id, up);
     return row->adapter;
 }

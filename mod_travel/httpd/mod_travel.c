@@ -152,10 +152,6 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
     http_client = trv_http_curl_create(pchild, NULL, main_conf->cfg.max_response);
     content_cache = trv_json_cache_create(pchild, CONTENT_CACHE_ENTRIES);
     webhook_client = trv_http_curl_create(pchild, &stopping, 64 * 1024);
-    /* Webhook requests run on many short threads at once, going on alone
-     * past their batch (core/fanout.h): their returns and prunes of shared
-     * connections raced inside libcurl and corrupted the heap. */
-    trv_http_curl_unshare_connections(webhook_client);
     for (sv = s; sv; sv = sv->next) {
         trv_srv_conf *c = ap_get_module_config(sv->module_config, &travel_module);
         trv_env *env = apr_pcalloc(pchild, sizeof(*env));

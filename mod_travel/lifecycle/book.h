@@ -39,6 +39,7 @@
 #include "payment/intents.h"
 #include "payment/payments.h"
 #include "payment/record.h"
+#include "lifecycle/status.h"
 
 #include <jansson.h>
 
@@ -68,16 +69,10 @@ typedef enum {
     TRV_LIFECYCLE_BOOK_DONE_FAILED
 } trv_lifecycle_book_step;
 
-/* A domain's book phases, as its phase enum lists them, in this order
- * (flight/state.h, hotel/state.h; each domain's book.c checks it with
+/* A domain's book phases, as its phase enum lists them, in the order of
+ * TRV_LIFECYCLE_PHASE_* (lifecycle/status.h; flight/state.h,
+ * hotel/state.h; each domain's book.c checks it with
  * TRV_LIFECYCLE_PHASES): waiting is its ticketing or confirming. */
-enum {
-    TRV_LIFECYCLE_PHASE_NONE,
-    TRV_LIFECYCLE_PHASE_AUTHORIZING,
-    TRV_LIFECYCLE_PHASE_ORDERING,
-    TRV_LIFECYCLE_PHASE_WAITING,
-    TRV_LIFECYCLE_PHASE_UNKNOWN
-};
 
 #define TRV_LIFECYCLE_PHASES(none, authorizing, ordering, waiting, unknown) \
     _Static_assert((int)(none) == TRV_LIFECYCLE_PHASE_NONE \

@@ -8,6 +8,7 @@
 #include "payment/record.h"
 
 #include <apr_strings.h>
+#include <ctype.h>
 #include <string.h>
 
 trv_lifecycle_cancel_booking *trv_lifecycle_cancel_view(apr_pool_t *p, void *own,
@@ -73,6 +74,24 @@ int trv_lifecycle_cancel_refunds_restart(const trv_lifecycle_cancel_ops *ops, tr
 
 /* ---- the background run ---- */
 
+/* The API's error code for the supplier's refusal code (ops->kept_codes). */
+static const char *refusal_code(const trv_lifecycle_cancel_ops *ops, apr_pool_t *p,
+                                const char *code)
+{
+    char *lc = apr_pstrdup(p, code ? code : "");
+    const char *const *k;
+    int i;
+    for (i = 0; lc[i]; i++) {
+        lc[i] = (char)tolower((unsigned char)lc[i]);
+    }
+    for (k = ops->kept_codes; k && *k; k++) {
+        if (strcmp(lc, *k) == 0) {
+            return lc;
+        }
+    }
+    return ops->refused_code;
+}
+
 static int job_begin(trv_env *env, apr_pool_t *p, trv_dbc **c)
 {
     *c = NULL;
@@ -102,8 +121,11 @@ static void failed(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool_t
                    const trv_job *job, const trv_lifecycle_cancel_booking *b, const char *code,
                    const char *message, trv_job_result *res)
 {
+    trv_lifecycle_cancel_moved moved;
     trv_dbc *c;
-    if (!job_begin(env, p, &c) || ops->failed(c, p, b, code, message) != APR_SUCCESS
+    memset(&moved, 0, sizeof(moved));
+    if (!job_begin(env, p, &c) || ops->failed(c, p, b, code, message, &moved) != APR_SUCCESS
+        || (moved.moved && ops->emit(c, p, b, &moved, ops->failed_event) != APR_SUCCESS)
         || trv_db_commit(c) != APR_SUCCESS) {
         job_db_failed(env, p, c, res, "recording a failed cancellation");
         return;
@@ -181,7 +203,7 @@ static void canceled(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool
         if ((refunds->nelts > 0
              && trv_refunds_enqueue(ops->refunds, c, p, b->id, trv_job_request_id(job))
                 != APR_SUCCESS)
-            || ops->settled(c, p, b, &moved) != APR_SUCCESS) {
+            || ops->emit(c, p, b, &moved, ops->canceled_event) != APR_SUCCESS) {
             job_db_failed(env, p, c, res, "recording a cancellation");
             return;
         }
@@ -204,9 +226,10 @@ static void canceled(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool
                 b->supplier_ref ? b->supplier_ref : "-", refunds->nelts);
 }
 
-void trv_lifecycle_cancel_run(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool_t *p,
-                              const trv_job *job, trv_job_result *res)
+void trv_lifecycle_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                              trv_job_result *res)
 {
+    const trv_lifecycle_cancel_ops *ops = job->arg;
     const char *id = trv_json_str(job->payload, "id");
     int attempt = (int)json_integer_value(json_object_get(job->payload, "attempt"));
     trv_lifecycle_cancel_answer ans;
@@ -237,7 +260,7 @@ void trv_lifecycle_cancel_run(const trv_lifecycle_cancel_ops *ops, trv_env *env,
     case TRV_UP_REJECTED:
     case TRV_UP_NOT_FOUND:
     case TRV_UP_DECLINED:
-        failed(ops, env, p, job, b, ops->refusal_code(p, ans.code),
+        failed(ops, env, p, job, b, refusal_code(ops, p, ans.code),
                ans.message && *ans.message ? ans.message : ops->refused_message, res);
         return;
     default:

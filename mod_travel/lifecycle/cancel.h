@@ -11,8 +11,9 @@
  *   supplier  ops->ask, holding no database connection during the call
  *   outcome   answered: ops->plan (intended refund), split over the
  *             captured payments, ops->canceled, refund rows and the refund
- *             job, ops->settled (event), one transaction; refused or given
- *             up: ops->failed (booking CONFIRMED again, its event)
+ *             job, ops->emit of ops->canceled_event, one transaction;
+ *             refused or given up: ops->failed (booking CONFIRMED again)
+ *             and ops->emit of ops->failed_event
  *   refund    the domain's refund job runs trv_refunds_run (payment/refunds.h)
  *
  * Every move of the booking is a guarded UPDATE (status and attempt), so
@@ -67,11 +68,11 @@ typedef struct trv_lifecycle_cancel_plan {
     void *own;                   /* the domain's figures for ops->canceled */
 } trv_lifecycle_cancel_plan;
 
-/* A booking the outcome moved (ops->canceled). */
+/* A booking the outcome moved (ops->canceled, ops->failed). */
 typedef struct trv_lifecycle_cancel_moved {
     int moved;                   /* 0: the run was stale, nothing written */
     const char *cancellation_id; /* the domain's cancellation row, or NULL */
-    void *own;                   /* the booking as written, for ops->settled */
+    void *own;                   /* the booking as written, for ops->emit */
 } trv_lifecycle_cancel_moved;
 
 typedef struct trv_lifecycle_cancel_ops {
@@ -92,15 +93,21 @@ typedef struct trv_lifecycle_cancel_ops {
     apr_status_t (*canceled)(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
                              const trv_lifecycle_cancel_plan *plan, json_t *refund_to,
                              trv_lifecycle_cancel_moved *out);
-    /* After the refund rows: the canceled event. */
-    apr_status_t (*settled)(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                            const trv_lifecycle_cancel_moved *moved);
-    /* CANCEL_IN_PROGRESS of b's attempt -> CONFIRMED with the failure, and
-     * its event when it moved. */
+    /* CANCEL_IN_PROGRESS of b's attempt -> CONFIRMED with the failure. */
     apr_status_t (*failed)(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
-                           const char *code, const char *message);
-    /* The API's error code for a supplier's refusal. */
-    const char *(*refusal_code)(apr_pool_t *p, const char *supplier_code);
+                           const char *code, const char *message,
+                           trv_lifecycle_cancel_moved *out);
+    /* The event of a booking the outcome moved, in its transaction (after
+     * the refund rows of a cancellation). */
+    apr_status_t (*emit)(trv_dbc *c, apr_pool_t *p, const trv_lifecycle_cancel_booking *b,
+                         const trv_lifecycle_cancel_moved *moved, const char *event);
+    const char *canceled_event, *failed_event;
+    /* The API's error code for a supplier's refusal: the supplier's own
+     * code, lower-cased, when it is one of kept_codes (NULL-terminated, or
+     * NULL for none: a stored restriction, a booking still being
+     * confirmed), else refused_code. */
+    const char *const *kept_codes;
+    const char *refused_code;
     const char *refused_message;         /* when the supplier gave none */
     const char *gave_up_code, *gave_up_message; /* the supplier never answered */
 } trv_lifecycle_cancel_ops;
@@ -127,8 +134,10 @@ apr_status_t trv_lifecycle_cancel_enqueue(trv_dbc *c, apr_pool_t *p, const trv_j
 int trv_lifecycle_cancel_refunds_restart(const trv_lifecycle_cancel_ops *ops, trv_req *req,
                                          trv_resp *resp, trv_dbc *c, const char *id);
 
-/* The cancel job: payload {id, attempt}. */
-void trv_lifecycle_cancel_run(const trv_lifecycle_cancel_ops *ops, trv_env *env, apr_pool_t *p,
-                              const trv_job *job, trv_job_result *res);
+/* The cancel job: payload {id, attempt}; job->arg is the domain's
+ * trv_lifecycle_cancel_ops, as its domain registers the kind
+ * ({&<its cancel kind>, trv_lifecycle_cancel_run, &<its ops>}). */
+void trv_lifecycle_cancel_run(trv_env *env, apr_pool_t *p, const trv_job *job,
+                              trv_job_result *res);
 
 #endif

@@ -18,7 +18,7 @@ apr_status_t trv_lifecycle_moves_one(const trv_lifecycle_moves *m, trv_dbc *c, a
     if (rv != APR_SUCCESS || rows->n == 0) {
         return rv;
     }
-    *out = m->row(p, rows, 0);
+    *out = trv_lifecycle_row_at(p, rows, 0, m->row);
     return whole ? m->whole(c, p, *out) : APR_SUCCESS;
 }
 
@@ -74,7 +74,7 @@ apr_status_t trv_lifecycle_moves_phase(const trv_lifecycle_moves *m, trv_dbc *c,
     args[n++] = owner;
     args[n++] = us(p, deadline);
     for (i = 0; i < m->nrefs && i < 2; i++) {
-        args[n++] = refs[i];
+        args[n++] = refs ? refs[i] : NULL;
     }
     args[n++] = id;
     args[n++] = trv_transit_column_text(m->phases, from);
@@ -94,4 +94,35 @@ apr_status_t trv_lifecycle_moves_synced(const trv_lifecycle_moves *m, trv_dbc *c
                                         apr_pool_t *p, const char *id)
 {
     return trv_db_exec(c, p, &m->sql->synced, NULL, TRV_DB_ARGS(id));
+}
+
+apr_status_t trv_lifecycle_moves_expire_offer(const trv_lifecycle_moves *m, trv_dbc *c,
+                                              apr_pool_t *p, const char *supplier,
+                                              const char *offer_reference)
+{
+    return trv_db_exec(c, p, &m->sql->expire_offer, NULL, TRV_DB_ARGS(supplier, offer_reference));
+}
+
+apr_status_t trv_lifecycle_moves_get(const trv_lifecycle_moves *m, trv_dbc *c, apr_pool_t *p,
+                                     const char *org_id, const char *user_id, const char *id,
+                                     int whole, void **out)
+{
+    const char *args[] = {id, org_id, user_id};
+    return trv_lifecycle_moves_one(m, c, p, &m->sql->get, whole, out, m->user_scope ? 3 : 2,
+                                   args);
+}
+
+apr_status_t trv_lifecycle_moves_get_any(const trv_lifecycle_moves *m, trv_dbc *c,
+                                         apr_pool_t *p, const char *id, int whole, void **out)
+{
+    return trv_lifecycle_moves_one(m, c, p, &m->sql->get_any, whole, out, TRV_DB_ARGS(id));
+}
+
+apr_status_t trv_lifecycle_moves_by_key(const trv_lifecycle_moves *m, trv_dbc *c, apr_pool_t *p,
+                                        const char *org_id, const char *user_id,
+                                        const char *key, int whole, void **out)
+{
+    const char *scoped[] = {org_id, user_id, key}, *org_only[] = {org_id, key};
+    return trv_lifecycle_moves_one(m, c, p, &m->sql->by_key, whole, out,
+                                   m->user_scope ? 3 : 2, m->user_scope ? scoped : org_only);
 }

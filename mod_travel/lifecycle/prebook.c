@@ -76,7 +76,7 @@ int trv_lifecycle_prebook_begin(trv_lifecycle_prebook *x, trv_req *req, trv_resp
     x->key = key;
     x->hash = trv_idempotency_body_hash(req->pool, req->json);
     x->supplier = supplier;
-    x->budget = d->wait(req->env, supplier);
+    x->budget = trv_config_call_budget(req->env->cfg, d->upstream, supplier, d->wait_calls, 1);
     /* A repeated key answers with its booking before anything about the
      * offer is checked again (it may have expired since). */
     return trv_lifecycle_prebook_existing(x, logno_open, logno_read);
@@ -88,7 +88,6 @@ void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id
 {
     trv_req *req = x->req;
     trv_dbc *c;
-    void *b = NULL;
     const char *what = apr_pstrcat(req->pool, "recording a failed ", x->d->name, NULL);
     json_t *failure = trv_json_bind(req->pool, json_pack("{s:s,s:s}", "code", code,
                                                          "description", desc));
@@ -96,8 +95,7 @@ void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id
         return;
     }
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
-        || x->d->failed(c, req->pool, id, trv_json_dump(req->pool, failure), &b) != APR_SUCCESS
-        || (b && x->d->failed_keep(c, req->pool, b) != APR_SUCCESS)
+        || x->d->failed(c, req->pool, id, trv_json_dump(req->pool, failure)) != APR_SUCCESS
         || trv_db_commit(c) != APR_SUCCESS) {
         trv_api_db_fail(req, x->resp, c, logno_store, what);
         return;
@@ -107,6 +105,31 @@ void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id
                 logno_log, x->d->name, id, x->supplier, code, desc);
     trv_fail(req, x->resp, 422, code, "The prebook failed (booking %s is FAILED; send a new "
              "x-idempotency-key to try again): %s", id, desc);
+}
+
+int trv_lifecycle_prebook_answered(const trv_lifecycle_prebook *x, const char *id,
+                                   trv_up_status st, const char *code, const char *message,
+                                   int logno_open, int logno_store, int logno_log,
+                                   int logno_abandon)
+{
+    int gone;
+    const char *desc;
+    if (st == TRV_UP_OK) {
+        return 0;
+    }
+    if (st != TRV_UP_NOT_FOUND && st != TRV_UP_REJECTED && st != TRV_UP_DECLINED) {
+        trv_lifecycle_prebook_abandon(x, id, st, message, logno_abandon);
+        return 1;
+    }
+    /* Our codes, not the supplier's: the description carries its words. */
+    gone = st == TRV_UP_NOT_FOUND
+           || (x->d->gone_code && code && strcmp(code, x->d->gone_code) == 0);
+    desc = message && *message ? message
+         : st == TRV_UP_NOT_FOUND && x->d->gone_message ? x->d->gone_message
+         : "The supplier refused the prebook";
+    trv_lifecycle_prebook_failed(x, id, gone ? "offer_unavailable" : "prebook_failed", desc,
+                                 logno_open, logno_store, logno_log);
+    return 1;
 }
 
 void trv_lifecycle_prebook_abandon(const trv_lifecycle_prebook *x, const char *id,

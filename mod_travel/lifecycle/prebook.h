@@ -39,19 +39,23 @@ typedef struct trv_lifecycle_prebook_domain {
                  apr_interval_time_t budget);
     /* The booking answered with status (and meta, or NULL). */
     void (*reply)(trv_req *req, trv_resp *resp, int status, void *booking, json_t *meta);
-    /* PREBOOK_IN_PROGRESS -> FAILED with failure_json (*out NULL when it
-     * was not in progress), and what the domain keeps of it (an event, a
-     * rendering; out may be NULL). */
-    apr_status_t (*failed)(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json,
-                           void **out);
-    apr_status_t (*failed_keep)(trv_dbc *c, apr_pool_t *p, void *b);
+    /* PREBOOK_IN_PROGRESS -> FAILED with failure_json, and what the
+     * domain keeps of it (an event, a rendering); nothing when it was no
+     * longer in progress. */
+    apr_status_t (*failed)(trv_dbc *c, apr_pool_t *p, const char *id, const char *failure_json);
     /* Removes the PREBOOK_IN_PROGRESS row. */
     apr_status_t (*abandon)(trv_dbc *c, apr_pool_t *p, const char *id, int *deleted);
-    /* How long a repeat waits for the first request of supplier's offer. */
-    apr_interval_time_t (*wait)(const trv_env *env, const char *supplier);
+    /* A supplier's upstream (its timeouts), and how many of its calls a
+     * repeat waits out for the first request (with one payment call). */
+    const trv_upstream *(*upstream)(const trv_config *cfg, const char *supplier);
+    int wait_calls;
     /* 502/504 for a supplier (or payment provider) that failed. */
     void (*upstream_fail)(trv_req *req, trv_resp *resp, trv_up_status st, const char *who,
                           const char *message);
+    /* A supplier error code that also says the offer is gone
+     * ("offer_expired"), or NULL; what a gone offer's failure says when
+     * the supplier gave no message (NULL: as any refusal). */
+    const char *gone_code, *gone_message;
 } trv_lifecycle_prebook_domain;
 
 /* One prebook request. */
@@ -91,6 +95,17 @@ int trv_lifecycle_prebook_existing(const trv_lifecycle_prebook *x, int logno_ope
 void trv_lifecycle_prebook_failed(const trv_lifecycle_prebook *x, const char *id,
                                   const char *code, const char *desc, int logno_open,
                                   int logno_store, int logno_log);
+
+/* The supplier's answer st (its code and message) to the prebook of
+ * booking id: 0 when it is TRV_UP_OK; else answered and 1. A refusal
+ * (NOT_FOUND, REJECTED, DECLINED) is trv_lifecycle_prebook_failed with
+ * offer_unavailable (NOT_FOUND, or the domain's gone_code) or
+ * prebook_failed; anything else changed nothing and is
+ * trv_lifecycle_prebook_abandon under logno_abandon. */
+int trv_lifecycle_prebook_answered(const trv_lifecycle_prebook *x, const char *id,
+                                   trv_up_status st, const char *code, const char *message,
+                                   int logno_open, int logno_store, int logno_log,
+                                   int logno_abandon);
 
 /* Nothing was bound anywhere: booking id's row goes (a failure logged
  * under logno) and the upstream failure st is answered. */

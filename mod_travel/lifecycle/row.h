@@ -11,6 +11,7 @@
 
 #include "core/db.h"
 #include "core/list_page.h"
+#include "core/transit.h"
 
 #include <apr_tables.h>
 #include <jansson.h>
@@ -85,8 +86,64 @@ typedef struct trv_lifecycle_row_new {
         }; \
     }
 
+/* The head of a domain's INSERT of a new booking: its columns and values
+ * (TRV_LIFECYCLE_ROW_NEW_FIELDS' placeholders, in that order; status
+ * PREBOOK_IN_PROGRESS), followed by the domain's own. */
+#define TRV_LIFECYCLE_ROW_NEW_COLS \
+    "id, org_id, user_id, supplier, idempotency_key, request_hash, offer_reference, " \
+    "use_payment_sdk, status"
+#define TRV_LIFECYCLE_ROW_NEW_VALUES \
+    "%s, %s, %s, %s, %s, %s, %s, %s::boolean, 'PREBOOK_IN_PROGRESS'"
+
+/* Runs st, an INSERT of a new booking whose placeholders are head's
+ * (TRV_LIFECYCLE_ROW_NEW_VALUES), then own's, returning a row when it
+ * inserted one: *inserted 1 then, 0 when a conflict left it out. */
+apr_status_t trv_lifecycle_row_insert(trv_dbc *c, apr_pool_t *p, const trv_stmt *st,
+                                      const trv_lifecycle_row_new *head, int *inserted,
+                                      int nown, const char *const *own);
+
 /* Row i's shared columns into row (its payments and list_doc untouched). */
 void trv_lifecycle_row_read(apr_pool_t *p, const trv_rows *r, int i, trv_lifecycle_row *row);
+
+/* A column of a domain's own (beyond the shared ones): its name in the
+ * SELECT list, which is its field's name, how it is read (text, JSON or
+ * boolean) and where its field is. A table of them ends with a NULL name. */
+typedef enum {
+    TRV_LIFECYCLE_ROW_TEXT,
+    TRV_LIFECYCLE_ROW_JSON,
+    TRV_LIFECYCLE_ROW_BOOL
+} trv_lifecycle_row_kind;
+typedef struct trv_lifecycle_row_col {
+    const char *name;
+    trv_lifecycle_row_kind kind;
+    size_t off;
+} trv_lifecycle_row_col;
+#define TRV_LIFECYCLE_ROW_COL(type, kind, field) \
+    {#field, TRV_LIFECYCLE_ROW_##kind, offsetof(type, field)}
+
+/* What a domain's booking row is, for trv_lifecycle_row_at: its struct
+ * (of type `type`, TRV_LIFECYCLE_ROW first), its status and book_phase
+ * fields decoded by its status and phase tables (core/transit.h; the
+ * columns' CHECK constraints admit only the tables' texts) and its own
+ * columns. The status and phase enums must be int-sized: the domain's store
+ * asserts it (TRV_LIFECYCLE_ROW_ENUMS_ASSERT). */
+typedef struct trv_lifecycle_row_shape {
+    size_t size, row_off, status_off, phase_off;
+    const trv_transit_table *statuses, *phases;
+    const trv_lifecycle_row_col *cols;
+} trv_lifecycle_row_shape;
+#define TRV_LIFECYCLE_ROW_SHAPE(type, statuses, phases, cols) \
+    {sizeof(type), offsetof(type, row), offsetof(type, status), offsetof(type, book_phase), \
+     statuses, phases, cols}
+#define TRV_LIFECYCLE_ROW_ENUMS_ASSERT(type) \
+    _Static_assert(sizeof(((type *)0)->status) == sizeof(int) && \
+                   sizeof(((type *)0)->book_phase) == sizeof(int), \
+                   #type "'s status and book_phase are int-sized")
+
+/* Row i as a new (zeroed) booking of the shape: the shared columns, status,
+ * book_phase and the domain's own. */
+void *trv_lifecycle_row_at(apr_pool_t *p, const trv_rows *r, int i,
+                           const trv_lifecycle_row_shape *s);
 
 /* Where a domain's booking of type `type` keeps what a listed booking
  * with a stored rendering needs (core/list_page.h). */

@@ -108,9 +108,9 @@ static trv_refund_status submit(trv_pay_ctx *pc, apr_pool_t *p, const trv_refund
     return TRV_REFUND_PENDING;
 }
 
-void trv_refunds_run(const trv_refunds_kind *k, trv_env *env, apr_pool_t *p, const trv_job *job,
-                     trv_job_result *res)
+void trv_refunds_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job_result *res)
 {
+    const trv_refunds_kind *k = job->arg;
     const char *id = trv_json_str(job->payload, "id");
     apr_array_header_t *todo;
     trv_pay_ctx pc;

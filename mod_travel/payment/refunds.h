@@ -61,8 +61,9 @@ apr_status_t trv_refunds_result(const trv_refunds_kind *k, trv_dbc *c, apr_pool_
                                 const char *error);
 /* The refund job: sends the booking's (payload "id") PENDING refunds to the
  * payment provider, each with its id as idempotency key; an unanswered one
- * is retried, and FAILED on the job's last attempt. */
-void trv_refunds_run(const trv_refunds_kind *k, trv_env *env, apr_pool_t *p, const trv_job *job,
-                     trv_job_result *res);
+ * is retried, and FAILED on the job's last attempt. job->arg is the
+ * domain's trv_refunds_kind, as its domain registers the kind
+ * ({&<its refund kind>, trv_refunds_run, &<its refunds kind>}). */
+void trv_refunds_run(trv_env *env, apr_pool_t *p, const trv_job *job, trv_job_result *res);
 
 #endif

@@ -20,6 +20,7 @@
 #include "hotel/catalog.h"
 #include "core/dispatch.h"
 #include "core/ids.h"
+#include "core/json_arena.h"
 #include "httpd/glue.h"
 
 #include "http_core.h"
@@ -343,6 +344,14 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
 static void child_init(apr_pool_t *pchild, server_rec *s)
 {
     server_rec *sv;
+    /* The suppliers' search answers (routes flagged TRV_ROUTE_JSON_ARENA)
+     * build their Jansson trees in a request arena, as the gateway's
+     * search path does: half of their CPU was malloc and free of tree
+     * pieces (docs/performance.md). In the child, before its threads. */
+    if (trv_json_arena_install() != 0) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, TRVLOGNO(3680) "no address space for "
+                     "the sandbox's request JSON arena: Jansson keeps malloc [request_id -]");
+    }
     for (sv = s; sv; sv = sv->next) {
         sbx_conf *c = ap_get_module_config(sv->module_config, &travel_sandbox_module);
         sbx_ctx *ctx = apr_pcalloc(pchild, sizeof(*ctx));

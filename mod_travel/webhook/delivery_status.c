@@ -25,3 +25,16 @@ static const unsigned char moves[N][N] = {
 const trv_transit_table trv_delivery_status_table = {"webhook delivery status", N, names,
                                                      &moves[0][0]};
 
+
+int trv_delivery_finished(trv_delivery_status status)
+{
+    switch (status) {
+    case TRV_DELIVERY_DELIVERED:
+    case TRV_DELIVERY_FAILED:
+        return 1;
+    case TRV_DELIVERY_PENDING:
+    case TRV_DELIVERY_PUBLISHED:
+        return 0;
+    }
+    return 0;
+}

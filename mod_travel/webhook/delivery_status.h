@@ -18,4 +18,8 @@ extern const trv_transit_table trv_delivery_status_table;
 
 /* Its texts through the table: trv_transit_text, trv_transit_from_text. */
 
+/* A delivery whose send has ended (DELIVERED or FAILED): the ones a
+ * replay is offered for; the API judges any other and says why not. */
+int trv_delivery_finished(trv_delivery_status status);
+
 #endif

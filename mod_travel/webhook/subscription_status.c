@@ -28,3 +28,15 @@ int trv_subscription_status_patchable(trv_subscription_status s)
 {
     return s == TRV_SUBSCRIPTION_ACTIVE || s == TRV_SUBSCRIPTION_PAUSED;
 }
+
+int trv_subscription_status_resumable(trv_subscription_status s)
+{
+    switch (s) {
+    case TRV_SUBSCRIPTION_PAUSED:
+    case TRV_SUBSCRIPTION_DISABLED:
+        return 1;
+    case TRV_SUBSCRIPTION_ACTIVE:
+        return 0;
+    }
+    return 0;
+}

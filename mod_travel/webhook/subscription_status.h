@@ -26,4 +26,8 @@ extern const char *const trv_subscription_statuses[];
  * breaker's). */
 int trv_subscription_status_patchable(trv_subscription_status s);
 
+/* 1 when `s` is resumed by a PATCH to ACTIVE (PAUSED, or DISABLED by the
+ * breaker: the dashboard's Resume). */
+int trv_subscription_status_resumable(trv_subscription_status s);
+
 #endif

@@ -18,7 +18,8 @@ static struct {
 
 static trv_flight_ctx fctx(void)
 {
-    trv_flight_ctx c = {&kit_env, kit_pool, kit_rid, &kit_up};
+    trv_flight_ctx c = {.env = &kit_env, .pool = kit_pool, .request_id = kit_rid,
+                        .up = &kit_up};
     return c;
 }
 

@@ -13,7 +13,8 @@
 
 static trv_flight_ctx ctx_of(const trv_upstream *up)
 {
-    trv_flight_ctx c = {&ad_env, ad_pool, "req_adapter_suppliers", up};
+    trv_flight_ctx c = {.env = &ad_env, .pool = ad_pool, .request_id = "req_adapter_suppliers",
+                        .up = up};
     return c;
 }
 

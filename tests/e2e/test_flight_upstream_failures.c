@@ -511,6 +511,46 @@ static void book_answer_lost_is_result_unknown(void **state)
     }
 }
 
+/* The book of booking id (at path) whose answer is lost: the sandbox
+ * answers garbage and makes no order; the API says result_unknown. */
+static void lose_book_answer(const char *path, const char *id, const char *tag)
+{
+    char *rid = fe_rid("uf", tag);
+    e2e_resp *r;
+    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
+                                "\"action\":\"garbage\",\"status\":201");
+    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
+    expect_error(r, 500, "result_unknown", rid);
+    e2e_free(r);
+    fe_fault_clear(rid);
+    free(rid);
+    assert_int_equal(orders(id), 0);
+}
+
+/* Waits (15 s at most) for the first order lookup of booking id that
+ * the supplier answered. */
+static void wait_first_lookup(const char *id)
+{
+    const char *p[1] = {id};
+    long t0 = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                        "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
+           && e2e_now_ms() - t0 < 15000) {
+        e2e_sleep_ms(200);
+    }
+}
+
+/* The offer expired well before now (past the grace for late orders);
+ * the job's next look is due at once. */
+static void expire_offer_now(const char *id)
+{
+    const char *p[1] = {id};
+    e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '10 minutes' "
+                 "WHERE id = $1", 1, p);
+    e2e_sql_exec("UPDATE jobs SET available_at = now() WHERE kind = 'flight.booking.complete' "
+                 "AND payload->>'id' = $1 AND status = 'queued'", 1, p);
+}
+
 /* A lost book answer whose order is never found does not stay unknown
  * for ever: once the offer (and so any order that could have been made
  * from it) has expired, the next lookup that finds nothing ends the
@@ -523,40 +563,23 @@ static void book_lost_without_order_fails_once_the_offer_expired(void **state)
     json_t *b = fe_ready(key, "SUPPLIER_A", "Lovelace", NULL), *d;
     const char *id = fe_s(b, "id");
     const char *p[1] = {id};
-    char path[256], *rid = fe_rid("uf", "book-lost-expiry");
-    long t0, lookups;
+    char path[256], *rid;
+    long lookups;
     e2e_resp *r;
     (void)state;
     e2e_expect_log("TRV355: ");
     book_path(path, sizeof(path), id);
     /* The answer is not JSON, and the sandbox made no order. */
-    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
-                                "\"action\":\"garbage\",\"status\":201");
-    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
-    expect_error(r, 500, "result_unknown", rid);
-    e2e_free(r);
-    fe_fault_clear(rid);
-    free(rid);
-    assert_int_equal(orders(id), 0);
+    lose_book_answer(path, id, "book-lost-expiry");
 
     /* Looked up before the offer expired: a miss, the booking unknown. */
-    t0 = e2e_now_ms();
-    while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
-                        "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
-           && e2e_now_ms() - t0 < 15000) {
-        e2e_sleep_ms(200);
-    }
+    wait_first_lookup(id);
     d = read_booking(id);
     assert_string_equal(fe_s(d, "status"), "COMPLETE_IN_PROGRESS");
     assert_int_equal(auths(id, "requires_capture"), 1);
     json_decref(d);
 
-    /* The offer expired well before now (past the grace for late
-     * orders); the job's next look is due at once. */
-    e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '10 minutes' "
-                 "WHERE id = $1", 1, p);
-    e2e_sql_exec("UPDATE jobs SET available_at = now() WHERE kind = 'flight.booking.complete' "
-                 "AND payload->>'id' = $1 AND status = 'queued'", 1, p);
+    expire_offer_now(id);
     d = fe_wait_status(key, id, "FAILED", 30000);
     assert_string_equal(fe_s(json_object_get(d, "failure"), "code"), "order_not_found");
     assert_non_null(strstr(fe_s(json_object_get(d, "failure"), "description"), "expired"));
@@ -596,8 +619,8 @@ static void book_lost_without_order_fails_once_the_offer_expired(void **state)
  * expired, as with a rare name. */
 static void a_common_name_is_decided_among_orders_since_the_booking(void **state)
 {
-    char name[40], path[256], *rid, *order_id;
-    long t0, now = e2e_now_ms();
+    char name[40], path[256], *order_id;
+    long now = e2e_now_ms();
     json_t *first, *b, *d;
     const char *id;
     e2e_resp *r;
@@ -642,31 +665,11 @@ static void a_common_name_is_decided_among_orders_since_the_booking(void **state
     b = fe_ready(key, "SUPPLIER_A", name, NULL);
     id = fe_s(b, "id");
     book_path(path, sizeof(path), id);
-    rid = fe_rid("uf", "book-lost-common");
-    fe_fault("supplier_a", rid, "\"method\":\"POST\",\"path\":\"/air/orders\","
-                                "\"action\":\"garbage\",\"status\":201");
-    r = call(rid, "POST", path, "{\"payment_instrument_id\":\"pi_test_visa\"}", NULL);
-    expect_error(r, 500, "result_unknown", rid);
-    e2e_free(r);
-    fe_fault_clear(rid);
-    free(rid);
-    assert_int_equal(orders(id), 0);
-    {
-        const char *p[1] = {id};
-        /* Looked up once before the offer expired (a miss), then again
-         * after it: none among the orders since the booking, so none. */
-        t0 = e2e_now_ms();
-        while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
-                            "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
-               && e2e_now_ms() - t0 < 15000) {
-            e2e_sleep_ms(200);
-        }
-        e2e_sql_exec("UPDATE flight_bookings SET expires_at = now() - interval '10 minutes' "
-                     "WHERE id = $1", 1, p);
-        e2e_sql_exec("UPDATE jobs SET available_at = now() WHERE kind = "
-                     "'flight.booking.complete' AND payload->>'id' = $1 AND status = 'queued'",
-                     1, p);
-    }
+    lose_book_answer(path, id, "book-lost-common");
+    /* Looked up once before the offer expired (a miss), then again after
+     * it: none among the orders since the booking, so none. */
+    wait_first_lookup(id);
+    expire_offer_now(id);
     d = fe_wait_status(key, id, "FAILED", 30000);
     assert_string_equal(fe_s(json_object_get(d, "failure"), "code"), "order_not_found");
     assert_int_equal(auths(id, "canceled"), 1);

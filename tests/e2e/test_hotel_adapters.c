@@ -40,7 +40,7 @@ static int setup(void **state)
 
 static trv_hotel_ctx ctx_of(const trv_upstream *up, const char *rid)
 {
-    trv_hotel_ctx c = {&ad_env, ad_pool, rid, up};
+    trv_hotel_ctx c = {.env = &ad_env, .pool = ad_pool, .request_id = rid, .up = up};
     /* The booking's contact, as the gateway passes it (Rapid finds an
      * itinerary by reference only with it). */
     c.contact_email = "ada@example.com";

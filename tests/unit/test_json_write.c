@@ -130,6 +130,43 @@ static void random_trees_are_written_as_jansson_writes_them(void **state)
     }
 }
 
+/* The writer's money fast path (whole hundredths written without %.15g)
+ * against json_dumps: every k/100 for |k| <= 200,000, random ones up to
+ * 10^13 hundredths and past it, each one's neighbouring doubles (not
+ * hundredths: the slow path), and negative zero. */
+static void hundredths_are_written_as_jansson_writes_them(void **state)
+{
+    apr_pool_t *p = *state;
+    long long k;
+    int i;
+    for (k = -200000; k <= 200000; k++) {
+        json_t *v = json_real((double)k / 100.0);
+        same_as_jansson(p, v);
+        json_decref(v);
+        if (k % 1000 == 0) {
+            apr_pool_clear(p);
+        }
+    }
+    for (i = 0; i < 200000; i++) {
+        long long m = (long long)(rnd() % 20000000000000ull) - 10000000000000ll;
+        double d = (double)m / 100.0;
+        json_t *v = json_pack("[f,f,f,f]", d, nextafter(d, INFINITY), nextafter(d, -INFINITY),
+                              d * 10.0);
+        same_as_jansson(p, v);
+        json_decref(v);
+        if (i % 1000 == 999) {
+            apr_pool_clear(p);
+        }
+    }
+    {
+        json_t *v = json_pack("[f,f,f,f]", -0.0, 0.0, 99999999999.99, -99999999999.99);
+        same_as_jansson(p, v);
+        assert_string_equal(trv_json_write(p, v, NULL),
+                            "[-0.0,0.0,99999999999.99,-99999999999.99]");
+        json_decref(v);
+    }
+}
+
 static void each_kind_of_value_alone(void **state)
 {
     apr_pool_t *p = *state;
@@ -191,6 +228,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(random_trees_are_written_as_jansson_writes_them,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(hundredths_are_written_as_jansson_writes_them,
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(each_kind_of_value_alone, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(text_that_is_not_utf8_is_left_to_jansson, pool_setup,

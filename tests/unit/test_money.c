@@ -5,6 +5,8 @@
  * currencies or leave the range the JSON printer reproduces exactly. */
 #include "unit.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -253,6 +255,73 @@ static void test_from_json_round_trip(void **state)
     assert_string_equal(out.currency, "EUR");
 }
 
+/* What a supplier's real amount read as before number_minor's hundredths
+ * path: %.15g's decimal, parsed. */
+static apr_status_t minor_through_printf(double d, int exponent, apr_int64_t *minor)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.15g", d);
+    if (strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i')) {
+        return APR_EINVAL;
+    }
+    return trv_money_parse_decimal(buf, exponent, minor);
+}
+
+/* One real in EUR, KWD and JPY: the same status and minor units as
+ * through %.15g. */
+static void same_as_printf(double d)
+{
+    static const char *const curs[] = { "EUR", "KWD", "JPY" };
+    size_t c;
+    for (c = 0; c < sizeof(curs) / sizeof(curs[0]); c++) {
+        apr_int64_t want = 0;
+        apr_status_t ws = minor_through_printf(d, trv_currency_exponent(curs[c]), &want);
+        json_t *num = json_real(d);
+        trv_money got;
+        apr_status_t gs = trv_money_from_json_number(num, curs[c], &got);
+        json_decref(num);
+        if (gs != ws || (ws == APR_SUCCESS && got.minor != want)) {
+            fail_msg("%.17g %s: %d/%lld, through %%.15g %d/%lld", d, curs[c], gs,
+                     (long long)got.minor, ws, (long long)want);
+        }
+    }
+}
+
+/* Suppliers' reals (LiteAPI's, Hotelbeds' numbers) that are whole
+ * hundredths are read without printing them; every real reads as the
+ * decimal %.15g gives it, whatever path it takes: every hundredth to
+ * +-2,000, 200,000 random ones to +-10^11 with their neighbouring doubles,
+ * thousandths, the range's ends and negative zero. */
+static void test_supplier_reals_read_as_their_15_digits(void **state)
+{
+    unsigned long long x = 88172645463325252ULL;
+    long long k;
+    int i;
+    (void)state;
+    for (k = -200000; k <= 200000; k++) {
+        same_as_printf((double)k / 100.0);
+    }
+    for (i = 0; i < 200000; i++) {
+        double d;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        k = (long long)(x % 20000000000000ULL) - 10000000000000LL;
+        d = (double)k / 100.0;
+        same_as_printf(d);
+        same_as_printf(nextafter(d, 1e300));
+        same_as_printf(nextafter(d, -1e300));
+        same_as_printf((double)(k % 100000000000LL) / 1000.0);
+    }
+    same_as_printf(-0.0);
+    same_as_printf(99999999999.99);
+    same_as_printf(-99999999999.99);
+    same_as_printf(1e11);
+    same_as_printf(123456789012.34);
+    same_as_printf(0.005);
+    same_as_printf(1e-7);
+}
+
 static void from_json_fails(apr_pool_t *p, const char *text, const char *reason_has)
 {
     const char *reason = NULL;
@@ -338,6 +407,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_from_json_number, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_from_json_round_trip, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_from_json_errors, pool_setup, pool_teardown),
+        cmocka_unit_test(test_supplier_reals_read_as_their_15_digits),
         cmocka_unit_test(test_add),
         cmocka_unit_test(test_add_refuses_mixed_currencies),
         cmocka_unit_test(test_add_refuses_overflow),

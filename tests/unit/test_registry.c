@@ -17,6 +17,8 @@
 #include "hotel/supplier.h"
 #include "gateway/gateway.h"
 #include "hotel/cancel_jobs.h"
+#include "hotel/cancellation_store.h"
+#include "flight/booking_store.h"
 #include "hotel/intents.h"
 #include "gateway/probe.h"
 #include "webhook/outbox.h"
@@ -215,6 +217,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
     static const struct {
         const trv_job_spec *spec;
         trv_job_fn *run;
+        const void *arg;
     } expect[] = {
         {&trv_probe_job, trv_probe_run},
         {&trv_event_publish_job, trv_event_publish_run},
@@ -222,16 +225,16 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         {&trv_webhook_retention_job, trv_webhook_retention_run},
         {&trv_fjob_complete, trv_fjob_complete_run},
         {&trv_fjob_settle, trv_fjob_settle_run},
-        {&trv_fjob_cancel, trv_fjob_cancel_run},
-        {&trv_fjob_refund, trv_fjob_refund_run},
+        {&trv_fjob_cancel, trv_lifecycle_cancel_run, &trv_fcancel_ops},
+        {&trv_fjob_refund, trv_refunds_run, &trv_fbooking_refunds},
         {&trv_fjob_expire, trv_fjob_expire_run},
         {&trv_fjob_prebook_watch, trv_fjob_prebook_watch_run},
         {&trv_fjob_sync, trv_fjob_sync_run},
         {&trv_fjob_release, trv_fjob_release_run},
         {&trv_hjob_complete, trv_hjob_complete_run},
         {&trv_hjob_expire, trv_hjob_expire_run},
-        {&trv_hjob_cancel, trv_hjob_cancel_run},
-        {&trv_hjob_refund, trv_hjob_refund_run},
+        {&trv_hjob_cancel, trv_lifecycle_cancel_run, &trv_hcancel_ops},
+        {&trv_hjob_refund, trv_refunds_run, &trv_hcancellation_refunds},
         {&trv_watch_schedule_job, trv_watch_schedule_run},
         {&trv_watch_price_job, trv_watch_price_run},
         {&trv_watch_trip_job, trv_watch_trip_run},
@@ -246,6 +249,7 @@ static void job_kinds_carry_their_runner_and_limit(void **state)
         const trv_job_kind *got = kind_named(reg, expect[i].spec->kind);
         assert_non_null(got);
         assert_ptr_equal(got->run, expect[i].run);
+        assert_ptr_equal(got->arg, expect[i].arg);
         /* The limit the workers apply is the one enqueued with. */
         assert_int_equal(got->max_attempts, expect[i].spec->max_attempts);
         assert_true(got->max_attempts >= 1);

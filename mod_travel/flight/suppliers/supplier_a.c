@@ -43,23 +43,28 @@
 
 #define NAME "SUPPLIER_A"
 
+/* Duffel's API version, sent beside the bearer key with every call. */
+static const apr_table_t *version(trv_flight_ctx *ctx)
+{
+    apr_table_t *h = apr_table_make(ctx->pool, 1);
+    apr_table_setn(h, "Duffel-Version", "v2");
+    return h;
+}
+
 static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *path,
                           const json_t *body, const char *key, trv_up_result *res,
                           trv_sup_err *err)
 {
-    apr_table_t *h = apr_table_make(ctx->pool, 1);
-    apr_table_setn(h, "Duffel-Version", "v2");
-    return trv_fwire_call_with(ctx, &trv_flight_supplier_a, h, method, path, body, key, res,
-                               err);
+    trv_supplier_call_opts o = {0};
+    o.headers = version(ctx);
+    o.beside_key = 1;
+    o.idempotency_key = key;
+    return trv_fwire_call(ctx, &trv_flight_supplier_a, &o, method, path, body, res, err);
 }
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
 {
-    err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "SUPPLIER_A answered without %s", what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1102) "%s",
-                err->message);
-    return TRV_UP_BAD_RESPONSE;
+    return trv_supplier_call_bad(&ctx->call, 1102, NAME, what, err);
 }
 
 static const char *upper(apr_pool_t *p, const char *s)
@@ -381,10 +386,12 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
     limit = json_is_integer(json_object_get(query, "limit"))
             ? json_integer_value(json_object_get(query, "limit")) : 50;
     {
-        apr_table_t *h = apr_table_make(ctx->pool, 1);
-        apr_table_setn(h, "Duffel-Version", "v2");
-        st = trv_fwire_read_with(ctx, &trv_flight_supplier_a, h, "POST", "/air/offer_requests?return_offers=true",
-                                 body, &res, err);
+        trv_supplier_call_opts o = {0};
+        o.headers = version(ctx);
+        o.beside_key = 1;
+        o.read = o.search = 1;
+        st = trv_fwire_call(ctx, &trv_flight_supplier_a, &o, "POST",
+                            "/air/offer_requests?return_offers=true", body, &res, err);
     }
     if (st != TRV_UP_OK) {
         return st;

@@ -26,6 +26,7 @@
  * service's bag id is "bag_<passenger index>.<serviceId>"; segment ids are
  * segmentKeys; the order id is the bookingId. */
 #include "wire.h"
+#include "flight/order_status.h"
 #include "core/json.h"
 #include "core/jval.h"
 #include "core/url.h"
@@ -56,12 +57,16 @@ static trv_up_status call_as(trv_flight_ctx *ctx, const char *method, const char
                              trv_up_result *res, trv_sup_err *err)
 {
     apr_table_t *h = apr_table_make(ctx->pool, 1);
+    trv_supplier_call_opts o = {0};
     trv_up_status st;
     const json_t *e;
     apr_table_setn(h, "X-API-Key", ctx->up->api_key ? ctx->up->api_key : "");
-    st = read ? trv_sup_read_auth(ctx, &trv_flight_supplier_b, h, method, path, body, res, err)
-              : trv_sup_call_auth(ctx, &trv_flight_supplier_b, h, method, path, body, key, res,
-                                  err);
+    o.headers = h;
+    o.idempotency_key = key;
+    /* Only the search is read with jval: it is also the one call that
+     * only reads (a pooled connection). */
+    o.read = o.search = read;
+    st = trv_fwire_call(ctx, &trv_flight_supplier_b, &o, method, path, body, res, err);
     e = json_object_get(res->body, "error");
     if (st != TRV_UP_OK && res->http_status) {
         /* LiteAPI's codes are numbers: "41012"; the message says the HTTP
@@ -90,11 +95,7 @@ static trv_up_status call(trv_flight_ctx *ctx, const char *method, const char *p
 
 static trv_up_status bad(trv_flight_ctx *ctx, trv_sup_err *err, const char *what)
 {
-    err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "%s answered without %s", ctx->up->name, what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1103) "%s",
-                err->message);
-    return TRV_UP_BAD_RESPONSE;
+    return trv_supplier_call_bad(&ctx->call, 1103, ctx->up->name, what, err);
 }
 
 /* The first item of LiteAPI's data (a list of one), or data itself. */
@@ -812,7 +813,7 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **ord
     const char *s = trv_json_str(b, "status"), *ps = trv_json_str(b, "paymentStatus");
     const json_t *pay = json_object_get(b, "payment"), *loc = json_object_get(b, "airlineLocators");
     const char *pnr = trv_json_str(json_array_get(loc, 0), "airlinePnr");
-    const char *status;
+    trv_forder_status status;
     json_t *out;
     if (!json_is_object(b) || !trv_json_str(b, "bookingId") || !s) {
         return bad(ctx, err, "a readable booking");
@@ -824,25 +825,26 @@ static trv_up_status order_of(trv_flight_ctx *ctx, const json_t *b, json_t **ord
     if (strcmp(s, "TICKETED") == 0
         || (strcmp(s, "CONFIRMED") == 0
             && trv_json_str(json_object_get(b, "ticketData"), "ticketedAt"))) {
-        status = "TICKETED";
+        status = TRV_FORDER_TICKETED;
     }
     else if (strncmp(s, "CANCELLED", 9) == 0) {
         /* A booking cancelled with its payment failed was never issued. */
-        status = ps && strcmp(ps, "failed") == 0 ? "FAILED" : "CANCELED";
+        status = ps && strcmp(ps, "failed") == 0 ? TRV_FORDER_FAILED : TRV_FORDER_CANCELED;
     }
     else if (strcmp(s, "PENDING") == 0 || strcmp(s, "CONFIRMED") == 0
              || strcmp(s, "PENDING_CONFIRMATION") == 0) {
-        status = "PENDING";
+        status = TRV_FORDER_PENDING;
     }
     else {
         return bad(ctx, err, "a known booking status");
     }
     out = json_pack("{s:s,s:s,s:s?,s:[]}", "order_id", trv_json_str(b, "bookingId"),
-                    "status", status, "airline_pnr", strcmp(status, "FAILED") ? pnr : NULL,
+                    "status", trv_transit_text(&trv_forder_status_table, status),
+                    "airline_pnr", status != TRV_FORDER_FAILED ? pnr : NULL,
                     /* LiteAPI sends schedule changes as webhooks, not in the
                      * booking: none are read here. */
                     "airline_initiated_changes");
-    if (strcmp(status, "FAILED") == 0) {
+    if (status == TRV_FORDER_FAILED) {
         const char *why = trv_json_str(json_array_get(json_object_get(b, "remarks"), 0), "value");
         json_object_set_new(out, "failure", json_pack("{s:s,s:s}", "code", "book_failed",
             "description", why ? why : "The airline could not issue the tickets"));

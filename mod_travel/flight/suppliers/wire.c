@@ -2,51 +2,25 @@
 #include "wire.h"
 #include "core/json.h"
 #include "core/jval.h"
-#include "core/upstream_note.h"
 
 #include <apr_strings.h>
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-/* Records a lifecycle call and logs any outcome other than OK, filling err
- * (core/upstream_note.h). */
-static trv_up_status noted(trv_flight_ctx *ctx, const char *adapter, const char *method,
-                           const char *path, trv_up_status st, trv_up_result *res,
-                           trv_sup_err *err)
+trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                             const trv_supplier_call_opts *opts, const char *method,
+                             const char *path, const json_t *body, trv_up_result *res,
+                             trv_sup_err *err)
 {
-    trv_upstream_note note = {"flight", ctx->org_id, ctx->booking_id, ctx->request_id, adapter};
-    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, 1101, method, path, st,
-                                  res, &err->code, &err->message);
-}
-
-/* The one place a flight adapter's key is kept or dropped: the protocol
- * row of the calling adapter decides (core/registry.h). */
-static const char *key_for(const trv_flight_supplier *self, const char *idempotency_key)
-{
-    return trv_supplier_idempotency_key(trv_flight_suppliers, self, idempotency_key);
-}
-
-trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                  const apr_table_t *headers, const char *method,
-                                  const char *path, const json_t *body,
-                                  const char *idempotency_key, trv_up_result *res,
-                                  trv_sup_err *err)
-{
-    trv_up_status st = trv_upstream_call_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id,
-                                              key_for(self, idempotency_key), res);
-    return noted(ctx, self->name, method, path, st, res, err);
-}
-
-trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                  const apr_table_t *headers, const char *method,
-                                  const char *path, const json_t *body, trv_up_result *res,
-                                  trv_sup_err *err)
-{
-    trv_up_status st = trv_upstream_read_with(ctx->env, ctx->pool, ctx->up, method, path,
-                                              headers, body, ctx->request_id, NULL, res);
-    return noted(ctx, self->name, method, path, st, res, err);
+    trv_supplier_call_opts o = *opts;
+    o.family = "flight";
+    o.who = self->name;
+    /* The one place a flight adapter's key is kept or dropped: the
+     * protocol row of the calling adapter decides (core/registry.h). */
+    o.idempotency_key = trv_supplier_idempotency_key(trv_flight_suppliers, self,
+                                                     opts->idempotency_key);
+    return trv_supplier_call_send(&ctx->call, &o, 1101, method, path, body, res, err);
 }
 
 json_t *trv_fwire_money_jval(const trv_jval *amount, const char *currency)
@@ -57,33 +31,6 @@ json_t *trv_fwire_money_jval(const trv_jval *amount, const char *currency)
         return NULL;
     }
     return trv_money_json(&m);
-}
-
-static trv_up_status auth_call(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                               const apr_table_t *auth, const char *method, const char *path,
-                               const json_t *body, const char *idempotency_key, int read,
-                               trv_up_result *res, trv_sup_err *err)
-{
-    trv_up_status st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
-        ctx->env, ctx->pool, ctx->up, ctx->env->http, method, path, auth, body, ctx->request_id,
-        key_for(self, idempotency_key), res);
-    trv_upstream_count(ctx->env, ctx->up->name, res);
-    return noted(ctx, self->name, method, path, st, res, err);
-}
-
-trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                const apr_table_t *auth, const char *method, const char *path,
-                                const json_t *body, const char *idempotency_key,
-                                trv_up_result *res, trv_sup_err *err)
-{
-    return auth_call(ctx, self, auth, method, path, body, idempotency_key, 0, res, err);
-}
-
-trv_up_status trv_sup_read_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                const apr_table_t *auth, const char *method, const char *path,
-                                const json_t *body, trv_up_result *res, trv_sup_err *err)
-{
-    return auth_call(ctx, self, auth, method, path, body, NULL, 1, res, err);
 }
 
 json_t *trv_fwire_money(const json_t *amount, const char *currency)

@@ -8,38 +8,22 @@
 #include "flight/supplier.h"
 #include "core/money.h"
 
-/* trv_upstream_call for an adapter (self: the calling adapter), with
- * headers of the supplier's API beside the bearer key: logs any outcome
- * other than OK (with the adapter's name, never the key) and fills err for
- * it. idempotency_key is what a call that changes something would carry;
- * it is sent only when self's protocol row says its vendor honours one
- * (TRV_SUP_IDEMPOTENCY_KEY, core/registry.h), and a request sent without
- * one is never resent by the HTTP client (core/http.h). Adapters pass the
- * key at every call that changes something and leave the choice here. */
-trv_up_status trv_fwire_call_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                  const apr_table_t *headers, const char *method,
-                                  const char *path, const json_t *body,
-                                  const char *idempotency_key, trv_up_result *res,
-                                  trv_sup_err *err);
+/* An adapter's call of its supplier (self: the calling adapter), made by
+ * trv_supplier_call_send (core/supplier_call.h): opts holds what is the
+ * call's own (its headers beside the bearer key or carrying the key,
+ * idempotency_key, read); the flight domain's part is added here. A
+ * failure is logged under the adapter's name (TRV1101, never the key) with
+ * err filled; the call is counted under its line's name. idempotency_key
+ * is what a call that changes something would carry; it is sent only when
+ * self's protocol row says its vendor honours one (TRV_SUP_IDEMPOTENCY_KEY,
+ * core/registry.h), and a request sent without one is never resent by the
+ * HTTP client (core/http.h). Adapters pass the key at every call that
+ * changes something and leave the choice here. */
+trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const trv_flight_supplier *self,
+                             const trv_supplier_call_opts *opts, const char *method,
+                             const char *path, const json_t *body, trv_up_result *res,
+                             trv_sup_err *err);
 
-/* trv_fwire_call_with whose answer is read with core/jval.h into res->doc
- * (res->body NULL): for searches, whose answers are the largest. */
-trv_up_status trv_fwire_read_with(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                  const apr_table_t *headers, const char *method,
-                                  const char *path, const json_t *body, trv_up_result *res,
-                                  trv_sup_err *err);
-/* The same for an API whose key is not a bearer token: auth holds its own
- * header (LiteAPI's X-API-Key) and no Authorization is sent. */
-trv_up_status trv_sup_call_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                const apr_table_t *auth, const char *method, const char *path,
-                                const json_t *body, const char *idempotency_key,
-                                trv_up_result *res, trv_sup_err *err);
-
-/* trv_sup_call_auth whose 2xx answer is read with core/jval.h into
- * res->doc. */
-trv_up_status trv_sup_read_auth(trv_flight_ctx *ctx, const trv_flight_supplier *self,
-                                const apr_table_t *auth, const char *method, const char *path,
-                                const json_t *body, trv_up_result *res, trv_sup_err *err);
 /* Money {amount, currency} (a new reference) from a decimal string or
  * number in currency; NULL when either is unusable. */
 json_t *trv_fwire_money(const json_t *amount, const char *currency);

@@ -73,7 +73,7 @@ static trv_up_status price(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", 1);
     trv_json_bind(ctx->pool, body);
-    st = trv_hwire_read(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_search(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
@@ -293,7 +293,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "currency", stay->currency,
                      "guestNationality", stay->nationality, "maxRatesPerHotel", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = trv_hwire_read(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
+    st = trv_hwire_search(ctx, "POST", "/hotels/rates", auth(ctx), body, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }

@@ -392,7 +392,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     trv_json_bind(ctx->pool, body);
     /* The largest answer of a search (every hotel's rooms, rates, taxes
      * and policies): read, not built into a tree. */
-    st = hb(trv_hwire_read(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    st = hb(trv_hwire_search(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;
@@ -690,7 +690,7 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
                      "occupancies", occupancies(stay), "hotels", "hotel", codes,
                      "filter", "maxRatesPerRoom", max_per_hotel);
     trv_json_bind(ctx->pool, body);
-    st = hb(trv_hwire_read(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
+    st = hb(trv_hwire_search(ctx, "POST", BOOKING "/hotels", auth(ctx), body, &res, err), &res,
             err);
     if (st != TRV_UP_OK) {
         return st;

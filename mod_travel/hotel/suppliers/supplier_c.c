@@ -252,8 +252,9 @@ static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     if (area->by_point) {
         json_t *body = trv_json_bind(ctx->pool, circle(area->latitude, area->longitude,
                                                        area->radius_m));
-        st = trv_hwire_call(ctx, "POST", "/v3/properties/geography?include=property_ids&" SUPPLY,
-                            auth(ctx), body, &res, err);
+        st = trv_hwire_search_tree(ctx, "POST",
+                                   "/v3/properties/geography?include=property_ids&" SUPPLY,
+                                   auth(ctx), body, &res, err);
         if (st != TRV_UP_OK) {
             return st;
         }

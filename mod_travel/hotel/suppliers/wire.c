@@ -3,7 +3,6 @@
  * strings. */
 #include "hotel/supplier.h"
 #include "core/json.h"
-#include "core/upstream_note.h"
 #include "core/log.h"
 #include "core/clock.h"
 #include "core/money.h"
@@ -17,51 +16,67 @@
 #include <string.h>
 #include <strings.h>
 
-/* One call, its outcome logged (adapter name, never a key) under logno. */
-static trv_up_status call_via(trv_hotel_ctx *ctx, trv_http *via, int logno, const char *method,
-                              const char *path, const apr_table_t *auth, const json_t *body,
-                              const char *idempotency_key, int read, trv_up_result *res,
-                              trv_hotel_err *err)
+/* A hotel call by trv_supplier_call_send (core/supplier_call.h): how
+ * holds the call's own; the domain's part is added here (logged and
+ * counted as "hotel <line>", within the search's deadline), logno the
+ * kind of call's number. */
+static trv_up_status hotel_send(trv_hotel_ctx *ctx, trv_supplier_call_opts *how, int logno,
+                                const char *method, const char *path, const json_t *body,
+                                trv_up_result *res, trv_hotel_err *err)
 {
-    trv_upstream within = *ctx->up;
-    /* Recorded only once sent (note.booking_id set below). */
-    trv_upstream_note note = {"hotel", ctx->org_id, NULL, ctx->request_id,
-                              apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL)};
-    apr_interval_time_t left = ctx->deadline ? ctx->deadline - apr_time_now() : 0;
-    trv_up_status st;
-    if (ctx->deadline && left <= 0) {
-        memset(res, 0, sizeof(*res));
-        res->status = st = TRV_UP_TIMEOUT;
-        res->message = "the search deadline passed before this call";
-    }
-    else {
-        if (ctx->deadline) {
-            within.timeout = within.timeout && within.timeout < left ? within.timeout : left;
-            within.connect_timeout = within.connect_timeout && within.connect_timeout < left
-                                         ? within.connect_timeout : left;
-        }
-        st = (read ? trv_upstream_read_via : trv_upstream_call_via)(
-            ctx->env, ctx->pool, &within, via, method, path, auth, body, ctx->request_id,
-            idempotency_key, res);
-        trv_upstream_count(ctx->env, note.who, res);
-        note.booking_id = ctx->booking_id;
-    }
-    return trv_upstream_note_call(ctx->env, ctx->pool, ctx->up, &note, logno, method, path,
-                                  st, res, &err->code, &err->message);
+    how->family = "hotel";
+    how->who = how->counted_as = apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL);
+    how->deadline = ctx->deadline;
+    return trv_supplier_call_send(&ctx->call, how, logno, method, path, body, res, err);
+}
+
+/* The options of a call whose headers carry the key (auth; NULL: the
+ * bearer key). */
+static trv_supplier_call_opts with_auth(const apr_table_t *auth, int read)
+{
+    trv_supplier_call_opts how = {0};
+    how.headers = auth;
+    how.read = read;
+    return how;
+}
+
+/* A TRV1410 call with auth: its answer read with jval or not (read), a
+ * search or not (search). */
+static trv_up_status send_auth(trv_hotel_ctx *ctx, const apr_table_t *auth, int read,
+                               int search, const char *method, const char *path,
+                               const json_t *body, trv_up_result *res, trv_hotel_err *err)
+{
+    trv_supplier_call_opts how = with_auth(auth, read);
+    how.search = search;
+    return hotel_send(ctx, &how, 1410, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_call(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, 0, res, err);
+    return send_auth(ctx, auth, 0, 0, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char *path,
                              const apr_table_t *auth, const json_t *body,
                              trv_up_result *res, trv_hotel_err *err)
 {
-    return call_via(ctx, ctx->env->http, 1410, method, path, auth, body, NULL, 1, res, err);
+    return send_auth(ctx, auth, 1, 0, method, path, body, res, err);
+}
+
+trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const char *path,
+                               const apr_table_t *auth, const json_t *body,
+                               trv_up_result *res, trv_hotel_err *err)
+{
+    return send_auth(ctx, auth, 1, 1, method, path, body, res, err);
+}
+
+trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
+                                    const apr_table_t *auth, const json_t *body,
+                                    trv_up_result *res, trv_hotel_err *err)
+{
+    return send_auth(ctx, auth, 0, 1, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
@@ -94,11 +109,12 @@ trv_up_status trv_hwire_call_idem(trv_hotel_ctx *ctx, const trv_hotel_supplier *
                                   const char *idempotency_key, trv_up_result *res,
                                   trv_hotel_err *err)
 {
+    trv_supplier_call_opts how = with_auth(auth, 0);
     /* The protocol's row says whether its vendor honours the key; one
      * that does not is sent none, so the request is never resent. */
-    return call_via(ctx, ctx->env->http, 1420, method, path, auth, body,
-                    trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key),
-                    0, res, err);
+    how.idempotency_key = trv_supplier_idempotency_key(trv_hotel_suppliers, self,
+                                                       idempotency_key);
+    return hotel_send(ctx, &how, 1420, method, path, body, res, err);
 }
 
 trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_supplier *self,
@@ -108,6 +124,7 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
                                        const char *instrument_id, const char **card_last4,
                                        trv_up_result *res, trv_hotel_err *err)
 {
+    trv_supplier_call_opts how = with_auth(auth, 0);
     trv_pay_ctx pc;
     trv_pay_forwarder *fw;
     trv_pay_err perr = {0};
@@ -122,9 +139,10 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
      * the supplier gets an Idempotency-Key only if its row says it honours
      * one. */
     fw = trv_pay_forwarder_make(&pc, instrument_id, idempotency_key);
-    st = call_via(ctx, trv_pay_forwarder_http(fw), 2501, method, path, auth, body,
-                  trv_supplier_idempotency_key(trv_hotel_suppliers, self, idempotency_key), 0,
-                  res, err);
+    how.via = trv_pay_forwarder_http(fw);
+    how.idempotency_key = trv_supplier_idempotency_key(trv_hotel_suppliers, self,
+                                                       idempotency_key);
+    st = hotel_send(ctx, &how, 2501, method, path, body, res, err);
     if (trv_pay_forwarder_refused(fw, &perr)) {
         /* The provider holds no such instrument (or will not send it to
          * this supplier): nothing reached the supplier. */
@@ -201,11 +219,9 @@ json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
 
 trv_up_status trv_hwire_bad(trv_hotel_ctx *ctx, trv_hotel_err *err, const char *what)
 {
-    err->code = "bad_response";
-    err->message = apr_psprintf(ctx->pool, "hotel %s answered without %s", ctx->up->name, what);
-    trv_log_msg(&ctx->env->log, TRV_LOG_WARNING, ctx->request_id, TRVLOGNO(1411) "%s",
-                err->message);
-    return TRV_UP_BAD_RESPONSE;
+    return trv_supplier_call_bad(&ctx->call, 1411,
+                                 apr_pstrcat(ctx->pool, "hotel ", ctx->up->name, NULL), what,
+                                 err);
 }
 
 trv_up_status trv_hwire_cancel_refused(trv_hotel_ctx *ctx, const char *read_path,

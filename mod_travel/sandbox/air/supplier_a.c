@@ -1687,7 +1687,8 @@ static void get_airline(trv_req *req, trv_resp *resp)
 }
 
 const trv_route sbx_air_a_routes[] = {
-    {"POST", "/suppliers/a/air/offer_requests", offer_request, TRV_ROUTE_OWN_QUERY},
+    {"POST", "/suppliers/a/air/offer_requests", offer_request,
+     TRV_ROUTE_OWN_QUERY | TRV_ROUTE_JSON_ARENA},
     {"GET", "/suppliers/a/air/offers", list_offers, TRV_ROUTE_OWN_QUERY},
     {"GET", "/suppliers/a/air/offers/{offer_id}", get_offer, TRV_ROUTE_OWN_QUERY},
     {"PATCH", "/suppliers/a/air/offers/{offer_id}/passengers/{passenger_id}",

@@ -1338,7 +1338,7 @@ static void get_airline(trv_req *req, trv_resp *resp)
 }
 
 const trv_route sbx_air_b_routes[] = {
-    {"POST", "/suppliers/b/v3.0/flights/rates", rates, 0},
+    {"POST", "/suppliers/b/v3.0/flights/rates", rates, TRV_ROUTE_JSON_ARENA},
     {"POST", "/suppliers/b/v3.0/flights/verify", verify, 0},
     {"POST", "/suppliers/b/v3.0/flights/prebooks", create_prebook, 0},
     {"GET", "/suppliers/b/v3.0/flights/prebooks/{id}", get_prebook, 0},

@@ -719,7 +719,7 @@ static void cancel_booking(trv_req *req, trv_resp *resp)
 const trv_route sbx_hotel_a_routes[] = {
     {"GET", "/hotels/a/v3.0/data/hotels", list_hotels, TRV_ROUTE_OWN_QUERY},
     {"GET", "/hotels/a/v3.0/data/hotel", get_hotel, TRV_ROUTE_OWN_QUERY},
-    {"POST", "/hotels/a/v3.0/hotels/rates", rates, 0},
+    {"POST", "/hotels/a/v3.0/hotels/rates", rates, TRV_ROUTE_JSON_ARENA},
     /* LiteAPI's booking host (book.liteapi.travel/v3.0): prebook, book and
      * the bookings live there, not on the data and rates host. */
     {"POST", "/hotels/a/book/v3.0/rates/prebook", prebook, 0},

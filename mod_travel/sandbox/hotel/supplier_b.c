@@ -909,7 +909,7 @@ const trv_route sbx_hotel_b_routes[] = {
     {"GET", "/hotels/b/hotel-content-api/1.0/locations/destinations", destinations,
      TRV_ROUTE_OWN_QUERY},
     {"GET", "/hotels/b/hotel-content-api/1.0/hotels", content_hotels, TRV_ROUTE_OWN_QUERY},
-    {"POST", "/hotels/b/hotel-api/1.0/hotels", availability, 0},
+    {"POST", "/hotels/b/hotel-api/1.0/hotels", availability, TRV_ROUTE_JSON_ARENA},
     {"POST", "/hotels/b/hotel-api/1.0/checkrates", checkrates, 0},
     {"POST", "/hotels/b/hotel-api/1.0/bookings", book, 0},
     {"GET", "/hotels/b/hotel-api/1.0/bookings", list_bookings, TRV_ROUTE_OWN_QUERY},

@@ -278,16 +278,51 @@ static void regions(trv_req *req, trv_resp *resp)
     sbx_send(req, resp, 200, out);
 }
 
-/* Whether a point is inside a ring of [longitude, latitude] pairs (ray
- * casting; the ring's last point may repeat its first). */
-static int in_ring(const json_t *ring, double lat, double lon)
+/* A polygon's ring read once into plain arrays: it is tested against every
+ * hotel of the catalogue, and reading its points through Jansson for each
+ * hotel was a fifth of a hotel search's sandbox CPU (docs/performance.md). */
+typedef struct ring_pts {
+    size_t n;
+    const double *x, *y;             /* longitude, latitude of each point */
+    double min_y, max_y;
+} ring_pts;
+
+static ring_pts ring_of(apr_pool_t *p, const json_t *pts)
 {
-    size_t n = json_array_size(ring), i, j;
+    ring_pts r = {json_array_size(pts), NULL, NULL, 0, 0};
+    double *x = apr_palloc(p, (r.n + 1) * sizeof(double));
+    double *y = apr_palloc(p, (r.n + 1) * sizeof(double));
+    size_t i;
+    for (i = 0; i < r.n; i++) {
+        const json_t *pt = json_array_get(pts, i);
+        x[i] = json_number_value(json_array_get(pt, 0));
+        y[i] = json_number_value(json_array_get(pt, 1));
+        if (i == 0 || y[i] < r.min_y) {
+            r.min_y = y[i];
+        }
+        if (i == 0 || y[i] > r.max_y) {
+            r.max_y = y[i];
+        }
+    }
+    r.x = x;
+    r.y = y;
+    return r;
+}
+
+/* Whether a point is inside the ring (ray casting; the ring's last point
+ * may repeat its first). An edge is crossed only where one end is above
+ * lat and the other not, which no edge is when lat is at or above every
+ * point or below every point: those answer "outside" without the loop,
+ * exactly as the loop would. */
+static int in_ring(const ring_pts *r, double lat, double lon)
+{
+    size_t n = r->n, i, j;
     int in = 0;
-    for (i = 0, j = n - 1; n > 2 && i < n; j = i++) {
-        const json_t *a = json_array_get(ring, i), *b = json_array_get(ring, j);
-        double ax = json_number_value(json_array_get(a, 0)), ay = json_number_value(json_array_get(a, 1));
-        double bx = json_number_value(json_array_get(b, 0)), by = json_number_value(json_array_get(b, 1));
+    if (n <= 2 || lat >= r->max_y || lat < r->min_y) {
+        return 0;
+    }
+    for (i = 0, j = n - 1; i < n; j = i++) {
+        double ax = r->x[i], ay = r->y[i], bx = r->x[j], by = r->y[j];
         if ((ay > lat) != (by > lat) && lon < (bx - ax) * (lat - ay) / (by - ay) + ax) {
             in = !in;
         }
@@ -303,6 +338,7 @@ static void geography(trv_req *req, trv_resp *resp)
     const json_t *b, *ring, *pt;
     const char *inc = apr_table_get(req->query, "include");
     json_t *out;
+    ring_pts r;
     size_t k;
     int i;
     if (!sbx_need_hotels(req, resp) || !c_supply(req, resp)
@@ -330,6 +366,7 @@ static void geography(trv_req *req, trv_resp *resp)
         }
     }
     h = SBX_HOTELS(req);
+    r = ring_of(req->pool, ring);
     out = json_object();
     for (i = 0; i < h->n_hotels; i++) {
         double lat, lon;
@@ -337,7 +374,7 @@ static void geography(trv_req *req, trv_resp *resp)
             continue;
         }
         sbx_hotel_position(&h->hotels[i], C, &lat, &lon);
-        if (in_ring(ring, lat, lon)) {
+        if (in_ring(&r, lat, lon)) {
             const char *sid = sbx_hotel_sid(req->pool, C, i);
             json_object_set_new(out, sid, json_pack("{s:s}", "property_id", sid));
         }
@@ -1033,9 +1070,11 @@ static void cancel(trv_req *req, trv_resp *resp)
 
 const trv_route sbx_hotel_c_routes[] = {
     {"GET", SBX_RAPID_BASE "/v3/regions", regions, TRV_ROUTE_OWN_QUERY},
-    {"POST", SBX_RAPID_BASE "/v3/properties/geography", geography, TRV_ROUTE_OWN_QUERY},
+    {"POST", SBX_RAPID_BASE "/v3/properties/geography", geography,
+     TRV_ROUTE_OWN_QUERY | TRV_ROUTE_JSON_ARENA},
     {"GET", SBX_RAPID_BASE "/v3/properties/content", content, TRV_ROUTE_OWN_QUERY},
-    {"GET", SBX_RAPID_BASE "/v3/properties/availability", availability, TRV_ROUTE_OWN_QUERY},
+    {"GET", SBX_RAPID_BASE "/v3/properties/availability", availability,
+     TRV_ROUTE_OWN_QUERY | TRV_ROUTE_JSON_ARENA},
     {"GET", SBX_RAPID_BASE "/v3/properties/{property_id}/rooms/{room_id}/rates/{rate_id}",
      price_check, TRV_ROUTE_OWN_QUERY},
     {"POST", SBX_RAPID_BASE "/v3/itineraries", book, TRV_ROUTE_OWN_QUERY},

@@ -17,6 +17,7 @@ const cluster = require('node:cluster');
 const http = require('node:http');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const zlib = require('node:zlib');
 const { Pool } = require('pg');
 
 const PORT = Number(process.env.PORT || 9091);
@@ -138,7 +139,14 @@ function worker() {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          // Hotelbeds' answers come gzipped to a client that asks, as the
+          // gateway does (Accept-Encoding: gzip, below); decoded here as
+          // libcurl decodes them there.
+          let buf = Buffer.concat(chunks);
+          if (res.headers['content-encoding'] === 'gzip') {
+            try { buf = zlib.gunzipSync(buf); } catch (e) { return reject(e); }
+          }
+          const text = buf.toString('utf8');
           if (res.statusCode !== 200 && res.statusCode !== 201) return reject(new Error(`${url} answered ${res.statusCode}: ${text.slice(0, 200)}`));
           try { resolve(JSON.parse(text)); } catch (e) { reject(e); }
         });
@@ -158,10 +166,14 @@ function worker() {
 
   const auth = {
     liteapi: (s) => ({ 'x-api-key': s.key }),
-    hotelbeds: (s) => ({ 'api-key': s.key, 'x-signature': crypto.createHash('sha256').update(`${s.key}${s.secret}${Math.floor(Date.now() / 1000)}`).digest('hex') }),
+    // Hotelbeds and Rapid asked for gzip as the gateway asks them
+    // (hotel/suppliers/supplier_b.c, supplier_c.c): the sandbox compresses
+    // Hotelbeds' answers for a client that accepts it, so without it the
+    // peer's rounds cost the sandbox less than the gateway's.
+    hotelbeds: (s) => ({ 'accept-encoding': 'gzip', 'api-key': s.key, 'x-signature': crypto.createHash('sha256').update(`${s.key}${s.secret}${Math.floor(Date.now() / 1000)}`).digest('hex') }),
     rapid: (s) => {
       const ts = Math.floor(Date.now() / 1000);
-      return { authorization: `EAN APIKey=${s.key},Signature=${crypto.createHash('sha512').update(`${s.key}${s.secret}${ts}`).digest('hex')},timestamp=${ts}` };
+      return { 'accept-encoding': 'gzip', authorization: `EAN APIKey=${s.key},Signature=${crypto.createHash('sha512').update(`${s.key}${s.secret}${ts}`).digest('hex')},timestamp=${ts}` };
     },
   };
   const rapidOcc = (r) => `${r.adults}${(r.children || []).length ? `-${r.children.join(',')}` : ''}`;
@@ -205,7 +217,7 @@ function worker() {
         const i = info.get(String(h.code)) || {};
         return { supplier: s.name, sid: String(h.code), name: h.name, city: (i.city && i.city.content) || h.destinationName,
           country: i.countryCode, postal: i.postalCode, giata: Number.isInteger(i.giataCode) ? String(i.giataCode) : null,
-          lat: Number(h.latitude), lon: Number(h.longitude), priced: true, total: minorOf(h.minRate) };
+          lat: Number(h.latitude), lon: Number(h.longitude), ...cheapestOf(h, stay) };
       });
     },
     async rapid(s, area, stay) {
@@ -248,6 +260,29 @@ function worker() {
     const pos = stay.guest_residence || stay.guest_nationality || 'US';
     return `&country_code=${encodeURIComponent(pos)}&language=en-US&sales_channel=website&sales_environment=hotel_only`;
   }
+  // A Hotelbeds rate's price to the traveller (supplier_b.c, rate_price):
+  // its net, or no less than its sellingRate when the hotel binds the
+  // seller (hotelMandatory); the floor -1 when nothing binds.
+  function hbPrice(rate) {
+    const net = minorOf(rate.net);
+    if (rate.hotelMandatory !== true) return { price: net, floor: -1 };
+    const floor = minorOf(rate.sellingRate);
+    return { price: floor > net ? floor : net, floor };
+  }
+  // A searched hotel's cheapest price from its rates, as the gateway takes
+  // it (hotel_cheapest): not minRate, the cheapest net, which a binding
+  // sellingRate may forbid. One occupancy group, as the bench's stays.
+  function cheapestOf(h, stay) {
+    const g = hbOcc(stay);
+    if (g.length !== 1) throw new Error('the peer prices stays of one occupancy group');
+    let best = -1;
+    for (const room of h.rooms || []) for (const rate of room.rates || []) {
+      if (rate.rooms !== g[0].rooms || rate.adults !== g[0].adults || rate.children !== g[0].children) continue;
+      const { price } = hbPrice(rate);
+      if (best < 0 || price < best) best = price;
+    }
+    return best < 0 ? { priced: false, total: 0 } : { priced: true, total: best };
+  }
   function rapidTotal(rate, stay) {
     let t = 0;
     for (const r of stay.occupancy) {
@@ -284,29 +319,40 @@ function worker() {
       return trim(out, per);
     },
     async hotelbeds(s, stay, sids, per) {
+      // As hotel/suppliers/supplier_b.c reads them: a rate prices one
+      // occupancy group (its rooms, adults, children), at its net or, when
+      // the hotel binds the seller (hotelMandatory), no less than its
+      // sellingRate; its taxes not included are due at the property, its
+      // penalties and price shared among the group's rooms. The bench's
+      // stays are one group (one room of 2 adults): a stay of several
+      // groups is refused here rather than served differently.
+      const groups = hbOcc(stay);
+      if (groups.length !== 1) throw new Error('the peer prices stays of one occupancy group');
+      const g = groups[0], n = g.rooms, share = (amount, i) => Math.trunc(amount / n) + (i === 0 ? amount % n : 0);
       const res = await call('POST', `${s.base}/hotel-api/1.0/hotels`, auth.hotelbeds(s), { stay: { checkIn: stay.check_in, checkOut: stay.check_out },
-        occupancies: hbOcc(stay), hotels: { hotel: sids.map(Number) }, filter: { maxRatesPerRoom: per } });
+        occupancies: groups, hotels: { hotel: sids.map(Number) }, filter: { maxRatesPerRoom: per } });
       const out = [], cur = stay.currency;
       for (const h of res.hotels.hotels || []) {
         if (h.currency !== cur) continue;
         for (const room of h.rooms || []) for (const rate of room.rates || []) {
+          if (rate.rooms !== g.rooms || rate.adults !== g.adults || rate.children !== g.children) throw new Error('a rate of another occupancy');
+          const { price, floor } = hbPrice(rate);
           const promos = [], refundable = rate.rateClass !== 'NRF';
-          const rooms = stay.occupancy.map((occ, i) => {
-            const rr = (rate.roomRates || [])[i];
-            let due = null;
-            if (rr) {
-              const owed = ((rr.taxes && rr.taxes.taxes) || []).filter((t) => !t.included);
-              if (owed.length) due = money(owed.reduce((a, t) => a + minorOf(t.amount), 0), cur);
-              for (const e of rr.offers || []) addPromo(promos, e.name, Math.abs(minorOf(e.amount)), cur, i);
-            }
-            return { position: i, name: room.name, board: board(rate.boardCode), board_name: rate.boardName, adults: occ.adults, children: occ.children || [],
-              total: rr ? money(minorOf(rr.net), cur) : null, due_at_property: due,
-              ...(rr ? { cancellation_policy: { refundable, penalties: (rr.cancellationPolicies || []).map((e) => ({ from: iso(e.from), amount: money(minorOf(e.amount), cur) })) } } : {}) };
-          });
-          const total = minorOf(rate.net);
-          out.push({ sid: String(h.code), ref: rate.rateKey, total, doc: { room_type: { code: room.code, name: room.name }, board: board(rate.boardCode),
-            board_name: rate.boardName, total: money(total, cur),
-            cancellation_policy: { refundable, penalties: (rate.cancellationPolicies || []).map((e) => ({ from: iso(e.from), amount: money(minorOf(e.amount), cur) })) },
+          const owed = ((rate.taxes && rate.taxes.taxes) || []).filter((t) => !t.included);
+          const due = owed.length ? owed.reduce((a, t) => a + minorOf(t.amount), 0) : null;
+          for (const e of rate.offers || []) if (e.name) addPromo(promos, e.name, Math.abs(minorOf(e.amount)), cur, 0);
+          const rooms = stay.occupancy.map((occ, i) => ({ position: i, name: room.name, board: board(rate.boardCode), board_name: rate.boardName,
+            adults: occ.adults, children: occ.children || [],
+            total: money(floor < 0 ? share(price, i) : share(floor, i) + share(price - floor, i), cur),
+            minimum_selling_price: floor < 0 ? null : money(share(floor, i), cur),
+            due_at_property: due === null ? null : money(share(due, i), cur),
+            cancellation_policy: { refundable, penalties: (rate.cancellationPolicies || []).map((e) => ({ from: iso(e.from), amount: money(share(minorOf(e.amount), i), cur) })) } }));
+          // The offer's policy: the rooms' penalties summed at each instant.
+          const merged = new Map();
+          for (const r of rooms) for (const p of r.cancellation_policy.penalties) merged.set(p.from, (merged.get(p.from) || 0) + minorOf(String(p.amount.amount)));
+          out.push({ sid: String(h.code), ref: JSON.stringify([rate.rateKey]), total: price, doc: { room_type: { code: room.code, name: room.name }, board: board(rate.boardCode),
+            board_name: rate.boardName, total: money(price, cur),
+            cancellation_policy: { refundable, penalties: [...merged.keys()].sort().map((at) => ({ from: at, amount: money(merged.get(at), cur) })) },
             promotions: promos, rooms } });
         }
       }
