@@ -172,7 +172,8 @@ static void *patient_run(void *data)
 
 void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton),
                         void (*late)(void *baton), void **batons,
-                        apr_interval_time_t patience, int *done)
+                        apr_interval_time_t patience, int *done,
+                        void (*overdue)(void *ctx), void *ctx)
 {
     gate *g = calloc(1, sizeof(*g));
     pthread_attr_t attr;
@@ -243,6 +244,13 @@ void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton
                 break;
             }
             apr_atomic_sub32(&late_calls, (apr_uint32_t)g->pending);
+            if (overdue) {
+                /* Calls ending meanwhile count as in time: still waited for. */
+                pthread_mutex_unlock(&g->lock);
+                overdue(ctx);
+                overdue = NULL;
+                pthread_mutex_lock(&g->lock);
+            }
             while (g->pending > 0) {
                 pthread_cond_wait(&g->cond, &g->lock);
             }

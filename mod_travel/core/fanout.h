@@ -36,10 +36,14 @@ void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons);
  * the caller's pool when it may be late: give each its own pool
  * (trv_call_pool(NULL)), freed by the caller when done, by late when not.
  * When TRV_FANOUT_LATE_MAX calls of the process are already going on
- * alone, it waits for all, as trv_fanout. */
+ * alone, it waits for all, as trv_fanout, first calling overdue(ctx) when
+ * overdue is not NULL, in the caller, no lock held: what the caller must
+ * not keep waiting as long as its slowest call (a webhook batch's held
+ * requests) it can do then. */
 void trv_fanout_patient(int n, void (*fn)(void *baton), void (*left)(void *baton),
                         void (*late)(void *baton), void **batons,
-                        apr_interval_time_t patience, int *done);
+                        apr_interval_time_t patience, int *done,
+                        void (*overdue)(void *ctx), void *ctx);
 
 /* How many more calls of the process may go on alone now (0 at the cap). */
 int trv_fanout_late_room(void);

@@ -8,6 +8,7 @@
 #include "throttle.h"
 #include "breaker.h"
 #include "slow.h"
+#include "awaited.h"
 #include "retention.h"
 #include "core/json.h"
 
@@ -195,6 +196,7 @@ typedef struct send_task {
     const char *worker;            /* in p */
     apr_time_t started;
     int stopped;
+    int awaited;                   /* tracked by awaited.h until it ends */
 } send_task;
 
 static const char *dup_or_null(apr_pool_t *p, const char *s)
@@ -241,6 +243,9 @@ static void send_task_run(void *baton)
 {
     send_task *task = baton;
     task->stopped = send_one(task->env, task->p, &task->it, task->secrets);
+    if (task->awaited) {
+        trv_webhook_awaited_end(task->it.subscription_id, apr_time_now());
+    }
     if (task->stopped) {
         task->it.action = TRV_WH_RELEASE;
     }
@@ -313,40 +318,87 @@ static void send_task_late(void *baton)
     apr_pool_destroy(task->p);
 }
 
+/* A batch whose sender must wait for its slow requests after all (the
+ * process's cap of requests going on alone, core/fanout.h) puts its held
+ * and throttled requests (WAIT) back to the queue first, in a statement of
+ * their own: they would otherwise wait with the record for the slowest
+ * request, up to the receivers' timeout, however soon they were due. */
+typedef struct held_batch {
+    trv_env *env;
+    apr_pool_t *p;
+    const char *worker;
+    apr_array_header_t *items;
+    int *put_back;  /* per item: recorded by put_back_held */
+} held_batch;
+
+static void put_back_held(void *ctx)
+{
+    held_batch *b = ctx;
+    apr_array_header_t *rec = apr_array_make(b->p, b->items->nelts, sizeof(trv_wh_item));
+    int *from = apr_palloc(b->p, sizeof(int) * (apr_size_t)b->items->nelts);
+    const char *err = NULL;
+    int i;
+    for (i = 0; i < b->items->nelts; i++) {
+        const trv_wh_item *it = &APR_ARRAY_IDX(b->items, i, trv_wh_item);
+        if (it->action == TRV_WH_WAIT && !b->put_back[i]) {
+            from[rec->nelts] = i;
+            *(trv_wh_item *)apr_array_push(rec) = *it;
+        }
+    }
+    /* On failure they stay in the batch's own record. */
+    if (rec->nelts > 0 && trv_wh_batch_record(b->env, b->p, b->worker, rec, &err) == APR_SUCCESS) {
+        for (i = 0; i < rec->nelts; i++) {
+            b->put_back[from[i]] = 1;
+        }
+    }
+}
+
+/* 1 when a request to `sub` goes on alone from the start: its
+ * subscription is slow in this process (slow.h), or the requests other
+ * batches are waiting for have had no answer lately (awaited.h). */
+static int goes_alone(const char *sub, apr_time_t now)
+{
+    return trv_webhook_slow_known(sub, now) || trv_webhook_awaited_stalled(sub, now);
+}
+
 /* The batch waits TRV_WEBHOOK_PATIENCE for its requests; a slower one goes
- * on alone and records itself (send_task_late). Requests to a subscription
- * already known slow in this process (slow.h) go on alone from the start:
- * the batch does not wait for them at all. */
-static void send_patiently(send_task **tasks, int n, int *done)
+ * on alone and records itself (send_task_late). Requests that go alone
+ * (goes_alone, judged at `now` as hold_slow judged them) go on alone from
+ * the start: the batch does not wait for them at all; the others are
+ * awaited (awaited.h) while the batch waits. */
+static void send_patiently(send_task **tasks, int n, int *done, apr_time_t now,
+                           held_batch *held)
 {
     void **slow = malloc(sizeof(void *) * (size_t)n), **quick = malloc(sizeof(void *) * (size_t)n);
     int *slow_done = malloc(sizeof(int) * (size_t)n), *quick_done = malloc(sizeof(int) * (size_t)n);
     int *which = malloc(sizeof(int) * (size_t)n);
-    apr_time_t now = apr_time_now();
     int i, ns = 0, nq = 0;
     if (!slow || !quick || !slow_done || !quick_done || !which) {
         trv_fanout_patient(n, send_task_run, send_task_left, send_task_late, (void **)tasks,
-                           TRV_WEBHOOK_PATIENCE, done);
+                           TRV_WEBHOOK_PATIENCE, done, put_back_held, held);
     }
     else {
         for (i = 0; i < n; i++) {
             /* which: the index in slow, or -1 - the index in quick. */
-            if (trv_webhook_slow_known(tasks[i]->it.subscription_id, now)) {
+            if (goes_alone(tasks[i]->it.subscription_id, now)) {
                 which[i] = ns;
                 slow[ns++] = tasks[i];
             }
             else {
                 which[i] = -1 - nq;
                 quick[nq++] = tasks[i];
+                /* Before its thread starts: its end is on that thread. */
+                tasks[i]->awaited = trv_webhook_awaited_begin(tasks[i]->it.subscription_id,
+                                                              tasks[i]->started);
             }
         }
         if (ns > 0) {
             trv_fanout_patient(ns, send_task_run, send_task_left, send_task_late, slow, 0,
-                               slow_done);
+                               slow_done, put_back_held, held);
         }
         if (nq > 0) {
             trv_fanout_patient(nq, send_task_run, send_task_left, send_task_late, quick,
-                               TRV_WEBHOOK_PATIENCE, quick_done);
+                               TRV_WEBHOOK_PATIENCE, quick_done, put_back_held, held);
         }
         for (i = 0; i < n; i++) {
             done[i] = which[i] >= 0 ? slow_done[which[i]] : quick_done[-1 - which[i]];
@@ -359,7 +411,7 @@ static void send_patiently(send_task **tasks, int n, int *done)
     free(which);
 }
 
-/* Requests to a subscription this process sees slow (slow.h) are held
+/* Requests that go on alone (goes_alone: slow, or stalled) are held
  * back, going back to the queue as throttled ones do, when it has
  * TRV_WEBHOOK_SLOW_MAX going on alone here (this batch's counted), or when
  * the process has no room left for another request going on alone
@@ -368,17 +420,15 @@ static void send_patiently(send_task **tasks, int n, int *done)
  * requests). A short wait is spread by delivery id over a quarter of a
  * second: due all at once, the held requests of a busy subscription would
  * come back as one burst of claims. */
-static void hold_slow(apr_pool_t *p, apr_array_header_t *items)
+static void hold_slow(apr_pool_t *p, apr_array_header_t *items, apr_time_t now)
 {
     apr_hash_t *admitted = apr_hash_make(p);
-    apr_time_t now = apr_time_now();
     int room = trv_fanout_late_room(), i;
     for (i = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
         apr_interval_time_t wait = TRV_WEBHOOK_PATIENCE;
         int *k;
-        if (!it->claimed || it->action == TRV_WH_WAIT
-            || !trv_webhook_slow_known(it->subscription_id, now)) {
+        if (!it->claimed || it->action == TRV_WH_WAIT || !goes_alone(it->subscription_id, now)) {
             continue;
         }
         if (!(k = apr_hash_get(admitted, it->subscription_id, APR_HASH_KEY_STRING))) {
@@ -414,6 +464,8 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     int *task_of, *done;
     int n, i, k, ntasks = 0, secret_logged = 0, own_gone;
     apr_status_t rv;
+    apr_time_t judged;
+    held_batch held;
     trv_wh_item *first;
 
     if (!dlv || attempt < 1) {
@@ -444,7 +496,11 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
     /* Held and throttled items (WAIT) are not sent; they go back to the
      * queue with the batch's record, after its sends: a statement of their
      * own before the sends would hold up the batch's other receivers. */
-    hold_slow(p, items);
+    /* Which requests go on alone is judged once, at `judged`, for the hold
+     * and the sends alike: one the hold did not count as going alone (no
+     * room taken) must not go alone at the send. */
+    judged = apr_time_now();
+    hold_slow(p, items, judged);
     own_gone = 0;
 
     tasks = apr_pcalloc(p, sizeof(*tasks) * (apr_size_t)items->nelts);
@@ -481,16 +537,22 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
         }
         task_of[i] = ntasks++;
     }
+    held.env = env;
+    held.p = p;
+    held.worker = job->worker;
+    held.items = items;
+    held.put_back = apr_pcalloc(p, sizeof(int) * (apr_size_t)items->nelts);
     if (ntasks > 0) {
-        send_patiently(tasks, ntasks, done);
+        send_patiently(tasks, ntasks, done, judged, &held);
     }
     /* The answered requests' outcomes come back into the batch; the late
      * ones leave it, untouched (their task may be gone already; the
-     * worker's own job then ends GONE: its record is the late task's). */
+     * worker's own job then ends GONE: its record is the late task's), as
+     * do the held ones put back already (put_back_held). */
     for (i = 0, k = 0; i < items->nelts; i++) {
         trv_wh_item *it = &APR_ARRAY_IDX(items, i, trv_wh_item);
         int t = task_of[i];
-        if (t >= 0 && !done[t]) {
+        if ((t >= 0 && !done[t]) || held.put_back[i]) {
             if (i == 0 && !own_gone) {
                 own_gone = 1;
                 res->outcome = TRV_JOB_GONE;

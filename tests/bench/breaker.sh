@@ -17,7 +17,10 @@
 # without), the CPU of mod_travel and PostgreSQL per healthy delivery
 # (from /proc, the commits included), and how long mod_travel's threads
 # were runnable but waiting for a CPU (on a shared machine, what a slow
-# run's senders were doing instead of sending).
+# run's senders were doing instead of sending). On stderr, per run: the
+# receipts over 50 ms and the slowest 1 %, each split into time to be
+# claimed and claim to receipt, and in a "with" run the seconds in which
+# the hanging receiver got its requests.
 #
 # BENCH_ROUNDS=N (1) makes N pairs of runs, alternating their order (without
 # then with, with then without, ...): a later run must not look better or
@@ -216,6 +219,25 @@ run() {
            WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%'
            GROUP BY e.id, e.created_at, t.t0) x WHERE ms > 50" |
     awk -v t="$tag" '{ printf "  run %s: %s receipts over 50 ms, committed in seconds %s of the run; on average %s ms to be claimed, %s ms from claim to receipt\n", t, $1, $2, $3, $4 }' >&2
+  # The same split for the run's slowest 1 % (from its p99 up), whatever
+  # their time: what the p99 is made of, in a run with the hanging receiver
+  # and one without (waiting to be claimed: the senders were busy or
+  # asleep; claim to receipt: the request itself, its thread, the
+  # receiver). The median of the whole run beside it, for scale.
+  psql -F ' ' -c "SET enable_nestloop = off" -c "WITH x AS (
+      SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms,
+             extract(epoch FROM min(d.published_at) - e.created_at) * 1000 AS claim_ms
+        FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
+        JOIN webhook_deliveries d ON d.event_id = e.id
+       WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%'
+       GROUP BY e.id, e.created_at),
+    q AS (SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99,
+                 percentile_cont(0.5) WITHIN GROUP (ORDER BY claim_ms) AS claim50,
+                 percentile_cont(0.5) WITHIN GROUP (ORDER BY ms - claim_ms) AS send50 FROM x)
+    SELECT count(*), round(avg(claim_ms)::numeric, 1), round(avg(ms - claim_ms)::numeric, 1),
+           round(max(q.claim50)::numeric, 1), round(max(q.send50)::numeric, 1)
+      FROM x, q WHERE x.ms >= q.p99" |
+    awk -v t="$tag" '{ printf "  run %s: its slowest %s receipts (p99 and over): on average %s ms to be claimed, %s ms from claim to receipt (all receipts, median: %s and %s ms)\n", t, $1, $2, $3, $4, $5 }' >&2
 }
 
 # A run with the hanging receiver; prints the run's figures and how many of
@@ -226,6 +248,13 @@ run_with() {
   out=$(run "$1" 1)
   hung=$(psql -c "SELECT count(*) FROM sandbox.inbox_requests WHERE inbox = 'bench-hang'
     AND headers->>'webhook-id' LIKE 'evt_$1_%'")
+  # When they came (second of the run: requests), to set beside the seconds
+  # of the slow healthy receipts: a request that times out ends 10 s later.
+  psql -c "SELECT string_agg(s || ':' || n, ' ' ORDER BY s) FROM (
+      SELECT (extract(epoch FROM r.received_at - t.t0))::int AS s, count(*) AS n
+        FROM sandbox.inbox_requests r, (SELECT min(created_at) AS t0 FROM events WHERE id LIKE 'evt_$1_%') t
+       WHERE r.inbox = 'bench-hang' AND r.headers->>'webhook-id' LIKE 'evt_$1_%' GROUP BY 1) x" |
+    awk -v t="$1" '{ printf "  run %s: requests to the hanging receiver by second of the run (second:requests): %s\n", t, $0 }' >&2
   hang_off
   echo "$out $hung"
 }

@@ -44,7 +44,7 @@ static void a_slow_call_goes_on_alone(void **state)
     int done[3];
     apr_time_t t0 = apr_time_now();
     (void)state;
-    trv_fanout_patient(3, run, on_left, on_late, batons, apr_time_from_msec(100), done);
+    trv_fanout_patient(3, run, on_left, on_late, batons, apr_time_from_msec(100), done, NULL, NULL);
     /* Back after the patience, not after the slow call. */
     assert_true(apr_time_now() - t0 < apr_time_from_msec(350));
     assert_int_equal(done[0], 1);
@@ -66,7 +66,7 @@ static void patience_zero_waits_for_nothing(void **state)
     int done[2];
     apr_time_t t0 = apr_time_now();
     (void)state;
-    trv_fanout_patient(2, run, on_left, on_late, batons, 0, done);
+    trv_fanout_patient(2, run, on_left, on_late, batons, 0, done, NULL, NULL);
     assert_true(apr_time_now() - t0 < apr_time_from_msec(150));
     assert_int_equal(done[0] + done[1], 0);
     assert_int_equal(trv_fanout_drain(apr_time_from_sec(5)), 1);
@@ -79,12 +79,47 @@ static void all_in_time_are_done(void **state)
     void *batons[4] = {&calls[0], &calls[1], &calls[2], &calls[3]};
     int done[4], i;
     (void)state;
-    trv_fanout_patient(4, run, on_left, on_late, batons, apr_time_from_sec(5), done);
+    trv_fanout_patient(4, run, on_left, on_late, batons, apr_time_from_sec(5), done, NULL, NULL);
     for (i = 0; i < 4; i++) {
         assert_int_equal(done[i], 1);
         assert_int_equal(apr_atomic_read32(&calls[i].ran), 1);
         assert_int_equal(apr_atomic_read32(&calls[i].left), 0);
     }
+}
+
+static void on_overdue(void *ctx)
+{
+    apr_time_t *at = ctx;
+    *at = apr_time_now();
+}
+
+/* TRV_FANOUT_LATE_MAX calls already going on alone: the next caller waits
+ * for its slow call, and is told so (overdue) when its patience ends, not
+ * when its call does. */
+static void past_the_cap_the_caller_waits_and_is_told_first(void **state)
+{
+    call busy[TRV_FANOUT_LATE_MAX], slow = {600, 0, 0, 0, 0};
+    void *batons[TRV_FANOUT_LATE_MAX], *one[1] = {&slow};
+    int done[TRV_FANOUT_LATE_MAX], i;
+    apr_time_t t0, told = 0;
+    (void)state;
+    for (i = 0; i < TRV_FANOUT_LATE_MAX; i++) {
+        busy[i] = (call){1500, 0, 0, 0, 0};
+        batons[i] = &busy[i];
+    }
+    trv_fanout_patient(TRV_FANOUT_LATE_MAX, run, on_left, on_late, batons, 0, done, NULL,
+                       NULL);
+    assert_int_equal(trv_fanout_late_room(), 0);
+    t0 = apr_time_now();
+    trv_fanout_patient(1, run, on_left, on_late, one, apr_time_from_msec(50), done, on_overdue,
+                       &told);
+    assert_int_equal(done[0], 1);
+    assert_int_equal(apr_atomic_read32(&slow.left), 0);
+    assert_true(apr_time_now() - t0 >= apr_time_from_msec(600));
+    assert_true(told >= t0 + apr_time_from_msec(50));
+    assert_true(told < t0 + apr_time_from_msec(400));
+    assert_int_equal(trv_fanout_drain(apr_time_from_sec(5)), 1);
+    assert_int_equal(trv_fanout_late_room(), TRV_FANOUT_LATE_MAX);
 }
 
 /* A supplier answer's memory (its buffer and the reader's value array, a
@@ -162,6 +197,7 @@ int main(void)
         cmocka_unit_test(a_slow_call_goes_on_alone),
         cmocka_unit_test(patience_zero_waits_for_nothing),
         cmocka_unit_test(all_in_time_are_done),
+        cmocka_unit_test(past_the_cap_the_caller_waits_and_is_told_first),
         cmocka_unit_test(call_pools_reuse_what_the_last_call_freed),
         cmocka_unit_test(call_pools_live_on_any_thread),
     };
