@@ -9,7 +9,25 @@ void sbx_dtext_init(sbx_dtext *d, apr_pool_t *p, const sbx_world *w, apr_size_t 
 {
     trv_jtext_init(&d->t, p, cap);
     d->w = w;
-    d->n_places = d->n_airlines = 0;
+    d->n_places = d->n_airlines = d->n_at = 0;
+}
+
+/* sbx_instant, kept for the instants met again. */
+static const char *instant(sbx_dtext *d, apr_int64_t secs)
+{
+    int i;
+    const char *s;
+    for (i = 0; i < d->n_at; i++) {
+        if (d->at[i] == secs) {
+            return d->at_text[i];
+        }
+    }
+    s = sbx_instant(d->t.p, secs);
+    if (d->n_at < 4) {
+        d->at[d->n_at] = secs;
+        d->at_text[d->n_at++] = s;
+    }
+    return s;
 }
 
 /* The kept text of entry i, or NULL. */
@@ -331,15 +349,15 @@ void sbx_dtext_offer(sbx_dtext *d, const sbx_offer *o, apr_int64_t created,
 {
     trv_jtext *t = &d->t;
     apr_pool_t *p = t->p;
-    const char *made = sbx_instant(p, created);
-    const char *hold_until = sbx_instant(p, created + hold);
+    const char *made = instant(d, created);
+    const char *hold_until = instant(d, created + hold);
     int i;
     trv_jtext_obj(t);
     trv_jtext_kstr(t, "id", apr_pstrcat(p, "off_", o->ref, NULL));
     trv_jtext_kbool(t, "live_mode", 0);
     trv_jtext_kstr(t, "created_at", made);
     trv_jtext_kstr(t, "updated_at", made);
-    trv_jtext_kstr(t, "expires_at", sbx_instant(p, o->expires));
+    trv_jtext_kstr(t, "expires_at", instant(d, o->expires));
     trv_jtext_kstr(t, "total_amount", sbx_amount(p, o->base + o->tax, o->currency));
     trv_jtext_kstr(t, "total_currency", o->currency);
     trv_jtext_kstr(t, "base_amount", sbx_amount(p, o->base, o->currency));

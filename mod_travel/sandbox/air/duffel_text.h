@@ -32,6 +32,11 @@ typedef struct sbx_dtext {
     const sbx_world *w;
     sbx_dtext_kept places[SBX_DTEXT_KEPT], airlines[SBX_DTEXT_KEPT];
     int n_places, n_airlines;
+    /* The instants written (every offer of a search has the same
+     * created_at, expires_at and payment_required_by). */
+    apr_int64_t at[4];
+    const char *at_text[4];
+    int n_at;
 } sbx_dtext;
 
 void sbx_dtext_init(sbx_dtext *d, apr_pool_t *p, const sbx_world *w, apr_size_t cap);
