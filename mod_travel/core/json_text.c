@@ -1,4 +1,5 @@
 #include "json_text.h"
+#include "json_scan.h"
 #include "money.h"
 #include "utf8.h"
 
@@ -43,25 +44,25 @@ static void put1(trv_jtext *t, char c)
     t->buf[t->len++] = c;
 }
 
-/* Which bytes Jansson escapes (dump_string without JSON_ENSURE_ASCII or
- * JSON_ESCAPE_SLASH): the quote, the backslash and every control byte. */
-static int needs_escape(unsigned char c)
-{
-    return c < 0x20 || c == '"' || c == '\\';
-}
-
 int trv_jtext_string(trv_jtext *t, const char *s, apr_size_t n)
 {
     apr_size_t i = 0, run;
     int high = 0;
-    put1(t, '"');
+    /* Room for the string as it is: most need no escape. */
+    room(t, n + 2);
+    t->buf[t->len++] = '"';
     while (i < n) {
-        for (run = i; run < n && !needs_escape((unsigned char)s[run]); run++) {
-            high |= (unsigned char)s[run] >= 0x80;
+        run = i + trv_json_plain_len(s + i, n - i);
+        /* Bytes from 0x80 are written as they are (Jansson escapes them
+         * only with JSON_ENSURE_ASCII), and the whole checked at the end. */
+        while (run < n && (unsigned char)s[run] >= 0x80) {
+            high = 1;
+            run++;
         }
         if (run > i) {
             trv_jtext_put(t, s + i, run - i);
             i = run;
+            continue;
         }
         if (i < n) {
             unsigned char c = (unsigned char)s[i++];

@@ -1,4 +1,5 @@
 #include "jval.h"
+#include "json_scan.h"
 
 #include <apr_strings.h>
 #include <errno.h>
@@ -152,6 +153,17 @@ static int string(parser *ps, unsigned char type, long *idx)
     start = d = b + s;
     for (;;) {
         unsigned char c;
+        /* A run of plain ASCII, moved only once an escape has made the
+         * text shorter than the answer's (most strings have none and stay
+         * where they are). */
+        apr_size_t run = s + trv_json_plain_len(b + s, len - s);
+        if (run > s) {
+            if (d != b + s) {
+                memmove(d, b + s, run - s);
+            }
+            d += run - s;
+            s = run;
+        }
         if (s >= len) {
             ps->pos = s;
             return fail(ps, "premature end of input in a string");
@@ -163,11 +175,6 @@ static int string(parser *ps, unsigned char type, long *idx)
         if (c < 0x20) {
             ps->pos = s;
             return fail(ps, "control character in a string");
-        }
-        if (c < 0x80 && c != '\\') {
-            *d++ = (char)c;
-            s++;
-            continue;
         }
         if (c >= 0x80) {
             int n = utf8_seq((const unsigned char *)b + s, len - s);
