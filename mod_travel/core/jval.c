@@ -407,8 +407,12 @@ const trv_jval *trv_jval_parse(apr_pool_t *p, char *buf, apr_size_t len, const c
     ps.p = p;
     ps.buf = buf;
     ps.len = len;
-    /* About one value per 12 bytes of a supplier's answer. */
-    ps.cap = (apr_uint32_t)(len / 12 > 64 ? (len / 12 < 0x1000000 ? len / 12 : 0x1000000) : 64);
+    /* Room for one value (a key is one) per 6 bytes: compact answers
+     * such as Duffel's offers hold about one per 7-8, and a full array is
+     * copied to one twice its size (one per 12, as before, made every
+     * flight search copy 300 kB). Pages beyond the last value are not
+     * touched. */
+    ps.cap = (apr_uint32_t)(len / 6 > 64 ? (len / 6 < 0x1000000 ? len / 6 : 0x1000000) : 64);
     ps.nodes = apr_palloc(p, sizeof(trv_jval) * ps.cap);
 
 value:
