@@ -9,7 +9,8 @@
  * docs/performance.md). Here a string is copied in runs up to the next
  * byte that needs escaping, numbers are formatted as Jansson formats them
  * (integers as %lld, reals with %.15g and Jansson's touch-ups), and the
- * text is made where it stays.
+ * text is made where it stays. The strings and numbers are written by
+ * core/json_text.c, which also writes text without a tree.
  *
  * What it does not write as Jansson would (text that is not well-formed
  * UTF-8, a tree deeper than TRV_JSON_WRITE_MAX_DEPTH, a real Jansson's
