@@ -6,11 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct out {
-    apr_pool_t *p;
-    char *buf;
-    apr_size_t len, cap;
-} out;
+typedef trv_jbuf out;
 
 /* Room for n more bytes and the final NUL. */
 static int room(out *o, apr_size_t n)
@@ -224,16 +220,53 @@ static int value(out *o, const json_t *v, int depth)
     }
 }
 
+void trv_jbuf_init(trv_jbuf *b, apr_pool_t *p, apr_size_t cap)
+{
+    b->p = p;
+    b->cap = cap < 64 ? 64 : cap;
+    b->len = 0;
+    b->buf = apr_palloc(p, b->cap);
+}
+
+void trv_jbuf_put(trv_jbuf *b, const char *s, apr_size_t n)
+{
+    put(b, s, n);
+}
+
+void trv_jbuf_put1(trv_jbuf *b, char c)
+{
+    put1(b, c);
+}
+
+int trv_jbuf_string(trv_jbuf *b, const char *s, apr_size_t n)
+{
+    return string(b, s, n);
+}
+
+int trv_jbuf_real(trv_jbuf *b, double d)
+{
+    return real(b, d);
+}
+
+int trv_jbuf_value(trv_jbuf *b, const json_t *v)
+{
+    return value(b, v, 0);
+}
+
+char *trv_jbuf_text(trv_jbuf *b)
+{
+    room(b, 0);
+    b->buf[b->len] = '\0';
+    return b->buf;
+}
+
 char *trv_json_write(apr_pool_t *p, const json_t *v, apr_size_t *len)
 {
     out o;
     if (!v) {
         return NULL;
     }
-    o.p = p;
-    o.cap = 1024;
-    o.len = 0;
-    o.buf = apr_palloc(p, o.cap);
+    trv_jbuf_init(&o, p, 1024);
     if (value(&o, v, 0) != 0) {
         return NULL;
     }

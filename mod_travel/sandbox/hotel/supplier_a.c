@@ -31,11 +31,13 @@
  * LiteAPI's payment SDK (TRANSACTION_ID); taxes marked "included": false are
  * paid at the property. */
 #include "hotel.h"
+#include "sandbox/jtext.h"
 #include "sandbox/money.h"
 #include "core/money.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,80 +180,134 @@ static void get_hotel(trv_req *req, trv_resp *resp)
 
 /* ---- rates ---- */
 
-static json_t *a_policy(trv_req *req, const sbx_hprice *r, const char *cur)
+/* A rate's money as LiteAPI writes it: [{amount, currency}]. */
+static void a_price(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
 {
-    json_t *infos = json_array();
-    int i;
-    for (i = 0; i < r->n_penalties; i++) {
-        json_array_append_new(infos, json_pack("{s:s,s:o,s:s,s:s,s:s}",
-            "cancelTime", sbx_instant(req->pool, r->penalties[i].from),
-            "amount", a_amount(req, r->penalties[i].amount, cur), "currency", cur,
-            "type", "amount", "timezone", "UTC"));
-    }
-    return json_pack("{s:o,s:[],s:s}", "cancelPolicyInfos", infos, "hotelRemarks",
-                     "refundableTag", r->refundable ? "RFN" : "NRFN");
+    sbx_jt_kopen(t, key, '[');
+    sbx_jt_open(t, '{');
+    sbx_jt_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    sbx_jt_kstr(t, "currency", cur);
+    sbx_jt_close(t, '}');
+    sbx_jt_close(t, ']');
 }
 
-static json_t *a_rate(trv_req *req, const sbx_hquote *q, const sbx_hprice *r, int k)
+/* {amount, currency} under key. */
+static void a_money(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
 {
-    const sbx_room_type *t = sbx_room_type_get(q->room);
+    sbx_jt_kopen(t, key, '{');
+    sbx_jt_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    sbx_jt_kstr(t, "currency", cur);
+    sbx_jt_close(t, '}');
+}
+
+static void a_tax(sbx_jt *t, int included, const char *what, apr_int64_t v, const char *cur)
+{
+    sbx_jt_open(t, '{');
+    sbx_jt_kbool(t, "included", included);
+    sbx_jt_kstr(t, "description", what);
+    sbx_jt_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    sbx_jt_kstr(t, "currency", cur);
+    sbx_jt_close(t, '}');
+}
+
+static void a_policy(sbx_jt *t, const sbx_hprice *r, const char *cur)
+{
+    int i;
+    sbx_jt_kopen(t, "cancellationPolicies", '{');
+    sbx_jt_kopen(t, "cancelPolicyInfos", '[');
+    for (i = 0; i < r->n_penalties; i++) {
+        sbx_jt_open(t, '{');
+        sbx_jt_key(t, "cancelTime");
+        sbx_jt_instant(t, r->penalties[i].from);
+        sbx_jt_key(t, "amount");
+        sbx_jt_money_number(t, r->penalties[i].amount, cur);
+        sbx_jt_kstr(t, "currency", cur);
+        sbx_jt_kstr(t, "type", "amount");
+        sbx_jt_kstr(t, "timezone", "UTC");
+        sbx_jt_close(t, '}');
+    }
+    sbx_jt_close(t, ']');
+    sbx_jt_kopen(t, "hotelRemarks", '[');
+    sbx_jt_close(t, ']');
+    sbx_jt_kstr(t, "refundableTag", r->refundable ? "RFN" : "NRFN");
+    sbx_jt_close(t, '}');
+}
+
+static void a_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *r, int k)
+{
+    const sbx_room_type *rt = sbx_room_type_get(q->room);
     const sbx_board *b = sbx_board_get(q->board);
     const char *cur = q->currency;
-    json_t *ages = json_array(), *taxes = json_array();
+    char id[64];
     int i;
+    snprintf(id, sizeof(id), "%s-%s-%s-%d", rt->code, b->code, q->plan ? "NRF" : "RFN", k + 1);
+    sbx_jt_open(t, '{');
+    sbx_jt_kstr(t, "rateId", id);
+    sbx_jt_kint(t, "occupancyNumber", k + 1);
+    sbx_jt_kstr(t, "name", rt->name);
+    sbx_jt_kint(t, "maxOccupancy", rt->max_occupancy);
+    sbx_jt_kint(t, "adultCount", q->occ[k].adults);
+    sbx_jt_kint(t, "childCount", q->occ[k].n_children);
+    sbx_jt_kopen(t, "childrenAges", '[');
     for (i = 0; i < q->occ[k].n_children; i++) {
-        json_array_append_new(ages, json_integer(q->occ[k].ages[i]));
+        sbx_jt_int(t, q->occ[k].ages[i]);
     }
-    json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 1, "description",
-                                           "VAT", "amount", a_amount(req, r->vat, cur),
-                                           "currency", cur));
+    sbx_jt_close(t, ']');
+    sbx_jt_kstr(t, "boardType", b->code);
+    sbx_jt_kstr(t, "boardName", b->name);
+    sbx_jt_kstr(t, "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are "
+                "required.");
+    sbx_jt_kstr(t, "priceType", "commission");
+    sbx_jt_kopen(t, "retailRate", '{');
+    a_price(t, "total", r->total, cur);
+    a_price(t, "suggestedSellingPrice", r->total + r->total / 10, cur);
+    a_price(t, "initialPrice", r->gross, cur);
+    sbx_jt_kopen(t, "taxesAndFees", '[');
+    a_tax(t, 1, "VAT", r->vat, cur);
     if (r->due_at_property) {
-        json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 0,
-                                               "description", "City tax (paid at the property)",
-                                               "amount", a_amount(req, r->due_at_property, cur),
-                                               "currency", cur));
+        a_tax(t, 0, "City tax (paid at the property)", r->due_at_property, cur);
     }
-    return json_pack("{s:s,s:i,s:s,s:i,s:i,s:i,s:o,s:s,s:s,s:s,s:s,"
-                     "s:{s:[{s:o,s:s}],s:[{s:o,s:s}],s:[{s:o,s:s}],s:o},s:o,s:o}",
-        "rateId", apr_psprintf(req->pool, "%s-%s-%s-%d", t->code, b->code,
-                               q->plan ? "NRF" : "RFN", k + 1),
-        "occupancyNumber", k + 1, "name", t->name, "maxOccupancy", t->max_occupancy,
-        "adultCount", q->occ[k].adults, "childCount", q->occ[k].n_children,
-        "childrenAges", ages, "boardType", b->code, "boardName", b->name,
-        "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are required.",
-        "priceType", "commission",
-        "retailRate", "total", "amount", a_amount(req, r->total, cur), "currency", cur,
-        "suggestedSellingPrice", "amount", a_amount(req, r->total + r->total / 10, cur),
-        "currency", cur,
-        "initialPrice", "amount", a_amount(req, r->gross, cur), "currency", cur,
-        "taxesAndFees", taxes,
-        "cancellationPolicies", a_policy(req, r, cur),
-        "promotions", r->promo_code
-            ? json_pack("[{s:s,s:s,s:o,s:s}]", "code", r->promo_code, "name", r->promo_name,
-                        "amount", a_amount(req, r->discount, cur), "currency", cur)
-            : json_array());
+    sbx_jt_close(t, ']');
+    sbx_jt_close(t, '}');
+    a_policy(t, r, cur);
+    sbx_jt_kopen(t, "promotions", '[');
+    if (r->promo_code) {
+        sbx_jt_open(t, '{');
+        sbx_jt_kstr(t, "code", r->promo_code);
+        sbx_jt_kstr(t, "name", r->promo_name);
+        sbx_jt_key(t, "amount");
+        sbx_jt_money_number(t, r->discount, cur);
+        sbx_jt_kstr(t, "currency", cur);
+        sbx_jt_close(t, '}');
+    }
+    sbx_jt_close(t, ']');
+    sbx_jt_close(t, '}');
 }
 
-/* The rooms of q, priced: one rate per occupancy. */
-static json_t *a_room_type(trv_req *req, const sbx_hquote *q, const char *offer_id)
+/* The rooms of q, priced: one rate per occupancy (a roomTypes entry). */
+static void a_room_type(trv_req *req, sbx_jt *t, const sbx_hquote *q, const char *offer_id)
 {
     sbx_hprice *prices = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
-    json_t *rates = json_array();
     apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(),
                                          prices), due = 0;
     int k;
+    sbx_jt_open(t, '{');
+    sbx_jt_kstr(t, "offerId", offer_id);
+    sbx_jt_kstr(t, "roomTypeId", sbx_room_type_get(q->room)->code);
+    sbx_jt_kstr(t, "supplier", "SANDBOX");
+    sbx_jt_kopen(t, "rates", '[');
     for (k = 0; k < q->n_rooms; k++) {
-        json_array_append_new(rates, a_rate(req, q, &prices[k], k));
+        a_rate(t, q, &prices[k], k);
         due += prices[k].due_at_property;
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:{s:o,s:s},s:{s:o,s:s},s:s}",
-                     "offerId", offer_id, "roomTypeId", sbx_room_type_get(q->room)->code,
-                     "supplier", "SANDBOX", "rates", rates,
-                     "offerRetailRate", "amount", a_amount(req, total, q->currency),
-                     "currency", q->currency,
-                     "dueAtProperty", "amount", a_amount(req, due, q->currency),
-                     "currency", q->currency,
-                     "rateType", q->plan ? "NRFN" : "RFN");
+    sbx_jt_close(t, ']');
+    a_money(t, "offerRetailRate", total, q->currency);
+    a_money(t, "dueAtProperty", due, q->currency);
+    sbx_jt_kstr(t, "rateType", q->plan ? "NRFN" : "RFN");
+    sbx_jt_close(t, '}');
 }
 
 /* occupancies [{adults, children: [ages]}] into q; 0, or answered. */
@@ -307,7 +363,7 @@ static void rates(trv_req *req, trv_resp *resp)
     const char *field, *reason;
     sbx_hquote q, *found;
     apr_hash_t *factors;
-    json_t *data;
+    sbx_jt t;
     size_t i;
     long checkout;
     int max_rates = 10, n, k;
@@ -349,30 +405,33 @@ static void rates(trv_req *req, trv_resp *resp)
     q.expires = now + A_OFFER_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
     seen = sbx_hotel_set_make(req->pool, h);
-    data = json_array();
+    sbx_jt_init(&t, req->pool, 16384);
+    sbx_jt_open(&t, '{');
+    sbx_jt_kopen(&t, "data", '[');
     json_array_foreach(ids, i, v) {
         const char *sid = json_string_value(v);
-        json_t *types;
         q.hotel = sbx_hotel_by_sid(h, A, sid);
         if (!sbx_hotel_set_add(seen, q.hotel)) {
             continue;   /* LiteAPI leaves unknown or unavailable hotels out */
         }
         q.factor_permille = sbx_hfactor_of(factors, sid);
         n = sbx_hotel_rates(h, SBX(req)->world, &q, now, found, max_rates);
-        types = json_array();
+        if (!n) {
+            continue;
+        }
+        sbx_jt_open(&t, '{');
+        sbx_jt_kstr(&t, "hotelId", sid);
+        sbx_jt_kopen(&t, "roomTypes", '[');
         for (k = 0; k < n; k++) {
-            json_array_append_new(types, a_room_type(req, &found[k],
-                sbx_hquote_encode(req->pool, &found[k], "ao", SBX(req)->set->key_ha)));
+            a_room_type(req, &t, &found[k],
+                        sbx_hquote_encode(req->pool, &found[k], "ao", SBX(req)->set->key_ha));
         }
-        if (n) {
-            json_array_append_new(data, json_pack("{s:s,s:o}", "hotelId", sid,
-                                                  "roomTypes", types));
-        }
-        else {
-            json_decref(types);
-        }
+        sbx_jt_close(&t, ']');
+        sbx_jt_close(&t, '}');
     }
-    sbx_send(req, resp, 200, json_pack("{s:o}", "data", data));
+    sbx_jt_close(&t, ']');
+    sbx_jt_close(&t, '}');
+    sbx_jt_send(req, resp, 200, &t);
 }
 
 /* ---- prebook, book ---- */
@@ -393,6 +452,7 @@ static void prebook(trv_req *req, trv_resp *resp)
     apr_hash_t *factors;
     apr_int64_t now = sbx_now(), before;
     json_t *rt, *out;
+    sbx_jt rtt;
     const char *pid;
     trv_errs *errs = trv_errs_new(req->pool);
 
@@ -435,7 +495,12 @@ static void prebook(trv_req *req, trv_resp *resp)
         q.serial = sbx_nonce();
     } while (q.serial == 0);
     pid = sbx_hquote_encode(req->pool, &q, "ap", SBX(req)->set->key_ha);
-    rt = a_room_type(req, &q, trv_json_str(b, "offerId"));
+    sbx_jt_init(&rtt, req->pool, 2048);
+    a_room_type(req, &rtt, &q, trv_json_str(b, "offerId"));
+    if (!(rt = sbx_jt_tree(&rtt))) {
+        sbx_error(req, resp, 500, "internal_error", "The sandbox could not write its answer");
+        return;
+    }
     /* priceDifferencePercent is a display figure (LiteAPI's own), not money. */
     out = json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:f,s:b,s:s,s:s,s:s,s:[o],s:[s,s]}",
