@@ -167,20 +167,31 @@ int sbx_occ_check(const sbx_occ *o, const char **reason)
     return 0;
 }
 
-/* One night of one room in EUR cents, before the promotion. */
-static apr_int64_t night_eur(const sbx_hotels *h, const sbx_hquote *q, const sbx_occ *o,
-                             long day)
+/* What a night costs at the hotel before the room, the guests, the date
+ * and the rate count: its stars, its country and city, its own level (EUR
+ * cents). The same for every night and rate of the hotel, so made once
+ * per quote (the country's lists are string compares) rather than per
+ * night of every rate ranked. */
+static apr_int64_t hotel_base_eur(const sbx_hotels *h, const sbx_hotel *x)
 {
-    const sbx_hotel *x = &h->hotels[q->hotel];
     const sbx_hcity *c = &h->cities[x->city];
     apr_int64_t v = (apr_int64_t)star_base_eur[x->stars] * 100;
-    const sbx_board *b = sbx_board_get(q->board);
     v = permille(v, listed(c->country_code, dear) ? 1250 : listed(c->country_code, cheap) ? 600
                                                                                          : 900);
     if (c->rank < 20) {
         v = permille(v, 1150);
     }
-    v = permille(v, x->price_permille);
+    return permille(v, x->price_permille);
+}
+
+/* One night of one room in EUR cents, before the promotion, from the
+ * hotel's base (hotel_base_eur). */
+static apr_int64_t night_eur(const sbx_hotels *h, const sbx_hquote *q, const sbx_occ *o,
+                             long day, apr_int64_t base)
+{
+    const sbx_hotel *x = &h->hotels[q->hotel];
+    apr_int64_t v = base;
+    const sbx_board *b = sbx_board_get(q->board);
     v = permille(v, sbx_room_type_get(q->room)->price_permille);
     v = permille(v, occ_permille(o));
     v = permille(v, weekday_permille(day));
@@ -223,12 +234,14 @@ apr_int64_t sbx_hotel_utc(const sbx_hotels *h, const sbx_world *w, int hotel,
     return sbx_airport_utc(&w->airports[h->cities[h->hotels[hotel].city].airport], local);
 }
 
-/* sbx_hquote_price; with terms 0 only the prices, not the cancellation
- * policy: ranking a hotel's rates needs their totals alone, and the
- * policy's two local times at the hotel (time-zone lookups) for each of
- * its up to 56 rates were a tenth of a hotel search's sandbox CPU. */
+/* sbx_hquote_price of the hotel's base (hotel_base_eur); with terms 0
+ * only each room's nights, promotion and total, not its taxes or
+ * cancellation policy: ranking a hotel's rates needs their totals alone,
+ * and the policy's two local times at the hotel (time-zone lookups) for
+ * each of its up to 56 rates were a tenth of a hotel search's sandbox
+ * CPU. */
 static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
-                         apr_int64_t now, sbx_hprice *out, int terms)
+                         apr_int64_t now, sbx_hprice *out, int terms, apr_int64_t base)
 {
     const sbx_hotel *x = &h->hotels[q->hotel];
     const char *cc = h->cities[x->city].country_code;
@@ -240,22 +253,23 @@ static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquo
         apr_int64_t tax_eur;
         memset(r, 0, sizeof(*r));
         for (n = 0; n < q->nights; n++) {
-            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, q->checkin + n), q->currency, 0);
+            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, q->checkin + n, base), q->currency,
+                                         0);
             r->gross += r->nightly[n];
         }
         promotion(x, q, r);
         r->discount = r->gross * r->promo_percent / 100;
         r->total = r->gross - r->discount;
+        if (!terms) {
+            all += r->total;
+            continue;
+        }
         r->vat = r->total * vat_permille(cc) / (1000 + vat_permille(cc));
         tax_eur = (apr_int64_t)city_tax_eur(cc) * 100 * o->adults * q->nights;
         if (strcmp(cc, "US") == 0 && x->stars >= 4) {
             tax_eur += (apr_int64_t)25 * 100 * q->nights;   /* a destination fee a room */
         }
         r->due_at_property = tax_eur ? sbx_from_eur(tax_eur, q->currency, 0) : 0;
-        if (!terms) {
-            all += r->total;
-            continue;
-        }
         if (q->plan == SBX_PLAN_NONREFUNDABLE) {
             r->refundable = 0;
             r->deadline = 0;
@@ -287,7 +301,7 @@ static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquo
 apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
                              apr_int64_t now, sbx_hprice *out)
 {
-    return price(h, w, q, now, out, 1);
+    return price(h, w, q, now, out, 1, hotel_base_eur(h, &h->hotels[q->hotel]));
 }
 
 apr_int64_t sbx_hprice_fee(const sbx_hprice *r, apr_int64_t t)
@@ -323,6 +337,7 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
     const sbx_hotel *x = &h->hotels[q->hotel];
     sbx_hquote all[SBX_ROOM_TYPES * SBX_BOARDS * 2];
     sbx_hprice *prices = malloc(sizeof(sbx_hprice) * SBX_MAX_HROOMS);
+    apr_int64_t base = hotel_base_eur(h, x);
     int n = 0, r, b, plan, k, i;
     if (!prices) {
         return 0;
@@ -347,7 +362,7 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
                 all[n].room = r;
                 all[n].board = b;
                 all[n].plan = plan;
-                all[n].total = price(h, w, &all[n], now, prices, 0);
+                all[n].total = price(h, w, &all[n], now, prices, 0, base);
                 n++;
             }
         }
