@@ -47,10 +47,12 @@ total_ir() {
     | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "%d\n", $1 }'
 }
 # inclusive FILE FUNCTION: the inclusive Ir of FUNCTION of source file FILE
-# (callgrind_annotate names it "...FILE:FUNCTION [object]").
+# (callgrind_annotate names it "...FILE:FUNCTION", "[object]" after it or
+# not).
 inclusive() {
   callgrind_annotate --auto=no --threshold=100 --inclusive=yes "$1" 2>/dev/null \
-    | awk -v s="/$2:$3 " 'index($0, s) { gsub(",", "", $1); n += $1 } END { printf "%d\n", n }'
+    | awk -v f="/$2:$3" '{ i = index($0, f); r = substr($0, i + length(f), 1) }
+        i && (r == "" || r == " ") { gsub(",", "", $1); n += $1 } END { printf "%d\n", n }'
 }
 
 area='"destination":{"latitude":52.3676,"longitude":4.9041,"radius_m":14500}'
