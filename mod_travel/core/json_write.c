@@ -9,14 +9,11 @@
 
 typedef trv_jbuf out;
 
-/* Room for n more bytes and the final NUL. */
-static int room(out *o, apr_size_t n)
+/* Grows the buffer for n more bytes and the final NUL. */
+static void grow(out *o, apr_size_t n)
 {
     apr_size_t cap = o->cap;
     char *nb;
-    if (o->len + n + 1 <= cap) {
-        return 0;
-    }
     while (cap < o->len + n + 1) {
         cap *= 2;
     }
@@ -24,6 +21,14 @@ static int room(out *o, apr_size_t n)
     memcpy(nb, o->buf, o->len);
     o->buf = nb;
     o->cap = cap;
+}
+
+/* Room for n more bytes and the final NUL (inline: every piece asks). */
+static inline int room(out *o, apr_size_t n)
+{
+    if (o->len + n + 1 > o->cap) {
+        grow(o, n);
+    }
     return 0;
 }
 
@@ -41,11 +46,12 @@ static void put1(out *o, char c)
 }
 
 /* Which bytes Jansson escapes (dump_string without JSON_ENSURE_ASCII or
- * JSON_ESCAPE_SLASH): the quote, the backslash and every control byte. */
-static int needs_escape(unsigned char c)
-{
-    return c < 0x20 || c == '"' || c == '\\';
-}
+ * JSON_ESCAPE_SLASH): the quote, the backslash and every control byte
+ * (1); bytes of multi-byte UTF-8 are written as they are, the text then
+ * checked (2). A table: one load a byte where the tests were several. */
+static const unsigned char byte_class[256] = {
+    [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 2,
+};
 
 /* Whether 8 bytes are all printable ASCII that Jansson writes as they are
  * (none below 0x20, none '"' or '\\', none from 0x80): the usual case,
@@ -73,10 +79,20 @@ static int string(out *o, const char *s, apr_size_t n)
         /* Plain runs a word at a time (strings were a sixth of the sandbox's
          * answers written as text, docs/performance.md), then byte by byte
          * up to the next byte to escape. */
-        for (run = i; run + 8 <= n && plain8(s + run); run += 8) {
-        }
-        for (; run < n && !needs_escape((unsigned char)s[run]); run++) {
-            high |= (unsigned char)s[run] >= 0x80;
+        run = i;
+        for (;;) {
+            while (run + 8 <= n && plain8(s + run)) {
+                run += 8;
+            }
+            while (run < n && !byte_class[(unsigned char)s[run]]) {
+                run++;
+            }
+            if (run < n && byte_class[(unsigned char)s[run]] == 2) {
+                high = 1;
+                run++;
+                continue;
+            }
+            break;
         }
         if (run > i) {
             put(o, s + i, run - i);
