@@ -184,18 +184,36 @@ static apr_int64_t hotel_base_eur(const sbx_hotels *h, const sbx_hotel *x)
     return permille(v, x->price_permille);
 }
 
-/* One night of one room in EUR cents, before the promotion, from the
- * hotel's base (hotel_base_eur). */
+/* What prices a quote's nights: the hotel's base (hotel_base_eur) and
+ * each night's weekday and season factors (a calendar conversion each),
+ * made once for the quote, or for all the rates of a hotel ranked at once,
+ * rather than per night of every room of every rate. */
+typedef struct stay_factors {
+    apr_int64_t base;
+    int weekday[SBX_MAX_NIGHTS], season[SBX_MAX_NIGHTS];
+} stay_factors;
+
+static void stay_factors_of(const sbx_hotels *h, const sbx_hquote *q, stay_factors *f)
+{
+    int n;
+    f->base = hotel_base_eur(h, &h->hotels[q->hotel]);
+    for (n = 0; n < q->nights && n < SBX_MAX_NIGHTS; n++) {
+        f->weekday[n] = weekday_permille(q->checkin + n);
+        f->season[n] = season_permille(q->checkin + n);
+    }
+}
+
+/* Night n of one room in EUR cents, before the promotion. */
 static apr_int64_t night_eur(const sbx_hotels *h, const sbx_hquote *q, const sbx_occ *o,
-                             long day, apr_int64_t base)
+                             int n, const stay_factors *f)
 {
     const sbx_hotel *x = &h->hotels[q->hotel];
-    apr_int64_t v = base;
+    apr_int64_t v = f->base;
     const sbx_board *b = sbx_board_get(q->board);
     v = permille(v, sbx_room_type_get(q->room)->price_permille);
     v = permille(v, occ_permille(o));
-    v = permille(v, weekday_permille(day));
-    v = permille(v, season_permille(day));
+    v = permille(v, f->weekday[n]);
+    v = permille(v, f->season[n]);
     v = permille(v, ahead_permille(q->checkin - q->today));
     v = permille(v, supplier_permille(x, q->supplier));
     /* Meals: per adult, half for a paying child. */
@@ -234,14 +252,14 @@ apr_int64_t sbx_hotel_utc(const sbx_hotels *h, const sbx_world *w, int hotel,
     return sbx_airport_utc(&w->airports[h->cities[h->hotels[hotel].city].airport], local);
 }
 
-/* sbx_hquote_price of the hotel's base (hotel_base_eur); with terms 0
+/* sbx_hquote_price with the stay's factors (stay_factors_of); with terms 0
  * only each room's nights, promotion and total, not its taxes or
  * cancellation policy: ranking a hotel's rates needs their totals alone,
  * and the policy's two local times at the hotel (time-zone lookups) for
  * each of its up to 56 rates were a tenth of a hotel search's sandbox
  * CPU. */
 static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
-                         apr_int64_t now, sbx_hprice *out, int terms, apr_int64_t base)
+                         apr_int64_t now, sbx_hprice *out, int terms, const stay_factors *f)
 {
     const sbx_hotel *x = &h->hotels[q->hotel];
     const char *cc = h->cities[x->city].country_code;
@@ -253,8 +271,7 @@ static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquo
         apr_int64_t tax_eur;
         memset(r, 0, sizeof(*r));
         for (n = 0; n < q->nights; n++) {
-            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, q->checkin + n, base), q->currency,
-                                         0);
+            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, n, f), q->currency, 0);
             r->gross += r->nightly[n];
         }
         promotion(x, q, r);
@@ -301,7 +318,9 @@ static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquo
 apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
                              apr_int64_t now, sbx_hprice *out)
 {
-    return price(h, w, q, now, out, 1, hotel_base_eur(h, &h->hotels[q->hotel]));
+    stay_factors f;
+    stay_factors_of(h, q, &f);
+    return price(h, w, q, now, out, 1, &f);
 }
 
 apr_int64_t sbx_hprice_fee(const sbx_hprice *r, apr_int64_t t)
@@ -337,11 +356,12 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
     const sbx_hotel *x = &h->hotels[q->hotel];
     sbx_hquote all[SBX_ROOM_TYPES * SBX_BOARDS * 2];
     sbx_hprice *prices = malloc(sizeof(sbx_hprice) * SBX_MAX_HROOMS);
-    apr_int64_t base = hotel_base_eur(h, x);
+    stay_factors f;
     int n = 0, r, b, plan, k, i;
     if (!prices) {
         return 0;
     }
+    stay_factors_of(h, q, &f);
     for (r = 0; r < SBX_ROOM_TYPES; r++) {
         int fits = (x->rooms >> r) & 1;
         for (k = 0; fits && k < q->n_rooms; k++) {
@@ -362,7 +382,7 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
                 all[n].room = r;
                 all[n].board = b;
                 all[n].plan = plan;
-                all[n].total = price(h, w, &all[n], now, prices, 0, base);
+                all[n].total = price(h, w, &all[n], now, prices, 0, &f);
                 n++;
             }
         }
