@@ -32,14 +32,14 @@ static inline int room(out *o, apr_size_t n)
     return 0;
 }
 
-static void put(out *o, const char *s, apr_size_t n)
+static inline void put(out *o, const char *s, apr_size_t n)
 {
     room(o, n);
     memcpy(o->buf + o->len, s, n);
     o->len += n;
 }
 
-static void put1(out *o, char c)
+static inline void put1(out *o, char c)
 {
     room(o, 1);
     o->buf[o->len++] = c;
