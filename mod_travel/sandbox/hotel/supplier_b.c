@@ -178,13 +178,12 @@ static void content_hotels(trv_req *req, trv_resp *resp)
 
 /* ---- availability ---- */
 
-/* {amount, ...} pieces of a rate: Hotelbeds' amounts are decimal strings. */
-static void b_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q, const char *key)
+/* A rate of q's rooms priced as pr (sbx_hquote_price of q) under key;
+ * Hotelbeds' amounts are decimal strings. */
+static void b_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *pr, const char *key)
 {
-    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     const char *cur = q->currency;
-    apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
-    apr_int64_t due = 0, discount = 0, selling = 0;
+    apr_int64_t total = 0, due = 0, discount = 0, selling = 0;
     apr_int64_t pen_sum[2] = {0, 0};
     char ages[SBX_MAX_CHILDREN * 12 + 1];
     int k, n, len = 0;
@@ -192,6 +191,7 @@ static void b_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q, const char *key
         for (n = 0; n < pr[k].n_penalties; n++) {
             pen_sum[n] += pr[k].penalties[n].amount;
         }
+        total += pr[k].total;
         due += pr[k].due_at_property;
         discount += pr[k].discount;
         selling += b_selling(pr[k].total);
@@ -281,9 +281,11 @@ static void b_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q, const char *key
 /* b_rate as a tree, for an answer built as one (checkrates). */
 static json_t *b_rate_tree(trv_req *req, const sbx_hquote *q, const char *key)
 {
+    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     sbx_jt t;
+    sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
     sbx_jt_init(&t, req->pool, 2048);
-    b_rate(req, &t, q, key);
+    b_rate(&t, q, pr, key);
     return sbx_jt_tree(&t);
 }
 
@@ -300,7 +302,7 @@ static void b_group_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q, int first
     g.n_rooms = n;
     memmove(g.occ, q->occ + first, sizeof(sbx_occ) * (size_t)n);
     g.total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &g, sbx_now(), pr);
-    b_rate(req, t, &g, sbx_hquote_encode(req->pool, &g, "br", SBX(req)->set->key_hb));
+    b_rate(t, &g, pr, sbx_hquote_encode(req->pool, &g, "br", SBX(req)->set->key_hb));
 }
 
 static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquote *q,
