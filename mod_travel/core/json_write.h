@@ -9,7 +9,8 @@
  * docs/performance.md). Here a string is copied in runs up to the next
  * byte that needs escaping, numbers are formatted as Jansson formats them
  * (integers as %lld, reals with %.15g and Jansson's touch-ups), and the
- * text is made where it stays.
+ * text is made where it stays. The strings and numbers are written by
+ * core/json_text.c, which also writes text without a tree.
  *
  * What it does not write as Jansson would (text that is not well-formed
  * UTF-8, a tree deeper than TRV_JSON_WRITE_MAX_DEPTH, a real Jansson's
@@ -28,28 +29,5 @@
 /* v's text in p (NUL-terminated; *len its length when len is not NULL),
  * or NULL when v is NULL or is one of the cases above. */
 char *trv_json_write(apr_pool_t *p, const json_t *v, apr_size_t *len);
-
-/* The writer's buffer and pieces, for text written piece by piece without
- * a tree (the sandbox's supplier answers, sandbox/jtext.c): the same
- * escaping and number forms as trv_json_write, so the same bytes as
- * json_dumps of the tree those pieces describe. The buffer grows in p. */
-typedef struct trv_jbuf {
-    apr_pool_t *p;
-    char *buf;
-    apr_size_t len, cap;
-} trv_jbuf;
-
-void trv_jbuf_init(trv_jbuf *b, apr_pool_t *p, apr_size_t cap);
-void trv_jbuf_put(trv_jbuf *b, const char *s, apr_size_t n);
-void trv_jbuf_put1(trv_jbuf *b, char c);
-/* s (n bytes) as a JSON string; -1 (written all the same) when s is not
- * UTF-8, which Jansson would refuse. */
-int trv_jbuf_string(trv_jbuf *b, const char *s, apr_size_t n);
-/* d as Jansson writes a real; -1 (nothing written) where its dump fails. */
-int trv_jbuf_real(trv_jbuf *b, double d);
-/* v as trv_json_write writes it; -1 where it gives NULL. */
-int trv_jbuf_value(trv_jbuf *b, const json_t *v);
-/* The text so far, NUL-terminated (b->len bytes). */
-char *trv_jbuf_text(trv_jbuf *b);
 
 #endif

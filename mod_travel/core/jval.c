@@ -1,4 +1,5 @@
 #include "jval.h"
+#include "json_scan.h"
 
 #include <apr_strings.h>
 #include <errno.h>
@@ -152,6 +153,17 @@ static int string(parser *ps, unsigned char type, long *idx)
     start = d = b + s;
     for (;;) {
         unsigned char c;
+        /* A run of plain ASCII, moved only once an escape has made the
+         * text shorter than the answer's (most strings have none and stay
+         * where they are). */
+        apr_size_t run = s + trv_json_plain_len(b + s, len - s);
+        if (run > s) {
+            if (d != b + s) {
+                memmove(d, b + s, run - s);
+            }
+            d += run - s;
+            s = run;
+        }
         if (s >= len) {
             ps->pos = s;
             return fail(ps, "premature end of input in a string");
@@ -163,11 +175,6 @@ static int string(parser *ps, unsigned char type, long *idx)
         if (c < 0x20) {
             ps->pos = s;
             return fail(ps, "control character in a string");
-        }
-        if (c < 0x80 && c != '\\') {
-            *d++ = (char)c;
-            s++;
-            continue;
         }
         if (c >= 0x80) {
             int n = utf8_seq((const unsigned char *)b + s, len - s);
@@ -400,8 +407,12 @@ const trv_jval *trv_jval_parse(apr_pool_t *p, char *buf, apr_size_t len, const c
     ps.p = p;
     ps.buf = buf;
     ps.len = len;
-    /* About one value per 12 bytes of a supplier's answer. */
-    ps.cap = (apr_uint32_t)(len / 12 > 64 ? (len / 12 < 0x1000000 ? len / 12 : 0x1000000) : 64);
+    /* Room for one value (a key is one) per 6 bytes: compact answers
+     * such as Duffel's offers hold about one per 7-8, and a full array is
+     * copied to one twice its size (one per 12, as before, made every
+     * flight search copy 300 kB). Pages beyond the last value are not
+     * touched. */
+    ps.cap = (apr_uint32_t)(len / 6 > 64 ? (len / 6 < 0x1000000 ? len / 6 : 0x1000000) : 64);
     ps.nodes = apr_palloc(p, sizeof(trv_jval) * ps.cap);
 
 value:

@@ -5,7 +5,8 @@
  * value (strings with every control byte, quotes, backslashes and
  * multi-byte UTF-8; integers to the 64-bit ends; reals of every
  * magnitude, money-like decimals among them), the cases one by one, and
- * text that is not UTF-8. */
+ * text that is not UTF-8. The text writer (core/json_text.c, member by
+ * member without a tree) must write the same text for the same members. */
 #include "unit.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/json_text.h"
 #include "core/json_write.h"
 
 static unsigned long long seed = 88172645463325252ull;
@@ -246,6 +248,142 @@ static void a_tree_deeper_than_the_writer_goes_is_left_to_jansson(void **state)
     json_decref(root);
 }
 
+/* v written member by member with core/json_text.h's calls. */
+static void write_members(trv_jtext *t, const json_t *v)
+{
+    size_t i;
+    switch (json_typeof(v)) {
+    case JSON_NULL: trv_jtext_null(t); break;
+    case JSON_TRUE: trv_jtext_bool(t, 1); break;
+    case JSON_FALSE: trv_jtext_bool(t, 0); break;
+    case JSON_INTEGER: trv_jtext_int(t, json_integer_value(v)); break;
+    case JSON_REAL: trv_jtext_real(t, json_real_value(v)); break;
+    case JSON_STRING: trv_jtext_strn(t, json_string_value(v), json_string_length(v)); break;
+    case JSON_ARRAY:
+        trv_jtext_arr(t);
+        for (i = 0; i < json_array_size(v); i++) {
+            write_members(t, json_array_get(v, i));
+        }
+        trv_jtext_end(t);
+        break;
+    default: {
+        void *it = json_object_iter((json_t *)v);
+        trv_jtext_obj(t);
+        for (; it; it = json_object_iter_next((json_t *)v, it)) {
+            trv_jtext_keyn(t, json_object_iter_key(it), json_object_iter_key_len(it));
+            write_members(t, json_object_iter_value(it));
+        }
+        trv_jtext_end(t);
+    }
+    }
+}
+
+static void text_written_member_by_member_is_jansson_s(void **state)
+{
+    apr_pool_t *p = *state;
+    int i;
+    for (i = 0; i < 20000; i++) {
+        json_t *v = random_value(0);
+        char *want;
+        trv_jtext t;
+        const char *got;
+        apr_size_t len = 0;
+        if (!v) { /* json_real of an infinity */
+            continue;
+        }
+        want = json_dumps(v, TRV_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
+        trv_jtext_init(&t, p, 16);
+        write_members(&t, v);
+        got = trv_jtext_done(&t, &len);
+        if (!want) {
+            assert_null(got);
+        }
+        else {
+            assert_non_null(got);
+            assert_int_equal(len, strlen(want));
+            assert_string_equal(got, want);
+        }
+        free(want);
+        json_decref(v);
+        if (i % 1000 == 999) {
+            apr_pool_clear(p);
+        }
+    }
+}
+
+/* What the text writer cannot write as a whole value it does not answer:
+ * a value left open, a key where no object is open or twice in a row, an
+ * end too many, text that is not UTF-8, nesting past its depth. Raw text
+ * and the shorthands land where a value goes. */
+static void the_text_writer_answers_only_whole_values(void **state)
+{
+    apr_pool_t *p = *state;
+    trv_jtext t;
+    int i;
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_obj(&t);
+    trv_jtext_kstr(&t, "a", NULL);
+    trv_jtext_karr(&t, "b");
+    trv_jtext_raw(&t, "{\"x\":1}", 7);
+    trv_jtext_real(&t, 2.5);
+    trv_jtext_end(&t);
+    trv_jtext_kobj(&t, "c");
+    trv_jtext_end(&t);
+    trv_jtext_kint(&t, "d", -3);
+    trv_jtext_kbool(&t, "e", 1);
+    trv_jtext_knull(&t, "f");
+    trv_jtext_kreal(&t, "g", 10.0);
+    assert_null(trv_jtext_done(&t, NULL));
+    trv_jtext_end(&t);
+    assert_string_equal(trv_jtext_done(&t, NULL),
+                        "{\"a\":null,\"b\":[{\"x\":1},2.5],\"c\":{},\"d\":-3,\"e\":true,"
+                        "\"f\":null,\"g\":10.0}");
+
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_arr(&t);
+    trv_jtext_key(&t, "k");
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_obj(&t);
+    trv_jtext_key(&t, "k");
+    trv_jtext_key(&t, "l");
+    trv_jtext_null(&t);
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_obj(&t);
+    trv_jtext_key(&t, "k");
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_arr(&t);
+    trv_jtext_end(&t);
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_arr(&t);
+    trv_jtext_str(&t, "a\xc3");
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    for (i = 0; i < TRV_JTEXT_MAX_DEPTH + 1; i++) {
+        trv_jtext_arr(&t);
+    }
+    for (i = 0; i < TRV_JTEXT_MAX_DEPTH + 1; i++) {
+        trv_jtext_end(&t);
+    }
+    assert_null(trv_jtext_done(&t, NULL));
+
+    trv_jtext_init(&t, p, 16);
+    assert_null(trv_jtext_done(&t, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +397,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(every_byte_at_every_place, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(a_tree_deeper_than_the_writer_goes_is_left_to_jansson,
                                         pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(text_written_member_by_member_is_jansson_s, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(the_text_writer_answers_only_whole_values, pool_setup,
+                                        pool_teardown),
     };
     return UNIT_RUN(tests);
 }

@@ -228,6 +228,46 @@ static void search_limits_and_references(void **state)
     }
 }
 
+/* A local time is written "YYYY-MM-DDTHH:MM:SS" exactly as the printf
+ * format it replaced wrote it: every minute of two days around a year's
+ * end, random instants from year 0 to 9999, and before the epoch. */
+static void local_times_are_written_as_printf_writes_them(void **state)
+{
+    apr_int64_t t;
+    unsigned long long r = 88172645463325252ull;
+    int i;
+    (void)state;
+    for (t = (apr_int64_t)day_of(2026, 12, 31) * 86400;
+         t < (apr_int64_t)day_of(2027, 1, 2) * 86400; t += 59) {
+        char got[20], want[32];
+        long days = (long)(t / 86400);
+        unsigned secs = (unsigned)(t % 86400);
+        int y, m, d;
+        trv_civil_from_days(days, &y, &m, &d);
+        snprintf(want, sizeof(want), "%04u-%02u-%02uT%02u:%02u:%02u", (unsigned)y % 10000u,
+                 (unsigned)m, (unsigned)d, secs / 3600u, (secs / 60u) % 60u, secs % 60u);
+        sbx_local_format(t, got);
+        assert_string_equal(got, want);
+    }
+    for (i = 0; i < 100000; i++) {
+        char got[20], want[32];
+        long days;
+        unsigned secs;
+        int y, m, d;
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        t = (apr_int64_t)(r % 315537897600ull) - 62167219200ll; /* 0000-01-01 .. 9999-12-31 */
+        days = (long)(t >= 0 ? t / 86400 : (t - 86399) / 86400);
+        secs = (unsigned)(t - (apr_int64_t)days * 86400);
+        trv_civil_from_days(days, &y, &m, &d);
+        snprintf(want, sizeof(want), "%04u-%02u-%02uT%02u:%02u:%02u", (unsigned)y % 10000u,
+                 (unsigned)m, (unsigned)d, secs / 3600u, (secs / 60u) % 60u, secs % 60u);
+        sbx_local_format(t, got);
+        assert_string_equal(got, want);
+    }
+}
+
 static void member_price_and_bags(void **state)
 {
     apr_int64_t now = (apr_int64_t)day_of(2026, 1, 10) * 86400;
@@ -350,6 +390,7 @@ int main(void)
         cmocka_unit_test(connections_through_real_hubs),
         cmocka_unit_test(fares_are_deterministic_and_dated),
         cmocka_unit_test(search_limits_and_references),
+        cmocka_unit_test(local_times_are_written_as_printf_writes_them),
         cmocka_unit_test(member_price_and_bags),
         cmocka_unit_test(searches_are_checked),
         cmocka_unit_test(references_hold_only_searchable_values),

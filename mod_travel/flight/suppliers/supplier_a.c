@@ -222,6 +222,26 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
  * largest A gives, read without a Jansson tree; journeys() below is the
  * booking's shape of the same slices. */
 
+/* The search's offers are built member by member rather than with
+ * json_pack: its format is parsed again for every offer and it checks
+ * every string's UTF-8, which the reader has already checked (a fifth of
+ * a flight search's instructions, docs/performance.md). The members and
+ * their order are json_pack's were. */
+static void put_str(json_t *o, const char *key, const char *s)
+{
+    json_object_set_new_nocheck(o, key, s ? json_string_nocheck(s) : json_null());
+}
+
+static void put_int(json_t *o, const char *key, json_int_t v)
+{
+    json_object_set_new_nocheck(o, key, json_integer(v));
+}
+
+static void put_bool(json_t *o, const char *key, int v)
+{
+    json_object_set_new_nocheck(o, key, json_boolean(v));
+}
+
 static json_t *penalty_money_r(const trv_jval *cond)
 {
     json_t *m = trv_jval_is_true(trv_jval_get(cond, "allowed"))
@@ -231,16 +251,23 @@ static json_t *penalty_money_r(const trv_jval *cond)
     return m ? m : json_null();
 }
 
+static json_t *condition_r(const trv_jval *c)
+{
+    json_t *out = json_object();
+    put_bool(out, "allowed", trv_jval_is_true(trv_jval_get(c, "allowed")));
+    json_object_set_new_nocheck(out, "penalty", penalty_money_r(c));
+    return out;
+}
+
 static json_t *fare_conditions_r(const trv_jval *offer)
 {
     const trv_jval *c = trv_jval_get(offer, "conditions");
-    const trv_jval *r = trv_jval_get(c, "refund_before_departure");
-    const trv_jval *ch = trv_jval_get(c, "change_before_departure");
-    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
-                     "refund", "allowed", trv_jval_is_true(trv_jval_get(r, "allowed")),
-                     "penalty", penalty_money_r(r),
-                     "change", "allowed", trv_jval_is_true(trv_jval_get(ch, "allowed")),
-                     "penalty", penalty_money_r(ch));
+    json_t *out = json_object();
+    json_object_set_new_nocheck(out, "refund",
+                                condition_r(trv_jval_get(c, "refund_before_departure")));
+    json_object_set_new_nocheck(out, "change",
+                                condition_r(trv_jval_get(c, "change_before_departure")));
+    return out;
 }
 
 static int baggage_qty_r(const trv_jval *seg_pax, const char *type)
@@ -261,6 +288,29 @@ static const char *iata_r(const trv_jval *v, const char *key)
     return trv_jval_strget(trv_jval_get(v, key), "iata_code");
 }
 
+static json_t *segment_r(trv_flight_ctx *ctx, const trv_jval *s)
+{
+    const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
+    const trv_jval *oc = trv_jval_get(s, "operating_carrier");
+    const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
+    json_t *seg = json_object();
+    put_str(seg, "origin", iata_r(s, "origin"));
+    put_str(seg, "destination", iata_r(s, "destination"));
+    put_str(seg, "departure_time", trv_jval_strget(s, "departing_at"));
+    put_str(seg, "arrival_time", trv_jval_strget(s, "arriving_at"));
+    put_str(seg, "marketing_flight", apr_pstrcat(ctx->pool, trv_jval_strget(mc, "iata_code"),
+            trv_jval_strget(s, "marketing_carrier_flight_number"), NULL));
+    put_str(seg, "marketing_carrier", trv_jval_strget(mc, "name"));
+    put_str(seg, "marketing_carrier_code", trv_jval_strget(mc, "iata_code"));
+    put_str(seg, "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"));
+    put_str(seg, "operating_carrier", trv_jval_strget(oc, "name"));
+    put_str(seg, "operating_carrier_code", trv_jval_strget(oc, "iata_code"));
+    put_str(seg, "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"));
+    put_int(seg, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
+    put_str(seg, "cabin_class", upper(ctx->pool, trv_jval_strget(p0, "cabin_class")));
+    return seg;
+}
+
 static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *offer)
 {
     const trv_jval *slices = trv_jval_get(offer, "slices"), *sl;
@@ -269,41 +319,22 @@ static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *offer)
     apr_size_t j, k, n = trv_jval_len(slices);
     trv_jval_foreach(slices, j, sl) {
         const trv_jval *segs = trv_jval_get(sl, "segments"), *s, *last = NULL;
-        json_t *jsegs = json_array();
+        json_t *jsegs = json_array(), *jn = json_object();
         apr_size_t ns = trv_jval_len(segs);
         const char *dest = iata_r(sl, "destination");
         trv_jval_foreach(segs, k, s) {
-            const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
-            const trv_jval *oc = trv_jval_get(s, "operating_carrier");
-            const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
-            json_t *seg = json_pack(
-                "{s:s?,s:s?,s:s?,s:s?,s:s,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:i}",
-                "origin", iata_r(s, "origin"),
-                "destination", iata_r(s, "destination"),
-                "departure_time", trv_jval_strget(s, "departing_at"),
-                "arrival_time", trv_jval_strget(s, "arriving_at"),
-                "marketing_flight", apr_pstrcat(ctx->pool, trv_jval_strget(mc, "iata_code"),
-                    trv_jval_strget(s, "marketing_carrier_flight_number"), NULL),
-                "marketing_carrier", trv_jval_strget(mc, "name"),
-                "marketing_carrier_code", trv_jval_strget(mc, "iata_code"),
-                "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"),
-                "operating_carrier", trv_jval_strget(oc, "name"),
-                "operating_carrier_code", trv_jval_strget(oc, "iata_code"),
-                "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"),
-                "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
-            json_object_set_new(seg, "cabin_class",
-                                json_string(upper(ctx->pool, trv_jval_strget(p0, "cabin_class"))));
-            json_array_append_new(jsegs, seg);
+            json_array_append_new(jsegs, segment_r(ctx, s));
             last = s;
         }
-        json_array_append_new(out, json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
-            "origin", iata_r(sl, "origin"),
-            "destination", dest,
-            "direction", trv_fwire_direction(first_origin, dest, j, n),
-            "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"),
-            "arrival_time", trv_jval_strget(last, "arriving_at"),
-            "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(sl, "duration")),
-            "stops", ns ? (int)ns - 1 : 0, "segments", jsegs));
+        put_str(jn, "origin", iata_r(sl, "origin"));
+        put_str(jn, "destination", dest);
+        put_str(jn, "direction", trv_fwire_direction(first_origin, dest, j, n));
+        put_str(jn, "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"));
+        put_str(jn, "arrival_time", trv_jval_strget(last, "arriving_at"));
+        put_int(jn, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(sl, "duration")));
+        put_int(jn, "stops", ns ? (int)ns - 1 : 0);
+        json_object_set_new_nocheck(jn, "segments", jsegs);
+        json_array_append_new(out, jn);
     }
     return out;
 }
@@ -313,12 +344,13 @@ static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *o)
     const trv_jval *sl0 = trv_jval_at(trv_jval_get(o, "slices"), 0);
     const trv_jval *p0 = trv_jval_at(trv_jval_get(trv_jval_at(
         trv_jval_get(sl0, "segments"), 0), "passengers"), 0);
+    const char *ref = trv_jval_strget(o, "id");
     json_t *total = trv_fwire_money_jval(trv_jval_get(o, "total_amount"),
                                          trv_jval_strget(o, "total_currency"));
-    json_t *js, *conds, *out;
+    json_t *js, *conds, *out, *bags;
     size_t j;
     int minutes = 0;
-    if (!total || !sl0) {
+    if (!total || !sl0 || !ref) {
         json_decref(total);
         return NULL;
     }
@@ -328,17 +360,22 @@ static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *o)
                                                            "duration_minutes"));
     }
     conds = fare_conditions_r(o);
-    out = json_pack("{s:s,s:o,s:s?,s:s?,s:O,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", trv_jval_strget(o, "id"), "total_amount", total,
-        "expires_at", trv_jval_strget(o, "expires_at"),
-        "fare_family", trv_jval_strget(sl0, "fare_brand_name"),
-        "refundable", json_object_get(json_object_get(conds, "refund"), "allowed"),
-        "fare_conditions", conds,
-        "documents_required",
-        trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")),
-        "included_baggage", "checked", baggage_qty_r(p0, "checked") > 0,
-        "carry_on", baggage_qty_r(p0, "carry_on") > 0,
-        "journeys", js, "total_duration_minutes", minutes);
+    out = json_object();
+    put_str(out, "offer_reference", ref);
+    json_object_set_new_nocheck(out, "total_amount", total);
+    put_str(out, "expires_at", trv_jval_strget(o, "expires_at"));
+    put_str(out, "fare_family", trv_jval_strget(sl0, "fare_brand_name"));
+    json_object_set_nocheck(out, "refundable",
+                            json_object_get(json_object_get(conds, "refund"), "allowed"));
+    json_object_set_new_nocheck(out, "fare_conditions", conds);
+    put_bool(out, "documents_required",
+             trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")));
+    bags = json_object();
+    put_bool(bags, "checked", baggage_qty_r(p0, "checked") > 0);
+    put_bool(bags, "carry_on", baggage_qty_r(p0, "carry_on") > 0);
+    json_object_set_new_nocheck(out, "included_baggage", bags);
+    json_object_set_new_nocheck(out, "journeys", js);
+    put_int(out, "total_duration_minutes", minutes);
     return out;
 }
 

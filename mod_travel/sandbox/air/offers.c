@@ -269,14 +269,24 @@ static void set_tag(sbx_offer *o, const unsigned char *tag)
     }
 }
 
-const char *sbx_offer_encode(apr_pool_t *p, const sbx_offer *o, const char *key)
+/* The reference of an offer, signed with key, and *tag the signature
+ * (the offer's tag is made from it). */
+static const char *encode(apr_pool_t *p, const sbx_offer *o, const char *key,
+                          unsigned char *tag)
 {
     const char *msg = payload(p, o);
     apr_size_t len = strlen(msg);
     unsigned char *buf = apr_palloc(p, len + TAG_LEN);
     memcpy(buf, msg, len);
     sign(key, msg, len, buf + len);
+    memcpy(tag, buf + len, TAG_LEN);
     return sbx_b64url(p, buf, len + TAG_LEN);
+}
+
+const char *sbx_offer_encode(apr_pool_t *p, const sbx_offer *o, const char *key)
+{
+    unsigned char tag[TAG_LEN];
+    return encode(p, o, key, tag);
 }
 
 int sbx_offer_decode(apr_pool_t *p, const sbx_world *w, const char *ref, char supplier,
@@ -471,13 +481,12 @@ int sbx_search_run(apr_pool_t *p, const sbx_world *w, const sbx_search *q, char 
     }
     *out = apr_palloc(p, sizeof(sbx_offer) * (apr_size_t)(n ? n : 1));
     for (i = 0; i < n; i++) {
+        /* One signature makes both the reference and the tag (the payload
+         * holds neither). */
         unsigned char tag[TAG_LEN];
-        const char *msg;
         (*out)[i] = *all[i];
-        msg = payload(p, &(*out)[i]);
-        sign(key, msg, strlen(msg), tag);
+        (*out)[i].ref = encode(p, &(*out)[i], key, tag);
         set_tag(&(*out)[i], tag);
-        (*out)[i].ref = sbx_offer_encode(p, &(*out)[i], key);
     }
     return n;
 }

@@ -25,6 +25,7 @@
  * service's own payment provider). */
 #include "air.h"
 #include "duffel.h"
+#include "duffel_text.h"
 #include "core/clock.h"
 #include "core/ids.h"
 
@@ -62,227 +63,49 @@ static const trv_stmt a_order_cancel = {"sbx_a_order_cancel",
 
 /* ---- rendering (as @duffel/api types them: Offer, Order, ...) ---- */
 
-static json_t *place(apr_pool_t *p, const sbx_world *w, int i)
+/* Offers, airlines and airports are written as text (duffel_text.c);
+ * these are the few that need them as trees. */
+
+static json_t *airline(apr_pool_t *p, const sbx_world *w, int i)
 {
-    const sbx_airport *a = &w->airports[i];
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:s?,s:f,s:f,s:s}", "type", "airport",
-                     "id", apr_pstrcat(p, "arp_", a->iata, NULL), "iata_code", a->iata,
-                     "icao_code", a->icao, "name", a->name, "city_name", a->city,
-                     "iata_city_code", "city", "time_zone", a->tz_name, "latitude", a->lat,
-                     "longitude", a->lon, "iata_country_code", a->country_code);
+    sbx_dtext d;
+    sbx_dtext_init(&d, p, w, 512);
+    sbx_dtext_airline(&d, i);
+    return sbx_dtext_tree(&d);
 }
 
-static json_t *airline(apr_pool_t *p, const sbx_airline *a)
+/* When an offer's search ran: its expiry less A's offer lifetime. */
+static apr_int64_t created_at(const sbx_ctx *x, const sbx_offer *o)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:n,s:n}",
-                     "id", apr_pstrcat(p, "arl_", a->iata, NULL), "iata_code", a->iata,
-                     "name", a->name, "logo_symbol_url", sbx_logo_url(p, a->iata),
-                     "logo_lockup_url", "conditions_of_carriage_url");
+    return o->expires - apr_time_sec(x->set->offer_ttl_a);
 }
 
-/* Duffel writes cabin classes in lower case. */
-static const char *lower(apr_pool_t *p, const char *s)
+static void offer_text(sbx_dtext *d, const sbx_ctx *x, const sbx_offer *o,
+                       sbx_dtext_services with)
 {
-    char *out = apr_pstrdup(p, s), *c;
-    for (c = out; *c; c++) {
-        *c = (char)apr_tolower(*c);
-    }
-    return out;
-}
-
-static const char *pax_type_name(int t)
-{
-    return t == 0 ? "adult" : t == 1 ? "child" : "infant_without_seat";
-}
-
-/* Passenger ids are the search's (its nonce): every offer of one offer
- * request names its passengers alike, as Duffel's do. */
-static const char *pax_id(apr_pool_t *p, const sbx_offer *o, int i)
-{
-    return apr_psprintf(p, "pas_%08x-%d", (unsigned)o->nonce, i);
-}
-
-static const char *seg_id(apr_pool_t *p, const sbx_offer *o, int j, int k)
-{
-    return apr_psprintf(p, "seg_%s-%d-%d", o->tag, j, k);
-}
-
-static json_t *condition(apr_pool_t *p, const sbx_offer *o, int allowed, apr_int64_t penalty)
-{
-    if (!allowed) {
-        return json_pack("{s:b,s:n,s:n}", "allowed", 0, "penalty_amount", "penalty_currency");
-    }
-    return json_pack("{s:b,s:s,s:s}", "allowed", 1,
-                     "penalty_amount", sbx_amount(p, penalty, o->currency),
-                     "penalty_currency", o->currency);
-}
-
-static json_t *conditions(apr_pool_t *p, const sbx_offer *o)
-{
-    const sbx_brand *b = sbx_offer_brand(o);
-    return json_pack("{s:o,s:o}",
-                     "refund_before_departure",
-                     condition(p, o, b->refund_allowed, sbx_offer_refund_penalty(o)),
-                     "change_before_departure",
-                     condition(p, o, b->change_allowed, sbx_offer_change_penalty(o)));
-}
-
-static json_t *slices(apr_pool_t *p, const sbx_world *w, const sbx_offer *o)
-{
-    json_t *out = json_array();
-    const sbx_brand *b = sbx_offer_brand(o);
-    int j, k, i;
-    for (j = 0; j < o->q.nj; j++) {
-        const sbx_itin *it = &o->it[j];
-        json_t *segs = json_array(), *sc;
-        int km = 0;
-        for (k = 0; k < it->n; k++) {
-            km += it->legs[k].km;
-        }
-        for (k = 0; k < it->n; k++) {
-            const sbx_leg *l = &it->legs[k];
-            char dep[20], arr[20];
-            json_t *pax = json_array();
-            sbx_local_format(l->dep_local, dep);
-            sbx_local_format(l->arr_local, arr);
-            for (i = 0; i < sbx_pax_count(o); i++) {
-                int seat = sbx_pax_type(o, i) != 2;
-                json_array_append_new(pax, json_pack(
-                    "{s:s,s:s,s:s,s:s,s:n,s:[{s:s,s:i},{s:s,s:i}]}",
-                    "passenger_id", pax_id(p, o, i),
-                    "cabin_class", lower(p, sbx_cabin_code(o->q.cabin)),
-                    "cabin_class_marketing_name", sbx_cabin_display(o->q.cabin),
-                    "fare_basis_code", apr_psprintf(p, "%c%sSBX", sbx_cabin_code(o->q.cabin)[0],
-                                                    b->name[0] == 'F' ? "FX" : "LO"),
-                    "cabin",
-                    "baggages", "type", "checked", "quantity", seat ? b->checked_bags : 0,
-                    "type", "carry_on", "quantity", seat ? sbx_brand_carry_on(b, km) : 0));
-            }
-            json_array_append_new(segs, json_pack(
-                "{s:s,s:o,s:o,s:n,s:n,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:{s:s,s:s,s:s},s:[],s:o}",
-                "id", seg_id(p, o, j, k),
-                "origin", place(p, w, l->from), "destination", place(p, w, l->to),
-                "origin_terminal", "destination_terminal",
-                "departing_at", dep, "arriving_at", arr,
-                "duration", sbx_duration(p, l->block_min),
-                "distance", apr_itoa(p, l->km),
-                "marketing_carrier", airline(p, &w->airlines[l->mkt]),
-                "marketing_carrier_flight_number", apr_itoa(p, l->flight_no),
-                "operating_carrier", airline(p, &w->airlines[l->op]),
-                "operating_carrier_flight_number", apr_itoa(p, l->op_flight_no),
-                "aircraft", "id", apr_pstrcat(p, "arc_", l->equipment, NULL),
-                "iata_code", l->equipment, "name", l->equipment,
-                "stops",
-                "passengers", pax));
-        }
-        sc = conditions(p, o);
-        json_object_set_new(sc, "advance_seat_selection", json_null());
-        json_object_set_new(sc, "priority_boarding", json_null());
-        json_object_set_new(sc, "priority_check_in", json_null());
-        json_array_append_new(out, json_pack(
-            "{s:s,s:o,s:s,s:o,s:s,s:s,s:s,s:o,s:o,s:n,s:s}",
-            "id", apr_psprintf(p, "sli_%s-%d", o->tag, j),
-            "origin", place(p, w, o->q.j[j].origin), "origin_type", "airport",
-            "destination", place(p, w, o->q.j[j].dest), "destination_type", "airport",
-            "duration", sbx_duration(p, sbx_itin_minutes(it)),
-            "fare_brand_name", b->name, "segments", segs, "conditions", sc,
-            "ngs_shelf", "comparison_key", apr_psprintf(p, "%s-%d", o->tag, j)));
-    }
-    return out;
-}
-
-static json_t *services_of(apr_pool_t *p, const sbx_offer *o)
-{
-    sbx_bag bags[SBX_MAX_PAX * SBX_MAX_JOURNEYS * 2];
-    int n = sbx_offer_bags(o, bags, (int)(sizeof(bags) / sizeof(bags[0]))), i, k;
-    json_t *out = json_array();
-    for (i = 0; i < n; i++) {
-        json_t *segs = json_array();
-        for (k = 0; k < o->it[bags[i].journey].n; k++) {
-            json_array_append_new(segs, json_string(seg_id(p, o, bags[i].journey, k)));
-        }
-        json_array_append_new(out, json_pack(
-            "{s:s,s:s,s:{s:s,s:i,s:n,s:n,s:n},s:[s],s:o,s:s,s:s,s:i}",
-            "id", apr_psprintf(p, "ase_%s-%s", o->tag, bags[i].suffix),
-            "type", "baggage",
-            "metadata", "type", bags[i].type == SBX_BAG_CHECKED ? "checked" : "carry_on",
-            "maximum_weight_kg", bags[i].weight_kg, "maximum_height_cm", "maximum_length_cm",
-            "maximum_depth_cm",
-            "passenger_ids", pax_id(p, o, bags[i].pax),
-            "segment_ids", segs,
-            "total_amount", sbx_amount(p, bags[i].unit, o->currency),
-            "total_currency", o->currency,
-            "maximum_quantity", bags[i].max_qty));
-    }
-    return out;
-}
-
-/* About 90 g of CO2 per passenger-kilometre, as a whole number of kg. */
-static const char *emissions(apr_pool_t *p, const sbx_offer *o)
-{
-    long km = 0;
-    int j, k;
-    for (j = 0; j < o->q.nj; j++) {
-        for (k = 0; k < o->it[j].n; k++) {
-            km += o->it[j].legs[k].km;
-        }
-    }
-    return apr_psprintf(p, "%ld", km * sbx_pax_count(o) * 9 / 100);
+    sbx_dtext_offer(d, o, created_at(x, o), A_HOLD_SECONDS, with);
 }
 
 static json_t *render_offer(apr_pool_t *p, const sbx_ctx *x, const sbx_offer *o,
                             int with_services)
 {
-    const sbx_world *w = x->world;
-    json_t *pax = json_array(), *loyalty = json_array(), *doc;
-    apr_int64_t created = o->expires - apr_time_sec(x->set->offer_ttl_a);
-    int i, j, k;
-    for (i = 0; i < sbx_pax_count(o); i++) {
-        json_array_append_new(pax, json_pack("{s:s,s:s,s:n,s:n,s:[]}", "id", pax_id(p, o, i),
-                                             "type", pax_type_name(sbx_pax_type(o, i)),
-                                             "age", "fare_type",
-                                             "loyalty_programme_accounts"));
+    sbx_dtext d;
+    sbx_dtext_init(&d, p, x->world, 8192);
+    offer_text(&d, x, o, with_services ? SBX_DTEXT_SERVICES : SBX_DTEXT_SERVICES_NONE);
+    return sbx_dtext_tree(&d);
+}
+
+/* Sends d's text, or a 500 when it is not whole (a world string that is
+ * not UTF-8, which the tree it replaced could not hold either). */
+static void send_text(trv_req *req, trv_resp *resp, int status, sbx_dtext *d)
+{
+    apr_size_t len;
+    const char *s = trv_jtext_done(&d->t, &len);
+    if (!s) {
+        sbx_error(req, resp, 500, "internal_server_error", "The answer could not be written");
+        return;
     }
-    for (j = 0; j < o->q.nj; j++) {
-        for (k = 0; k < o->it[j].n; k++) {
-            const char *codes[2] = {w->airlines[o->it[j].legs[k].mkt].iata,
-                                    w->airlines[o->it[j].legs[k].op].iata};
-            int c;
-            for (c = 0; c < 2; c++) {
-                size_t x;
-                int seen = 0;
-                for (x = 0; x < json_array_size(loyalty); x++) {
-                    seen |= strcmp(json_string_value(json_array_get(loyalty, x)), codes[c]) == 0;
-                }
-                if (!seen) {
-                    json_array_append_new(loyalty, json_string(codes[c]));
-                }
-            }
-        }
-    }
-    doc = json_pack("{s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:[s],s:o,s:o,"
-                    "s:o,s:o,s:{s:b,s:s,s:s},s:[],s:b}",
-        "id", apr_pstrcat(p, "off_", o->ref, NULL), "live_mode", 0,
-        "created_at", sbx_instant(p, created), "updated_at", sbx_instant(p, created),
-        "expires_at", sbx_instant(p, o->expires),
-        "total_amount", sbx_amount(p, o->base + o->tax, o->currency),
-        "total_currency", o->currency,
-        "base_amount", sbx_amount(p, o->base, o->currency), "base_currency", o->currency,
-        "tax_amount", sbx_amount(p, o->tax, o->currency), "tax_currency", o->currency,
-        "total_emissions_kg", emissions(p, o),
-        "owner", airline(p, &w->airlines[o->it[0].legs[0].mkt]),
-        "passenger_identity_documents_required", sbx_offer_international(w, o),
-        "supported_passenger_identity_document_types", "passport",
-        "supported_loyalty_programmes", loyalty,
-        "conditions", conditions(p, o),
-        "passengers", pax, "slices", slices(p, w, o),
-        "payment_requirements", "requires_instant_payment", 0,
-        "payment_required_by", sbx_instant(p, created + A_HOLD_SECONDS),
-        "price_guarantee_expires_at", sbx_instant(p, created + A_HOLD_SECONDS),
-        "private_fares", "partial", 0);
-    json_object_set_new(doc, "available_services",
-                        with_services ? services_of(p, o) : json_array());
-    return doc;
+    trv_ok_raw(req, resp, status, "application/json", s, len);
 }
 
 /* ---- offer requests ---- */
@@ -384,7 +207,9 @@ static void offer_request(trv_req *req, trv_resp *resp)
     const char *reason, *field, *cabin, *ro = apr_table_get(req->query, "return_offers");
     const char *id = trv_id_new(req->pool, "orq");
     int n, truncated, i, bad;
-    json_t *list, *req_slices, *pax, *doc;
+    sbx_dtext out;
+    apr_size_t doc_at;
+    const char *stored;
     apr_int64_t now = sbx_now();
     apr_uint32_t nonce = sbx_nonce();
     trv_dbc *c = NULL;
@@ -443,43 +268,60 @@ static void offer_request(trv_req *req, trv_resp *resp)
     n = sbx_search_run(req->pool, x->world, &q, 'A', x->set->key_a, now,
                        apr_time_sec(x->set->offer_ttl_a), A_MAX_OFFERS, nonce, &offers,
                        &truncated);
-    req_slices = json_array();
+    /* The offer request as stored (without its offers), then its offers
+     * after it in the same text: {"data":{..., "offers":[...]}}. */
+    sbx_dtext_init(&out, req->pool, x->world, 8192 + (apr_size_t)n * 4096);
+    trv_jtext_obj(&out.t);
+    trv_jtext_kobj(&out.t, "data");
+    doc_at = out.t.len;
+    trv_jtext_kstr(&out.t, "id", id);
+    trv_jtext_kbool(&out.t, "live_mode", 0);
+    trv_jtext_kstr(&out.t, "created_at", sbx_instant(req->pool, now));
+    trv_jtext_kstr(&out.t, "cabin_class", sbx_dtext_cabin(req->pool, q.cabin));
+    trv_jtext_karr(&out.t, "slices");
     for (i = 0; i < q.nj; i++) {
-        json_array_append_new(req_slices, json_pack("{s:o,s:s,s:o,s:s,s:s}",
-            "origin", place(req->pool, x->world, q.j[i].origin), "origin_type", "airport",
-            "destination", place(req->pool, x->world, q.j[i].dest),
-            "destination_type", "airport",
-            "departure_date", trv_json_str(json_array_get(sl, (size_t)i), "departure_date")));
+        trv_jtext_obj(&out.t);
+        trv_jtext_key(&out.t, "origin");
+        sbx_dtext_place(&out, q.j[i].origin);
+        trv_jtext_kstr(&out.t, "origin_type", "airport");
+        trv_jtext_key(&out.t, "destination");
+        sbx_dtext_place(&out, q.j[i].dest);
+        trv_jtext_kstr(&out.t, "destination_type", "airport");
+        trv_jtext_kstr(&out.t, "departure_date",
+                       trv_json_str(json_array_get(sl, (size_t)i), "departure_date"));
+        trv_jtext_end(&out.t);
     }
-    pax = json_array();
+    trv_jtext_end(&out.t);
+    trv_jtext_karr(&out.t, "passengers");
     for (i = 0; n > 0 && i < sbx_pax_count(&offers[0]); i++) {
-        json_array_append_new(pax, json_pack("{s:s,s:s}", "id", pax_id(req->pool, &offers[0], i),
-                                             "type", pax_type_name(sbx_pax_type(&offers[0], i))));
+        trv_jtext_obj(&out.t);
+        trv_jtext_kstr(&out.t, "id", sbx_dtext_pax_id(req->pool, &offers[0], i));
+        trv_jtext_kstr(&out.t, "type", sbx_dtext_pax_type(sbx_pax_type(&offers[0], i)));
+        trv_jtext_end(&out.t);
     }
-    doc = trv_json_bind(req->pool, json_pack("{s:s,s:b,s:s,s:s,s:o,s:o}", "id", id,
-        "live_mode", 0, "created_at", sbx_instant(req->pool, now),
-        "cabin_class", lower(req->pool, sbx_cabin_code(q.cabin)), "slices", req_slices,
-        "passengers", pax));
+    trv_jtext_end(&out.t);
+    stored = apr_pstrcat(req->pool, "{", apr_pstrmemdup(req->pool, out.t.buf + doc_at,
+                                                        out.t.len - doc_at), "}", NULL);
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS
         || trv_db_exec(c, req->pool, &a_orq_insert, NULL, TRV_DB_ARGS(id,
                trv_json_dump(req->pool, trv_json_bind(req->pool, query_json(&q))),
-               trv_json_dump(req->pool, doc), apr_psprintf(req->pool, "%" APR_INT64_T_FMT, now),
+               stored, apr_psprintf(req->pool, "%" APR_INT64_T_FMT, now),
                apr_psprintf(req->pool, "%u", (unsigned)nonce))) != APR_SUCCESS) {
         sbx_db_fail(req, resp, c, 1800, "storing an offer request");
         return;
     }
     trv_db_close(req->env->db, c);
-    doc = json_deep_copy(doc);
     if (!ro || strcmp(ro, "true") == 0) {
-        list = json_array();
+        /* An offer request's offers carry no available_services. */
+        trv_jtext_karr(&out.t, "offers");
         for (i = 0; i < n; i++) {
-            json_t *o = render_offer(req->pool, x, &offers[i], 0);
-            json_object_del(o, "available_services"); /* not in an offer request's offers */
-            json_array_append_new(list, o);
+            offer_text(&out, x, &offers[i], SBX_DTEXT_NO_SERVICES);
         }
-        json_object_set_new(doc, "offers", list);
+        trv_jtext_end(&out.t);
     }
-    sbx_send(req, resp, 201, json_pack("{s:o}", "data", doc));
+    trv_jtext_end(&out.t);
+    trv_jtext_end(&out.t);
+    send_text(req, resp, 201, &out);
 }
 
 /* GET /air/offers?offer_request_id=: the offer request's offers again
@@ -494,7 +336,9 @@ static void list_offers(trv_req *req, trv_resp *resp)
     trv_rows *rows;
     sbx_search q;
     sbx_offer *offers;
-    json_t *list, *qj;
+    json_t *qj;
+    sbx_dtext d;
+    const char *meta;
     int n, truncated, i;
     if (!sbx_need_world(req, resp) || !sbx_duffel_page(req, resp, &pg)) {
         return;
@@ -530,13 +374,20 @@ static void list_offers(trv_req *req, trv_resp *resp)
                        apr_time_sec(x->set->offer_ttl_a), A_MAX_OFFERS,
                        (apr_uint32_t)apr_atoi64(trv_rows_get(rows, 0, "nonce")), &offers,
                        &truncated);
-    list = json_array();
+    sbx_dtext_init(&d, req->pool, x->world, 8192 + (apr_size_t)pg.limit * 4096);
+    trv_jtext_obj(&d.t);
+    trv_jtext_karr(&d.t, "data");
     for (i = 0; i < pg.limit && pg.offset + i < n; i++) {
         int at = sort && sort[0] == '-' ? n - 1 - (pg.offset + i) : pg.offset + i;
-        json_array_append_new(list, render_offer(req->pool, x, &offers[at], 0));
+        offer_text(&d, x, &offers[at], SBX_DTEXT_SERVICES_NONE);
     }
-    sbx_send(req, resp, 200, json_pack("{s:o,s:o}", "data", list, "meta",
-                                       sbx_duffel_page_meta(req->pool, &pg, n)));
+    trv_jtext_end(&d.t);
+    meta = trv_json_dump(req->pool, trv_json_bind(req->pool,
+                                                  sbx_duffel_page_meta(req->pool, &pg, n)));
+    trv_jtext_key(&d.t, "meta");
+    trv_jtext_raw(&d.t, meta, strlen(meta));
+    trv_jtext_end(&d.t);
+    send_text(req, resp, 200, &d);
 }
 
 /* The offer named in the path (off_...), priced as of now; answers 404
@@ -662,7 +513,7 @@ static void update_offer_passenger(trv_req *req, trv_resp *resp)
         || !load_offer(req, resp, id, &o)) {
         return;
     }
-    for (i = 0; i < sbx_pax_count(&o) && strcmp(pid, pax_id(req->pool, &o, i)) != 0; i++) {
+    for (i = 0; i < sbx_pax_count(&o) && strcmp(pid, sbx_dtext_pax_id(req->pool, &o, i)) != 0; i++) {
     }
     if (i == sbx_pax_count(&o)) {
         sbx_error(req, resp, 404, "not_found", "No passenger %s on offer %s", pid, id);
@@ -699,7 +550,7 @@ static void update_offer_passenger(trv_req *req, trv_resp *resp)
     }
     trv_db_close(req->env->db, c);
     sbx_send(req, resp, 200, json_pack("{s:{s:s,s:s,s:n,s:n,s:s,s:s,s:O}}", "data", "id", pid,
-                                       "type", pax_type_name(sbx_pax_type(&o, i)), "age",
+                                       "type", sbx_dtext_pax_type(sbx_pax_type(&o, i)), "age",
                                        "fare_type", "given_name", given, "family_name", family,
                                        "loyalty_programme_accounts", acc));
 }
@@ -744,7 +595,7 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
         apr_int64_t best = 0, d;
         size_t a;
         for (i = 0; i < count; i++) {
-            if (id && strcmp(id, pax_id(req->pool, o, i)) == 0) {
+            if (id && strcmp(id, sbx_dtext_pax_id(req->pool, o, i)) == 0) {
                 break;
             }
         }
@@ -838,7 +689,7 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
             json_t *segs = json_array();
             int n;
             for (n = 0; n < o->it[bags[b].journey].n; n++) {
-                json_array_append_new(segs, json_string(seg_id(req->pool, o, bags[b].journey,
+                json_array_append_new(segs, json_string(sbx_dtext_seg_id(req->pool, o, bags[b].journey,
                                                                n)));
             }
             json_array_append_new(out->services_json, json_pack(
@@ -846,7 +697,7 @@ static int price_request(trv_req *req, trv_resp *resp, const sbx_offer *o, const
                 "id", id, "type", "baggage", "quantity", qty,
                 "total_amount", sbx_amount(req->pool, bags[b].unit * qty, o->currency),
                 "total_currency", o->currency,
-                "passenger_ids", pax_id(req->pool, o, bags[b].pax), "segment_ids", segs,
+                "passenger_ids", sbx_dtext_pax_id(req->pool, o, bags[b].pax), "segment_ids", segs,
                 "metadata", "type", bags[b].type == SBX_BAG_CHECKED ? "checked" : "carry_on",
                 "maximum_weight_kg", bags[b].weight_kg, "maximum_height_cm",
                 "maximum_length_cm", "maximum_depth_cm"));
@@ -1118,13 +969,13 @@ static void create_order(trv_req *req, trv_resp *resp)
         const json_t *p = json_array_get(pax, i);
         int t = 0;
         for (j = 0; j < sbx_pax_count(&o); j++) {
-            if (strcmp(trv_json_str(p, "id"), pax_id(req->pool, &o, j)) == 0) {
+            if (strcmp(trv_json_str(p, "id"), sbx_dtext_pax_id(req->pool, &o, j)) == 0) {
                 t = sbx_pax_type(&o, j);
             }
         }
         json_array_append_new(passengers, json_pack(
             "{s:O,s:s,s:O,s:O,s:O,s:O*,s:O*,s:O*,s:O*,s:O*,s:s}",
-            "id", json_object_get(p, "id"), "type", pax_type_name(t),
+            "id", json_object_get(p, "id"), "type", sbx_dtext_pax_type(t),
             "given_name", json_object_get(p, "given_name"),
             "family_name", json_object_get(p, "family_name"),
             "born_on", json_object_get(p, "born_on"), "gender", json_object_get(p, "gender"),
@@ -1139,7 +990,7 @@ static void create_order(trv_req *req, trv_resp *resp)
     for (j = 0; j < o.q.nj; j++) {
         for (k = 0; k < o.it[j].n; k++) {
             json_array_append_new(segs, sbx_segment_entry(req->pool, x->world, j, k,
-                                                          seg_id(req->pool, &o, j, k),
+                                                          sbx_dtext_seg_id(req->pool, &o, j, k),
                                                           &o.it[j].legs[k]));
         }
     }
@@ -1657,7 +1508,7 @@ static void list_airlines(trv_req *req, trv_resp *resp)
             continue;
         }
         if (n >= pg.offset && n < pg.offset + pg.limit) {
-            json_array_append_new(page, airline(req->pool, &w->airlines[i]));
+            json_array_append_new(page, airline(req->pool, w, i));
         }
         n++;
     }
@@ -1683,7 +1534,7 @@ static void get_airline(trv_req *req, trv_resp *resp)
         return;
     }
     sbx_send(req, resp, 200, json_pack("{s:o}", "data",
-                                       airline(req->pool, &SBX(req)->world->airlines[i])));
+                                       airline(req->pool, SBX(req)->world, i)));
 }
 
 const trv_route sbx_air_a_routes[] = {

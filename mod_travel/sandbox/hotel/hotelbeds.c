@@ -29,13 +29,13 @@ json_t *sbx_hotelbeds_audit(trv_req *req)
                      "token", req->request_id ? req->request_id : "");
 }
 
-void sbx_hotelbeds_send(trv_req *req, trv_resp *resp, int status, sbx_jt *t)
+void sbx_hotelbeds_send(trv_req *req, trv_resp *resp, int status, trv_jtext *t)
 {
     json_t *audit = sbx_hotelbeds_audit(req);
-    sbx_jt_key(t, "auditData");
+    trv_jtext_key(t, "auditData");
     sbx_jt_json(t, audit);
     json_decref(audit);
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
     sbx_jt_send(req, resp, status, t);
 }
 

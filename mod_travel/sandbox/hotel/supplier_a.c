@@ -181,62 +181,62 @@ static void get_hotel(trv_req *req, trv_resp *resp)
 /* ---- rates ---- */
 
 /* A rate's money as LiteAPI writes it: [{amount, currency}]. */
-static void a_price(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
+static void a_price(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    sbx_jt_kopen(t, key, '[');
-    sbx_jt_open(t, '{');
-    sbx_jt_key(t, "amount");
+    trv_jtext_karr(t, key);
+    trv_jtext_obj(t);
+    trv_jtext_key(t, "amount");
     sbx_jt_money_number(t, v, cur);
-    sbx_jt_kstr(t, "currency", cur);
-    sbx_jt_close(t, '}');
-    sbx_jt_close(t, ']');
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
 /* {amount, currency} under key. */
-static void a_money(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
+static void a_money(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    sbx_jt_kopen(t, key, '{');
-    sbx_jt_key(t, "amount");
+    trv_jtext_kobj(t, key);
+    trv_jtext_key(t, "amount");
     sbx_jt_money_number(t, v, cur);
-    sbx_jt_kstr(t, "currency", cur);
-    sbx_jt_close(t, '}');
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
 }
 
-static void a_tax(sbx_jt *t, int included, const char *what, apr_int64_t v, const char *cur)
+static void a_tax(trv_jtext *t, int included, const char *what, apr_int64_t v, const char *cur)
 {
-    sbx_jt_open(t, '{');
-    sbx_jt_kbool(t, "included", included);
-    sbx_jt_kstr(t, "description", what);
-    sbx_jt_key(t, "amount");
+    trv_jtext_obj(t);
+    trv_jtext_kbool(t, "included", included);
+    trv_jtext_kstr(t, "description", what);
+    trv_jtext_key(t, "amount");
     sbx_jt_money_number(t, v, cur);
-    sbx_jt_kstr(t, "currency", cur);
-    sbx_jt_close(t, '}');
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
 }
 
-static void a_policy(sbx_jt *t, const sbx_hprice *r, const char *cur)
+static void a_policy(trv_jtext *t, const sbx_hprice *r, const char *cur)
 {
     int i;
-    sbx_jt_kopen(t, "cancellationPolicies", '{');
-    sbx_jt_kopen(t, "cancelPolicyInfos", '[');
+    trv_jtext_kobj(t, "cancellationPolicies");
+    trv_jtext_karr(t, "cancelPolicyInfos");
     for (i = 0; i < r->n_penalties; i++) {
-        sbx_jt_open(t, '{');
-        sbx_jt_key(t, "cancelTime");
+        trv_jtext_obj(t);
+        trv_jtext_key(t, "cancelTime");
         sbx_jt_instant(t, r->penalties[i].from);
-        sbx_jt_key(t, "amount");
+        trv_jtext_key(t, "amount");
         sbx_jt_money_number(t, r->penalties[i].amount, cur);
-        sbx_jt_kstr(t, "currency", cur);
-        sbx_jt_kstr(t, "type", "amount");
-        sbx_jt_kstr(t, "timezone", "UTC");
-        sbx_jt_close(t, '}');
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_kstr(t, "type", "amount");
+        trv_jtext_kstr(t, "timezone", "UTC");
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "hotelRemarks", '[');
-    sbx_jt_close(t, ']');
-    sbx_jt_kstr(t, "refundableTag", r->refundable ? "RFN" : "NRFN");
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "hotelRemarks");
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "refundableTag", r->refundable ? "RFN" : "NRFN");
+    trv_jtext_end(t);
 }
 
-static void a_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *r, int k)
+static void a_rate(trv_jtext *t, const sbx_hquote *q, const sbx_hprice *r, int k)
 {
     const sbx_room_type *rt = sbx_room_type_get(q->room);
     const sbx_board *b = sbx_board_get(q->board);
@@ -244,70 +244,70 @@ static void a_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *r, int k)
     char id[64];
     int i;
     snprintf(id, sizeof(id), "%s-%s-%s-%d", rt->code, b->code, q->plan ? "NRF" : "RFN", k + 1);
-    sbx_jt_open(t, '{');
-    sbx_jt_kstr(t, "rateId", id);
-    sbx_jt_kint(t, "occupancyNumber", k + 1);
-    sbx_jt_kstr(t, "name", rt->name);
-    sbx_jt_kint(t, "maxOccupancy", rt->max_occupancy);
-    sbx_jt_kint(t, "adultCount", q->occ[k].adults);
-    sbx_jt_kint(t, "childCount", q->occ[k].n_children);
-    sbx_jt_kopen(t, "childrenAges", '[');
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "rateId", id);
+    trv_jtext_kint(t, "occupancyNumber", k + 1);
+    trv_jtext_kstr(t, "name", rt->name);
+    trv_jtext_kint(t, "maxOccupancy", rt->max_occupancy);
+    trv_jtext_kint(t, "adultCount", q->occ[k].adults);
+    trv_jtext_kint(t, "childCount", q->occ[k].n_children);
+    trv_jtext_karr(t, "childrenAges");
     for (i = 0; i < q->occ[k].n_children; i++) {
-        sbx_jt_int(t, q->occ[k].ages[i]);
+        trv_jtext_int(t, q->occ[k].ages[i]);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kstr(t, "boardType", b->code);
-    sbx_jt_kstr(t, "boardName", b->name);
-    sbx_jt_kstr(t, "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are "
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "boardType", b->code);
+    trv_jtext_kstr(t, "boardName", b->name);
+    trv_jtext_kstr(t, "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are "
                 "required.");
-    sbx_jt_kstr(t, "priceType", "commission");
-    sbx_jt_kopen(t, "retailRate", '{');
+    trv_jtext_kstr(t, "priceType", "commission");
+    trv_jtext_kobj(t, "retailRate");
     a_price(t, "total", r->total, cur);
     a_price(t, "suggestedSellingPrice", r->total + r->total / 10, cur);
     a_price(t, "initialPrice", r->gross, cur);
-    sbx_jt_kopen(t, "taxesAndFees", '[');
+    trv_jtext_karr(t, "taxesAndFees");
     a_tax(t, 1, "VAT", r->vat, cur);
     if (r->due_at_property) {
         a_tax(t, 0, "City tax (paid at the property)", r->due_at_property, cur);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
+    trv_jtext_end(t);
     a_policy(t, r, cur);
-    sbx_jt_kopen(t, "promotions", '[');
+    trv_jtext_karr(t, "promotions");
     if (r->promo_code) {
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "code", r->promo_code);
-        sbx_jt_kstr(t, "name", r->promo_name);
-        sbx_jt_key(t, "amount");
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", r->promo_code);
+        trv_jtext_kstr(t, "name", r->promo_name);
+        trv_jtext_key(t, "amount");
         sbx_jt_money_number(t, r->discount, cur);
-        sbx_jt_kstr(t, "currency", cur);
-        sbx_jt_close(t, '}');
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
 /* The rooms of q, priced: one rate per occupancy (a roomTypes entry). */
-static void a_room_type(trv_req *req, sbx_jt *t, const sbx_hquote *q, const char *offer_id)
+static void a_room_type(trv_req *req, trv_jtext *t, const sbx_hquote *q, const char *offer_id)
 {
     sbx_hprice *prices = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(),
                                          prices), due = 0;
     int k;
-    sbx_jt_open(t, '{');
-    sbx_jt_kstr(t, "offerId", offer_id);
-    sbx_jt_kstr(t, "roomTypeId", sbx_room_type_get(q->room)->code);
-    sbx_jt_kstr(t, "supplier", "SANDBOX");
-    sbx_jt_kopen(t, "rates", '[');
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "offerId", offer_id);
+    trv_jtext_kstr(t, "roomTypeId", sbx_room_type_get(q->room)->code);
+    trv_jtext_kstr(t, "supplier", "SANDBOX");
+    trv_jtext_karr(t, "rates");
     for (k = 0; k < q->n_rooms; k++) {
         a_rate(t, q, &prices[k], k);
         due += prices[k].due_at_property;
     }
-    sbx_jt_close(t, ']');
+    trv_jtext_end(t);
     a_money(t, "offerRetailRate", total, q->currency);
     a_money(t, "dueAtProperty", due, q->currency);
-    sbx_jt_kstr(t, "rateType", q->plan ? "NRFN" : "RFN");
-    sbx_jt_close(t, '}');
+    trv_jtext_kstr(t, "rateType", q->plan ? "NRFN" : "RFN");
+    trv_jtext_end(t);
 }
 
 /* occupancies [{adults, children: [ages]}] into q; 0, or answered. */
@@ -363,7 +363,7 @@ static void rates(trv_req *req, trv_resp *resp)
     const char *field, *reason;
     sbx_hquote q, *found;
     apr_hash_t *factors;
-    sbx_jt t;
+    trv_jtext t;
     size_t i;
     long checkout;
     int max_rates = 10, n, k;
@@ -405,9 +405,9 @@ static void rates(trv_req *req, trv_resp *resp)
     q.expires = now + A_OFFER_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
     seen = sbx_hotel_set_make(req->pool, h);
-    sbx_jt_init(&t, req->pool, 16384);
-    sbx_jt_open(&t, '{');
-    sbx_jt_kopen(&t, "data", '[');
+    trv_jtext_init(&t, req->pool, 16384);
+    trv_jtext_obj(&t);
+    trv_jtext_karr(&t, "data");
     json_array_foreach(ids, i, v) {
         const char *sid = json_string_value(v);
         q.hotel = sbx_hotel_by_sid(h, A, sid);
@@ -419,18 +419,18 @@ static void rates(trv_req *req, trv_resp *resp)
         if (!n) {
             continue;
         }
-        sbx_jt_open(&t, '{');
-        sbx_jt_kstr(&t, "hotelId", sid);
-        sbx_jt_kopen(&t, "roomTypes", '[');
+        trv_jtext_obj(&t);
+        trv_jtext_kstr(&t, "hotelId", sid);
+        trv_jtext_karr(&t, "roomTypes");
         for (k = 0; k < n; k++) {
             a_room_type(req, &t, &found[k],
                         sbx_hquote_encode(req->pool, &found[k], "ao", SBX(req)->set->key_ha));
         }
-        sbx_jt_close(&t, ']');
-        sbx_jt_close(&t, '}');
+        trv_jtext_end(&t);
+        trv_jtext_end(&t);
     }
-    sbx_jt_close(&t, ']');
-    sbx_jt_close(&t, '}');
+    trv_jtext_end(&t);
+    trv_jtext_end(&t);
     sbx_jt_send(req, resp, 200, &t);
 }
 
@@ -452,7 +452,7 @@ static void prebook(trv_req *req, trv_resp *resp)
     apr_hash_t *factors;
     apr_int64_t now = sbx_now(), before;
     json_t *rt, *out;
-    sbx_jt rtt;
+    trv_jtext rtt;
     const char *pid;
     trv_errs *errs = trv_errs_new(req->pool);
 
@@ -495,7 +495,7 @@ static void prebook(trv_req *req, trv_resp *resp)
         q.serial = sbx_nonce();
     } while (q.serial == 0);
     pid = sbx_hquote_encode(req->pool, &q, "ap", SBX(req)->set->key_ha);
-    sbx_jt_init(&rtt, req->pool, 2048);
+    trv_jtext_init(&rtt, req->pool, 2048);
     a_room_type(req, &rtt, &q, trv_json_str(b, "offerId"));
     if (!(rt = sbx_jt_tree(&rtt))) {
         sbx_error(req, resp, 500, "internal_error", "The sandbox could not write its answer");

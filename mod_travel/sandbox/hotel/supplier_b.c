@@ -180,7 +180,7 @@ static void content_hotels(trv_req *req, trv_resp *resp)
 
 /* A rate of q's rooms priced as pr (sbx_hquote_price of q) under key;
  * Hotelbeds' amounts are decimal strings. */
-static void b_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *pr, const char *key)
+static void b_rate(trv_jtext *t, const sbx_hquote *q, const sbx_hprice *pr, const char *key)
 {
     const char *cur = q->currency;
     apr_int64_t total = 0, due = 0, discount = 0, selling = 0;
@@ -202,89 +202,89 @@ static void b_rate(sbx_jt *t, const sbx_hquote *q, const sbx_hprice *pr, const c
         len += snprintf(ages + len, sizeof(ages) - (size_t)len, "%s%d", n ? "," : "",
                         q->occ[0].ages[n]);
     }
-    sbx_jt_open(t, '{');
-    sbx_jt_kstr(t, "rateKey", key);
-    sbx_jt_kstr(t, "rateClass", q->plan ? "NRF" : "NOR");
-    sbx_jt_kstr(t, "rateType", "BOOKABLE");
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "rateKey", key);
+    trv_jtext_kstr(t, "rateClass", q->plan ? "NRF" : "NOR");
+    trv_jtext_kstr(t, "rateType", "BOOKABLE");
     sbx_jt_kamount(t, "net", total, cur);
-    sbx_jt_kint(t, "allotment", 5);
-    sbx_jt_kstr(t, "paymentType", "AT_WEB");
-    sbx_jt_kbool(t, "packaging", 0);
-    sbx_jt_kstr(t, "boardCode", sbx_board_get(q->board)->code);
-    sbx_jt_kstr(t, "boardName", sbx_board_get(q->board)->name);
-    sbx_jt_kopen(t, "cancellationPolicies", '[');
+    trv_jtext_kint(t, "allotment", 5);
+    trv_jtext_kstr(t, "paymentType", "AT_WEB");
+    trv_jtext_kbool(t, "packaging", 0);
+    trv_jtext_kstr(t, "boardCode", sbx_board_get(q->board)->code);
+    trv_jtext_kstr(t, "boardName", sbx_board_get(q->board)->name);
+    trv_jtext_karr(t, "cancellationPolicies");
     for (n = 0; n < pr[0].n_penalties; n++) {
-        sbx_jt_open(t, '{');
+        trv_jtext_obj(t);
         sbx_jt_kamount(t, "amount", pen_sum[n], cur);
-        sbx_jt_key(t, "from");
+        trv_jtext_key(t, "from");
         sbx_jt_instant(t, pr[0].penalties[n].from);
-        sbx_jt_close(t, '}');
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "taxes", '{');
-    sbx_jt_kbool(t, "allIncluded", due == 0);
-    sbx_jt_kopen(t, "taxes", '[');
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "taxes");
+    trv_jtext_kbool(t, "allIncluded", due == 0);
+    trv_jtext_karr(t, "taxes");
     if (due) {
-        sbx_jt_open(t, '{');
-        sbx_jt_kbool(t, "included", 0);
+        trv_jtext_obj(t);
+        trv_jtext_kbool(t, "included", 0);
         sbx_jt_kamount(t, "amount", due, cur);
-        sbx_jt_kstr(t, "currency", cur);
+        trv_jtext_kstr(t, "currency", cur);
         sbx_jt_kamount(t, "clientAmount", due, cur);
-        sbx_jt_kstr(t, "clientCurrency", cur);
-        sbx_jt_kstr(t, "type", "TAXESANDFEES");
-        sbx_jt_close(t, '}');
+        trv_jtext_kstr(t, "clientCurrency", cur);
+        trv_jtext_kstr(t, "type", "TAXESANDFEES");
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_close(t, '}');
-    sbx_jt_kint(t, "rooms", q->n_rooms);
-    sbx_jt_kint(t, "adults", q->occ[0].adults);
-    sbx_jt_kint(t, "children", q->occ[0].n_children);
-    sbx_jt_kstr(t, "childrenAges", q->occ[0].n_children ? ages : NULL);
-    sbx_jt_kopen(t, "offers", '[');
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_kint(t, "rooms", q->n_rooms);
+    trv_jtext_kint(t, "adults", q->occ[0].adults);
+    trv_jtext_kint(t, "children", q->occ[0].n_children);
+    trv_jtext_kstr(t, "childrenAges", q->occ[0].n_children ? ages : NULL);
+    trv_jtext_karr(t, "offers");
     if (pr[0].promo_code) {
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "code", pr[0].promo_code);
-        sbx_jt_kstr(t, "name", pr[0].promo_name);
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", pr[0].promo_code);
+        trv_jtext_kstr(t, "name", pr[0].promo_name);
         sbx_jt_kamount(t, "amount", -discount, cur);
-        sbx_jt_close(t, '}');
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "promotions", '[');
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "promotions");
     if (pr[0].promo_code) {
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "code", pr[0].promo_code);
-        sbx_jt_kstr(t, "name", pr[0].promo_name);
-        sbx_jt_close(t, '}');
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", pr[0].promo_code);
+        trv_jtext_kstr(t, "name", pr[0].promo_name);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "dailyRates", '[');
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "dailyRates");
     for (n = 0; n < q->nights; n++) {
         apr_int64_t night = 0;
         for (k = 0; k < q->n_rooms; k++) {
             night += pr[k].nightly[n];
         }
-        sbx_jt_open(t, '{');
-        sbx_jt_kint(t, "offset", n + 1);
+        trv_jtext_obj(t);
+        trv_jtext_kint(t, "offset", n + 1);
         sbx_jt_kamount(t, "dailyNet", night, cur);
-        sbx_jt_close(t, '}');
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kstr(t, "rateComments", B_RATE_COMMENTS);
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "rateComments", B_RATE_COMMENTS);
     if (b_mandatory(q->hotel)) {
         /* The hotel's binding price (b_set_selling's members). */
         sbx_jt_kamount(t, "sellingRate", selling, cur);
-        sbx_jt_kbool(t, "hotelMandatory", 1);
+        trv_jtext_kbool(t, "hotelMandatory", 1);
     }
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
 }
 
 /* b_rate as a tree, for an answer built as one (checkrates). */
 static json_t *b_rate_tree(trv_req *req, const sbx_hquote *q, const char *key)
 {
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
-    sbx_jt t;
+    trv_jtext t;
     sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
-    sbx_jt_init(&t, req->pool, 2048);
+    trv_jtext_init(&t, req->pool, 2048);
     b_rate(&t, q, pr, key);
     return sbx_jt_tree(&t);
 }
@@ -295,7 +295,7 @@ static json_t *b_rate_tree(trv_req *req, const sbx_hquote *q, const char *key)
 /* The rate of q's rooms first..first+n-1 (one occupancy group) under a
  * rateKey of its own: a room's price depends on its own occupancy only,
  * so the groups' nets add up to q's total. */
-static void b_group_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q, int first, int n)
+static void b_group_rate(trv_req *req, trv_jtext *t, const sbx_hquote *q, int first, int n)
 {
     sbx_hquote g = *q;
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)n);
@@ -360,7 +360,7 @@ static void availability(trv_req *req, trv_resp *resp)
     int r, n_hotels = 0;
     long checkout;
     apr_int64_t now = sbx_now();
-    sbx_jt t;
+    trv_jtext t;
 
     if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
         return;
@@ -447,10 +447,10 @@ static void availability(trv_req *req, trv_resp *resp)
     }
     q.expires = now + B_RATE_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * SBX_ROOM_TYPES * SBX_BOARDS * 2);
-    sbx_jt_init(&t, req->pool, 65536);
-    sbx_jt_open(&t, '{');
-    sbx_jt_kopen(&t, "hotels", '{');
-    sbx_jt_kopen(&t, "hotels", '[');
+    trv_jtext_init(&t, req->pool, 65536);
+    trv_jtext_obj(&t);
+    trv_jtext_kobj(&t, "hotels");
+    trv_jtext_karr(&t, "hotels");
     for (i = 0; i < n_idx; i++) {
         const sbx_hotel *x = &h->hotels[idx[i]];
         apr_int64_t min = -1, max = 0;
@@ -485,22 +485,22 @@ static void availability(trv_req *req, trv_resp *resp)
                 max = found[k].total;
             }
         }
-        sbx_jt_open(&t, '{');
-        sbx_jt_kint(&t, "code", apr_atoi64(sid));
-        sbx_jt_kstr(&t, "name", x->name);
-        sbx_jt_kstr(&t, "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars));
-        sbx_jt_kstr(&t, "destinationCode", dest_code(req, x->city));
-        sbx_jt_kstr(&t, "destinationName", h->cities[x->city].name);
+        trv_jtext_obj(&t);
+        trv_jtext_kint(&t, "code", apr_atoi64(sid));
+        trv_jtext_kstr(&t, "name", x->name);
+        trv_jtext_kstr(&t, "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars));
+        trv_jtext_kstr(&t, "destinationCode", dest_code(req, x->city));
+        trv_jtext_kstr(&t, "destinationName", h->cities[x->city].name);
         sbx_hotel_position(x, B, &lat, &lon);
-        sbx_jt_kreal(&t, "latitude", lat);
-        sbx_jt_kreal(&t, "longitude", lon);
-        sbx_jt_kopen(&t, "rooms", '[');
+        trv_jtext_kreal(&t, "latitude", lat);
+        trv_jtext_kreal(&t, "longitude", lon);
+        trv_jtext_karr(&t, "rooms");
         for (r = 0; r < n_order; r++) {
             const sbx_room_type *rt = sbx_room_type_get(order[r]);
-            sbx_jt_open(&t, '{');
-            sbx_jt_kstr(&t, "code", rt->code);
-            sbx_jt_kstr(&t, "name", rt->name);
-            sbx_jt_kopen(&t, "rates", '[');
+            trv_jtext_obj(&t);
+            trv_jtext_kstr(&t, "code", rt->code);
+            trv_jtext_kstr(&t, "name", rt->name);
+            trv_jtext_karr(&t, "rates");
             for (k = 0; k < n; k++) {
                 if (found[k].room != order[r] || !kept[k]) {
                     continue;
@@ -509,23 +509,23 @@ static void availability(trv_req *req, trv_resp *resp)
                     b_group_rate(req, &t, &found[k], first, groups[g]);
                 }
             }
-            sbx_jt_close(&t, ']');
-            sbx_jt_close(&t, '}');
+            trv_jtext_end(&t);
+            trv_jtext_end(&t);
         }
-        sbx_jt_close(&t, ']');
+        trv_jtext_end(&t);
         sbx_jt_kamount(&t, "minRate", min, q.currency);
         sbx_jt_kamount(&t, "maxRate", max, q.currency);
-        sbx_jt_kstr(&t, "currency", q.currency);
-        sbx_jt_close(&t, '}');
+        trv_jtext_kstr(&t, "currency", q.currency);
+        trv_jtext_end(&t);
         n_hotels++;
     }
-    sbx_jt_close(&t, ']');
-    sbx_jt_key(&t, "checkIn");
-    sbx_jt_str(&t, sbx_day_format(req->pool, q.checkin));
-    sbx_jt_key(&t, "checkOut");
-    sbx_jt_str(&t, sbx_day_format(req->pool, checkout));
-    sbx_jt_kint(&t, "total", n_hotels);
-    sbx_jt_close(&t, '}');
+    trv_jtext_end(&t);
+    trv_jtext_key(&t, "checkIn");
+    trv_jtext_str(&t, sbx_day_format(req->pool, q.checkin));
+    trv_jtext_key(&t, "checkOut");
+    trv_jtext_str(&t, sbx_day_format(req->pool, checkout));
+    trv_jtext_kint(&t, "total", n_hotels);
+    trv_jtext_end(&t);
     sbx_hotelbeds_send(req, resp, 200, &t);
 }
 

@@ -50,31 +50,31 @@
 #define C_CONTENT_LIMIT 250
 
 /* {value, currency}: Rapid's amount. */
-static void c_money(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
+static void c_money(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    sbx_jt_kopen(t, key, '{');
+    trv_jtext_kobj(t, key);
     sbx_jt_kamount(t, "value", v, cur);
-    sbx_jt_kstr(t, "currency", cur);
-    sbx_jt_close(t, '}');
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
 }
 
 /* Both currencies are the request's in the sandbox. */
-static void c_billable(sbx_jt *t, const char *key, apr_int64_t v, const char *cur)
+static void c_billable(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    sbx_jt_kopen(t, key, '{');
+    trv_jtext_kobj(t, key);
     c_money(t, "billable_currency", v, cur);
     c_money(t, "request_currency", v, cur);
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
 }
 
 static json_t *billable(trv_req *req, apr_int64_t v, const char *cur)
 {
-    sbx_jt t;
-    sbx_jt_init(&t, req->pool, 256);
-    sbx_jt_open(&t, '{');
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 256);
+    trv_jtext_obj(&t);
     c_money(&t, "billable_currency", v, cur);
     c_money(&t, "request_currency", v, cur);
-    sbx_jt_close(&t, '}');
+    trv_jtext_end(&t);
     return sbx_jt_tree(&t);
 }
 
@@ -355,7 +355,7 @@ static void geography(trv_req *req, trv_resp *resp)
     const sbx_hotels *h;
     const json_t *b, *ring, *pt;
     const char *inc = apr_table_get(req->query, "include");
-    sbx_jt t;
+    trv_jtext t;
     ring_pts r;
     size_t k;
     int i;
@@ -385,8 +385,8 @@ static void geography(trv_req *req, trv_resp *resp)
     }
     h = SBX_HOTELS(req);
     r = ring_of(req->pool, ring);
-    sbx_jt_init(&t, req->pool, 4096);
-    sbx_jt_open(&t, '{');
+    trv_jtext_init(&t, req->pool, 4096);
+    trv_jtext_obj(&t);
     for (i = 0; i < h->n_hotels; i++) {
         double lat, lon;
         if (!(h->hotels[i].suppliers & (1u << C))) {
@@ -395,12 +395,12 @@ static void geography(trv_req *req, trv_resp *resp)
         sbx_hotel_position(&h->hotels[i], C, &lat, &lon);
         if (in_ring(&r, lat, lon)) {
             const char *sid = sbx_hotel_sid(req->pool, C, i);
-            sbx_jt_kopen(&t, sid, '{');
-            sbx_jt_kstr(&t, "property_id", sid);
-            sbx_jt_close(&t, '}');
+            trv_jtext_kobj(&t, sid);
+            trv_jtext_kstr(&t, "property_id", sid);
+            trv_jtext_end(&t);
         }
     }
-    sbx_jt_close(&t, '}');
+    trv_jtext_end(&t);
     sbx_jt_send(req, resp, 200, &t);
 }
 
@@ -408,58 +408,58 @@ static void geography(trv_req *req, trv_resp *resp)
 
 /* The penalties of rooms pr[0..n_rooms) summed, each until the next one
  * starts (the last until end), as an array value. */
-static void c_penalties(sbx_jt *t, const sbx_hprice *pr, int n_rooms, const char *cur,
+static void c_penalties(trv_jtext *t, const sbx_hprice *pr, int n_rooms, const char *cur,
                         apr_int64_t end)
 {
     int i, k;
-    sbx_jt_open(t, '[');
+    trv_jtext_arr(t);
     for (i = 0; i < pr[0].n_penalties; i++) {
         apr_int64_t sum = 0;
         for (k = 0; k < n_rooms; k++) {
             sum += pr[k].penalties[i].amount;
         }
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "currency", cur);
-        sbx_jt_key(t, "start");
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_key(t, "start");
         sbx_jt_instant(t, pr[0].penalties[i].from);
-        sbx_jt_key(t, "end");
+        trv_jtext_key(t, "end");
         sbx_jt_instant(t, i + 1 < pr[0].n_penalties ? pr[0].penalties[i + 1].from : end);
         sbx_jt_kamount(t, "amount", sum, cur);
-        sbx_jt_close(t, '}');
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
+    trv_jtext_end(t);
 }
 
 /* Rapid's pricing of one room: nightly base rates (taxes included in the
  * sandbox), the promotion as a stay adjustment, totals and the fees the
  * property collects; with_penalties adds the room's own cancel_penalties
  * (a sandbox extension of occupancy_pricing) until end. */
-static void c_pricing_text(sbx_jt *t, const sbx_hprice *r, int nights, const char *cur,
+static void c_pricing_text(trv_jtext *t, const sbx_hprice *r, int nights, const char *cur,
                            int with_penalties, apr_int64_t end)
 {
     int n;
-    sbx_jt_open(t, '{');
-    sbx_jt_kopen(t, "nightly", '[');
+    trv_jtext_obj(t);
+    trv_jtext_karr(t, "nightly");
     for (n = 0; n < nights; n++) {
-        sbx_jt_open(t, '[');
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "type", "base_rate");
+        trv_jtext_arr(t);
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "type", "base_rate");
         sbx_jt_kamount(t, "value", r->nightly[n], cur);
-        sbx_jt_kstr(t, "currency", cur);
-        sbx_jt_close(t, '}');
-        sbx_jt_close(t, ']');
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "stay", '[');
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "stay");
     if (r->discount) {
-        sbx_jt_open(t, '{');
-        sbx_jt_kstr(t, "type", "promotion");
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "type", "promotion");
         sbx_jt_kamount(t, "value", -r->discount, cur);
-        sbx_jt_kstr(t, "currency", cur);
-        sbx_jt_close(t, '}');
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, ']');
-    sbx_jt_kopen(t, "totals", '{');
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "totals");
     c_billable(t, "inclusive", r->total, cur);
     c_billable(t, "exclusive", r->total - r->vat, cur);
     if (r->discount) {
@@ -468,23 +468,23 @@ static void c_pricing_text(sbx_jt *t, const sbx_hprice *r, int nights, const cha
     if (r->due_at_property) {
         c_billable(t, "property_fees", r->due_at_property, cur);
     }
-    sbx_jt_close(t, '}');
-    sbx_jt_kopen(t, "fees", '{');
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "fees");
     if (r->due_at_property) {
         c_billable(t, "mandatory_tax", r->due_at_property, cur);
     }
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
     if (with_penalties) {
-        sbx_jt_key(t, "cancel_penalties");
+        trv_jtext_key(t, "cancel_penalties");
         c_penalties(t, r, 1, cur, end);
     }
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
 }
 
 static json_t *c_pricing(trv_req *req, const sbx_hprice *r, int nights, const char *cur)
 {
-    sbx_jt t;
-    sbx_jt_init(&t, req->pool, 1024);
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 1024);
     c_pricing_text(&t, r, nights, cur, 0, 0);
     return sbx_jt_tree(&t);
 }
@@ -509,12 +509,12 @@ static apr_int64_t c_stay_end(trv_req *req, const sbx_hquote *q)
  * rooms of the same occupancy share one member, the last room's, where
  * the first of them stands (as an object's member set again keeps its
  * place). */
-static void c_occupancy_pricing_text(trv_req *req, sbx_jt *t, const sbx_hquote *q,
+static void c_occupancy_pricing_text(trv_req *req, trv_jtext *t, const sbx_hquote *q,
                                      const sbx_hprice *pr, apr_int64_t end)
 {
     const char *occ[SBX_MAX_HROOMS];
     int k, j, last;
-    sbx_jt_open(t, '{');
+    trv_jtext_obj(t);
     for (k = 0; k < q->n_rooms; k++) {
         occ[k] = sbx_occ_format(req->pool, &q->occ[k]);
     }
@@ -529,21 +529,21 @@ static void c_occupancy_pricing_text(trv_req *req, sbx_jt *t, const sbx_hquote *
                 last = j;
             }
         }
-        sbx_jt_key(t, occ[k]);
+        trv_jtext_key(t, occ[k]);
         c_pricing_text(t, &pr[last], q->nights, q->currency, 1, end);
     }
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
 }
 
 static json_t *c_occupancy_pricing(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
 {
-    sbx_jt t;
-    sbx_jt_init(&t, req->pool, 2048);
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 2048);
     c_occupancy_pricing_text(req, &t, q, pr, c_stay_end(req, q));
     return sbx_jt_tree(&t);
 }
 
-static void c_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q)
+static void c_rate(trv_req *req, trv_jtext *t, const sbx_hquote *q)
 {
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     const sbx_room_type *rt = sbx_room_type_get(q->room);
@@ -553,52 +553,52 @@ static void c_rate(trv_req *req, sbx_jt *t, const sbx_hquote *q)
     apr_int64_t end;
     sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
     end = c_stay_end(req, q);
-    sbx_jt_open(t, '{');
-    sbx_jt_kstr(t, "id", rate_id);
-    sbx_jt_kstr(t, "status", "available");
-    sbx_jt_kint(t, "available_rooms", 5);
-    sbx_jt_kbool(t, "refundable", pr[0].refundable);
-    sbx_jt_kbool(t, "member_deal_available",
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "id", rate_id);
+    trv_jtext_kstr(t, "status", "available");
+    trv_jtext_kint(t, "available_rooms", 5);
+    trv_jtext_kbool(t, "refundable", pr[0].refundable);
+    trv_jtext_kbool(t, "member_deal_available",
                  pr[0].promo_code && strcmp(pr[0].promo_code, "MEMBERDEAL7") == 0);
-    sbx_jt_kstr(t, "merchant_of_record", "expedia");
-    sbx_jt_kopen(t, "amenities", '{');
+    trv_jtext_kstr(t, "merchant_of_record", "expedia");
+    trv_jtext_kobj(t, "amenities");
     if (q->board > 0) {
-        sbx_jt_kopen(t, "2192", '{');
-        sbx_jt_kstr(t, "id", "2192");
-        sbx_jt_kstr(t, "name", sbx_board_get(q->board)->name);
-        sbx_jt_close(t, '}');
+        trv_jtext_kobj(t, "2192");
+        trv_jtext_kstr(t, "id", "2192");
+        trv_jtext_kstr(t, "name", sbx_board_get(q->board)->name);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, '}');
-    sbx_jt_kopen(t, "bed_groups", '{');
-    sbx_jt_kopen(t, rt->code, '{');
-    sbx_jt_kstr(t, "id", rt->code);
-    sbx_jt_kstr(t, "description", rt->bed);
-    sbx_jt_kopen(t, "links", '{');
-    sbx_jt_kopen(t, "price_check", '{');
-    sbx_jt_kstr(t, "method", "GET");
-    sbx_jt_kstr(t, "href", apr_psprintf(req->pool, SBX_RAPID_BASE
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "bed_groups");
+    trv_jtext_kobj(t, rt->code);
+    trv_jtext_kstr(t, "id", rt->code);
+    trv_jtext_kstr(t, "description", rt->bed);
+    trv_jtext_kobj(t, "links");
+    trv_jtext_kobj(t, "price_check");
+    trv_jtext_kstr(t, "method", "GET");
+    trv_jtext_kstr(t, "href", apr_psprintf(req->pool, SBX_RAPID_BASE
                                         "/v3/properties/%s/rooms/%s/rates/%s?token=%s", pid,
                                         rt->code, rate_id, tok));
-    sbx_jt_close(t, '}');
-    sbx_jt_close(t, '}');
-    sbx_jt_kstr(t, "configuration_text", rt->bed);
-    sbx_jt_close(t, '}');
-    sbx_jt_close(t, '}');
-    sbx_jt_key(t, "cancel_penalties");
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "configuration_text", rt->bed);
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_key(t, "cancel_penalties");
     c_penalties(t, pr, q->n_rooms, q->currency, end);
-    sbx_jt_kopen(t, "nonrefundable_date_ranges", '[');
-    sbx_jt_close(t, ']');
-    sbx_jt_key(t, "occupancy_pricing");
+    trv_jtext_karr(t, "nonrefundable_date_ranges");
+    trv_jtext_end(t);
+    trv_jtext_key(t, "occupancy_pricing");
     c_occupancy_pricing_text(req, t, q, pr, end);
-    sbx_jt_kopen(t, "promotions", '{');
+    trv_jtext_kobj(t, "promotions");
     if (pr[0].promo_code) {
-        sbx_jt_kopen(t, "deal", '{');
-        sbx_jt_kstr(t, "id", pr[0].promo_code);
-        sbx_jt_kstr(t, "description", pr[0].promo_name);
-        sbx_jt_close(t, '}');
+        trv_jtext_kobj(t, "deal");
+        trv_jtext_kstr(t, "id", pr[0].promo_code);
+        trv_jtext_kstr(t, "description", pr[0].promo_name);
+        trv_jtext_end(t);
     }
-    sbx_jt_close(t, '}');
-    sbx_jt_close(t, '}');
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
 static void availability(trv_req *req, trv_resp *resp)
@@ -613,7 +613,7 @@ static void availability(trv_req *req, trv_resp *resp)
     apr_int64_t now = sbx_now();
     long checkout;
     int i, k, n, max_rates = rpc ? atoi(rpc) : 10;
-    sbx_jt t;
+    trv_jtext t;
 
     static const char *const tests[] = {"service_unavailable", "unknown_internal_error", NULL};
     const char *kw, *pos = apr_table_get(req->query, "country_code");
@@ -676,8 +676,8 @@ static void availability(trv_req *req, trv_resp *resp)
     q.expires = now + C_RATE_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
     seen = sbx_hotel_set_make(req->pool, h);
-    sbx_jt_init(&t, req->pool, 32768);
-    sbx_jt_open(&t, '[');
+    trv_jtext_init(&t, req->pool, 32768);
+    trv_jtext_arr(&t);
     for (i = 0; i < pids->nelts; i++) {
         const char *pid = APR_ARRAY_IDX(pids, i, const char *);
         int order[SBX_ROOM_TYPES], n_order = 0, r, seen_room[SBX_ROOM_TYPES] = {0};
@@ -698,29 +698,29 @@ static void availability(trv_req *req, trv_resp *resp)
                 order[n_order++] = found[k].room;
             }
         }
-        sbx_jt_open(&t, '{');
-        sbx_jt_kstr(&t, "property_id", pid);
-        sbx_jt_kstr(&t, "status", "available");
-        sbx_jt_kopen(&t, "rooms", '[');
+        trv_jtext_obj(&t);
+        trv_jtext_kstr(&t, "property_id", pid);
+        trv_jtext_kstr(&t, "status", "available");
+        trv_jtext_karr(&t, "rooms");
         for (r = 0; r < n_order; r++) {
             const sbx_room_type *rt = sbx_room_type_get(order[r]);
-            sbx_jt_open(&t, '{');
-            sbx_jt_kstr(&t, "id", rt->code);
-            sbx_jt_kstr(&t, "room_name", rt->name);
-            sbx_jt_kopen(&t, "rates", '[');
+            trv_jtext_obj(&t);
+            trv_jtext_kstr(&t, "id", rt->code);
+            trv_jtext_kstr(&t, "room_name", rt->name);
+            trv_jtext_karr(&t, "rates");
             for (k = 0; k < n; k++) {
                 if (found[k].room == order[r]) {
                     c_rate(req, &t, &found[k]);
                 }
             }
-            sbx_jt_close(&t, ']');
-            sbx_jt_close(&t, '}');
+            trv_jtext_end(&t);
+            trv_jtext_end(&t);
         }
-        sbx_jt_close(&t, ']');
-        sbx_jt_kint(&t, "score", 1000 - h->hotels[q.hotel].rating10);
-        sbx_jt_close(&t, '}');
+        trv_jtext_end(&t);
+        trv_jtext_kint(&t, "score", 1000 - h->hotels[q.hotel].rating10);
+        trv_jtext_end(&t);
     }
-    sbx_jt_close(&t, ']');
+    trv_jtext_end(&t);
     sbx_jt_send(req, resp, 200, &t);
 }
 
