@@ -46,11 +46,18 @@ static void put1(trv_jtext *t, char c)
 
 int trv_jtext_string(trv_jtext *t, const char *s, apr_size_t n)
 {
-    apr_size_t i = 0, run;
+    apr_size_t i = 0, run = trv_json_plain_len(s, n);
     int high = 0;
-    /* Room for the string as it is: most need no escape. */
+    /* Room for the string as it is: most need no escape, and are copied
+     * in one piece. */
     room(t, n + 2);
     t->buf[t->len++] = '"';
+    if (run == n) {
+        memcpy(t->buf + t->len, s, n);
+        t->len += n;
+        t->buf[t->len++] = '"';
+        return 0;
+    }
     while (i < n) {
         run = i + trv_json_plain_len(s + i, n - i);
         /* Bytes from 0x80 are written as they are (Jansson escapes them
