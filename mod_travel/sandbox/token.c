@@ -80,6 +80,23 @@ static void sha256_fetch(void)
     sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 }
 
+/* One pass of HMAC: the digest of (k XOR the pad byte) followed by msg. */
+static void padded_digest(EVP_MD_CTX *ctx, const unsigned char *k, unsigned char byte,
+                          const void *msg, apr_size_t len, unsigned char *out)
+{
+    unsigned char pad[64];
+    unsigned int n = 0;
+    apr_size_t i;
+    for (i = 0; i < sizeof(pad); i++) {
+        pad[i] = k[i] ^ byte;
+    }
+    EVP_DigestInit_ex(ctx, sha256, NULL);
+    EVP_DigestUpdate(ctx, pad, sizeof(pad));
+    EVP_DigestUpdate(ctx, msg, len);
+    EVP_DigestFinal_ex(ctx, out, &n);
+    OPENSSL_cleanse(pad, sizeof(pad));
+}
+
 /* HMAC-SHA256 (RFC 2104) of msg under key, its first TOKEN_TAG bytes.
  * Made from the digest rather than with HMAC(): OpenSSL 3's one-shot
  * HMAC() fetches the MAC and the digest and builds three contexts per
@@ -88,8 +105,8 @@ static void sha256_fetch(void)
  * same tag: tests/unit/test_sandbox_jtext.c compares it with HMAC(). */
 static void tag_of(const char *key, const char *msg, apr_size_t len, unsigned char *tag)
 {
-    unsigned char k[64], pad[64], inner[EVP_MAX_MD_SIZE], mac[EVP_MAX_MD_SIZE];
-    apr_size_t klen = strlen(key), i;
+    unsigned char k[64], inner[EVP_MAX_MD_SIZE], mac[EVP_MAX_MD_SIZE];
+    apr_size_t klen = strlen(key);
     unsigned int n = 0;
     EVP_MD_CTX *ctx;
     pthread_once(&sha256_once, sha256_fetch);
@@ -103,23 +120,10 @@ static void tag_of(const char *key, const char *msg, apr_size_t len, unsigned ch
     else {
         memcpy(k, key, klen);
     }
-    for (i = 0; i < sizeof(k); i++) {
-        pad[i] = k[i] ^ 0x36;
-    }
-    EVP_DigestInit_ex(ctx, sha256, NULL);
-    EVP_DigestUpdate(ctx, pad, sizeof(pad));
-    EVP_DigestUpdate(ctx, msg, len);
-    EVP_DigestFinal_ex(ctx, inner, &n);
-    for (i = 0; i < sizeof(k); i++) {
-        pad[i] = k[i] ^ 0x5c;
-    }
-    EVP_DigestInit_ex(ctx, sha256, NULL);
-    EVP_DigestUpdate(ctx, pad, sizeof(pad));
-    EVP_DigestUpdate(ctx, inner, n);
-    EVP_DigestFinal_ex(ctx, mac, &n);
+    padded_digest(ctx, k, 0x36, msg, len, inner);
+    padded_digest(ctx, k, 0x5c, inner, EVP_MD_size(sha256), mac);
     EVP_MD_CTX_free(ctx);
     OPENSSL_cleanse(k, sizeof(k));
-    OPENSSL_cleanse(pad, sizeof(pad));
     memcpy(tag, mac, TOKEN_TAG);
 }
 
