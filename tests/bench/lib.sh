@@ -91,3 +91,22 @@ jobs_settle() {
   echo "jobs_settle: $n jobs still due after 60 s" >&2
   return 1
 }
+
+# The callgrind scripts' folder and clean-up: OUT (kept) or a temporary
+# folder named after $1 (removed), writable by httpd's child (it runs as
+# www-data and writes callgrind's file at its end); at exit, valgrind ($vg)
+# and the stack ($dir, stopped by checkout $c's own stack.sh) go.
+ir_setup() {
+  keep=${OUT:-}
+  out=${OUT:-$(mktemp -d "/tmp/$1.XXXXXX")}
+  mkdir -p "$out"
+  chmod 777 "$out"
+  dir="" vg="" c=""
+  trap ir_cleanup EXIT
+}
+
+ir_cleanup() {
+  [ -n "$vg" ] && kill "$vg" 2>/dev/null
+  if [ -n "$dir" ]; then "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; fi
+  [ -n "$keep" ] || rm -rf "$out"
+}

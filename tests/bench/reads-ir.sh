@@ -28,18 +28,7 @@ command -v valgrind >/dev/null && command -v ab >/dev/null \
   || { echo "reads-ir.sh: needs valgrind and ab (apache2-utils)" >&2; exit 1; }
 checkouts=("$@")
 [ ${#checkouts[@]} -gt 0 ] || checkouts=("$root")
-keep=${OUT:-}
-out=${OUT:-$(mktemp -d /tmp/mod_travel-ir.XXXXXX)}
-mkdir -p "$out"
-# httpd's child runs as www-data and writes callgrind's file at its end.
-chmod 777 "$out"
-dir="" vg="" c=""
-cleanup() {
-  [ -n "$vg" ] && kill "$vg" 2>/dev/null
-  if [ -n "$dir" ]; then "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; fi
-  [ -n "$keep" ] || rm -rf "$out"
-}
-trap cleanup EXIT
+ir_setup mod_travel-ir
 
 # ir FILE: the Ir counted, in all and without libpq's (its own and the
 # memcpy and memmove it calls: in the caller tree, a block's callers come

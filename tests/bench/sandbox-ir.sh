@@ -30,17 +30,7 @@ command -v valgrind >/dev/null || { echo "sandbox-ir.sh: needs valgrind" >&2; ex
 N1=${N1:-20} N2=${N2:-80}
 checkouts=("$@")
 [ ${#checkouts[@]} -gt 0 ] || checkouts=("$root")
-keep=${OUT:-}
-out=${OUT:-$(mktemp -d /tmp/mod_travel-sbx-ir.XXXXXX)}
-mkdir -p "$out"
-chmod 777 "$out"
-dir="" vg="" c=""
-cleanup() {
-  [ -n "$vg" ] && kill "$vg" 2>/dev/null
-  if [ -n "$dir" ]; then "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; fi
-  [ -n "$keep" ] || rm -rf "$out"
-}
-trap cleanup EXIT
+ir_setup mod_travel-sbx-ir
 
 total_ir() {
   callgrind_annotate --auto=no --threshold=100 --inclusive=no "$1" 2>/dev/null \
