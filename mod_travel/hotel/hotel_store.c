@@ -54,7 +54,7 @@ int trv_hhotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
  * and NULL otherwise. Read-only, and it needs only the members: nearly every
  * page is all known, and then neither a new htl_ id nor a hotel's details
  * is made or sent (making them was a third of a search's instructions,
- * docs/performance.md, "The id mapping written lean"). */
+ * docs/performance.md, "The hotel search's gateway CPU"). */
 static const trv_stmt known_stmt = {"trv_hotel_map_known",
     "SELECT el.ord - 1 AS i, "
     "CASE WHEN count(x.hotel_id) = count(*) "
