@@ -22,24 +22,18 @@
     "retry_after, headers::text AS headers, delay_ms, remaining, hits, " \
     "per_second, trv_ts(created_at) AS created_at"
 
+/* Which fault a request takes, in one statement (one round trip for every
+ * API request the sandbox serves; two statements were two of the dozen a
+ * hotel search cost PostgreSQL, docs/performance.md):
+ *   r: a rate fault (per_second) counts every matching request in the
+ *      second it comes in and applies past the count; the row's lock
+ *      orders the counts of concurrent requests;
+ *   t: unless r fires, the first other fault that matches is taken (its
+ *      remaining count spent, checked again on the row: a concurrent taker
+ *      may have spent it).
+ * The two touch different rows (per_second set or not). */
 static const trv_stmt take_stmt = {"sbx_fault_take",
-    "UPDATE sandbox.faults f SET remaining = f.remaining - 1, hits = f.hits + 1 "
-    "WHERE f.id = (SELECT g.id FROM sandbox.faults g WHERE g.target = %s "
-    "AND CASE WHEN g.exact THEN g.scope = %s::text ELSE starts_with(%s::text, g.scope) END "
-    "AND (g.method IS NULL OR g.method = %s::text) "
-    "AND (g.path_like IS NULL OR %s::text LIKE g.path_like) "
-    "AND (g.remaining IS NULL OR g.remaining > 0) AND g.per_second IS NULL "
-    "ORDER BY g.id LIMIT 1) "
-    /* checked again on the row: a concurrent taker may have spent it */
-    "AND (f.remaining IS NULL OR f.remaining > 0) "
-    "RETURNING f.action, f.status, f.code, f.message, f.retry_after, f.headers::text AS headers, "
-    "f.delay_ms"};
-
-/* A rate fault (per_second) counts every matching request in the second
- * it comes in and applies past the count; the row's lock orders the
- * counts of concurrent requests. */
-static const trv_stmt rate_stmt = {"sbx_fault_rate",
-    "UPDATE sandbox.faults f SET "
+    "WITH r AS (UPDATE sandbox.faults f SET "
     "win_calls = CASE WHEN f.win = s.sec THEN f.win_calls + 1 ELSE 1 END, win = s.sec, "
     "hits = f.hits + CASE WHEN (CASE WHEN f.win = s.sec THEN f.win_calls + 1 ELSE 1 END) "
     "> f.per_second THEN 1 ELSE 0 END "
@@ -49,7 +43,20 @@ static const trv_stmt rate_stmt = {"sbx_fault_rate",
     "AND (g.method IS NULL OR g.method = %s::text) "
     "AND (g.path_like IS NULL OR %s::text LIKE g.path_like) ORDER BY g.id LIMIT 1) "
     "RETURNING f.win_calls > f.per_second AS fire, f.action, f.status, f.code, f.message, "
-    "f.retry_after, f.headers::text AS headers, f.delay_ms"};
+    "f.retry_after, f.headers::text AS headers, f.delay_ms), "
+    "t AS (UPDATE sandbox.faults f SET remaining = f.remaining - 1, hits = f.hits + 1 "
+    "WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.fire) "
+    "AND f.id = (SELECT g.id FROM sandbox.faults g WHERE g.target = %s "
+    "AND CASE WHEN g.exact THEN g.scope = %s::text ELSE starts_with(%s::text, g.scope) END "
+    "AND (g.method IS NULL OR g.method = %s::text) "
+    "AND (g.path_like IS NULL OR %s::text LIKE g.path_like) "
+    "AND (g.remaining IS NULL OR g.remaining > 0) AND g.per_second IS NULL "
+    "ORDER BY g.id LIMIT 1) "
+    "AND (f.remaining IS NULL OR f.remaining > 0) "
+    "RETURNING f.action, f.status, f.code, f.message, f.retry_after, "
+    "f.headers::text AS headers, f.delay_ms) "
+    "SELECT action, status, code, message, retry_after, headers, delay_ms FROM r WHERE fire "
+    "UNION ALL SELECT action, status, code, message, retry_after, headers, delay_ms FROM t"};
 
 static const trv_stmt add_stmt = {"sbx_fault_add",
     "INSERT INTO sandbox.faults (target, scope, exact, method, path, path_like, action, "
@@ -305,14 +312,11 @@ apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const
                             const char *method, const char *path, sbx_fault **out)
 {
     trv_rows *rows;
-    apr_status_t rv = trv_db_select(c, p, &rate_stmt, &rows,
-                                    TRV_DB_ARGS(target, key, method, path));
+    apr_status_t rv = trv_db_select(c, p, &take_stmt, &rows,
+                                    TRV_DB_ARGS(target, key, method, path, target, key, key,
+                                                method, path));
     sbx_fault *f;
     *out = NULL;
-    /* Past a rate fault's count it applies; else the other faults. */
-    if (rv != APR_SUCCESS || rows->n == 0 || !trv_rows_bool(rows, 0, "fire")) {
-        rv = trv_db_select(c, p, &take_stmt, &rows, TRV_DB_ARGS(target, key, key, method, path));
-    }
     if (rv != APR_SUCCESS || rows->n == 0) {
         return rv;
     }

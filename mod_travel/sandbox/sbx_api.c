@@ -206,25 +206,97 @@ apr_int64_t sbx_now(void)
 
 char *sbx_instant(apr_pool_t *p, apr_int64_t unix_secs)
 {
-    return trv_time_format(p, apr_time_from_sec(unix_secs));
+    char b[SBX_TEXT_LEN];
+    apr_size_t n = sbx_instant_into(p, b, unix_secs);
+    return apr_pstrmemdup(p, b, n);
+}
+
+static char *digits(char *o, long v, int width)
+{
+    int k;
+    for (k = width - 1; k >= 0; k--) {
+        o[k] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return o + width;
+}
+
+/* Written by hand: a hotel answer has hundreds of instants, and each
+ * apr_psprintf of trv_time_format was a few percent of the sandbox's CPU
+ * per hotel search. trv_time_format's text, for years 0-9999; others go
+ * through it. */
+apr_size_t sbx_instant_into(apr_pool_t *p, char *buf, apr_int64_t unix_secs)
+{
+    long days, sod;
+    int y, mo, d;
+    char *o = buf;
+    if (unix_secs < 0 || unix_secs >= (apr_int64_t)253402300800LL) {
+        return (apr_size_t)apr_snprintf(buf, SBX_TEXT_LEN, "%s",
+                                        trv_time_format(p, apr_time_from_sec(unix_secs)));
+    }
+    days = (long)(unix_secs / 86400);
+    sod = (long)(unix_secs % 86400);
+    trv_civil_from_days(days, &y, &mo, &d);
+    o = digits(o, y, 4);
+    *o++ = '-';
+    o = digits(o, mo, 2);
+    *o++ = '-';
+    o = digits(o, d, 2);
+    *o++ = 'T';
+    o = digits(o, sod / 3600, 2);
+    *o++ = ':';
+    o = digits(o, (sod / 60) % 60, 2);
+    *o++ = ':';
+    o = digits(o, sod % 60, 2);
+    memcpy(o, ".000Z", 6);
+    return (apr_size_t)(o + 5 - buf);
 }
 
 char *sbx_amount(apr_pool_t *p, apr_int64_t minor, const char *currency)
 {
-    int exp = trv_currency_exponent(currency);
-    char *s = trv_money_decimal(p, minor, exp < 0 ? 2 : exp);
-    /* Suppliers print fixed decimals ("410.00"), as airline systems do. */
-    if (exp > 0) {
-        const char *dot = strchr(s, '.');
-        int have = dot ? (int)strlen(dot + 1) : 0;
-        if (!dot) {
-            s = apr_pstrcat(p, s, ".", NULL);
-        }
-        while (have++ < exp) {
-            s = apr_pstrcat(p, s, "0", NULL);
-        }
+    char b[SBX_TEXT_LEN];
+    apr_size_t n = sbx_amount_into(p, b, minor, currency);
+    return apr_pstrmemdup(p, b, n);
+}
+
+/* Suppliers print fixed decimals ("410.00"), as airline systems do: the
+ * currency's decimals always, the whole units alone in a currency without
+ * any. (A currency the core does not know keeps trv_money_decimal's
+ * shortest form at two decimals, as before.) */
+apr_size_t sbx_amount_into(apr_pool_t *p, char *buf, apr_int64_t minor,
+                           const char *currency)
+{
+    int exp = trv_currency_exponent(currency), k;
+    apr_uint64_t mag = minor < 0 ? (apr_uint64_t)0 - (apr_uint64_t)minor : (apr_uint64_t)minor;
+    apr_uint64_t scale = 1;
+    char tmp[32], *t = tmp + sizeof(tmp), *o = buf;
+    if (exp < 0 || exp > 4) {
+        return (apr_size_t)apr_snprintf(buf, SBX_TEXT_LEN, "%s",
+                                        trv_money_decimal(p, minor, exp < 0 ? 2 : exp));
     }
-    return s;
+    for (k = 0; k < exp; k++) {
+        scale *= 10;
+    }
+    if (exp > 0) {
+        apr_uint64_t frac = mag % scale;
+        for (k = 0; k < exp; k++) {
+            *--t = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        *--t = '.';
+    }
+    mag /= scale;
+    do {
+        *--t = (char)('0' + mag % 10);
+        mag /= 10;
+    } while (mag);
+    if (minor < 0) {
+        *o++ = '-';
+    }
+    memcpy(o, t, (apr_size_t)(tmp + sizeof(tmp) - t));
+    o += tmp + sizeof(tmp) - t;
+    *o = '\0';
+    return (apr_size_t)(o - buf);
 }
 
 int sbx_amount_parse(const json_t *v, const char *currency, apr_int64_t *minor)

@@ -55,8 +55,15 @@ void sbx_idem_finish(trv_req *req, trv_resp *resp, trv_dbc *c, int status, json_
 
 apr_int64_t sbx_now(void);                              /* unix seconds */
 char *sbx_instant(apr_pool_t *p, apr_int64_t unix_secs); /* ...T..:..:...000Z */
+/* The same into buf (SBX_TEXT_LEN bytes, NUL-terminated); its length (p
+ * only for years outside 0-9999). */
+#define SBX_TEXT_LEN 64
+apr_size_t sbx_instant_into(apr_pool_t *p, char *buf, apr_int64_t unix_secs);
 /* "123.45" of minor units in currency; NULL for NULL. */
 char *sbx_amount(apr_pool_t *p, apr_int64_t minor, const char *currency);
+/* The same into buf (SBX_TEXT_LEN bytes, NUL-terminated); its length (p
+ * only for a currency the core does not know). */
+apr_size_t sbx_amount_into(apr_pool_t *p, char *buf, apr_int64_t minor, const char *currency);
 /* Parses "123.45" (or a JSON number) in currency; 0 on success. */
 int sbx_amount_parse(const json_t *v, const char *currency, apr_int64_t *minor);
 /* ISO 8601 duration "PT7H30M". */

@@ -4,7 +4,7 @@
 #include <apr_strings.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <pthread.h>
 #include <string.h>
 
 /* ---- base64url ---- */
@@ -70,11 +70,56 @@ unsigned char *sbx_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len)
 
 #define TOKEN_TAG 10
 
+/* SHA-256, fetched once per process: OpenSSL 3 looks an algorithm up in
+ * its provider store (locks, a hash table) at every implicit use. */
+static EVP_MD *sha256;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+/* HMAC-SHA256 (RFC 2104) of msg under key, its first TOKEN_TAG bytes.
+ * Made from the digest rather than with HMAC(): OpenSSL 3's one-shot
+ * HMAC() fetches the MAC and the digest and builds three contexts per
+ * call, which made each rate's token cost several times its hashing (a
+ * hotel search answer signs a hundred or more; docs/performance.md). The
+ * same tag: tests/unit/test_sandbox_jtext.c compares it with HMAC(). */
 static void tag_of(const char *key, const char *msg, apr_size_t len, unsigned char *tag)
 {
-    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned char k[64], pad[64], inner[EVP_MAX_MD_SIZE], mac[EVP_MAX_MD_SIZE];
+    apr_size_t klen = strlen(key), i;
     unsigned int n = 0;
-    HMAC(EVP_sha256(), key, (int)strlen(key), (const unsigned char *)msg, len, mac, &n);
+    EVP_MD_CTX *ctx;
+    pthread_once(&sha256_once, sha256_fetch);
+    ctx = EVP_MD_CTX_new();
+    memset(k, 0, sizeof(k));
+    if (klen > sizeof(k)) {
+        EVP_DigestInit_ex(ctx, sha256, NULL);
+        EVP_DigestUpdate(ctx, key, klen);
+        EVP_DigestFinal_ex(ctx, k, &n);
+    }
+    else {
+        memcpy(k, key, klen);
+    }
+    for (i = 0; i < sizeof(k); i++) {
+        pad[i] = k[i] ^ 0x36;
+    }
+    EVP_DigestInit_ex(ctx, sha256, NULL);
+    EVP_DigestUpdate(ctx, pad, sizeof(pad));
+    EVP_DigestUpdate(ctx, msg, len);
+    EVP_DigestFinal_ex(ctx, inner, &n);
+    for (i = 0; i < sizeof(k); i++) {
+        pad[i] = k[i] ^ 0x5c;
+    }
+    EVP_DigestInit_ex(ctx, sha256, NULL);
+    EVP_DigestUpdate(ctx, pad, sizeof(pad));
+    EVP_DigestUpdate(ctx, inner, n);
+    EVP_DigestFinal_ex(ctx, mac, &n);
+    EVP_MD_CTX_free(ctx);
+    OPENSSL_cleanse(k, sizeof(k));
+    OPENSSL_cleanse(pad, sizeof(pad));
     memcpy(tag, mac, TOKEN_TAG);
 }
 

@@ -207,6 +207,28 @@ static void text_that_is_not_utf8_is_left_to_jansson(void **state)
     }
 }
 
+/* The scan that passes plain text 8 bytes at a time: every byte at every
+ * place of strings of 1 to 20 bytes, so that each falls in a word, in the
+ * tail after the words, and at their seams. */
+static void every_byte_at_every_place(void **state)
+{
+    apr_pool_t *p = *state;
+    char buf[24];
+    int len, at, c;
+    for (len = 1; len <= 20; len++) {
+        for (at = 0; at < len; at++) {
+            for (c = 1; c < 256; c++) {
+                json_t *v;
+                memset(buf, 'a', sizeof(buf));
+                buf[at] = (char)c;
+                v = json_stringn_nocheck(buf, (size_t)len);
+                same_as_jansson(p, v);
+                json_decref(v);
+            }
+        }
+    }
+}
+
 static void a_tree_deeper_than_the_writer_goes_is_left_to_jansson(void **state)
 {
     apr_pool_t *p = *state;
@@ -372,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(each_kind_of_value_alone, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(text_that_is_not_utf8_is_left_to_jansson, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(every_byte_at_every_place, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(a_tree_deeper_than_the_writer_goes_is_left_to_jansson,
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(text_written_member_by_member_is_jansson_s, pool_setup,

@@ -29,6 +29,16 @@ json_t *sbx_hotelbeds_audit(trv_req *req)
                      "token", req->request_id ? req->request_id : "");
 }
 
+void sbx_hotelbeds_send(trv_req *req, trv_resp *resp, int status, trv_jtext *t)
+{
+    json_t *audit = sbx_hotelbeds_audit(req);
+    trv_jtext_key(t, "auditData");
+    sbx_jt_json(t, audit);
+    json_decref(audit);
+    trv_jtext_end(t);
+    sbx_jt_send(req, resp, status, t);
+}
+
 void sbx_hotelbeds_finish(trv_req *req, trv_resp *resp)
 {
     const json_t *e = NULL;

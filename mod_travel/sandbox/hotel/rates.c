@@ -167,24 +167,53 @@ int sbx_occ_check(const sbx_occ *o, const char **reason)
     return 0;
 }
 
-/* One night of one room in EUR cents, before the promotion. */
-static apr_int64_t night_eur(const sbx_hotels *h, const sbx_hquote *q, const sbx_occ *o,
-                             long day)
+/* What a night costs at the hotel before the room, the guests, the date
+ * and the rate count: its stars, its country and city, its own level (EUR
+ * cents). The same for every night and rate of the hotel, so made once
+ * per quote (the country's lists are string compares) rather than per
+ * night of every rate ranked. */
+static apr_int64_t hotel_base_eur(const sbx_hotels *h, const sbx_hotel *x)
 {
-    const sbx_hotel *x = &h->hotels[q->hotel];
     const sbx_hcity *c = &h->cities[x->city];
     apr_int64_t v = (apr_int64_t)star_base_eur[x->stars] * 100;
-    const sbx_board *b = sbx_board_get(q->board);
     v = permille(v, listed(c->country_code, dear) ? 1250 : listed(c->country_code, cheap) ? 600
                                                                                          : 900);
     if (c->rank < 20) {
         v = permille(v, 1150);
     }
-    v = permille(v, x->price_permille);
+    return permille(v, x->price_permille);
+}
+
+/* What prices a quote's nights: the hotel's base (hotel_base_eur) and
+ * each night's weekday and season factors (a calendar conversion each),
+ * made once for the quote, or for all the rates of a hotel ranked at once,
+ * rather than per night of every room of every rate. */
+typedef struct stay_factors {
+    apr_int64_t base;
+    int weekday[SBX_MAX_NIGHTS], season[SBX_MAX_NIGHTS];
+} stay_factors;
+
+static void stay_factors_of(const sbx_hotels *h, const sbx_hquote *q, stay_factors *f)
+{
+    int n;
+    f->base = hotel_base_eur(h, &h->hotels[q->hotel]);
+    for (n = 0; n < q->nights && n < SBX_MAX_NIGHTS; n++) {
+        f->weekday[n] = weekday_permille(q->checkin + n);
+        f->season[n] = season_permille(q->checkin + n);
+    }
+}
+
+/* Night n of one room in EUR cents, before the promotion. */
+static apr_int64_t night_eur(const sbx_hotels *h, const sbx_hquote *q, const sbx_occ *o,
+                             int n, const stay_factors *f)
+{
+    const sbx_hotel *x = &h->hotels[q->hotel];
+    apr_int64_t v = f->base;
+    const sbx_board *b = sbx_board_get(q->board);
     v = permille(v, sbx_room_type_get(q->room)->price_permille);
     v = permille(v, occ_permille(o));
-    v = permille(v, weekday_permille(day));
-    v = permille(v, season_permille(day));
+    v = permille(v, f->weekday[n]);
+    v = permille(v, f->season[n]);
     v = permille(v, ahead_permille(q->checkin - q->today));
     v = permille(v, supplier_permille(x, q->supplier));
     /* Meals: per adult, half for a paying child. */
@@ -223,8 +252,14 @@ apr_int64_t sbx_hotel_utc(const sbx_hotels *h, const sbx_world *w, int hotel,
     return sbx_airport_utc(&w->airports[h->cities[h->hotels[hotel].city].airport], local);
 }
 
-apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
-                             apr_int64_t now, sbx_hprice *out)
+/* sbx_hquote_price with the stay's factors (stay_factors_of); with terms 0
+ * only each room's nights, promotion and total, not its taxes or
+ * cancellation policy: ranking a hotel's rates needs their totals alone,
+ * and the policy's two local times at the hotel (time-zone lookups) for
+ * each of its up to 56 rates were a tenth of a hotel search's sandbox
+ * CPU. */
+static apr_int64_t price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
+                         apr_int64_t now, sbx_hprice *out, int terms, const stay_factors *f)
 {
     const sbx_hotel *x = &h->hotels[q->hotel];
     const char *cc = h->cities[x->city].country_code;
@@ -236,12 +271,16 @@ apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_
         apr_int64_t tax_eur;
         memset(r, 0, sizeof(*r));
         for (n = 0; n < q->nights; n++) {
-            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, q->checkin + n), q->currency, 0);
+            r->nightly[n] = sbx_from_eur(night_eur(h, q, o, n, f), q->currency, 0);
             r->gross += r->nightly[n];
         }
         promotion(x, q, r);
         r->discount = r->gross * r->promo_percent / 100;
         r->total = r->gross - r->discount;
+        if (!terms) {
+            all += r->total;
+            continue;
+        }
         r->vat = r->total * vat_permille(cc) / (1000 + vat_permille(cc));
         tax_eur = (apr_int64_t)city_tax_eur(cc) * 100 * o->adults * q->nights;
         if (strcmp(cc, "US") == 0 && x->stars >= 4) {
@@ -274,6 +313,14 @@ apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_
         all += r->total;
     }
     return all;
+}
+
+apr_int64_t sbx_hquote_price(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q,
+                             apr_int64_t now, sbx_hprice *out)
+{
+    stay_factors f;
+    stay_factors_of(h, q, &f);
+    return price(h, w, q, now, out, 1, &f);
 }
 
 apr_int64_t sbx_hprice_fee(const sbx_hprice *r, apr_int64_t t)
@@ -309,10 +356,12 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
     const sbx_hotel *x = &h->hotels[q->hotel];
     sbx_hquote all[SBX_ROOM_TYPES * SBX_BOARDS * 2];
     sbx_hprice *prices = malloc(sizeof(sbx_hprice) * SBX_MAX_HROOMS);
+    stay_factors f;
     int n = 0, r, b, plan, k, i;
     if (!prices) {
         return 0;
     }
+    stay_factors_of(h, q, &f);
     for (r = 0; r < SBX_ROOM_TYPES; r++) {
         int fits = (x->rooms >> r) & 1;
         for (k = 0; fits && k < q->n_rooms; k++) {
@@ -333,7 +382,7 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
                 all[n].room = r;
                 all[n].board = b;
                 all[n].plan = plan;
-                all[n].total = sbx_hquote_price(h, w, &all[n], now, prices);
+                all[n].total = price(h, w, &all[n], now, prices, 0, &f);
                 n++;
             }
         }

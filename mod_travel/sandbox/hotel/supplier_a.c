@@ -31,11 +31,13 @@
  * LiteAPI's payment SDK (TRANSACTION_ID); taxes marked "included": false are
  * paid at the property. */
 #include "hotel.h"
+#include "sandbox/jtext.h"
 #include "sandbox/money.h"
 #include "core/money.h"
 #include "core/validate.h"
 
 #include <apr_strings.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,80 +180,134 @@ static void get_hotel(trv_req *req, trv_resp *resp)
 
 /* ---- rates ---- */
 
-static json_t *a_policy(trv_req *req, const sbx_hprice *r, const char *cur)
+/* A rate's money as LiteAPI writes it: [{amount, currency}]. */
+static void a_price(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    json_t *infos = json_array();
-    int i;
-    for (i = 0; i < r->n_penalties; i++) {
-        json_array_append_new(infos, json_pack("{s:s,s:o,s:s,s:s,s:s}",
-            "cancelTime", sbx_instant(req->pool, r->penalties[i].from),
-            "amount", a_amount(req, r->penalties[i].amount, cur), "currency", cur,
-            "type", "amount", "timezone", "UTC"));
-    }
-    return json_pack("{s:o,s:[],s:s}", "cancelPolicyInfos", infos, "hotelRemarks",
-                     "refundableTag", r->refundable ? "RFN" : "NRFN");
+    trv_jtext_karr(t, key);
+    trv_jtext_obj(t);
+    trv_jtext_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
-static json_t *a_rate(trv_req *req, const sbx_hquote *q, const sbx_hprice *r, int k)
+/* {amount, currency} under key. */
+static void a_money(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    const sbx_room_type *t = sbx_room_type_get(q->room);
+    trv_jtext_kobj(t, key);
+    trv_jtext_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
+}
+
+static void a_tax(trv_jtext *t, int included, const char *what, apr_int64_t v, const char *cur)
+{
+    trv_jtext_obj(t);
+    trv_jtext_kbool(t, "included", included);
+    trv_jtext_kstr(t, "description", what);
+    trv_jtext_key(t, "amount");
+    sbx_jt_money_number(t, v, cur);
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
+}
+
+static void a_policy(trv_jtext *t, const sbx_hprice *r, const char *cur)
+{
+    int i;
+    trv_jtext_kobj(t, "cancellationPolicies");
+    trv_jtext_karr(t, "cancelPolicyInfos");
+    for (i = 0; i < r->n_penalties; i++) {
+        trv_jtext_obj(t);
+        trv_jtext_key(t, "cancelTime");
+        sbx_jt_instant(t, r->penalties[i].from);
+        trv_jtext_key(t, "amount");
+        sbx_jt_money_number(t, r->penalties[i].amount, cur);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_kstr(t, "type", "amount");
+        trv_jtext_kstr(t, "timezone", "UTC");
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "hotelRemarks");
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "refundableTag", r->refundable ? "RFN" : "NRFN");
+    trv_jtext_end(t);
+}
+
+static void a_rate(trv_jtext *t, const sbx_hquote *q, const sbx_hprice *r, int k)
+{
+    const sbx_room_type *rt = sbx_room_type_get(q->room);
     const sbx_board *b = sbx_board_get(q->board);
     const char *cur = q->currency;
-    json_t *ages = json_array(), *taxes = json_array();
+    char id[64];
     int i;
+    snprintf(id, sizeof(id), "%s-%s-%s-%d", rt->code, b->code, q->plan ? "NRF" : "RFN", k + 1);
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "rateId", id);
+    trv_jtext_kint(t, "occupancyNumber", k + 1);
+    trv_jtext_kstr(t, "name", rt->name);
+    trv_jtext_kint(t, "maxOccupancy", rt->max_occupancy);
+    trv_jtext_kint(t, "adultCount", q->occ[k].adults);
+    trv_jtext_kint(t, "childCount", q->occ[k].n_children);
+    trv_jtext_karr(t, "childrenAges");
     for (i = 0; i < q->occ[k].n_children; i++) {
-        json_array_append_new(ages, json_integer(q->occ[k].ages[i]));
+        trv_jtext_int(t, q->occ[k].ages[i]);
     }
-    json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 1, "description",
-                                           "VAT", "amount", a_amount(req, r->vat, cur),
-                                           "currency", cur));
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "boardType", b->code);
+    trv_jtext_kstr(t, "boardName", b->name);
+    trv_jtext_kstr(t, "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are "
+                "required.");
+    trv_jtext_kstr(t, "priceType", "commission");
+    trv_jtext_kobj(t, "retailRate");
+    a_price(t, "total", r->total, cur);
+    a_price(t, "suggestedSellingPrice", r->total + r->total / 10, cur);
+    a_price(t, "initialPrice", r->gross, cur);
+    trv_jtext_karr(t, "taxesAndFees");
+    a_tax(t, 1, "VAT", r->vat, cur);
     if (r->due_at_property) {
-        json_array_append_new(taxes, json_pack("{s:b,s:s,s:o,s:s}", "included", 0,
-                                               "description", "City tax (paid at the property)",
-                                               "amount", a_amount(req, r->due_at_property, cur),
-                                               "currency", cur));
+        a_tax(t, 0, "City tax (paid at the property)", r->due_at_property, cur);
     }
-    return json_pack("{s:s,s:i,s:s,s:i,s:i,s:i,s:o,s:s,s:s,s:s,s:s,"
-                     "s:{s:[{s:o,s:s}],s:[{s:o,s:s}],s:[{s:o,s:s}],s:o},s:o,s:o}",
-        "rateId", apr_psprintf(req->pool, "%s-%s-%s-%d", t->code, b->code,
-                               q->plan ? "NRF" : "RFN", k + 1),
-        "occupancyNumber", k + 1, "name", t->name, "maxOccupancy", t->max_occupancy,
-        "adultCount", q->occ[k].adults, "childCount", q->occ[k].n_children,
-        "childrenAges", ages, "boardType", b->code, "boardName", b->name,
-        "remarks", "Check-in from 15:00. Photo ID and a card for incidentals are required.",
-        "priceType", "commission",
-        "retailRate", "total", "amount", a_amount(req, r->total, cur), "currency", cur,
-        "suggestedSellingPrice", "amount", a_amount(req, r->total + r->total / 10, cur),
-        "currency", cur,
-        "initialPrice", "amount", a_amount(req, r->gross, cur), "currency", cur,
-        "taxesAndFees", taxes,
-        "cancellationPolicies", a_policy(req, r, cur),
-        "promotions", r->promo_code
-            ? json_pack("[{s:s,s:s,s:o,s:s}]", "code", r->promo_code, "name", r->promo_name,
-                        "amount", a_amount(req, r->discount, cur), "currency", cur)
-            : json_array());
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    a_policy(t, r, cur);
+    trv_jtext_karr(t, "promotions");
+    if (r->promo_code) {
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", r->promo_code);
+        trv_jtext_kstr(t, "name", r->promo_name);
+        trv_jtext_key(t, "amount");
+        sbx_jt_money_number(t, r->discount, cur);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
-/* The rooms of q, priced: one rate per occupancy. */
-static json_t *a_room_type(trv_req *req, const sbx_hquote *q, const char *offer_id)
+/* The rooms of q, priced: one rate per occupancy (a roomTypes entry). */
+static void a_room_type(trv_req *req, trv_jtext *t, const sbx_hquote *q, const char *offer_id)
 {
     sbx_hprice *prices = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
-    json_t *rates = json_array();
     apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(),
                                          prices), due = 0;
     int k;
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "offerId", offer_id);
+    trv_jtext_kstr(t, "roomTypeId", sbx_room_type_get(q->room)->code);
+    trv_jtext_kstr(t, "supplier", "SANDBOX");
+    trv_jtext_karr(t, "rates");
     for (k = 0; k < q->n_rooms; k++) {
-        json_array_append_new(rates, a_rate(req, q, &prices[k], k));
+        a_rate(t, q, &prices[k], k);
         due += prices[k].due_at_property;
     }
-    return json_pack("{s:s,s:s,s:s,s:o,s:{s:o,s:s},s:{s:o,s:s},s:s}",
-                     "offerId", offer_id, "roomTypeId", sbx_room_type_get(q->room)->code,
-                     "supplier", "SANDBOX", "rates", rates,
-                     "offerRetailRate", "amount", a_amount(req, total, q->currency),
-                     "currency", q->currency,
-                     "dueAtProperty", "amount", a_amount(req, due, q->currency),
-                     "currency", q->currency,
-                     "rateType", q->plan ? "NRFN" : "RFN");
+    trv_jtext_end(t);
+    a_money(t, "offerRetailRate", total, q->currency);
+    a_money(t, "dueAtProperty", due, q->currency);
+    trv_jtext_kstr(t, "rateType", q->plan ? "NRFN" : "RFN");
+    trv_jtext_end(t);
 }
 
 /* occupancies [{adults, children: [ages]}] into q; 0, or answered. */
@@ -307,7 +363,7 @@ static void rates(trv_req *req, trv_resp *resp)
     const char *field, *reason;
     sbx_hquote q, *found;
     apr_hash_t *factors;
-    json_t *data;
+    trv_jtext t;
     size_t i;
     long checkout;
     int max_rates = 10, n, k;
@@ -349,30 +405,33 @@ static void rates(trv_req *req, trv_resp *resp)
     q.expires = now + A_OFFER_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
     seen = sbx_hotel_set_make(req->pool, h);
-    data = json_array();
+    trv_jtext_init(&t, req->pool, 16384);
+    trv_jtext_obj(&t);
+    trv_jtext_karr(&t, "data");
     json_array_foreach(ids, i, v) {
         const char *sid = json_string_value(v);
-        json_t *types;
         q.hotel = sbx_hotel_by_sid(h, A, sid);
         if (!sbx_hotel_set_add(seen, q.hotel)) {
             continue;   /* LiteAPI leaves unknown or unavailable hotels out */
         }
         q.factor_permille = sbx_hfactor_of(factors, sid);
         n = sbx_hotel_rates(h, SBX(req)->world, &q, now, found, max_rates);
-        types = json_array();
+        if (!n) {
+            continue;
+        }
+        trv_jtext_obj(&t);
+        trv_jtext_kstr(&t, "hotelId", sid);
+        trv_jtext_karr(&t, "roomTypes");
         for (k = 0; k < n; k++) {
-            json_array_append_new(types, a_room_type(req, &found[k],
-                sbx_hquote_encode(req->pool, &found[k], "ao", SBX(req)->set->key_ha)));
+            a_room_type(req, &t, &found[k],
+                        sbx_hquote_encode(req->pool, &found[k], "ao", SBX(req)->set->key_ha));
         }
-        if (n) {
-            json_array_append_new(data, json_pack("{s:s,s:o}", "hotelId", sid,
-                                                  "roomTypes", types));
-        }
-        else {
-            json_decref(types);
-        }
+        trv_jtext_end(&t);
+        trv_jtext_end(&t);
     }
-    sbx_send(req, resp, 200, json_pack("{s:o}", "data", data));
+    trv_jtext_end(&t);
+    trv_jtext_end(&t);
+    sbx_jt_send(req, resp, 200, &t);
 }
 
 /* ---- prebook, book ---- */
@@ -393,6 +452,7 @@ static void prebook(trv_req *req, trv_resp *resp)
     apr_hash_t *factors;
     apr_int64_t now = sbx_now(), before;
     json_t *rt, *out;
+    trv_jtext rtt;
     const char *pid;
     trv_errs *errs = trv_errs_new(req->pool);
 
@@ -435,7 +495,12 @@ static void prebook(trv_req *req, trv_resp *resp)
         q.serial = sbx_nonce();
     } while (q.serial == 0);
     pid = sbx_hquote_encode(req->pool, &q, "ap", SBX(req)->set->key_ha);
-    rt = a_room_type(req, &q, trv_json_str(b, "offerId"));
+    trv_jtext_init(&rtt, req->pool, 2048);
+    a_room_type(req, &rtt, &q, trv_json_str(b, "offerId"));
+    if (!(rt = sbx_jt_tree(&rtt))) {
+        sbx_error(req, resp, 500, "internal_error", "The sandbox could not write its answer");
+        return;
+    }
     /* priceDifferencePercent is a display figure (LiteAPI's own), not money. */
     out = json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:f,s:b,s:s,s:s,s:s,s:[o],s:[s,s]}",

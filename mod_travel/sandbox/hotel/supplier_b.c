@@ -32,6 +32,7 @@
 #include "core/validate.h"
 
 #include <apr_strings.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,73 +178,115 @@ static void content_hotels(trv_req *req, trv_resp *resp)
 
 /* ---- availability ---- */
 
-static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
+/* A rate of q's rooms priced as pr (sbx_hquote_price of q) under key;
+ * Hotelbeds' amounts are decimal strings. */
+static void b_rate(trv_jtext *t, const sbx_hquote *q, const sbx_hprice *pr, const char *key)
 {
-    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
     const char *cur = q->currency;
-    apr_int64_t total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
-    apr_int64_t due = 0, discount = 0, selling = 0;
-    json_t *pens = json_array(), *taxes = json_array(), *offers = json_array(),
-           *promos = json_array(), *daily = json_array(), *out;
+    apr_int64_t total = 0, due = 0, discount = 0, selling = 0;
     apr_int64_t pen_sum[2] = {0, 0};
-    char *ages = apr_pstrdup(req->pool, "");
-    int k, n;
+    char ages[SBX_MAX_CHILDREN * 12 + 1];
+    int k, n, len = 0;
     for (k = 0; k < q->n_rooms; k++) {
         for (n = 0; n < pr[k].n_penalties; n++) {
             pen_sum[n] += pr[k].penalties[n].amount;
         }
+        total += pr[k].total;
         due += pr[k].due_at_property;
         discount += pr[k].discount;
         selling += b_selling(pr[k].total);
     }
     /* One occupancy group: its rooms are alike (b_occupancies). */
+    ages[0] = '\0';
     for (n = 0; n < q->occ[0].n_children; n++) {
-        ages = apr_psprintf(req->pool, "%s%s%d", ages, n ? "," : "", q->occ[0].ages[n]);
+        len += snprintf(ages + len, sizeof(ages) - (size_t)len, "%s%d", n ? "," : "",
+                        q->occ[0].ages[n]);
     }
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "rateKey", key);
+    trv_jtext_kstr(t, "rateClass", q->plan ? "NRF" : "NOR");
+    trv_jtext_kstr(t, "rateType", "BOOKABLE");
+    sbx_jt_kamount(t, "net", total, cur);
+    trv_jtext_kint(t, "allotment", 5);
+    trv_jtext_kstr(t, "paymentType", "AT_WEB");
+    trv_jtext_kbool(t, "packaging", 0);
+    trv_jtext_kstr(t, "boardCode", sbx_board_get(q->board)->code);
+    trv_jtext_kstr(t, "boardName", sbx_board_get(q->board)->name);
+    trv_jtext_karr(t, "cancellationPolicies");
     for (n = 0; n < pr[0].n_penalties; n++) {
-        json_array_append_new(pens, json_pack("{s:s,s:s}", "amount", amt(req, pen_sum[n], cur),
-                                              "from", sbx_instant(req->pool,
-                                                                  pr[0].penalties[n].from)));
+        trv_jtext_obj(t);
+        sbx_jt_kamount(t, "amount", pen_sum[n], cur);
+        trv_jtext_key(t, "from");
+        sbx_jt_instant(t, pr[0].penalties[n].from);
+        trv_jtext_end(t);
     }
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "taxes");
+    trv_jtext_kbool(t, "allIncluded", due == 0);
+    trv_jtext_karr(t, "taxes");
+    if (due) {
+        trv_jtext_obj(t);
+        trv_jtext_kbool(t, "included", 0);
+        sbx_jt_kamount(t, "amount", due, cur);
+        trv_jtext_kstr(t, "currency", cur);
+        sbx_jt_kamount(t, "clientAmount", due, cur);
+        trv_jtext_kstr(t, "clientCurrency", cur);
+        trv_jtext_kstr(t, "type", "TAXESANDFEES");
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_kint(t, "rooms", q->n_rooms);
+    trv_jtext_kint(t, "adults", q->occ[0].adults);
+    trv_jtext_kint(t, "children", q->occ[0].n_children);
+    trv_jtext_kstr(t, "childrenAges", q->occ[0].n_children ? ages : NULL);
+    trv_jtext_karr(t, "offers");
+    if (pr[0].promo_code) {
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", pr[0].promo_code);
+        trv_jtext_kstr(t, "name", pr[0].promo_name);
+        sbx_jt_kamount(t, "amount", -discount, cur);
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "promotions");
+    if (pr[0].promo_code) {
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "code", pr[0].promo_code);
+        trv_jtext_kstr(t, "name", pr[0].promo_name);
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "dailyRates");
     for (n = 0; n < q->nights; n++) {
         apr_int64_t night = 0;
         for (k = 0; k < q->n_rooms; k++) {
             night += pr[k].nightly[n];
         }
-        json_array_append_new(daily, json_pack("{s:i,s:s}", "offset", n + 1, "dailyNet",
-                                               amt(req, night, cur)));
+        trv_jtext_obj(t);
+        trv_jtext_kint(t, "offset", n + 1);
+        sbx_jt_kamount(t, "dailyNet", night, cur);
+        trv_jtext_end(t);
     }
-    if (due) {
-        json_array_append_new(taxes, json_pack("{s:b,s:s,s:s,s:s,s:s,s:s}", "included", 0,
-                                               "amount", amt(req, due, cur), "currency", cur,
-                                               "clientAmount", amt(req, due, cur),
-                                               "clientCurrency", cur, "type", "TAXESANDFEES"));
-    }
-    if (pr[0].promo_code) {
-        json_array_append_new(offers, json_pack("{s:s,s:s,s:s}", "code", pr[0].promo_code,
-                                                "name", pr[0].promo_name, "amount",
-                                                amt(req, -discount, cur)));
-        json_array_append_new(promos, json_pack("{s:s,s:s}", "code", pr[0].promo_code,
-                                                "name", pr[0].promo_name));
-    }
-    out = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:b,s:s,s:s,s:o,s:{s:b,s:o},s:i,s:i,s:i,"
-                     "s:s?,s:o,s:o,s:o,s:s}",
-                     "rateKey", key, "rateClass", q->plan ? "NRF" : "NOR",
-                     "rateType", "BOOKABLE", "net", amt(req, total, cur), "allotment", 5,
-                     "paymentType", "AT_WEB", "packaging", 0,
-                     "boardCode", sbx_board_get(q->board)->code,
-                     "boardName", sbx_board_get(q->board)->name,
-                     "cancellationPolicies", pens,
-                     "taxes", "allIncluded", due == 0, "taxes", taxes,
-                     "rooms", q->n_rooms, "adults", q->occ[0].adults,
-                     "children", q->occ[0].n_children,
-                     "childrenAges", q->occ[0].n_children ? ages : NULL,
-                     "offers", offers, "promotions", promos, "dailyRates", daily,
-                     "rateComments", B_RATE_COMMENTS);
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "rateComments", B_RATE_COMMENTS);
     if (b_mandatory(q->hotel)) {
-        b_set_selling(req, out, selling, cur);
+        /* The hotel's binding price (b_set_selling's members). */
+        sbx_jt_kamount(t, "sellingRate", selling, cur);
+        trv_jtext_kbool(t, "hotelMandatory", 1);
     }
-    return out;
+    trv_jtext_end(t);
+}
+
+/* b_rate as a tree, for an answer built as one (checkrates). */
+static json_t *b_rate_tree(trv_req *req, const sbx_hquote *q, const char *key)
+{
+    sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
+    trv_jtext t;
+    sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
+    trv_jtext_init(&t, req->pool, 2048);
+    b_rate(&t, q, pr, key);
+    return sbx_jt_tree(&t);
 }
 
 /* Hotelbeds' occupancies: [{rooms, adults, children, paxes: [{type: CH,
@@ -252,14 +295,14 @@ static json_t *b_rate(trv_req *req, const sbx_hquote *q, const char *key)
 /* The rate of q's rooms first..first+n-1 (one occupancy group) under a
  * rateKey of its own: a room's price depends on its own occupancy only,
  * so the groups' nets add up to q's total. */
-static json_t *b_group_rate(trv_req *req, const sbx_hquote *q, int first, int n)
+static void b_group_rate(trv_req *req, trv_jtext *t, const sbx_hquote *q, int first, int n)
 {
     sbx_hquote g = *q;
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)n);
     g.n_rooms = n;
     memmove(g.occ, q->occ + first, sizeof(sbx_occ) * (size_t)n);
     g.total = sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, &g, sbx_now(), pr);
-    return b_rate(req, &g, sbx_hquote_encode(req->pool, &g, "br", SBX(req)->set->key_hb));
+    b_rate(t, &g, pr, sbx_hquote_encode(req->pool, &g, "br", SBX(req)->set->key_hb));
 }
 
 static int b_occupancies(trv_req *req, trv_resp *resp, const json_t *v, sbx_hquote *q,
@@ -314,9 +357,10 @@ static void availability(trv_req *req, trv_resp *resp)
     sbx_hquote q, *found;
     apr_hash_t *factors;
     int *idx, n_idx = 0, i, k, n, max_rates = 10, groups[SBX_MAX_HROOMS], n_groups, g, first;
+    int r, n_hotels = 0;
     long checkout;
     apr_int64_t now = sbx_now();
-    json_t *hotels;
+    trv_jtext t;
 
     if (!sbx_need_hotels(req, resp) || !(b = sbx_body(req, resp))) {
         return;
@@ -403,37 +447,37 @@ static void availability(trv_req *req, trv_resp *resp)
     }
     q.expires = now + B_RATE_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * SBX_ROOM_TYPES * SBX_BOARDS * 2);
-    hotels = json_array();
+    trv_jtext_init(&t, req->pool, 65536);
+    trv_jtext_obj(&t);
+    trv_jtext_kobj(&t, "hotels");
+    trv_jtext_karr(&t, "hotels");
     for (i = 0; i < n_idx; i++) {
         const sbx_hotel *x = &h->hotels[idx[i]];
-        json_t *rooms = json_object(), *room_list = json_array(), *hj;
         apr_int64_t min = -1, max = 0;
-        const char *rk;
-        json_t *rv;
+        /* A room type's rates in the order the rates come (cheapest
+         * first), the room types in the order of their first rate, each
+         * with up to maxRatesPerRoom rates (of one occupancy group). */
+        int order[SBX_ROOM_TYPES], n_order = 0, count[SBX_ROOM_TYPES] = {0};
+        char kept[SBX_ROOM_TYPES * SBX_BOARDS * 2];
         double lat, lon;
+        char sid[32];
         q.hotel = idx[i];
-        q.factor_permille = sbx_hfactor_of(factors, sbx_hotel_sid(req->pool, B, q.hotel));
+        apr_cpystrn(sid, sbx_hotel_sid(req->pool, B, q.hotel), sizeof(sid));
+        q.factor_permille = sbx_hfactor_of(factors, sid);
         n = sbx_hotel_rates(h, SBX(req)->world, &q, now, found, SBX_ROOM_TYPES * SBX_BOARDS * 2);
         if (!n) {
-            json_decref(rooms);
-            json_decref(room_list);
             continue;
         }
         for (k = 0; k < n; k++) {
-            const sbx_room_type *t = sbx_room_type_get(found[k].room);
-            json_t *room = json_object_get(rooms, t->code);
-            if (!room) {
-                room = json_pack("{s:s,s:s,s:[]}", "code", t->code, "name", t->name, "rates");
-                json_object_set_new(rooms, t->code, room);
+            int r = found[k].room;
+            if (!count[r]) {
+                order[n_order++] = r;
             }
-            /* maxRatesPerRoom counts rates of one occupancy group. */
-            if ((int)json_array_size(json_object_get(room, "rates")) >= max_rates * n_groups) {
+            kept[k] = count[r] < max_rates;
+            if (!kept[k]) {
                 continue;
             }
-            for (g = 0, first = 0; g < n_groups; first += groups[g++]) {
-                json_array_append_new(json_object_get(room, "rates"),
-                                      b_group_rate(req, &found[k], first, groups[g]));
-            }
+            count[r]++;
             if (min < 0 || found[k].total < min) {
                 min = found[k].total;
             }
@@ -441,24 +485,48 @@ static void availability(trv_req *req, trv_resp *resp)
                 max = found[k].total;
             }
         }
-        json_object_foreach(rooms, rk, rv) {
-            json_array_append(room_list, rv);
-        }
-        json_decref(rooms);
+        trv_jtext_obj(&t);
+        trv_jtext_kint(&t, "code", apr_atoi64(sid));
+        trv_jtext_kstr(&t, "name", x->name);
+        trv_jtext_kstr(&t, "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars));
+        trv_jtext_kstr(&t, "destinationCode", dest_code(req, x->city));
+        trv_jtext_kstr(&t, "destinationName", h->cities[x->city].name);
         sbx_hotel_position(x, B, &lat, &lon);
-        hj = json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:o,s:s,s:s,s:s}",
-                       "code", (json_int_t)apr_atoi64(sbx_hotel_sid(req->pool, B, q.hotel)),
-                       "name", x->name, "categoryCode", apr_psprintf(req->pool, "%dEST", x->stars),
-                       "destinationCode", dest_code(req, x->city),
-                       "destinationName", h->cities[x->city].name,
-                       "latitude", lat, "longitude", lon, "rooms", room_list,
-                       "minRate", amt(req, min, q.currency), "maxRate", amt(req, max, q.currency),
-                       "currency", q.currency);
-        json_array_append_new(hotels, hj);
+        trv_jtext_kreal(&t, "latitude", lat);
+        trv_jtext_kreal(&t, "longitude", lon);
+        trv_jtext_karr(&t, "rooms");
+        for (r = 0; r < n_order; r++) {
+            const sbx_room_type *rt = sbx_room_type_get(order[r]);
+            trv_jtext_obj(&t);
+            trv_jtext_kstr(&t, "code", rt->code);
+            trv_jtext_kstr(&t, "name", rt->name);
+            trv_jtext_karr(&t, "rates");
+            for (k = 0; k < n; k++) {
+                if (found[k].room != order[r] || !kept[k]) {
+                    continue;
+                }
+                for (g = 0, first = 0; g < n_groups; first += groups[g++]) {
+                    b_group_rate(req, &t, &found[k], first, groups[g]);
+                }
+            }
+            trv_jtext_end(&t);
+            trv_jtext_end(&t);
+        }
+        trv_jtext_end(&t);
+        sbx_jt_kamount(&t, "minRate", min, q.currency);
+        sbx_jt_kamount(&t, "maxRate", max, q.currency);
+        trv_jtext_kstr(&t, "currency", q.currency);
+        trv_jtext_end(&t);
+        n_hotels++;
     }
-    sbx_send(req, resp, 200, json_pack("{s:{s:o,s:s,s:s,s:i}}",
-        "hotels", "hotels", hotels, "checkIn", sbx_day_format(req->pool, q.checkin),
-        "checkOut", sbx_day_format(req->pool, checkout), "total", (int)json_array_size(hotels)));
+    trv_jtext_end(&t);
+    trv_jtext_key(&t, "checkIn");
+    trv_jtext_str(&t, sbx_day_format(req->pool, q.checkin));
+    trv_jtext_key(&t, "checkOut");
+    trv_jtext_str(&t, sbx_day_format(req->pool, checkout));
+    trv_jtext_kint(&t, "total", n_hotels);
+    trv_jtext_end(&t);
+    sbx_hotelbeds_send(req, resp, 200, &t);
 }
 
 static int b_key(trv_req *req, trv_resp *resp, const char *key, const char *field,
@@ -561,9 +629,9 @@ static void checkrates(trv_req *req, trv_resp *resp)
         }
         keys[k].expires = sbx_now() + B_RATE_TTL;
         total += keys[k].total;
-        json_array_append_new(rates, b_rate(req, &keys[k],
-                                            sbx_hquote_encode(req->pool, &keys[k], "br",
-                                                              SBX(req)->set->key_hb)));
+        json_array_append_new(rates, b_rate_tree(req, &keys[k],
+                                                 sbx_hquote_encode(req->pool, &keys[k], "br",
+                                                                   SBX(req)->set->key_hb)));
     }
     x = &SBX_HOTELS(req)->hotels[all.hotel];
     sbx_send(req, resp, 200, json_pack(

@@ -30,6 +30,7 @@
  * (after its cancellation: what it refunded), and links.cancel unless it
  * cannot be cancelled online (test trigger Restricted). */
 #include "hotel.h"
+#include "sandbox/jtext.h"
 #include "sandbox/money.h"
 #include "sandbox/token.h"
 #include "core/validate.h"
@@ -48,16 +49,33 @@
 #define C_RATE_TTL (30 * 60)
 #define C_CONTENT_LIMIT 250
 
-static json_t *money(trv_req *req, apr_int64_t v, const char *cur)
+/* {value, currency}: Rapid's amount. */
+static void c_money(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
 {
-    return json_pack("{s:s,s:s}", "value", sbx_amount(req->pool, v, cur), "currency", cur);
+    trv_jtext_kobj(t, key);
+    sbx_jt_kamount(t, "value", v, cur);
+    trv_jtext_kstr(t, "currency", cur);
+    trv_jtext_end(t);
 }
 
 /* Both currencies are the request's in the sandbox. */
+static void c_billable(trv_jtext *t, const char *key, apr_int64_t v, const char *cur)
+{
+    trv_jtext_kobj(t, key);
+    c_money(t, "billable_currency", v, cur);
+    c_money(t, "request_currency", v, cur);
+    trv_jtext_end(t);
+}
+
 static json_t *billable(trv_req *req, apr_int64_t v, const char *cur)
 {
-    return json_pack("{s:o,s:o}", "billable_currency", money(req, v, cur),
-                     "request_currency", money(req, v, cur));
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 256);
+    trv_jtext_obj(&t);
+    c_money(&t, "billable_currency", v, cur);
+    c_money(&t, "request_currency", v, cur);
+    trv_jtext_end(&t);
+    return sbx_jt_tree(&t);
 }
 
 static json_t *c_property(trv_req *req, int i)
@@ -337,7 +355,7 @@ static void geography(trv_req *req, trv_resp *resp)
     const sbx_hotels *h;
     const json_t *b, *ring, *pt;
     const char *inc = apr_table_get(req->query, "include");
-    json_t *out;
+    trv_jtext t;
     ring_pts r;
     size_t k;
     int i;
@@ -367,7 +385,8 @@ static void geography(trv_req *req, trv_resp *resp)
     }
     h = SBX_HOTELS(req);
     r = ring_of(req->pool, ring);
-    out = json_object();
+    trv_jtext_init(&t, req->pool, 4096);
+    trv_jtext_obj(&t);
     for (i = 0; i < h->n_hotels; i++) {
         double lat, lon;
         if (!(h->hotels[i].suppliers & (1u << C))) {
@@ -376,63 +395,98 @@ static void geography(trv_req *req, trv_resp *resp)
         sbx_hotel_position(&h->hotels[i], C, &lat, &lon);
         if (in_ring(&r, lat, lon)) {
             const char *sid = sbx_hotel_sid(req->pool, C, i);
-            json_object_set_new(out, sid, json_pack("{s:s}", "property_id", sid));
+            trv_jtext_kobj(&t, sid);
+            trv_jtext_kstr(&t, "property_id", sid);
+            trv_jtext_end(&t);
         }
     }
-    sbx_send(req, resp, 200, out);
+    trv_jtext_end(&t);
+    sbx_jt_send(req, resp, 200, &t);
 }
 
 /* ---- availability ---- */
 
-static json_t *c_penalties(trv_req *req, const sbx_hprice *pr, int n_rooms, const char *cur,
-                           apr_int64_t end)
+/* The penalties of rooms pr[0..n_rooms) summed, each until the next one
+ * starts (the last until end), as an array value. */
+static void c_penalties(trv_jtext *t, const sbx_hprice *pr, int n_rooms, const char *cur,
+                        apr_int64_t end)
 {
-    json_t *out = json_array();
     int i, k;
+    trv_jtext_arr(t);
     for (i = 0; i < pr[0].n_penalties; i++) {
         apr_int64_t sum = 0;
         for (k = 0; k < n_rooms; k++) {
             sum += pr[k].penalties[i].amount;
         }
-        json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s}", "currency", cur,
-            "start", sbx_instant(req->pool, pr[0].penalties[i].from),
-            "end", sbx_instant(req->pool, i + 1 < pr[0].n_penalties
-                                          ? pr[0].penalties[i + 1].from : end),
-            "amount", sbx_amount(req->pool, sum, cur)));
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_key(t, "start");
+        sbx_jt_instant(t, pr[0].penalties[i].from);
+        trv_jtext_key(t, "end");
+        sbx_jt_instant(t, i + 1 < pr[0].n_penalties ? pr[0].penalties[i + 1].from : end);
+        sbx_jt_kamount(t, "amount", sum, cur);
+        trv_jtext_end(t);
     }
-    return out;
+    trv_jtext_end(t);
 }
 
 /* Rapid's pricing of one room: nightly base rates (taxes included in the
  * sandbox), the promotion as a stay adjustment, totals and the fees the
- * property collects. */
-static json_t *c_pricing(trv_req *req, const sbx_hprice *r, int nights, const char *cur)
+ * property collects; with_penalties adds the room's own cancel_penalties
+ * (a sandbox extension of occupancy_pricing) until end. */
+static void c_pricing_text(trv_jtext *t, const sbx_hprice *r, int nights, const char *cur,
+                           int with_penalties, apr_int64_t end)
 {
-    json_t *nightly = json_array(), *stay = json_array(), *totals;
     int n;
+    trv_jtext_obj(t);
+    trv_jtext_karr(t, "nightly");
     for (n = 0; n < nights; n++) {
-        json_array_append_new(nightly, json_pack("[{s:s,s:s,s:s}]", "type", "base_rate",
-                                                 "value", sbx_amount(req->pool, r->nightly[n],
-                                                                     cur), "currency", cur));
+        trv_jtext_arr(t);
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "type", "base_rate");
+        sbx_jt_kamount(t, "value", r->nightly[n], cur);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
+        trv_jtext_end(t);
     }
+    trv_jtext_end(t);
+    trv_jtext_karr(t, "stay");
     if (r->discount) {
-        json_array_append_new(stay, json_pack("{s:s,s:s,s:s}", "type", "promotion", "value",
-                                              sbx_amount(req->pool, -r->discount, cur),
-                                              "currency", cur));
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "type", "promotion");
+        sbx_jt_kamount(t, "value", -r->discount, cur);
+        trv_jtext_kstr(t, "currency", cur);
+        trv_jtext_end(t);
     }
-    totals = json_pack("{s:o,s:o}", "inclusive", billable(req, r->total, cur),
-                       "exclusive", billable(req, r->total - r->vat, cur));
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "totals");
+    c_billable(t, "inclusive", r->total, cur);
+    c_billable(t, "exclusive", r->total - r->vat, cur);
     if (r->discount) {
-        json_object_set_new(totals, "strikethrough", billable(req, r->gross, cur));
+        c_billable(t, "strikethrough", r->gross, cur);
     }
     if (r->due_at_property) {
-        json_object_set_new(totals, "property_fees", billable(req, r->due_at_property, cur));
+        c_billable(t, "property_fees", r->due_at_property, cur);
     }
-    return json_pack("{s:o,s:o,s:o,s:o}", "nightly", nightly, "stay", stay, "totals", totals,
-                     "fees", r->due_at_property
-                         ? json_pack("{s:o}", "mandatory_tax",
-                                     billable(req, r->due_at_property, cur))
-                         : json_object());
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "fees");
+    if (r->due_at_property) {
+        c_billable(t, "mandatory_tax", r->due_at_property, cur);
+    }
+    trv_jtext_end(t);
+    if (with_penalties) {
+        trv_jtext_key(t, "cancel_penalties");
+        c_penalties(t, r, 1, cur, end);
+    }
+    trv_jtext_end(t);
+}
+
+static json_t *c_pricing(trv_req *req, const sbx_hprice *r, int nights, const char *cur)
+{
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 1024);
+    c_pricing_text(&t, r, nights, cur, 0, 0);
+    return sbx_jt_tree(&t);
 }
 
 static const char *c_rate_id(trv_req *req, const sbx_hquote *q)
@@ -441,57 +495,110 @@ static const char *c_rate_id(trv_req *req, const sbx_hquote *q)
                         sbx_board_get(q->board)->code);
 }
 
-/* Per occupancy (rooms of one occupancy price alike): Rapid's pricing,
- * and, a sandbox extension, that room's own cancel_penalties (the rate's
- * cancel_penalties cover every room). */
-static json_t *c_occupancy_pricing(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
+/* When the stay ends at the hotel (check-out, 11:00 local): the last
+ * penalty's end. */
+static apr_int64_t c_stay_end(trv_req *req, const sbx_hquote *q)
 {
-    json_t *op = json_object();
-    apr_int64_t end = sbx_hotel_utc(SBX_HOTELS(req), SBX(req)->world, q->hotel,
-                                    (apr_int64_t)(q->checkin + q->nights) * 86400 + 11 * 3600);
-    int k;
-    for (k = 0; k < q->n_rooms; k++) {
-        json_t *one = c_pricing(req, &pr[k], q->nights, q->currency);
-        json_object_set_new(one, "cancel_penalties", c_penalties(req, &pr[k], 1, q->currency,
-                                                                 end));
-        json_object_set_new(op, sbx_occ_format(req->pool, &q->occ[k]), one);
-    }
-    return op;
+    return sbx_hotel_utc(SBX_HOTELS(req), SBX(req)->world, q->hotel,
+                         (apr_int64_t)(q->checkin + q->nights) * 86400 + 11 * 3600);
 }
 
-static json_t *c_rate(trv_req *req, const sbx_hquote *q)
+/* Per occupancy (rooms of one occupancy price alike): Rapid's pricing,
+ * and, a sandbox extension, that room's own cancel_penalties (the rate's
+ * cancel_penalties cover every room). Keyed by the occupancy ("2-5,7"):
+ * rooms of the same occupancy share one member, the last room's, where
+ * the first of them stands (as an object's member set again keeps its
+ * place). */
+static void c_occupancy_pricing_text(trv_req *req, trv_jtext *t, const sbx_hquote *q,
+                                     const sbx_hprice *pr, apr_int64_t end)
+{
+    const char *occ[SBX_MAX_HROOMS];
+    int k, j, last;
+    trv_jtext_obj(t);
+    for (k = 0; k < q->n_rooms; k++) {
+        occ[k] = sbx_occ_format(req->pool, &q->occ[k]);
+    }
+    for (k = 0; k < q->n_rooms; k++) {
+        for (j = 0; j < k && strcmp(occ[j], occ[k]) != 0; j++) {
+        }
+        if (j < k) {
+            continue;   /* written where its first room stands */
+        }
+        for (last = k, j = k + 1; j < q->n_rooms; j++) {
+            if (strcmp(occ[j], occ[k]) == 0) {
+                last = j;
+            }
+        }
+        trv_jtext_key(t, occ[k]);
+        c_pricing_text(t, &pr[last], q->nights, q->currency, 1, end);
+    }
+    trv_jtext_end(t);
+}
+
+static json_t *c_occupancy_pricing(trv_req *req, const sbx_hquote *q, const sbx_hprice *pr)
+{
+    trv_jtext t;
+    trv_jtext_init(&t, req->pool, 2048);
+    c_occupancy_pricing_text(req, &t, q, pr, c_stay_end(req, q));
+    return sbx_jt_tree(&t);
+}
+
+static void c_rate(trv_req *req, trv_jtext *t, const sbx_hquote *q)
 {
     sbx_hprice *pr = apr_palloc(req->pool, sizeof(sbx_hprice) * (apr_size_t)q->n_rooms);
-    const sbx_room_type *t = sbx_room_type_get(q->room);
+    const sbx_room_type *rt = sbx_room_type_get(q->room);
     const char *tok = sbx_hquote_encode(req->pool, q, "cr", SBX(req)->set->key_hc);
     const char *pid = sbx_hotel_sid(req->pool, C, q->hotel);
+    const char *rate_id = c_rate_id(req, q);
     apr_int64_t end;
-    json_t *amen = json_object();
     sbx_hquote_price(SBX_HOTELS(req), SBX(req)->world, q, sbx_now(), pr);
-    end = sbx_hotel_utc(SBX_HOTELS(req), SBX(req)->world, q->hotel,
-                        (apr_int64_t)(q->checkin + q->nights) * 86400 + 11 * 3600);
+    end = c_stay_end(req, q);
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "id", rate_id);
+    trv_jtext_kstr(t, "status", "available");
+    trv_jtext_kint(t, "available_rooms", 5);
+    trv_jtext_kbool(t, "refundable", pr[0].refundable);
+    trv_jtext_kbool(t, "member_deal_available",
+                 pr[0].promo_code && strcmp(pr[0].promo_code, "MEMBERDEAL7") == 0);
+    trv_jtext_kstr(t, "merchant_of_record", "expedia");
+    trv_jtext_kobj(t, "amenities");
     if (q->board > 0) {
-        json_object_set_new(amen, "2192", json_pack("{s:s,s:s}", "id", "2192", "name",
-                                                    sbx_board_get(q->board)->name));
+        trv_jtext_kobj(t, "2192");
+        trv_jtext_kstr(t, "id", "2192");
+        trv_jtext_kstr(t, "name", sbx_board_get(q->board)->name);
+        trv_jtext_end(t);
     }
-    return json_pack("{s:s,s:s,s:i,s:b,s:b,s:s,s:o,s:{s:{s:s,s:s,s:{s:{s:s,s:s}},"
-                     "s:s}},s:o,s:[],s:o,s:o}",
-        "id", c_rate_id(req, q), "status", "available", "available_rooms", 5,
-        "refundable", pr[0].refundable, "member_deal_available",
-        pr[0].promo_code && strcmp(pr[0].promo_code, "MEMBERDEAL7") == 0,
-        "merchant_of_record", "expedia", "amenities", amen,
-        "bed_groups", t->code, "id", t->code, "description", t->bed, "links", "price_check",
-        "method", "GET", "href",
-        apr_psprintf(req->pool, SBX_RAPID_BASE "/v3/properties/%s/rooms/%s/rates/%s?token=%s", pid,
-                     t->code, c_rate_id(req, q), tok),
-        "configuration_text", t->bed,
-        "cancel_penalties", c_penalties(req, pr, q->n_rooms, q->currency, end),
-        "nonrefundable_date_ranges",
-        "occupancy_pricing", c_occupancy_pricing(req, q, pr),
-        "promotions", pr[0].promo_code
-            ? json_pack("{s:{s:s,s:s}}", "deal", "id", pr[0].promo_code, "description",
-                        pr[0].promo_name)
-            : json_object());
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "bed_groups");
+    trv_jtext_kobj(t, rt->code);
+    trv_jtext_kstr(t, "id", rt->code);
+    trv_jtext_kstr(t, "description", rt->bed);
+    trv_jtext_kobj(t, "links");
+    trv_jtext_kobj(t, "price_check");
+    trv_jtext_kstr(t, "method", "GET");
+    trv_jtext_kstr(t, "href", apr_psprintf(req->pool, SBX_RAPID_BASE
+                                        "/v3/properties/%s/rooms/%s/rates/%s?token=%s", pid,
+                                        rt->code, rate_id, tok));
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_kstr(t, "configuration_text", rt->bed);
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+    trv_jtext_key(t, "cancel_penalties");
+    c_penalties(t, pr, q->n_rooms, q->currency, end);
+    trv_jtext_karr(t, "nonrefundable_date_ranges");
+    trv_jtext_end(t);
+    trv_jtext_key(t, "occupancy_pricing");
+    c_occupancy_pricing_text(req, t, q, pr, end);
+    trv_jtext_kobj(t, "promotions");
+    if (pr[0].promo_code) {
+        trv_jtext_kobj(t, "deal");
+        trv_jtext_kstr(t, "id", pr[0].promo_code);
+        trv_jtext_kstr(t, "description", pr[0].promo_name);
+        trv_jtext_end(t);
+    }
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
 static void availability(trv_req *req, trv_resp *resp)
@@ -506,7 +613,7 @@ static void availability(trv_req *req, trv_resp *resp)
     apr_int64_t now = sbx_now();
     long checkout;
     int i, k, n, max_rates = rpc ? atoi(rpc) : 10;
-    json_t *out;
+    trv_jtext t;
 
     static const char *const tests[] = {"service_unavailable", "unknown_internal_error", NULL};
     const char *kw, *pos = apr_table_get(req->query, "country_code");
@@ -569,42 +676,52 @@ static void availability(trv_req *req, trv_resp *resp)
     q.expires = now + C_RATE_TTL;
     found = apr_palloc(req->pool, sizeof(sbx_hquote) * (apr_size_t)max_rates);
     seen = sbx_hotel_set_make(req->pool, h);
-    out = json_array();
+    trv_jtext_init(&t, req->pool, 32768);
+    trv_jtext_arr(&t);
     for (i = 0; i < pids->nelts; i++) {
         const char *pid = APR_ARRAY_IDX(pids, i, const char *);
-        json_t *rooms = json_object(), *list = json_array(), *rv;
-        const char *rk;
+        int order[SBX_ROOM_TYPES], n_order = 0, r, seen_room[SBX_ROOM_TYPES] = {0};
         q.hotel = sbx_hotel_by_sid(h, C, pid);
         if (!sbx_hotel_set_add(seen, q.hotel)) {
-            json_decref(rooms);
-            json_decref(list);
             continue;
         }
         q.factor_permille = sbx_hfactor_of(factors, pid);
         n = sbx_hotel_rates(h, SBX(req)->world, &q, now, found, max_rates);
+        if (!n) {
+            continue;
+        }
+        /* A room's rates in the order the rates come (cheapest first),
+         * the rooms in the order of their first rate. */
         for (k = 0; k < n; k++) {
-            const sbx_room_type *t = sbx_room_type_get(found[k].room);
-            json_t *room = json_object_get(rooms, t->code);
-            if (!room) {
-                room = json_pack("{s:s,s:s,s:[]}", "id", t->code, "room_name", t->name, "rates");
-                json_object_set_new(rooms, t->code, room);
+            if (!seen_room[found[k].room]) {
+                seen_room[found[k].room] = 1;
+                order[n_order++] = found[k].room;
             }
-            json_array_append_new(json_object_get(room, "rates"), c_rate(req, &found[k]));
         }
-        json_object_foreach(rooms, rk, rv) {
-            json_array_append(list, rv);
+        trv_jtext_obj(&t);
+        trv_jtext_kstr(&t, "property_id", pid);
+        trv_jtext_kstr(&t, "status", "available");
+        trv_jtext_karr(&t, "rooms");
+        for (r = 0; r < n_order; r++) {
+            const sbx_room_type *rt = sbx_room_type_get(order[r]);
+            trv_jtext_obj(&t);
+            trv_jtext_kstr(&t, "id", rt->code);
+            trv_jtext_kstr(&t, "room_name", rt->name);
+            trv_jtext_karr(&t, "rates");
+            for (k = 0; k < n; k++) {
+                if (found[k].room == order[r]) {
+                    c_rate(req, &t, &found[k]);
+                }
+            }
+            trv_jtext_end(&t);
+            trv_jtext_end(&t);
         }
-        json_decref(rooms);
-        if (n) {
-            json_array_append_new(out, json_pack("{s:s,s:s,s:o,s:i}", "property_id", pid,
-                                                 "status", "available", "rooms", list,
-                                                 "score", 1000 - h->hotels[q.hotel].rating10));
-        }
-        else {
-            json_decref(list);
-        }
+        trv_jtext_end(&t);
+        trv_jtext_kint(&t, "score", 1000 - h->hotels[q.hotel].rating10);
+        trv_jtext_end(&t);
     }
-    sbx_send(req, resp, 200, out);
+    trv_jtext_end(&t);
+    sbx_jt_send(req, resp, 200, &t);
 }
 
 static int c_token(trv_req *req, trv_resp *resp, const char *kind, sbx_hquote *q)
