@@ -18,8 +18,27 @@ extern const unsigned char trv_json_plain[256];
 /* The length of s's longest prefix of plain bytes (at most n). */
 static inline apr_size_t trv_json_plain_len(const char *s, apr_size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     apr_size_t i = 0;
-    while (i < n && trv_json_plain[(unsigned char)s[i]]) {
+    /* Four bytes a step: one bound check and one jump back for four (a
+     * hotel search reads 14,000 strings; docs/performance.md, "The hotel
+     * search's gateway CPU"). */
+    while (i + 4 <= n) {
+        if (!trv_json_plain[u[i]]) {
+            return i;
+        }
+        if (!trv_json_plain[u[i + 1]]) {
+            return i + 1;
+        }
+        if (!trv_json_plain[u[i + 2]]) {
+            return i + 2;
+        }
+        if (!trv_json_plain[u[i + 3]]) {
+            return i + 3;
+        }
+        i += 4;
+    }
+    while (i < n && trv_json_plain[u[i]]) {
         i++;
     }
     return i;

@@ -1,6 +1,7 @@
 #include "hotel_store.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/json_text.h"
 #include "core/log.h"
 
 #include <apr_strings.h>
@@ -47,56 +48,121 @@ int trv_hhotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
     return 1;
 }
 
-static json_t *group_json(apr_pool_t *p, const trv_hotel_group *g)
+/* The page's lookup: per group (its members, a JSON array of
+ * {"supplier","id"}), the id hotel_map_page (sql/390) answers when every
+ * member is mapped already -- the same expression as its first statement --
+ * and NULL otherwise. Read-only, and it needs only the members: nearly every
+ * page is all known, and then neither a new htl_ id nor a hotel's details
+ * is made or sent (making them was a third of a search's instructions,
+ * docs/performance.md, "The hotel search's gateway CPU"). */
+static const trv_stmt known_stmt = {"trv_hotel_map_known",
+    "SELECT el.ord - 1 AS i, "
+    "CASE WHEN count(x.hotel_id) = count(*) "
+    "THEN (array_agg(x.hotel_id ORDER BY x.created_at, x.hotel_id))[1] END AS id "
+    "FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS el(value, ord) "
+    "LEFT JOIN LATERAL jsonb_to_recordset(el.value) AS m(supplier text, id text) ON true "
+    "LEFT JOIN LATERAL (SELECT s.hotel_id, h.created_at "
+    "FROM hotel_supplier_ids s JOIN hotels h ON h.id = s.hotel_id "
+    "WHERE s.supplier = m.supplier AND s.supplier_hotel_id = m.id LIMIT 1) x ON true "
+    "GROUP BY el.ord ORDER BY el.ord"};
+
+static void members_text(trv_jtext *t, const trv_hotel_group *g)
 {
-    const trv_hotel_found *m = APR_ARRAY_IDX(g->members, 0, const trv_hotel_found *);
-    json_t *members = json_array();
     int i;
+    trv_jtext_arr(t);
     for (i = 0; i < g->members->nelts; i++) {
         const trv_hotel_found *f = APR_ARRAY_IDX(g->members, i, const trv_hotel_found *);
-        json_array_append_new(members, json_pack("{s:s,s:s}", "supplier", f->supplier,
-                                                 "id", f->sid));
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "supplier", f->supplier);
+        trv_jtext_kstr(t, "id", f->sid);
+        trv_jtext_end(t);
     }
-    return json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s?,s:f,s:f,s:o}",
-                     "id", trv_id_new(p, "htl"), "country_code", m->country_code,
-                     "name_key", g->name_key, "postal_code", m->postal_code ? m->postal_code : "",
-                     "giata", trv_json_strn(g->giata), "name", m->name, "city", m->city,
-                     "latitude", m->latitude, "longitude", m->longitude, "members", members);
+    trv_jtext_end(t);
+}
+
+/* A group as hotel_map_page takes it: the first member's details, a fresh
+ * htl_ id for a hotel seen for the first time, and the members. */
+static void group_text(trv_jtext *t, apr_pool_t *p, const trv_hotel_group *g)
+{
+    const trv_hotel_found *m = APR_ARRAY_IDX(g->members, 0, const trv_hotel_found *);
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "id", trv_id_new(p, "htl"));
+    trv_jtext_kstr(t, "country_code", m->country_code);
+    trv_jtext_kstr(t, "name_key", g->name_key);
+    trv_jtext_kstr(t, "postal_code", m->postal_code ? m->postal_code : "");
+    trv_jtext_kstr(t, "giata", g->giata);
+    trv_jtext_kstr(t, "name", m->name);
+    if (m->city) {
+        trv_jtext_kstr(t, "city", m->city);
+    }
+    trv_jtext_kreal(t, "latitude", m->latitude);
+    trv_jtext_kreal(t, "longitude", m->longitude);
+    trv_jtext_key(t, "members");
+    members_text(t, g);
+    trv_jtext_end(t);
+}
+
+static int select_page(trv_req *req, trv_resp *resp, trv_dbc *c, const trv_stmt *st,
+                       const char *text, int n, trv_rows **r)
+{
+    if (!text || trv_db_select(c, req->pool, st, r, TRV_DB_ARGS(text)) != APR_SUCCESS
+        || (*r)->n != n) {
+        trv_fail_db(req, resp, c, 1413, "keeping hotel ids");
+        trv_db_close(req->env->db, c);
+        return 0;
+    }
+    return 1;
 }
 
 int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *groups,
                        const char *const **ids)
 {
     const char **out = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)(groups->nelts + 1));
-    json_t *page = json_array();
-    const char *text;
+    int *missed = apr_palloc(req->pool, sizeof(int) * (apr_size_t)(groups->nelts + 1));
+    int i, nmissed = 0;
+    trv_jtext t;
     trv_dbc *c;
     trv_rows *r;
-    int i;
     *ids = out;
     if (!groups->nelts) {
-        json_decref(page);
         return 1;
     }
+    trv_jtext_init(&t, req->pool, 64 * (apr_size_t)groups->nelts);
+    trv_jtext_arr(&t);
     for (i = 0; i < groups->nelts; i++) {
-        json_array_append_new(page, group_json(req->pool,
-                                               APR_ARRAY_IDX(groups, i, const trv_hotel_group *)));
+        members_text(&t, APR_ARRAY_IDX(groups, i, const trv_hotel_group *));
     }
-    text = trv_json_dump(req->pool, page);
-    json_decref(page);
+    trv_jtext_end(&t);
     if (!trv_api_db_open(req, resp, &c, 1413, "keeping hotel ids")) {
         return 0;
     }
-    if (trv_db_select(c, req->pool, &map_stmt, &r, TRV_DB_ARGS(text)) != APR_SUCCESS
-        || r->n != groups->nelts) {
-        trv_fail_db(req, resp, c, 1413, "keeping hotel ids");
-        trv_db_close(req->env->db, c);
+    if (!select_page(req, resp, c, &known_stmt, trv_jtext_done(&t, NULL), groups->nelts, &r)) {
         return 0;
     }
-    trv_db_close(req->env->db, c);
     for (i = 0; i < r->n; i++) {
         out[i] = trv_rows_get(r, i, "id");
+        if (!out[i]) {
+            missed[nmissed++] = i;
+        }
     }
+    if (nmissed) {
+        /* Hotels not all mapped: the function maps those (in page order,
+         * as it would have in the whole page: the known ones never reach
+         * its loop) with their details. */
+        trv_jtext_init(&t, req->pool, 512 * (apr_size_t)nmissed);
+        trv_jtext_arr(&t);
+        for (i = 0; i < nmissed; i++) {
+            group_text(&t, req->pool, APR_ARRAY_IDX(groups, missed[i], const trv_hotel_group *));
+        }
+        trv_jtext_end(&t);
+        if (!select_page(req, resp, c, &map_stmt, trv_jtext_done(&t, NULL), nmissed, &r)) {
+            return 0;
+        }
+        for (i = 0; i < nmissed; i++) {
+            out[missed[i]] = trv_rows_get(r, i, "id");
+        }
+    }
+    trv_db_close(req->env->db, c);
     return 1;
 }
 

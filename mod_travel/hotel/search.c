@@ -331,19 +331,38 @@ static json_t *result(trv_req *req, const trv_hotel_group *g, const char *id,
                       const char *currency)
 {
     const trv_hotel_found *c = g->cheapest;
-    json_t *suppliers = json_array();
+    json_t *suppliers = json_array(), *o, *price;
     trv_money m;
     int i;
     for (i = 0; i < g->members->nelts; i++) {
-        json_array_append_new(suppliers, json_string(
+        json_array_append_new(suppliers, json_string_nocheck(
             APR_ARRAY_IDX(g->members, i, const trv_hotel_found *)->supplier));
     }
     trv_money_make(&m, c->total_minor, currency);
     (void)req;
-    return json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:{s:o}}",
-                     "hotel_id", id, "supplier", c->supplier, "supplier_hotel_id", c->sid,
-                     "name", c->name, "city", c->city, "country", c->country_code,
-                     "suppliers", suppliers, "cheapest_price", "total", trv_money_json(&m));
+    /* Member by member (json_pack parsed its format again for each of the
+     * page's hotels, docs/performance.md, "The hotel search's gateway
+     * CPU"): the same members in the same order; the strings are the
+     * readers' (checked UTF-8) and the ids', and a missing one leaves the
+     * hotel out as json_pack's did. */
+    if (!id || !c->supplier || !c->sid || !c->name || !c->country_code) {
+        json_decref(suppliers);
+        return NULL;
+    }
+    o = json_object();
+    json_object_set_new_nocheck(o, "hotel_id", json_string_nocheck(id));
+    json_object_set_new_nocheck(o, "supplier", json_string_nocheck(c->supplier));
+    json_object_set_new_nocheck(o, "supplier_hotel_id", json_string_nocheck(c->sid));
+    json_object_set_new_nocheck(o, "name", json_string_nocheck(c->name));
+    if (c->city) {
+        json_object_set_new_nocheck(o, "city", json_string_nocheck(c->city));
+    }
+    json_object_set_new_nocheck(o, "country", json_string_nocheck(c->country_code));
+    json_object_set_new_nocheck(o, "suppliers", suppliers);
+    price = json_object();
+    json_object_set_new_nocheck(price, "total", trv_money_json(&m));
+    json_object_set_new_nocheck(o, "cheapest_price", price);
+    return o;
 }
 
 /* The page's htl_ ids: kept beside the suppliers' answers (search_cache.h)

@@ -273,13 +273,10 @@ trv_up_status trv_hwire_read(trv_hotel_ctx *ctx, const char *method, const char 
  * goes out on a pooled keep-alive connection even as a POST
  * (trv_upstream.repeatable), where an unkeyed write gets a new one; a new
  * connection per search cost the supplier about a millisecond each
- * (docs/performance.md). _tree: trv_hwire_call's Jansson answer. */
+ * (docs/performance.md). */
 trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const char *path,
                                const apr_table_t *auth, const json_t *body,
                                trv_up_result *res, trv_hotel_err *err);
-trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
-                                    const apr_table_t *auth, const json_t *body,
-                                    trv_up_result *res, trv_hotel_err *err);
 /* A GET of the supplier's content (the hotels of an area: what does not
  * change with the stay), answered from this process's cache while fresh
  * (TravelHotelContentCache). The body is shared with other requests: read

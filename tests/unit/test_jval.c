@@ -156,6 +156,43 @@ static void many_values(void **state)
     assert_int_equal(doc->skip, 20001);
 }
 
+/* An object of n keys "k0".."k{n-1}", with key dup written again last
+ * when dup >= 0. */
+static char *object_of(apr_pool_t *p, int n, int dup)
+{
+    char *t = apr_pstrdup(p, "{");
+    int i;
+    for (i = 0; i < n; i++) {
+        t = apr_psprintf(p, "%s%s\"k%d\":%d", t, i ? "," : "", i, i);
+    }
+    if (dup >= 0) {
+        t = apr_psprintf(p, "%s,\"k%d\":0", t, dup);
+    }
+    return apr_pstrcat(p, t, "}", NULL);
+}
+
+/* A key twice is refused, as Jansson refuses it, whatever the object's size
+ * (pairwise up to 16 keys, a table on the stack up to 128, a malloc'd one
+ * beyond), and where the repeated key stands. */
+static void duplicate_keys_in_objects_of_any_size(void **state)
+{
+    apr_pool_t *p = *state;
+    static const int sizes[] = {2, 16, 17, 40, 128, 129, 300};
+    size_t i;
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        char *t;
+        int n = sizes[i];
+        t = object_of(p, n, -1);
+        assert_int_equal(both(p, t, strlen(t)), 1);
+        t = object_of(p, n, 0);
+        assert_int_equal(both(p, t, strlen(t)), 0);
+        t = object_of(p, n, n - 1);
+        assert_int_equal(both(p, t, strlen(t)), 0);
+        t = object_of(p, n, n / 2);
+        assert_int_equal(both(p, t, strlen(t)), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +201,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(depth_as_jansson, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(readers, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(many_values, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(duplicate_keys_in_objects_of_any_size, pool_setup,
+                                        pool_teardown),
     };
     return UNIT_RUN(tests);
 }

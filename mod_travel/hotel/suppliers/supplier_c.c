@@ -252,16 +252,18 @@ static trv_up_status area_ids(trv_hotel_ctx *ctx, const trv_hotel_area *area,
     if (area->by_point) {
         json_t *body = trv_json_bind(ctx->pool, circle(area->latitude, area->longitude,
                                                        area->radius_m));
-        st = trv_hwire_search_tree(ctx, "POST",
-                                   "/v3/properties/geography?include=property_ids&" SUPPLY,
-                                   auth(ctx), body, &res, err);
+        const trv_jval *pv;
+        /* Read with jval (only the keys are used), not as a Jansson tree. */
+        st = trv_hwire_search(ctx, "POST",
+                              "/v3/properties/geography?include=property_ids&" SUPPLY,
+                              auth(ctx), body, &res, err);
         if (st != TRV_UP_OK) {
             return st;
         }
-        if (!json_is_object(res.body)) {
+        if (!trv_jval_is_object(res.doc)) {
             return trv_hwire_bad(ctx, err, "a map of properties");
         }
-        json_object_foreach(res.body, pid, v) {
+        trv_jval_foreach_member(res.doc, i, pid, pv) {
             APR_ARRAY_PUSH(ids, const char *) = pid;
         }
         return TRV_UP_OK;

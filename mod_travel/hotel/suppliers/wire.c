@@ -72,13 +72,6 @@ trv_up_status trv_hwire_search(trv_hotel_ctx *ctx, const char *method, const cha
     return send_auth(ctx, auth, 1, 1, method, path, body, res, err);
 }
 
-trv_up_status trv_hwire_search_tree(trv_hotel_ctx *ctx, const char *method, const char *path,
-                                    const apr_table_t *auth, const json_t *body,
-                                    trv_up_result *res, trv_hotel_err *err)
-{
-    return send_auth(ctx, auth, 0, 1, method, path, body, res, err);
-}
-
 trv_up_status trv_hwire_call_content(trv_hotel_ctx *ctx, const char *path,
                                      const apr_table_t *auth, trv_up_result *res,
                                      trv_hotel_err *err)
