@@ -110,3 +110,23 @@ ir_cleanup() {
   if [ -n "$dir" ]; then "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; fi
   [ -n "$keep" ] || rm -rf "$out"
 }
+
+# ir_stack CHECKOUT PREFIX: a stack of CHECKOUT's own scripts (sandbox
+# latency 0, no rate limits) in a new folder /tmp/PREFIX.*, with an
+# organization and a key. Sets c (CHECKOUT's absolute path), label (its
+# commit, "+" when it has changes), dir, org and key for the caller, whose
+# ir_cleanup stops the stack.
+ir_stack() {
+  c=$(cd "$1" && pwd)
+  label=$(git -C "$c" rev-parse --short HEAD 2>/dev/null || basename "$c")
+  git -C "$c" diff --quiet HEAD 2>/dev/null || label+="+"
+  dir=$(mktemp -d "/tmp/$2.XXXXXX")
+  chmod 755 "$dir"
+  export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
+  export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms" TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
+  "$c/scripts/stack.sh" pg-start "$dir" >/dev/null 2>&1
+  "$c/scripts/stack.sh" sandbox-start "$dir" >/dev/null
+  "$c/scripts/stack.sh" httpd-start "$dir" a >/dev/null
+  org=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" org create bench 2>/dev/null | tail -n 1)
+  key=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" key create --org "$org" --user bench 2>/dev/null | tail -n 1)
+}

@@ -67,18 +67,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-10s %-8s %12s %10s %10s %10s %10s\n' checkout kind "Ir/request" "A rates" \
   "B avail" "C geo" "C avail"
 for c in "${checkouts[@]}"; do
-  c=$(cd "$c" && pwd)
-  label=$(git -C "$c" rev-parse --short HEAD 2>/dev/null || basename "$c")
-  git -C "$c" diff --quiet HEAD 2>/dev/null || label+="+"
-  dir=$(mktemp -d /tmp/mod_travel-sbx-ir-stack.XXXXXX)
-  chmod 755 "$dir"
-  export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
-  export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms" TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
-  "$c/scripts/stack.sh" pg-start "$dir" >/dev/null 2>&1
-  "$c/scripts/stack.sh" sandbox-start "$dir" >/dev/null
-  "$c/scripts/stack.sh" httpd-start "$dir" a >/dev/null
-  org=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" org create bench 2>/dev/null | tail -n 1)
-  key=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" key create --org "$org" --user bench 2>/dev/null | tail -n 1)
+  ir_stack "$c" mod_travel-sbx-ir-stack
   api="http://127.0.0.1:$TRAVEL_PORT/v1"
   ci=$(date -u -d "+30 days" +%F) co=$(date -u -d "+33 days" +%F)
   ten=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' "$api/hotel/search" \

@@ -21,16 +21,7 @@ command -v valgrind >/dev/null && command -v ab >/dev/null \
   || { echo "search-ir.sh: needs valgrind and ab (apache2-utils)" >&2; exit 1; }
 checkouts=("$@")
 [ ${#checkouts[@]} -gt 0 ] || checkouts=("$root")
-keep=${OUT:-}
-out=${OUT:-$(mktemp -d /tmp/mod_travel-sir.XXXXXX)}
-mkdir -p "$out"; chmod 777 "$out"
-dir="" vg="" c=""
-cleanup() {
-  [ -n "$vg" ] && kill "$vg" 2>/dev/null
-  if [ -n "$dir" ]; then "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; fi
-  [ -n "$keep" ] || rm -rf "$out"
-}
-trap cleanup EXIT
+ir_setup mod_travel-sir
 total() { callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null \
   | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 + 0 }'; }
 
@@ -38,17 +29,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 ci=$(date -u -d "+30 days" +%F); co=$(date -u -d "+33 days" +%F)
 body="{\"destination\":{\"latitude\":52.3676,\"longitude\":4.9041,\"radius_m\":14500},\"check_in\":\"$ci\",\"check_out\":\"$co\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\",\"limit\":20}"
 for c in "${checkouts[@]}"; do
-  c=$(cd "$c" && pwd)
-  label=$(git -C "$c" rev-parse --short HEAD 2>/dev/null || basename "$c")
-  git -C "$c" diff --quiet HEAD 2>/dev/null || label+="+"
-  dir=$(mktemp -d /tmp/mod_travel-sir-stack.XXXXXX); chmod 755 "$dir"
-  export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
-  export STACK_PG_FAST=1 TRAVEL_SANDBOX_LATENCY="0ms 0ms" TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
-  "$c/scripts/stack.sh" pg-start "$dir" >/dev/null 2>&1
-  "$c/scripts/stack.sh" sandbox-start "$dir" >/dev/null
-  "$c/scripts/stack.sh" httpd-start "$dir" a >/dev/null
-  org=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" org create bench 2>/dev/null | tail -n 1)
-  key=$("$c/bin/travelctl" --db "$(cat "$dir/db.conninfo")" key create --org "$org" --user bench 2>/dev/null | tail -n 1)
+  ir_stack "$c" mod_travel-sir-stack
   url="http://127.0.0.1:$TRAVEL_PORT/v1/hotel/search"
   printf '%s' "$body" >"$out/body.json"
   curl -s -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json"
