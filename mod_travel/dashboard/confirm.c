@@ -6,17 +6,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-void trv_dash_ask_form(trv_html *h, const char *action)
-{
-    trv_html_fmt(h, "<form method=\"get\"><input type=\"hidden\" name=\"confirm\" "
-                    "value=\"%s\">", action);
-}
-
-void trv_dash_hidden(trv_html *h, const char *name, const char *value)
-{
-    trv_html_fmt(h, "<input type=\"hidden\" name=\"%s\" value=\"%s\">", name, value);
-}
-
 /* What each confirmation says and which ids it carries. */
 typedef struct {
     const char *action;   /* the POST action (actions.c) */

@@ -13,11 +13,6 @@
 
 #include <apr_tables.h>
 
-/* The opening of a list button that asks first: a GET form naming the
- * action; the caller adds the id inputs (trv_dash_hidden) and the button. */
-void trv_dash_ask_form(trv_html *h, const char *action);
-/* A hidden input. */
-void trv_dash_hidden(trv_html *h, const char *name, const char *value);
 /* The confirmation page the query asks for, or NULL when it asks for none
  * (no `confirm`); a query naming an unknown action or malformed ids gets a
  * page that says so, with no form. */

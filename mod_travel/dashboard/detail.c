@@ -1,7 +1,6 @@
 #include "detail.h"
 #include "actions.h"
 #include "api_call.h"
-#include "confirm.h"
 #include "page.h"
 #include "core/ids.h"
 #include "core/json.h"

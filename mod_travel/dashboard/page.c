@@ -2,7 +2,6 @@
 #include "api_call.h"
 #include "bookings.h"
 #include "charts.h"
-#include "confirm.h"
 #include "account/keys.h"
 #include "core/clock.h"
 #include "core/registry.h"
@@ -74,6 +73,17 @@ const char *trv_dash_refusal(apr_pool_t *p, const char *style_nonce, const char 
     trv_dash_head(h, style_nonce, title);
     trv_html_fmt(h, "<h1>%s</h1>\n<p>%s</p>\n</body></html>\n", title, message);
     return trv_html_done(h);
+}
+
+void trv_dash_ask_form(trv_html *h, const char *action)
+{
+    trv_html_fmt(h, "<form method=\"get\"><input type=\"hidden\" name=\"confirm\" "
+                    "value=\"%s\">", action);
+}
+
+void trv_dash_hidden(trv_html *h, const char *name, const char *value)
+{
+    trv_html_fmt(h, "<input type=\"hidden\" name=\"%s\" value=\"%s\">", name, value);
 }
 
 void trv_dash_form(trv_html *h, const trv_dash_ctx *x, const char *action)

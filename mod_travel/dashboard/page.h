@@ -16,6 +16,12 @@ const char *trv_dash_refusal(apr_pool_t *p, const char *style_nonce, const char 
 void trv_dash_head(trv_html *h, const char *nonce, const char *title);
 /* Opens a form posting `action` back to the page, with the CSRF token. */
 void trv_dash_form(trv_html *h, const trv_dash_ctx *x, const char *action);
+/* The opening of a list button that asks first (confirm.h): a GET form
+ * naming the action; the caller adds the id inputs (trv_dash_hidden) and
+ * the button. */
+void trv_dash_ask_form(trv_html *h, const char *action);
+/* A hidden input. */
+void trv_dash_hidden(trv_html *h, const char *name, const char *value);
 
 /* A subscription's deliveries as the API lists them (query: its limit,
  * offset, status), each with its link and Replay; returns the API's

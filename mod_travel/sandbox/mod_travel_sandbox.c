@@ -453,6 +453,9 @@ static int handler(request_rec *r)
     else {
         if (sbx_duffel_path(req.path)) {
             sbx_duffel_path_fix(&req);
+            /* Duffel (Air and Stays) documents no Idempotency-Key and
+             * ignores the header: so does the sandbox, from the door. */
+            apr_table_unset(req.headers, "Idempotency-Key");
         }
         if (sbx_is_api_path(req.path)) {
             simulate_latency(&c->set, &req);

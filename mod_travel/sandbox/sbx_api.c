@@ -1,6 +1,5 @@
 /* Helpers of the simulated APIs; see sbx_api.h. */
 #include "sbx_api.h"
-#include "air/duffel.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/money.h"
@@ -122,13 +121,12 @@ static const char *request_hash(trv_req *req)
     return hex;
 }
 
-/* The request's Idempotency-Key, where the simulated API honours one:
- * not Duffel's (Air or Stays), which documents none (its header is
- * ignored, as Duffel ignores it). */
+/* The request's Idempotency-Key. The simulated APIs that document none
+ * (Duffel's, some cancels) have it removed before they get here. */
 static const char *idem_key(trv_req *req)
 {
     const char *k = apr_table_get(req->headers, "Idempotency-Key");
-    return (k && *k && !sbx_duffel_path(req->path)) ? k : NULL;
+    return (k && *k) ? k : NULL;
 }
 
 static const char *idem_scope(trv_req *req)
