@@ -12,6 +12,26 @@
 -- LIMIT 1, an index probe of the primary key): the planner's estimate for
 -- a jsonb array is 100 rows whatever its size, which must not turn the
 -- lookups into a scan of the whole table.
+-- hotel_map_known(pages of members): per element (a JSON array of
+-- {"supplier","id"}), from 0, the id every member maps to already, NULL
+-- when one is not mapped. The gateway asks it first, with the members only
+-- (hotel/hotel_store.c), and hotel_map_page below begins with it.
+CREATE OR REPLACE FUNCTION hotel_map_known(p jsonb) RETURNS TABLE (i integer, id text)
+LANGUAGE sql STABLE AS $$
+    SELECT (el.ord - 1)::integer,
+           CASE WHEN count(x.hotel_id) = count(*)
+                THEN (array_agg(x.hotel_id ORDER BY x.created_at, x.hotel_id))[1] END
+      FROM jsonb_array_elements(p) WITH ORDINALITY AS el(value, ord)
+      LEFT JOIN LATERAL jsonb_to_recordset(el.value) AS m(supplier text, id text) ON true
+      LEFT JOIN LATERAL (
+            SELECT s.hotel_id, h.created_at
+              FROM hotel_supplier_ids s JOIN hotels h ON h.id = s.hotel_id
+             WHERE s.supplier = m.supplier AND s.supplier_hotel_id = m.id
+             LIMIT 1) x ON true
+     GROUP BY el.ord
+     ORDER BY el.ord
+$$;
+
 CREATE OR REPLACE FUNCTION hotel_map_page(p jsonb) RETURNS TABLE (i integer, id text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -21,19 +41,9 @@ DECLARE
     v text;
     known text[];
 BEGIN
-    SELECT array_agg(k.v ORDER BY k.ord) INTO known
-      FROM (SELECT el.ord,
-                   CASE WHEN count(x.hotel_id) = count(*)
-                        THEN (array_agg(x.hotel_id ORDER BY x.created_at, x.hotel_id))[1] END AS v
-              FROM jsonb_array_elements(p) WITH ORDINALITY AS el(value, ord)
-              LEFT JOIN LATERAL jsonb_to_recordset(el.value->'members')
-                        AS m(supplier text, id text) ON true
-              LEFT JOIN LATERAL (
-                    SELECT s.hotel_id, h.created_at
-                      FROM hotel_supplier_ids s JOIN hotels h ON h.id = s.hotel_id
-                     WHERE s.supplier = m.supplier AND s.supplier_hotel_id = m.id
-                     LIMIT 1) x ON true
-             GROUP BY el.ord) k;
+    SELECT array_agg(k.id ORDER BY k.i) INTO known
+      FROM hotel_map_known((SELECT jsonb_agg(el.value->'members' ORDER BY el.ord)
+                              FROM jsonb_array_elements(p) WITH ORDINALITY AS el(value, ord))) k;
     -- (An empty page: known is NULL, and no rows.)
     IF array_position(known, NULL) IS NULL THEN
         RETURN QUERY SELECT g - 1, known[g] FROM generate_subscripts(known, 1) g;

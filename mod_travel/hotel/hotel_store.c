@@ -50,21 +50,13 @@ int trv_hhotel_place_area(trv_req *req, trv_resp *resp, const char *place_id,
 
 /* The page's lookup: per group (its members, a JSON array of
  * {"supplier","id"}), the id hotel_map_page (sql/390) answers when every
- * member is mapped already -- the same expression as its first statement --
+ * member is mapped already (hotel_map_known, which the function begins with)
  * and NULL otherwise. Read-only, and it needs only the members: nearly every
  * page is all known, and then neither a new htl_ id nor a hotel's details
  * is made or sent (making them was a third of a search's instructions,
  * docs/performance.md, "The hotel search's gateway CPU"). */
 static const trv_stmt known_stmt = {"trv_hotel_map_known",
-    "SELECT el.ord - 1 AS i, "
-    "CASE WHEN count(x.hotel_id) = count(*) "
-    "THEN (array_agg(x.hotel_id ORDER BY x.created_at, x.hotel_id))[1] END AS id "
-    "FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS el(value, ord) "
-    "LEFT JOIN LATERAL jsonb_to_recordset(el.value) AS m(supplier text, id text) ON true "
-    "LEFT JOIN LATERAL (SELECT s.hotel_id, h.created_at "
-    "FROM hotel_supplier_ids s JOIN hotels h ON h.id = s.hotel_id "
-    "WHERE s.supplier = m.supplier AND s.supplier_hotel_id = m.id LIMIT 1) x ON true "
-    "GROUP BY el.ord ORDER BY el.ord"};
+    "SELECT i, id FROM hotel_map_known(%s::jsonb) ORDER BY i"};
 
 static void members_text(trv_jtext *t, const trv_hotel_group *g)
 {
