@@ -431,6 +431,19 @@ static void book_fails_502_at_the_supplier_and_charges_nothing(void **state)
     }
 }
 
+/* Waits (15 s at most) for the first order lookup of booking id that
+ * the supplier answered. */
+static void wait_first_lookup(const char *id)
+{
+    const char *p[1] = {id};
+    long t0 = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
+                        "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
+           && e2e_now_ms() - t0 < 15000) {
+        e2e_sleep_ms(200);
+    }
+}
+
 /* Book sent, no usable answer: the connection closed after the supplier
  * made the order, or the answer is not JSON (the sandbox then made
  * nothing, which mod_travel cannot know). Whether the ticket exists is
@@ -482,12 +495,7 @@ static void book_answer_lost_is_result_unknown(void **state)
             /* The job looks the order up (GET /air/orders, recorded among
              * the booking's supplier calls) and finds none. */
             const char *p[1] = {id};
-            long t0 = e2e_now_ms();
-            while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
-                                "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
-                   && e2e_now_ms() - t0 < 15000) {
-                e2e_sleep_ms(200);
-            }
+            wait_first_lookup(id);
             assert_true(e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
                                      "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1,
                                      p) >= 1);
@@ -525,19 +533,6 @@ static void lose_book_answer(const char *path, const char *id, const char *tag)
     fe_fault_clear(rid);
     free(rid);
     assert_int_equal(orders(id), 0);
-}
-
-/* Waits (15 s at most) for the first order lookup of booking id that
- * the supplier answered. */
-static void wait_first_lookup(const char *id)
-{
-    const char *p[1] = {id};
-    long t0 = e2e_now_ms();
-    while (e2e_sql_long("SELECT count(*) FROM supplier_calls WHERE booking_id = $1 "
-                        "AND operation = 'GET /air/orders' AND outcome = 'ok'", 1, p) < 1
-           && e2e_now_ms() - t0 < 15000) {
-        e2e_sleep_ms(200);
-    }
 }
 
 /* The offer expired well before now (past the grace for late orders);
