@@ -10,6 +10,7 @@
  * background jobs included), so tests running side by side never take each
  * other's faults. */
 #include "faults.h"
+#include "changes.h"
 #include "sbx_api.h"
 #include "core/json.h"
 #include "core/validate.h"
@@ -31,7 +32,9 @@
  *   t: unless r fires, the first other fault that matches is taken (its
  *      remaining count spent, checked again on the row: a concurrent taker
  *      may have spent it).
- * The two touch different rows (per_second set or not). */
+ * The two touch different rows (per_second set or not). A last row,
+ * action 'none', says that the target has no fault left at all, so the
+ * caller may stop asking until the faults change (changes.h). */
 static const trv_stmt take_stmt = {"sbx_fault_take",
     "WITH r AS (UPDATE sandbox.faults f SET "
     "win_calls = CASE WHEN f.win = s.sec THEN f.win_calls + 1 ELSE 1 END, win = s.sec, "
@@ -56,7 +59,10 @@ static const trv_stmt take_stmt = {"sbx_fault_take",
     "RETURNING f.action, f.status, f.code, f.message, f.retry_after, "
     "f.headers::text AS headers, f.delay_ms) "
     "SELECT action, status, code, message, retry_after, headers, delay_ms FROM r WHERE fire "
-    "UNION ALL SELECT action, status, code, message, retry_after, headers, delay_ms FROM t"};
+    "UNION ALL SELECT action, status, code, message, retry_after, headers, delay_ms FROM t "
+    "UNION ALL SELECT 'none', NULL::int, NULL, NULL, NULL, NULL, NULL::int WHERE NOT EXISTS "
+    "(SELECT 1 FROM sandbox.faults g WHERE g.target = %s "
+    "AND (g.remaining IS NULL OR g.remaining > 0))"};
 
 static const trv_stmt add_stmt = {"sbx_fault_add",
     "INSERT INTO sandbox.faults (target, scope, exact, method, path, path_like, action, "
@@ -303,22 +309,32 @@ apr_status_t sbx_fault_add(trv_dbc *c, apr_pool_t *p, const sbx_fault_rule *rule
     }
     *row = NULL;
     if (rv == APR_SUCCESS && rows->n == 1) {
+        sbx_changes_made();
         *row = trv_json_bind(p, fault_json(rows, 0));
     }
     return rv;
 }
 
 apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const char *key,
-                            const char *method, const char *path, sbx_fault **out)
+                            const char *method, const char *path, sbx_fault **out, int *none)
 {
     trv_rows *rows;
     apr_status_t rv = trv_db_select(c, p, &take_stmt, &rows,
                                     TRV_DB_ARGS(target, key, method, path, target, key, key,
-                                                method, path));
+                                                method, path, target));
     sbx_fault *f;
     *out = NULL;
+    if (none) {
+        *none = 0;
+    }
     if (rv != APR_SUCCESS || rows->n == 0) {
         return rv;
+    }
+    if (strcmp(trv_rows_get(rows, 0, "action"), "none") == 0) {
+        if (none) {
+            *none = 1;
+        }
+        return APR_SUCCESS;
     }
     f = apr_pcalloc(p, sizeof(*f));
     f->action = trv_rows_get(rows, 0, "action");
@@ -359,11 +375,15 @@ void sbx_fault_wait(const trv_req *req, trv_resp *resp, const sbx_fault *f)
 
 sbx_fault_outcome sbx_api_fault(trv_req *req, trv_resp *resp)
 {
-    const char *rest, *api = sbx_api_of(req->path, &rest);
+    /* Per API (sbx_api_of's order): it had no fault at that version. */
+    static sbx_none_memo none_at[SBX_APIS];
+    int which = 0, none = 0;
+    const char *rest, *api = sbx_api_of(req->path, &rest, &which);
+    apr_uint32_t v = sbx_changes_now();
     trv_dbc *c;
     sbx_fault *f = NULL;
 
-    if (!api) {
+    if (!api || sbx_changes_none(&none_at[which], v)) {
         return SBX_FAULT_NONE;
     }
     /* Failing to read the faults must not fail the API itself. */
@@ -372,13 +392,16 @@ sbx_fault_outcome sbx_api_fault(trv_req *req, trv_resp *resp)
                     TRVLOGNO(1200) "sandbox faults unreadable: " TRV_DB_UNAVAILABLE);
         return SBX_FAULT_NONE;
     }
-    if (sbx_fault_take(c, req->pool, api, req->request_id, req->method, rest, &f)
+    if (sbx_fault_take(c, req->pool, api, req->request_id, req->method, rest, &f, &none)
         != APR_SUCCESS) {
         trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
                     TRVLOGNO(1201) "sandbox faults unreadable: %s",
                     c->error ? c->error : "failed");
     }
     trv_db_close(req->env->db, c);
+    if (none) {
+        sbx_changes_note_none(&none_at[which], v);
+    }
     if (!f) {
         return SBX_FAULT_NONE;
     }

@@ -53,9 +53,10 @@ void sbx_fault_parse(apr_pool_t *p, const json_t *body, sbx_fault_rule *rule,
 apr_status_t sbx_fault_add(trv_dbc *c, apr_pool_t *p, const sbx_fault_rule *rule,
                            json_t **row);
 /* Takes one use of the oldest fault of target matching key, method and
- * path; *out is NULL when none matches. */
+ * path; *out is NULL when none matches. *none (may be NULL) is 1 when
+ * target has no fault with uses left at all. */
 apr_status_t sbx_fault_take(trv_dbc *c, apr_pool_t *p, const char *target, const char *key,
-                            const char *method, const char *path, sbx_fault **out);
+                            const char *method, const char *path, sbx_fault **out, int *none);
 /* Deletes the faults of target with exactly this scope (NULL: the
  * request-id faults of every API); *n counts them. */
 apr_status_t sbx_fault_clear(trv_dbc *c, apr_pool_t *p, const char *target, const char *scope,

@@ -97,7 +97,8 @@ sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const 
         fail_db(req, resp, NULL, 801);
         return SBX_FAULT_ANSWERED;
     }
-    if (sbx_fault_take(c, req->pool, "inbox", inbox, req->method, req->path, &f)
+    if (sbx_fault_take(c, req->pool, "inbox", inbox, req->method, req->path, &f,
+                       NULL)
         != APR_SUCCESS) {
         fail_db(req, resp, c, 802);
         return SBX_FAULT_ANSWERED;

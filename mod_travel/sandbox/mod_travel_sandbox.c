@@ -28,6 +28,8 @@
 #include "http_request.h"
 #include "mpm_common.h"
 
+#include "changes.h"
+
 #include <apr_atomic.h>
 #include <apr_strings.h>
 
@@ -279,6 +281,11 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
             return HTTP_INTERNAL_SERVER_ERROR;
         }
         curl_ready = 1;
+    }
+    if (sbx_changes_init(s->process->pool) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, TRVLOGNO(3870) "sandbox: no shared "
+                     "memory for the settings' version: faults and price factors are read "
+                     "on every request [request_id -]");
     }
     world = NULL;
     hotels = NULL;

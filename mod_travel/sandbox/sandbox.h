@@ -65,11 +65,13 @@ sbx_fault_outcome trv_sandbox_inbox_receive(trv_req *req, trv_resp *resp, const 
  * /hotels/b, /hotels/c: each hotel supplier's own scheme). Other paths
  * pass. */
 int sbx_authenticate(trv_req *req, trv_resp *resp);
-/* 1 when the path belongs to one of the three simulated APIs. */
+/* 1 when the path belongs to one of the simulated APIs. */
 int sbx_is_api_path(const char *path);
 /* The simulated API a path belongs to (supplier_a, supplier_b, payments,
  * hotel_a, hotel_b, hotel_c)
- * or NULL; *rest (may be NULL) is the path under the API's base. */
-const char *sbx_api_of(const char *path, const char **rest);
+ * or NULL; *rest (may be NULL) is the path under the API's base, *which
+ * (may be NULL) its place in that list, below SBX_APIS. */
+#define SBX_APIS 6
+const char *sbx_api_of(const char *path, const char **rest, int *which);
 
 #endif

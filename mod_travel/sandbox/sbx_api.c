@@ -362,19 +362,22 @@ static int under(const char *path, const char *prefix)
     return strncmp(path, prefix, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-const char *sbx_api_of(const char *path, const char **rest)
+const char *sbx_api_of(const char *path, const char **rest, int *which)
 {
     static const struct {
         const char *base, *name;
-    } apis[] = {
+    } apis[SBX_APIS] = {
         {"/suppliers/a", "supplier_a"}, {"/suppliers/b", "supplier_b"}, {"/payments", "payments"},
         {"/hotels/a", "hotel_a"}, {"/hotels/b", "hotel_b"}, {"/hotels/c", "hotel_c"},
     };
-    size_t i;
-    for (i = 0; i < sizeof(apis) / sizeof(apis[0]); i++) {
+    int i;
+    for (i = 0; i < SBX_APIS; i++) {
         if (under(path, apis[i].base)) {
             if (rest) {
                 *rest = path[strlen(apis[i].base)] ? path + strlen(apis[i].base) : "/";
+            }
+            if (which) {
+                *which = i;
             }
             return apis[i].name;
         }
@@ -384,7 +387,7 @@ const char *sbx_api_of(const char *path, const char **rest)
 
 int sbx_is_api_path(const char *path)
 {
-    return sbx_api_of(path, NULL) != NULL;
+    return sbx_api_of(path, NULL, NULL) != NULL;
 }
 
 static int same_secret(const char *given, const char *want)

@@ -4,6 +4,7 @@
  *   POST   /sandbox/hotel-prices  {supplier, supplier_hotel_id, factor}
  *   DELETE /sandbox/hotel-prices  every factor goes */
 #include "hotel.h"
+#include "sandbox/changes.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/validate.h"
@@ -113,9 +114,16 @@ int sbx_need_hotels(trv_req *req, trv_resp *resp)
 
 int sbx_hfactors(trv_req *req, trv_resp *resp, int s, apr_hash_t **out)
 {
+    /* Per supplier: it had no factor at that version (changes.h). */
+    static sbx_none_memo none_at[3];
+    apr_uint32_t v = sbx_changes_now();
     trv_dbc *c;
     trv_rows *rows;
     int i;
+    *out = apr_hash_make(req->pool);
+    if (sbx_changes_none(&none_at[s], v)) {
+        return 0;
+    }
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         sbx_db_fail(req, resp, NULL, 1700, "reading hotel price factors");
         return -1;
@@ -126,7 +134,9 @@ int sbx_hfactors(trv_req *req, trv_resp *resp, int s, apr_hash_t **out)
         return -1;
     }
     trv_db_close(req->env->db, c);
-    *out = apr_hash_make(req->pool);
+    if (rows->n == 0) {
+        sbx_changes_note_none(&none_at[s], v);
+    }
     for (i = 0; i < rows->n; i++) {
         apr_hash_set(*out, trv_rows_get(rows, i, "supplier_hotel_id"), APR_HASH_KEY_STRING,
                      (void *)(intptr_t)trv_rows_int(rows, i, "factor_permille", 1000));
@@ -229,6 +239,7 @@ static void set_prices(trv_req *req, trv_resp *resp)
         return;
     }
     trv_db_close(req->env->db, c);
+    sbx_changes_made();
     trv_ok(req, resp, 200, json_pack("{s:s,s:s,s:s,s:s}", "supplier", sbx_hsupplier_name(s),
                                      "supplier_hotel_id", sid, "factor",
                                      sbx_amount(req->pool, pm, "KWD"), "hotel_name",
