@@ -5,7 +5,7 @@
 #include <apr_strings.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <pthread.h>
 #include <string.h>
 
 #define NONCE_LEN 12
@@ -43,37 +43,82 @@ char *trv_crypt_sha256_hex(apr_pool_t *p, const char *s, apr_size_t len)
     return digest_hex(p, s, len, 256);
 }
 
-int trv_crypt_hmac(const unsigned char *key, apr_size_t key_len, const void *msg,
-                   apr_size_t msg_len, unsigned char mac[TRV_CRYPT_SHA256_LEN])
+/* SHA-256, fetched once per process: OpenSSL 3 looks an algorithm up in
+ * its provider store (locks, a hash table) at every implicit use. */
+static EVP_MD *sha256;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
 {
-    unsigned int mac_len = 0;
-    return HMAC(EVP_sha256(), key, (int)key_len, msg, msg_len, mac, &mac_len) != NULL
-                   && mac_len == TRV_CRYPT_SHA256_LEN
-               ? 0 : -1;
+    sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 }
 
+/* One pass of HMAC: the digest of (k XOR the pad byte) followed by the
+ * parts. */
+static int padded_digest(EVP_MD_CTX *ctx, const unsigned char k[64], unsigned char byte,
+                         int n, const void *const *parts, const apr_size_t *lens,
+                         unsigned char *out)
+{
+    unsigned char pad[64];
+    unsigned int len = 0;
+    int i, ok;
+    for (i = 0; i < (int)sizeof(pad); i++) {
+        pad[i] = k[i] ^ byte;
+    }
+    ok = EVP_DigestInit_ex(ctx, sha256, NULL) && EVP_DigestUpdate(ctx, pad, sizeof(pad));
+    for (i = 0; ok && i < n; i++) {
+        ok = EVP_DigestUpdate(ctx, parts[i], lens[i]);
+    }
+    ok = ok && EVP_DigestFinal_ex(ctx, out, &len) && len == TRV_CRYPT_SHA256_LEN;
+    OPENSSL_cleanse(pad, sizeof(pad));
+    return ok ? 0 : -1;
+}
+
+/* HMAC-SHA256 (RFC 2104) made from the digest rather than with HMAC():
+ * OpenSSL 3's one-shot HMAC() fetches the MAC and the digest and builds
+ * three contexts per call, which made each sealed hotel offer and each
+ * sandbox rate token cost several times its hashing (a hotel offers
+ * answer seals fifty; docs/performance.md). tests/unit/test_crypt.c checks
+ * it against RFC 4231's vectors and HMAC(). */
 int trv_crypt_hmac_parts(const unsigned char *key, apr_size_t key_len, int n,
                          const void *const *parts, const apr_size_t *lens,
                          unsigned char mac[TRV_CRYPT_SHA256_LEN])
 {
-    unsigned char buf[512], *msg = buf, *o;
-    apr_size_t total = 0;
-    int i, rc;
-    for (i = 0; i < n; i++) {
-        total += lens[i];
-    }
-    /* Short messages (tokens, CSRF) stay on the stack. */
-    if (total > sizeof(buf) && !(msg = OPENSSL_malloc(total))) {
+    unsigned char k[64], inner[TRV_CRYPT_SHA256_LEN];
+    const void *outer[1] = {inner};
+    const apr_size_t outer_len[1] = {sizeof(inner)};
+    unsigned int klen = 0;
+    EVP_MD_CTX *ctx;
+    int rc = -1;
+    pthread_once(&sha256_once, sha256_fetch);
+    if (!sha256 || !(ctx = EVP_MD_CTX_new())) {
         return -1;
     }
-    for (o = msg, i = 0; i < n; o += lens[i], i++) {
-        memcpy(o, parts[i], lens[i]);
+    memset(k, 0, sizeof(k));
+    if (key_len > sizeof(k)) {
+        if (!EVP_DigestInit_ex(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, key, key_len)
+            || !EVP_DigestFinal_ex(ctx, k, &klen)) {
+            goto done;
+        }
     }
-    rc = trv_crypt_hmac(key, key_len, msg, total, mac);
-    if (msg != buf) {
-        OPENSSL_free(msg);
+    else if (key_len > 0) {
+        memcpy(k, key, key_len);
     }
+    if (padded_digest(ctx, k, 0x36, n, parts, lens, inner) == 0
+        && padded_digest(ctx, k, 0x5c, 1, outer, outer_len, mac) == 0) {
+        rc = 0;
+    }
+done:
+    EVP_MD_CTX_free(ctx);
+    OPENSSL_cleanse(k, sizeof(k));
+    OPENSSL_cleanse(inner, sizeof(inner));
     return rc;
+}
+
+int trv_crypt_hmac(const unsigned char *key, apr_size_t key_len, const void *msg,
+                   apr_size_t msg_len, unsigned char mac[TRV_CRYPT_SHA256_LEN])
+{
+    return trv_crypt_hmac_parts(key, key_len, 1, &msg, &msg_len, mac);
 }
 
 int trv_crypt_equal(const void *a, const void *b, apr_size_t len)

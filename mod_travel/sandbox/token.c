@@ -1,10 +1,9 @@
 /* base64url and signed tokens; see token.h. */
 #include "token.h"
+#include "core/crypt.h"
 
 #include <apr_strings.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <pthread.h>
 #include <string.h>
 
 /* ---- base64url ---- */
@@ -70,61 +69,19 @@ unsigned char *sbx_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len)
 
 #define TOKEN_TAG 10
 
-/* SHA-256, fetched once per process: OpenSSL 3 looks an algorithm up in
- * its provider store (locks, a hash table) at every implicit use. */
-static EVP_MD *sha256;
-static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
-
-static void sha256_fetch(void)
+/* HMAC-SHA256 of msg under key (core/crypt.c's, made from the digest),
+ * its first TOKEN_TAG bytes; -1 (the tag all zeros) when OpenSSL failed.
+ * tests/unit/test_sandbox_jtext.c compares it with OpenSSL's HMAC(). */
+static int tag_of(const char *key, const char *msg, apr_size_t len, unsigned char *tag)
 {
-    sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
-}
-
-/* One pass of HMAC: the digest of (k XOR the pad byte) followed by msg. */
-static void padded_digest(EVP_MD_CTX *ctx, const unsigned char *k, unsigned char byte,
-                          const void *msg, apr_size_t len, unsigned char *out)
-{
-    unsigned char pad[64];
-    unsigned int n = 0;
-    apr_size_t i;
-    for (i = 0; i < sizeof(pad); i++) {
-        pad[i] = k[i] ^ byte;
+    unsigned char mac[TRV_CRYPT_SHA256_LEN];
+    int rc = trv_crypt_hmac((const unsigned char *)key, strlen(key), msg, len, mac);
+    if (rc != 0) {
+        memset(mac, 0, sizeof(mac));
     }
-    EVP_DigestInit_ex(ctx, sha256, NULL);
-    EVP_DigestUpdate(ctx, pad, sizeof(pad));
-    EVP_DigestUpdate(ctx, msg, len);
-    EVP_DigestFinal_ex(ctx, out, &n);
-    OPENSSL_cleanse(pad, sizeof(pad));
-}
-
-/* HMAC-SHA256 (RFC 2104) of msg under key, its first TOKEN_TAG bytes.
- * Made from the digest rather than with HMAC(): OpenSSL 3's one-shot
- * HMAC() fetches the MAC and the digest and builds three contexts per
- * call, which made each rate's token cost several times its hashing (a
- * hotel search answer signs a hundred or more; docs/performance.md). The
- * same tag: tests/unit/test_sandbox_jtext.c compares it with HMAC(). */
-static void tag_of(const char *key, const char *msg, apr_size_t len, unsigned char *tag)
-{
-    unsigned char k[64], inner[EVP_MAX_MD_SIZE], mac[EVP_MAX_MD_SIZE];
-    apr_size_t klen = strlen(key);
-    unsigned int n = 0;
-    EVP_MD_CTX *ctx;
-    pthread_once(&sha256_once, sha256_fetch);
-    ctx = EVP_MD_CTX_new();
-    memset(k, 0, sizeof(k));
-    if (klen > sizeof(k)) {
-        EVP_DigestInit_ex(ctx, sha256, NULL);
-        EVP_DigestUpdate(ctx, key, klen);
-        EVP_DigestFinal_ex(ctx, k, &n);
-    }
-    else {
-        memcpy(k, key, klen);
-    }
-    padded_digest(ctx, k, 0x36, msg, len, inner);
-    padded_digest(ctx, k, 0x5c, inner, EVP_MD_size(sha256), mac);
-    EVP_MD_CTX_free(ctx);
-    OPENSSL_cleanse(k, sizeof(k));
     memcpy(tag, mac, TOKEN_TAG);
+    OPENSSL_cleanse(mac, sizeof(mac));
+    return rc;
 }
 
 char *sbx_token_seal(apr_pool_t *p, const char *key, const char *payload)
@@ -132,7 +89,7 @@ char *sbx_token_seal(apr_pool_t *p, const char *key, const char *payload)
     apr_size_t len = strlen(payload);
     unsigned char *buf = apr_palloc(p, len + TOKEN_TAG);
     memcpy(buf, payload, len);
-    tag_of(key, payload, len, buf + len);
+    (void)tag_of(key, payload, len, buf + len);   /* a zero tag opens nothing */
     return sbx_b64url(p, buf, len + TOKEN_TAG);
 }
 
@@ -148,6 +105,8 @@ char *sbx_token_open(apr_pool_t *p, const char *key, const char *token)
     if (strlen(msg) != len - TOKEN_TAG) {
         return NULL;
     }
-    tag_of(key, msg, len - TOKEN_TAG, tag);
+    if (tag_of(key, msg, len - TOKEN_TAG, tag) != 0) {
+        return NULL;
+    }
     return CRYPTO_memcmp(tag, raw + len - TOKEN_TAG, TOKEN_TAG) == 0 ? msg : NULL;
 }

@@ -13,6 +13,8 @@
 # run: the second and third suppliers' calls)) while the same search (a page of 20 of the 30
 # hotels, one stay) is sent 10 and then 40 times (ab, keep-alive); the
 # difference over 30 is one search. The sandbox and PostgreSQL run normally.
+# KIND=offers counts search.sh's hotel offers request instead (10 of the
+# area's hotels, found by a first search, up to 5 offers each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,17 +29,27 @@ total() { callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null \
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 ci=$(date -u -d "+30 days" +%F); co=$(date -u -d "+33 days" +%F)
-body="{\"destination\":{\"latitude\":52.3676,\"longitude\":4.9041,\"radius_m\":14500},\"check_in\":\"$ci\",\"check_out\":\"$co\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\",\"limit\":20}"
+kind=${KIND:-search}
+case "$kind" in search|offers) ;; *) echo "search-ir.sh: KIND is search or offers" >&2; exit 1;; esac
+stay="\"check_in\":\"$ci\",\"check_out\":\"$co\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\""
+body="{\"destination\":{\"latitude\":52.3676,\"longitude\":4.9041,\"radius_m\":14500},$stay,\"limit\":20}"
 for c in "${checkouts[@]}"; do
   ir_stack "$c" mod_travel-sir-stack
   url="http://127.0.0.1:$TRAVEL_PORT/v1/hotel/search"
   printf '%s' "$body" >"$out/body.json"
-  curl -s -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json"
+  page=$(curl -s -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json")
+  if [ "$kind" = offers ]; then
+    ten=$(echo "$page" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | head -n 10 \
+      | sed 's/.*/"&"/' | paste -sd, -)
+    url="http://127.0.0.1:$TRAVEL_PORT/v1/hotel/offers"
+    printf '{"hotel_ids":[%s],%s,"max_offers_per_hotel":5}' "$ten" "$stay" >"$out/body.json"
+    curl -s -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json"
+  fi
   "$c/scripts/stack.sh" httpd-stop "$dir" a
   sed -e 's/^ThreadsPerChild .*/ThreadsPerChild 8/' -e 's/^MaxRequestWorkers .*/MaxRequestWorkers 16/' \
     "$dir/httpd-a/httpd.conf" >"$dir/httpd-a/ir.conf"
   for n in 10 40; do
-    f="$out/$label.$n"
+    f="$out/$label.$kind.$n"
     : >"$f"; chmod 666 "$f"
     valgrind --tool=callgrind --collect-atstart=no --toggle-collect=ap_read_request \
       --toggle-collect=ap_process_async_request --toggle-collect=run --callgrind-out-file="$f" \
@@ -50,8 +62,8 @@ for c in "${checkouts[@]}"; do
     fi
     kill -TERM "$vg"; wait "$vg" || true; vg=""
   done
-  a=$(total "$out/$label.10"); b=$(total "$out/$label.40")
-  awk -v l="$label" -v d=$((b - a)) 'BEGIN { printf "%-10s hotel search %14.0f Ir/request\n", l, d / 30 }'
+  a=$(total "$out/$label.$kind.10"); b=$(total "$out/$label.$kind.40")
+  awk -v l="$label" -v k="$kind" -v d=$((b - a)) 'BEGIN { printf "%-10s hotel %-6s %14.0f Ir/request\n", l, k, d / 30 }'
   "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; dir=""
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

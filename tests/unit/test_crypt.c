@@ -6,6 +6,8 @@
 #include "unit.h"
 
 #include <apr_strings.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <string.h>
 
 #include "core/crypt.h"
@@ -41,12 +43,35 @@ static void hmac_matches_rfc_4231(void **state)
     assert_int_equal(trv_crypt_hmac_parts((const unsigned char *)"Jefe", 4, 3, parts, lens,
                                           parts_mac), 0);
     assert_memory_equal(mac, parts_mac, sizeof(mac));
-    /* Longer than the stack buffer the parts are joined in. */
+    /* Parts of any length. */
     memset(big, 'x', sizeof(big));
     assert_int_equal(trv_crypt_hmac((const unsigned char *)"k", 1, big, sizeof(big), mac), 0);
     assert_int_equal(trv_crypt_hmac_parts((const unsigned char *)"k", 1, 2, big_parts, big_lens,
                                           parts_mac), 0);
     assert_memory_equal(mac, parts_mac, sizeof(mac));
+}
+
+/* The HMAC is made from the digest (the pads by hand), so the key's
+ * lengths around the block (64 bytes) are where it could go wrong. */
+static void hmac_keys_of_every_length_match_openssl(void **state)
+{
+    apr_pool_t *p = *state;
+    unsigned char key[200], mac[TRV_CRYPT_SHA256_LEN], want[TRV_CRYPT_SHA256_LEN];
+    const char *msg = "Test Using Larger Than Block-Size Key - Hash Key First";
+    unsigned int n = 0;
+    size_t klen;
+    /* RFC 4231, test case 6: a 131-byte key is hashed first. */
+    memset(key, 0xaa, 131);
+    assert_int_equal(trv_crypt_hmac(key, 131, msg, strlen(msg), mac), 0);
+    assert_string_equal(trv_crypt_hex(p, mac, sizeof(mac)),
+                        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+    for (klen = 0; klen <= sizeof(key); klen++) {
+        key[klen ? klen - 1 : 0] = (unsigned char)(klen * 7 + 1);
+        assert_int_equal(trv_crypt_hmac(key, klen, msg, klen % 40, mac), 0);
+        assert_non_null(HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg,
+                             klen % 40, want, &n));
+        assert_memory_equal(mac, want, sizeof(mac));
+    }
 }
 
 static void equal_compares_bytes(void **state)
@@ -119,6 +144,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(digests_match_the_published_vectors, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(hmac_matches_rfc_4231, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(hmac_keys_of_every_length_match_openssl, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test_setup_teardown(equal_compares_bytes, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(base64_round_trips_and_refuses_garbage, pool_setup,
                                         pool_teardown),
