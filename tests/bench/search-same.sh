@@ -30,9 +30,17 @@ area='"destination":{"latitude":52.3676,"longitude":4.9041,"radius_m":14500}'
 q() { curl -s -H "x-api-key: $KEY" -H 'content-type: application/json' "http://127.0.0.1:$1/v1/$2" -d "$3"; }
 all=$(q $TRAVEL_PORT hotel/search "{$area,$stay,\"limit\":50}")
 ten=$(echo "$all" | grep -o '"hotel_id":"htl_[^"]*"' | cut -d'"' -f4 | head -n 10 | sed 's/.*/"&"/' | paste -sd, -)
+# Each supplier's own ids too (up to 10 of the area's each), so that every
+# adapter's offers are compared, not only those of the first that sells a
+# hotel.
+own=()
+for sup in SUPPLIER_A SUPPLIER_B SUPPLIER_C; do
+  sids=$(psql -qtA "$(cat "$dir/db.conninfo")" -c "SELECT string_agg('\"' || supplier_hotel_id || '\"', ',') FROM (SELECT supplier_hotel_id FROM hotel_supplier_ids WHERE supplier = '$sup' ORDER BY supplier_hotel_id LIMIT 10) s")
+  [ -n "$sids" ] && own+=("hotel/offers|{\"supplier\":\"$sup\",\"supplier_hotel_ids\":[$sids],$stay,\"max_offers_per_hotel\":5}")
+done
 n=0 status=0
 for r in "hotel/search|{$area,$stay,\"limit\":50}" "hotel/search|{$area,$stay,\"limit\":20}" \
-         "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" \
+         "hotel/offers|{\"hotel_ids\":[$ten],$stay,\"max_offers_per_hotel\":5}" "${own[@]}" \
          "flight/offers|{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"$ci\"}],\"passengers\":{\"adults\":1},\"limit\":50}" \
          "flight/offers|{\"journeys\":[{\"origin\":\"LHR\",\"destination\":\"JFK\",\"date\":\"$ci\"},{\"origin\":\"JFK\",\"destination\":\"LHR\",\"date\":\"$co\"}],\"passengers\":{\"adults\":2,\"children\":1},\"limit\":50}"; do
   n=$((n+1))

@@ -346,70 +346,96 @@ static const json_t *request_currency(const json_t *pricing, const char *what)
                            "request_currency");
 }
 
+/* request_currency on the reader. */
+static const trv_jval *request_currency_jval(const trv_jval *pricing, const char *what)
+{
+    return trv_jval_get(trv_jval_get(trv_jval_get(pricing, "totals"), what), "request_currency");
+}
+
 /* The board of a rate from its amenities (Rapid names meals there). */
-static const char *rate_board(const json_t *rate)
+static const char *rate_board(const trv_jval *rate)
 {
     static const char *const words[][2] = {{"all inclusive", "AI"}, {"half board", "HB"},
                                            {"full board", "FB"}, {"breakfast", "BB"}};
     const char *k, *name;
-    const json_t *a;
-    size_t i;
-    json_object_foreach(json_object_get(rate, "amenities"), k, a) {
-        name = trv_json_str(a, "name");
+    const trv_jval *a;
+    size_t i, m;
+    trv_jval_foreach_member(trv_jval_get(rate, "amenities"), m, k, a) {
+        name = trv_jval_strget(a, "name");
         for (i = 0; name && i < sizeof(words) / sizeof(words[0]); i++) {
             if (strcasestr(name, words[i][0])) {
                 return words[i][1];
             }
         }
     }
+    (void)k;
     return "RO";
 }
 
-/* One rate of a room: its reference is the price-check link (what Rapid
- * books through); each room is priced by its occupancy's pricing. */
-static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
-                    const json_t *room, const json_t *rate, apr_time_t now,
-                    trv_hotel_offer *out)
+/* An offer priced but not built: its room and rate, and its board. */
+typedef struct c_pick {
+    const trv_jval *room, *rate;
+    const char *board;
+} c_pick;
+
+/* One rate of a room, priced for the trim without its document: its
+ * reference is the price-check link (what Rapid books through), its total
+ * every requested room's occupancy price (rate_total_jval). */
+static int priced(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *sid,
+                  const trv_jval *room, const trv_jval *rate, apr_time_t now,
+                  trv_hotel_offer *out)
 {
-    const char *cur = stay->currency, *board, *bk;
-    const char *promo_name = trv_json_str(json_object_get(json_object_get(rate, "promotions"),
-                                                          "deal"), "description");
-    const json_t *bg, *e;
-    json_t *rooms = json_array(), *promos = json_array(), *policy;
-    size_t k;
-    int i;
+    c_pick *k = apr_palloc(ctx->pool, sizeof(*k));
+    const char *href = NULL, *bk;
+    const trv_jval *bg;
+    size_t i;
     memset(out, 0, sizeof(*out));
     out->sid = sid;
     out->expires_at = now + TRV_HOTEL_OFFER_TTL;
-    board = rate_board(rate);
-    json_object_foreach(json_object_get(rate, "bed_groups"), bk, bg) {
-        const char *href = trv_json_str(json_object_get(json_object_get(bg, "links"),
-                                                        "price_check"), "href");
-        /* Rapid's price check states neither: they travel with the link
-         * (after '#', never sent) to prebook. */
-        out->ref = href ? apr_psprintf(ctx->pool, "%s#%s,%s", href, board,
-                                       json_is_true(json_object_get(rate, "refundable"))
-                                           ? "RFN" : "NRF")
-                        : NULL;
+    k->room = room;
+    k->rate = rate;
+    k->board = rate_board(rate);
+    out->unbuilt = k;
+    trv_jval_foreach_member(trv_jval_get(rate, "bed_groups"), i, bk, bg) {
+        href = trv_jval_strget(trv_jval_get(trv_jval_get(bg, "links"), "price_check"), "href");
         break;
     }
-    policy = json_pack("{s:b,s:[]}", "refundable",
-                       json_is_true(json_object_get(rate, "refundable")), "penalties");
-    trv_json_bind(ctx->pool, rooms);
-    trv_json_bind(ctx->pool, promos);
-    trv_json_bind(ctx->pool, policy);
-    if (!out->ref || rate_total(ctx->pool, rate, stay, &out->total_minor) != 0) {
+    (void)bk;
+    /* Rapid's price check states neither: they travel with the link
+     * (after '#', never sent) to prebook. */
+    if (!href) {
         return -1;
     }
+    out->ref = apr_psprintf(ctx->pool, "%s#%s,%s", href, k->board,
+                            trv_jval_is_true(trv_jval_get(rate, "refundable")) ? "RFN" : "NRF");
+    return rate_total_jval(ctx->pool, rate, stay, &out->total_minor);
+}
+
+/* The document of an offer the trim kept: each room priced by its
+ * occupancy's pricing, the rate's promotions and cancel penalties. */
+static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, trv_hotel_offer *out)
+{
+    const c_pick *pk = out->unbuilt;
+    const trv_jval *rate = pk->rate, *e;
+    const char *cur = stay->currency;
+    const char *promo_name = trv_jval_strget(trv_jval_get(trv_jval_get(rate, "promotions"),
+                                                          "deal"), "description");
+    json_t *rooms = trv_json_bind(ctx->pool, json_array());
+    json_t *promos = trv_json_bind(ctx->pool, json_array());
+    json_t *policy = trv_json_bind(ctx->pool, json_pack(
+        "{s:b,s:[]}", "refundable", trv_jval_is_true(trv_jval_get(rate, "refundable")),
+        "penalties"));
+    size_t k;
+    int i;
     for (i = 0; i < stay->n_rooms; i++) {
-        const json_t *pr = json_object_get(json_object_get(rate, "occupancy_pricing"),
-                                           occupancy(ctx->pool, &stay->rooms[i]));
-        const json_t *fees = request_currency(pr, "property_fees");
+        const trv_jval *pr = trv_jval_get(trv_jval_get(rate, "occupancy_pricing"),
+                                          occupancy(ctx->pool, &stay->rooms[i]));
+        const trv_jval *fees = request_currency_jval(pr, "property_fees");
         json_t *ages = json_array();
         apr_int64_t total, due;
         int k2;
-        if (trv_money_minor_of(json_object_get(request_currency(pr, "inclusive"), "value"),
-                               cur, &total)) {
+        if (trv_money_minor_of_jval(trv_jval_get(request_currency_jval(pr, "inclusive"),
+                                                 "value"), cur, &total)) {
             json_decref(ages);
             return -1;
         }
@@ -418,33 +444,39 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         }
         json_array_append_new(rooms, json_pack(
             "{s:i,s:s?,s:s,s:n,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_json_str(room, "room_name"), "board", trv_hwire_board(ctx->pool, board),
+            "name", trv_jval_strget(pk->room, "room_name"),
+            "board", trv_hwire_board(ctx->pool, pk->board),
             "board_name", "adults", stay->rooms[i].adults, "children", ages,
             "total", trv_hwire_money(total, cur),
-            "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"), cur, &due)
+            "due_at_property", fees && !trv_money_minor_of_jval(trv_jval_get(fees, "value"), cur,
+                                                                &due)
                                    ? trv_hwire_money(due, cur) : json_null()));
-        json_array_foreach(json_object_get(pr, "stay"), k, e) {
+        trv_jval_foreach(trv_jval_get(pr, "stay"), k, e) {
+            const char *type = trv_jval_strget(e, "type");
             apr_int64_t m;
-            if (strcmp(trv_json_str(e, "type") ? trv_json_str(e, "type") : "", "promotion") == 0
-                && !trv_money_minor_of(json_object_get(e, "value"), cur, &m)
+            if (strcmp(type ? type : "", "promotion") == 0
+                && !trv_money_minor_of_jval(trv_jval_get(e, "value"), cur, &m)
                 && trv_hwire_promo_add(promos, promo_name ? promo_name : "Promotion",
                                        m < 0 ? -m : m, cur, i) != 0) {
                 return -1;
             }
         }
     }
-    json_array_foreach(json_object_get(rate, "cancel_penalties"), k, e) {
-        if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
-                                  json_object_get(e, "amount"), cur) != 0) {
+    trv_jval_foreach(trv_jval_get(rate, "cancel_penalties"), k, e) {
+        apr_int64_t m;
+        if (trv_money_minor_of_jval(trv_jval_get(e, "amount"), cur, &m) != 0
+            || trv_hwire_penalty_add_minor(ctx->pool, policy, trv_jval_strget(e, "start"), m,
+                                           cur) != 0) {
             return -1;
         }
     }
-    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_json_str(room, "id"), "name", trv_json_str(room, "room_name"),
-        "board", trv_hwire_board(ctx->pool, board), "board_name",
+    out->doc = trv_json_bind(ctx->pool, json_pack(
+        "{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
+        "room_type", "code", trv_jval_strget(pk->room, "id"),
+        "name", trv_jval_strget(pk->room, "room_name"),
+        "board", trv_hwire_board(ctx->pool, pk->board), "board_name",
         "total", trv_hwire_money(out->total_minor, cur),
-        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
-    trv_json_bind(ctx->pool, out->doc);
+        "cancellation_policy", policy, "promotions", promos, "rooms", rooms));
     return 0;
 }
 
@@ -456,27 +488,34 @@ static trv_up_status offers(trv_hotel_ctx *ctx, const trv_hotel_stay *stay,
     trv_up_result res;
     trv_up_status st;
     apr_time_t now = apr_time_now();
-    json_t *h, *room, *rate;
+    const trv_jval *h, *room, *rate;
     size_t i, k, j;
-    st = trv_hwire_call(ctx, "GET", path, auth(ctx), NULL, &res, err);
+    int q;
+    st = trv_hwire_search(ctx, "GET", path, auth(ctx), NULL, &res, err);
     if (st != TRV_UP_OK) {
         return st;
     }
-    if (!json_is_array(res.body)) {
+    if (!trv_jval_is_array(res.doc)) {
         return trv_hwire_bad(ctx, err, "a list of properties");
     }
     *out = apr_array_make(ctx->pool, 16, sizeof(trv_hotel_offer));
-    json_array_foreach(res.body, i, h) {
-        const char *sid = trv_json_str(h, "property_id");
-        json_array_foreach(json_object_get(h, "rooms"), k, room) {
-            json_array_foreach(json_object_get(room, "rates"), j, rate) {
-                if (!sid || offer_of(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
+    trv_jval_foreach(res.doc, i, h) {
+        const char *sid = trv_jval_strget(h, "property_id");
+        trv_jval_foreach(trv_jval_get(h, "rooms"), k, room) {
+            trv_jval_foreach(trv_jval_get(room, "rates"), j, rate) {
+                if (!sid || priced(ctx, stay, sid, room, rate, now, apr_array_push(*out)) != 0) {
                     return trv_hwire_bad(ctx, err, "a rate's link and prices");
                 }
             }
         }
     }
+    /* Documents only for the offers kept (max_per_hotel a hotel). */
     trv_hwire_offers_trim(*out, max_per_hotel);
+    for (q = 0; q < (*out)->nelts; q++) {
+        if (offer_of(ctx, stay, &APR_ARRAY_IDX(*out, q, trv_hotel_offer)) != 0) {
+            return trv_hwire_bad(ctx, err, "a rate's link and prices");
+        }
+    }
     return TRV_UP_OK;
 }
 
