@@ -14,7 +14,8 @@
 # hotels, one stay) is sent 10 and then 40 times (ab, keep-alive); the
 # difference over 30 is one search. The sandbox and PostgreSQL run normally.
 # KIND=offers counts search.sh's hotel offers request instead (10 of the
-# area's hotels, found by a first search, up to 5 offers each).
+# area's hotels, found by a first search, up to 5 offers each); KIND=flights
+# its flight offers (LHR-JFK, one adult, limit 50).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -30,7 +31,7 @@ total() { callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null \
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 ci=$(date -u -d "+30 days" +%F); co=$(date -u -d "+33 days" +%F)
 kind=${KIND:-search}
-case "$kind" in search|offers) ;; *) echo "search-ir.sh: KIND is search or offers" >&2; exit 1;; esac
+case "$kind" in search|offers|flights) ;; *) echo "search-ir.sh: KIND is search, offers or flights" >&2; exit 1;; esac
 stay="\"check_in\":\"$ci\",\"check_out\":\"$co\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\""
 body="{\"destination\":{\"latitude\":52.3676,\"longitude\":4.9041,\"radius_m\":14500},$stay,\"limit\":20}"
 for c in "${checkouts[@]}"; do
@@ -43,6 +44,12 @@ for c in "${checkouts[@]}"; do
       | sed 's/.*/"&"/' | paste -sd, -)
     url="http://127.0.0.1:$TRAVEL_PORT/v1/hotel/offers"
     printf '{"hotel_ids":[%s],%s,"max_offers_per_hotel":5}' "$ten" "$stay" >"$out/body.json"
+    curl -s -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json"
+  fi
+  if [ "$kind" = flights ]; then
+    url="http://127.0.0.1:$TRAVEL_PORT/v1/flight/offers"
+    printf '{"journeys":[{"origin":"LHR","destination":"JFK","date":"%s"}],"passengers":{"adults":1},"limit":50}' \
+      "$ci" >"$out/body.json"
     curl -s -o /dev/null -H "x-api-key: $key" -H 'content-type: application/json' "$url" -d @"$out/body.json"
   fi
   "$c/scripts/stack.sh" httpd-stop "$dir" a
@@ -63,7 +70,7 @@ for c in "${checkouts[@]}"; do
     kill -TERM "$vg"; wait "$vg" || true; vg=""
   done
   a=$(total "$out/$label.$kind.10"); b=$(total "$out/$label.$kind.40")
-  awk -v l="$label" -v k="$kind" -v d=$((b - a)) 'BEGIN { printf "%-10s hotel %-6s %14.0f Ir/request\n", l, k, d / 30 }'
+  awk -v l="$label" -v k="$kind" -v d=$((b - a)) 'BEGIN { printf "%-10s %-7s %14.0f Ir/request\n", l, k, d / 30 }'
   "$c/scripts/stack.sh" stop "$dir" >/dev/null 2>&1; rm -rf "$dir"; dir=""
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -193,6 +193,50 @@ static void duplicate_keys_in_objects_of_any_size(void **state)
     }
 }
 
+/* Numbers as Jansson reads them, bit for bit: the short ones are read
+ * without strtod/strtoll (fast_number), the rest with them, so every
+ * length around the fast path's limits (15 digits of a real, 18 of an
+ * integer, 22 and more decimals), with and without a sign, exponent or
+ * leading zeros, is read both ways and compared. */
+static void numbers_are_read_as_jansson_reads_them(void **state)
+{
+    apr_pool_t *p = *state;
+    unsigned seed = 12345;
+    int i;
+    for (i = 0; i < 300000; i++) {
+        char text[96];
+        int n = 0, whole, frac, k;
+        seed = seed * 1103515245u + 12345u;
+        whole = (int)(seed >> 8) % 21;          /* digits before the point */
+        frac = (int)(seed >> 16) % 25 - 1;      /* -1: no point */
+        if ((seed >> 4) & 1) {
+            text[n++] = '-';
+        }
+        if (whole == 0) {
+            text[n++] = '0';
+        }
+        for (k = 0; k < whole; k++) {
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = (char)('0' + (k == 0 ? 1 + (seed >> 16) % 9 : (seed >> 16) % 10));
+        }
+        if (frac >= 0) {
+            text[n++] = '.';
+            for (k = 0; k <= frac; k++) {
+                seed = seed * 1103515245u + 12345u;
+                text[n++] = (char)('0' + (seed >> 16) % 10);
+            }
+        }
+        if ((seed >> 20) % 16 == 0) {
+            n += snprintf(text + n, sizeof(text) - (size_t)n, "e%d", (int)((seed >> 8) % 40) - 20);
+        }
+        text[n] = '\0';
+        both(p, text, (apr_size_t)n);
+        if (i % 1000 == 0) {
+            apr_pool_clear(p);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +244,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(refuses_what_jansson_refuses, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(depth_as_jansson, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(readers, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(numbers_are_read_as_jansson_reads_them, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test_setup_teardown(many_values, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(duplicate_keys_in_objects_of_any_size, pool_setup,
                                         pool_teardown),
