@@ -24,7 +24,8 @@
 # TRAVEL_DB_HOST (socket folder to use instead of DIR/pgrun),
 # TRAVEL_SANDBOX_LATENCY (each sandbox API call, "50ms 150ms"),
 # TRAVEL_SANDBOX_HANG (how long a book with the Unknown trigger hangs, 30s;
-# keep it above the supplier timeout), TRAVEL_SUPPLIER_TIMEOUT (mod_travel's
+# keep it above the supplier timeout), TRAVEL_SANDBOX_DUFFEL_RATE (SUPPLIER_A's
+# requests a minute per sandbox child before its 429, 6000), TRAVEL_SUPPLIER_TIMEOUT (mod_travel's
 # timeout of a supplier call, 20s), TRAVEL_PAYMENT_TIMEOUT (of a payment
 # provider call, 10s), TRAVEL_RATE_LIMIT (requests per second per API key,
 # 100; 0 = off; a window may follow the count, e.g. "5 60s"),
@@ -246,7 +247,7 @@ sandbox_conf() {
     [MODDIR]="$(apxs -q LIBEXECDIR)" [BUILD]="${TRAVEL_HTTPD_ASAN:-$root/build}"
     [DBPARAMS]="${TRAVEL_SANDBOX_DB_CONNINFO:-$(conninfo)}"
     [DATA]="$root/data/openflights" [LATENCY]="${TRAVEL_SANDBOX_LATENCY:-50ms 150ms}"
-    [HANG]="${TRAVEL_SANDBOX_HANG:-30s}")
+    [HANG]="${TRAVEL_SANDBOX_HANG:-30s}" [DUFFEL_RATE]="${TRAVEL_SANDBOX_DUFFEL_RATE:-6000}")
   render_conf sandbox sandbox.conf.in v
 }
 

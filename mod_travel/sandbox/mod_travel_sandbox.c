@@ -11,7 +11,9 @@
  *   TravelSandboxHang DURATION          how long a book with Unknown hangs (30s)
  *   TravelSandboxAsyncTicketing DURATION  ticketing time of Async (3s)
  *   TravelSandboxSlowCard DURATION      pi_test_slowcard's card is readable after (2s)
- *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h) */
+ *   TravelSandboxHoldTime DURATION      SUPPLIER_B's itinerary hold (2h)
+ *   TravelSandboxDuffelRate N           SUPPLIER_A's (Duffel's) requests a minute
+ *                                       per child before it answers 429 (6000) */
 #include "faults.h"
 #include "air/duffel.h"
 #include "hotel/hotelbeds.h"
@@ -111,6 +113,7 @@ static void *merge_conf(apr_pool_t *p, void *basev, void *addv)
     MERGE_TIME(offer_ttl_a);
     MERGE_TIME(offer_ttl_b);
     MERGE_TIME(hold_ttl);
+    n->set.duffel_rate = add->set.duffel_rate ? add->set.duffel_rate : base->set.duffel_rate;
     return n;
 }
 
@@ -128,6 +131,9 @@ static void finish_settings(sbx_settings *s)
     DEFAULT_TIME(offer_ttl_b, apr_time_from_sec(20 * 60));
     DEFAULT_TIME(hold_ttl, apr_time_from_sec(2 * 3600));
 #undef DEFAULT_TIME
+    if (!s->duffel_rate) {
+        s->duffel_rate = SBX_DUFFEL_RATE_LIMIT;
+    }
     if (!s->zoneinfo_dir) {
         s->zoneinfo_dir = "/usr/share/zoneinfo";
     }
@@ -213,6 +219,18 @@ static const char *set_latency(cmd_parms *cmd, void *d, const char *min, const c
     return NULL;
 }
 
+static const char *set_duffel_rate(cmd_parms *cmd, void *d, const char *arg)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    (void)d;
+    if (*end || n < 1 || n > 100000000) {
+        return "TravelSandboxDuffelRate takes a number of requests a minute, 1 to 100000000";
+    }
+    conf_of(cmd)->set.duffel_rate = (int)n;
+    return NULL;
+}
+
 static const char *set_time(cmd_parms *cmd, void *d, const char *arg)
 {
     sbx_settings *s = &conf_of(cmd)->set;
@@ -251,6 +269,8 @@ static const command_rec directives[] = {
                    "the credentials each simulated API accepts"),
     AP_INIT_TAKE12("TravelSandboxLatency", set_latency, NULL, RSRC_CONF,
                    "Latency added to each API call: MIN [MAX], e.g. 50ms 150ms"),
+    AP_INIT_TAKE1("TravelSandboxDuffelRate", set_duffel_rate, NULL, RSRC_CONF,
+                  "SUPPLIER_A's requests a minute per child before it answers 429 (6000)"),
     AP_INIT_TAKE1("TravelSandboxHang", set_time, NULL, RSRC_CONF,
                   "How long a book with the Unknown trigger hangs (30s)"),
     AP_INIT_TAKE1("TravelSandboxAsyncTicketing", set_time, NULL, RSRC_CONF,

@@ -19,6 +19,7 @@ typedef struct sbx_settings {
     apr_interval_time_t async_ticketing; /* "Async": ticketing time */
     apr_interval_time_t slow_card;     /* pi_test_slowcard: card readable after */
     apr_interval_time_t offer_ttl_a, offer_ttl_b, hold_ttl;
+    int duffel_rate;                   /* SUPPLIER_A's requests a minute per child */
 } sbx_settings;
 
 /* The per-server context handed to handlers as req->env: the environment

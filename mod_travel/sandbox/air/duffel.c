@@ -64,11 +64,12 @@ static void set_unless_given(trv_resp *resp, const char *name, const char *value
     }
 }
 
-static void rate_headers(apr_pool_t *p, trv_resp *resp, apr_uint32_t left, apr_time_t reset)
+static void rate_headers(const trv_req *req, trv_resp *resp, apr_uint32_t left, apr_time_t reset)
 {
+    apr_pool_t *p = req->pool;
     char date[APR_RFC822_DATE_LEN];
     apr_rfc822_date(date, reset);
-    set_unless_given(resp, "ratelimit-limit", apr_itoa(p, SBX_DUFFEL_RATE_LIMIT));
+    set_unless_given(resp, "ratelimit-limit", apr_itoa(p, SBX(req)->set->duffel_rate));
     set_unless_given(resp, "ratelimit-remaining", apr_psprintf(p, "%u", left));
     set_unless_given(resp, "ratelimit-reset", apr_pstrdup(p, date));
 }
@@ -84,27 +85,28 @@ void sbx_duffel_rate_fault(trv_req *req, trv_resp *resp)
     if (ra && apr_isdigit(ra[0])) {
         reset = apr_time_from_sec(sbx_now() + apr_atoi64(ra));
     }
-    rate_headers(req->pool, resp, 0, reset);
+    rate_headers(req, resp, 0, reset);
 }
 
 int sbx_duffel_rate_ok(trv_req *req, trv_resp *resp)
 {
     apr_uint32_t now = (apr_uint32_t)(sbx_now() / SBX_DUFFEL_RATE_WINDOW), used;
     apr_uint32_t seen = apr_atomic_read32(&window_start);
+    apr_uint32_t limit = (apr_uint32_t)SBX(req)->set->duffel_rate;
     if (seen != now && apr_atomic_cas32(&window_start, now, seen) == seen) {
         apr_atomic_set32(&window_used, 0);
     }
     used = apr_atomic_inc32(&window_used) + 1;
-    rate_headers(req->pool, resp, used >= SBX_DUFFEL_RATE_LIMIT ? 0 : SBX_DUFFEL_RATE_LIMIT - used,
+    rate_headers(req, resp, used >= limit ? 0 : limit - used,
                  apr_time_from_sec((apr_time_t)(now + 1) * SBX_DUFFEL_RATE_WINDOW));
-    if (used <= SBX_DUFFEL_RATE_LIMIT) {
+    if (used <= limit) {
         return 1;
     }
     apr_table_setn(resp->headers, "Retry-After",
                    apr_psprintf(req->pool, "%d", (int)((apr_int64_t)(now + 1)
                                 * SBX_DUFFEL_RATE_WINDOW - sbx_now())));
     sbx_error(req, resp, 429, "rate_limit_exceeded",
-              "Too many requests: %d a minute are allowed", SBX_DUFFEL_RATE_LIMIT);
+              "Too many requests: %u a minute are allowed", limit);
     return 0;
 }
 

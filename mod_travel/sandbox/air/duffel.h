@@ -11,7 +11,8 @@
  * @duffel/api, which resolves relative paths "air/..." against it). */
 #define SBX_DUFFEL_BASE "/suppliers/a"
 
-/* Requests a child allows per window before it answers 429. */
+/* Requests a child allows per window before it answers 429, unless
+ * TravelSandboxDuffelRate says otherwise. */
 #define SBX_DUFFEL_RATE_LIMIT 6000
 #define SBX_DUFFEL_RATE_WINDOW 60
 
