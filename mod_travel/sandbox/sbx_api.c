@@ -1,6 +1,7 @@
 /* Helpers of the simulated APIs; see sbx_api.h. */
 #include "sbx_api.h"
 #include "core/clock.h"
+#include "core/crypt.h"
 #include "core/ids.h"
 #include "core/money.h"
 #include "core/validate.h"
@@ -101,9 +102,8 @@ const json_t *sbx_body(trv_req *req, trv_resp *resp)
 static const char *request_hash(trv_req *req)
 {
     unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
+    unsigned int n = 0;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    char *hex;
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     EVP_DigestUpdate(ctx, req->method, strlen(req->method));
     EVP_DigestUpdate(ctx, " ", 1);
@@ -114,11 +114,7 @@ static const char *request_hash(trv_req *req)
     }
     EVP_DigestFinal_ex(ctx, md, &n);
     EVP_MD_CTX_free(ctx);
-    hex = apr_palloc(req->pool, n * 2 + 1);
-    for (i = 0; i < n; i++) {
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    }
-    return hex;
+    return trv_crypt_hex(req->pool, md, n);
 }
 
 /* The request's Idempotency-Key. The simulated APIs that document none
@@ -401,8 +397,7 @@ static char *signature(apr_pool_t *p, const EVP_MD *md, const char *key, const c
                        const char *ts)
 {
     unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int n = 0, i;
-    char *hex;
+    unsigned int n = 0;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, md, NULL);
     EVP_DigestUpdate(ctx, key, strlen(key));
@@ -410,11 +405,7 @@ static char *signature(apr_pool_t *p, const EVP_MD *md, const char *key, const c
     EVP_DigestUpdate(ctx, ts, strlen(ts));
     EVP_DigestFinal_ex(ctx, d, &n);
     EVP_MD_CTX_free(ctx);
-    hex = apr_palloc(p, n * 2 + 1);
-    for (i = 0; i < n; i++) {
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
-    }
-    return hex;
+    return trv_crypt_hex(p, d, n);
 }
 
 /* Hotelbeds' scheme: Api-key, and X-Signature = SHA-256 hex of key +

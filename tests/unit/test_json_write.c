@@ -72,9 +72,10 @@ static json_t *random_value(int depth)
     case 0: return json_null();
     case 1: return rnd() % 2 ? json_true() : json_false();
     case 2:
-        switch (rnd() % 4) {
+        switch (rnd() % 5) {
         case 0: return json_integer(INT64_MAX);
         case 1: return json_integer(INT64_MIN);
+        case 2: return json_integer((json_int_t)(((unsigned long long)rnd() << 33) ^ rnd()));
         default: return json_integer((json_int_t)(rnd() % 2000001) - 1000000);
         }
     case 3: return random_real();

@@ -140,14 +140,27 @@ char *sbx_hotel_sid(apr_pool_t *p, int s, int hotel)
 {
     apr_uint64_t mask = (1ULL << scramble[s].mod_bits) - 1;
     apr_uint64_t v = ((apr_uint64_t)hotel * scramble[s].mul + scramble[s].add) & mask;
-    char buf[24];
+    /* By hand, not snprintf: every rate of an answer names its hotel. */
+    char buf[24], *d = buf + sizeof(buf);
+    int digits = 0;
+    *--d = '\0';
     if (s == 0) {
-        snprintf(buf, sizeof(buf), "lp%06llx", (unsigned long long)v);
+        do {
+            *--d = "0123456789abcdef"[v & 15];
+            v >>= 4;
+            digits++;
+        } while (v || digits < 6);
+        *--d = 'p';
+        *--d = 'l';
     }
     else {
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v + scramble[s].offset));
+        v += scramble[s].offset;
+        do {
+            *--d = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
     }
-    return apr_pstrdup(p, buf);
+    return apr_pstrdup(p, d);
 }
 
 int sbx_hotel_by_sid(const sbx_hotels *h, int s, const char *sid)
