@@ -54,6 +54,7 @@ typedef struct sub_state {
     const trv_wh_item *failed;   /* its last failed attempt in the batch */
     int ok;                      /* one of its attempts got a 2xx */
     apr_time_t failing_since;    /* as claimed */
+    apr_interval_time_t open_for; /* its requests held in line (open_for), the longest */
 } sub_state;
 
 void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_header_t *rec)
@@ -69,7 +70,8 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
     for (i = 0; i < rec->nelts; i++) {
         const trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
         sub_state *st;
-        if (!it->recorded || !it->subscription_id) {
+        int held = it->action == TRV_WH_WAIT && it->open_for > 0;
+        if ((!it->recorded && !held) || !it->subscription_id) {
             continue;
         }
         if (!(st = apr_hash_get(subs, it->subscription_id, APR_HASH_KEY_STRING))) {
@@ -77,7 +79,12 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
             st->failing_since = it->failing_since;
             apr_hash_set(subs, it->subscription_id, APR_HASH_KEY_STRING, st);
         }
-        if (it->status == TRV_DELIVERY_DELIVERED) {
+        if (held) {
+            if (it->open_for > st->open_for) {
+                st->open_for = it->open_for;
+            }
+        }
+        else if (it->status == TRV_DELIVERY_DELIVERED) {
             st->ok = 1;
         }
         else {
@@ -90,12 +97,18 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
         sub_state *st;
         apr_hash_this(hi, &key, NULL, &val);
         st = val;
-        if (st->ok ? st->failing_since != 0 : st->failing_since == 0) {
+        if (!st->ok && st->open_for > 0) {
+            /* Open: failing (from now, if not yet) and its new sends held. */
+            json_array_append_new(changes, json_pack("{s:s,s:b,s:I}", "sub", (const char *)key,
+                                                     "ok", 0, "open_us",
+                                                     (json_int_t)st->open_for));
+        }
+        else if (st->ok ? st->failing_since != 0 : st->failing_since == 0) {
             json_array_append_new(changes, json_pack("{s:s,s:b}", "sub", (const char *)key,
                                                      "ok", st->ok));
         }
-        else if (!st->ok && env->cfg->webhook_disable_after > 0
-                 && st->failing_since <= horizon) {
+        if (!st->ok && st->failed && env->cfg->webhook_disable_after > 0
+            && st->failing_since != 0 && st->failing_since <= horizon) {
             const trv_wh_item *it = st->failed;
             trv_webhook_breaker_trip(env, p, key,
                                      it->response_status

@@ -7,7 +7,14 @@
  * subscription is disabled with a reason, its queued requests are not sent, and the organization's other
  * subscriptions of the family get a <family>.webhook_subscription.disabled
  * event (webhook_disable, sql/181). PATCH {"status": "ACTIVE"} re-enables
- * it (api.c, recover.h). */
+ * it (api.c, recover.h).
+ *
+ * The open circuit (sql/400): a batch that held requests of a receiver that
+ * hangs in line (send.c, slow.h; trv_wh_item.open_for) moves the
+ * subscription's open_until to the end of that line and sets failing_since
+ * if unset, in the same note; the fan-out queues the subscription's new
+ * sends due at open_until, so no sender claims them before then. A 2xx
+ * clears both. */
 #ifndef TRV_WEBHOOK_BREAKER_H
 #define TRV_WEBHOOK_BREAKER_H
 
@@ -16,8 +23,9 @@
 
 #define TRV_WEBHOOK_DISABLED_EVENT "webhook_subscription.disabled"
 
-/* After a batch's record: keeps failing_since of the recorded items'
- * subscriptions and disables those that failed for the whole window. */
+/* After a batch's record: keeps failing_since (and open_until) of the
+ * recorded and held items' subscriptions and disables those that failed
+ * for the whole window. */
 void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_header_t *rec);
 
 /* Disables `sub` when it is still ACTIVE and has failed for the whole

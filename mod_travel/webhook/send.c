@@ -450,6 +450,11 @@ static void hold_slow(apr_pool_t *p, apr_array_header_t *items, apr_time_t now)
         }
         it->action = TRV_WH_WAIT;
         it->next = wait;
+        /* Held in line behind a receiver that hangs: the circuit breaker
+         * keeps its new sends out of the queue's claims as long (breaker.h). */
+        if (trv_webhook_slow_hanging(it->subscription_id, now)) {
+            it->open_for = wait;
+        }
     }
 }
 

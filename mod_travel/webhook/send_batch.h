@@ -43,6 +43,9 @@ typedef struct trv_wh_item {
     const char *error;
     int duration_ms;
     int recorded;                /* the record wrote this delivery's outcome */
+    /* WAIT of a subscription that hangs (slow.h): its circuit is open, its
+     * new sends are queued due this much later (breaker.h). 0: not so. */
+    apr_interval_time_t open_for;
 
 } trv_wh_item;
 

@@ -167,3 +167,16 @@ int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
     pthread_mutex_unlock(&lock);
     return held;
 }
+
+int trv_webhook_slow_hanging(const char *sub, apr_time_t now)
+{
+    slow_sub *s;
+    int h;
+    if (!sub) {
+        return 0;
+    }
+    pthread_mutex_lock(&lock);
+    h = (s = find(sub)) != NULL && hanging(s, now);
+    pthread_mutex_unlock(&lock);
+    return h;
+}

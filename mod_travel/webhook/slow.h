@@ -59,4 +59,10 @@ int trv_webhook_slow_known(const char *sub, apr_time_t now);
 int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
                           apr_interval_time_t *wait);
 
+/* 1 when `sub` hangs in this process now (above: one of its requests
+ * ended without an answer lately, or one has been going on for
+ * TRV_WEBHOOK_HANGING): its circuit is open, and its held requests are
+ * lined up. */
+int trv_webhook_slow_hanging(const char *sub, apr_time_t now);
+
 #endif

@@ -200,6 +200,72 @@ static void an_event_not_fanned_out_at_insert_gets_a_publish_job(void **state)
     cleanup();
 }
 
+/* An open circuit (sql/400): the sends of a subscription whose open_until
+ * is ahead are queued due then, by the insert's fan-out and by the publish
+ * job alike; another subscription's at once. The breaker's note opens a
+ * circuit (open_until, and failing_since when unset), never moves
+ * open_until back, and a 2xx closes it. */
+static void an_open_circuit_queues_its_sends_when_it_is_due(void **state)
+{
+    const char *opened, *closed, *event_id = NULL, *p[3];
+    json_t *data = trv_json_bind(dbt_pool, json_pack("{s:{s:s}}", "booking", "id", "bkg_3"));
+    int pass;
+    (void)state;
+
+    org = trv_id_new(dbt_pool, "org");
+    p[0] = org;
+    dbt_sql("INSERT INTO organizations (id, name) VALUES ($1, 'open circuit test')", 1, p);
+    opened = subscription("flight", "{flight.booking.confirmed}",
+                        "UPDATE webhook_subscriptions SET open_until = now() + interval '30 s', "
+                        "failing_since = now() WHERE id = $1");
+    closed = subscription("flight", "{flight.booking.confirmed}", NULL);
+    for (pass = 0; pass < 2; pass++) {
+        assert_int_equal(trv_db_begin(dbt_conn, dbt_pool), APR_SUCCESS);
+        if (pass == 1) {
+            dbt_sql("ALTER TABLE events DISABLE TRIGGER events_fan_out", 0, NULL);
+        }
+        assert_int_equal(trv_outbox_emit(dbt_conn, dbt_pool, org, "flight.booking.confirmed",
+                                         data, &event_id), APR_SUCCESS);
+        if (pass == 1) {
+            dbt_sql("ALTER TABLE events ENABLE TRIGGER events_fan_out", 0, NULL);
+        }
+        assert_int_equal(trv_db_commit(dbt_conn), APR_SUCCESS);
+        if (pass == 1) {
+            assert_int_equal(publish(event_id).outcome, TRV_JOB_DONE);
+        }
+        p[0] = event_id;
+        p[1] = opened;
+        assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+                               "d.id = j.payload->>'delivery_id' JOIN webhook_subscriptions s ON "
+                               "s.id = d.subscription_id WHERE d.event_id = $1 AND s.id = $2 AND "
+                               "j.available_at = s.open_until", 2, p), 1);
+        p[1] = closed;
+        assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+                               "d.id = j.payload->>'delivery_id' WHERE d.event_id = $1 AND "
+                               "d.subscription_id = $2 AND j.available_at <= now()", 2, p), 1);
+    }
+
+    /* The note: a 2xx closes the open one; a hold opens the other. */
+    p[0] = apr_psprintf(dbt_pool, "[{\"sub\": \"%s\", \"ok\": true}, {\"sub\": \"%s\", "
+                        "\"ok\": false, \"open_us\": 20000000}]", opened, closed);
+    dbt_sql("SELECT trv_webhook_breaker_note($1::jsonb)", 1, p);
+    p[0] = opened;
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 AND "
+                           "open_until IS NULL AND failing_since IS NULL", 1, p), 1);
+    p[0] = closed;
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 AND "
+                           "open_until > now() + interval '19 s' AND failing_since IS NOT NULL",
+                           1, p), 1);
+    /* A shorter hold does not move it back. */
+    p[0] = apr_psprintf(dbt_pool, "[{\"sub\": \"%s\", \"ok\": false, \"open_us\": 1000000}]",
+                        closed);
+    dbt_sql("SELECT trv_webhook_breaker_note($1::jsonb)", 1, p);
+    p[0] = closed;
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 AND "
+                           "open_until > now() + interval '19 s'", 1, p), 1);
+    cleanup();
+}
+
 static void an_unknown_event_is_a_dead_job(void **state)
 {
     trv_job_result res = publish("evt_0000-no-such-event");
@@ -213,6 +279,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_event_fans_out_once_to_the_matching_subscriptions),
         cmocka_unit_test(an_event_not_fanned_out_at_insert_gets_a_publish_job),
+        cmocka_unit_test(an_open_circuit_queues_its_sends_when_it_is_due),
         cmocka_unit_test(an_unknown_event_is_a_dead_job),
     };
     return cmocka_run_group_tests_name("webhook fan-out", tests, dbt_setup, dbt_teardown);

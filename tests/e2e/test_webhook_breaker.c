@@ -182,6 +182,76 @@ static void a_late_receiver_is_not_held_for_a_timeout(void **state)
     json_decref(l);
 }
 
+/* While a receiver hangs its circuit is open: the sends of events that
+ * happen meanwhile are queued due when its line of held requests reaches
+ * them (open_until), not at once, so no sender claims them, holds them and
+ * puts them back in the meantime (each such cycle was three statements
+ * beside the healthy receivers' own). Once the receiver answers, a 2xx
+ * closes the circuit and every event reaches it, each delivered once. */
+static void an_open_circuit_keeps_new_sends_out_of_the_queue(void **state)
+{
+    char hang[64], hang_url[256], tag[96], path[256];
+    json_t *h;
+    const char *sid, *p[2];
+    long t0, n;
+    e2e_resp *r;
+    (void)state;
+    wh_inbox(hang, sizeof(hang), hang_url, sizeof(hang_url));
+    h = wh_subscribe(key, "hotel", hang_url, "[\"hotel.booking.confirmed\"]");
+    sid = wh_str(h, "id");
+    wh_inbox_behave(hang, "{\"status\": 200, \"delay_ms\": 12000}");
+
+    /* More than 8 per child: the rest are held, and once a request has
+     * gone 5 s unanswered the receiver hangs and they are put in line. */
+    emit_many(40);
+    p[0] = sid;
+    t0 = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 "
+                        "AND open_until > now() + interval '2 seconds' "
+                        "AND failing_since IS NOT NULL", 1, p) == 0) {
+        if (e2e_now_ms() - t0 > 20000) {
+            fail_msg("the hanging receiver's circuit is not open after 20 s");
+        }
+        e2e_sleep_ms(100);
+    }
+    print_message("      circuit open %ld ms after the first events\n", e2e_now_ms() - t0);
+
+    /* Events while it is open (2 s ahead at least): a second later their
+     * sends are still queued, never claimed (a claim publishes the delivery
+     * and counts the job's attempt), due later. */
+    snprintf(tag, sizeof(tag), "open-%s", hang);
+    emit_tagged(5, tag);
+    e2e_sleep_ms(1000);
+    p[1] = tag;
+    n = e2e_sql_long(
+        "SELECT count(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
+        "JOIN jobs j ON j.payload->>'delivery_id' = d.id "
+        "WHERE d.subscription_id = $1 AND e.data->'booking'->>'id' LIKE $2 || '-%' "
+        "AND d.status = 'PENDING' AND j.attempts = 0 AND j.available_at > now()", 2, p);
+    assert_int_equal(n, 5);
+
+    /* It answers again: every one of the 45 events is delivered, once. */
+    snprintf(path, sizeof(path), "/sandbox/inboxes/%s/behavior", hang);
+    r = e2e_call(e2e_sandbox_url(), "DELETE", path, NULL, NULL);
+    e2e_free(r);
+    t0 = e2e_now_ms();
+    while (count_status(sid, "DELIVERED") < 45) {
+        if (e2e_now_ms() - t0 > 90000) {
+            fail_msg("the receiver has %ld of 45 after 90 s", count_status(sid, "DELIVERED"));
+        }
+        e2e_sleep_ms(200);
+    }
+    print_message("      all 45 delivered %ld ms after it answered again\n", e2e_now_ms() - t0);
+    assert_int_equal(e2e_sql_long(
+        "SELECT count(*) FROM (SELECT d.id FROM webhook_deliveries d JOIN webhook_attempts a "
+        "ON a.delivery_id = d.id WHERE d.subscription_id = $1 AND a.response_status "
+        "BETWEEN 200 AND 299 GROUP BY d.id HAVING count(*) = 1) x", 1, p), 45);
+    /* The 2xx closed the circuit. */
+    assert_int_equal(e2e_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 "
+                                  "AND open_until IS NULL AND failing_since IS NULL", 1, p), 1);
+    json_decref(h);
+}
+
 static void a_failing_subscription_is_disabled_and_resumes_when_re_enabled(void **state)
 {
     char bad[64], bad_url[256], good[64], good_url[256], inst_url[128], path[256];
@@ -380,6 +450,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(a_hanging_receiver_does_not_hold_up_another, setup),
         cmocka_unit_test_setup(a_late_receiver_is_not_held_for_a_timeout, setup),
+        cmocka_unit_test_setup(an_open_circuit_keeps_new_sends_out_of_the_queue, setup),
         cmocka_unit_test_setup(a_failing_subscription_is_disabled_and_resumes_when_re_enabled,
                                setup),
     };
