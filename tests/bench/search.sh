@@ -238,6 +238,7 @@ run() { # label url script gateway-pid
 # req/s ratio moved by a fifth either way (the peer's CPU per request most:
 # 5.0 to 8.6 ms for the same hotel offers), the median of three far less.
 PAIRS=${PAIRS:-3}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 pair() { # name path script first(ours|peer)
   local o_rps o_gw p_rps p_gw who first=$4 k ratios="" cpu=""
   for k in $(seq 1 "$PAIRS"); do
@@ -256,7 +257,6 @@ pair() { # name path script first(ours|peer)
     first=$([ "$first" = ours ] && echo peer || echo ours)
   done
   if [ "$PAIRS" -gt 1 ]; then
-    median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     printf '  %s, median of %d pairs: req/s %.2fx, gateway CPU per request %.2fx less\n' \
       "$1" "$PAIRS" "$(median <<<"$ratios")" "$(median <<<"$cpu")"
   fi

@@ -21,10 +21,7 @@ static unsigned long long seed = 88172645463325252ull;
 
 static unsigned long long rnd(void)
 {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
+    return unit_rnd(&seed);
 }
 
 /* Text of up to 12 pieces: ASCII, the bytes Jansson escapes, UTF-8 of

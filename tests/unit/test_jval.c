@@ -201,33 +201,32 @@ static void duplicate_keys_in_objects_of_any_size(void **state)
 static void numbers_are_read_as_jansson_reads_them(void **state)
 {
     apr_pool_t *p = *state;
-    unsigned seed = 12345;
+    unsigned long long seed = 12345;
     int i;
     for (i = 0; i < 300000; i++) {
         char text[96];
-        int n = 0, whole, frac, k;
-        seed = seed * 1103515245u + 12345u;
-        whole = (int)(seed >> 8) % 21;          /* digits before the point */
-        frac = (int)(seed >> 16) % 25 - 1;      /* -1: no point */
-        if ((seed >> 4) & 1) {
+        unsigned long long r = unit_rnd(&seed);
+        int n = 0, whole = (int)(r % 21), frac = (int)((r >> 8) % 25) - 1, k;
+        /* whole: digits before the point; frac: after it, -1 for none */
+        if ((r >> 16) & 1) {
             text[n++] = '-';
         }
         if (whole == 0) {
             text[n++] = '0';
         }
         for (k = 0; k < whole; k++) {
-            seed = seed * 1103515245u + 12345u;
-            text[n++] = (char)('0' + (k == 0 ? 1 + (seed >> 16) % 9 : (seed >> 16) % 10));
+            r = unit_rnd(&seed);
+            text[n++] = (char)('0' + (k == 0 ? 1 + r % 9 : r % 10));
         }
         if (frac >= 0) {
             text[n++] = '.';
             for (k = 0; k <= frac; k++) {
-                seed = seed * 1103515245u + 12345u;
-                text[n++] = (char)('0' + (seed >> 16) % 10);
+                text[n++] = (char)('0' + unit_rnd(&seed) % 10);
             }
         }
-        if ((seed >> 20) % 16 == 0) {
-            n += snprintf(text + n, sizeof(text) - (size_t)n, "e%d", (int)((seed >> 8) % 40) - 20);
+        r = unit_rnd(&seed);
+        if (r % 16 == 0) {
+            n += snprintf(text + n, sizeof(text) - (size_t)n, "e%d", (int)((r >> 8) % 40) - 20);
         }
         text[n] = '\0';
         both(p, text, (apr_size_t)n);

@@ -28,10 +28,7 @@ static unsigned long long seed = 0x9E3779B97F4A7C15ull;
 
 static unsigned long long rnd(void)
 {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
+    return unit_rnd(&seed);
 }
 
 /* The pool functions as they were before they wrote into a buffer. */

@@ -28,6 +28,16 @@ static inline int pool_teardown(void **state)
     return 0;
 }
 
+/* xorshift64: the tests' reproducible random numbers (*state starts
+ * non-zero; each test file keeps its own). */
+static inline unsigned long long unit_rnd(unsigned long long *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 /* Runs a group with APR initialized around it. */
 #define UNIT_RUN(tests) unit_run_group(#tests, tests, sizeof(tests) / sizeof(tests[0]))
 
