@@ -29,6 +29,15 @@ void trv_civil_from_days(long z, int *y, int *m, int *d)
     *y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
+/* v (0 <= v < 10^n) as n digits, zero-padded. */
+static void put_digits(char *o, int v, int n)
+{
+    while (n-- > 0) {
+        o[n] = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
 char *trv_time_format(apr_pool_t *p, apr_time_t t)
 {
     apr_int64_t ms = t / 1000;
@@ -45,9 +54,32 @@ char *trv_time_format(apr_pool_t *p, apr_time_t t)
         days--;
     }
     trv_civil_from_days(days, &y, &mo, &d);
-    return apr_psprintf(p, "%04d-%02d-%02dT%02ld:%02ld:%02ld.%03ldZ", y, mo, d,
-                        sod / 3600000, (sod / 60000) % 60, (sod / 1000) % 60,
-                        sod % 1000);
+    if (y < 0 || y > 9999) {
+        return apr_psprintf(p, "%04d-%02d-%02dT%02ld:%02ld:%02ld.%03ldZ", y, mo, d,
+                            sod / 3600000, (sod / 60000) % 60, (sod / 1000) % 60,
+                            sod % 1000);
+    }
+    /* Digits by hand: every offer shows instants (expiry, penalties), and
+     * apr_psprintf was a thirtieth of a hotel offers request. */
+    {
+        char *o = apr_palloc(p, 25);
+        put_digits(o, y, 4);
+        o[4] = '-';
+        put_digits(o + 5, mo, 2);
+        o[7] = '-';
+        put_digits(o + 8, d, 2);
+        o[10] = 'T';
+        put_digits(o + 11, (int)(sod / 3600000), 2);
+        o[13] = ':';
+        put_digits(o + 14, (int)((sod / 60000) % 60), 2);
+        o[16] = ':';
+        put_digits(o + 17, (int)((sod / 1000) % 60), 2);
+        o[19] = '.';
+        put_digits(o + 20, (int)(sod % 1000), 3);
+        o[23] = 'Z';
+        o[24] = '\0';
+        return o;
+    }
 }
 
 static int digits(const char *s, int n, int *out)

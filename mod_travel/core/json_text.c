@@ -278,7 +278,7 @@ void trv_jtext_bool(trv_jtext *t, int v)
 
 /* Digits by hand, not snprintf: an answer's integers (counts, ids,
  * occupancies) were a twentieth of the sandbox's writing. */
-void trv_jtext_int(trv_jtext *t, long long v)
+void trv_jtext_integer(trv_jtext *t, long long v)
 {
     char b[24], *p = b + sizeof(b);
     unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
@@ -289,8 +289,13 @@ void trv_jtext_int(trv_jtext *t, long long v)
     if (v < 0) {
         *--p = '-';
     }
-    sep(t);
     trv_jtext_put(t, p, (apr_size_t)(b + sizeof(b) - p));
+}
+
+void trv_jtext_int(trv_jtext *t, long long v)
+{
+    sep(t);
+    trv_jtext_integer(t, v);
 }
 
 void trv_jtext_real(trv_jtext *t, double v)

@@ -73,6 +73,8 @@ const char *trv_jtext_done(trv_jtext *t, apr_size_t *len);
 void trv_jtext_put(trv_jtext *t, const char *s, apr_size_t n);
 /* A quoted, escaped string; -1 (nothing else wrong) when s is not UTF-8. */
 int trv_jtext_string(trv_jtext *t, const char *s, apr_size_t n);
+/* An integer as Jansson writes it (%lld). */
+void trv_jtext_integer(trv_jtext *t, long long v);
 /* A real as Jansson writes it; -1 when Jansson would not write it. */
 int trv_jtext_number(trv_jtext *t, double d);
 

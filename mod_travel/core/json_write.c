@@ -1,12 +1,8 @@
 #include "json_write.h"
 #include "json_text.h"
 
-#include <stdio.h>
-
 static int value(trv_jtext *o, const json_t *v, int depth)
 {
-    char b[32];
-    int n;
     if (depth > TRV_JSON_WRITE_MAX_DEPTH) {
         return -1;
     }
@@ -15,8 +11,7 @@ static int value(trv_jtext *o, const json_t *v, int depth)
     case JSON_TRUE: trv_jtext_put(o, "true", 4); return 0;
     case JSON_FALSE: trv_jtext_put(o, "false", 5); return 0;
     case JSON_INTEGER:
-        n = snprintf(b, sizeof(b), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        trv_jtext_put(o, b, (apr_size_t)n);
+        trv_jtext_integer(o, (long long)json_integer_value(v));
         return 0;
     case JSON_REAL:
         return trv_jtext_number(o, json_real_value(v));

@@ -361,18 +361,26 @@ apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
 json_t *trv_money_amount_json(apr_int64_t minor, int exponent)
 {
     char buf[48];
-    if (minor % pow10i(exponent) == 0) {
-        return json_integer((json_int_t)(minor / pow10i(exponent)));
+    apr_int64_t scale = pow10i(exponent);
+    if (minor % scale == 0) {
+        return json_integer((json_int_t)(minor / scale));
     }
     /* The double nearest the exact decimal; the dumper's 15-digit precision
-     * prints that decimal back exactly. */
+     * prints that decimal back exactly. Below 2^53 minor and 10^exponent
+     * are exact doubles, and one IEEE division is correctly rounded: the
+     * same double strtod makes of the decimal, without writing and reading
+     * it (a twelfth of a hotel offers request's instructions). */
+    if (minor < ((apr_int64_t)1 << 53) && minor > -((apr_int64_t)1 << 53)
+        && exponent <= 15) {
+        return json_real((double)minor / (double)scale);
+    }
     format_decimal(buf, sizeof(buf), minor, exponent);
     return json_real(strtod(buf, NULL));
 }
 
 json_t *trv_money_json(const trv_money *m)
 {
-    int exponent = trv_currency_exponent(m->currency);
+    int exponent = trv_currency_exponent(m->currency), exponent_known = exponent >= 0;
     if (exponent < 0) {
         exponent = 2;
     }
@@ -383,8 +391,12 @@ json_t *trv_money_json(const trv_money *m)
         json_decref(amount);
         return NULL;
     }
-    if (json_object_set_new(out, "amount", amount) != 0
-        || json_object_set_new(out, "currency", json_string(m->currency)) != 0) {
+    /* Keys and a known code are ASCII: Jansson's UTF-8 check, a call per
+     * byte, is skipped. */
+    if (json_object_set_new_nocheck(out, "amount", amount) != 0
+        || json_object_set_new_nocheck(out, "currency",
+                                       exponent_known ? json_stringn_nocheck(m->currency, 3)
+                                                      : json_string(m->currency)) != 0) {
         json_decref(out);
         return NULL;
     }

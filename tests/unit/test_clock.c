@@ -7,6 +7,9 @@
 
 #include "core/clock.h"
 
+#include <stdio.h>
+#include <time.h>
+
 /* 2026-11-22T22:08:46Z */
 #define T2026 ((apr_time_t)1795385326 * APR_USEC_PER_SEC)
 
@@ -57,6 +60,30 @@ static void test_format_known_instants(void **state)
                         "2000-02-29T00:00:00.000Z");
     assert_string_equal(trv_time_format(p, apr_time_from_sec(86400) - 1000),
                         "1970-01-01T23:59:59.999Z");
+}
+
+/* Random instants from year 1 to 9999 as the C library's gmtime names
+ * them, to the millisecond. */
+static void test_format_matches_gmtime(void **state)
+{
+    apr_pool_t *p = *state;
+    unsigned long long r = 0x2545f4914f6cdd1dULL;
+    /* 0001-01-01 and 9999-12-31T23:59:59 in seconds since the epoch. */
+    const long long lo = -62135596800LL, hi = 253402300799LL;
+    int i;
+    for (i = 0; i < 100000; i++) {
+        long long sec = lo + (long long)(unit_rnd(&r) % (unsigned long long)(hi - lo + 1));
+        int ms = (int)(unit_rnd(&r) % 1000);
+        time_t tt = (time_t)sec;
+        struct tm tm;
+        char want[80];
+        assert_non_null(gmtime_r(&tt, &tm));
+        snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+        assert_string_equal(trv_time_format(p, (apr_time_t)sec * APR_USEC_PER_SEC
+                                                   + (apr_time_t)ms * 1000 + (i % 1000)),
+                            want);
+    }
 }
 
 static void test_format_truncates_to_ms(void **state)
@@ -246,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_format_known_instants, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_format_matches_gmtime, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_format_truncates_to_ms, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_format_before_epoch, pool_setup, pool_teardown),
         cmocka_unit_test(test_parse_utc),

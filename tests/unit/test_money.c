@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -120,6 +121,41 @@ static void test_negative_amounts(void **state)
                         "{\"amount\":-1200,\"currency\":\"EUR\"}");
     assert_string_equal(trv_money_decimal(p, -405, 2), "-4.05");
     assert_string_equal(trv_money_decimal(p, -5, 2), "-0.05");
+}
+
+/* An amount with a fraction is the double strtod makes of its exact
+ * decimal, and is written back as that decimal: for amounts of every size
+ * up to TRV_MONEY_MAX_MINOR, signs and the exponents in use. */
+static void test_fraction_amounts_are_their_decimal(void **state)
+{
+    apr_pool_t *p = *state;
+    unsigned long long r = 0x9e3779b97f4a7c15ULL;
+    int i, e;
+    for (i = 0; i < 200000; i++) {
+        for (e = 1; e <= 4; e++) {
+            apr_int64_t minor = (apr_int64_t)(unit_rnd(&r) % (TRV_MONEY_MAX_MINOR + 1)
+                                              >> (unit_rnd(&r) % 50));
+            const char *dec;
+            json_t *amount;
+            if (i & 1) {
+                minor = -minor;
+            }
+            dec = trv_money_decimal(p, minor, e);
+            amount = trv_json_bind(p, trv_money_amount_json(minor, e));
+            if (!strchr(dec, '.')) {
+                assert_true(json_is_integer(amount));
+                continue;
+            }
+            assert_true(json_is_real(amount));
+            if (json_real_value(amount) != strtod(dec, NULL)) {
+                fail_msg("%lld at exponent %d: %.17g, strtod(%s) %.17g", (long long)minor, e,
+                         json_real_value(amount), dec, strtod(dec, NULL));
+            }
+            if (i % 64 == 0) {
+                assert_string_equal(trv_json_dump(p, amount), dec);
+            }
+        }
+    }
 }
 
 static void test_decimal_text(void **state)
@@ -400,6 +436,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_whole_amounts_are_integers, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_negative_amounts, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_decimal_text, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(test_fraction_amounts_are_their_decimal, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test(test_parse_accepts),
         cmocka_unit_test(test_parse_rejects),
         cmocka_unit_test(test_parse_range),

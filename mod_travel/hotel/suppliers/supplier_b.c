@@ -12,6 +12,7 @@
 #include "hotel/supplier.h"
 #include "core/crypt.h"
 #include "core/json.h"
+#include "core/json_text.h"
 #include "core/jval.h"
 #include "core/money.h"
 #include "core/log.h"
@@ -249,12 +250,15 @@ static int hotel_cheapest(apr_pool_t *p, const trv_hotel_stay *stay, const b_gro
  * array (a rateKey holds '|' and other punctuation). */
 static const char *keys_ref(apr_pool_t *p, const trv_jval *const *rates, int n)
 {
-    json_t *a = trv_json_bind(p, json_array());
+    trv_jtext t;
     int i;
+    trv_jtext_init(&t, p, 256);
+    trv_jtext_arr(&t);
     for (i = 0; i < n; i++) {
-        json_array_append_new(a, json_string(trv_jval_strget(rates[i], "rateKey")));
+        trv_jtext_str(&t, trv_jval_strget(rates[i], "rateKey"));
     }
-    return trv_json_dump(p, a);
+    trv_jtext_end(&t);
+    return trv_jtext_done(&t, NULL);
 }
 
 /* The rateKeys of a reference made by keys_ref, or NULL when malformed or

@@ -149,6 +149,17 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
     return st;
 }
 
+/* {from, amount}, for every penalty of every offer: no format read, and
+ * no UTF-8 check of from, an instant trv_time_format wrote or a string
+ * already held by a JSON value (checked when it was made). */
+static json_t *penalty(const char *from, json_t *amount)
+{
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "from", json_string_nocheck(from));
+    json_object_set_new_nocheck(o, "amount", amount);
+    return o;
+}
+
 static int cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -204,8 +215,7 @@ json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
             }
         }
         json_array_append_new(json_object_get(out, "penalties"),
-                              json_pack("{s:s,s:o}", "from", at, "amount",
-                                        trv_hwire_money(sum, currency)));
+                              penalty(at, trv_hwire_money(sum, currency)));
     }
     return out;
 }
@@ -291,8 +301,7 @@ int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
         return -1;
     }
     json_array_append_new(json_object_get(policy, "penalties"),
-                          json_pack("{s:s,s:o}", "from", trv_time_format(p, t), "amount",
-                                    trv_hwire_money(minor, currency)));
+                          penalty(trv_time_format(p, t), trv_hwire_money(minor, currency)));
     return 0;
 }
 
