@@ -169,13 +169,29 @@ unsigned char *trv_crypt_b64_decode(apr_pool_t *p, const char *s, apr_size_t *le
     return s && strict_b64(s) ? decode(p, s, len) : NULL;
 }
 
+/* Written directly rather than as base64 then translated: every sealed
+ * offer reference is one (a thirtieth of a hotel offers request). */
 char *trv_crypt_b64url(apr_pool_t *p, const unsigned char *data, apr_size_t len)
 {
-    char *out = trv_crypt_b64(p, data, len), *s, *d;
-    for (s = d = out; *s; s++) {
-        if (*s != '=') {
-            *d++ = *s == '+' ? '-' : *s == '/' ? '_' : *s;
-        }
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char *out = apr_palloc(p, len / 3 * 4 + 4), *d = out;
+    apr_size_t i = 0;
+    for (; i + 3 <= len; i += 3) {
+        unsigned v = (unsigned)data[i] << 16 | (unsigned)data[i + 1] << 8 | data[i + 2];
+        d[0] = abc[v >> 18];
+        d[1] = abc[(v >> 12) & 63];
+        d[2] = abc[(v >> 6) & 63];
+        d[3] = abc[v & 63];
+        d += 4;
+    }
+    if (len - i == 1) {
+        *d++ = abc[data[i] >> 2];
+        *d++ = abc[(data[i] & 3) << 4];
+    }
+    else if (len - i == 2) {
+        *d++ = abc[data[i] >> 2];
+        *d++ = abc[((data[i] & 3) << 4) | (data[i + 1] >> 4)];
+        *d++ = abc[(data[i + 1] & 15) << 2];
     }
     *d = '\0';
     return out;

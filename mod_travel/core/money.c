@@ -40,15 +40,27 @@ static const struct { const char code[4]; int exponent; } currencies[] = {
     {"ZAR", 2}, {"ZMW", 2}, {"ZWG", 2},
 };
 
+/* The code's three bytes as one number in their order, to compare whole. */
+static apr_uint32_t code_key(const char *c)
+{
+    return (apr_uint32_t)(unsigned char)c[0] << 16 | (apr_uint32_t)(unsigned char)c[1] << 8
+           | (unsigned char)c[2];
+}
+
+/* Called for every amount an answer shows: three bytes compared as one
+ * number rather than strlen and strcmp at each step. */
 int trv_currency_exponent(const char *code)
 {
     size_t lo = 0, hi = sizeof(currencies) / sizeof(currencies[0]);
-    if (!code || strlen(code) != 3) {
+    apr_uint32_t key;
+    if (!code || !code[0] || !code[1] || !code[2] || code[3]) {
         return -1;
     }
+    key = code_key(code);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(code, currencies[mid].code);
+        apr_uint32_t k = code_key(currencies[mid].code);
+        int c = key < k ? -1 : key > k;
         if (c == 0) {
             return currencies[mid].exponent;
         }

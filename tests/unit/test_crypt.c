@@ -115,6 +115,32 @@ static void base64_round_trips_and_refuses_garbage(void **state)
     assert_null(trv_crypt_b64url_decode(p, "ab cd", &n));
 }
 
+/* base64url is base64 (APR's encoder) with - and _ for + and / and no
+ * padding, for every length up to 300 and random bytes. */
+static void b64url_is_base64_translated(void **state)
+{
+    apr_pool_t *p = *state;
+    unsigned long long r = 0x853c49e6748fea9bULL;
+    unsigned char data[300];
+    apr_size_t len, i;
+    int round;
+    for (round = 0; round < 20; round++) {
+        for (i = 0; i < sizeof(data); i++) {
+            data[i] = (unsigned char)unit_rnd(&r);
+        }
+        for (len = 0; len <= sizeof(data); len++) {
+            char *want = trv_crypt_b64(p, data, len), *s, *d;
+            for (s = d = want; *s; s++) {
+                if (*s != '=') {
+                    *d++ = *s == '+' ? '-' : *s == '/' ? '_' : *s;
+                }
+            }
+            *d = '\0';
+            assert_string_equal(trv_crypt_b64url(p, data, len), want);
+        }
+    }
+}
+
 static void a_sealed_text_opens_only_with_its_key_and_aad(void **state)
 {
     apr_pool_t *p = *state;
@@ -147,6 +173,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(hmac_keys_of_every_length_match_openssl, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(equal_compares_bytes, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(b64url_is_base64_translated, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(base64_round_trips_and_refuses_garbage, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(a_sealed_text_opens_only_with_its_key_and_aad,
