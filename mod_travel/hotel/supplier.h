@@ -332,6 +332,34 @@ const char *trv_hwire_num(apr_pool_t *p, double v);
 
 /* Money {amount, currency} (a new reference). */
 json_t *trv_hwire_money(apr_int64_t minor, const char *currency);
+
+/* The offer documents of trv_hotel_offer, built by one piece of code for
+ * every adapter, member by member: no format read, and no UTF-8 check of
+ * keys or strings, which are the supplier's (read by core/jval.h or
+ * Jansson, which checked them) or the adapter's own. A NULL string is
+ * null. */
+/* {refundable, penalties: []}. */
+json_t *trv_hwire_policy_new(int refundable);
+/* A room's children's ages, [age, ...]. */
+json_t *trv_hwire_ages(const trv_hotel_occ *occ);
+/* One room: {position, name, board, board_name, adults, children, total,
+ * [minimum_selling_price], due_at_property, [cancellation_policy]}. The
+ * json_t members are taken (NULL total or due_at_property: null; NULL
+ * minimum_selling_price: left out), but cancellation_policy is shared (a
+ * reference is taken; NULL: left out, json_null() for null). */
+typedef struct trv_hwire_room {
+    int position, adults;
+    const char *name, *board, *board_name;
+    json_t *children, *total, *minimum_selling_price, *due_at_property;
+    json_t *cancellation_policy;
+} trv_hwire_room;
+json_t *trv_hwire_room_doc(const trv_hwire_room *r);
+/* An offer: {room_type {code, name}, board, board_name, total,
+ * cancellation_policy, promotions, rooms}; total is taken, the rest shared
+ * (promotions NULL: []). */
+json_t *trv_hwire_offer_doc(const char *code, const char *name, const char *board,
+                            const char *board_name, json_t *total, json_t *policy,
+                            json_t *promotions, json_t *rooms);
 /* RO / BB / HB / AI (any case) -> ROOM_ONLY, BED_AND_BREAKFAST, HALF_BOARD,
  * ALL_INCLUSIVE; anything else is passed on upper-cased. */
 const char *trv_hwire_board(apr_pool_t *p, const char *code);

@@ -168,10 +168,8 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     const trv_jval *total = trv_jval_get(o, "offerRetailRate"), *rates = trv_jval_get(o, "rates");
     const trv_jval *rate, *rate0 = trv_jval_at(rates, 0);
     json_t *rooms = json_array(), *promos = json_array();
-    json_t *policy = json_pack("{s:b,s:[]}", "refundable",
-                               strcmp(trv_jval_strget(o, "rateType") ? trv_jval_strget(o, "rateType")
-                                                                     : "", "RFN") == 0,
-                               "penalties");
+    json_t *policy = trv_hwire_policy_new(
+        strcmp(trv_jval_strget(o, "rateType") ? trv_jval_strget(o, "rateType") : "", "RFN") == 0);
     apr_hash_t *merged = apr_hash_make(ctx->pool);
     apr_size_t i, k;
     memset(out, 0, sizeof(*out));
@@ -197,15 +195,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         if (trv_money_minor_of_jval(trv_jval_get(rt, "amount"), cur, &room_total)) {
             return -1;
         }
-        ages = json_array();
-        for (k = 0; k < (apr_size_t)stay->rooms[i].n_children; k++) {
-            json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
-        }
+        ages = trv_hwire_ages(&stay->rooms[i]);
         /* The room's own policy, as LiteAPI gives it per rate. */
-        rp = json_pack("{s:b,s:[]}", "refundable",
-                       strcmp(trv_jval_strget(cp, "refundableTag")
-                              ? trv_jval_strget(cp, "refundableTag") : "", "RFN") == 0,
-                       "penalties");
+        rp = trv_hwire_policy_new(strcmp(trv_jval_strget(cp, "refundableTag")
+                                         ? trv_jval_strget(cp, "refundableTag") : "", "RFN") == 0);
         trv_json_bind(ctx->pool, rp);
         trv_jval_foreach(trv_jval_get(cp, "cancelPolicyInfos"), k, info) {
             apr_int64_t m;
@@ -216,13 +209,13 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                 return -1;
             }
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:n,s:O}", "position", (int)i,
-            "name", trv_jval_strget(rate, "name"),
-            "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardType")),
-            "board_name", trv_jval_strget(rate, "boardName"), "adults", stay->rooms[i].adults,
-            "children", ages, "total", trv_hwire_money(room_total, cur), "due_at_property",
-            "cancellation_policy", rp));
+        {
+            trv_hwire_room r = {(int)i, stay->rooms[i].adults, trv_jval_strget(rate, "name"),
+                                trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardType")),
+                                trv_jval_strget(rate, "boardName"), ages,
+                                trv_hwire_money(room_total, cur), NULL, NULL, rp};
+            json_array_append_new(rooms, trv_hwire_room_doc(&r));
+        }
         /* The offer's penalty at an instant is the rooms' penalties summed:
          * the rooms of one offer share their policy's instants. */
         trv_jval_foreach(trv_jval_get(cp, "cancelPolicyInfos"), k, info) {
@@ -263,13 +256,11 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                                             trv_hwire_money(*sum, cur)));
         }
     }
-    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_jval_strget(o, "roomTypeId"),
-        "name", trv_jval_strget(rate0, "name"),
-        "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate0, "boardType")),
-        "board_name", trv_jval_strget(rate0, "boardName"),
-        "total", trv_hwire_money(out->total_minor, cur),
-        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
+    out->doc = trv_hwire_offer_doc(trv_jval_strget(o, "roomTypeId"),
+                                   trv_jval_strget(rate0, "name"),
+                                   trv_hwire_board(ctx->pool, trv_jval_strget(rate0, "boardType")),
+                                   trv_jval_strget(rate0, "boardName"),
+                                   trv_hwire_money(out->total_minor, cur), policy, promos, rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
 }

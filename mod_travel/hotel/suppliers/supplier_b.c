@@ -463,8 +463,7 @@ static trv_up_status search(trv_hotel_ctx *ctx, const trv_hotel_area *area,
 static json_t *rate_policy(const trv_jval *rate)
 {
     const char *rc = trv_jval_strget(rate, "rateClass");
-    return json_pack("{s:b,s:[]}", "refundable", strcmp(rc ? rc : "", "NRF") != 0,
-                     "penalties");
+    return trv_hwire_policy_new(strcmp(rc ? rc : "", "NRF") != 0);
 }
 
 /* Shares a group's amount among its n rooms in minor units: each room
@@ -491,7 +490,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
     json_t *by_pos[TRV_HOTEL_MAX_ROOMS], *policy;
     const trv_jval *e;
     size_t k;
-    int gi, i, c;
+    int gi, i;
     memset(out, 0, sizeof(*out));
     memset(by_pos, 0, sizeof(by_pos));
     out->sid = sid;
@@ -530,7 +529,8 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
         }
         for (i = 0; i < g->count[gi]; i++) {
             int p = g->pos[gi][i];
-            json_t *ages = json_array(), *rp = trv_json_bind(ctx->pool, rate_policy(rate));
+            json_t *ages = trv_hwire_ages(&stay->rooms[p]);
+            json_t *rp = trv_json_bind(ctx->pool, rate_policy(rate));
             apr_int64_t room_price;
             /* The group's penalties shared among its rooms like its net. */
             trv_jval_foreach(pens, k, e) {
@@ -548,26 +548,21 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
                     return -1;
                 }
             }
-            for (c = 0; c < stay->rooms[p].n_children; c++) {
-                json_array_append_new(ages, json_integer(stay->rooms[p].ages[c]));
-            }
             /* With a floor, the room's price is its share of the floor
              * plus its share of the rest, so it is never below the
              * floor's share (shares of two amounts alone may cross). */
             room_price = floor < 0 ? share(price, g->count[gi], i)
                                    : share(floor, g->count[gi], i)
                                          + share(price - floor, g->count[gi], i);
-            by_pos[p] = trv_json_bind(ctx->pool, json_pack(
-                "{s:i,s:s?,s:s,s:s?,s:i,s:o,s:o,s:o,s:o,s:O}", "position", p,
-                "name", trv_jval_strget(room, "name"),
-                "board", trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardCode")),
-                "board_name", trv_jval_strget(rate, "boardName"), "adults", stay->rooms[p].adults,
-                "children", ages, "total", trv_hwire_money(room_price, cur),
-                "minimum_selling_price", floor < 0 ? json_null()
-                    : trv_hwire_money(share(floor, g->count[gi], i), cur),
-                "due_at_property", has_due ? trv_hwire_money(share(due, g->count[gi], i), cur)
-                                           : json_null(),
-                "cancellation_policy", rp));
+            {
+                trv_hwire_room r = {
+                    p, stay->rooms[p].adults, trv_jval_strget(room, "name"),
+                    trv_hwire_board(ctx->pool, trv_jval_strget(rate, "boardCode")),
+                    trv_jval_strget(rate, "boardName"), ages, trv_hwire_money(room_price, cur),
+                    floor < 0 ? json_null() : trv_hwire_money(share(floor, g->count[gi], i), cur),
+                    has_due ? trv_hwire_money(share(due, g->count[gi], i), cur) : NULL, rp};
+                by_pos[p] = trv_json_bind(ctx->pool, trv_hwire_room_doc(&r));
+            }
         }
     }
     for (i = 0; i < stay->n_rooms; i++) {
@@ -580,12 +575,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const b_grou
         return -1;
     }
     trv_json_bind(ctx->pool, policy);
-    out->doc = json_pack("{s:{s:s?,s:s?},s:s,s:s?,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_jval_strget(room, "code"), "name", trv_jval_strget(room, "name"),
-        "board", trv_hwire_board(ctx->pool, trv_jval_strget(rates[0], "boardCode")),
-        "board_name", trv_jval_strget(rates[0], "boardName"),
-        "total", trv_hwire_money(out->total_minor, cur),
-        "cancellation_policy", policy, "promotions", promos, "rooms", rooms);
+    out->doc = trv_hwire_offer_doc(trv_jval_strget(room, "code"), trv_jval_strget(room, "name"),
+                                   trv_hwire_board(ctx->pool, trv_jval_strget(rates[0], "boardCode")),
+                                   trv_jval_strget(rates[0], "boardName"),
+                                   trv_hwire_money(out->total_minor, cur), policy, promos, rooms);
     trv_json_bind(ctx->pool, out->doc);
     return 0;
 }

@@ -422,35 +422,29 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, trv_hotel_of
                                                           "deal"), "description");
     json_t *rooms = trv_json_bind(ctx->pool, json_array());
     json_t *promos = trv_json_bind(ctx->pool, json_array());
-    json_t *policy = trv_json_bind(ctx->pool, json_pack(
-        "{s:b,s:[]}", "refundable", trv_jval_is_true(trv_jval_get(rate, "refundable")),
-        "penalties"));
+    json_t *policy = trv_json_bind(
+        ctx->pool, trv_hwire_policy_new(trv_jval_is_true(trv_jval_get(rate, "refundable"))));
     size_t k;
     int i;
     for (i = 0; i < stay->n_rooms; i++) {
         const trv_jval *pr = trv_jval_get(trv_jval_get(rate, "occupancy_pricing"),
                                           occupancy(ctx->pool, &stay->rooms[i]));
         const trv_jval *fees = request_currency_jval(pr, "property_fees");
-        json_t *ages = json_array();
         apr_int64_t total, due;
-        int k2;
         if (trv_money_minor_of_jval(trv_jval_get(request_currency_jval(pr, "inclusive"),
                                                  "value"), cur, &total)) {
-            json_decref(ages);
             return -1;
         }
-        for (k2 = 0; k2 < stay->rooms[i].n_children; k2++) {
-            json_array_append_new(ages, json_integer(stay->rooms[i].ages[k2]));
+        {
+            trv_hwire_room r = {
+                i, stay->rooms[i].adults, trv_jval_strget(pk->room, "room_name"),
+                trv_hwire_board(ctx->pool, pk->board), NULL, trv_hwire_ages(&stay->rooms[i]),
+                trv_hwire_money(total, cur), NULL,
+                fees && !trv_money_minor_of_jval(trv_jval_get(fees, "value"), cur, &due)
+                    ? trv_hwire_money(due, cur) : NULL,
+                NULL};
+            json_array_append_new(rooms, trv_hwire_room_doc(&r));
         }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s?,s:s,s:n,s:i,s:o,s:o,s:o}", "position", i,
-            "name", trv_jval_strget(pk->room, "room_name"),
-            "board", trv_hwire_board(ctx->pool, pk->board),
-            "board_name", "adults", stay->rooms[i].adults, "children", ages,
-            "total", trv_hwire_money(total, cur),
-            "due_at_property", fees && !trv_money_minor_of_jval(trv_jval_get(fees, "value"), cur,
-                                                                &due)
-                                   ? trv_hwire_money(due, cur) : json_null()));
         trv_jval_foreach(trv_jval_get(pr, "stay"), k, e) {
             const char *type = trv_jval_strget(e, "type");
             apr_int64_t m;
@@ -470,13 +464,10 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, trv_hotel_of
             return -1;
         }
     }
-    out->doc = trv_json_bind(ctx->pool, json_pack(
-        "{s:{s:s?,s:s?},s:s,s:n,s:o,s:O,s:O,s:O}",
-        "room_type", "code", trv_jval_strget(pk->room, "id"),
-        "name", trv_jval_strget(pk->room, "room_name"),
-        "board", trv_hwire_board(ctx->pool, pk->board), "board_name",
-        "total", trv_hwire_money(out->total_minor, cur),
-        "cancellation_policy", policy, "promotions", promos, "rooms", rooms));
+    out->doc = trv_json_bind(ctx->pool, trv_hwire_offer_doc(
+        trv_jval_strget(pk->room, "id"), trv_jval_strget(pk->room, "room_name"),
+        trv_hwire_board(ctx->pool, pk->board), NULL, trv_hwire_money(out->total_minor, cur),
+        policy, promos, rooms));
     return 0;
 }
 
@@ -544,35 +535,28 @@ static json_t *room_of(trv_hotel_ctx *ctx, const json_t *pr, const char *cur, in
                        const char *board, int position, const trv_hotel_occ *occ)
 {
     const json_t *fees = request_currency(pr, "property_fees"), *e;
-    json_t *policy = json_pack("{s:b,s:[]}", "refundable", refundable, "penalties");
-    json_t *ages = json_array();
+    json_t *policy = trv_json_bind(ctx->pool, trv_hwire_policy_new(refundable));
     apr_int64_t total, due;
     size_t k;
-    int i;
-    trv_json_bind(ctx->pool, policy);
     if (trv_money_minor_of(json_object_get(request_currency(pr, "inclusive"), "value"), cur,
                            &total)) {
-        json_decref(ages);
         return NULL;
     }
     json_array_foreach(json_object_get(pr, "cancel_penalties"), k, e) {
         if (trv_hwire_penalty_add(ctx->pool, policy, trv_json_str(e, "start"),
                                   json_object_get(e, "amount"), cur) != 0) {
-            json_decref(ages);
             return NULL;
         }
     }
-    for (i = 0; occ && i < occ->n_children; i++) {
-        json_array_append_new(ages, json_integer(occ->ages[i]));
+    {
+        trv_hwire_room r = {
+            position, occ ? occ->adults : 0, NULL, trv_hwire_board(ctx->pool, board), NULL,
+            trv_hwire_ages(occ), trv_hwire_money(total, cur), NULL,
+            fees && !trv_money_minor_of(json_object_get(fees, "value"), cur, &due)
+                ? trv_hwire_money(due, cur) : NULL,
+            policy};
+        return trv_hwire_room_doc(&r);
     }
-    return json_pack("{s:i,s:n,s:s,s:n,s:i,s:o,s:o,s:o,s:O}", "position", position, "name",
-                     "board", trv_hwire_board(ctx->pool, board), "board_name",
-                     "adults", occ ? occ->adults : 0, "children", ages,
-                     "total", trv_hwire_money(total, cur),
-                     "due_at_property", fees && !trv_money_minor_of(json_object_get(fees, "value"),
-                                                                    cur, &due)
-                                            ? trv_hwire_money(due, cur) : json_null(),
-                     "cancellation_policy", policy);
 }
 
 /* The price check: the rate at today's price and the link that books it.

@@ -296,7 +296,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
     apr_int64_t due = 0;
     apr_time_t exp;
     json_t *rooms, *policy;
-    int i, k;
+    int i;
     memset(out, 0, sizeof(*out));
     board_of(trv_json_str(rate, "board_type"), &board, &words);
     if (!name) {
@@ -327,23 +327,16 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
                           ? exp : now + TRV_HOTEL_OFFER_TTL;
     rooms = trv_json_bind(ctx->pool, json_array());
     for (i = 0; i < stay->n_rooms; i++) {
-        json_t *ages = json_array();
-        for (k = 0; k < stay->rooms[i].n_children; k++) {
-            json_array_append_new(ages, json_integer(stay->rooms[i].ages[k]));
-        }
-        json_array_append_new(rooms, json_pack(
-            "{s:i,s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:O?}", "position", i, "name", name, "board", board,
-            "board_name", words, "adults", stay->rooms[i].adults, "children", ages,
-            "total", stay->n_rooms == 1 ? trv_hwire_money(out->total_minor, cur) : json_null(),
-            "due_at_property", i == 0 && due > 0 ? trv_hwire_money(due, due_cur) : json_null(),
-            "cancellation_policy", stay->n_rooms == 1 ? policy : NULL));
+        trv_hwire_room r = {
+            i, stay->rooms[i].adults, name, board, words, trv_hwire_ages(&stay->rooms[i]),
+            stay->n_rooms == 1 ? trv_hwire_money(out->total_minor, cur) : NULL, NULL,
+            i == 0 && due > 0 ? trv_hwire_money(due, due_cur) : NULL,
+            stay->n_rooms == 1 ? policy : json_null()};
+        json_array_append_new(rooms, trv_hwire_room_doc(&r));
     }
-    out->doc = trv_json_bind(ctx->pool, json_pack(
-        "{s:{s:s,s:s},s:s,s:s,s:o,s:O,s:[],s:O}",
-        "room_type", "code", trv_json_str(rate, "code") ? trv_json_str(rate, "code") : name,
-        "name", name, "board", board, "board_name", words,
-        "total", trv_hwire_money(out->total_minor, cur), "cancellation_policy", policy,
-        "promotions", "rooms", rooms));
+    out->doc = trv_json_bind(ctx->pool, trv_hwire_offer_doc(
+        trv_json_str(rate, "code") ? trv_json_str(rate, "code") : name, name, board, words,
+        trv_hwire_money(out->total_minor, cur), policy, NULL, rooms));
     return 0;
 }
 

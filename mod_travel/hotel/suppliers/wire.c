@@ -264,6 +264,72 @@ json_t *trv_hwire_money(apr_int64_t minor, const char *currency)
     return trv_money_json(&m);
 }
 
+/* A string the caller vouches for (see supplier.h), or null. */
+static json_t *str(const char *s)
+{
+    return s ? json_string_nocheck(s) : json_null();
+}
+
+static void put(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck(o, key, v ? v : json_null());
+}
+
+json_t *trv_hwire_policy_new(int refundable)
+{
+    json_t *o = json_object();
+    put(o, "refundable", json_boolean(refundable));
+    put(o, "penalties", json_array());
+    return o;
+}
+
+json_t *trv_hwire_ages(const trv_hotel_occ *occ)
+{
+    json_t *a = json_array();
+    int i;
+    for (i = 0; occ && i < occ->n_children; i++) {
+        json_array_append_new(a, json_integer(occ->ages[i]));
+    }
+    return a;
+}
+
+json_t *trv_hwire_room_doc(const trv_hwire_room *r)
+{
+    json_t *o = json_object();
+    put(o, "position", json_integer(r->position));
+    put(o, "name", str(r->name));
+    put(o, "board", str(r->board));
+    put(o, "board_name", str(r->board_name));
+    put(o, "adults", json_integer(r->adults));
+    put(o, "children", r->children);
+    put(o, "total", r->total);
+    if (r->minimum_selling_price) {
+        put(o, "minimum_selling_price", r->minimum_selling_price);
+    }
+    put(o, "due_at_property", r->due_at_property);
+    if (r->cancellation_policy) {
+        put(o, "cancellation_policy", json_incref(r->cancellation_policy));
+    }
+    return o;
+}
+
+json_t *trv_hwire_offer_doc(const char *code, const char *name, const char *board,
+                            const char *board_name, json_t *total, json_t *policy,
+                            json_t *promotions, json_t *rooms)
+{
+    json_t *o = json_object(), *type = json_object();
+    put(type, "code", str(code));
+    put(type, "name", str(name));
+    put(o, "room_type", type);
+    put(o, "board", str(board));
+    put(o, "board_name", str(board_name));
+    put(o, "total", total);
+    put(o, "cancellation_policy", json_incref(policy));
+    put(o, "promotions", promotions ? json_incref(promotions) : json_array());
+    put(o, "rooms", json_incref(rooms));
+    return o;
+}
+
 const char *trv_hwire_board(apr_pool_t *p, const char *code)
 {
     static const char *const map[][2] = {{"RO", "ROOM_ONLY"}, {"BB", "BED_AND_BREAKFAST"},
