@@ -428,8 +428,23 @@ static int unique_keys(parser *ps, apr_uint32_t obj)
     }
     if (n <= 16) {
         const trv_jval *keys[16];
+        /* A bit for each key's (length, first byte, last byte): a key is
+         * compared with the others only when its bit was already set, as
+         * a repeated key's always is (the pairs were a tenth of reading a
+         * flight search's answer). */
+        apr_uint64_t seen = 0;
         for (i = 0, k = o + 1; i < n; i++, k = k + 1 + k[1].skip) {
+            unsigned h = k->n * 7u;
+            apr_uint64_t bit;
+            if (k->n) {
+                h ^= (unsigned char)k->u.s[0] * 3u + (unsigned char)k->u.s[k->n - 1] * 5u;
+            }
+            bit = (apr_uint64_t)1 << (h & 63);
             keys[i] = k;
+            if (!(seen & bit)) {
+                seen |= bit;
+                continue;
+            }
             for (j = 0; j < i; j++) {
                 /* The length and first byte first: most keys differ there,
                  * and a call to memcmp for each pair was a sixth of

@@ -193,6 +193,38 @@ static void duplicate_keys_in_objects_of_any_size(void **state)
     }
 }
 
+/* In objects of up to 16 keys (the ones compared pairwise, after a
+ * filter on each key's length and first and last bytes), a key repeated
+ * at any two positions is refused, and keys alike in all three but
+ * different in between are not (nor the empty key once). */
+static void repeated_keys_at_every_pair_of_positions(void **state)
+{
+    apr_pool_t *p = *state;
+    int n, a, b, i;
+    for (n = 2; n <= 16; n++) {
+        for (a = 0; a < n; a++) {
+            for (b = a + 1; b < n; b++) {
+                char *t = apr_pstrdup(p, "{");
+                for (i = 0; i < n; i++) {
+                    /* "xAy" keys: alike in length and ends; key b repeats a */
+                    t = apr_psprintf(p, "%s%s\"x%cy\":%d", t, i ? "," : "",
+                                     'A' + (i == b ? a : i), i);
+                }
+                t = apr_pstrcat(p, t, "}", NULL);
+                assert_int_equal(both(p, t, strlen(t)), 0);
+            }
+        }
+        {
+            char *t = apr_pstrdup(p, "{\"\":0");
+            for (i = 1; i < n; i++) {
+                t = apr_psprintf(p, "%s,\"x%cy\":%d", t, 'A' + i, i);
+            }
+            t = apr_pstrcat(p, t, "}", NULL);
+            assert_int_equal(both(p, t, strlen(t)), 1);
+        }
+    }
+}
+
 /* Numbers as Jansson reads them, bit for bit: the short ones are read
  * without strtod/strtoll (fast_number), the rest with them, so every
  * length around the fast path's limits (15 digits of a real, 18 of an
@@ -246,6 +278,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(numbers_are_read_as_jansson_reads_them, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(many_values, pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(repeated_keys_at_every_pair_of_positions, pool_setup,
+                                        pool_teardown),
         cmocka_unit_test_setup_teardown(duplicate_keys_in_objects_of_any_size, pool_setup,
                                         pool_teardown),
     };
