@@ -10,6 +10,10 @@
 /* Jansson's JSON_PARSER_MAX_DEPTH. */
 #define MAX_DEPTH 2048
 
+/* Objects of up to this many keys are checked for a repeated key pair by
+ * pair (behind a filter), larger ones with a table. */
+#define TRV_JVAL_PAIRWISE 32
+
 typedef struct parser {
     apr_pool_t *p;
     char *buf;
@@ -426,20 +430,21 @@ static int unique_keys(parser *ps, apr_uint32_t obj)
     if (n < 2) {
         return 0;
     }
-    if (n <= 16) {
-        const trv_jval *keys[16];
+    if (n <= TRV_JVAL_PAIRWISE) {
+        const trv_jval *keys[TRV_JVAL_PAIRWISE];
         /* A bit for each key's (length, first byte, last byte): a key is
          * compared with the others only when its bit was already set, as
          * a repeated key's always is (the pairs were a tenth of reading a
          * flight search's answer). */
         apr_uint64_t seen = 0;
         for (i = 0, k = o + 1; i < n; i++, k = k + 1 + k[1].skip) {
-            unsigned h = k->n * 7u;
+            apr_uint32_t h = k->n & 0xff;
             apr_uint64_t bit;
             if (k->n) {
-                h ^= (unsigned char)k->u.s[0] * 3u + (unsigned char)k->u.s[k->n - 1] * 5u;
+                h |= (apr_uint32_t)(unsigned char)k->u.s[0] << 8
+                     | (apr_uint32_t)(unsigned char)k->u.s[k->n - 1] << 16;
             }
-            bit = (apr_uint64_t)1 << (h & 63);
+            bit = (apr_uint64_t)1 << ((h * 0x9E3779B1u) >> 26);
             keys[i] = k;
             if (!(seen & bit)) {
                 seen |= bit;

@@ -172,12 +172,12 @@ static char *object_of(apr_pool_t *p, int n, int dup)
 }
 
 /* A key twice is refused, as Jansson refuses it, whatever the object's size
- * (pairwise up to 16 keys, a table on the stack up to 128, a malloc'd one
+ * (pairwise up to 32 keys, a table on the stack up to 128, a malloc'd one
  * beyond), and where the repeated key stands. */
 static void duplicate_keys_in_objects_of_any_size(void **state)
 {
     apr_pool_t *p = *state;
-    static const int sizes[] = {2, 16, 17, 40, 128, 129, 300};
+    static const int sizes[] = {2, 16, 17, 32, 33, 40, 128, 129, 300};
     size_t i;
     for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         char *t;
@@ -193,7 +193,7 @@ static void duplicate_keys_in_objects_of_any_size(void **state)
     }
 }
 
-/* In objects of up to 16 keys (the ones compared pairwise, after a
+/* In objects of up to 32 keys (the ones compared pairwise, after a
  * filter on each key's length and first and last bytes), a key repeated
  * at any two positions is refused, and keys alike in all three but
  * different in between are not (nor the empty key once). */
@@ -201,14 +201,14 @@ static void repeated_keys_at_every_pair_of_positions(void **state)
 {
     apr_pool_t *p = *state;
     int n, a, b, i;
-    for (n = 2; n <= 16; n++) {
+    for (n = 2; n <= 32; n++) {
         for (a = 0; a < n; a++) {
             for (b = a + 1; b < n; b++) {
                 char *t = apr_pstrdup(p, "{");
                 for (i = 0; i < n; i++) {
-                    /* "xAy" keys: alike in length and ends; key b repeats a */
-                    t = apr_psprintf(p, "%s%s\"x%cy\":%d", t, i ? "," : "",
-                                     'A' + (i == b ? a : i), i);
+                    /* "x00y" keys: alike in length and ends; key b repeats a */
+                    t = apr_psprintf(p, "%s%s\"x%02dy\":%d", t, i ? "," : "",
+                                     i == b ? a : i, i);
                 }
                 t = apr_pstrcat(p, t, "}", NULL);
                 assert_int_equal(both(p, t, strlen(t)), 0);
@@ -217,7 +217,7 @@ static void repeated_keys_at_every_pair_of_positions(void **state)
         {
             char *t = apr_pstrdup(p, "{\"\":0");
             for (i = 1; i < n; i++) {
-                t = apr_psprintf(p, "%s,\"x%cy\":%d", t, 'A' + i, i);
+                t = apr_psprintf(p, "%s,\"x%02dy\":%d", t, i, i);
             }
             t = apr_pstrcat(p, t, "}", NULL);
             assert_int_equal(both(p, t, strlen(t)), 1);
