@@ -4,7 +4,6 @@
 #include <apr_allocator.h>
 #include <apr_atomic.h>
 #include <apr_thread_mutex.h>
-#include <apr_thread_proc.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -66,43 +65,159 @@ typedef struct job {
     trv_json_arena *arena;           /* the call's, when the caller has one */
 } job;
 
-static void *APR_THREAD_FUNC run(apr_thread_t *t, void *data)
+/* trv_fanout's workers: threads of the process kept for the next calls. A
+ * thread started for each call and ended after it was a twentieth of a
+ * hotel search's CPU, in the kernel (clone, the new stack's page faults,
+ * exit: docs/performance.md). A worker waits for a task, runs it, counts
+ * it done in its batch and waits again; one is started when a task would
+ * find none free, up to WORKERS_MAX a process, beyond which the caller
+ * runs the call itself. */
+#define WORKERS_MAX 512
+
+typedef struct batch {
+    int pending;                     /* tasks not done (under workers.lock) */
+    pthread_cond_t done;
+} batch;
+
+typedef struct task {
+    job j;
+    batch *b;
+    struct task *next;
+} task;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work;
+    task *head, *tail;
+    int queued;                      /* tasks in the queue */
+    int free;                        /* workers not running a task */
+    int total;
+} workers = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, 0};
+static pthread_once_t workers_once = PTHREAD_ONCE_INIT;
+
+/* A forked child has none of its parent's threads: its own workers from
+ * nothing, with a lock nobody holds. */
+static void workers_after_fork(void)
 {
-    job *j = data;
-    trv_json_arena_enter(j->arena);
-    j->fn(j->baton);
-    trv_json_arena_enter(NULL);
-    apr_thread_exit(t, APR_SUCCESS);
+    pthread_mutex_init(&workers.lock, NULL);
+    pthread_cond_init(&workers.work, NULL);
+    workers.head = workers.tail = NULL;
+    workers.queued = workers.free = workers.total = 0;
+}
+
+static void workers_init(void)
+{
+    pthread_atfork(NULL, NULL, workers_after_fork);
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&workers.lock);
+    for (;;) {
+        task *t;
+        while (!(t = workers.head)) {
+            pthread_cond_wait(&workers.work, &workers.lock);
+        }
+        workers.head = t->next;
+        if (!workers.head) {
+            workers.tail = NULL;
+        }
+        workers.queued--;
+        workers.free--;
+        pthread_mutex_unlock(&workers.lock);
+        trv_json_arena_enter(t->j.arena);
+        t->j.fn(t->j.baton);
+        trv_json_arena_enter(NULL);
+        pthread_mutex_lock(&workers.lock);
+        /* Free again before its caller can see the batch done, so the
+         * caller's next fan-out counts it. Signalled under the lock: the
+         * caller, which then frees the batch, cannot wake before this
+         * worker has let go of it. */
+        workers.free++;
+        if (--t->b->pending == 0) {
+            pthread_cond_signal(&t->b->done);
+        }
+    }
     return NULL;
+}
+
+/* Queues t for a worker, starting one when none would be free for it; 0
+ * when neither could be (the caller runs the call). Under workers.lock. */
+static int give(task *t)
+{
+    if (workers.queued + 1 > workers.free) {
+        pthread_attr_t attr;
+        pthread_t id;
+        int rc;
+        if (workers.total >= WORKERS_MAX) {
+            return 0;
+        }
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&id, &attr, worker, NULL);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            return 0;
+        }
+        workers.total++;
+        workers.free++;
+    }
+    t->next = NULL;
+    if (workers.tail) {
+        workers.tail->next = t;
+    }
+    else {
+        workers.head = t;
+    }
+    workers.tail = t;
+    workers.queued++;
+    t->b->pending++;
+    pthread_cond_signal(&workers.work);
+    return 1;
 }
 
 void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
 {
-    apr_thread_t **threads = apr_pcalloc(p, sizeof(apr_thread_t *) * (apr_size_t)(n + 1));
-    job *jobs = apr_pcalloc(p, sizeof(job) * (apr_size_t)(n + 1));
-    apr_status_t rv;
+    task *tasks = apr_pcalloc(p, sizeof(task) * (apr_size_t)(n + 1));
+    char *mine = apr_pcalloc(p, (apr_size_t)(n + 1));
+    batch b;
     int i;
+    pthread_once(&workers_once, workers_init);
+    b.pending = 0;
+    pthread_cond_init(&b.done, NULL);
     for (i = 1; i < n; i++) {
-        /* Each thread's own pool: a child of a fresh call pool, so no
-         * allocator is shared with the request thread. */
-        apr_pool_t *tp = trv_call_pool(p);
-        jobs[i].fn = fn;
-        jobs[i].baton = batons[i];
-        /* Made here, before the thread starts: the caller's arena owns it. */
-        jobs[i].arena = trv_json_arena_child(trv_json_arena_current());
-        if (!tp || apr_thread_create(&threads[i], NULL, run, &jobs[i], tp) != APR_SUCCESS) {
-            threads[i] = NULL;
+        tasks[i].j.fn = fn;
+        tasks[i].j.baton = batons[i];
+        /* Made here, before a worker takes it: the caller's arena owns it. */
+        tasks[i].j.arena = trv_json_arena_child(trv_json_arena_current());
+        tasks[i].b = &b;
+    }
+    pthread_mutex_lock(&workers.lock);
+    for (i = 1; i < n; i++) {
+        mine[i] = !give(&tasks[i]);
+    }
+    pthread_mutex_unlock(&workers.lock);
+    for (i = 0; i < n; i++) {
+        if (i == 0 || mine[i]) {
             fn(batons[i]);
         }
     }
-    if (n > 0) {
-        fn(batons[0]);
+    pthread_mutex_lock(&workers.lock);
+    while (b.pending > 0) {
+        pthread_cond_wait(&b.done, &workers.lock);
     }
-    for (i = 1; i < n; i++) {
-        if (threads[i]) {
-            apr_thread_join(&rv, threads[i]);
-        }
-    }
+    pthread_mutex_unlock(&workers.lock);
+    pthread_cond_destroy(&b.done);
+}
+
+int trv_fanout_workers(void)
+{
+    int n;
+    pthread_mutex_lock(&workers.lock);
+    n = workers.total;
+    pthread_mutex_unlock(&workers.lock);
+    return n;
 }
 
 /* The patient fan-out. A gate is shared by the caller and its calls' threads

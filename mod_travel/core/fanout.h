@@ -1,10 +1,11 @@
 /* Asking several upstreams at once (the suppliers of a hotel search, the
  * receivers of a webhook batch): a caller that needs every answer waits for the
- * slowest, not for their sum. Each call runs on its own APR thread with a
- * pool of its own on the process's call allocator (locked, so its pools may
- * live on any thread); the request thread runs the first call itself and
- * joins the others, so it never returns before every call has. The HTTP
- * client is shared already by every thread of the child. */
+ * slowest, not for their sum. Each call runs on a thread of its own
+ * (trv_fanout: one of the process's kept workers; trv_fanout_patient: one
+ * started for it), with pools on the process's call allocator (locked, so
+ * its pools may live on any thread); the request thread runs the first call
+ * itself and waits for the others, so it never returns before every call
+ * has. The HTTP client is shared already by every thread of the child. */
 #ifndef TRV_CORE_FANOUT_H
 #define TRV_CORE_FANOUT_H
 
@@ -17,9 +18,13 @@
 apr_pool_t *trv_call_pool(apr_pool_t *parent);
 
 /* Runs fn(batons[i]) for i in 0..n-1, at once; returns when all have.
- * A thread that cannot be started runs its call in this thread instead.
- * p: the request's pool (thread bookkeeping). */
+ * The first call runs in this thread, the others on the process's workers
+ * (threads kept from call to call); a call no worker can take runs in this
+ * thread too. p: the request's pool (the calls' bookkeeping). */
 void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons);
+
+/* How many workers the process has started (they are kept). */
+int trv_fanout_workers(void);
 
 /* At most this many calls of a process go on alone (trv_fanout_patient);
  * beyond it a caller waits for its slow calls as trv_fanout does. */

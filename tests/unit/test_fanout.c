@@ -1,4 +1,6 @@
-/* The patient fan-out (core/fanout.h): calls that finish within the
+/* trv_fanout (core/fanout.h): calls at once, on workers kept from one
+ * fan-out to the next, also nested and in a forked child.
+ * The patient fan-out: calls that finish within the
  * patience are done and seen by the caller; a slower one goes on alone,
  * `left` runs for it in the caller before its `late` can run, and `late`
  * runs on its thread once it finishes; drain waits for it. A patience of
@@ -10,7 +12,11 @@
 #include <apr_atomic.h>
 #include <apr_time.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct call {
     int sleep_ms;
@@ -191,6 +197,136 @@ static void call_pools_live_on_any_thread(void **state)
     apr_pool_destroy(p);
 }
 
+/* trv_fanout's calls run at once: each waits (bounded) until all have
+ * started, which only concurrent calls can do. */
+typedef struct meet {
+    pthread_mutex_t lock;
+    pthread_cond_t all_here;
+    int here, n, met, runs;
+} meet;
+
+typedef struct guest {
+    meet *m;
+    int runs;
+} guest;
+
+static void arrive(void *baton)
+{
+    guest *g = baton;
+    meet *m = g->m;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&m->lock);
+    g->runs++;
+    if (++m->here == m->n) {
+        pthread_cond_broadcast(&m->all_here);
+    }
+    while (m->here < m->n) {
+        if (pthread_cond_timedwait(&m->all_here, &m->lock, &until) != 0) {
+            break;
+        }
+    }
+    m->met += m->here >= m->n;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static void meet_of(apr_pool_t *p, int n, meet *m, guest *g)
+{
+    void *batons[16];
+    int i;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->all_here, NULL);
+    m->here = m->met = 0;
+    m->n = n;
+    for (i = 0; i < n; i++) {
+        g[i].m = m;
+        g[i].runs = 0;
+        batons[i] = &g[i];
+    }
+    trv_fanout(p, n, arrive, batons);
+    pthread_cond_destroy(&m->all_here);
+    pthread_mutex_destroy(&m->lock);
+}
+
+/* Every call runs once, all at once; the workers are kept, so a second
+ * fan-out as wide starts none. */
+static void calls_run_at_once_on_kept_workers(void **state)
+{
+    apr_pool_t *p;
+    meet m;
+    guest g[8];
+    int i, before;
+    (void)state;
+    assert_int_equal(apr_pool_create(&p, NULL), APR_SUCCESS);
+    meet_of(p, 8, &m, g);
+    assert_int_equal(m.met, 8);
+    for (i = 0; i < 8; i++) {
+        assert_int_equal(g[i].runs, 1);
+    }
+    before = trv_fanout_workers();
+    assert_true(before >= 7);
+    meet_of(p, 8, &m, g);
+    assert_int_equal(m.met, 8);
+    assert_int_equal(trv_fanout_workers(), before);
+    apr_pool_destroy(p);
+}
+
+/* A call that fans out itself (Duffel Stays' rate fetches inside a
+ * search's call) gets workers of its own, not a wait on itself. */
+static void nested(void *baton)
+{
+    apr_pool_t *p;
+    meet m;
+    guest g[3];
+    int *ok = baton;
+    assert_int_equal(apr_pool_create(&p, NULL), APR_SUCCESS);
+    meet_of(p, 3, &m, g);
+    *ok = m.met == 3;
+    apr_pool_destroy(p);
+}
+
+static void a_call_may_fan_out_again(void **state)
+{
+    apr_pool_t *p;
+    int ok[4] = {0, 0, 0, 0}, i;
+    void *batons[4] = {&ok[0], &ok[1], &ok[2], &ok[3]};
+    (void)state;
+    assert_int_equal(apr_pool_create(&p, NULL), APR_SUCCESS);
+    trv_fanout(p, 4, nested, batons);
+    for (i = 0; i < 4; i++) {
+        assert_true(ok[i]);
+    }
+    apr_pool_destroy(p);
+}
+
+/* A forked child (an httpd child of a parent that fanned out) starts
+ * workers of its own: its calls still run, all at once. */
+static void a_forked_child_has_workers_of_its_own(void **state)
+{
+    apr_pool_t *p;
+    meet m;
+    guest g[4];
+    pid_t pid;
+    int status = -1;
+    (void)state;
+    assert_int_equal(apr_pool_create(&p, NULL), APR_SUCCESS);
+    meet_of(p, 4, &m, g);
+    assert_int_equal(m.met, 4);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok;
+        meet_of(p, 4, &m, g);
+        ok = m.met == 4 && g[0].runs == 1 && g[3].runs == 1 && trv_fanout_workers() >= 3;
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    apr_pool_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +336,9 @@ int main(void)
         cmocka_unit_test(past_the_cap_the_caller_waits_and_is_told_first),
         cmocka_unit_test(call_pools_reuse_what_the_last_call_freed),
         cmocka_unit_test(call_pools_live_on_any_thread),
+        cmocka_unit_test(calls_run_at_once_on_kept_workers),
+        cmocka_unit_test(a_call_may_fan_out_again),
+        cmocka_unit_test(a_forked_child_has_workers_of_its_own),
     };
     return UNIT_RUN(tests);
 }
