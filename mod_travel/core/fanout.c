@@ -68,41 +68,43 @@ typedef struct job {
 /* trv_fanout's workers: threads of the process kept for the next calls. A
  * thread started for each call and ended after it was a twentieth of a
  * hotel search's CPU, in the kernel (clone, the new stack's page faults,
- * exit: docs/performance.md). A worker waits for a task, runs it, counts
- * it done in its batch and waits again; one is started when a task would
- * find none free, up to WORKERS_MAX a process, beyond which the caller
- * runs the call itself. */
+ * exit: docs/performance.md). A free worker waits on its own condition
+ * for the one task it is handed (one shared queue and condition had every
+ * request thread and worker of a child contend for one futex: 7 % of a
+ * hotel search's CPU); once done it is free again, then counts the task
+ * done in its batch. A worker is started when none is free, up to
+ * WORKERS_MAX a process, beyond which the caller runs the call itself. */
 #define WORKERS_MAX 512
 
 typedef struct batch {
-    int pending;                     /* tasks not done (under workers.lock) */
+    pthread_mutex_t lock;
     pthread_cond_t done;
+    int pending;                     /* tasks handed out, not done */
 } batch;
 
-typedef struct task {
-    job j;
+typedef struct worker {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    job *task;                       /* handed, not yet taken */
     batch *b;
-    struct task *next;
-} task;
+    struct worker *next;             /* in the free list */
+} worker;
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t work;
-    task *head, *tail;
-    int queued;                      /* tasks in the queue */
-    int free;                        /* workers not running a task */
+    worker *free;                    /* the last freed first: its cache is warm */
     int total;
-} workers = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, 0};
+} workers = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 static pthread_once_t workers_once = PTHREAD_ONCE_INIT;
 
 /* A forked child has none of its parent's threads: its own workers from
- * nothing, with a lock nobody holds. */
+ * nothing, with a lock nobody holds. (The parent's worker structures are
+ * left behind: a fork copies them, nobody frees them.) */
 static void workers_after_fork(void)
 {
     pthread_mutex_init(&workers.lock, NULL);
-    pthread_cond_init(&workers.work, NULL);
-    workers.head = workers.tail = NULL;
-    workers.queued = workers.free = workers.total = 0;
+    workers.free = NULL;
+    workers.total = 0;
 }
 
 static void workers_init(void)
@@ -110,105 +112,116 @@ static void workers_init(void)
     pthread_atfork(NULL, NULL, workers_after_fork);
 }
 
-static void *worker(void *unused)
+static void *work(void *data)
 {
-    (void)unused;
-    pthread_mutex_lock(&workers.lock);
+    worker *w = data;
     for (;;) {
-        task *t;
-        while (!(t = workers.head)) {
-            pthread_cond_wait(&workers.work, &workers.lock);
+        job *j;
+        batch *b;
+        pthread_mutex_lock(&w->lock);
+        while (!w->task) {
+            pthread_cond_wait(&w->wake, &w->lock);
         }
-        workers.head = t->next;
-        if (!workers.head) {
-            workers.tail = NULL;
-        }
-        workers.queued--;
-        workers.free--;
-        pthread_mutex_unlock(&workers.lock);
-        trv_json_arena_enter(t->j.arena);
-        t->j.fn(t->j.baton);
+        j = w->task;
+        b = w->b;
+        w->task = NULL;
+        pthread_mutex_unlock(&w->lock);
+        trv_json_arena_enter(j->arena);
+        j->fn(j->baton);
         trv_json_arena_enter(NULL);
+        /* Free again before its caller can see the batch done, so that
+         * the caller's next fan-out finds it. */
         pthread_mutex_lock(&workers.lock);
-        /* Free again before its caller can see the batch done, so the
-         * caller's next fan-out counts it. Signalled under the lock: the
-         * caller, which then frees the batch, cannot wake before this
-         * worker has let go of it. */
-        workers.free++;
-        if (--t->b->pending == 0) {
-            pthread_cond_signal(&t->b->done);
+        w->next = workers.free;
+        workers.free = w;
+        pthread_mutex_unlock(&workers.lock);
+        /* Signalled under the batch's lock: the caller, which then
+         * destroys the batch, cannot wake before this worker let go. */
+        pthread_mutex_lock(&b->lock);
+        if (--b->pending == 0) {
+            pthread_cond_signal(&b->done);
         }
+        pthread_mutex_unlock(&b->lock);
     }
     return NULL;
 }
 
-/* Queues t for a worker, starting one when none would be free for it; 0
- * when neither could be (the caller runs the call). Under workers.lock. */
-static int give(task *t)
+/* A free worker (taken off the list) or a new one; NULL when neither. */
+static worker *take_worker(void)
 {
-    if (workers.queued + 1 > workers.free) {
-        pthread_attr_t attr;
-        pthread_t id;
-        int rc;
-        if (workers.total >= WORKERS_MAX) {
-            return 0;
-        }
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        rc = pthread_create(&id, &attr, worker, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc != 0) {
-            return 0;
-        }
-        workers.total++;
-        workers.free++;
+    worker *w;
+    pthread_attr_t attr;
+    pthread_t id;
+    int rc;
+    pthread_mutex_lock(&workers.lock);
+    if ((w = workers.free)) {
+        workers.free = w->next;
+        pthread_mutex_unlock(&workers.lock);
+        return w;
     }
-    t->next = NULL;
-    if (workers.tail) {
-        workers.tail->next = t;
+    if (workers.total >= WORKERS_MAX || !(w = calloc(1, sizeof(*w)))) {
+        pthread_mutex_unlock(&workers.lock);
+        return NULL;
     }
-    else {
-        workers.head = t;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    rc = pthread_create(&id, &attr, work, w);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_mutex_unlock(&workers.lock);
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return NULL;
     }
-    workers.tail = t;
-    workers.queued++;
-    t->b->pending++;
-    pthread_cond_signal(&workers.work);
-    return 1;
+    workers.total++;
+    pthread_mutex_unlock(&workers.lock);
+    return w;
 }
 
 void trv_fanout(apr_pool_t *p, int n, void (*fn)(void *baton), void **batons)
 {
-    task *tasks = apr_pcalloc(p, sizeof(task) * (apr_size_t)(n + 1));
+    job *jobs = apr_pcalloc(p, sizeof(job) * (apr_size_t)(n + 1));
     char *mine = apr_pcalloc(p, (apr_size_t)(n + 1));
     batch b;
     int i;
     pthread_once(&workers_once, workers_init);
-    b.pending = 0;
+    pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.done, NULL);
+    b.pending = 0;
     for (i = 1; i < n; i++) {
-        tasks[i].j.fn = fn;
-        tasks[i].j.baton = batons[i];
+        worker *w;
+        jobs[i].fn = fn;
+        jobs[i].baton = batons[i];
         /* Made here, before a worker takes it: the caller's arena owns it. */
-        tasks[i].j.arena = trv_json_arena_child(trv_json_arena_current());
-        tasks[i].b = &b;
+        jobs[i].arena = trv_json_arena_child(trv_json_arena_current());
+        if (!(w = take_worker())) {
+            mine[i] = 1;
+            continue;
+        }
+        pthread_mutex_lock(&b.lock);
+        b.pending++;
+        pthread_mutex_unlock(&b.lock);
+        pthread_mutex_lock(&w->lock);
+        w->task = &jobs[i];
+        w->b = &b;
+        pthread_cond_signal(&w->wake);
+        pthread_mutex_unlock(&w->lock);
     }
-    pthread_mutex_lock(&workers.lock);
-    for (i = 1; i < n; i++) {
-        mine[i] = !give(&tasks[i]);
-    }
-    pthread_mutex_unlock(&workers.lock);
     for (i = 0; i < n; i++) {
         if (i == 0 || mine[i]) {
             fn(batons[i]);
         }
     }
-    pthread_mutex_lock(&workers.lock);
+    pthread_mutex_lock(&b.lock);
     while (b.pending > 0) {
-        pthread_cond_wait(&b.done, &workers.lock);
+        pthread_cond_wait(&b.done, &b.lock);
     }
-    pthread_mutex_unlock(&workers.lock);
+    pthread_mutex_unlock(&b.lock);
     pthread_cond_destroy(&b.done);
+    pthread_mutex_destroy(&b.lock);
 }
 
 int trv_fanout_workers(void)
