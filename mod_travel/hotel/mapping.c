@@ -41,11 +41,12 @@ static int str_eq(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
-static int same_hotel(apr_pool_t *p, const trv_hotel_group *g, const trv_hotel_found *f)
+/* f's name key is key (made once per hotel, not once per group). */
+static int same_hotel(const trv_hotel_group *g, const trv_hotel_found *f, const char *key)
 {
     const trv_hotel_found *m = APR_ARRAY_IDX(g->members, 0, const trv_hotel_found *);
     return str_eq(m->country_code, f->country_code)
-        && strcmp(g->name_key, trv_hotel_name_key(p, f->name)) == 0
+        && strcmp(g->name_key, key) == 0
         && str_eq(m->postal_code, f->postal_code) && *f->postal_code
         && trv_hotel_distance_m(m->latitude, m->longitude, f->latitude, f->longitude)
                <= TRV_HOTEL_MATCH_M;
@@ -64,12 +65,12 @@ static int has_supplier(const trv_hotel_group *g, const char *supplier)
 }
 
 static trv_hotel_group *new_group(apr_pool_t *p, apr_array_header_t *groups,
-                                  const trv_hotel_found *f)
+                                  const trv_hotel_found *f, const char *key)
 {
     trv_hotel_group *g = apr_pcalloc(p, sizeof(*g));
     g->members = apr_array_make(p, 3, sizeof(const trv_hotel_found *));
     g->giata = f->giata;
-    g->name_key = trv_hotel_name_key(p, f->name);
+    g->name_key = key ? key : trv_hotel_name_key(p, f->name);
     APR_ARRAY_PUSH(groups, trv_hotel_group *) = g;
     return g;
 }
@@ -124,7 +125,7 @@ apr_array_header_t *trv_hotel_group_found(apr_pool_t *p, const apr_array_header_
         code = apr_pstrcat(p, f->country_code, ":", f->giata, NULL);
         g = apr_hash_get(by_code, code, APR_HASH_KEY_STRING);
         if (!g || has_supplier(g, f->supplier)) {
-            g = new_group(p, groups, f);
+            g = new_group(p, groups, f, NULL);
             apr_hash_set(by_code, code, APR_HASH_KEY_STRING, g);
         }
         add(g, f);
@@ -132,16 +133,18 @@ apr_array_header_t *trv_hotel_group_found(apr_pool_t *p, const apr_array_header_
     for (i = 0; i < found->nelts; i++) {
         const trv_hotel_found *f = APR_ARRAY_IDX(found, i, const trv_hotel_found *);
         trv_hotel_group *g = NULL;
+        const char *key;
         if (f->giata) {
             continue;
         }
+        key = trv_hotel_name_key(p, f->name);
         for (k = 0; k < groups->nelts && !g; k++) {
             trv_hotel_group *c = APR_ARRAY_IDX(groups, k, trv_hotel_group *);
-            if (!has_supplier(c, f->supplier) && same_hotel(p, c, f)) {
+            if (!has_supplier(c, f->supplier) && same_hotel(c, f, key)) {
                 g = c;
             }
         }
-        add(g ? g : new_group(p, groups, f), f);
+        add(g ? g : new_group(p, groups, f, key), f);
     }
     qsort(groups->elts, (size_t)groups->nelts, sizeof(trv_hotel_group *), by_price);
     return groups;

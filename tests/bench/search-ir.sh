@@ -9,8 +9,9 @@
 # scripts/stack.sh (sandbox latency 0), the bench's area searched once (its
 # hotels mapped), then the API httpd run alone under callgrind (apache2 -X,
 # 8 threads, counting only inside ap_read_request and
-# ap_process_async_request, and in the fan-out's threads (core/fanout.c's
-# run: the second and third suppliers' calls)) while the same search (a page of 20 of the 30
+# ap_process_async_request, and in the fan-out's calls on other threads
+# (core/fanout.c's fanout_job, and run before the workers: the second and
+# third suppliers' calls)) while the same search (a page of 20 of the 30
 # hotels, one stay) is sent 10 and then 40 times (ab, keep-alive); the
 # difference over 30 is one search. The sandbox and PostgreSQL run normally.
 # KIND=offers counts search.sh's hotel offers request instead (10 of the
@@ -59,7 +60,8 @@ for c in "${checkouts[@]}"; do
     f="$out/$label.$kind.$n"
     : >"$f"; chmod 666 "$f"
     valgrind --tool=callgrind --collect-atstart=no --toggle-collect=ap_read_request \
-      --toggle-collect=ap_process_async_request --toggle-collect=run --callgrind-out-file="$f" \
+      --toggle-collect=ap_process_async_request --toggle-collect=run --toggle-collect=fanout_job \
+      --callgrind-out-file="$f" \
       /usr/sbin/apache2 -X -f "$dir/httpd-a/ir.conf" >"$f.log" 2>&1 &
     vg=$!
     for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/127.0.0.1/$TRAVEL_PORT") 2>/dev/null && break; sleep 0.5; done
