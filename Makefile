@@ -39,7 +39,7 @@ DEP_LIBS   = $(shell apr-1-config --link-ld --libs) $(shell apu-1-config --link-
 WARN       := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS     := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -pthread $(WARN) -Imod_travel -I$(B)/gen
 SANITIZE   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LIBS       := -ljansson -lcurl -lcrypto -lpq -lpthread -lm
+LIBS       := -ljansson -lcurl -ldeflate -lcrypto -lpq -lpthread -lm
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 aobj = $(patsubst %.c,$(B)/asan/%.o,$(1))

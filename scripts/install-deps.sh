@@ -2,7 +2,7 @@
 # Installs the Debian packages mod_travel builds, runs and tests with.
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -euo pipefail
-pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev
+pkgs=(apache2 apache2-dev libaprutil1-dbd-pgsql libjansson-dev libcurl4-openssl-dev libdeflate-dev
       libssl-dev postgresql libpq-dev libcmocka-dev libyaml-dev tzdata
       pgbouncer                  # tests/e2e/test_pgbouncer.c (transaction pooling)
       memcached                  # tests/e2e/test_shared_limits.c (limits across nodes)

@@ -1,5 +1,6 @@
 /* The only libcurl user. */
 #include "http.h"
+#include "gzip.h"
 
 #include <apr_atomic.h>
 #include <apr_network_io.h>
@@ -8,6 +9,7 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <string.h>
+#include <strings.h>
 #include <netinet/in.h>
 
 /* Idle transfer handles a client keeps for its next transfers. */
@@ -31,6 +33,7 @@ typedef struct transfer {
     char *buf;
     apr_size_t len, cap, max;
     int overflow;
+    int raw_gzip;                /* a gzip answer is kept as sent (own_gzip) */
 } transfer;
 
 apr_status_t trv_http_global_init(void)
@@ -72,7 +75,7 @@ static apr_size_t first_cap(const transfer *t)
 {
     const char *cl = apr_table_get(t->resp->headers, "Content-Length");
     apr_int64_t n = cl ? apr_atoi64(cl) : 0;
-    if (n > 0 && apr_table_get(t->resp->headers, "Content-Encoding")) {
+    if (n > 0 && !t->raw_gzip && apr_table_get(t->resp->headers, "Content-Encoding")) {
         n = n < APR_INT64_C(1) << 40 ? n * 8 : n;
     }
     if (n <= 4096) {
@@ -207,6 +210,41 @@ static void handle_give_back(curl_client *c, CURL *e)
     }
 }
 
+/* Whether the request asks for gzip alone (its own Accept-Encoding:
+ * gzip), and a truncated answer would not be kept: its answer is then
+ * decoded here in one call (core/gzip.h), not by libcurl through zlib a
+ * block at a time. */
+static int own_gzip(const trv_http_req *req)
+{
+    const char *ae = req->headers ? apr_table_get(req->headers, "Accept-Encoding") : NULL;
+    return ae && strcasecmp(ae, "gzip") == 0 && !req->keep_truncated;
+}
+
+/* The gzip answer t holds, decoded into resp; APR_SUCCESS, or the error
+ * libcurl's own decoding would have given. */
+static apr_status_t decode_gzip(apr_pool_t *p, transfer *t, trv_http_resp *resp)
+{
+    char *out;
+    apr_size_t len;
+    switch (trv_gzip_decode(p, t->buf ? t->buf : "", t->len, t->max, &out, &len)) {
+    case TRV_GZIP_OK:
+        resp->body = out;
+        resp->body_len = len;
+        return APR_SUCCESS;
+    case TRV_GZIP_TOO_LARGE:
+        resp->truncated = 1;
+        resp->error = apr_psprintf(p, "response larger than %" APR_SIZE_T_FMT " bytes", t->max);
+        break;
+    default:
+        resp->error = "the answer's gzip encoding does not decode";
+        break;
+    }
+    resp->body = apr_pstrdup(p, "");
+    resp->body_len = 0;
+    resp->status = 0;
+    return APR_EGENERAL;
+}
+
 /* Whether a second copy of the request is harmless, so libcurl may resend
  * it: a keyed one, or GET, HEAD and OPTIONS (they change nothing). */
 static int resend_harmless(const trv_http_req *req)
@@ -262,8 +300,12 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "mod_travel/1");
     /* Compressed answers are decoded (Hotelbeds asks clients to accept
-     * gzip); a request's own Accept-Encoding header names what it takes. */
+     * gzip); a request's own Accept-Encoding header names what it takes.
+     * One that takes gzip alone is decoded after the transfer (own_gzip). */
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if ((t.raw_gzip = own_gzip(req))) {
+        curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    }
     if (req->allow_address) {
         curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &t);
@@ -340,6 +382,10 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
         return APR_EGENERAL;
     }
     resp->status = (int)code;
+    if (t.raw_gzip && t.len > 0 && apr_table_get(resp->headers, "Content-Encoding")
+        && strcasecmp(apr_table_get(resp->headers, "Content-Encoding"), "gzip") == 0) {
+        return decode_gzip(p, &t, resp);
+    }
     return APR_SUCCESS;
 }
 

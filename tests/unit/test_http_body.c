@@ -23,6 +23,7 @@
 
 #include <apr_strings.h>
 #include <curl/curl.h>
+#include <libdeflate.h>
 
 #include "core/http.h"
 
@@ -150,9 +151,21 @@ static char *gzip_stored(apr_pool_t *p, const char *body, size_t n, size_t *out_
     return (char *)g;
 }
 
-/* Answers with head + payload and GETs it through the client. */
+/* Answers with head + payload and GETs it through the client, with
+ * Accept-Encoding: accept when not NULL. */
+static apr_status_t fetch_as(apr_pool_t *p, const char *head, const char *payload,
+                             size_t payload_len, apr_size_t max, int keep, const char *accept,
+                             trv_http_resp *out);
+
 static apr_status_t fetch(apr_pool_t *p, const char *head, const char *payload,
                           size_t payload_len, apr_size_t max, int keep, trv_http_resp *out)
+{
+    return fetch_as(p, head, payload, payload_len, max, keep, NULL, out);
+}
+
+static apr_status_t fetch_as(apr_pool_t *p, const char *head, const char *payload,
+                             size_t payload_len, apr_size_t max, int keep, const char *accept,
+                             trv_http_resp *out)
 {
     server s;
     trv_http *http = trv_http_curl_create(p, NULL, 0);
@@ -170,6 +183,10 @@ static apr_status_t fetch(apr_pool_t *p, const char *head, const char *payload,
     rq.timeout = apr_time_from_sec(20);
     rq.max_response = max;
     rq.keep_truncated = keep;
+    if (accept) {
+        rq.headers = apr_table_make(p, 1);
+        apr_table_setn(rq.headers, "Accept-Encoding", accept);
+    }
     memset(out, 0, sizeof(*out));
     rv = trv_http_perform(http, p, &rq, out);
     server_stop(&s);
@@ -240,6 +257,84 @@ static void a_stated_length_over_the_cap_is_refused_or_cut(void **state)
     assert_int_equal(r.body[40000], '\0');
 }
 
+static const char *gzip_head(apr_pool_t *p, size_t len)
+{
+    return apr_psprintf(p, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                           "Content-Encoding: gzip\r\nContent-Length: %" APR_SIZE_T_FMT
+                           "\r\n\r\n", len);
+}
+
+/* A request that asks for gzip itself (Hotelbeds', Rapid's) gets its
+ * answer decoded after the transfer (core/gzip.c), whole: stored blocks
+ * written here, and a member the gzip tool wrote. */
+static void a_gzip_answer_asked_for_is_decoded_whole(void **state)
+{
+    apr_pool_t *p = *state;
+    static const unsigned char hello[] = {
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd,
+        0xc9, 0xc9, 0xe7, 0x02, 0x00, 0x20, 0x30, 0x3a, 0x36, 0x06, 0x00, 0x00, 0x00};
+    size_t n = 200003, gl;
+    char *body = json_of(p, n), *gz = gzip_stored(p, body, n, &gl);
+    trv_http_resp r;
+    assert_int_equal(fetch_as(p, gzip_head(p, gl), gz, gl, 0, 0, "gzip", &r), APR_SUCCESS);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.body_len, n);
+    assert_memory_equal(r.body, body, n);
+    assert_int_equal(r.body[n], '\0');
+    assert_int_equal(fetch_as(p, gzip_head(p, sizeof(hello)), (const char *)hello,
+                              sizeof(hello), 0, 0, "gzip", &r), APR_SUCCESS);
+    assert_int_equal(r.body_len, 6);
+    assert_string_equal(r.body, "hello\n");
+}
+
+/* Decoded here, an answer is refused as libcurl's decoding refuses it:
+ * past max_response (decoded size), or when it does not decode (a CRC,
+ * a size or a length that is wrong, a second member). */
+static void a_gzip_answer_asked_for_is_refused_when_too_large_or_broken(void **state)
+{
+    apr_pool_t *p = *state;
+    size_t n = 100000, gl, zl, i;
+    char *body = json_of(p, n), *gz = gzip_stored(p, body, n, &gl), *bad;
+    char *z = apr_palloc(p, n);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+    trv_http_resp r;
+    /* Compressed to a few kB (libdeflate's encoder): refused for what it
+     * decodes to, though what arrives is far under the cap. */
+    assert_non_null(c);
+    zl = libdeflate_gzip_compress(c, body, n, z, n);
+    libdeflate_free_compressor(c);
+    assert_true(zl > 0 && zl < n / 4);
+    assert_int_not_equal(fetch_as(p, gzip_head(p, zl), z, zl, n - 1, 0, "gzip", &r),
+                         APR_SUCCESS);
+    assert_non_null(strstr(r.error, "larger than 99999"));
+    assert_int_equal(r.status, 0);
+    assert_int_equal(fetch_as(p, gzip_head(p, zl), z, zl, n, 0, "gzip", &r), APR_SUCCESS);
+    assert_int_equal(r.body_len, n);
+    assert_memory_equal(r.body, body, n);
+    for (i = 0; i < 4; i++) {
+        bad = apr_pmemdup(p, gz, gl);
+        switch (i) {
+        case 0: bad[gl - 8] ^= 1; break;               /* the CRC */
+        case 1: bad[gl - 4] ^= 1; break;               /* the size, smaller */
+        case 2: bad[gl - 3] = 0x7f; break;             /* the size, larger (under max) */
+        case 3: bad[gl / 2] ^= 0x10; break;            /* a stored byte */
+        }
+        assert_int_not_equal(fetch_as(p, gzip_head(p, gl), bad, gl, 0, 0, "gzip", &r),
+                             APR_SUCCESS);
+        assert_non_null(strstr(r.error, "does not decode"));
+    }
+    bad = apr_palloc(p, gl * 2);
+    memcpy(bad, gz, gl);
+    memcpy(bad + gl, gz, gl);
+    assert_int_not_equal(fetch_as(p, gzip_head(p, gl * 2), bad, gl * 2, 0, 0, "gzip", &r),
+                         APR_SUCCESS);
+    /* A caller that keeps a truncated head is left to libcurl's decoding. */
+    assert_int_equal(fetch_as(p, gzip_head(p, gl), gz, gl, 40000, 1, "gzip", &r), APR_SUCCESS);
+    assert_true(r.truncated);
+    assert_int_equal(r.body_len, 40000);
+    assert_memory_equal(r.body, body, 40000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +345,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_compressed_answer_decodes_past_its_length, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(a_stated_length_over_the_cap_is_refused_or_cut,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(a_gzip_answer_asked_for_is_decoded_whole, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(a_gzip_answer_asked_for_is_refused_when_too_large_or_broken,
                                         pool_setup, pool_teardown),
     };
     int rc;
