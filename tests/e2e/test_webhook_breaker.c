@@ -202,7 +202,8 @@ static void an_open_circuit_keeps_new_sends_out_of_the_queue(void **state)
     wh_inbox_behave(hang, "{\"status\": 200, \"delay_ms\": 12000}");
 
     /* More than 8 per child: the rest are held, and once a request has
-     * gone 5 s unanswered the receiver hangs and they are put in line. */
+     * gone 1 s unanswered (the receiver has not answered yet: slow.h) the
+     * receiver hangs and they are put in line. */
     emit_many(40);
     p[0] = sid;
     t0 = e2e_now_ms();
