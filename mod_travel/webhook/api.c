@@ -61,6 +61,11 @@ static const trv_stmt update_stmt = {"trv_whs_update",
     "ELSE s.disabled_at END, "
     "failing_since = CASE WHEN %s::text IS NOT NULL AND s.status = 'DISABLED' THEN NULL "
     "ELSE s.failing_since END, "
+    /* Made ACTIVE again (re-enabled or resumed): an open circuit's end
+     * (sql/400) no longer holds its new sends back; a receiver that still
+     * hangs opens it again at its next held request. */
+    "open_until = CASE WHEN %s::text = 'ACTIVE' AND s.status <> 'ACTIVE' THEN NULL "
+    "ELSE s.open_until END, "
     "filters = CASE WHEN %s::boolean THEN %s::jsonb ELSE s.filters END, "
     "max_per_second = CASE WHEN %s::boolean THEN %s::int ELSE s.max_per_second END, "
     "updated_at = trv_now() "
@@ -535,7 +540,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     if ((url || types_text || status || set_filters || set_rate)
         && trv_db_select(c, req->pool, &update_stmt, &rows,
                          TRV_DB_ARGS(url, types_text, types_text, status, status, status,
-                                     status, set_filters ? "true" : "false", filters_text,
+                                     status, status, set_filters ? "true" : "false", filters_text,
                                      set_rate ? "true" : "false", rate, id,
                                      req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
         db_failed(req, resp, c, 614, "changing a webhook subscription");

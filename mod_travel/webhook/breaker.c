@@ -53,6 +53,7 @@ void trv_webhook_breaker_trip(trv_env *env, apr_pool_t *p, const char *sub,
 typedef struct sub_state {
     const trv_wh_item *failed;   /* its last failed attempt in the batch */
     int ok;                      /* one of its attempts got a 2xx */
+    int closes;                  /* ... after this process took it for hanging */
     apr_time_t failing_since;    /* as claimed */
     apr_interval_time_t open_for; /* its requests held in line (open_for), the longest */
 } sub_state;
@@ -86,6 +87,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
         }
         else if (it->status == TRV_DELIVERY_DELIVERED) {
             st->ok = 1;
+            st->closes |= it->closes;
         }
         else {
             st->failed = it;
@@ -103,7 +105,7 @@ void trv_webhook_breaker_note(trv_env *env, apr_pool_t *p, const apr_array_heade
                                                      "ok", 0, "open_us",
                                                      (json_int_t)st->open_for));
         }
-        else if (st->ok ? st->failing_since != 0 : st->failing_since == 0) {
+        else if (st->ok ? st->failing_since != 0 || st->closes : st->failing_since == 0) {
             json_array_append_new(changes, json_pack("{s:s,s:b}", "sub", (const char *)key,
                                                      "ok", st->ok));
         }

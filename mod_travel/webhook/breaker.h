@@ -14,7 +14,10 @@
  * subscription's open_until to the end of that line and sets failing_since
  * if unset, in the same note; the fan-out queues the subscription's new
  * sends due at open_until, so no sender claims them before then. A 2xx
- * clears both. */
+ * clears both, and makes the sends the circuit held back (queued due at
+ * open_until, or put in its line) due at once (sql/410); a 2xx of a request
+ * claimed before the circuit opened closes it too when its process had
+ * taken the receiver for hanging (trv_wh_item.closes). */
 #ifndef TRV_WEBHOOK_BREAKER_H
 #define TRV_WEBHOOK_BREAKER_H
 

@@ -300,14 +300,17 @@ static void send_task_late(void *baton)
     send_task *task = baton;
     apr_array_header_t *rec = apr_array_make(task->p, 1, sizeof(trv_wh_item));
     const char *err = NULL;
-    const trv_wh_item *it = &task->it;
-    trv_webhook_slow_leave(it->subscription_id, task->started,
-                           it->action != TRV_WH_SENT ? TRV_SLOW_LATE
-                           : it->status == TRV_DELIVERY_DELIVERED
-                                   && apr_time_from_msec(it->duration_ms) < TRV_WEBHOOK_PATIENCE
-                               ? TRV_SLOW_ANSWERED
-                           : it->response_status == 0 ? TRV_SLOW_UNANSWERED
-                                                      : TRV_SLOW_LATE);
+    trv_wh_item *it = &task->it;
+    /* A 2xx from a receiver this process took for hanging closes its
+     * circuit, which may have opened after this request's claim. */
+    it->closes = trv_webhook_slow_leave(it->subscription_id, task->started,
+                                        it->action != TRV_WH_SENT ? TRV_SLOW_LATE
+                                        : it->status == TRV_DELIVERY_DELIVERED
+                                                && apr_time_from_msec(it->duration_ms)
+                                                       < TRV_WEBHOOK_PATIENCE
+                                            ? TRV_SLOW_ANSWERED
+                                        : it->response_status == 0 ? TRV_SLOW_UNANSWERED
+                                                                   : TRV_SLOW_LATE);
     *(trv_wh_item *)apr_array_push(rec) = task->it;
     if (record_outcomes(task->env, task->p, task->worker, rec, &err) != APR_SUCCESS) {
         trv_log_msg(&task->env->log, TRV_LOG_WARNING, NULL,

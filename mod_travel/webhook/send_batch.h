@@ -46,7 +46,10 @@ typedef struct trv_wh_item {
     /* WAIT of a subscription that hangs (slow.h): its circuit is open, its
      * new sends are queued due this much later (breaker.h). 0: not so. */
     apr_interval_time_t open_for;
-
+    /* SENT after this process judged its receiver hanging (slow.h): a 2xx
+     * closes the circuit even when the claim saw no failure yet (the
+     * circuit opened while the request was going on). */
+    int closes;
 } trv_wh_item;
 
 /* Claims the attempt `job` names and up to TRV_WEBHOOK_BATCH - 1 more due

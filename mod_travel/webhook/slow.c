@@ -21,6 +21,7 @@ typedef struct slow_sub {
     apr_time_t until;        /* slow until then */
     apr_time_t hanging_until; /* one ended without an answer: hanging until then */
     apr_time_t next_free;    /* the next held request's turn while it hangs */
+    apr_interval_time_t answer; /* its last answer's time; 0: none in memory */
 } slow_sub;
 
 /* A slot per request that may go on alone, and as many again for
@@ -38,6 +39,30 @@ static slow_sub *find(const char *sub)
         }
     }
     return NULL;
+}
+
+static apr_interval_time_t patience(const slow_sub *s)
+{
+    apr_interval_time_t t = 2 * s->answer;
+    if (s->answer <= 0 || t < TRV_WEBHOOK_HANGING_SOON) {
+        return TRV_WEBHOOK_HANGING_SOON;
+    }
+    return t > TRV_WEBHOOK_HANGING ? TRV_WEBHOOK_HANGING : t;
+}
+
+static int hanging(const slow_sub *s, apr_time_t now)
+{
+    apr_interval_time_t limit = patience(s);
+    int i;
+    if (s->hanging_until > now) {
+        return 1;
+    }
+    for (i = 0; i < s->nstarts; i++) {
+        if (now - s->starts[i] >= limit) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void trv_webhook_slow_enter(const char *sub, apr_time_t started)
@@ -74,16 +99,17 @@ void trv_webhook_slow_enter(const char *sub, apr_time_t started)
     pthread_mutex_unlock(&lock);
 }
 
-void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how)
+int trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how)
 {
     slow_sub *s;
-    int i;
+    int i, hung = 0;
     if (!sub) {
-        return;
+        return 0;
     }
     apr_time_t now = apr_time_now();
     pthread_mutex_lock(&lock);
     if ((s = find(sub))) {
+        hung = hanging(s, now);
         if (s->n > 0) {
             s->n--;
         }
@@ -97,9 +123,11 @@ void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end ho
             s->until = s->hanging_until = now + TRV_WEBHOOK_SLOW_MEMORY;
         }
         else {
-            /* It answers: no line of held requests, a slot frees soon. */
+            /* It answers: no line of held requests, a slot frees soon, and
+             * it is given twice this answer's time before it hangs. */
             s->hanging_until = 0;
             s->next_free = 0;
+            s->answer = now > started ? now - started : 1;
             s->until = how == TRV_SLOW_ANSWERED ? 0 : now + TRV_WEBHOOK_SLOW_MEMORY;
         }
         if (s->n == 0 && how == TRV_SLOW_ANSWERED) {
@@ -108,6 +136,22 @@ void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end ho
         }
     }
     pthread_mutex_unlock(&lock);
+    return hung;
+}
+
+apr_interval_time_t trv_webhook_slow_patience(const char *sub)
+{
+    slow_sub *s;
+    apr_interval_time_t t = TRV_WEBHOOK_HANGING_SOON;
+    if (!sub) {
+        return t;
+    }
+    pthread_mutex_lock(&lock);
+    if ((s = find(sub))) {
+        t = patience(s);
+    }
+    pthread_mutex_unlock(&lock);
+    return t;
 }
 
 int trv_webhook_slow_known(const char *sub, apr_time_t now)
@@ -123,19 +167,6 @@ int trv_webhook_slow_known(const char *sub, apr_time_t now)
     return known;
 }
 
-static int hanging(const slow_sub *s, apr_time_t now)
-{
-    int i;
-    if (s->hanging_until > now) {
-        return 1;
-    }
-    for (i = 0; i < s->nstarts; i++) {
-        if (now - s->starts[i] >= TRV_WEBHOOK_HANGING) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
                           apr_interval_time_t *wait)

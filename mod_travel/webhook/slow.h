@@ -12,7 +12,8 @@
  *     a slot frees within moments, the request looks again after
  *     TRV_WEBHOOK_PATIENCE;
  *   - it hangs (one of them ended without any answer lately, or one has
- *     been going on for TRV_WEBHOOK_HANGING): a slot frees only at the
+ *     been going on for TRV_WEBHOOK_HANGING_SOON..TRV_WEBHOOK_HANGING, by
+ *     how fast it answered last): a slot frees only at the
  *     receiver's timeout, so its held requests are lined up one
  *     TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX apart (the pace at which
  *     its slots free), at most TRV_WEBHOOK_SLOW_MEMORY ahead. Each held
@@ -36,8 +37,19 @@
 /* How long a subscription stays slow after its last late or failed one. */
 #define TRV_WEBHOOK_SLOW_MEMORY apr_time_from_sec(60)
 /* A request going on this long has no answer coming soon: half the
- * receiver's timeout (webhook/send.h). */
+ * receiver's timeout (webhook/send.h). The most a receiver is given. */
 #define TRV_WEBHOOK_HANGING apr_time_from_sec(5)
+/* ... and the least: a request going on this long hangs when its receiver
+ * has no answer in this process's memory (none of its requests that went
+ * on alone has answered yet); one that has answered is given twice its
+ * last answer's time, within the two (trv_webhook_slow_patience). A
+ * receiver that hangs from the start was judged only at 5 s, and until then
+ * its held requests came back every half second, each claimed and put back
+ * again (the breaker bench's "with" run: its first seconds). A receiver
+ * merely late (answering in 1.5 s, say) may be judged hanging before its
+ * first answer; that answer ends the line and its 2xx closes the circuit
+ * and lets out what it held (breaker.h, sql/410). */
+#define TRV_WEBHOOK_HANGING_SOON apr_time_from_sec(1)
 
 /* How a request that went on alone ended. */
 typedef enum {
@@ -46,9 +58,17 @@ typedef enum {
     TRV_SLOW_UNANSWERED  /* no answer: a timeout, a connection that failed */
 } trv_slow_end;
 
-/* A request to `sub`, started at `started`, goes on alone / has ended. */
+/* A request to `sub`, started at `started`, goes on alone / has ended.
+ * leave returns 1 when `sub` hung in this process just before this end
+ * (its circuit may be open by this process's doing: an answer's 2xx then
+ * closes it, breaker.h), 0 otherwise. */
 void trv_webhook_slow_enter(const char *sub, apr_time_t started);
-void trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how);
+int trv_webhook_slow_leave(const char *sub, apr_time_t started, trv_slow_end how);
+
+/* How long a request to `sub` may go on before `sub` hangs (above):
+ * TRV_WEBHOOK_HANGING_SOON without an answer in memory, else twice the
+ * last answer's time, within TRV_WEBHOOK_HANGING_SOON..TRV_WEBHOOK_HANGING. */
+apr_interval_time_t trv_webhook_slow_patience(const char *sub);
 
 /* 1 when `sub` is slow in this process now. */
 int trv_webhook_slow_known(const char *sub, apr_time_t now);
@@ -60,9 +80,9 @@ int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
                           apr_interval_time_t *wait);
 
 /* 1 when `sub` hangs in this process now (above: one of its requests
- * ended without an answer lately, or one has been going on for
- * TRV_WEBHOOK_HANGING): its circuit is open, and its held requests are
- * lined up. */
+ * ended without an answer lately, or one has been going on for its
+ * patience, trv_webhook_slow_patience): its circuit is open, and its held
+ * requests are lined up. */
 int trv_webhook_slow_hanging(const char *sub, apr_time_t now);
 
 #endif

@@ -24,7 +24,8 @@
 #
 # BENCH_ROUNDS=N (1) makes N pairs of runs, alternating their order (without
 # then with, with then without, ...): a later run must not look better or
-# worse for coming later. The hanging receiver's subscription is made at the
+# worse for coming later; at the end it prints every pair's ratio and their
+# median. The hanging receiver's subscription is made at the
 # start of each "with" run and deleted at its end (its queued requests are
 # then not sent), and the next run waits out its requests still going on
 # (the 10 s timeout): no "without" run has it.
@@ -288,6 +289,7 @@ run_with() {
 # Warm up (connections, prepared statements).
 run w 0 400 >/dev/null
 echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per commit ${LAT_GAP_MS} ms apart, 1 instance x 2 children x $TRAVEL_WORKERS sender threads"
+ratios=()
 for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
   if [ $((r % 2)) = 1 ]; then
     without=$(run "a$r" 0); with=$(run_with "b$r"); order="without, then with"
@@ -306,4 +308,12 @@ for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
     printf "  mod_travel threads runnable but waiting for a CPU: without %s s, with %s s\n", x[8], y[8]
     if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
   }'
+  ratios+=("$(awk -v a="$without" -v b="$with" 'BEGIN { split(a, x, " "); split(b, y, " "); if (x[3] > 0) printf "%.2f", y[3] / x[3] }')")
 done
+# Every pair's ratio, and their median (a pair moves by a tenth or more from
+# run to run on a shared machine; the median of several is the figure).
+if [ ${#ratios[@]} -gt 1 ]; then
+  printf '%s\n' "${ratios[@]}" | sort -n | awk -v all="${ratios[*]}" '{ v[NR] = $1 }
+    END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+          printf "healthy p99 with / without, pair by pair: %s; median %.2f\n", all, m }'
+fi

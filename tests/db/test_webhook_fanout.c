@@ -204,7 +204,8 @@ static void an_event_not_fanned_out_at_insert_gets_a_publish_job(void **state)
  * is ahead are queued due then, by the insert's fan-out and by the publish
  * job alike; another subscription's at once. The breaker's note opens a
  * circuit (open_until, and failing_since when unset), never moves
- * open_until back, and a 2xx closes it. */
+ * open_until back, and a 2xx closes it and lets out the sends it held
+ * back (sql/410). */
 static void an_open_circuit_queues_its_sends_when_it_is_due(void **state)
 {
     const char *opened, *closed, *event_id = NULL, *p[3];
@@ -245,6 +246,21 @@ static void an_open_circuit_queues_its_sends_when_it_is_due(void **state)
                                "d.subscription_id = $2 AND j.available_at <= now()", 2, p), 1);
     }
 
+    /* Beside the two sends queued behind the open circuit: a retry of the
+     * open one due after the circuit's end, and a send of the other one
+     * due within it (sql/410 must leave both where they are). */
+    p[0] = opened;
+    dbt_sql("INSERT INTO jobs (kind, payload, available_at, max_attempts) "
+            "SELECT 'webhook.send', jsonb_build_object('delivery_id', d.id, 'replay', 0, "
+            "'attempt', 2, 'test', 'late retry'), s.open_until + interval '15 s', 25 "
+            "FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id "
+            "WHERE s.id = $1 LIMIT 1", 1, p);
+    p[0] = closed;
+    dbt_sql("INSERT INTO jobs (kind, payload, available_at, max_attempts) "
+            "SELECT 'webhook.send', jsonb_build_object('delivery_id', d.id, 'replay', 0, "
+            "'attempt', 2, 'test', 'other'), now() + interval '10 s', 25 "
+            "FROM webhook_deliveries d WHERE d.subscription_id = $1 LIMIT 1", 1, p);
+
     /* The note: a 2xx closes the open one; a hold opens the other. */
     p[0] = apr_psprintf(dbt_pool, "[{\"sub\": \"%s\", \"ok\": true}, {\"sub\": \"%s\", "
                         "\"ok\": false, \"open_us\": 20000000}]", opened, closed);
@@ -252,6 +268,21 @@ static void an_open_circuit_queues_its_sends_when_it_is_due(void **state)
     p[0] = opened;
     assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 AND "
                            "open_until IS NULL AND failing_since IS NULL", 1, p), 1);
+    /* Closing it let out the two sends it held back (due 30 s ahead): they
+     * are due now. The retry due after the circuit's end keeps its time,
+     * and so does the other subscription's send. */
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+                           "d.id = j.payload->>'delivery_id' WHERE d.subscription_id = $1 AND "
+                           "j.payload->>'test' IS NULL AND j.available_at <= now()", 1, p), 2);
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+                           "d.id = j.payload->>'delivery_id' WHERE d.subscription_id = $1 AND "
+                           "j.payload->>'test' = 'late retry' "
+                           "AND j.available_at > now() + interval '40 s'", 1, p), 1);
+    p[0] = closed;
+    assert_int_equal(dbt_sql_long("SELECT count(*) FROM jobs j JOIN webhook_deliveries d ON "
+                           "d.id = j.payload->>'delivery_id' WHERE d.subscription_id = $1 AND "
+                           "j.payload->>'test' = 'other' "
+                           "AND j.available_at > now() + interval '5 s'", 1, p), 1);
     p[0] = closed;
     assert_int_equal(dbt_sql_long("SELECT count(*) FROM webhook_subscriptions WHERE id = $1 AND "
                            "open_until > now() + interval '19 s' AND failing_since IS NOT NULL",
