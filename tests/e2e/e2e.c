@@ -432,6 +432,13 @@ long e2e_now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+long e2e_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
 void e2e_sleep_ms(long ms)
 {
     usleep((useconds_t)ms * 1000);

@@ -95,6 +95,10 @@ void e2e_stop_pid(long pid);
 
 /* Milliseconds since an arbitrary start. */
 long e2e_now_ms(void);
+/* The wall clock in milliseconds: for what the server counts in the wall
+ * clock's seconds (call budgets, rate limits), whose seconds turn at other
+ * moments than e2e_now_ms's. */
+long e2e_wall_ms(void);
 void e2e_sleep_ms(long ms);
 
 /* Waits until a change that each httpd child learns from its own database
