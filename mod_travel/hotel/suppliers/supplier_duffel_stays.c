@@ -240,8 +240,8 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
                                                  "penalties"));
     pen = json_object_get(*policy, "penalties");
     if (!refund) {
-        json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
-                                             "amount", trv_hwire_money(total, cur)));
+        json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, from),
+                                                     trv_hwire_money(total, cur)));
         return 0;
     }
     if (!refund_cur || strcmp(refund_cur, cur) != 0
@@ -250,11 +250,11 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
         return -1;
     }
     if (back < total) {
-        json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, from),
-                                             "amount", trv_hwire_money(total - back, cur)));
+        json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, from),
+                                                     trv_hwire_money(total - back, cur)));
     }
-    json_array_append_new(pen, json_pack("{s:s,s:o}", "from", trv_time_format(ctx->pool, until),
-                                         "amount", trv_hwire_money(total, cur)));
+    json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, until),
+                                                 trv_hwire_money(total, cur)));
     return 0;
 }
 

@@ -149,10 +149,7 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
     return st;
 }
 
-/* {from, amount}, for every penalty of every offer: no format read, and
- * no UTF-8 check of from, an instant trv_time_format wrote or a string
- * already held by a JSON value (checked when it was made). */
-static json_t *penalty(const char *from, json_t *amount)
+json_t *trv_hwire_penalty(const char *from, json_t *amount)
 {
     json_t *o = json_object();
     json_object_set_new_nocheck(o, "from", json_string_nocheck(from));
@@ -215,7 +212,7 @@ json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
             }
         }
         json_array_append_new(json_object_get(out, "penalties"),
-                              penalty(at, trv_hwire_money(sum, currency)));
+                              trv_hwire_penalty(at, trv_hwire_money(sum, currency)));
     }
     return out;
 }
@@ -367,7 +364,8 @@ int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
         return -1;
     }
     json_array_append_new(json_object_get(policy, "penalties"),
-                          penalty(trv_time_format(p, t), trv_hwire_money(minor, currency)));
+                          trv_hwire_penalty(trv_time_format(p, t),
+                                            trv_hwire_money(minor, currency)));
     return 0;
 }
 
