@@ -178,6 +178,15 @@ json_t *trv_resp_document(const trv_resp *resp)
     return doc;
 }
 
+const json_t *trv_resp_data(apr_pool_t *p, const trv_resp *resp)
+{
+    if (resp->data) {
+        return resp->data;
+    }
+    return resp->data_text ? trv_json_parse(p, resp->data_text, strlen(resp->data_text), NULL)
+                           : NULL;
+}
+
 char *trv_resp_body(apr_pool_t *p, const trv_resp *resp)
 {
     json_t *doc;

@@ -146,6 +146,11 @@ void trv_api_booking_reread(trv_req *req, trv_resp *resp, trv_dbc *c,
 
 /* The document to send: {data, meta} or the error document. */
 json_t *trv_resp_document(const trv_resp *resp);
+/* The answer's data, whichever way the handler gave it: a JSON value, or
+ * JSON text (trv_ok_text: parsed into p here); NULL without data. For
+ * callers inside the server that read an answer (the dashboard, a price
+ * watch's purchase). */
+const json_t *trv_resp_data(apr_pool_t *p, const trv_resp *resp);
 /* The body to send, serialized (NULL only when encoding fails). */
 char *trv_resp_body(apr_pool_t *p, const trv_resp *resp);
 

@@ -190,6 +190,11 @@ static void sep(trv_jtext *t)
     }
 }
 
+void trv_jtext_sep(trv_jtext *t)
+{
+    sep(t);
+}
+
 static void open_with(trv_jtext *t, char c)
 {
     sep(t);

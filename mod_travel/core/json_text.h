@@ -71,6 +71,10 @@ const char *trv_jtext_done(trv_jtext *t, apr_size_t *len);
 
 /* Appends n bytes as they are. */
 void trv_jtext_put(trv_jtext *t, const char *s, apr_size_t n);
+/* The comma (or nothing) due before the next value or key, for a writer
+ * that then writes one value with the pieces below (core/json_write.c's
+ * trv_json_write_to). */
+void trv_jtext_sep(trv_jtext *t);
 /* A quoted, escaped string; -1 (nothing else wrong) when s is not UTF-8. */
 int trv_jtext_string(trv_jtext *t, const char *s, apr_size_t n);
 /* An integer as Jansson writes it (%lld). */

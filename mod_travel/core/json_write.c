@@ -1,5 +1,4 @@
 #include "json_write.h"
-#include "json_text.h"
 
 static int value(trv_jtext *o, const json_t *v, int depth)
 {
@@ -72,4 +71,14 @@ char *trv_json_write(apr_pool_t *p, const json_t *v, apr_size_t *len)
         *len = o.len;
     }
     return o.buf;
+}
+
+int trv_json_write_to(trv_jtext *t, const json_t *v)
+{
+    trv_jtext_sep(t);
+    if (!v || value(t, v, 0) != 0) {
+        t->bad = 1;
+        return -1;
+    }
+    return 0;
 }

@@ -21,6 +21,8 @@
 #ifndef TRV_CORE_JSON_WRITE_H
 #define TRV_CORE_JSON_WRITE_H
 
+#include "json_text.h"
+
 #include <apr_pools.h>
 #include <jansson.h>
 
@@ -29,5 +31,11 @@
 /* v's text in p (NUL-terminated; *len its length when len is not NULL),
  * or NULL when v is NULL or is one of the cases above. */
 char *trv_json_write(apr_pool_t *p, const json_t *v, apr_size_t *len);
+
+/* v written as t's next value (its comma placed as trv_jtext's own values
+ * place theirs): a tree inside text made without one. 0, or -1 (t then
+ * answers NULL at trv_jtext_done) when v is NULL or one of the cases
+ * above. */
+int trv_json_write_to(trv_jtext *t, const json_t *v);
 
 #endif

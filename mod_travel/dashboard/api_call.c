@@ -50,15 +50,6 @@ int trv_dash_api(const trv_dash_ctx *x, const char *method, const char *path,
     return resp->status;
 }
 
-const json_t *trv_dash_api_data(apr_pool_t *p, const trv_resp *resp)
-{
-    if (resp->data) {
-        return resp->data;
-    }
-    return resp->data_text ? trv_json_parse(p, resp->data_text, strlen(resp->data_text), NULL)
-                           : NULL;
-}
-
 const char *trv_dash_api_message(const trv_resp *resp)
 {
     json_t *err = resp->error ? json_object_get(resp->error, "error") : NULL;

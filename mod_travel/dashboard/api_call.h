@@ -14,8 +14,4 @@ int trv_dash_api(const trv_dash_ctx *x, const char *method, const char *path,
 /* error.message of a failed answer, or a generic text. */
 const char *trv_dash_api_message(const trv_resp *resp);
 
-/* The answer's data, whichever way the handler gave it: a JSON value, or
- * JSON text already serialized (a stored rendering); NULL without data. */
-const json_t *trv_dash_api_data(apr_pool_t *p, const trv_resp *resp);
-
 #endif

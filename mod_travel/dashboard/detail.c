@@ -221,9 +221,9 @@ static const json_t *booking_doc(const trv_dash_ctx *x, const char *id, const ch
         return NULL;
     }
     trv_dash_api(x, "GET", apr_pstrcat(p, "/v1/hotel/bookings/", id, NULL), NULL, &resp);
-    if (resp.status == 200 && trv_dash_api_data(p, &resp)) {
+    if (resp.status == 200 && trv_resp_data(p, &resp)) {
         *kind = "Hotel";
-        return trv_dash_api_data(p, &resp);
+        return trv_resp_data(p, &resp);
     }
     if (resp.status >= 500) {
         *db_failed = 1;
@@ -340,7 +340,7 @@ static const char *delivery_page(const trv_dash_ctx *x, const char *id, const ch
     family = trv_rows_get(rows, 0, "family");
     trv_dash_api(x, "GET", apr_pstrcat(p, "/v1/", family, "/webhook-subscriptions/", sub,
                                        "/deliveries/", id, NULL), NULL, &resp);
-    if (resp.status != 200 || !(data = trv_dash_api_data(p, &resp))) {
+    if (resp.status != 200 || !(data = trv_resp_data(p, &resp))) {
         return not_found(h, x, "delivery", status);
     }
     st = trv_json_str(data, "status");

@@ -24,6 +24,7 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json.h"
+#include "core/json_write.h"
 #include "core/metrics.h"
 #include "core/validate.h"
 
@@ -198,33 +199,35 @@ static const char *occupancy_text(apr_pool_t *p, const trv_hotel_stay *stay)
     return s;
 }
 
-static json_t *render(trv_req *req, const trv_hotel_stay *stay, const char *occupancy,
-                      const target *t, const trv_hotel_offer *o)
+/* One offer written as the answer's next value: its document's members
+ * (the adapter's), then the sealed reference and who sells it. Written as
+ * text, not added to the adapter's tree and the tree printed: the five
+ * members' values and hashtable inserts, and the trees of the whole
+ * answer walked twice more (printed, then freed), were a tenth of the
+ * request (docs/performance.md). The document is read, never changed, so
+ * an offer shown twice needs no copy. */
+static void render(trv_jtext *out, trv_req *req, const trv_hotel_stay *stay,
+                   const char *occupancy, const target *t, const trv_hotel_offer *o)
 {
-    /* The adapter made o->doc for this request alone and it is rendered
-     * once: completed in place rather than deep-copied (a copy of every
-     * offer's tree was a twentieth of the request's CPU). An offer shown
-     * twice would be copied. */
-    json_t *doc = json_object_get(o->doc, "offer_reference") ? json_deep_copy(o->doc)
-                                                               : json_incref(o->doc);
+    const char *key;
+    json_t *v;
     const char *payload = apr_psprintf(
         req->pool, "1|%s|%s|%s|%s|%s|%s|%s|%s|%s|%" APR_INT64_T_FMT "|%" APR_INT64_T_FMT "|%s",
         t->row->name, o->sid, t->hotel_id ? t->hotel_id : "", stay->check_in, stay->check_out,
         occupancy, stay->nationality, stay->residence, stay->currency,
         o->total_minor, (apr_int64_t)apr_time_sec(o->expires_at), o->ref);
-    /* The reference (base64url) and the instant are ASCII made here, the
-     * keys too: Jansson's UTF-8 check, a call per byte, is skipped for
-     * them (a twelfth of the request's instructions with the amounts'). */
-    json_object_set_new_nocheck(doc, "offer_reference",
-                                json_string_nocheck(trv_hotel_seal(req->pool, secret(req),
-                                                                   req->org_id, "hotel-offer",
-                                                                   payload)));
-    json_object_set_new_nocheck(doc, "hotel_id", trv_json_strn(t->hotel_id));
-    json_object_set_new_nocheck(doc, "supplier", json_string(t->row->name));
-    json_object_set_new_nocheck(doc, "supplier_hotel_id", json_string(o->sid));
-    json_object_set_new_nocheck(doc, "expires_at",
-                                json_string_nocheck(trv_time_format(req->pool, o->expires_at)));
-    return doc;
+    trv_jtext_obj(out);
+    json_object_foreach(o->doc, key, v) {
+        trv_jtext_key(out, key);
+        trv_json_write_to(out, v);
+    }
+    trv_jtext_kstr(out, "offer_reference",
+                   trv_hotel_seal(req->pool, secret(req), req->org_id, "hotel-offer", payload));
+    trv_jtext_kstr(out, "hotel_id", t->hotel_id);
+    trv_jtext_kstr(out, "supplier", t->row->name);
+    trv_jtext_kstr(out, "supplier_hotel_id", o->sid);
+    trv_jtext_kstr(out, "expires_at", trv_time_format(req->pool, o->expires_at));
+    trv_jtext_end(out);
 }
 
 /* Fills the targets: who prices each hotel. */
@@ -309,7 +312,8 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     trv_hcustomer customer;
     long per_hotel;
     target *tg;
-    json_t *data;
+    trv_jtext data;
+    const char *text;
     apr_hash_t *priced = apr_hash_make(req->pool);
     trv_hotel_part parts[16];
     json_t *unanswered;
@@ -390,17 +394,24 @@ void trv_hotel_offers(trv_req *req, trv_resp *resp)
     }
     /* In the order the hotels were named, each hotel's cheapest first. */
     occupancy = occupancy_text(req->pool, &stay);
-    data = json_array();
+    trv_jtext_init(&data, req->pool, 64 * 1024);
+    trv_jtext_arr(&data);
     for (i = 0; i < n; i++) {
         apr_array_header_t *offers = tg[i].row
             ? apr_hash_get(priced, tg[i].row->name, APR_HASH_KEY_STRING) : NULL;
         for (k = 0; offers && k < offers->nelts; k++) {
             const trv_hotel_offer *o = &APR_ARRAY_IDX(offers, k, trv_hotel_offer);
             if (strcmp(o->sid, tg[i].sid) == 0) {
-                json_array_append_new(data, render(req, &stay, occupancy, &tg[i], o));
+                render(&data, req, &stay, occupancy, &tg[i], o);
             }
         }
     }
-    trv_ok(req, resp, 200, data, unanswered ? json_pack("{s:o}", "unanswered_suppliers",
-                                                        unanswered) : NULL);
+    trv_jtext_end(&data);
+    if (!(text = trv_jtext_done(&data, NULL))) {
+        json_decref(unanswered);
+        trv_fail(req, resp, 500, "internal_error", "An internal error occurred");
+        return;
+    }
+    trv_ok_text(req, resp, 200, text, unanswered ? json_pack("{s:o}", "unanswered_suppliers",
+                                                             unanswered) : NULL);
 }

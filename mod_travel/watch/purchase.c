@@ -197,7 +197,7 @@ static json_t *choose(purchase *x, apr_int64_t max_total, trv_job_result *res)
                                 error_code(&resp)));
         return NULL;
     }
-    offer = json_array_get(resp.data, 0);
+    offer = json_array_get(trv_resp_data(x->p, &resp), 0);
     if (!offer || (total = minor_of(json_object_get(offer, "total"), W("currency"))) < 0) {
         retry(res, "fresh price check: no offer now");
         return NULL;

@@ -309,6 +309,93 @@ static void text_written_member_by_member_is_jansson_s(void **state)
     }
 }
 
+/* v written with core/json_text.h's calls, every second member or element
+ * handed whole to trv_json_write_to (a tree inside text: hotel offers'
+ * documents). */
+static void write_mixed(trv_jtext *t, const json_t *v, int *turn)
+{
+    size_t i;
+    if (!json_is_object(v) && !json_is_array(v)) {
+        assert_int_equal(trv_json_write_to(t, v), 0);
+        return;
+    }
+    if (json_is_array(v)) {
+        trv_jtext_arr(t);
+        for (i = 0; i < json_array_size(v); i++) {
+            if ((*turn)++ % 2) {
+                assert_int_equal(trv_json_write_to(t, json_array_get(v, i)), 0);
+            }
+            else {
+                write_mixed(t, json_array_get(v, i), turn);
+            }
+        }
+    }
+    else {
+        void *it = json_object_iter((json_t *)v);
+        trv_jtext_obj(t);
+        for (; it; it = json_object_iter_next((json_t *)v, it)) {
+            trv_jtext_keyn(t, json_object_iter_key(it), json_object_iter_key_len(it));
+            if ((*turn)++ % 2) {
+                assert_int_equal(trv_json_write_to(t, json_object_iter_value(it)), 0);
+            }
+            else {
+                write_mixed(t, json_object_iter_value(it), turn);
+            }
+        }
+    }
+    trv_jtext_end(t);
+}
+
+static void trees_written_inside_text_are_jansson_s(void **state)
+{
+    apr_pool_t *p = *state;
+    int i, turn = 0;
+    trv_jtext t;
+    for (i = 0; i < 20000; i++) {
+        /* Containers only: a scalar is written whole either way. */
+        json_t *v = random_value(0), *in = json_is_object(v) || json_is_array(v) ? v
+                                                                                 : json_pack("[O]", v);
+        char *want = in ? json_dumps(in, TRV_JSON_DUMP_FLAGS) : NULL;
+        const char *got;
+        if (!want) { /* no value, or one Jansson does not write: tested below */
+            json_decref(v);
+            if (in != v) {
+                json_decref(in);
+            }
+            continue;
+        }
+        trv_jtext_init(&t, p, 16);
+        write_mixed(&t, in, &turn);
+        got = trv_jtext_done(&t, NULL);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        free(want);
+        if (in != v) {
+            json_decref(in);
+        }
+        json_decref(v);
+        if (i % 1000 == 999) {
+            apr_pool_clear(p);
+        }
+    }
+    /* No tree, or one the writer leaves to Jansson: no text at all. */
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_arr(&t);
+    assert_int_equal(trv_json_write_to(&t, NULL), -1);
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+    trv_jtext_init(&t, p, 16);
+    trv_jtext_obj(&t);
+    trv_jtext_key(&t, "name");
+    {
+        json_t *bad = json_stringn_nocheck("\xff", 1);
+        assert_int_equal(trv_json_write_to(&t, bad), -1);
+        json_decref(bad);
+    }
+    trv_jtext_end(&t);
+    assert_null(trv_jtext_done(&t, NULL));
+}
+
 /* What the text writer cannot write as a whole value it does not answer:
  * a value left open, a key where no object is open or twice in a row, an
  * end too many, text that is not UTF-8, nesting past its depth. Raw text
@@ -396,6 +483,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_tree_deeper_than_the_writer_goes_is_left_to_jansson,
                                         pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(text_written_member_by_member_is_jansson_s, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(trees_written_inside_text_are_jansson_s, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(the_text_writer_answers_only_whole_values, pool_setup,
                                         pool_teardown),
