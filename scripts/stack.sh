@@ -102,6 +102,10 @@ unix_socket_directories = '$pgrun'
 port = $PGPORT
 max_connections = 300
 shared_buffers = 128MB
+# A statement waiting for a lock longer than deadlock_timeout (1 s) is
+# logged with the process holding it (server.log, kept with a failed run's
+# stack): a request held up by another transaction says by whom.
+log_lock_waits = on
 ${STACK_PG_FAST:+fsync = off
 synchronous_commit = off
 full_page_writes = off}

@@ -443,6 +443,38 @@ static int rekey(trv_req *req, trv_resp *resp, trv_dbc *c, const char *id,
     return 1;
 }
 
+/* A PATCH this slow says where its time went (TRV3900): a connection from
+ * the pool (DBDMax), the organization's and the subscription's row locks
+ * (another transaction holding them), the checks and the resend of a
+ * re-enabling (and a new key), the update, the commit. It takes a few
+ * milliseconds; test_webhook_breaker's re-enabling once took 61 s and the
+ * logs could not say where. */
+#define PATCH_SLOW apr_time_from_sec(2)
+
+/* When each step of a PATCH ended; 0: not reached. */
+typedef struct patch_steps {
+    apr_time_t start, opened, org_locked, sub_locked, resumed, updated, committed;
+} patch_steps;
+
+static double step_ms(apr_time_t from, apr_time_t to)
+{
+    return from && to ? (double)(to - from) / 1000.0 : -1.0;
+}
+
+static void patch_timing(trv_req *req, const char *id, const patch_steps *t)
+{
+    if (t->committed - t->start < PATCH_SLOW) {
+        return;
+    }
+    trv_log_msg(&req->log, TRV_LOG_WARNING, req->request_id,
+                TRVLOGNO(3900) "PATCH of webhook subscription %s took %.1f ms: connection "
+                "%.1f, organization lock %.1f, subscription lock %.1f, checks and resend "
+                "%.1f, update %.1f, commit %.1f ms", id, step_ms(t->start, t->committed),
+                step_ms(t->start, t->opened), step_ms(t->opened, t->org_locked),
+                step_ms(t->org_locked, t->sub_locked), step_ms(t->sub_locked, t->resumed),
+                step_ms(t->resumed, t->updated), step_ms(t->updated, t->committed));
+}
+
 static void patch_subscription(trv_req *req, trv_resp *resp)
 {
     static const char *const known[] = {"url", "event_types", "status", "filters",
@@ -457,7 +489,9 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     json_t *types = NULL, *sv, *data;
     trv_rows *rows;
     trv_dbc *c;
+    patch_steps t;
 
+    memset(&t, 0, sizeof(t));
     if (req->json) {
         trv_json_known(req->json, NULL, known, errs);
         url = check_url(req, req->json, 0, errs);
@@ -490,18 +524,25 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         get_subscription(req, resp); /* nothing to change */
         return;
     }
+    t.start = apr_time_now();
     if (trv_db_open(req->env->db, req->pool, &c) != APR_SUCCESS) {
         db_failed(req, resp, NULL, 612, "changing a webhook subscription");
         return;
     }
+    t.opened = apr_time_now();
     if (trv_db_begin(c, req->pool) != APR_SUCCESS
         || trv_db_select(c, req->pool, &lock_org, &rows, TRV_DB_ARGS(req->org_id))
-               != APR_SUCCESS
-        || trv_db_select(c, req->pool, &get_locked_stmt, &rows,
-                         TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
+               != APR_SUCCESS) {
         db_failed(req, resp, c, 613, "changing a webhook subscription");
         return;
     }
+    t.org_locked = apr_time_now();
+    if (trv_db_select(c, req->pool, &get_locked_stmt, &rows,
+                      TRV_DB_ARGS(id, req->org_id, trv_webhook_family(req))) != APR_SUCCESS) {
+        db_failed(req, resp, c, 613, "changing a webhook subscription");
+        return;
+    }
+    t.sub_locked = apr_time_now();
     if (rows->n == 0) {
         trv_db_close(req->env->db, c);
         not_found(req, resp);
@@ -537,6 +578,7 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
     if (scheme && !rekey(req, resp, c, id, scheme, &rows, &secret)) {
         return;
     }
+    t.resumed = apr_time_now();
     if ((url || types_text || status || set_filters || set_rate)
         && trv_db_select(c, req->pool, &update_stmt, &rows,
                          TRV_DB_ARGS(url, types_text, types_text, status, status, status,
@@ -546,11 +588,14 @@ static void patch_subscription(trv_req *req, trv_resp *resp)
         db_failed(req, resp, c, 614, "changing a webhook subscription");
         return;
     }
+    t.updated = apr_time_now();
     if (trv_db_commit(c) != APR_SUCCESS) {
         db_failed(req, resp, c, 614, "changing a webhook subscription");
         return;
     }
+    t.committed = apr_time_now();
     trv_db_close(req->env->db, c);
+    patch_timing(req, id, &t);
     if (status) {
         trv_log_msg(&req->log, TRV_LOG_INFO, req->request_id,
                     TRVLOGNO(615) "webhook subscription %s is now %s", id, status);

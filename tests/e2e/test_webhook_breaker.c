@@ -4,9 +4,12 @@
  * a reason, its organization's other subscriptions get a
  * hotel.webhook_subscription.disabled event, events that happen while it
  * is disabled are not sent, and PATCH {"status": "ACTIVE"} re-enables it
- * and sends them, in the order of the log. */
+ * and sends them, in the order of the log. A PATCH held up says where it
+ * waited (TRV3900). */
 #include "dashboard_e2e.h"
 #include "test_webhook_common.h"
+
+#include <pthread.h>
 
 static char *key, *org;
 
@@ -476,6 +479,121 @@ static void a_failing_subscription_is_disabled_and_resumes_when_re_enabled(void 
     json_decref(g);
 }
 
+/* A PATCH on its own thread (the main one holds the row it needs). */
+typedef struct patch_call {
+    char path[256];
+    long status;
+    char *new_status;
+} patch_call;
+
+/* Static: a test that fails while the PATCH is on its way leaves it
+ * nothing freed to write to. */
+static patch_call pc;
+
+static void *patch_run(void *arg)
+{
+    patch_call *c = arg;
+    e2e_resp *r = wh_call(key, "PATCH", c->path, "{\"status\": \"PAUSED\"}");
+    c->status = r->status;
+    c->new_status = strdup(wh_str(json_object_get(r->json, "data"), "status"));
+    e2e_free(r);
+    return NULL;
+}
+
+/* The TRV3900 line of instance a's error log naming `sub` (malloc'd), or
+ * NULL after 10 s. */
+static char *slow_patch_line(const char *sub)
+{
+    char path[4200];
+    int tries;
+    snprintf(path, sizeof(path), "%s/httpd-a/error.log", e2e_env("TRAVEL_TEST_DIR"));
+    for (tries = 0; tries < 100; tries++) {
+        char *all = e2e_slurp(path), *line = all;
+        while (line && *line) {
+            char *end = strchr(line, '\n');
+            if (end) {
+                *end = '\0';
+            }
+            if (strstr(line, "TRV3900: ") && strstr(line, sub)) {
+                char *found = strdup(line);
+                free(all);
+                return found;
+            }
+            line = end ? end + 1 : NULL;
+        }
+        free(all);
+        e2e_sleep_ms(100);
+    }
+    return NULL;
+}
+
+/* A PATCH held up (the re-enabling once answered after 61 s, and nothing
+ * said why) says where its time went: here the subscription's row is
+ * locked by another transaction for 2.5 s after the PATCH began waiting
+ * for it; the PATCH answers once it is free, and its TRV3900 warning puts
+ * those seconds on the subscription lock, not on the pool or elsewhere. */
+static void a_held_up_patch_says_where_it_waited(void **state)
+{
+    char inbox[64], inbox_url[256];
+    json_t *s;
+    const char *sid, *p[1];
+    char pid[16], *line, *at;
+    pthread_t th;
+    PGconn *hold;
+    PGresult *res;
+    long t0;
+    double lock_ms;
+    (void)state;
+    wh_inbox(inbox, sizeof(inbox), inbox_url, sizeof(inbox_url));
+    s = wh_subscribe(key, "hotel", inbox_url, "[\"hotel.booking.confirmed\"]");
+    sid = wh_str(s, "id");
+    memset(&pc, 0, sizeof(pc));
+    snprintf(pc.path, sizeof(pc.path), "/v1/hotel/webhook-subscriptions/%s", sid);
+
+    hold = PQconnectdb(e2e_conninfo());
+    assert_int_equal(PQstatus(hold), CONNECTION_OK);
+    PQclear(PQexec(hold, "BEGIN"));
+    p[0] = sid;
+    res = PQexecParams(hold, "SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR UPDATE", 1,
+                       NULL, p, NULL, NULL, 0);
+    assert_int_equal(PQntuples(res), 1);
+    PQclear(res);
+
+    assert_int_equal(pthread_create(&th, NULL, patch_run, &pc), 0);
+    /* The PATCH's transaction waits for this one. */
+    snprintf(pid, sizeof(pid), "%d", PQbackendPID(hold));
+    p[0] = pid;
+    t0 = e2e_now_ms();
+    while (e2e_sql_long("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND $1::int = ANY (pg_blocking_pids(pid))", 1, p) == 0) {
+        if (e2e_now_ms() - t0 > 20000) {
+            PQfinish(hold);
+            fail_msg("the PATCH did not wait for the subscription's row within 20 s");
+        }
+        e2e_sleep_ms(20);
+    }
+    e2e_sleep_ms(2500);
+    PQclear(PQexec(hold, "COMMIT"));
+    PQfinish(hold);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(pc.status, 200);
+    assert_string_equal(pc.new_status, "PAUSED");
+    free(pc.new_status);
+
+    line = slow_patch_line(sid);
+    if (!line) {
+        fail_msg("no TRV3900 line for the PATCH of %s in instance a's error log", sid);
+    }
+    print_message("      %s\n", strstr(line, "TRV3900: "));
+    assert_non_null(strstr(line, "[travel:warn]"));
+    at = strstr(line, "subscription lock ");
+    assert_non_null(at);
+    lock_ms = atof(at + strlen("subscription lock "));
+    assert_true(lock_ms >= 2500.0);
+    free(line);
+    json_decref(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +602,7 @@ int main(void)
         cmocka_unit_test_setup(an_open_circuit_keeps_new_sends_out_of_the_queue, setup),
         cmocka_unit_test_setup(a_failing_subscription_is_disabled_and_resumes_when_re_enabled,
                                setup),
+        cmocka_unit_test_setup(a_held_up_patch_says_where_it_waited, setup),
     };
     return E2E_RUN("webhook circuit breaker", tests);
 }
