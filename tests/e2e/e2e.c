@@ -543,6 +543,33 @@ char *e2e_slurp(const char *path)
     return buf;
 }
 
+char *e2e_log_line(const char *path, const char *const *needles)
+{
+    int tries;
+    for (tries = 0; tries < 100; tries++) {
+        char *all = e2e_slurp(path), *line = all;
+        while (line && *line) {
+            char *end = strchr(line, '\n');
+            int i, ok = 1;
+            if (end) {
+                *end = '\0';
+            }
+            for (i = 0; needles[i] && ok; i++) {
+                ok = strstr(line, needles[i]) != NULL;
+            }
+            if (ok) {
+                char *found = strdup(line);
+                free(all);
+                return found;
+            }
+            line = end ? end + 1 : NULL;
+        }
+        free(all);
+        e2e_sleep_ms(100);
+    }
+    return NULL;
+}
+
 /* s with every `from` replaced by `to` (malloc'd; s is freed). */
 static char *replace_all(char *s, const char *from, const char *to)
 {

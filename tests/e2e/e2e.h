@@ -81,6 +81,10 @@ long e2e_parent_of(long pid);
 int e2e_free_port(void);
 /* A whole file (malloc'd; "" when it cannot be read). */
 char *e2e_slurp(const char *path);
+/* The first line of the file at path holding every needle (a NULL-ended
+ * list), read again every 100 ms for up to 10 s while none does (a log
+ * line written after the answer): malloc'd, or NULL. */
+char *e2e_log_line(const char *path, const char *const *needles);
 
 /* Starts a private httpd from a copy of instance b's configuration (its
  * own folder $TRAVEL_TEST_DIR/httpd-NAME, port, logs and pid file), with

@@ -20,30 +20,8 @@ static char *slurp(const char *path)
 static char *log_line(const char *const *needles)
 {
     char path[4200];
-    int tries;
     snprintf(path, sizeof(path), "%s/error.log", inst);
-    for (tries = 0; tries < 100; tries++) {
-        char *all = slurp(path), *line = all;
-        while (line && *line) {
-            char *end = strchr(line, '\n');
-            int i, ok = 1;
-            if (end) {
-                *end = '\0';
-            }
-            for (i = 0; needles[i] && ok; i++) {
-                ok = strstr(line, needles[i]) != NULL;
-            }
-            if (ok) {
-                char *found = strdup(line);
-                free(all);
-                return found;
-            }
-            line = end ? end + 1 : NULL;
-        }
-        free(all);
-        e2e_sleep_ms(100);
-    }
-    return NULL;
+    return e2e_log_line(path, needles);
 }
 
 /* The first "test": starts the debug instance (the last one stops it). */

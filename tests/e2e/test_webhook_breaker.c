@@ -505,26 +505,9 @@ static void *patch_run(void *arg)
 static char *slow_patch_line(const char *sub)
 {
     char path[4200];
-    int tries;
+    const char *needles[] = {"TRV3900: ", sub, NULL};
     snprintf(path, sizeof(path), "%s/httpd-a/error.log", e2e_env("TRAVEL_TEST_DIR"));
-    for (tries = 0; tries < 100; tries++) {
-        char *all = e2e_slurp(path), *line = all;
-        while (line && *line) {
-            char *end = strchr(line, '\n');
-            if (end) {
-                *end = '\0';
-            }
-            if (strstr(line, "TRV3900: ") && strstr(line, sub)) {
-                char *found = strdup(line);
-                free(all);
-                return found;
-            }
-            line = end ? end + 1 : NULL;
-        }
-        free(all);
-        e2e_sleep_ms(100);
-    }
-    return NULL;
+    return e2e_log_line(path, needles);
 }
 
 /* A PATCH held up (the re-enabling once answered after 61 s, and nothing
