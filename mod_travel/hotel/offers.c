@@ -202,10 +202,10 @@ static const char *occupancy_text(apr_pool_t *p, const trv_hotel_stay *stay)
 /* One offer written as the answer's next value: its document's members
  * (the adapter's), then the sealed reference and who sells it. Written as
  * text, not added to the adapter's tree and the tree printed: the five
- * members' values and hashtable inserts, and the trees of the whole
- * answer walked twice more (printed, then freed), were a tenth of the
- * request (docs/performance.md). The document is read, never changed, so
- * an offer shown twice needs no copy. */
+ * members' values and hashtable inserts, and the whole answer's tree
+ * walked twice more (printed, then freed), were 3 % of the request's
+ * instructions (docs/performance.md, "The eleventh pass"). The document
+ * is read, never changed, so an offer shown twice needs no copy. */
 static void render(trv_jtext *out, trv_req *req, const trv_hotel_stay *stay,
                    const char *occupancy, const target *t, const trv_hotel_offer *o)
 {
