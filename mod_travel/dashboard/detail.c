@@ -221,9 +221,9 @@ static const json_t *booking_doc(const trv_dash_ctx *x, const char *id, const ch
         return NULL;
     }
     trv_dash_api(x, "GET", apr_pstrcat(p, "/v1/hotel/bookings/", id, NULL), NULL, &resp);
-    if (resp.status == 200 && trv_resp_data(p, &resp)) {
+    if (resp.status == 200 && (doc = trv_resp_data(p, &resp))) {
         *kind = "Hotel";
-        return trv_resp_data(p, &resp);
+        return doc;
     }
     if (resp.status >= 500) {
         *db_failed = 1;

@@ -338,9 +338,11 @@ json_t *trv_hwire_money(apr_int64_t minor, const char *currency);
  * keys or strings, which are the supplier's (read by core/jval.h or
  * Jansson, which checked them) or the adapter's own. A NULL string is
  * null. */
-/* A penalty {from, amount}: from an instant trv_time_format wrote or a
- * string already held by a JSON value; amount is taken. */
-json_t *trv_hwire_penalty(const char *from, json_t *amount);
+/* Appends a penalty {from, amount: money of minor in currency} to
+ * policy's penalties: from an instant trv_time_format wrote or a string
+ * already held by a JSON value. */
+void trv_hwire_penalty_put(json_t *policy, const char *from, apr_int64_t minor,
+                           const char *currency);
 /* {refundable, penalties: []}. */
 json_t *trv_hwire_policy_new(int refundable);
 /* A room's children's ages, [age, ...]. */

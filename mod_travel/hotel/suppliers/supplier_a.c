@@ -251,9 +251,7 @@ static int offer_of(trv_hotel_ctx *ctx, const trv_hotel_stay *stay, const char *
         for (k = 0; k < (apr_size_t)ats->nelts; k++) {
             const char *at = APR_ARRAY_IDX(ats, k, const char *);
             apr_int64_t *sum = apr_hash_get(merged, at, APR_HASH_KEY_STRING);
-            json_array_append_new(json_object_get(policy, "penalties"),
-                                  trv_hwire_penalty(at_iso(ctx->pool, at),
-                                                    trv_hwire_money(*sum, cur)));
+            trv_hwire_penalty_put(policy, at_iso(ctx->pool, at), *sum, cur);
         }
     }
     out->doc = trv_hwire_offer_doc(trv_jval_strget(o, "roomTypeId"),

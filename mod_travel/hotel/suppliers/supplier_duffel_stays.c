@@ -233,15 +233,11 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
                          const json_t *refund, const char *refund_cur, const char *before,
                          apr_time_t from, json_t **policy)
 {
-    json_t *pen;
     apr_int64_t back;
     apr_time_t until;
-    *policy = trv_json_bind(ctx->pool, json_pack("{s:b,s:[]}", "refundable", refund != NULL,
-                                                 "penalties"));
-    pen = json_object_get(*policy, "penalties");
+    *policy = trv_json_bind(ctx->pool, trv_hwire_policy_new(refund != NULL));
     if (!refund) {
-        json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, from),
-                                                     trv_hwire_money(total, cur)));
+        trv_hwire_penalty_put(*policy, trv_time_format(ctx->pool, from), total, cur);
         return 0;
     }
     if (!refund_cur || strcmp(refund_cur, cur) != 0
@@ -250,11 +246,9 @@ static int refund_policy(trv_hotel_ctx *ctx, const char *cur, apr_int64_t total,
         return -1;
     }
     if (back < total) {
-        json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, from),
-                                                     trv_hwire_money(total - back, cur)));
+        trv_hwire_penalty_put(*policy, trv_time_format(ctx->pool, from), total - back, cur);
     }
-    json_array_append_new(pen, trv_hwire_penalty(trv_time_format(ctx->pool, until),
-                                                 trv_hwire_money(total, cur)));
+    trv_hwire_penalty_put(*policy, trv_time_format(ctx->pool, until), total, cur);
     return 0;
 }
 

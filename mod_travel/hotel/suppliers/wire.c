@@ -149,12 +149,13 @@ trv_up_status trv_hwire_call_forwarded(trv_hotel_ctx *ctx, const trv_hotel_suppl
     return st;
 }
 
-json_t *trv_hwire_penalty(const char *from, json_t *amount)
+void trv_hwire_penalty_put(json_t *policy, const char *from, apr_int64_t minor,
+                           const char *currency)
 {
     json_t *o = json_object();
     json_object_set_new_nocheck(o, "from", json_string_nocheck(from));
-    json_object_set_new_nocheck(o, "amount", amount);
-    return o;
+    json_object_set_new_nocheck(o, "amount", trv_hwire_money(minor, currency));
+    json_array_append_new(json_object_get(policy, "penalties"), o);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -211,8 +212,7 @@ json_t *trv_hwire_policy_sum(apr_pool_t *p, const json_t *rooms, const char *cur
                 return NULL;
             }
         }
-        json_array_append_new(json_object_get(out, "penalties"),
-                              trv_hwire_penalty(at, trv_hwire_money(sum, currency)));
+        trv_hwire_penalty_put(out, at, sum, currency);
     }
     return out;
 }
@@ -363,9 +363,7 @@ int trv_hwire_penalty_add_minor(apr_pool_t *p, json_t *policy, const char *from,
     if (!from || trv_time_parse(from, &t) != APR_SUCCESS) {
         return -1;
     }
-    json_array_append_new(json_object_get(policy, "penalties"),
-                          trv_hwire_penalty(trv_time_format(p, t),
-                                            trv_hwire_money(minor, currency)));
+    trv_hwire_penalty_put(policy, trv_time_format(p, t), minor, currency);
     return 0;
 }
 
