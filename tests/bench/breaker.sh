@@ -30,6 +30,11 @@
 # then not sent), and the next run waits out its requests still going on
 # (the 10 s timeout): no "without" run has it.
 #
+# BENCH_CONTROL=1 is the bench's control: the "with" run of each pair is
+# a second run without the hanging receiver (the same order, vacuum and
+# waits otherwise), so its ratios show how far two runs of the same work
+# differ on this machine, the spread a with / without ratio sits in.
+#
 # BENCH_PG_STATS=1 loads pg_stat_statements (track = all: the statements
 # inside functions and triggers too) and prints, after each run, the
 # statements that took the most PostgreSQL time in it, with their calls
@@ -289,18 +294,25 @@ run_with() {
 # Warm up (connections, prepared statements).
 run w 0 400 >/dev/null
 echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per commit ${LAT_GAP_MS} ms apart, 1 instance x 2 children x $TRAVEL_WORKERS sender threads"
+# The second run of a pair: with the hanging receiver, or (the control)
+# one more without it (no request reaches a hanging receiver).
+second() {
+  if [ "${BENCH_CONTROL:-0}" = 1 ]; then echo "$(run "$1" 0) 0"; else run_with "$1"; fi
+}
+what="with a receiver hanging 12 s"
+[ "${BENCH_CONTROL:-0}" = 1 ] && what="again without it (control)"
 ratios=()
 for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
   if [ $((r % 2)) = 1 ]; then
-    without=$(run "a$r" 0); with=$(run_with "b$r"); order="without, then with"
+    without=$(run "a$r" 0); with=$(second "b$r"); order="without, then with"
   else
-    with=$(run_with "b$r"); without=$(run "a$r" 0); order="with, then without"
+    with=$(second "b$r"); without=$(run "a$r" 0); order="with, then without"
   fi
-  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v w="$what" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
     split(a, x, " "); split(b, y, " ")
     printf "round %d (%s; load average %s):\n", r, o, l
     printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
-    printf "  with a receiver hanging 12 s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", y[2], y[3], y[4], y[1], y[9]
+    printf "  %s: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events; %d requests reached the hanging one)\n", w, y[2], y[3], y[4], y[1], y[9]
     printf "  CPU s (mod_travel, sandbox, PostgreSQL): without %s, %s, %s; with %s, %s, %s\n", x[5], x[6], x[7], y[5], y[6], y[7]
     # Per healthy event delivered (the requests to the hanging receiver and the
     # commits are in the CPU of the run: what the healthy ones cost, all in).
