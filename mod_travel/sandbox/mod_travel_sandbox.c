@@ -15,6 +15,7 @@
  *   TravelSandboxDuffelRate N           SUPPLIER_A's (Duffel's) requests a minute
  *                                       per child before it answers 429 (6000) */
 #include "faults.h"
+#include "gzip.h"
 #include "air/duffel.h"
 #include "hotel/hotelbeds.h"
 #include "hotel/rapid.h"
@@ -512,6 +513,11 @@ static int handler(request_rec *r)
     }
     if (out == SBX_FAULT_GARBAGE) {
         return write_garbage(r, &resp);
+    }
+    if (sbx_hotelbeds_path(req.path)) {
+        /* Hotelbeds compresses its answers for clients that accept gzip
+         * (and asks them to): so does the sandbox's. */
+        sbx_gzip_answer(&req, &resp);
     }
     return trv_httpd_write_response(r, &resp);
 }

@@ -329,6 +329,30 @@ static void tokens_refuse_any_edit(void **state)
     assert_int_equal(sbx_hquote_decode(pool, NULL, "r", "key-1", h, &back), -1);
 }
 
+/* The sealed text, field by field as the decoder splits it (written
+ * without a format string: the same text as one). */
+static void a_token_holds_the_quote_as_text(void **state)
+{
+    sbx_hquote q = stay(h->cities[0].first, 10, 2, "USD");
+    (void)state;
+    q.total = 12345;
+    q.expires = 1800000000;
+    q.factor_permille = 1100;
+    assert_string_equal(sbx_token_open(pool, "key-1", sbx_hquote_encode(pool, &q, "r", "key-1")),
+                        apr_psprintf(pool, "h1|r|%d|%d|%d|%d|%d|%ld|%d|%ld|USD|1100|12345|1800000000|%s;%s",
+                                     q.supplier, q.hotel, q.room, q.board, q.plan, q.checkin,
+                                     q.nights, q.today, sbx_occ_format(pool, &q.occ[0]),
+                                     sbx_occ_format(pool, &q.occ[1])));
+    assert_string_equal(sbx_occ_format(pool, &q.occ[1]), "1-4,9");
+    q.serial = 4000000000u;
+    q.n_rooms = 1;
+    q.total = -7;
+    assert_string_equal(sbx_token_open(pool, "key-1", sbx_hquote_encode(pool, &q, "p", "key-1")),
+                        apr_psprintf(pool, "h1|p|%d|%d|%d|%d|%d|%ld|%d|%ld|USD|1100|-7|1800000000|%s|4000000000",
+                                     q.supplier, q.hotel, q.room, q.board, q.plan, q.checkin,
+                                     q.nights, q.today, sbx_occ_format(pool, &q.occ[0])));
+}
+
 /* A token signed with the key holds only what the sandbox signs: one that
  * names a day, amount, factor, supplier, plan, currency or room outside
  * that is refused before anything prices or prints it (fuzz_sandbox_hotel
@@ -484,6 +508,7 @@ int main(void)
         cmocka_unit_test(rates_are_deterministic_and_consistent),
         cmocka_unit_test(prices_follow_stay_currency_and_factor),
         cmocka_unit_test(tokens_refuse_any_edit),
+        cmocka_unit_test(a_token_holds_the_quote_as_text),
         cmocka_unit_test(tokens_hold_only_what_the_sandbox_signs),
         cmocka_unit_test(content_pages_take_offsets_within_the_catalogue),
         cmocka_unit_test(occupancies_parse_rapid_style),

@@ -397,13 +397,44 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
 
 /* ---- tokens ---- */
 
+/* v in decimal at o; the end. */
+static char *put_num(char *o, apr_int64_t v)
+{
+    char d[24];
+    int n = 0;
+    apr_uint64_t u = v < 0 ? 0 - (apr_uint64_t)v : (apr_uint64_t)v;
+    if (v < 0) {
+        *o++ = '-';
+    }
+    do {
+        d[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n) {
+        *o++ = d[--n];
+    }
+    return o;
+}
+
+/* A room's occupancy, "2" or "2-4,10", at o; the end. At most
+ * SBX_OCC_TEXT_MAX bytes (the ages are checked 0-17 before they are
+ * quoted; any int fits). */
+#define SBX_OCC_TEXT_MAX (12 + SBX_MAX_CHILDREN * 12)
+static char *occ_into(char *o, const sbx_occ *occ)
+{
+    int i;
+    o = put_num(o, occ->adults);
+    for (i = 0; i < occ->n_children && i < SBX_MAX_CHILDREN; i++) {
+        *o++ = i ? ',' : '-';
+        o = put_num(o, occ->ages[i]);
+    }
+    return o;
+}
+
 char *sbx_occ_format(apr_pool_t *p, const sbx_occ *o)
 {
-    char *s = apr_itoa(p, o->adults);
-    int i;
-    for (i = 0; i < o->n_children; i++) {
-        s = apr_psprintf(p, "%s%c%d", s, i ? ',' : '-', o->ages[i]);
-    }
+    char *s = apr_palloc(p, SBX_OCC_TEXT_MAX + 1);
+    *occ_into(s, o) = '\0';
     return s;
 }
 
@@ -441,20 +472,49 @@ int sbx_occ_parse(const char *s, sbx_occ *o)
     return *s ? -1 : 0;
 }
 
+/* The quote's fields, "|" between them, written directly: through
+ * apr_psprintf and apr_pstrcat they were a twentieth of the sandbox's
+ * instructions in a hotel search (a token for each of ~150 rates). */
 char *sbx_hquote_encode(apr_pool_t *p, const sbx_hquote *q, const char *kind,
                         const char *key)
 {
-    char *s = apr_psprintf(p, "h1|%s|%d|%d|%d|%d|%d|%ld|%d|%ld|%s|%d|%" APR_INT64_T_FMT
-                           "|%" APR_INT64_T_FMT "|", kind, q->supplier, q->hotel, q->room,
-                           q->board, q->plan, q->checkin, q->nights, q->today, q->currency,
-                           q->factor_permille, q->total, q->expires);
+    const apr_int64_t fields[] = {q->supplier, q->hotel, q->room, q->board, q->plan,
+                                  q->checkin, q->nights, q->today};
+    apr_size_t kind_len = strlen(kind);
+    /* "h1|" kind, eleven "|" numbers (up to 20 characters each), "|"
+     * currency, "|" the rooms (";" between), "|" serial, NUL. */
+    char *s = apr_palloc(p, 3 + kind_len + 11 * 21 + 4 + 1
+                                + SBX_MAX_HROOMS * (SBX_OCC_TEXT_MAX + 1) + 12 + 1),
+         *o = s;
     int k;
-    for (k = 0; k < q->n_rooms; k++) {
-        s = apr_pstrcat(p, s, k ? ";" : "", sbx_occ_format(p, &q->occ[k]), NULL);
+    memcpy(o, "h1|", 3);
+    memcpy(o + 3, kind, kind_len);
+    o += 3 + kind_len;
+    for (k = 0; k < (int)(sizeof(fields) / sizeof(fields[0])); k++) {
+        *o++ = '|';
+        o = put_num(o, fields[k]);
+    }
+    *o++ = '|';
+    memcpy(o, q->currency, strnlen(q->currency, 3));
+    o += strnlen(q->currency, 3);
+    *o++ = '|';
+    o = put_num(o, q->factor_permille);
+    *o++ = '|';
+    o = put_num(o, q->total);
+    *o++ = '|';
+    o = put_num(o, q->expires);
+    *o++ = '|';
+    for (k = 0; k < q->n_rooms && k < SBX_MAX_HROOMS; k++) {
+        if (k) {
+            *o++ = ';';
+        }
+        o = occ_into(o, &q->occ[k]);
     }
     if (q->serial) {
-        s = apr_psprintf(p, "%s|%u", s, (unsigned)q->serial);
+        *o++ = '|';
+        o = put_num(o, q->serial);
     }
+    *o = '\0';
     return sbx_token_seal(p, key, s);
 }
 
