@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every figure of the read path and the webhook sender, each
-# measured on its own throwaway stack. About 22-27 minutes on 2 cores.
+# measured on its own throwaway stack. About 40 minutes on 2 cores.
 #   1. the product beside its ceiling: GET one booking and the list of 20 in
 #      the same wrk rounds as a bare httpd + mod_dbd select by id and a Node
 #      http + pg server (the baseline harness in ../shared/bench, when it is
@@ -14,7 +14,10 @@
 #   3. webhook deliveries per second and commit-to-receiver latency
 #      (webhooks.sh)
 #   3a. the circuit breaker: 20 healthy receivers' commit-to-receipt p99
-#      with and without one that hangs until the 10 s timeout (breaker.sh)
+#      with and without one that hangs until the 10 s timeout (breaker.sh),
+#      BREAKER_ROUNDS pairs (4) and their median; then its control, the
+#      same pairs with no hanging receiver in either run: how far two runs
+#      of the same work differ on this machine
 #   3b. retention soak: the webhook tables' rows and size while events keep
 #      coming for 18 times a shortened period (retention.sh)
 #   4. httpd child memory over 1,000,000 mixed requests (rss.sh)
@@ -54,7 +57,10 @@ step "read path: CPU per request of GET one flight and hotel booking and the lis
   env ROUNDS="${ROUNDS:-3}" "$here/reads.sh" ${READS_BASE:+"$READS_BASE"} "$root"
 step "list at 10,000 and 1,000,000 bookings" "$here/list-1m.sh" "${LIST_ROWS:-1000000}"
 step "webhook deliveries" "$here/webhooks.sh" "${WEBHOOK_EVENTS:-5000}"
-step "webhook circuit breaker: a hanging receiver beside 20 healthy ones" "$here/breaker.sh" "${BREAKER_EVENTS:-5000}" 20
+step "webhook circuit breaker: a hanging receiver beside 20 healthy ones" \
+  env BENCH_ROUNDS="${BREAKER_ROUNDS:-4}" "$here/breaker.sh" "${BREAKER_EVENTS:-5000}" 20
+step "webhook circuit breaker's control: the same pairs, no hanging receiver in either run" \
+  env BENCH_ROUNDS="${BREAKER_ROUNDS:-4}" BENCH_CONTROL=1 "$here/breaker.sh" "${BREAKER_EVENTS:-5000}" 20
 step "webhook retention soak" "$here/retention.sh" "${SOAK_SECONDS:-180}" "${SOAK_RATE:-100}"
 step "httpd child RSS" "$here/rss.sh" "${RSS_REQUESTS:-1000000}"
 step "API against a Node gateway" "$here/api.sh"
