@@ -299,8 +299,8 @@ echo "circuit breaker bench: $HEALTHY healthy receivers, $EVENTS events one per 
 second() {
   if [ "${BENCH_CONTROL:-0}" = 1 ]; then echo "$(run "$1" 0) 0"; else run_with "$1"; fi
 }
-what="with a receiver hanging 12 s"
-[ "${BENCH_CONTROL:-0}" = 1 ] && what="again without it (control)"
+what="with a receiver hanging 12 s" ratio="healthy p99 with / without"
+[ "${BENCH_CONTROL:-0}" = 1 ] && what="again without it (control)" ratio="healthy p99 control / without"
 ratios=()
 for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
   if [ $((r % 2)) = 1 ]; then
@@ -308,7 +308,7 @@ for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
   else
     with=$(second "b$r"); without=$(run "a$r" 0); order="with, then without"
   fi
-  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v w="$what" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+  awk -v a="$without" -v b="$with" -v r="$r" -v o="$order" -v w="$what" -v q="$ratio" -v l="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
     split(a, x, " "); split(b, y, " ")
     printf "round %d (%s; load average %s):\n", r, o, l
     printf "  without the hanging receiver: commit to receipt p50 %s ms, p99 %s ms, max %s ms (%d events)\n", x[2], x[3], x[4], x[1]
@@ -318,14 +318,14 @@ for r in $(seq 1 "${BENCH_ROUNDS:-1}"); do
     # commits are in the CPU of the run: what the healthy ones cost, all in).
     if (x[1] > 0 && y[1] > 0) printf "  CPU ms per delivery (mod_travel + PostgreSQL): without %.2f (%.2f + %.2f), with %.2f (%.2f + %.2f)\n", (x[5] + x[7]) * 1000 / x[1], x[5] * 1000 / x[1], x[7] * 1000 / x[1], (y[5] + y[7]) * 1000 / y[1], y[5] * 1000 / y[1], y[7] * 1000 / y[1]
     printf "  mod_travel threads runnable but waiting for a CPU: without %s s, with %s s\n", x[8], y[8]
-    if (x[3] > 0) printf "  healthy p99 with / without: %.2f\n", y[3] / x[3]
+    if (x[3] > 0) printf "  %s: %.2f\n", q, y[3] / x[3]
   }'
   ratios+=("$(awk -v a="$without" -v b="$with" 'BEGIN { split(a, x, " "); split(b, y, " "); if (x[3] > 0) printf "%.2f", y[3] / x[3] }')")
 done
 # Every pair's ratio, and their median (a pair moves by a tenth or more from
 # run to run on a shared machine; the median of several is the figure).
 if [ ${#ratios[@]} -gt 1 ]; then
-  printf '%s\n' "${ratios[@]}" | sort -n | awk -v all="${ratios[*]}" '{ v[NR] = $1 }
+  printf '%s\n' "${ratios[@]}" | sort -n | awk -v all="${ratios[*]}" -v q="$ratio" '{ v[NR] = $1 }
     END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-          printf "healthy p99 with / without, pair by pair: %s; median %.2f\n", all, m }'
+          printf "%s, pair by pair: %s; median %.2f\n", q, all, m }'
 fi
