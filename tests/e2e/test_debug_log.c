@@ -10,11 +10,6 @@ static char inst[2048];   /* the debug instance's folder */
 static char url[128];
 static long pid = -1;
 
-static char *slurp(const char *path)
-{
-    return e2e_slurp(path);
-}
-
 /* The first line of the debug instance's error log holding every needle
  * (NULL-terminated), waiting up to 10 s for it (malloc'd, or NULL). */
 static char *log_line(const char *const *needles)
@@ -73,7 +68,7 @@ static void a_request_logs_its_route_key_and_steps(void **state)
     free(line);
     /* The key itself is never written. */
     snprintf(path, sizeof(path), "%s/error.log", inst);
-    all = slurp(path);
+    all = e2e_slurp(path);
     assert_null(strstr(all, key));
     free(all);
     free(key_id);
@@ -109,7 +104,7 @@ static void supplier_calls_are_logged_without_credentials(void **state)
     assert_non_null(strstr(line, "/suppliers/a"));
     free(line);
     snprintf(path, sizeof(path), "%s/error.log", inst);
-    all = slurp(path);
+    all = e2e_slurp(path);
     assert_null(strstr(all, "sandbox-key-a")); /* the supplier's API key */
     assert_null(strstr(all, key));
     free(all);
@@ -146,7 +141,7 @@ static void warn_level_writes_no_debug_line(void **state)
     char path[4200], *all;
     (void)state;
     snprintf(path, sizeof(path), "%s/httpd-a/error.log", e2e_env("TRAVEL_TEST_DIR"));
-    all = slurp(path);
+    all = e2e_slurp(path);
     assert_null(strstr(all, "TRV205: "));
     assert_null(strstr(all, "TRV104: "));
     free(all);

@@ -3,6 +3,7 @@
 #include "sandbox/money.h"
 #include "sandbox/token.h"
 #include "core/clock.h"
+#include "core/json_text.h"
 #include "core/money.h"
 
 #include <apr_strings.h>
@@ -397,45 +398,23 @@ int sbx_hotel_rates(const sbx_hotels *h, const sbx_world *w, const sbx_hquote *q
 
 /* ---- tokens ---- */
 
-/* v in decimal at o; the end. */
-static char *put_num(char *o, apr_int64_t v)
-{
-    char d[24];
-    int n = 0;
-    apr_uint64_t u = v < 0 ? 0 - (apr_uint64_t)v : (apr_uint64_t)v;
-    if (v < 0) {
-        *o++ = '-';
-    }
-    do {
-        d[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    while (n) {
-        *o++ = d[--n];
-    }
-    return o;
-}
-
-/* A room's occupancy, "2" or "2-4,10", at o; the end. At most
- * SBX_OCC_TEXT_MAX bytes (the ages are checked 0-17 before they are
- * quoted; any int fits). */
-#define SBX_OCC_TEXT_MAX (12 + SBX_MAX_CHILDREN * 12)
-static char *occ_into(char *o, const sbx_occ *occ)
+/* A room's occupancy, "2" or "2-4,10". */
+static void occ_put(trv_jtext *t, const sbx_occ *o)
 {
     int i;
-    o = put_num(o, occ->adults);
-    for (i = 0; i < occ->n_children && i < SBX_MAX_CHILDREN; i++) {
-        *o++ = i ? ',' : '-';
-        o = put_num(o, occ->ages[i]);
+    trv_jtext_integer(t, o->adults);
+    for (i = 0; i < o->n_children && i < SBX_MAX_CHILDREN; i++) {
+        trv_jtext_put(t, i ? "," : "-", 1);
+        trv_jtext_integer(t, o->ages[i]);
     }
-    return o;
 }
 
 char *sbx_occ_format(apr_pool_t *p, const sbx_occ *o)
 {
-    char *s = apr_palloc(p, SBX_OCC_TEXT_MAX + 1);
-    *occ_into(s, o) = '\0';
-    return s;
+    trv_jtext t;
+    trv_jtext_init(&t, p, 32);
+    occ_put(&t, o);
+    return (char *)trv_jtext_done(&t, NULL);
 }
 
 static int small_int(const char **s, int *v)
@@ -472,50 +451,49 @@ int sbx_occ_parse(const char *s, sbx_occ *o)
     return *s ? -1 : 0;
 }
 
-/* The quote's fields, "|" between them, written directly: through
- * apr_psprintf and apr_pstrcat they were a twentieth of the sandbox's
- * instructions in a hotel search (a token for each of ~150 rates). */
+/* "|" and an integer. */
+static void field(trv_jtext *t, apr_int64_t v)
+{
+    trv_jtext_put(t, "|", 1);
+    trv_jtext_integer(t, v);
+}
+
+/* The quote's fields, "|" between them, written with the text writer's
+ * pieces: through apr_psprintf and apr_pstrcat they were a twentieth of
+ * the sandbox's instructions in a hotel search (a token for each of ~150
+ * rates). */
 char *sbx_hquote_encode(apr_pool_t *p, const sbx_hquote *q, const char *kind,
                         const char *key)
 {
-    const apr_int64_t fields[] = {q->supplier, q->hotel, q->room, q->board, q->plan,
-                                  q->checkin, q->nights, q->today};
-    apr_size_t kind_len = strlen(kind);
-    /* "h1|" kind, eleven "|" numbers (up to 20 characters each), "|"
-     * currency, "|" the rooms (";" between), "|" serial, NUL. */
-    char *s = apr_palloc(p, 3 + kind_len + 11 * 21 + 4 + 1
-                                + SBX_MAX_HROOMS * (SBX_OCC_TEXT_MAX + 1) + 12 + 1),
-         *o = s;
+    trv_jtext t;
     int k;
-    memcpy(o, "h1|", 3);
-    memcpy(o + 3, kind, kind_len);
-    o += 3 + kind_len;
-    for (k = 0; k < (int)(sizeof(fields) / sizeof(fields[0])); k++) {
-        *o++ = '|';
-        o = put_num(o, fields[k]);
-    }
-    *o++ = '|';
-    memcpy(o, q->currency, strnlen(q->currency, 3));
-    o += strnlen(q->currency, 3);
-    *o++ = '|';
-    o = put_num(o, q->factor_permille);
-    *o++ = '|';
-    o = put_num(o, q->total);
-    *o++ = '|';
-    o = put_num(o, q->expires);
-    *o++ = '|';
+    trv_jtext_init(&t, p, 160);
+    trv_jtext_put(&t, "h1|", 3);
+    trv_jtext_put(&t, kind, strlen(kind));
+    field(&t, q->supplier);
+    field(&t, q->hotel);
+    field(&t, q->room);
+    field(&t, q->board);
+    field(&t, q->plan);
+    field(&t, q->checkin);
+    field(&t, q->nights);
+    field(&t, q->today);
+    trv_jtext_put(&t, "|", 1);
+    trv_jtext_put(&t, q->currency, strnlen(q->currency, 3));
+    field(&t, q->factor_permille);
+    field(&t, q->total);
+    field(&t, q->expires);
+    trv_jtext_put(&t, "|", 1);
     for (k = 0; k < q->n_rooms && k < SBX_MAX_HROOMS; k++) {
         if (k) {
-            *o++ = ';';
+            trv_jtext_put(&t, ";", 1);
         }
-        o = occ_into(o, &q->occ[k]);
+        occ_put(&t, &q->occ[k]);
     }
     if (q->serial) {
-        *o++ = '|';
-        o = put_num(o, q->serial);
+        field(&t, q->serial);
     }
-    *o = '\0';
-    return sbx_token_seal(p, key, s);
+    return sbx_token_seal(p, key, trv_jtext_done(&t, NULL));
 }
 
 int sbx_hquote_decode(apr_pool_t *p, const char *token, const char *kind, const char *key,
