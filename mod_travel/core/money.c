@@ -1,4 +1,5 @@
 #include "money.h"
+#include "json_text.h"
 #include "jval.h"
 #include "json_numbers.h"
 
@@ -370,12 +371,15 @@ apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
     return APR_SUCCESS;
 }
 
-json_t *trv_money_amount_json(apr_int64_t minor, int exponent)
+/* The amount as a JSON number: 1 and *whole when it is a whole number of
+ * units, else 0 and *real. */
+static int amount_value(apr_int64_t minor, int exponent, json_int_t *whole, double *real)
 {
     char buf[48];
     apr_int64_t scale = pow10i(exponent);
     if (minor % scale == 0) {
-        return json_integer((json_int_t)(minor / scale));
+        *whole = (json_int_t)(minor / scale);
+        return 1;
     }
     /* The double nearest the exact decimal; the dumper's 15-digit precision
      * prints that decimal back exactly. Below 2^53 minor and 10^exponent
@@ -384,10 +388,20 @@ json_t *trv_money_amount_json(apr_int64_t minor, int exponent)
      * it (a twelfth of a hotel offers request's instructions). */
     if (minor < ((apr_int64_t)1 << 53) && minor > -((apr_int64_t)1 << 53)
         && exponent <= 15) {
-        return json_real((double)minor / (double)scale);
+        *real = (double)minor / (double)scale;
+        return 0;
     }
     format_decimal(buf, sizeof(buf), minor, exponent);
-    return json_real(strtod(buf, NULL));
+    *real = strtod(buf, NULL);
+    return 0;
+}
+
+json_t *trv_money_amount_json(apr_int64_t minor, int exponent)
+{
+    json_int_t whole;
+    double real;
+    return amount_value(minor, exponent, &whole, &real) ? json_integer(whole)
+                                                        : json_real(real);
 }
 
 json_t *trv_money_json(const trv_money *m)
@@ -413,6 +427,23 @@ json_t *trv_money_json(const trv_money *m)
         return NULL;
     }
     return out;
+}
+
+void trv_money_write(trv_jtext *t, const trv_money *m)
+{
+    int exponent = trv_currency_exponent(m->currency);
+    json_int_t whole;
+    double real;
+    trv_jtext_obj(t);
+    trv_jtext_key(t, "amount");
+    if (amount_value(m->minor, exponent < 0 ? 2 : exponent, &whole, &real)) {
+        trv_jtext_int(t, (long long)whole);
+    }
+    else {
+        trv_jtext_real(t, real);
+    }
+    trv_jtext_kstr(t, "currency", m->currency);
+    trv_jtext_end(t);
 }
 
 apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency)

@@ -75,6 +75,10 @@ apr_status_t trv_money_from_json(const json_t *obj, trv_money *out,
 json_t *trv_money_json(const trv_money *m);
 /* The amount alone as a JSON number (integer when whole). */
 json_t *trv_money_amount_json(apr_int64_t minor, int exponent);
+struct trv_jtext;
+/* trv_money_json's object written as text, the same bytes its tree is
+ * written as (core/json_text.h). */
+void trv_money_write(struct trv_jtext *t, const trv_money *m);
 
 apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency);
 /* Sums into *acc; currencies must match and the sum must stay in range. */

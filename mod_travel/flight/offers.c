@@ -9,6 +9,7 @@
 #include "upstreams.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/json_text.h"
 #include "core/metrics.h"
 
 #include <apr_strings.h>
@@ -26,10 +27,11 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
     const trv_flight_supplier *sup = NULL;
     trv_flight_ctx sc;
     trv_sup_err err = {0};
-    json_t *offers = NULL, *kept, *meta;
-    int truncated = 0, more = 0;
-    const char *name;
-    size_t i;
+    apr_array_header_t *offers = NULL, *kept;
+    json_t *meta;
+    trv_jtext data;
+    int truncated = 0, more = 0, i;
+    const char *name, *text;
     trv_up_status st;
 
     if (!req->json) {
@@ -72,36 +74,37 @@ void trv_flight_offers(trv_req *req, trv_resp *resp)
         trv_freply_upstream_fail(req, resp, st, name, err.message);
         return;
     }
-    kept = trv_json_bind(req->pool, trv_foffer_filter_apply(offers, in.max_stops, in.carriers,
-                                                            in.limit, &more));
-    for (i = 0; i < json_array_size(kept); i++) {
-        json_t *o = json_array_get(kept, i);
+    kept = trv_foffer_filter_apply(req->pool, offers, in.max_stops, in.carriers, in.limit,
+                                   &more);
+    trv_jtext_init(&data, req->pool, 64 * 1024);
+    trv_jtext_arr(&data);
+    for (i = 0; i < kept->nelts; i++) {
+        const trv_foffer_text *o = APR_ARRAY_IDX(kept, i, const trv_foffer_text *);
         trv_foffer_ref ref;
         apr_time_t exp = 0;
-        const char *supref = trv_json_str(o, "offer_reference");
-        if (!supref) {
-            continue;
-        }
         memset(&ref, 0, sizeof(ref));
         ref.supplier = name;
-        ref.ref = supref;
+        ref.ref = o->ref;
         ref.adults = in.adults;
         ref.children = in.children;
         ref.infants = in.infants;
-        if (trv_json_str(o, "expires_at")
-            && trv_time_parse(trv_json_str(o, "expires_at"), &exp) == APR_SUCCESS) {
+        if (o->expires_at && trv_time_parse(o->expires_at, &exp) == APR_SUCCESS) {
             ref.expires_at = exp;
         }
-        json_object_set_new(o, "offer_reference",
-                            json_string(trv_foffer_ref_encode(req->pool, secret(req),
-                                                              req->org_id, &ref)));
+        trv_foffer_text_write(&data, o, trv_foffer_ref_encode(req->pool, secret(req),
+                                                              req->org_id, &ref));
+    }
+    trv_jtext_end(&data);
+    if (!(text = trv_jtext_done(&data, NULL))) {
+        trv_freply_upstream_fail(req, resp, TRV_UP_BAD_RESPONSE, name, "offers not writable");
+        return;
     }
     meta = json_pack("{s:s,s:O}", "supplier", name, "unsupported_filters", in.unsupported);
     /* "appears when more matched" */
     if (truncated || more) {
         json_object_set_new(meta, "truncated", json_true());
     }
-    trv_ok(req, resp, 200, json_incref(kept), meta);
+    trv_ok_text(req, resp, 200, text, meta);
 }
 
 void trv_flight_bags(trv_req *req, trv_resp *resp)

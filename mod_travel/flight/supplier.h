@@ -16,6 +16,7 @@
 #include "core/registry.h"
 #include "core/supplier_call.h"
 #include "core/upstream.h"
+#include "flight/offer_text.h"
 
 #include <jansson.h>
 
@@ -40,12 +41,14 @@ typedef struct trv_flight_supplier {
 
     /* query: {journeys: [{origin, destination, date}], passengers: {adults,
      *   children, infants}, cabin_class?, limit} (validated by the caller).
-     * *offers: array of API flight offers (offer_reference, total_amount,
-     *   expires_at, fare_family, refundable, fare_conditions,
-     *   documents_required, included_baggage, journeys[], total_duration_minutes).
+     * *offers: trv_foffer_text (flight/offer_text.h), the API flight
+     *   offers written as text: offer_reference (the supplier's, in ref),
+     *   then the members total_amount, expires_at, fare_family,
+     *   refundable, fare_conditions, documents_required, included_baggage,
+     *   journeys[], total_duration_minutes.
      * *truncated: more offers matched than returned. */
-    trv_up_status (*search)(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
-                            int *truncated, trv_sup_err *err);
+    trv_up_status (*search)(trv_flight_ctx *ctx, const json_t *query,
+                            apr_array_header_t **offers, int *truncated, trv_sup_err *err);
 
     /* *bags: array of API bag entries (docs/flights.md "Bags") {id: "bag_...", type:
      * "BAGGAGE", baggage {type, max_weight_kg}, passenger_index,

@@ -39,13 +39,15 @@ static void flight_search(void **state)
         "{s:[{s:s,s:s,s:s}],s:{s:i,s:i,s:i},s:s,s:i}", "journeys", "origin", from,
         "destination", to, "date", kit_date_ahead(kit_days), "passengers", "adults", 1,
         "children", 0, "infants", 0, "cabin_class", "ECONOMY", "limit", 20));
-    json_t *offers = NULL;
+    apr_array_header_t *found = NULL;
+    json_t *offers;
     const json_t *o;
     size_t i, k;
     int truncated = 0;
     (void)state;
-    kit_want(fsup()->search(&c, q, &offers, &truncated, &err), TRV_UP_OK, "search", &err.code,
+    kit_want(fsup()->search(&c, q, &found, &truncated, &err), TRV_UP_OK, "search", &err.code,
              &err.message);
+    offers = trv_json_bind(kit_pool, trv_foffer_text_tree(kit_pool, found));
     if (!json_is_array(offers) || json_array_size(offers) == 0) {
         fail_msg("search %s-%s on %s: no offers", from, to, kit_date_ahead(kit_days));
     }

@@ -32,14 +32,18 @@ static json_t *search(const trv_flight_supplier *s, const trv_upstream *up, cons
 {
     trv_flight_ctx c = ctx_of(up);
     trv_sup_err err = {0};
-    json_t *offers = NULL;
+    apr_array_header_t *offers = NULL;
+    json_t *out;
     int t = 0;
     assert_int_equal(s->search(&c, q, &offers, &t, &err), TRV_UP_OK);
-    assert_true(json_is_array(offers));
+    assert_non_null(offers);
+    out = trv_json_bind(ad_pool, trv_foffer_text_tree(ad_pool, offers));
+    assert_true(json_is_array(out));
+    assert_int_equal(json_array_size(out), offers->nelts);
     if (truncated) {
         *truncated = t;
     }
-    return offers;
+    return out;
 }
 
 static const json_t *offer_of_brand(const json_t *offers, const char *brand)
@@ -583,7 +587,7 @@ static void a_wrong_key_is_refused(void **state)
     trv_upstream bad = ad_up_a;
     trv_flight_ctx c;
     trv_sup_err err = {0};
-    json_t *offers = NULL;
+    apr_array_header_t *offers = NULL;
     int t;
     (void)state;
     bad.api_key = "sandbox-key-b";

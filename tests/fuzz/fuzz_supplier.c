@@ -77,9 +77,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     offer_ref = sup == &trv_flight_supplier_a ? "off_0000fuzz" : "lfo_0000fuzz";
 
     switch (op) {
-    case 0:
-        st = sup->search(&ctx, js(p, query), &out, &truncated, &err);
+    case 0: {
+        /* Its offers' text must be JSON the gateway can wrap and send. */
+        apr_array_header_t *found = NULL;
+        st = sup->search(&ctx, js(p, query), &found, &truncated, &err);
+        if (st == TRV_UP_OK) {
+            out = trv_json_bind(p, trv_foffer_text_tree(p, found));
+        }
         break;
+    }
     case 1:
         st = sup->bags(&ctx, offer_ref, &out, &err);
         break;

@@ -311,35 +311,100 @@ static void offer_reference_expiry_range(void **state)
                                            &back, &why), APR_EINVAL);
 }
 
+/* An offer as an adapter writes one: member n, its most stops, its
+ * segments' carriers. */
+static void offer(trv_foffer_list *l, int n, int stops, const char *c1, const char *c2)
+{
+    trv_foffer_text *o = trv_foffer_list_open(l, apr_psprintf(pool, "ref%d", n), NULL);
+    trv_jtext_kint(&l->text, "n", n);
+    o->stops = stops;
+    trv_foffer_text_carrier(o, c1);
+    if (c2) {
+        trv_foffer_text_carrier(o, c2);
+    }
+    trv_foffer_list_close(l);
+}
+
+/* The kept offers as the answer's data, each under reference "w<ref>". */
+static const char *written(const apr_array_header_t *kept)
+{
+    trv_jtext t;
+    int i;
+    trv_jtext_init(&t, pool, 16);
+    trv_jtext_arr(&t);
+    for (i = 0; i < kept->nelts; i++) {
+        const trv_foffer_text *o = APR_ARRAY_IDX(kept, i, const trv_foffer_text *);
+        trv_foffer_text_write(&t, o, apr_pstrcat(pool, "w", o->ref, NULL));
+    }
+    trv_jtext_end(&t);
+    return trv_jtext_done(&t, NULL);
+}
+
 static void filters(void **state)
 {
-    json_t *offers = js("["
-        "{\"n\":1,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]},"
-        "{\"n\":2,\"journeys\":[{\"stops\":1,\"segments\":[{\"marketing_carrier_code\":\"BA\"},"
-        "{\"marketing_carrier_code\":\"AA\"}]}]},"
-        "{\"n\":3,\"journeys\":[{\"segments\":[{\"marketing_carrier_code\":\"LH\"}]}]},"
-        "{\"n\":4,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]},"
-        "{\"stops\":2,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]}]");
-    json_t *ba = js("[\"BA\"]"), *baaa = js("[\"BA\",\"AA\"]"), *out;
+    json_t *ba = js("[\"BA\"]"), *baaa = js("[\"BA\",\"AA\"]");
+    apr_array_header_t *offers, *out;
+    trv_foffer_list l;
     int more;
     (void)state;
-    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, NULL, 10, &more));
-    assert_int_equal(json_array_size(out), 4);
+    trv_foffer_list_init(&l, pool);
+    offer(&l, 1, 0, "BA", NULL);
+    offer(&l, 2, 1, "BA", "AA");
+    offer(&l, 3, 0, "LH", NULL);
+    offer(&l, 4, 2, "BA", "BA");
+    offer(&l, 5, 0, NULL, NULL); /* a segment whose carrier is not named */
+    assert_non_null(offers = trv_foffer_list_done(&l));
+    out = trv_foffer_filter_apply(pool, offers, -1, NULL, 10, &more);
+    assert_string_equal(written(out),
+        "[{\"offer_reference\":\"wref1\",\"n\":1},{\"offer_reference\":\"wref2\",\"n\":2},"
+        "{\"offer_reference\":\"wref3\",\"n\":3},{\"offer_reference\":\"wref4\",\"n\":4},"
+        "{\"offer_reference\":\"wref5\",\"n\":5}]");
     assert_false(more);
-    /* Every journey within max_stops (stops counted from segments when absent). */
-    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, 0, NULL, 10, &more));
-    assert_string_equal(trv_json_dump(pool, out),
-        "[{\"n\":1,\"journeys\":[{\"stops\":0,\"segments\":[{\"marketing_carrier_code\":\"BA\"}]}]},"
-        "{\"n\":3,\"journeys\":[{\"segments\":[{\"marketing_carrier_code\":\"LH\"}]}]}]");
-    /* Every segment by a listed carrier. */
-    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, ba, 10, &more));
-    assert_int_equal(json_array_size(out), 2);
-    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, 1, baaa, 10, &more));
-    assert_int_equal(json_array_size(out), 2);
+    /* Every journey within max_stops: the most stops of any journey. */
+    out = trv_foffer_filter_apply(pool, offers, 0, NULL, 10, &more);
+    assert_string_equal(written(out),
+        "[{\"offer_reference\":\"wref1\",\"n\":1},{\"offer_reference\":\"wref3\",\"n\":3},"
+        "{\"offer_reference\":\"wref5\",\"n\":5}]");
+    /* Every segment by a listed carrier; an unnamed one is not listed. */
+    out = trv_foffer_filter_apply(pool, offers, -1, ba, 10, &more);
+    assert_string_equal(written(out),
+        "[{\"offer_reference\":\"wref1\",\"n\":1},{\"offer_reference\":\"wref4\",\"n\":4}]");
+    out = trv_foffer_filter_apply(pool, offers, 1, baaa, 10, &more);
+    assert_string_equal(written(out),
+        "[{\"offer_reference\":\"wref1\",\"n\":1},{\"offer_reference\":\"wref2\",\"n\":2}]");
     /* limit cuts, and says more matched. */
-    out = trv_json_bind(pool, trv_foffer_filter_apply(offers, -1, NULL, 2, &more));
-    assert_int_equal(json_array_size(out), 2);
+    out = trv_foffer_filter_apply(pool, offers, -1, NULL, 2, &more);
+    assert_int_equal(out->nelts, 2);
     assert_true(more);
+    out = trv_foffer_filter_apply(pool, offers, 0, NULL, 3, &more);
+    assert_int_equal(out->nelts, 3);
+    assert_false(more);
+}
+
+/* What the adapter wrote must be JSON: a string that is not UTF-8, or an
+ * offer left open, makes the list unusable rather than the answer broken. */
+static void offer_text_refused(void **state)
+{
+    trv_foffer_list l;
+    int more;
+    (void)state;
+    trv_foffer_list_init(&l, pool);
+    trv_foffer_list_open(&l, "ref1", NULL);
+    trv_jtext_kstr(&l.text, "fare_family", "Basic\xff");
+    trv_foffer_list_close(&l);
+    assert_null(trv_foffer_list_done(&l));
+    trv_foffer_list_init(&l, pool);
+    offer(&l, 1, 0, "BA", NULL);
+    trv_foffer_list_open(&l, "ref2", NULL);
+    assert_null(trv_foffer_list_done(&l));
+    /* An offer of no members is still an object. */
+    trv_foffer_list_init(&l, pool);
+    trv_foffer_list_open(&l, "ref1", "2027-01-01T00:00:00Z");
+    trv_foffer_list_close(&l);
+    assert_non_null(trv_foffer_list_done(&l));
+    assert_int_equal(APR_ARRAY_IDX(l.offers, 0, trv_foffer_text).members_len, 0);
+    assert_string_equal(written(trv_foffer_filter_apply(pool, l.offers, -1, NULL, 5, &more)),
+                        "[{\"offer_reference\":\"wref1\"}]");
 }
 
 static void book_body(void **state)
@@ -368,6 +433,7 @@ int main(void)
         cmocka_unit_test(offer_reference),
         cmocka_unit_test(offer_reference_expiry_range),
         cmocka_unit_test(filters),
+        cmocka_unit_test(offer_text_refused),
         cmocka_unit_test(book_body),
     };
     int rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/json_text.h"
 #include "core/money.h"
 
 /* The JSON text of {amount, currency} for minor units of currency. */
@@ -426,6 +427,45 @@ static void test_add_refuses_overflow(void **state)
     assert_true(acc.minor == TRV_MONEY_MAX_MINOR);
 }
 
+/* Money written as text (trv_money_write). */
+static const char *written_text(apr_pool_t *p, apr_int64_t minor, const char *cur)
+{
+    trv_money m;
+    trv_jtext t;
+    const char *text;
+    assert_int_equal(trv_money_make(&m, minor, cur), APR_SUCCESS);
+    trv_jtext_init(&t, p, 8);
+    trv_money_write(&t, &m);
+    assert_non_null(text = trv_jtext_done(&t, NULL));
+    return text;
+}
+
+/* Money written as text is the same bytes as its tree written: whole and
+ * fractional amounts, signs, every exponent in use, amounts of every size
+ * up to TRV_MONEY_MAX_MINOR (the flight offers are written so). */
+static void test_written_as_its_tree(void **state)
+{
+    apr_pool_t *p = *state;
+    static const char *const curs[] = {"EUR", "JPY", "BHD", "CLF", "GBP"};
+    unsigned long long r = 0x2545f4914f6cdd1dULL;
+    int i;
+    for (i = 0; i < 20000; i++) {
+        apr_int64_t minor = (apr_int64_t)(unit_rnd(&r) % (TRV_MONEY_MAX_MINOR + 1)
+                                          >> (unit_rnd(&r) % 60));
+        if (i & 1) {
+            minor = -minor;
+        }
+        assert_string_equal(written_text(p, minor, curs[i % 5]),
+                            money_text(p, minor, curs[i % 5]));
+    }
+    assert_string_equal(written_text(p, 61601, "GBP"),
+                        "{\"amount\":616.01,\"currency\":\"GBP\"}");
+    assert_string_equal(written_text(p, 61600, "GBP"),
+                        "{\"amount\":616,\"currency\":\"GBP\"}");
+    assert_string_equal(written_text(p, -1, "BHD"),
+                        "{\"amount\":-0.001,\"currency\":\"BHD\"}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +478,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_decimal_text, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(test_fraction_amounts_are_their_decimal, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test_setup_teardown(test_written_as_its_tree, pool_setup, pool_teardown),
         cmocka_unit_test(test_parse_accepts),
         cmocka_unit_test(test_parse_rejects),
         cmocka_unit_test(test_parse_range),

@@ -222,52 +222,23 @@ static json_t *journeys(trv_flight_ctx *ctx, const json_t *offer, int booking)
  * largest A gives, read without a Jansson tree; journeys() below is the
  * booking's shape of the same slices. */
 
-/* The search's offers are built member by member rather than with
- * json_pack: its format is parsed again for every offer and it checks
- * every string's UTF-8, which the reader has already checked (a fifth of
- * a flight search's instructions, docs/performance.md). The members and
- * their order are json_pack's were. */
-static void put_str(json_t *o, const char *key, const char *s)
+/* The search's offers are written as text (flight/offer_text.h) straight
+ * from the reader's values: no tree per offer. The members and their order
+ * are those of the API offer (flight/supplier.h). */
+static void condition_w(trv_jtext *t, const char *key, const trv_jval *c)
 {
-    json_object_set_new_nocheck(o, key, s ? json_string_nocheck(s) : json_null());
-}
-
-static void put_int(json_t *o, const char *key, json_int_t v)
-{
-    json_object_set_new_nocheck(o, key, json_integer(v));
-}
-
-static void put_bool(json_t *o, const char *key, int v)
-{
-    json_object_set_new_nocheck(o, key, json_boolean(v));
-}
-
-static json_t *penalty_money_r(const trv_jval *cond)
-{
-    json_t *m = trv_jval_is_true(trv_jval_get(cond, "allowed"))
-        ? trv_fwire_money_jval(trv_jval_get(cond, "penalty_amount"),
-                               trv_jval_strget(cond, "penalty_currency"))
-        : NULL;
-    return m ? m : json_null();
-}
-
-static json_t *condition_r(const trv_jval *c)
-{
-    json_t *out = json_object();
-    put_bool(out, "allowed", trv_jval_is_true(trv_jval_get(c, "allowed")));
-    json_object_set_new_nocheck(out, "penalty", penalty_money_r(c));
-    return out;
-}
-
-static json_t *fare_conditions_r(const trv_jval *offer)
-{
-    const trv_jval *c = trv_jval_get(offer, "conditions");
-    json_t *out = json_object();
-    json_object_set_new_nocheck(out, "refund",
-                                condition_r(trv_jval_get(c, "refund_before_departure")));
-    json_object_set_new_nocheck(out, "change",
-                                condition_r(trv_jval_get(c, "change_before_departure")));
-    return out;
+    int allowed = trv_jval_is_true(trv_jval_get(c, "allowed"));
+    trv_jtext_kobj(t, key);
+    trv_jtext_kbool(t, "allowed", allowed);
+    trv_jtext_key(t, "penalty");
+    if (allowed) {
+        trv_fwire_money_text(t, trv_jval_get(c, "penalty_amount"),
+                             trv_jval_strget(c, "penalty_currency"));
+    }
+    else {
+        trv_jtext_null(t);
+    }
+    trv_jtext_end(t);
 }
 
 static int baggage_qty_r(const trv_jval *seg_pax, const char *type)
@@ -288,105 +259,119 @@ static const char *iata_r(const trv_jval *v, const char *key)
     return trv_jval_strget(trv_jval_get(v, key), "iata_code");
 }
 
-static json_t *segment_r(trv_flight_ctx *ctx, const trv_jval *s)
+static void segment_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
+                      const trv_jval *s)
 {
     const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
     const trv_jval *oc = trv_jval_get(s, "operating_carrier");
     const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
-    json_t *seg = json_object();
-    put_str(seg, "origin", iata_r(s, "origin"));
-    put_str(seg, "destination", iata_r(s, "destination"));
-    put_str(seg, "departure_time", trv_jval_strget(s, "departing_at"));
-    put_str(seg, "arrival_time", trv_jval_strget(s, "arriving_at"));
-    put_str(seg, "marketing_flight", apr_pstrcat(ctx->pool, trv_jval_strget(mc, "iata_code"),
-            trv_jval_strget(s, "marketing_carrier_flight_number"), NULL));
-    put_str(seg, "marketing_carrier", trv_jval_strget(mc, "name"));
-    put_str(seg, "marketing_carrier_code", trv_jval_strget(mc, "iata_code"));
-    put_str(seg, "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"));
-    put_str(seg, "operating_carrier", trv_jval_strget(oc, "name"));
-    put_str(seg, "operating_carrier_code", trv_jval_strget(oc, "iata_code"));
-    put_str(seg, "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"));
-    put_int(seg, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
-    put_str(seg, "cabin_class", upper(ctx->pool, trv_jval_strget(p0, "cabin_class")));
-    return seg;
+    const char *mcode = trv_jval_strget(mc, "iata_code");
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "origin", iata_r(s, "origin"));
+    trv_jtext_kstr(t, "destination", iata_r(s, "destination"));
+    trv_jtext_kstr(t, "departure_time", trv_jval_strget(s, "departing_at"));
+    trv_jtext_kstr(t, "arrival_time", trv_jval_strget(s, "arriving_at"));
+    trv_jtext_kstr(t, "marketing_flight", apr_pstrcat(ctx->pool, mcode,
+                   trv_jval_strget(s, "marketing_carrier_flight_number"), NULL));
+    trv_jtext_kstr(t, "marketing_carrier", trv_jval_strget(mc, "name"));
+    trv_jtext_kstr(t, "marketing_carrier_code", mcode);
+    trv_jtext_kstr(t, "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"));
+    trv_jtext_kstr(t, "operating_carrier", trv_jval_strget(oc, "name"));
+    trv_jtext_kstr(t, "operating_carrier_code", trv_jval_strget(oc, "iata_code"));
+    trv_jtext_kstr(t, "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"));
+    trv_jtext_kint(t, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
+    trv_jtext_kstr(t, "cabin_class", upper(ctx->pool, trv_jval_strget(p0, "cabin_class")));
+    trv_jtext_end(t);
+    trv_foffer_text_carrier(fo, mcode);
 }
 
-static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *offer)
+/* The journeys (one per slice); answers the sum of their minutes. */
+static int journeys_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
+                      const trv_jval *offer)
 {
     const trv_jval *slices = trv_jval_get(offer, "slices"), *sl;
     const char *first_origin = iata_r(trv_jval_at(slices, 0), "origin");
-    json_t *out = json_array();
     apr_size_t j, k, n = trv_jval_len(slices);
+    int minutes = 0;
+    trv_jtext_karr(t, "journeys");
     trv_jval_foreach(slices, j, sl) {
-        const trv_jval *segs = trv_jval_get(sl, "segments"), *s, *last = NULL;
-        json_t *jsegs = json_array(), *jn = json_object();
+        const trv_jval *segs = trv_jval_get(sl, "segments"), *s;
         apr_size_t ns = trv_jval_len(segs);
         const char *dest = iata_r(sl, "destination");
+        int m = trv_fwire_iso_minutes(trv_jval_strget(sl, "duration"));
+        int stops = ns ? (int)ns - 1 : 0;
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "origin", iata_r(sl, "origin"));
+        trv_jtext_kstr(t, "destination", dest);
+        trv_jtext_kstr(t, "direction", trv_fwire_direction(first_origin, dest, j, n));
+        trv_jtext_kstr(t, "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"));
+        trv_jtext_kstr(t, "arrival_time",
+                       ns ? trv_jval_strget(trv_jval_at(segs, ns - 1), "arriving_at") : NULL);
+        trv_jtext_kint(t, "duration_minutes", m);
+        trv_jtext_kint(t, "stops", stops);
+        trv_jtext_karr(t, "segments");
         trv_jval_foreach(segs, k, s) {
-            json_array_append_new(jsegs, segment_r(ctx, s));
-            last = s;
+            segment_w(ctx, t, fo, s);
         }
-        put_str(jn, "origin", iata_r(sl, "origin"));
-        put_str(jn, "destination", dest);
-        put_str(jn, "direction", trv_fwire_direction(first_origin, dest, j, n));
-        put_str(jn, "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"));
-        put_str(jn, "arrival_time", trv_jval_strget(last, "arriving_at"));
-        put_int(jn, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(sl, "duration")));
-        put_int(jn, "stops", ns ? (int)ns - 1 : 0);
-        json_object_set_new_nocheck(jn, "segments", jsegs);
-        json_array_append_new(out, jn);
+        trv_jtext_end(t);
+        trv_jtext_end(t);
+        minutes += m;
+        fo->stops = stops > fo->stops ? stops : fo->stops;
     }
-    return out;
+    trv_jtext_end(t);
+    return minutes;
 }
 
-static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *o)
+/* One offer written into the list; -1 (nothing written) when it lacks
+ * its id, price or first slice. */
+static int api_offer_w(trv_flight_ctx *ctx, trv_foffer_list *l, const trv_jval *o)
 {
     const trv_jval *sl0 = trv_jval_at(trv_jval_get(o, "slices"), 0);
     const trv_jval *p0 = trv_jval_at(trv_jval_get(trv_jval_at(
         trv_jval_get(sl0, "segments"), 0), "passengers"), 0);
+    const trv_jval *conds = trv_jval_get(o, "conditions");
+    const trv_jval *refund = trv_jval_get(conds, "refund_before_departure");
     const char *ref = trv_jval_strget(o, "id");
-    json_t *total = trv_fwire_money_jval(trv_jval_get(o, "total_amount"),
-                                         trv_jval_strget(o, "total_currency"));
-    json_t *js, *conds, *out, *bags;
-    size_t j;
-    int minutes = 0;
-    if (!total || !sl0 || !ref) {
-        json_decref(total);
-        return NULL;
+    trv_jtext *t = &l->text;
+    trv_foffer_text *fo;
+    trv_money total;
+    int minutes;
+    if (trv_fwire_money_read(trv_jval_get(o, "total_amount"),
+                             trv_jval_strget(o, "total_currency"), &total) != 0
+        || !sl0 || !ref) {
+        return -1;
     }
-    js = journeys_r(ctx, o);
-    for (j = 0; j < json_array_size(js); j++) {
-        minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
-                                                           "duration_minutes"));
-    }
-    conds = fare_conditions_r(o);
-    out = json_object();
-    put_str(out, "offer_reference", ref);
-    json_object_set_new_nocheck(out, "total_amount", total);
-    put_str(out, "expires_at", trv_jval_strget(o, "expires_at"));
-    put_str(out, "fare_family", trv_jval_strget(sl0, "fare_brand_name"));
-    json_object_set_nocheck(out, "refundable",
-                            json_object_get(json_object_get(conds, "refund"), "allowed"));
-    json_object_set_new_nocheck(out, "fare_conditions", conds);
-    put_bool(out, "documents_required",
-             trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")));
-    bags = json_object();
-    put_bool(bags, "checked", baggage_qty_r(p0, "checked") > 0);
-    put_bool(bags, "carry_on", baggage_qty_r(p0, "carry_on") > 0);
-    json_object_set_new_nocheck(out, "included_baggage", bags);
-    json_object_set_new_nocheck(out, "journeys", js);
-    put_int(out, "total_duration_minutes", minutes);
-    return out;
+    fo = trv_foffer_list_open(l, ref, trv_jval_strget(o, "expires_at"));
+    trv_jtext_key(t, "total_amount");
+    trv_money_write(t, &total);
+    trv_jtext_kstr(t, "expires_at", fo->expires_at);
+    trv_jtext_kstr(t, "fare_family", trv_jval_strget(sl0, "fare_brand_name"));
+    trv_jtext_kbool(t, "refundable", trv_jval_is_true(trv_jval_get(refund, "allowed")));
+    trv_jtext_kobj(t, "fare_conditions");
+    condition_w(t, "refund", refund);
+    condition_w(t, "change", trv_jval_get(conds, "change_before_departure"));
+    trv_jtext_end(t);
+    trv_jtext_kbool(t, "documents_required",
+                    trv_jval_is_true(trv_jval_get(o, "passenger_identity_documents_required")));
+    trv_jtext_kobj(t, "included_baggage");
+    trv_jtext_kbool(t, "checked", baggage_qty_r(p0, "checked") > 0);
+    trv_jtext_kbool(t, "carry_on", baggage_qty_r(p0, "carry_on") > 0);
+    trv_jtext_end(t);
+    minutes = journeys_w(ctx, t, fo, o);
+    trv_jtext_kint(t, "total_duration_minutes", minutes);
+    trv_foffer_list_close(l);
+    return 0;
 }
 
 /* ---- search and bags ---- */
 
-static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
-                              int *truncated, trv_sup_err *err)
+static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query,
+                              apr_array_header_t **offers, int *truncated, trv_sup_err *err)
 {
     const json_t *js = json_object_get(query, "journeys");
     const json_t *pax = json_object_get(query, "passengers");
-    json_t *slices = json_array(), *plist = json_array(), *body, *out;
+    json_t *slices = json_array(), *plist = json_array(), *body;
+    trv_foffer_list out;
     const trv_jval *list, *item;
     trv_up_result res;
     trv_up_status st;
@@ -438,18 +423,18 @@ static trv_up_status a_search(trv_flight_ctx *ctx, const json_t *query, json_t *
         return bad(ctx, err, "offers");
     }
     /* Duffel answers every offer; the search keeps the first `limit`. */
-    out = trv_json_bind(ctx->pool, json_array());
+    trv_foffer_list_init(&out, ctx->pool);
     trv_jval_foreach(list, k, item) {
-        json_t *o;
         if ((json_int_t)k >= limit) {
             break;
         }
-        if (!(o = api_offer_r(ctx, item))) {
+        if (api_offer_w(ctx, &out, item) != 0) {
             return bad(ctx, err, "a readable offer");
         }
-        json_array_append_new(out, o);
     }
-    *offers = out;
+    if (!(*offers = trv_foffer_list_done(&out))) {
+        return bad(ctx, err, "offers writable as JSON");
+    }
     *truncated = (json_int_t)trv_jval_len(list) > limit;
     return TRV_UP_OK;
 }

@@ -329,25 +329,26 @@ static json_t *fare_conditions(const json_t *terms)
  * largest B gives, read without a Jansson tree: the offer's shape of what
  * journeys() above builds for a booking. */
 
-static json_t *display_money_r(const trv_jval *pricing)
+/* The fee's display price, or null. */
+static void fee_w(trv_jtext *t, const char *key, const trv_jval *fee)
 {
-    const trv_jval *d = trv_jval_get(pricing, "display");
-    return trv_fwire_money_jval(trv_jval_get(d, "amount"), trv_jval_strget(d, "currency"));
+    const trv_jval *d = trv_jval_get(trv_jval_get(fee, "pricing"), "display");
+    trv_jtext_key(t, key);
+    trv_fwire_money_text(t, trv_jval_get(d, "amount"), trv_jval_strget(d, "currency"));
 }
 
-static json_t *fee_money_r(const trv_jval *fee)
+static void fare_conditions_w(trv_jtext *t, const trv_jval *terms)
 {
-    json_t *m = display_money_r(trv_jval_get(fee, "pricing"));
-    return m ? m : json_null();
-}
-
-static json_t *fare_conditions_r(const trv_jval *terms)
-{
-    return json_pack("{s:{s:b,s:o},s:{s:b,s:o}}",
-        "refund", "allowed", trv_jval_is_true(trv_jval_get(terms, "refundable")),
-        "penalty", fee_money_r(trv_jval_get(terms, "refundFee")),
-        "change", "allowed", trv_jval_is_true(trv_jval_get(terms, "changeable")),
-        "penalty", fee_money_r(trv_jval_get(terms, "changeFee")));
+    trv_jtext_kobj(t, "fare_conditions");
+    trv_jtext_kobj(t, "refund");
+    trv_jtext_kbool(t, "allowed", trv_jval_is_true(trv_jval_get(terms, "refundable")));
+    fee_w(t, "penalty", trv_jval_get(terms, "refundFee"));
+    trv_jtext_end(t);
+    trv_jtext_kobj(t, "change");
+    trv_jtext_kbool(t, "allowed", trv_jval_is_true(trv_jval_get(terms, "changeable")));
+    fee_w(t, "penalty", trv_jval_get(terms, "changeFee"));
+    trv_jtext_end(t);
+    trv_jtext_end(t);
 }
 
 /* journey_of_segments over the segments as an array of pointers. */
@@ -391,118 +392,144 @@ static const char *segment_cabin_r(const trv_jval *fares, const char *key)
     return cabin_of(trv_jval_strget(trv_jval_at(fares, 0), "cabin"));
 }
 
-static json_t *journeys_r(trv_flight_ctx *ctx, const trv_jval *seglist, const trv_jval *conns,
-                          const trv_jval *durs, const trv_jval *fares)
+static void segment_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
+                      const trv_jval *s, const trv_jval *fares)
+{
+    const trv_jval *c = trv_jval_get(s, "carrier"), *fl = trv_jval_get(s, "flight");
+    const char *mc = trv_jval_strget(c, "marketingCode");
+    const char *oc = trv_jval_strget(c, "operatingCode");
+    const char *mname = trv_jval_strget(c, "marketingName");
+    const char *oname = trv_jval_strget(c, "operatingName");
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "origin", trv_jval_strget(s, "originCode"));
+    trv_jtext_kstr(t, "destination", trv_jval_strget(s, "destinationCode"));
+    trv_jtext_kstr(t, "departure_time",
+                   trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "departureTime")));
+    trv_jtext_kstr(t, "arrival_time",
+                   trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "arrivalTime")));
+    trv_jtext_kstr(t, "marketing_flight",
+                   flight_number(ctx->pool, mc, trv_jval_strget(fl, "marketingNumber")));
+    trv_jtext_kstr(t, "marketing_carrier", mname ? mname : mc);
+    trv_jtext_kstr(t, "marketing_carrier_code", mc);
+    trv_jtext_kstr(t, "marketing_carrier_logo_url", trv_jval_strget(c, "marketingLogo"));
+    trv_jtext_kstr(t, "operating_carrier", oname ? oname : oc);
+    trv_jtext_kstr(t, "operating_carrier_code", oc);
+    trv_jtext_kstr(t, "operating_carrier_logo_url", trv_jval_strget(c, "operatingLogo"));
+    trv_jtext_kint(t, "duration_minutes",
+                   trv_jval_int(trv_jval_get(trv_jval_get(s, "duration"), "minutes")));
+    trv_jtext_kstr(t, "cabin_class", segment_cabin_r(fares, trv_jval_strget(s, "segmentKey")));
+    trv_jtext_end(t);
+    trv_foffer_text_carrier(fo, mc);
+}
+
+/* The journeys, split from LiteAPI's one list of segments; answers the sum
+ * of their minutes. */
+static int journeys_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
+                      const trv_jval *seglist, const trv_jval *conns, const trv_jval *durs,
+                      const trv_jval *fares)
 {
     apr_size_t n = trv_jval_len(seglist), k;
     const trv_jval **segs = apr_palloc(ctx->pool, sizeof(*segs) * (n ? n : 1)), *v;
-    int nj, *jof, j;
+    int nj, *jof, j, total = 0;
     const char *first_origin;
-    json_t *out = json_array();
     trv_jval_foreach(seglist, k, v) {
         segs[k] = v;
     }
     jof = journey_of_segments_r(ctx->pool, segs, n, conns, &nj);
     first_origin = n ? trv_jval_strget(segs[0], "originCode") : NULL;
+    trv_jtext_karr(t, "journeys");
     for (j = 0; j < nj; j++) {
-        json_t *out_segs = json_array();
         const trv_jval *first = NULL, *last = NULL, *dj = trv_jval_at(durs, (apr_size_t)j);
+        const trv_jval *djm = trv_jval_get(trv_jval_get(dj, "duration"), "minutes");
         int minutes = 0, stops = -1;
         for (k = 0; k < n; k++) {
-            const trv_jval *s = segs[k], *c = trv_jval_get(s, "carrier"),
-                           *fl = trv_jval_get(s, "flight");
-            const char *mc = trv_jval_strget(c, "marketingCode");
-            const char *oc = trv_jval_strget(c, "operatingCode");
-            apr_int64_t dm = trv_jval_int(trv_jval_get(trv_jval_get(s, "duration"), "minutes"));
-            json_t *seg;
-            if (jof[k] != j) {
-                continue;
+            if (jof[k] == j) {
+                first = first ? first : segs[k];
+                last = segs[k];
+                stops++;
+                minutes += (int)trv_jval_int(trv_jval_get(trv_jval_get(segs[k], "duration"),
+                                                          "minutes"));
             }
-            first = first ? first : s;
-            last = s;
-            stops++;
-            minutes += (int)dm;
-            seg = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I,s:s}",
-                "origin", trv_jval_strget(s, "originCode"),
-                "destination", trv_jval_strget(s, "destinationCode"),
-                "departure_time", trv_fwire_local_time(ctx->pool,
-                                                       trv_jval_strget(s, "departureTime")),
-                "arrival_time", trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "arrivalTime")),
-                "marketing_flight", flight_number(ctx->pool, mc,
-                                                  trv_jval_strget(fl, "marketingNumber")),
-                "marketing_carrier", trv_jval_strget(c, "marketingName")
-                                         ? trv_jval_strget(c, "marketingName") : mc,
-                "marketing_carrier_code", mc,
-                "marketing_carrier_logo_url", trv_jval_strget(c, "marketingLogo"),
-                "operating_carrier", trv_jval_strget(c, "operatingName")
-                                         ? trv_jval_strget(c, "operatingName") : oc,
-                "operating_carrier_code", oc,
-                "operating_carrier_logo_url", trv_jval_strget(c, "operatingLogo"),
-                "duration_minutes", (json_int_t)dm,
-                "cabin_class", segment_cabin_r(fares, trv_jval_strget(s, "segmentKey")));
-            json_array_append_new(out_segs, seg);
         }
-        if (trv_jval_is_int(trv_jval_get(trv_jval_get(dj, "duration"), "minutes"))
-            && trv_jval_len(durs) == (apr_size_t)nj) {
-            minutes = (int)trv_jval_int(trv_jval_get(trv_jval_get(dj, "duration"), "minutes"));
+        if (trv_jval_is_int(djm) && trv_jval_len(durs) == (apr_size_t)nj) {
+            minutes = (int)trv_jval_int(djm);
         }
-        json_array_append_new(out, json_pack("{s:s?,s:s?,s:s,s:s?,s:s?,s:i,s:i,s:o}",
-            "origin", trv_jval_strget(first, "originCode"),
-            "destination", trv_jval_strget(last, "destinationCode"),
-            "direction", trv_fwire_direction(first_origin,
-                                             trv_jval_strget(last, "destinationCode"),
-                                             (size_t)j, (size_t)nj),
-            "departure_time", trv_fwire_local_time(ctx->pool,
-                                                   trv_jval_strget(first, "departureTime")),
-            "arrival_time", trv_fwire_local_time(ctx->pool, trv_jval_strget(last, "arrivalTime")),
-            "duration_minutes", minutes, "stops", stops, "segments", out_segs));
+        trv_jtext_obj(t);
+        trv_jtext_kstr(t, "origin", trv_jval_strget(first, "originCode"));
+        trv_jtext_kstr(t, "destination", trv_jval_strget(last, "destinationCode"));
+        trv_jtext_kstr(t, "direction", trv_fwire_direction(first_origin,
+                       trv_jval_strget(last, "destinationCode"), (size_t)j, (size_t)nj));
+        trv_jtext_kstr(t, "departure_time",
+                       trv_fwire_local_time(ctx->pool, trv_jval_strget(first, "departureTime")));
+        trv_jtext_kstr(t, "arrival_time",
+                       trv_fwire_local_time(ctx->pool, trv_jval_strget(last, "arrivalTime")));
+        trv_jtext_kint(t, "duration_minutes", minutes);
+        trv_jtext_kint(t, "stops", stops);
+        trv_jtext_karr(t, "segments");
+        for (k = 0; k < n; k++) {
+            if (jof[k] == j) {
+                segment_w(ctx, t, fo, segs[k], fares);
+            }
+        }
+        trv_jtext_end(t);
+        trv_jtext_end(t);
+        total += minutes;
+        fo->stops = stops > fo->stops ? stops : fo->stops;
     }
-    return out;
+    trv_jtext_end(t);
+    return total;
 }
 
-static json_t *api_offer_r(trv_flight_ctx *ctx, const trv_jval *jr, const trv_jval *o)
+/* One offer of journey jr written into the list; -1 (nothing written)
+ * when it lacks its id, price or segments. */
+static int api_offer_w(trv_flight_ctx *ctx, trv_foffer_list *l, const trv_jval *jr,
+                       const trv_jval *o)
 {
     const trv_jval *display = trv_jval_get(trv_jval_get(o, "pricing"), "display");
     const trv_jval *bag = trv_jval_get(o, "baggage");
-    json_t *total = trv_fwire_money_jval(trv_jval_get(display, "total"),
-                                         trv_jval_strget(display, "currency"));
-    json_t *js;
-    size_t j;
-    int minutes = 0;
-    if (!total || !trv_jval_strget(o, "offerId")
-        || !trv_jval_is_array(trv_jval_get(jr, "segments"))) {
-        json_decref(total);
-        return NULL;
+    const trv_jval *terms = trv_jval_get(o, "terms");
+    const char *id = trv_jval_strget(o, "offerId");
+    trv_jtext *t = &l->text;
+    trv_foffer_text *fo;
+    trv_money total;
+    int minutes;
+    if (trv_fwire_money_read(trv_jval_get(display, "total"),
+                             trv_jval_strget(display, "currency"), &total) != 0
+        || !id || !trv_jval_is_array(trv_jval_get(jr, "segments"))) {
+        return -1;
     }
-    js = journeys_r(ctx, trv_jval_get(jr, "segments"), trv_jval_get(jr, "connections"),
-                    trv_jval_get(jr, "legDurations"), trv_jval_get(o, "segmentFares"));
-    for (j = 0; j < json_array_size(js); j++) {
-        minutes += (int)json_integer_value(json_object_get(json_array_get(js, j),
-                                                           "duration_minutes"));
-    }
-    return json_pack("{s:s,s:o,s:s?,s:s?,s:b,s:o,s:b,s:{s:b,s:b},s:o,s:i}",
-        "offer_reference", apr_pstrcat(ctx->pool, PREFIX, trv_jval_strget(o, "offerId"), NULL),
-        "total_amount", total, "expires_at", trv_jval_strget(o, "expiration"),
-        "fare_family", trv_jval_strget(trv_jval_get(o, "fare"), "family"),
-        "refundable", trv_jval_is_true(trv_jval_get(trv_jval_get(o, "terms"), "refundable")),
-        "fare_conditions", fare_conditions_r(trv_jval_get(o, "terms")),
-        /* LiteAPI does not say; the prebook asks for documents when needed. */
-        "documents_required", 0,
-        "included_baggage", "checked", trv_jval_is_true(trv_jval_get(bag, "hasCheckedBag")),
-        "carry_on", trv_jval_is_true(trv_jval_get(bag, "hasCarryOnBag")),
-        "journeys", js, "total_duration_minutes", minutes);
+    fo = trv_foffer_list_open(l, apr_pstrcat(ctx->pool, PREFIX, id, NULL),
+                              trv_jval_strget(o, "expiration"));
+    trv_jtext_key(t, "total_amount");
+    trv_money_write(t, &total);
+    trv_jtext_kstr(t, "expires_at", fo->expires_at);
+    trv_jtext_kstr(t, "fare_family", trv_jval_strget(trv_jval_get(o, "fare"), "family"));
+    trv_jtext_kbool(t, "refundable", trv_jval_is_true(trv_jval_get(terms, "refundable")));
+    fare_conditions_w(t, terms);
+    /* LiteAPI does not say; the prebook asks for documents when needed. */
+    trv_jtext_kbool(t, "documents_required", 0);
+    trv_jtext_kobj(t, "included_baggage");
+    trv_jtext_kbool(t, "checked", trv_jval_is_true(trv_jval_get(bag, "hasCheckedBag")));
+    trv_jtext_kbool(t, "carry_on", trv_jval_is_true(trv_jval_get(bag, "hasCarryOnBag")));
+    trv_jtext_end(t);
+    minutes = journeys_w(ctx, t, fo, trv_jval_get(jr, "segments"), trv_jval_get(jr, "connections"),
+                         trv_jval_get(jr, "legDurations"), trv_jval_get(o, "segmentFares"));
+    trv_jtext_kint(t, "total_duration_minutes", minutes);
+    trv_foffer_list_close(l);
+    return 0;
 }
 
 /* ---- search and bags ---- */
 
-static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query, json_t **offers,
-                               int *truncated, trv_sup_err *err)
+static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query,
+                               apr_array_header_t **offers, int *truncated, trv_sup_err *err)
 {
     const json_t *js = json_object_get(query, "journeys");
     const json_t *pax = json_object_get(query, "passengers");
     json_int_t limit = json_is_integer(json_object_get(query, "limit"))
                      ? json_integer_value(json_object_get(query, "limit")) : 50;
-    json_t *legs = json_array(), *body, *out;
+    json_t *legs = json_array(), *body;
+    trv_foffer_list out;
     const trv_jval *data, *item;
     trv_up_result res;
     trv_up_status st;
@@ -532,26 +559,26 @@ static trv_up_status lf_search(trv_flight_ctx *ctx, const json_t *query, json_t 
     if (!trv_jval_is_array(data)) {
         return bad(ctx, err, "data");
     }
-    out = trv_json_bind(ctx->pool, json_array());
+    trv_foffer_list_init(&out, ctx->pool);
     *truncated = 0;
     trv_jval_foreach(data, b, item) {
         const trv_jval *jr;
         trv_jval_foreach(trv_jval_get(item, "journeys"), k, jr) {
             const trv_jval *o;
             trv_jval_foreach(trv_jval_get(jr, "offers"), i, o) {
-                json_t *ao;
-                if ((json_int_t)json_array_size(out) >= limit) {
+                if ((json_int_t)out.offers->nelts >= limit) {
                     *truncated = 1; /* LiteAPI takes no limit: the first ones are kept */
                     continue;
                 }
-                if (!(ao = api_offer_r(ctx, jr, o))) {
+                if (api_offer_w(ctx, &out, jr, o) != 0) {
                     return bad(ctx, err, "a readable offer");
                 }
-                json_array_append_new(out, ao);
             }
         }
     }
-    *offers = out;
+    if (!(*offers = trv_foffer_list_done(&out))) {
+        return bad(ctx, err, "offers writable as JSON");
+    }
     return TRV_UP_OK;
 }
 

@@ -23,14 +23,24 @@ trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const trv_flight_supplier *sel
     return trv_supplier_call_send(&ctx->call, &o, 1101, method, path, body, res, err);
 }
 
-json_t *trv_fwire_money_jval(const trv_jval *amount, const char *currency)
+int trv_fwire_money_read(const trv_jval *amount, const char *currency, trv_money *m)
+{
+    if (trv_money_minor_of_jval(amount, currency, &m->minor) != 0
+        || trv_money_make(m, m->minor, currency) != APR_SUCCESS) {
+        return -1;
+    }
+    return 0;
+}
+
+void trv_fwire_money_text(trv_jtext *t, const trv_jval *amount, const char *currency)
 {
     trv_money m;
-    if (trv_money_minor_of_jval(amount, currency, &m.minor) != 0
-        || trv_money_make(&m, m.minor, currency) != APR_SUCCESS) {
-        return NULL;
+    if (trv_fwire_money_read(amount, currency, &m) == 0) {
+        trv_money_write(t, &m);
     }
-    return trv_money_json(&m);
+    else {
+        trv_jtext_null(t);
+    }
 }
 
 json_t *trv_fwire_money(const json_t *amount, const char *currency)

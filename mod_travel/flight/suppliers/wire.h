@@ -28,8 +28,12 @@ trv_up_status trv_fwire_call(trv_flight_ctx *ctx, const trv_flight_supplier *sel
  * number in currency; NULL when either is unusable. */
 json_t *trv_fwire_money(const json_t *amount, const char *currency);
 struct trv_jval;
-/* The same for an amount read with core/jval.h. */
-json_t *trv_fwire_money_jval(const struct trv_jval *amount, const char *currency);
+/* The same for an amount read with core/jval.h, into *m: 0, or -1 when
+ * either is unusable. */
+int trv_fwire_money_read(const struct trv_jval *amount, const char *currency, trv_money *m);
+/* That Money written as a search offer's member value (flight/offer_text.h),
+ * or null when either is unusable. */
+void trv_fwire_money_text(trv_jtext *t, const struct trv_jval *amount, const char *currency);
 /* The decimal string of Money ({amount, currency}) for a supplier, or NULL. */
 const char *trv_fwire_decimal(apr_pool_t *p, const json_t *money, const char **currency);
 
