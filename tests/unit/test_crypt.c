@@ -1,6 +1,7 @@
 /* The shared primitives (core/crypt.h): digests and HMAC-SHA256 match the
  * published test vectors, an HMAC of parts is the HMAC of their
- * concatenation (however long), base64 and base64url round-trip and the
+ * concatenation (however long), a thread's kept key never signs for
+ * another key, base64 and base64url round-trip and the
  * strict decoders refuse what is not theirs, equal compares bytes, and a
  * sealed text opens only with its key and associated data. */
 #include "unit.h"
@@ -8,6 +9,8 @@
 #include <apr_strings.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/crypt.h"
@@ -71,6 +74,70 @@ static void hmac_keys_of_every_length_match_openssl(void **state)
         assert_non_null(HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg,
                              klen % 40, want, &n));
         assert_memory_equal(mac, want, sizeof(mac));
+    }
+}
+
+/* One MAC checked against OpenSSL's HMAC(). */
+static void mac_is_openssl(const unsigned char *key, size_t klen, const char *msg, size_t mlen)
+{
+    unsigned char mac[TRV_CRYPT_SHA256_LEN], want[TRV_CRYPT_SHA256_LEN];
+    unsigned int n = 0;
+    assert_int_equal(trv_crypt_hmac(key, klen, msg, mlen, mac), 0);
+    assert_non_null(HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg, mlen, want,
+                         &n));
+    assert_memory_equal(mac, want, sizeof(mac));
+}
+
+/* A thread keeps its last key's padded blocks: a key that differs in its
+ * last byte, a key that is another's prefix, and a key met again must
+ * each give their own MAC, however they alternate. */
+static void hmac_kept_keys_match_openssl(void **state)
+{
+    unsigned char a[32], b[32];
+    const char *msg = "1|SUPPLIER_A|1|0|0|1795000000|off_0000AbCdEfGhIjKlMnOpQr";
+    static const int order[] = {0, 0, 1, 0, 2, 0, 1, 1, 2, 2, 0, 3, 0};
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof(a); i++) {
+        a[i] = (unsigned char)(i * 13 + 5);
+    }
+    memcpy(b, a, sizeof(b));
+    b[31] ^= 1;
+    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        switch (order[i]) {
+        case 0: mac_is_openssl(a, 32, msg, strlen(msg) - i); break;
+        case 1: mac_is_openssl(b, 32, msg, strlen(msg) - i); break;
+        case 2: mac_is_openssl(a, 31, msg, strlen(msg) - i); break;   /* a's prefix */
+        default: mac_is_openssl(a, 0, msg, strlen(msg) - i);          /* no key */
+        }
+    }
+}
+
+static void *sign_with_own_key(void *arg)
+{
+    unsigned char key[32];
+    char msg[64];
+    int i;
+    memset(key, (int)(apr_size_t)arg, sizeof(key));
+    for (i = 0; i < 300; i++) {
+        int n = snprintf(msg, sizeof(msg), "message %d of thread %d", i, (int)(apr_size_t)arg);
+        mac_is_openssl(key, sizeof(key), msg, (size_t)n);
+    }
+    return NULL;
+}
+
+/* Threads each keep their own key's state (httpd's workers sign at once
+ * with the server's key, the sandbox's with its own). */
+static void hmac_threads_keep_their_own_keys(void **state)
+{
+    pthread_t t[4];
+    apr_size_t i;
+    (void)state;
+    for (i = 0; i < 4; i++) {
+        assert_int_equal(pthread_create(&t[i], NULL, sign_with_own_key, (void *)(i + 1)), 0);
+    }
+    for (i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
     }
 }
 
@@ -172,6 +239,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(hmac_matches_rfc_4231, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(hmac_keys_of_every_length_match_openssl, pool_setup,
                                         pool_teardown),
+        cmocka_unit_test(hmac_kept_keys_match_openssl),
+        cmocka_unit_test(hmac_threads_keep_their_own_keys),
         cmocka_unit_test_setup_teardown(equal_compares_bytes, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(b64url_is_base64_translated, pool_setup, pool_teardown),
         cmocka_unit_test_setup_teardown(base64_round_trips_and_refuses_garbage, pool_setup,
