@@ -100,10 +100,10 @@ static int padded_finish(EVP_MD_CTX *work, const EVP_MD_CTX *begun, int n,
  * signs again with the same key (the server's secret for every offer
  * reference and hotel seal, the sandbox's for every rate token) starts
  * each pass from a copy of the state after it, two SHA-256 blocks and two
- * digest set-ups fewer per MAC (a fifth of the sandbox's instructions per
- * hotel search were those blocks; docs/performance.md, "The thirteenth
- * pass"). Keys up to one block long, the only ones in use, are kept;
- * longer ones take the long way. */
+ * digest set-ups fewer per MAC (SHA-256's blocks were 15 % of the
+ * sandbox's instructions per hotel search; docs/performance.md, "The
+ * thirteenth pass"). Keys up to one block long, the only ones in use, are
+ * kept; longer ones take the long way. */
 typedef struct hmac_state {
     unsigned char key[64];
     apr_size_t key_len;
