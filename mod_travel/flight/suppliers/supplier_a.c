@@ -265,24 +265,22 @@ static void segment_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
     const trv_jval *mc = trv_jval_get(s, "marketing_carrier");
     const trv_jval *oc = trv_jval_get(s, "operating_carrier");
     const trv_jval *p0 = trv_jval_at(trv_jval_get(s, "passengers"), 0);
-    const char *mcode = trv_jval_strget(mc, "iata_code");
-    trv_jtext_obj(t);
-    trv_jtext_kstr(t, "origin", iata_r(s, "origin"));
-    trv_jtext_kstr(t, "destination", iata_r(s, "destination"));
-    trv_jtext_kstr(t, "departure_time", trv_jval_strget(s, "departing_at"));
-    trv_jtext_kstr(t, "arrival_time", trv_jval_strget(s, "arriving_at"));
-    trv_jtext_kstr(t, "marketing_flight", apr_pstrcat(ctx->pool, mcode,
-                   trv_jval_strget(s, "marketing_carrier_flight_number"), NULL));
-    trv_jtext_kstr(t, "marketing_carrier", trv_jval_strget(mc, "name"));
-    trv_jtext_kstr(t, "marketing_carrier_code", mcode);
-    trv_jtext_kstr(t, "marketing_carrier_logo_url", trv_jval_strget(mc, "logo_symbol_url"));
-    trv_jtext_kstr(t, "operating_carrier", trv_jval_strget(oc, "name"));
-    trv_jtext_kstr(t, "operating_carrier_code", trv_jval_strget(oc, "iata_code"));
-    trv_jtext_kstr(t, "operating_carrier_logo_url", trv_jval_strget(oc, "logo_symbol_url"));
-    trv_jtext_kint(t, "duration_minutes", trv_fwire_iso_minutes(trv_jval_strget(s, "duration")));
-    trv_jtext_kstr(t, "cabin_class", upper(ctx->pool, trv_jval_strget(p0, "cabin_class")));
-    trv_jtext_end(t);
-    trv_foffer_text_carrier(fo, mcode);
+    trv_fwire_segment w;
+    w.origin = iata_r(s, "origin");
+    w.destination = iata_r(s, "destination");
+    w.departure_time = trv_jval_strget(s, "departing_at");
+    w.arrival_time = trv_jval_strget(s, "arriving_at");
+    w.marketing_carrier_code = trv_jval_strget(mc, "iata_code");
+    w.marketing_flight = apr_pstrcat(ctx->pool, w.marketing_carrier_code,
+                                     trv_jval_strget(s, "marketing_carrier_flight_number"), NULL);
+    w.marketing_carrier = trv_jval_strget(mc, "name");
+    w.marketing_carrier_logo_url = trv_jval_strget(mc, "logo_symbol_url");
+    w.operating_carrier = trv_jval_strget(oc, "name");
+    w.operating_carrier_code = trv_jval_strget(oc, "iata_code");
+    w.operating_carrier_logo_url = trv_jval_strget(oc, "logo_symbol_url");
+    w.duration_minutes = trv_fwire_iso_minutes(trv_jval_strget(s, "duration"));
+    w.cabin_class = upper(ctx->pool, trv_jval_strget(p0, "cabin_class"));
+    trv_fwire_segment_write(t, fo, &w);
 }
 
 /* The journeys (one per slice); answers the sum of their minutes. */
@@ -297,26 +295,20 @@ static int journeys_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
     trv_jval_foreach(slices, j, sl) {
         const trv_jval *segs = trv_jval_get(sl, "segments"), *s;
         apr_size_t ns = trv_jval_len(segs);
-        const char *dest = iata_r(sl, "destination");
-        int m = trv_fwire_iso_minutes(trv_jval_strget(sl, "duration"));
-        int stops = ns ? (int)ns - 1 : 0;
-        trv_jtext_obj(t);
-        trv_jtext_kstr(t, "origin", iata_r(sl, "origin"));
-        trv_jtext_kstr(t, "destination", dest);
-        trv_jtext_kstr(t, "direction", trv_fwire_direction(first_origin, dest, j, n));
-        trv_jtext_kstr(t, "departure_time", trv_jval_strget(trv_jval_at(segs, 0), "departing_at"));
-        trv_jtext_kstr(t, "arrival_time",
-                       ns ? trv_jval_strget(trv_jval_at(segs, ns - 1), "arriving_at") : NULL);
-        trv_jtext_kint(t, "duration_minutes", m);
-        trv_jtext_kint(t, "stops", stops);
-        trv_jtext_karr(t, "segments");
+        trv_fwire_journey w;
+        w.origin = iata_r(sl, "origin");
+        w.destination = iata_r(sl, "destination");
+        w.direction = trv_fwire_direction(first_origin, w.destination, j, n);
+        w.departure_time = trv_jval_strget(trv_jval_at(segs, 0), "departing_at");
+        w.arrival_time = ns ? trv_jval_strget(trv_jval_at(segs, ns - 1), "arriving_at") : NULL;
+        w.duration_minutes = trv_fwire_iso_minutes(trv_jval_strget(sl, "duration"));
+        w.stops = ns ? (int)ns - 1 : 0;
+        trv_fwire_journey_begin(t, fo, &w);
         trv_jval_foreach(segs, k, s) {
             segment_w(ctx, t, fo, s);
         }
-        trv_jtext_end(t);
-        trv_jtext_end(t);
-        minutes += m;
-        fo->stops = stops > fo->stops ? stops : fo->stops;
+        trv_fwire_journey_end(t);
+        minutes += w.duration_minutes;
     }
     trv_jtext_end(t);
     return minutes;

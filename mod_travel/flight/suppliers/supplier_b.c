@@ -396,30 +396,24 @@ static void segment_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
                       const trv_jval *s, const trv_jval *fares)
 {
     const trv_jval *c = trv_jval_get(s, "carrier"), *fl = trv_jval_get(s, "flight");
-    const char *mc = trv_jval_strget(c, "marketingCode");
-    const char *oc = trv_jval_strget(c, "operatingCode");
     const char *mname = trv_jval_strget(c, "marketingName");
     const char *oname = trv_jval_strget(c, "operatingName");
-    trv_jtext_obj(t);
-    trv_jtext_kstr(t, "origin", trv_jval_strget(s, "originCode"));
-    trv_jtext_kstr(t, "destination", trv_jval_strget(s, "destinationCode"));
-    trv_jtext_kstr(t, "departure_time",
-                   trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "departureTime")));
-    trv_jtext_kstr(t, "arrival_time",
-                   trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "arrivalTime")));
-    trv_jtext_kstr(t, "marketing_flight",
-                   flight_number(ctx->pool, mc, trv_jval_strget(fl, "marketingNumber")));
-    trv_jtext_kstr(t, "marketing_carrier", mname ? mname : mc);
-    trv_jtext_kstr(t, "marketing_carrier_code", mc);
-    trv_jtext_kstr(t, "marketing_carrier_logo_url", trv_jval_strget(c, "marketingLogo"));
-    trv_jtext_kstr(t, "operating_carrier", oname ? oname : oc);
-    trv_jtext_kstr(t, "operating_carrier_code", oc);
-    trv_jtext_kstr(t, "operating_carrier_logo_url", trv_jval_strget(c, "operatingLogo"));
-    trv_jtext_kint(t, "duration_minutes",
-                   trv_jval_int(trv_jval_get(trv_jval_get(s, "duration"), "minutes")));
-    trv_jtext_kstr(t, "cabin_class", segment_cabin_r(fares, trv_jval_strget(s, "segmentKey")));
-    trv_jtext_end(t);
-    trv_foffer_text_carrier(fo, mc);
+    trv_fwire_segment w;
+    w.origin = trv_jval_strget(s, "originCode");
+    w.destination = trv_jval_strget(s, "destinationCode");
+    w.departure_time = trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "departureTime"));
+    w.arrival_time = trv_fwire_local_time(ctx->pool, trv_jval_strget(s, "arrivalTime"));
+    w.marketing_carrier_code = trv_jval_strget(c, "marketingCode");
+    w.marketing_flight = flight_number(ctx->pool, w.marketing_carrier_code,
+                                       trv_jval_strget(fl, "marketingNumber"));
+    w.marketing_carrier = mname ? mname : w.marketing_carrier_code;
+    w.marketing_carrier_logo_url = trv_jval_strget(c, "marketingLogo");
+    w.operating_carrier_code = trv_jval_strget(c, "operatingCode");
+    w.operating_carrier = oname ? oname : w.operating_carrier_code;
+    w.operating_carrier_logo_url = trv_jval_strget(c, "operatingLogo");
+    w.duration_minutes = trv_jval_int(trv_jval_get(trv_jval_get(s, "duration"), "minutes"));
+    w.cabin_class = segment_cabin_r(fares, trv_jval_strget(s, "segmentKey"));
+    trv_fwire_segment_write(t, fo, &w);
 }
 
 /* The journeys, split from LiteAPI's one list of segments; answers the sum
@@ -441,40 +435,34 @@ static int journeys_w(trv_flight_ctx *ctx, trv_jtext *t, trv_foffer_text *fo,
     for (j = 0; j < nj; j++) {
         const trv_jval *first = NULL, *last = NULL, *dj = trv_jval_at(durs, (apr_size_t)j);
         const trv_jval *djm = trv_jval_get(trv_jval_get(dj, "duration"), "minutes");
-        int minutes = 0, stops = -1;
+        trv_fwire_journey w;
+        w.duration_minutes = 0;
+        w.stops = -1;
         for (k = 0; k < n; k++) {
             if (jof[k] == j) {
                 first = first ? first : segs[k];
                 last = segs[k];
-                stops++;
-                minutes += (int)trv_jval_int(trv_jval_get(trv_jval_get(segs[k], "duration"),
-                                                          "minutes"));
+                w.stops++;
+                w.duration_minutes += (int)trv_jval_int(
+                    trv_jval_get(trv_jval_get(segs[k], "duration"), "minutes"));
             }
         }
         if (trv_jval_is_int(djm) && trv_jval_len(durs) == (apr_size_t)nj) {
-            minutes = (int)trv_jval_int(djm);
+            w.duration_minutes = (int)trv_jval_int(djm);
         }
-        trv_jtext_obj(t);
-        trv_jtext_kstr(t, "origin", trv_jval_strget(first, "originCode"));
-        trv_jtext_kstr(t, "destination", trv_jval_strget(last, "destinationCode"));
-        trv_jtext_kstr(t, "direction", trv_fwire_direction(first_origin,
-                       trv_jval_strget(last, "destinationCode"), (size_t)j, (size_t)nj));
-        trv_jtext_kstr(t, "departure_time",
-                       trv_fwire_local_time(ctx->pool, trv_jval_strget(first, "departureTime")));
-        trv_jtext_kstr(t, "arrival_time",
-                       trv_fwire_local_time(ctx->pool, trv_jval_strget(last, "arrivalTime")));
-        trv_jtext_kint(t, "duration_minutes", minutes);
-        trv_jtext_kint(t, "stops", stops);
-        trv_jtext_karr(t, "segments");
+        w.origin = trv_jval_strget(first, "originCode");
+        w.destination = trv_jval_strget(last, "destinationCode");
+        w.direction = trv_fwire_direction(first_origin, w.destination, (size_t)j, (size_t)nj);
+        w.departure_time = trv_fwire_local_time(ctx->pool, trv_jval_strget(first, "departureTime"));
+        w.arrival_time = trv_fwire_local_time(ctx->pool, trv_jval_strget(last, "arrivalTime"));
+        trv_fwire_journey_begin(t, fo, &w);
         for (k = 0; k < n; k++) {
             if (jof[k] == j) {
                 segment_w(ctx, t, fo, segs[k], fares);
             }
         }
-        trv_jtext_end(t);
-        trv_jtext_end(t);
-        total += minutes;
-        fo->stops = stops > fo->stops ? stops : fo->stops;
+        trv_fwire_journey_end(t);
+        total += w.duration_minutes;
     }
     trv_jtext_end(t);
     return total;

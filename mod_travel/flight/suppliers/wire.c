@@ -126,6 +126,48 @@ const char *trv_fwire_direction(const char *first_origin, const char *dest, size
     return "OUTBOUND";
 }
 
+void trv_fwire_segment_write(trv_jtext *t, trv_foffer_text *offer, const trv_fwire_segment *s)
+{
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "origin", s->origin);
+    trv_jtext_kstr(t, "destination", s->destination);
+    trv_jtext_kstr(t, "departure_time", s->departure_time);
+    trv_jtext_kstr(t, "arrival_time", s->arrival_time);
+    trv_jtext_kstr(t, "marketing_flight", s->marketing_flight);
+    trv_jtext_kstr(t, "marketing_carrier", s->marketing_carrier);
+    trv_jtext_kstr(t, "marketing_carrier_code", s->marketing_carrier_code);
+    trv_jtext_kstr(t, "marketing_carrier_logo_url", s->marketing_carrier_logo_url);
+    trv_jtext_kstr(t, "operating_carrier", s->operating_carrier);
+    trv_jtext_kstr(t, "operating_carrier_code", s->operating_carrier_code);
+    trv_jtext_kstr(t, "operating_carrier_logo_url", s->operating_carrier_logo_url);
+    trv_jtext_kint(t, "duration_minutes", s->duration_minutes);
+    trv_jtext_kstr(t, "cabin_class", s->cabin_class);
+    trv_jtext_end(t);
+    trv_foffer_text_carrier(offer, s->marketing_carrier_code);
+}
+
+void trv_fwire_journey_begin(trv_jtext *t, trv_foffer_text *offer, const trv_fwire_journey *j)
+{
+    trv_jtext_obj(t);
+    trv_jtext_kstr(t, "origin", j->origin);
+    trv_jtext_kstr(t, "destination", j->destination);
+    trv_jtext_kstr(t, "direction", j->direction);
+    trv_jtext_kstr(t, "departure_time", j->departure_time);
+    trv_jtext_kstr(t, "arrival_time", j->arrival_time);
+    trv_jtext_kint(t, "duration_minutes", j->duration_minutes);
+    trv_jtext_kint(t, "stops", j->stops);
+    trv_jtext_karr(t, "segments");
+    if (j->stops > offer->stops) {
+        offer->stops = j->stops;
+    }
+}
+
+void trv_fwire_journey_end(trv_jtext *t)
+{
+    trv_jtext_end(t);
+    trv_jtext_end(t);
+}
+
 void trv_fwire_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
                          const char *bag_type, json_int_t quantity)
 {

@@ -46,6 +46,32 @@ const char *trv_fwire_local_time(apr_pool_t *p, const char *s);
  * where the first began). */
 const char *trv_fwire_direction(const char *first_origin, const char *dest, size_t j, size_t n);
 
+/* A search offer's segment and journey (flight/supplier.h, search) as
+ * their values are read from a supplier's answer; written in the API's
+ * member order by the writers below, which both adapters use. */
+typedef struct trv_fwire_segment {
+    const char *origin, *destination, *departure_time, *arrival_time;
+    const char *marketing_flight, *marketing_carrier, *marketing_carrier_code;
+    const char *marketing_carrier_logo_url;
+    const char *operating_carrier, *operating_carrier_code, *operating_carrier_logo_url;
+    long long duration_minutes;
+    const char *cabin_class;
+} trv_fwire_segment;
+
+typedef struct trv_fwire_journey {
+    const char *origin, *destination, *direction, *departure_time, *arrival_time;
+    int duration_minutes, stops;
+} trv_fwire_journey;
+
+/* The segment as the next value of an open segments array; its marketing
+ * carrier noted on the offer (the carriers filter). */
+void trv_fwire_segment_write(trv_jtext *t, trv_foffer_text *offer, const trv_fwire_segment *s);
+/* The journey's members up to its segments array, left open for
+ * trv_fwire_segment_write; its stops noted on the offer (the max_stops
+ * filter). trv_fwire_journey_end closes the array and the journey. */
+void trv_fwire_journey_begin(trv_jtext *t, trv_foffer_text *offer, const trv_fwire_journey *j);
+void trv_fwire_journey_end(trv_jtext *t);
+
 /* Adds a bag's quantity to the passenger's segments of a journey:
  * segments[].passengers[passenger_index].checked_bags / carry_on_bags. */
 void trv_fwire_count_bag(json_t *journeys, json_int_t journey, json_int_t passenger,
