@@ -155,13 +155,17 @@ static hmac_state *hmac_state_for(const unsigned char *key, apr_size_t key_len)
     }
     h->ready = 0;
     memset(k, 0, sizeof(k));
-    memcpy(k, key, key_len);
+    if (key_len) {
+        memcpy(k, key, key_len);
+    }
     if (padded_start(h->inner, k, 0x36) != 0 || padded_start(h->outer, k, 0x5c) != 0) {
         OPENSSL_cleanse(k, sizeof(k));
         return NULL;
     }
     OPENSSL_cleanse(k, sizeof(k));
-    memcpy(h->key, key, key_len);
+    if (key_len) {
+        memcpy(h->key, key, key_len);
+    }
     h->key_len = key_len;
     h->ready = 1;
     return h;
