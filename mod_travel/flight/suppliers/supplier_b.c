@@ -326,8 +326,9 @@ static json_t *fare_conditions(const json_t *terms)
 
 /* ---- the search's answer, read with core/jval.h ----
  * The API's offers (flight/supplier.h) from the search's answer, the
- * largest B gives, read without a Jansson tree: the offer's shape of what
- * journeys() above builds for a booking. */
+ * largest B gives, read and written without a Jansson tree (as text,
+ * flight/offer_text.h): the offer's shape of what journeys() above builds
+ * for a booking. */
 
 /* The fee's display price, or null. */
 static void fee_w(trv_jtext *t, const char *key, const trv_jval *fee)
