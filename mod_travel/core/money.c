@@ -429,19 +429,24 @@ json_t *trv_money_json(const trv_money *m)
     return out;
 }
 
-void trv_money_write(trv_jtext *t, const trv_money *m)
+void trv_money_amount_write(trv_jtext *t, apr_int64_t minor, int exponent)
 {
-    int exponent = trv_currency_exponent(m->currency);
     json_int_t whole;
     double real;
-    trv_jtext_obj(t);
-    trv_jtext_key(t, "amount");
-    if (amount_value(m->minor, exponent < 0 ? 2 : exponent, &whole, &real)) {
+    if (amount_value(minor, exponent, &whole, &real)) {
         trv_jtext_int(t, (long long)whole);
     }
     else {
         trv_jtext_real(t, real);
     }
+}
+
+void trv_money_write(trv_jtext *t, const trv_money *m)
+{
+    int exponent = trv_currency_exponent(m->currency);
+    trv_jtext_obj(t);
+    trv_jtext_key(t, "amount");
+    trv_money_amount_write(t, m->minor, exponent < 0 ? 2 : exponent);
     trv_jtext_kstr(t, "currency", m->currency);
     trv_jtext_end(t);
 }

@@ -76,8 +76,11 @@ json_t *trv_money_json(const trv_money *m);
 /* The amount alone as a JSON number (integer when whole). */
 json_t *trv_money_amount_json(apr_int64_t minor, int exponent);
 struct trv_jtext;
+/* trv_money_amount_json's number written as text (core/json_text.h), the
+ * same bytes its value is written as. */
+void trv_money_amount_write(struct trv_jtext *t, apr_int64_t minor, int exponent);
 /* trv_money_json's object written as text, the same bytes its tree is
- * written as (core/json_text.h). */
+ * written as. */
 void trv_money_write(struct trv_jtext *t, const trv_money *m);
 
 apr_status_t trv_money_make(trv_money *out, apr_int64_t minor, const char *currency);

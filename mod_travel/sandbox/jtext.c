@@ -4,7 +4,6 @@
 #include "core/json_write.h"
 #include "core/money.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void sbx_jt_amount(trv_jtext *t, apr_int64_t minor, const char *currency)
@@ -24,21 +23,14 @@ void sbx_jt_kamount(trv_jtext *t, const char *key, apr_int64_t minor, const char
 
 void sbx_jt_money_number(trv_jtext *t, apr_int64_t minor, const char *currency)
 {
-    /* trv_money_amount_json's value: an integer of whole units, else the
-     * double nearest the decimal (its fixed form reads as the same
-     * double), written as Jansson writes that real. */
-    int exp = trv_currency_exponent(currency), k;
-    apr_int64_t scale = 1;
-    char b[SBX_TEXT_LEN];
-    for (k = 0; k < exp; k++) {
-        scale *= 10;
-    }
-    if (exp < 0 || minor % scale == 0) {
-        trv_jtext_int(t, exp < 0 ? minor : minor / scale);
+    /* trv_money_amount_json's value; a code without an exponent keeps its
+     * minor units whole. */
+    int exp = trv_currency_exponent(currency);
+    if (exp < 0) {
+        trv_jtext_int(t, minor);
         return;
     }
-    sbx_amount_into(t->p, b, minor, currency);
-    trv_jtext_real(t, strtod(b, NULL));
+    trv_money_amount_write(t, minor, exp);
 }
 
 void sbx_jt_instant(trv_jtext *t, apr_int64_t unix_secs)
