@@ -30,6 +30,7 @@ typedef struct trv_idempotency {
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
+struct trv_hotel_id_cache; /* hotel/id_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
 struct trv_shared_cache; /* core/shared_cache.h */
 struct trv_upstream_limits; /* core/upstream_limit.h */
@@ -64,6 +65,10 @@ typedef struct trv_env {
      * key_cache.h), shared by the virtual hosts on that database; NULL:
      * every request asks the database. */
     struct trv_key_cache *key_cache;
+    /* The htl_ ids of hotels all of whose supplier ids are mapped in this
+     * env's database (hotel/id_cache.h), shared like key_cache; NULL:
+     * every search asks the database. */
+    struct trv_hotel_id_cache *hotel_ids;
     /* How many connections of db this process may hold at once (mod_dbd's
      * DBDMax); 0: unknown. */
     int db_pool_max;

@@ -1,4 +1,5 @@
 #include "hotel_store.h"
+#include "id_cache.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/json_text.h"
@@ -106,41 +107,68 @@ static int select_page(trv_req *req, trv_resp *resp, trv_dbc *c, const trv_stmt 
     return 1;
 }
 
+/* Each group's members as hotel_map_known takes them, and the key its id
+ * is kept under in this process (hotel/id_cache.h). */
+static const char *members_of(apr_pool_t *p, const trv_hotel_group *g, apr_size_t *len)
+{
+    trv_jtext t;
+    trv_jtext_init(&t, p, 64);
+    members_text(&t, g);
+    return trv_jtext_done(&t, len);
+}
+
 int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *groups,
                        const char *const **ids)
 {
-    const char **out = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)(groups->nelts + 1));
-    int *missed = apr_palloc(req->pool, sizeof(int) * (apr_size_t)(groups->nelts + 1));
-    int i, nmissed = 0;
+    apr_size_t n = (apr_size_t)groups->nelts + 1;
+    const char **out = apr_pcalloc(req->pool, sizeof(char *) * n);
+    const char **keys = apr_palloc(req->pool, sizeof(char *) * n);
+    apr_size_t *lens = apr_palloc(req->pool, sizeof(apr_size_t) * n);
+    int *asked = apr_palloc(req->pool, sizeof(int) * n);
+    int *missed = apr_palloc(req->pool, sizeof(int) * n);
+    int i, nasked = 0, nmissed = 0;
     trv_jtext t;
     trv_dbc *c;
     trv_rows *r;
     *ids = out;
-    if (!groups->nelts) {
+    for (i = 0; i < groups->nelts; i++) {
+        keys[i] = members_of(req->pool, APR_ARRAY_IDX(groups, i, const trv_hotel_group *),
+                             &lens[i]);
+        out[i] = trv_hotel_id_cache_get(req->env->hotel_ids, req->pool, keys[i], lens[i]);
+        if (!out[i]) {
+            asked[nasked++] = i;
+        }
+    }
+    if (!nasked) {
         return 1;
     }
-    trv_jtext_init(&t, req->pool, 64 * (apr_size_t)groups->nelts);
+    trv_jtext_init(&t, req->pool, 64 * (apr_size_t)nasked);
     trv_jtext_arr(&t);
-    for (i = 0; i < groups->nelts; i++) {
-        members_text(&t, APR_ARRAY_IDX(groups, i, const trv_hotel_group *));
+    for (i = 0; i < nasked; i++) {
+        trv_jtext_raw(&t, keys[asked[i]], lens[asked[i]]);
     }
     trv_jtext_end(&t);
     if (!trv_api_db_open(req, resp, &c, 1413, "keeping hotel ids")) {
         return 0;
     }
-    if (!select_page(req, resp, c, &known_stmt, trv_jtext_done(&t, NULL), groups->nelts, &r)) {
+    if (!select_page(req, resp, c, &known_stmt, trv_jtext_done(&t, NULL), nasked, &r)) {
         return 0;
     }
     for (i = 0; i < r->n; i++) {
-        out[i] = trv_rows_get(r, i, "id");
-        if (!out[i]) {
-            missed[nmissed++] = i;
+        int g = asked[i];
+        out[g] = trv_rows_get(r, i, "id");
+        if (out[g]) {
+            trv_hotel_id_cache_put(req->env->hotel_ids, keys[g], lens[g], out[g]);
+        }
+        else {
+            missed[nmissed++] = g;
         }
     }
     if (nmissed) {
         /* Hotels not all mapped: the function maps those (in page order,
          * as it would have in the whole page: the known ones never reach
-         * its loop) with their details. */
+         * its loop) with their details. Their ids are kept once a later
+         * search finds them all mapped, by hotel_map_known's rule alone. */
         trv_jtext_init(&t, req->pool, 512 * (apr_size_t)nmissed);
         trv_jtext_arr(&t);
         for (i = 0; i < nmissed; i++) {

@@ -5,6 +5,7 @@
 #include "core/dbpool.h"
 #include "core/json_arena.h"
 #include "core/json_cache.h"
+#include "hotel/id_cache.h"
 #include "search_cache.h"
 
 #include "ap_mpm.h"
@@ -25,6 +26,9 @@ static trv_http *webhook_client;  /* this child's webhook sender client */
  * three suppliers' lists of an area each, for a few hundred areas. */
 #define CONTENT_CACHE_ENTRIES 512
 static trv_json_cache *content_cache;
+/* Hotel ids of this child's recent pages (hotel/id_cache.h), per
+ * database: a slot a hotel, at most a few hundred bytes each. */
+#define HOTEL_ID_SLOTS 16384
 static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
 static struct trv_upstream_limits *supplier_limits; /* the same (supplier_limits.c) */
 
@@ -193,6 +197,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             continue;
         }
         c->env->key_cache = trv_key_cache_create(pchild);
+        c->env->hotel_ids = trv_hotel_id_cache_create(pchild, HOTEL_ID_SLOTS);
         if (c->cfg.worker_threads > 0) {
             APR_ARRAY_PUSH(worker_sets, trv_workers *) =
                 trv_workers_start(pchild, sv, c->env, trv_gateway_job_kinds(gateway),
@@ -212,6 +217,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
         lead = ((trv_srv_conf *)ap_get_module_config(c->db_leader->module_config,
                                                      &travel_module))->env;
         c->env->key_cache = lead->key_cache;
+        c->env->hotel_ids = lead->hotel_ids;
         c->env->wake = lead->wake;
         c->env->wake_baton = lead->wake_baton;
         c->env->workers_alive = lead->workers_alive;
