@@ -84,6 +84,21 @@ const char *trv_rate_post_config(apr_pool_t *pconf, apr_pool_t *ptemp, server_re
                               ptemp, s);
 }
 
+/* How long a count is kept: its window's end and two seconds more. The
+ * key names its window, so a count kept longer is never read for another.
+ * Why: memcached keeps an item a whole number of seconds on a clock of its
+ * own that turns once a second (mod_socache_memcache sends the seconds
+ * left, rounded down, and refuses to store under one), so an item kept
+ * "1 s" may be gone a moment after it was written, and one kept for the
+ * fraction of a second left of its window is not stored at all: the count
+ * started again and a node let more through than its limit (seen as a
+ * third call of a budget of two, test_shared_limits). Kept two seconds
+ * past its end, it lives at least a second past it on any provider. */
+static apr_time_t kept_until(apr_time_t end)
+{
+    return end + apr_time_from_sec(2);
+}
+
 /* The suppliers' call budgets (core/call_budget.h) count in the same
  * store: read, compared and written under one lock, so the children of a
  * node never let one call too many through. */
@@ -103,7 +118,7 @@ static long budget_take(const trv_call_counter *c, const char *key, long ceiling
     if ((long)n < ceiling) {
         apr_uint32_t next = n + 1;
         memcpy(buf, &next, sizeof(next));
-        trv_socache_put(&cache, c->baton, key, expiry, buf, sizeof(next), p);
+        trv_socache_put(&cache, c->baton, key, kept_until(expiry), buf, sizeof(next), p);
     }
     trv_socache_unlock(&cache);
     return (long)n;
@@ -146,7 +161,7 @@ static apr_uint32_t count(request_rec *r, const char *kind, const char *who,
     if (add) {
         n++;
         memcpy(buf, &n, sizeof(n));
-        trv_socache_put(&cache, r->server, id, *end, buf, sizeof(n), r->pool);
+        trv_socache_put(&cache, r->server, id, kept_until(*end), buf, sizeof(n), r->pool);
     }
     trv_socache_unlock(&cache);
     return n;

@@ -29,6 +29,8 @@
 static char url1[256], url2[256];
 static long pid1 = -1, pid2 = -1;
 static pid_t memcached_pid = -1;
+static int memcached_port;
+static char module_path[1024];
 
 static int listening(int port)
 {
@@ -89,7 +91,9 @@ static void start_nodes(void **state)
     int port = e2e_free_port();
     (void)state;
     start_memcached(port);
+    memcached_port = port;
     module_dir(dir, sizeof(dir));
+    snprintf(module_path, sizeof(module_path), "%s", dir);
     static const char *const edits[] = {
         "token=sandbox-key-a ", "token=sandbox-key-a max_calls_per_second=2 ", NULL, NULL};
     snprintf(extra, sizeof(extra),
@@ -237,12 +241,63 @@ static void a_supplier_budget_is_for_the_site(void **state)
     free(key);
 }
 
+/* A window of one second counted in memcached: every count is written
+ * with less than a second of its window left, which mod_socache_memcache
+ * refuses to store (it sends whole seconds), and memcached keeps an item
+ * a whole number of seconds on its own clock; the store keeps counts two
+ * seconds past their window (httpd/ratelimit.c), so four requests inside
+ * one second of a node limited to 2 a second get two 429s. */
+static void a_one_second_window_is_counted(void **state)
+{
+    char extra[2048], url3[256];
+    char *key = e2e_new_org_key("second-limit", NULL);
+    int attempt, i, ok = 0, limited = 0;
+    long pid3;
+    (void)state;
+    snprintf(extra, sizeof(extra),
+             "LoadModule socache_memcache_module %s/mod_socache_memcache.so\n"
+             "TravelRateLimitCache memcache:127.0.0.1:%d\nTravelRateLimit 2 1s\n",
+             module_path, memcached_port);
+    pid3 = e2e_start_instance("node3", NULL, extra, url3, sizeof(url3));
+    /* Four requests inside one second of the wall clock (a slow machine
+     * may need a retry). */
+    for (attempt = 0; attempt < 3; attempt++) {
+        long t0;
+        while (e2e_wall_ms() % 1000 > 100) {
+            e2e_sleep_ms(10);
+        }
+        t0 = e2e_wall_ms() / 1000;
+        ok = limited = 0;
+        for (i = 0; i < 4; i++) {
+            long st = status_on(url3, key);
+            if (st == 200) {
+                ok++;
+            }
+            else if (st == 429) {
+                limited++;
+            }
+            else {
+                fail_msg("request %d answered %ld", i, st);
+            }
+        }
+        if (e2e_wall_ms() / 1000 == t0) {
+            break;
+        }
+    }
+    e2e_stop_pid(pid3);
+    assert_true(attempt < 3);
+    assert_int_equal(ok, 2);
+    assert_int_equal(limited, 2);
+    free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_nodes),
         cmocka_unit_test(a_limit_is_for_the_site),
         cmocka_unit_test(a_supplier_budget_is_for_the_site),
+        cmocka_unit_test(a_one_second_window_is_counted),
         cmocka_unit_test(stop_nodes),
     };
     return E2E_RUN("shared limits", tests);
