@@ -145,6 +145,10 @@ int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *g
     trv_jtext_init(&t, req->pool, 64 * (apr_size_t)nasked);
     trv_jtext_arr(&t);
     for (i = 0; i < nasked; i++) {
+        if (!keys[asked[i]]) {
+            t.bad = 1; /* a supplier id not writable: refused below, as before */
+            break;
+        }
         trv_jtext_raw(&t, keys[asked[i]], lens[asked[i]]);
     }
     trv_jtext_end(&t);
