@@ -144,18 +144,17 @@ int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *g
     }
     trv_jtext_init(&t, req->pool, 64 * (apr_size_t)nasked);
     trv_jtext_arr(&t);
-    for (i = 0; i < nasked; i++) {
-        if (!keys[asked[i]]) {
-            t.bad = 1; /* a supplier id not writable: refused below, as before */
-            break;
-        }
+    for (i = 0; i < nasked && keys[asked[i]]; i++) {
         trv_jtext_raw(&t, keys[asked[i]], lens[asked[i]]);
     }
     trv_jtext_end(&t);
     if (!trv_api_db_open(req, resp, &c, 1413, "keeping hotel ids")) {
         return 0;
     }
-    if (!select_page(req, resp, c, &known_stmt, trv_jtext_done(&t, NULL), nasked, &r)) {
+    /* A group whose supplier ids the writer refused: no text, refused by
+     * select_page as before. */
+    if (!select_page(req, resp, c, &known_stmt,
+                     i == nasked ? trv_jtext_done(&t, NULL) : NULL, nasked, &r)) {
         return 0;
     }
     for (i = 0; i < r->n; i++) {

@@ -347,27 +347,31 @@ static apr_interval_time_t spread(const char *dlv)
     return (apr_interval_time_t)(h % 1000) * (TRV_WEBHOOK_PATIENCE / 2000);
 }
 
-/* A request held in line behind a receiver that hung when the batch was
- * judged (hold_slow: its turn up to a minute away, the circuit kept open
- * as long) whose receiver has answered in this process since: the line is
- * over, and it goes back as a short hold. Why: the 2xx that ended the line
+/* Each request of rec held in line behind a receiver that hung when the
+ * batch was judged (hold_slow: its turn up to a minute away, the circuit
+ * kept open as long) whose receiver has answered in this process since:
+ * the line is over, and it goes back as a short hold. Why: the 2xx that ended the line
  * closes the circuit and lets out the sends queued behind it (sql/410),
  * but only those queued when its note runs; one put back after that
  * waited for its old turn (a late receiver's event delivered 8.6 s after
  * its commit in test_webhook_breaker, whose bound is 6 s). */
-static void line_over(trv_wh_item *it, apr_time_t now)
+static void lines_over(apr_array_header_t *rec)
 {
-    if (it->action == TRV_WH_WAIT && it->open_for > 0
-        && !trv_webhook_slow_hanging(it->subscription_id, now)) {
-        it->next = TRV_WEBHOOK_PATIENCE + spread(it->dlv);
-        it->open_for = 0;
+    apr_time_t now = apr_time_now();
+    int i;
+    for (i = 0; i < rec->nelts; i++) {
+        trv_wh_item *it = &APR_ARRAY_IDX(rec, i, trv_wh_item);
+        if (it->action == TRV_WH_WAIT && it->open_for > 0
+            && !trv_webhook_slow_hanging(it->subscription_id, now)) {
+            it->next = TRV_WEBHOOK_PATIENCE + spread(it->dlv);
+            it->open_for = 0;
+        }
     }
 }
 
 static void put_back_held(void *ctx)
 {
     held_batch *b = ctx;
-    apr_time_t now = apr_time_now();
     apr_array_header_t *rec = apr_array_make(b->p, b->items->nelts, sizeof(trv_wh_item));
     int *from = apr_palloc(b->p, sizeof(int) * (apr_size_t)b->items->nelts);
     const char *err = NULL;
@@ -375,12 +379,11 @@ static void put_back_held(void *ctx)
     for (i = 0; i < b->items->nelts; i++) {
         const trv_wh_item *it = &APR_ARRAY_IDX(b->items, i, trv_wh_item);
         if (it->action == TRV_WH_WAIT && !b->put_back[i]) {
-            trv_wh_item *copy = apr_array_push(rec);
-            from[rec->nelts - 1] = i;
-            *copy = *it;
-            line_over(copy, now);
+            from[rec->nelts] = i;
+            *(trv_wh_item *)apr_array_push(rec) = *it;
         }
     }
+    lines_over(rec);
     /* On failure they stay in the batch's own record. */
     if (rec->nelts > 0 && trv_wh_batch_record(b->env, b->p, b->worker, rec, &err) == APR_SUCCESS) {
         for (i = 0; i < rec->nelts; i++) {
@@ -618,12 +621,7 @@ void trv_webhook_send_run(trv_env *env, apr_pool_t *p, const trv_job *job,
             goto free_tasks;
         }
     }
-    {
-        apr_time_t now = apr_time_now();
-        for (i = 0; i < rec->nelts; i++) {
-            line_over(&APR_ARRAY_IDX(rec, i, trv_wh_item), now);
-        }
-    }
+    lines_over(rec);
     rv = record_outcomes(env, p, job->worker, rec, &err);
     if (rv != APR_SUCCESS) {
         /* The other jobs of the batch become due when their hold runs out. */

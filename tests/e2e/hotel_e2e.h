@@ -19,9 +19,10 @@ static inline char *he_search_body(const char *destination, const char *extra)
     return b;
 }
 
-/* POST with a key, and a request id when rid is not NULL. */
-static inline e2e_resp *he_post(const char *key, const char *rid, const char *path,
-                                const char *body)
+/* POST to the instance at base with a key, and a request id when rid is
+ * not NULL. */
+static inline e2e_resp *he_post_at(const char *base, const char *key, const char *rid,
+                                   const char *path, const char *body)
 {
     char kh[512], rh[300];
     const char *hdrs[4] = {kh, "Content-Type: application/json", NULL, NULL};
@@ -30,7 +31,43 @@ static inline e2e_resp *he_post(const char *key, const char *rid, const char *pa
         snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
         hdrs[2] = rh;
     }
-    return e2e_call(e2e_url(), "POST", path, hdrs, body);
+    return e2e_call(base, "POST", path, hdrs, body);
+}
+
+/* The same to the stack's API instance. */
+static inline e2e_resp *he_post(const char *key, const char *rid, const char *path,
+                                const char *body)
+{
+    return he_post_at(e2e_url(), key, rid, path, body);
+}
+
+/* One of the id-mapping functions (hotel_map_known, hotel_map_page: name
+ * (p jsonb) RETURNS TABLE (i integer, id text)) replaced by one that
+ * raises, so a test sees whether a search reaches it. Returns the
+ * definition it had (malloc'd), for he_id_function_restore. */
+static inline char *he_id_function_off(const char *name)
+{
+    char sql[512];
+    char *def;
+    snprintf(sql, sizeof(sql), "SELECT pg_get_functiondef('%s(jsonb)'::regprocedure)", name);
+    def = e2e_sql_text(sql, 0, NULL);
+    assert_non_null(def);
+    snprintf(sql, sizeof(sql), "CREATE OR REPLACE FUNCTION %s(p jsonb) "
+             "RETURNS TABLE (i integer, id text) LANGUAGE plpgsql AS "
+             "$$ BEGIN RAISE EXCEPTION '%s off (an e2e test)'; END $$", name, name);
+    e2e_sql_exec(sql, 0, NULL);
+    return def;
+}
+
+/* The definition he_id_function_off returned put back, once (*def NULL
+ * after; NULL: nothing to do). */
+static inline void he_id_function_restore(char **def)
+{
+    if (*def) {
+        e2e_sql_exec(*def, 0, NULL);
+        free(*def);
+        *def = NULL;
+    }
 }
 
 /* The body with "cursor" set (malloc'd): body ends with '}'. */

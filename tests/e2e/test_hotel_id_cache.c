@@ -16,16 +16,8 @@ static char *known_def, *page_def;
 
 static void functions_restore(void)
 {
-    if (known_def) {
-        e2e_sql_exec(known_def, 0, NULL);
-        free(known_def);
-        known_def = NULL;
-    }
-    if (page_def) {
-        e2e_sql_exec(page_def, 0, NULL);
-        free(page_def);
-        page_def = NULL;
-    }
+    he_id_function_restore(&known_def);
+    he_id_function_restore(&page_def);
 }
 
 /* Also when the test fails half-way. */
@@ -34,24 +26,6 @@ static int functions_teardown(void **state)
     (void)state;
     functions_restore();
     return 0;
-}
-
-static void functions_fail(void)
-{
-    known_def = e2e_sql_text("SELECT pg_get_functiondef('hotel_map_known(jsonb)'::regprocedure)",
-                             0, NULL);
-    page_def = e2e_sql_text("SELECT pg_get_functiondef('hotel_map_page(jsonb)'::regprocedure)",
-                            0, NULL);
-    assert_non_null(known_def);
-    assert_non_null(page_def);
-    e2e_sql_exec("CREATE OR REPLACE FUNCTION hotel_map_known(p jsonb) "
-                 "RETURNS TABLE (i integer, id text) LANGUAGE plpgsql AS "
-                 "$$ BEGIN RAISE EXCEPTION 'hotel_map_known off (test_hotel_id_cache)'; END $$",
-                 0, NULL);
-    e2e_sql_exec("CREATE OR REPLACE FUNCTION hotel_map_page(p jsonb) "
-                 "RETURNS TABLE (i integer, id text) LANGUAGE plpgsql AS "
-                 "$$ BEGIN RAISE EXCEPTION 'hotel_map_page off (test_hotel_id_cache)'; END $$",
-                 0, NULL);
 }
 
 static int setup(void **state)
@@ -74,11 +48,7 @@ static int teardown(void **state)
 
 static e2e_resp *post(const char *rid, const char *body)
 {
-    char kh[512], rh[300];
-    const char *hdrs[4] = {kh, "Content-Type: application/json", rh, NULL};
-    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
-    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
-    return e2e_call(url, "POST", "/v1/hotel/search", hdrs, body);
+    return he_post_at(url, key, rid, "/v1/hotel/search", body);
 }
 
 /* A search of one supplier's hotels in Paris (malloc'd). */
@@ -117,7 +87,8 @@ static void known_hotels_get_their_ids_without_postgresql(void **state)
     fe_expect(known, 200, "the search again");
     assert_same_ids(first, known);
 
-    functions_fail();
+    known_def = he_id_function_off("hotel_map_known");
+    page_def = he_id_function_off("hotel_map_page");
     again = post("hidcache-again", a);
     fe_expect(again, 200, "the search with both functions failing");
     assert_null(fe_s(json_object_get(again->json, "meta"), "cached_at"));

@@ -45,11 +45,7 @@ static void map_page_restore(void)
         e2e_sql_exec("DROP TABLE hscache_ids_aside", 0, NULL);
         ids_aside = 0;
     }
-    if (map_page_def) {
-        e2e_sql_exec(map_page_def, 0, NULL);
-        free(map_page_def);
-        map_page_def = NULL;
-    }
+    he_id_function_restore(&map_page_def);
 }
 
 /* Also when the test fails half-way (while the database is still open). */
@@ -70,11 +66,7 @@ static int teardown(void **state)
 
 static e2e_resp *post(const char *rid, const char *path, const char *body)
 {
-    char kh[512], rh[300];
-    const char *hdrs[4] = {kh, "Content-Type: application/json", rh, NULL};
-    snprintf(kh, sizeof(kh), "x-api-key: %s", key);
-    snprintf(rh, sizeof(rh), "x-request-id: %s", rid);
-    return e2e_call(url, "POST", path, hdrs, body);
+    return he_post_at(url, key, rid, path, body);
 }
 
 static const char *cached_at(const e2e_resp *r)
@@ -274,13 +266,7 @@ static void a_repeated_search_gets_its_ids_without_postgresql(void **state)
     assert_true(json_array_size(fe_data(r1)) > 5);
     assert_null(cached_at(r1));
 
-    map_page_def = e2e_sql_text("SELECT pg_get_functiondef('hotel_map_page(jsonb)'::regprocedure)",
-                                0, NULL);
-    assert_non_null(map_page_def);
-    e2e_sql_exec("CREATE OR REPLACE FUNCTION hotel_map_page(p jsonb) "
-                 "RETURNS TABLE (i integer, id text) LANGUAGE plpgsql AS "
-                 "$$ BEGIN RAISE EXCEPTION 'hotel_map_page off (test_hotel_search_cache)'; END $$",
-                 0, NULL);
+    map_page_def = he_id_function_off("hotel_map_page");
     e2e_sql_exec("CREATE TABLE hscache_ids_aside AS SELECT * FROM hotel_supplier_ids", 0, NULL);
     ids_aside = 1;
     e2e_sql_exec("DELETE FROM hotel_supplier_ids", 0, NULL);
