@@ -59,6 +59,18 @@ static int change_pending(trv_key_cache *kc)
     return fd.fd < 0 || poll(&fd, 1, 0) != 0;
 }
 
+int trv_key_cache_trusted(trv_key_cache *kc)
+{
+    int on;
+    if (!kc) {
+        return 0;
+    }
+    pthread_rwlock_rdlock(&kc->lock);
+    on = kc->enabled && !change_pending(kc);
+    pthread_rwlock_unlock(&kc->lock);
+    return on;
+}
+
 static unsigned slot_of(const char *hash)
 {
     unsigned v = 0;

@@ -23,6 +23,10 @@
  * wakes this child's workers (env->wake) on it. */
 #define TRV_JOBS_CHANNEL "trv_jobs"
 
+/* The channel a change to hotel_supplier_ids notifies (migration 420):
+ * the listener flushes env->hotel_sellers (hotel/hotel_store.c). */
+#define TRV_HOTEL_SELLERS_CHANNEL "trv_hotel_sellers"
+
 /* An opaque stamp of the cache's state, taken before a database lookup; a
  * lookup result is only kept when no change arrived meanwhile. */
 typedef apr_uint64_t trv_key_stamp;
@@ -42,6 +46,10 @@ void trv_key_cache_put(trv_key_cache *kc, const char *hash, const trv_principal 
                        trv_key_stamp stamp);
 /* Forgets every key (a change notification). */
 void trv_key_cache_flush(trv_key_cache *kc);
+/* Whether what another cache keeps under this listener's watch (who
+ * sells a hotel) may be used now: the cache is on and no change waits on
+ * the listener's socket. 0 for NULL. */
+int trv_key_cache_trusted(trv_key_cache *kc);
 /* Turns the cache on (the listener is listening) or off (it lost its
  * connection); both forget every key. */
 void trv_key_cache_enable(trv_key_cache *kc, int on);

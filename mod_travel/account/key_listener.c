@@ -1,4 +1,5 @@
 #include "key_listener.h"
+#include "core/text_cache.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -36,6 +37,14 @@ static void retry_pending(trv_key_listener *l, apr_pool_t *p)
     if (idem && idem->retry_pending) {
         idem->retry_pending(p);
     }
+}
+
+/* The caches kept under this listener's watch on or off: both forget what
+ * they held (changes may have been missed while no one listened). */
+static void trust(trv_key_listener *l, int on)
+{
+    trv_key_cache_enable(l->kc, on);
+    trv_text_cache_flush(l->env->hotel_sellers);
 }
 
 static void nap(trv_key_listener *l, apr_interval_time_t t)
@@ -171,6 +180,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
     l->why[0] = '\0';
     if (pg && !(command_ok(pg, "LISTEN " TRV_KEY_CHANNEL)
                 && command_ok(pg, "LISTEN " TRV_JOBS_CHANNEL)
+                && command_ok(pg, "LISTEN " TRV_HOTEL_SELLERS_CHANNEL)
                 && command_ok(pg, "LISTEN " TRV_PROBE_CHANNEL))) {
         fail(l, "LISTEN failed", trv_db_one_line(p, PQerrorMessage(pg)));
     }
@@ -182,7 +192,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
         apr_time_t now = apr_time_now();
         struct pollfd fd = {PQsocket(pg), POLLIN, 0};
         PGnotify *nt;
-        int keys = 0, jobs = 0;
+        int keys = 0, jobs = 0, sellers = 0;
 
         if (!pending[0] && now >= next) {
             apr_pool_clear(tmp);
@@ -211,13 +221,16 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
                     next = apr_time_now() + check;
                     if (!proven) {
                         proven = 1;
-                        trv_key_cache_enable(l->kc, 1);
+                        trust(l, 1);
                         report(l, TRV_NOTIFY_LISTENING, NULL);
                     }
                 }
             }
             else if (strcmp(nt->relname, TRV_JOBS_CHANNEL) == 0) {
                 jobs = 1;
+            }
+            else if (strcmp(nt->relname, TRV_HOTEL_SELLERS_CHANNEL) == 0) {
+                sellers = 1;
             }
             else {
                 keys = 1;
@@ -226,6 +239,9 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
         }
         if (keys) {
             trv_key_cache_flush(l->kc);
+        }
+        if (sellers) {
+            trv_text_cache_flush(l->env->hotel_sellers);
         }
         retry_pending(l, tmp);
         if (jobs) {
@@ -236,7 +252,7 @@ static int listen_once(trv_key_listener *l, apr_pool_t *p)
         }
     }
     trv_key_cache_set_listen_fd(l->kc, -1);
-    trv_key_cache_enable(l->kc, 0);
+    trust(l, 0);
     if (l->why[0] && !STOPPED(l)) {
         report(l, TRV_NOTIFY_POLLING, l->why);
     }

@@ -30,7 +30,7 @@ typedef struct trv_idempotency {
 } trv_idempotency;
 struct trv_metrics; /* core/metrics.h */
 struct trv_key_cache; /* account/key_cache.h */
-struct trv_hotel_id_cache; /* hotel/id_cache.h */
+struct trv_text_cache; /* core/text_cache.h */
 struct trv_json_cache; /* core/json_cache.h */
 struct trv_shared_cache; /* core/shared_cache.h */
 struct trv_upstream_limits; /* core/upstream_limit.h */
@@ -66,9 +66,9 @@ typedef struct trv_env {
      * every request asks the database. */
     struct trv_key_cache *key_cache;
     /* The htl_ ids of hotels all of whose supplier ids are mapped in this
-     * env's database (hotel/id_cache.h), shared like key_cache; NULL:
-     * every search asks the database. */
-    struct trv_hotel_id_cache *hotel_ids;
+     * env's database, and who sells each hotel (hotel/hotel_store.c),
+     * shared like key_cache; NULL: every request asks the database. */
+    struct trv_text_cache *hotel_ids, *hotel_sellers;
     /* How many connections of db this process may hold at once (mod_dbd's
      * DBDMax); 0: unknown. */
     int db_pool_max;

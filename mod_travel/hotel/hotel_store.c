@@ -1,5 +1,6 @@
 #include "hotel_store.h"
-#include "id_cache.h"
+#include "account/key_cache.h"
+#include "core/text_cache.h"
 #include "core/ids.h"
 #include "core/json.h"
 #include "core/json_text.h"
@@ -108,7 +109,17 @@ static int select_page(trv_req *req, trv_resp *resp, trv_dbc *c, const trv_stmt 
 }
 
 /* Each group's members as hotel_map_known takes them, and the key its id
- * is kept under in this process (hotel/id_cache.h). */
+ * is kept under in this process (env->hotel_ids).
+ *
+ * Why keeping ids is safe: a supplier id's row in hotel_supplier_ids is
+ * only ever inserted (ON CONFLICT DO NOTHING), never changed by the
+ * service, and a hotel's created_at never changes, so the id
+ * hotel_map_known answers for a group all of whose members are mapped
+ * (the oldest of their hotels) is the same forever, in every process and
+ * node. Only such answers are kept; a group with a member not yet mapped
+ * is always asked of PostgreSQL. Why: the lookup was two thirds of
+ * PostgreSQL's CPU in a hotel search (docs/performance.md, "The
+ * fourteenth pass"). */
 static const char *members_of(apr_pool_t *p, const trv_hotel_group *g, apr_size_t *len)
 {
     trv_jtext t;
@@ -134,7 +145,7 @@ int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *g
     for (i = 0; i < groups->nelts; i++) {
         keys[i] = members_of(req->pool, APR_ARRAY_IDX(groups, i, const trv_hotel_group *),
                              &lens[i]);
-        out[i] = trv_hotel_id_cache_get(req->env->hotel_ids, req->pool, keys[i], lens[i]);
+        out[i] = trv_text_cache_get(req->env->hotel_ids, req->pool, keys[i], lens[i]);
         if (!out[i]) {
             asked[nasked++] = i;
         }
@@ -161,7 +172,8 @@ int trv_hhotel_ids_for(trv_req *req, trv_resp *resp, const apr_array_header_t *g
         int g = asked[i];
         out[g] = trv_rows_get(r, i, "id");
         if (out[g]) {
-            trv_hotel_id_cache_put(req->env->hotel_ids, keys[g], lens[g], out[g]);
+            trv_text_cache_put(req->env->hotel_ids, keys[g], lens[g], out[g],
+                               trv_text_cache_stamp(req->env->hotel_ids));
         }
         else {
             missed[nmissed++] = g;
@@ -226,12 +238,111 @@ static int select_once(trv_req *req, trv_resp *resp, const trv_stmt *st, int nar
     return 1;
 }
 
+/* Who sells each hotel is kept per htl_ id in this process
+ * (env->hotel_sellers) as "supplier US supplier_hotel_id RS ..." (ASCII
+ * unit and record separators; a row holding either is not kept). Unlike
+ * an id, a hotel's sellers change (a search maps another supplier's id to
+ * it), so they are kept only while this process's listener hears every
+ * change to hotel_supplier_ids (migration 420 notifies; the listener
+ * flushes): the key cache's rule (account/key_cache.h). Why: the lookup
+ * was most of PostgreSQL's CPU in a hotel offers request
+ * (docs/performance.md, "The fifteenth pass"). */
+#define UNIT '\x1f'
+#define RECORD '\x1e'
+
+static const char *const seller_cols[] = {"hotel_id", "supplier", "supplier_hotel_id"};
+
+/* Keeps each hotel's rows of r (ordered by hotel_id). */
+static void sellers_keep(trv_req *req, trv_text_cache *cache, const trv_rows *r,
+                         trv_text_stamp stamp)
+{
+    int i = 0;
+    while (i < r->n) {
+        const char *id = trv_rows_get(r, i, "hotel_id");
+        const char *text = "";
+        int ok = id != NULL;
+        for (; i < r->n && id && strcmp(trv_rows_get(r, i, "hotel_id"), id) == 0; i++) {
+            const char *sup = trv_rows_get(r, i, "supplier");
+            const char *sid = trv_rows_get(r, i, "supplier_hotel_id");
+            ok = ok && sup && sid && !strpbrk(sup, "\x1e\x1f") && !strpbrk(sid, "\x1e\x1f");
+            if (ok) {
+                text = apr_psprintf(req->pool, "%s%s%c%s%c", text, sup, UNIT, sid, RECORD);
+            }
+        }
+        if (!id) {
+            i++;
+        }
+        else if (ok) {
+            trv_text_cache_put(cache, id, strlen(id), text, stamp);
+        }
+    }
+}
+
+/* Appends hotel id's kept rows (text as sellers_keep wrote it) to cells. */
+static void sellers_unpack(apr_pool_t *p, const char *id, const char *text,
+                           apr_array_header_t *cells)
+{
+    char *s = apr_pstrdup(p, text), *end;
+    while ((end = strchr(s, RECORD)) != NULL) {
+        char *unit = memchr(s, UNIT, (size_t)(end - s));
+        if (!unit) {
+            break;
+        }
+        *unit = *end = '\0';
+        APR_ARRAY_PUSH(cells, const char *) = id;
+        APR_ARRAY_PUSH(cells, const char *) = s;
+        APR_ARRAY_PUSH(cells, const char *) = unit + 1;
+        s = end + 1;
+    }
+}
+
 int trv_hhotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_ids, int n,
                        trv_rows **rows)
 {
-    return select_once(req, resp, &sellers_stmt,
-                       TRV_DB_ARGS(id_array(req->pool, hotel_ids, n)), rows, 1415,
-                       "reading who sells the hotels");
+    trv_text_cache *cache = trv_key_cache_trusted(req->env->key_cache)
+                            ? req->env->hotel_sellers : NULL;
+    trv_text_stamp stamp = trv_text_cache_stamp(cache);
+    const char **kept = apr_pcalloc(req->pool, sizeof(char *) * (apr_size_t)(n + 1));
+    const char **asked = apr_palloc(req->pool, sizeof(char *) * (apr_size_t)(n + 1));
+    apr_array_header_t *cells;
+    trv_rows *db = NULL, *out;
+    int i, nasked = 0;
+    for (i = 0; i < n; i++) {
+        if (!(kept[i] = trv_text_cache_get(cache, req->pool, hotel_ids[i], strlen(hotel_ids[i])))) {
+            asked[nasked++] = hotel_ids[i];
+        }
+    }
+    if (nasked) {
+        if (!select_once(req, resp, &sellers_stmt,
+                         TRV_DB_ARGS(id_array(req->pool, asked, nasked)), &db, 1415,
+                         "reading who sells the hotels")) {
+            return 0;
+        }
+        sellers_keep(req, cache, db, stamp);
+        if (nasked == n) {
+            *rows = db;
+            return 1;
+        }
+    }
+    cells = apr_array_make(req->pool, 3 * (n + (db ? db->n : 0)), sizeof(const char *));
+    for (i = 0; i < n; i++) {
+        if (kept[i]) {
+            sellers_unpack(req->pool, hotel_ids[i], kept[i], cells);
+        }
+    }
+    for (i = 0; db && i < db->n; i++) {
+        int k;
+        for (k = 0; k < 3; k++) {
+            APR_ARRAY_PUSH(cells, const char *) = trv_rows_get(db, i, seller_cols[k]);
+        }
+    }
+    out = apr_pcalloc(req->pool, sizeof(*out));
+    out->ncols = 3;
+    out->names = (const char **)seller_cols;
+    out->n = cells->nelts / 3;
+    out->cells = (const char **)cells->elts;
+    *rows = out;
+    return 1;
 }
 
 int trv_hhotel_ids_of(trv_req *req, trv_resp *resp, const char *supplier,

@@ -5,7 +5,7 @@
 #include "core/dbpool.h"
 #include "core/json_arena.h"
 #include "core/json_cache.h"
-#include "hotel/id_cache.h"
+#include "core/text_cache.h"
 #include "search_cache.h"
 
 #include "ap_mpm.h"
@@ -26,9 +26,11 @@ static trv_http *webhook_client;  /* this child's webhook sender client */
  * three suppliers' lists of an area each, for a few hundred areas. */
 #define CONTENT_CACHE_ENTRIES 512
 static trv_json_cache *content_cache;
-/* Hotel ids of this child's recent pages (hotel/id_cache.h), per
- * database: a slot a hotel, at most a few hundred bytes each. */
+/* Hotel ids of this child's recent pages, and who sells the hotels of its
+ * recent offers (hotel/hotel_store.c), per database: a slot a hotel, at
+ * most a few hundred bytes each. */
 #define HOTEL_ID_SLOTS 16384
+#define HOTEL_SELLER_SLOTS 4096
 static struct trv_metrics *metrics; /* shared by the children (metrics.c) */
 static struct trv_upstream_limits *supplier_limits; /* the same (supplier_limits.c) */
 
@@ -197,7 +199,8 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
             continue;
         }
         c->env->key_cache = trv_key_cache_create(pchild);
-        c->env->hotel_ids = trv_hotel_id_cache_create(pchild, HOTEL_ID_SLOTS);
+        c->env->hotel_ids = trv_text_cache_create(pchild, HOTEL_ID_SLOTS);
+        c->env->hotel_sellers = trv_text_cache_create(pchild, HOTEL_SELLER_SLOTS);
         if (c->cfg.worker_threads > 0) {
             APR_ARRAY_PUSH(worker_sets, trv_workers *) =
                 trv_workers_start(pchild, sv, c->env, trv_gateway_job_kinds(gateway),
@@ -218,6 +221,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s)
                                                      &travel_module))->env;
         c->env->key_cache = lead->key_cache;
         c->env->hotel_ids = lead->hotel_ids;
+        c->env->hotel_sellers = lead->hotel_sellers;
         c->env->wake = lead->wake;
         c->env->wake_baton = lead->wake_baton;
         c->env->workers_alive = lead->workers_alive;

@@ -1,10 +1,16 @@
-/* Hotel ids kept in the child's memory (hotel/id_cache.h), over real HTTP
- * on an instance of one child (the cache is a process's) with no search
- * cache: once a page's hotels were all found mapped, the same fresh search
- * (every supplier asked again) gets the same ids with both PostgreSQL
- * functions that resolve them made to fail; hotels this child has not
- * found mapped yet (another supplier's) still reach PostgreSQL, and fail
- * then (500). */
+/* Hotel lookups kept in the child's memory (hotel/hotel_store.c), over
+ * real HTTP on an instance of one child (the caches are a process's) with
+ * no search cache.
+ * - Ids: once a page's hotels were all found mapped, the same fresh
+ *   search (every supplier asked again) gets the same ids with both
+ *   PostgreSQL functions that resolve them made to fail; hotels this child
+ *   has not found mapped yet (another supplier's) still reach PostgreSQL,
+ *   and fail then (500).
+ * - Who sells a hotel: kept while no change to hotel_supplier_ids is
+ *   heard. A row removed with its trigger off (no notification) leaves
+ *   the offers priced by the kept seller; a row moved to the hotel (an
+ *   insert, notified) makes its supplier the seller, and putting the rows
+ *   back (an update and an insert) makes the first seller again. */
 #include "hotel_e2e.h"
 
 static char *key;
@@ -25,6 +31,36 @@ static int functions_teardown(void **state)
 {
     (void)state;
     functions_restore();
+    return 0;
+}
+
+/* The rows the sellers test moves, put back also when it fails half-way:
+ * hotel x's SUPPLIER_A id, and the SUPPLIER_B id of hotel y. */
+static char x[64], y[64], a_sid[128], b_sid[128];
+static int moved;
+
+static void sellers_restore(void)
+{
+    const char *params[3];
+    e2e_sql_exec("ALTER TABLE hotel_supplier_ids ENABLE TRIGGER hotel_sellers_changed", 0, NULL);
+    if (!moved) {
+        return;
+    }
+    params[0] = y;
+    params[1] = b_sid;
+    e2e_sql_exec("UPDATE hotel_supplier_ids SET hotel_id = $1 "
+                 "WHERE supplier = 'SUPPLIER_B' AND supplier_hotel_id = $2", 2, params);
+    params[0] = a_sid;
+    params[1] = x;
+    e2e_sql_exec("INSERT INTO hotel_supplier_ids (supplier, supplier_hotel_id, hotel_id) "
+                 "VALUES ('SUPPLIER_A', $1, $2) ON CONFLICT DO NOTHING", 2, params);
+    moved = 0;
+}
+
+static int sellers_teardown(void **state)
+{
+    (void)state;
+    sellers_restore();
     return 0;
 }
 
@@ -110,11 +146,119 @@ static void known_hotels_get_their_ids_without_postgresql(void **state)
     free(b);
 }
 
+/* Who priced hotel x's offers: 'A' or 'B' (the supplier's letter), 0 for
+ * an answer without offers, else the HTTP status. */
+static long x_seller(void *baton)
+{
+    char body[1024];
+    const char *sup;
+    e2e_resp *r;
+    long got;
+    (void)baton;
+    snprintf(body, sizeof(body), "{\"hotel_ids\":[\"%s\"],\"check_in\":\"%s\","
+             "\"check_out\":\"%s\",\"occupancy\":[{\"adults\":2}],\"guest_nationality\":"
+             "\"GB\",\"guest_residence\":\"GB\",\"currency\":\"EUR\","
+             "\"max_offers_per_hotel\":1}", x, fe_date(40), fe_date(42));
+    r = he_post_at(url, key, NULL, "/v1/hotel/offers", body);
+    sup = r->status == 200 ? fe_s(json_array_get(fe_data(r), 0), "supplier") : NULL;
+    got = r->status != 200 ? r->status : !sup ? 0
+          : strcmp(sup, "SUPPLIER_A") == 0 ? 'A' : strcmp(sup, "SUPPLIER_B") == 0 ? 'B' : 1;
+    e2e_free(r);
+    return got;
+}
+
+/* The instance's notifications proven (the caches are on), within 15 s. */
+static void wait_listening(void)
+{
+    long since = e2e_now_ms();
+    for (;;) {
+        e2e_resp *r = e2e_call(url, "GET", "/v1/health", NULL, NULL);
+        const char *st = fe_s(json_object_get(json_object_get(r->json, "data"),
+                                              "notifications"), "state");
+        int ok = st && strcmp(st, "listening") == 0;
+        e2e_free(r);
+        if (ok) {
+            return;
+        }
+        if (e2e_now_ms() - since > 15000) {
+            fail_msg("the instance's notifications were not proven within 15 s");
+        }
+        e2e_sleep_ms(50);
+    }
+}
+
+static void who_sells_a_hotel_is_kept_until_a_change_is_heard(void **state)
+{
+    char *a = paris_at("SUPPLIER_A"), *b = paris_at("SUPPLIER_B"), *v;
+    e2e_resp *ra, *rb;
+    const char *params[3];
+    size_t i;
+    (void)state;
+    ra = post("hsellers-a", a);
+    fe_expect(ra, 200, "SUPPLIER_A's hotels");
+    rb = post("hsellers-b", b);
+    fe_expect(rb, 200, "SUPPLIER_B's hotels");
+    snprintf(x, sizeof(x), "%s", fe_s(json_array_get(fe_data(ra), 0), "hotel_id"));
+    for (i = 0; i < json_array_size(fe_data(rb)) && !y[0]; i++) {
+        const char *h = fe_s(json_array_get(fe_data(rb), i), "hotel_id");
+        if (strcmp(h, x) != 0) {
+            snprintf(y, sizeof(y), "%s", h);
+        }
+    }
+    assert_true(y[0] != '\0');
+    params[0] = x;
+    v = e2e_sql_text("SELECT supplier_hotel_id FROM hotel_supplier_ids "
+                     "WHERE hotel_id = $1 AND supplier = 'SUPPLIER_A'", 1, params);
+    assert_non_null(v);
+    snprintf(a_sid, sizeof(a_sid), "%s", v);
+    free(v);
+    params[0] = y;
+    v = e2e_sql_text("SELECT supplier_hotel_id FROM hotel_supplier_ids "
+                     "WHERE hotel_id = $1 AND supplier = 'SUPPLIER_B'", 1, params);
+    assert_non_null(v);
+    snprintf(b_sid, sizeof(b_sid), "%s", v);
+    free(v);
+    wait_listening();
+    assert_int_equal(x_seller(NULL), 'A');
+
+    /* Removed unheard: the kept seller still prices it (asked, PostgreSQL
+     * would name another seller or none). */
+    e2e_sql_exec("ALTER TABLE hotel_supplier_ids DISABLE TRIGGER hotel_sellers_changed", 0, NULL);
+    moved = 1;
+    params[0] = x;
+    e2e_sql_exec("DELETE FROM hotel_supplier_ids WHERE hotel_id = $1 AND supplier = 'SUPPLIER_A'",
+                 1, params);
+    params[0] = b_sid;
+    e2e_sql_exec("DELETE FROM hotel_supplier_ids "
+                 "WHERE supplier = 'SUPPLIER_B' AND supplier_hotel_id = $1", 1, params);
+    assert_int_equal(x_seller(NULL), 'A');
+
+    /* An insert is heard (after its commit, so within a bound). */
+    params[0] = b_sid;
+    params[1] = x;
+    e2e_sql_exec("INSERT INTO hotel_supplier_ids (supplier, supplier_hotel_id, hotel_id) "
+                 "VALUES ('SUPPLIER_B', $1, $2)", 2, params);
+    if (!e2e_until_steady(x_seller, NULL, 'B', 10000)) {
+        fail_msg("a supplier id mapped to the hotel was not its seller within 10 s");
+    }
+    /* Put back (an update and an insert, both heard): the first seller. */
+    sellers_restore();
+    if (!e2e_until_steady(x_seller, NULL, 'A', 10000)) {
+        fail_msg("the restored seller did not price the hotel within 10 s");
+    }
+    e2e_free(ra);
+    e2e_free(rb);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(known_hotels_get_their_ids_without_postgresql,
                                   functions_teardown),
+        cmocka_unit_test_teardown(who_sells_a_hotel_is_kept_until_a_change_is_heard,
+                                  sellers_teardown),
     };
     int rc;
     setup(NULL);

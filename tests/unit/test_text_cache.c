@@ -1,25 +1,28 @@
-/* The hotel id cache (hotel/id_cache.c): an id is found again under its
- * members' exact text and under no other (a prefix, a longer text, one
- * byte changed); a group replaces the one in its slot and the replaced one
- * is asked of the database again; what a reader got stays valid after its
- * entry is replaced or the cache is gone; threads writing and reading one
- * slot each read an id that was put under their key. Run under ASan too. */
+/* The text cache (core/text_cache.c), as the hotel id cache uses it: an
+ * id is found again under its members' exact text and under no other (a
+ * prefix, a longer text, one byte changed); a group replaces the one in
+ * its slot and the replaced one is asked of the database again; what a
+ * reader got stays valid after its entry is replaced or the cache is gone;
+ * threads writing and reading one slot each read an id that was put under
+ * their key. As the sellers cache uses it: a flush forgets every entry,
+ * and a put with a stamp taken before a flush keeps nothing. Run under
+ * ASan too. */
 #include "unit.h"
 
-#include "hotel/id_cache.h"
+#include "core/text_cache.h"
 
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
 #include <string.h>
 
-static const char *get(trv_hotel_id_cache *c, apr_pool_t *p, const char *key)
+static const char *get(trv_text_cache *c, apr_pool_t *p, const char *key)
 {
-    return trv_hotel_id_cache_get(c, p, key, strlen(key));
+    return trv_text_cache_get(c, p, key, strlen(key));
 }
 
-static void put(trv_hotel_id_cache *c, const char *key, const char *id)
+static void put(trv_text_cache *c, const char *key, const char *id)
 {
-    trv_hotel_id_cache_put(c, key, strlen(key), id);
+    trv_text_cache_put(c, key, strlen(key), id, trv_text_cache_stamp(c));
 }
 
 #define KEY_A "[{\"supplier\":\"SUPPLIER_A\",\"id\":\"lp63ccc2\"}]"
@@ -28,7 +31,7 @@ static void put(trv_hotel_id_cache *c, const char *key, const char *id)
 
 static void found_under_its_exact_key_only(void **state)
 {
-    trv_hotel_id_cache *c = trv_hotel_id_cache_create(*state, 64);
+    trv_text_cache *c = trv_text_cache_create(*state, 64);
     char prefix[sizeof(KEY_A)];
     char changed[] = KEY_A;
     assert_non_null(c);
@@ -36,7 +39,7 @@ static void found_under_its_exact_key_only(void **state)
     put(c, KEY_A, "htl_one");
     assert_string_equal(get(c, *state, KEY_A), "htl_one");
     /* The same bytes given with their length, not NUL-terminated. */
-    assert_string_equal(trv_hotel_id_cache_get(c, *state, KEY_A ",more", strlen(KEY_A)),
+    assert_string_equal(trv_text_cache_get(c, *state, KEY_A ",more", strlen(KEY_A)),
                         "htl_one");
     assert_null(get(c, *state, KEY_AC));
     memcpy(prefix, KEY_A, sizeof(KEY_A) - 2);
@@ -49,7 +52,7 @@ static void found_under_its_exact_key_only(void **state)
     assert_string_equal(get(c, *state, KEY_AC), "htl_two");
     assert_string_equal(get(c, *state, KEY_A), "htl_one");
     /* No cache: nothing kept, nothing found. */
-    assert_null(trv_hotel_id_cache_create(*state, 0));
+    assert_null(trv_text_cache_create(*state, 0));
     put(NULL, KEY_A, "htl_one");
     assert_null(get(NULL, *state, KEY_A));
 }
@@ -57,14 +60,14 @@ static void found_under_its_exact_key_only(void **state)
 static void a_group_replaces_the_one_in_its_slot(void **state)
 {
     /* One slot: every key shares it. */
-    trv_hotel_id_cache *c = trv_hotel_id_cache_create(*state, 1);
+    trv_text_cache *c = trv_text_cache_create(*state, 1);
     put(c, KEY_A, "htl_one");
     put(c, KEY_AC, "htl_two");
     assert_null(get(c, *state, KEY_A));
     assert_string_equal(get(c, *state, KEY_AC), "htl_two");
     /* Many keys in few slots: each found is its own id, and the last
      * written of each slot is found. */
-    c = trv_hotel_id_cache_create(*state, 8);
+    c = trv_text_cache_create(*state, 8);
     {
         int i, found = 0;
         for (i = 0; i < 100; i++) {
@@ -87,10 +90,10 @@ static void a_group_replaces_the_one_in_its_slot(void **state)
 static void what_a_reader_got_outlives_its_entry(void **state)
 {
     apr_pool_t *p;
-    trv_hotel_id_cache *c;
+    trv_text_cache *c;
     const char *got;
     apr_pool_create(&p, *state);
-    c = trv_hotel_id_cache_create(p, 1);
+    c = trv_text_cache_create(p, 1);
     put(c, KEY_A, "htl_one");
     got = get(c, *state, KEY_A);
     put(c, KEY_A, "htl_replaced");
@@ -99,8 +102,34 @@ static void what_a_reader_got_outlives_its_entry(void **state)
     assert_string_equal(got, "htl_one");
 }
 
+/* A hotel's sellers as hotel_store.c keeps them. */
+#define US "\x1f"
+#define RS "\x1e"
+
+static void a_flush_forgets_and_outdates_a_lookup(void **state)
+{
+    trv_text_cache *c = trv_text_cache_create(*state, 64);
+    trv_text_stamp before;
+    put(c, "htl_one", "SUPPLIER_A" US "a1" RS);
+    put(c, "htl_two", "SUPPLIER_B" US "b2" RS);
+    /* A lookup begins: its stamp is taken before it asks the database. */
+    before = trv_text_cache_stamp(c);
+    trv_text_cache_flush(c);
+    assert_null(get(c, *state, "htl_one"));
+    assert_null(get(c, *state, "htl_two"));
+    /* Its answer, read before the change the flush stood for, is not kept. */
+    trv_text_cache_put(c, "htl_one", strlen("htl_one"), "SUPPLIER_A" US "a1" RS, before);
+    assert_null(get(c, *state, "htl_one"));
+    /* One read after the flush is. */
+    put(c, "htl_one", "SUPPLIER_C" US "c3" RS);
+    assert_string_equal(get(c, *state, "htl_one"), "SUPPLIER_C" US "c3" RS);
+    /* No cache: a flush and a stamp are harmless. */
+    trv_text_cache_flush(NULL);
+    assert_int_equal(trv_text_cache_stamp(NULL), 0);
+}
+
 typedef struct worker {
-    trv_hotel_id_cache *c;
+    trv_text_cache *c;
     apr_pool_t *p;
     int n, wrong, found;
 } worker;
@@ -128,7 +157,7 @@ static void *APR_THREAD_FUNC work(apr_thread_t *t, void *baton)
 static void threads_read_and_write_at_once(void **state)
 {
     /* Fewer slots than keys: threads replace each other's groups. */
-    trv_hotel_id_cache *c = trv_hotel_id_cache_create(*state, 16);
+    trv_text_cache *c = trv_text_cache_create(*state, 16);
     apr_thread_t *th[4];
     worker w[4];
     apr_status_t rv;
@@ -155,6 +184,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_group_replaces_the_one_in_its_slot, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(what_a_reader_got_outlives_its_entry, pool_setup,
+                                        pool_teardown),
+        cmocka_unit_test_setup_teardown(a_flush_forgets_and_outdates_a_lookup, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(threads_read_and_write_at_once, pool_setup,
                                         pool_teardown),
