@@ -167,6 +167,17 @@ static long x_seller(void *baton)
     return got;
 }
 
+/* Hotel id's supplier id at supplier, into out. */
+static void sid_of(const char *id, const char *supplier, char *out, size_t size)
+{
+    const char *params[2] = {id, supplier};
+    char *v = e2e_sql_text("SELECT supplier_hotel_id FROM hotel_supplier_ids "
+                           "WHERE hotel_id = $1 AND supplier = $2", 2, params);
+    assert_non_null(v);
+    snprintf(out, size, "%s", v);
+    free(v);
+}
+
 /* The instance's notifications proven (the caches are on), within 15 s. */
 static void wait_listening(void)
 {
@@ -189,7 +200,7 @@ static void wait_listening(void)
 
 static void who_sells_a_hotel_is_kept_until_a_change_is_heard(void **state)
 {
-    char *a = paris_at("SUPPLIER_A"), *b = paris_at("SUPPLIER_B"), *v;
+    char *a = paris_at("SUPPLIER_A"), *b = paris_at("SUPPLIER_B");
     e2e_resp *ra, *rb;
     const char *params[3];
     size_t i;
@@ -206,18 +217,8 @@ static void who_sells_a_hotel_is_kept_until_a_change_is_heard(void **state)
         }
     }
     assert_true(y[0] != '\0');
-    params[0] = x;
-    v = e2e_sql_text("SELECT supplier_hotel_id FROM hotel_supplier_ids "
-                     "WHERE hotel_id = $1 AND supplier = 'SUPPLIER_A'", 1, params);
-    assert_non_null(v);
-    snprintf(a_sid, sizeof(a_sid), "%s", v);
-    free(v);
-    params[0] = y;
-    v = e2e_sql_text("SELECT supplier_hotel_id FROM hotel_supplier_ids "
-                     "WHERE hotel_id = $1 AND supplier = 'SUPPLIER_B'", 1, params);
-    assert_non_null(v);
-    snprintf(b_sid, sizeof(b_sid), "%s", v);
-    free(v);
+    sid_of(x, "SUPPLIER_A", a_sid, sizeof(a_sid));
+    sid_of(y, "SUPPLIER_B", b_sid, sizeof(b_sid));
     wait_listening();
     assert_int_equal(x_seller(NULL), 'A');
 
