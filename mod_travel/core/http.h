@@ -25,6 +25,12 @@ typedef struct trv_http_req {
      * resends a request by itself when a reused connection closes without
      * an answer, and an unkeyed POST sent twice may order twice. */
     int keyed;
+    /* The request goes on a connection of its own, opened for it and
+     * closed after it, never one kept for other requests: a request
+     * expected to hang (to a webhook receiver this process takes for
+     * hanging) then holds up and ends only its own connection at its
+     * timeout, not one that others would have reused. */
+    int alone;
     const char *request_id;          /* sent as x-request-id */
     /* Asked before each connect with the resolved address (4 or 16 bytes);
      * answering 0 refuses it. Checked at connect time, so a name that

@@ -277,7 +277,9 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     t.client = c;
     t.max = req->max_response ? req->max_response : c->max_response;
 
-    e = handle_take(c);
+    /* A request alone takes no kept handle (nor the connections it keeps)
+     * and its handle is not kept after it. */
+    e = req->alone ? curl_easy_init() : handle_take(c);
     if (!e) {
         resp->error = "cannot create a transfer";
         return APR_ENOMEM;
@@ -313,7 +315,11 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     if (strcmp(req->method, "GET") != 0) {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
     }
-    if (!resend_harmless(req)) {
+    if (req->alone) {
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    }
+    else if (!resend_harmless(req)) {
         /* libcurl resends a request only when the connection it used was a
          * reused one that closed with no byte of answer: on a connection
          * opened for this transfer it reports the failure instead (the
@@ -345,7 +351,12 @@ static apr_status_t curl_perform(trv_http *h, apr_pool_t *p,
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
     curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &sent);
-    handle_give_back(c, e);
+    if (req->alone) {
+        curl_easy_cleanup(e);
+    }
+    else {
+        handle_give_back(c, e);
+    }
     curl_slist_free_all(hl);
 
     resp->elapsed = apr_time_now() - start;

@@ -157,6 +157,10 @@ static int send_one(trv_env *env, apr_pool_t *p, trv_wh_item *it,
          * id for watcher events): a second copy is already expected, as a
          * retry after a timeout sends one. */
         req.keyed = 1;
+        /* A receiver taken for hanging gets a connection of its own for
+         * each request: at its timeout it ends that one, not one kept for
+         * other receivers (of the same host) to reuse. */
+        req.alone = trv_webhook_slow_hanging(it->subscription_id, now);
         req.allow_address = trv_webhook_allow_address;
         req.allow_baton = &rule;
         trv_http_perform(env->webhook_http ? env->webhook_http : env->http, p, &req,

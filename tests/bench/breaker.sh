@@ -176,6 +176,10 @@ wait_tree() {
 cpu_now() {
   echo "$(cpu_tree "$(cat "$dir/httpd-a/httpd.pid")") $(cpu_tree "$(cat "$dir/httpd-sandbox/httpd.pid")") $(cpu_tree "$(head -n 1 "$dir/pg/postmaster.pid")") $(wait_tree "$(cat "$dir/httpd-a/httpd.pid")")"
 }
+# The machine's TCP connections accepted so far (PassiveOpens).
+passive_opens() {
+  awk '/^Tcp:/ && $7 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp
+}
 # RUN events one per commit, round robin over the healthy organizations;
 # with HANG=1 every 20th commit also writes one for the hanging receiver.
 run() {
@@ -189,6 +193,8 @@ run() {
   psql -c "VACUUM ANALYZE jobs, webhook_deliveries, webhook_attempts, events" >/dev/null
   [ "${BENCH_PG_STATS:-0}" = 1 ] && pgsu -c "SELECT pg_stat_statements_reset()" >/dev/null
   pg_procs >"$dir/procs.before"
+  local opens0
+  opens0=$(passive_opens)
   before=$(cpu_now)
   psql -c "DO \$\$ DECLARE o text[] := $org_list; e text; BEGIN FOR i IN 1..$EVENTS LOOP
       INSERT INTO events (id, org_id, family, type, data) VALUES ('evt_${tag}_' || i,
@@ -212,6 +218,7 @@ run() {
   [ "$n" -ge "$EVENTS" ] || { echo "bench: only $n of $EVENTS reached the healthy receivers" >&2; return 1; }
   # The CPU of the commits and the deliveries, not of the queries below.
   after=$(cpu_now)
+  echo "  run $tag: $(( $(passive_opens) - opens0 )) TCP connections accepted on the machine (the senders' new connections to the sandbox, the bench's psql)" >&2
   pg_stats "$tag"
   local cpu
   cpu=$(awk -v b="$before" -v a="$after" -v hz="$(getconf CLK_TCK)" 'BEGIN {

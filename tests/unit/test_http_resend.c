@@ -5,6 +5,10 @@
  * a GET, a POST with an Idempotency-Key, or a search's POST (which only
  * reads), keeps the pooled connection and libcurl's resend.
  *
+ * A request alone (trv_http_req.alone: a webhook to a receiver taken for
+ * hanging) neither rides a kept connection nor leaves its own behind: the
+ * next request still finds the one kept before.
+ *
  * The upstream here is a real HTTP server on a loopback socket, in a
  * thread: it answers the first request it reads, closes the connection
  * of the second without answering (after reading all of it), and answers
@@ -339,6 +343,38 @@ static void a_repeatable_post_keeps_reuse_and_the_resend(void **state)
     assert_int_equal(f.srv.accepted, 2);
 }
 
+static void a_request_alone_opens_its_own_connection_and_keeps_none(void **state)
+{
+    apr_pool_t *p = *state;
+    fixture f;
+    trv_up_result res;
+    trv_http_req req;
+    trv_http_resp resp;
+    begin(&f, p);
+    /* The second request's answer is lost: its resend opens a second
+     * connection, the one kept from then on. */
+    assert_int_equal(trv_upstream_call(&f.env, p, &f.up, "GET", "/orders/1", NULL, "req_t",
+                                       NULL, &res), TRV_UP_OK);
+    memset(&req, 0, sizeof(req));
+    req.method = "POST";
+    req.url = apr_pstrcat(p, f.up.base_url, "/inbox", NULL);
+    req.body = "{}";
+    req.body_len = 2;
+    req.keyed = 1;
+    req.alone = 1;
+    assert_int_equal(trv_http_perform(f.env.http, p, &req, &resp), APR_SUCCESS);
+    assert_int_equal(resp.status, 200);
+    assert_int_equal(resp.new_connections, 1);
+    /* The next request rides the connection kept before it. */
+    req.alone = 0;
+    assert_int_equal(trv_http_perform(f.env.http, p, &req, &resp), APR_SUCCESS);
+    assert_int_equal(resp.status, 200);
+    assert_int_equal(resp.new_connections, 0);
+    server_stop(&f.srv);
+    assert_int_equal(count(&f.srv, "POST"), 2);
+    assert_int_equal(f.srv.accepted, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +387,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_keyed_post_keeps_reuse_and_the_resend, pool_setup,
                                         pool_teardown),
         cmocka_unit_test_setup_teardown(a_repeatable_post_keeps_reuse_and_the_resend,
+                                        pool_setup, pool_teardown),
+        cmocka_unit_test_setup_teardown(a_request_alone_opens_its_own_connection_and_keeps_none,
                                         pool_setup, pool_teardown),
     };
     int rc;
