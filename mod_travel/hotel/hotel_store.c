@@ -247,32 +247,26 @@ static int select_once(trv_req *req, trv_resp *resp, const trv_stmt *st, int nar
  * flushes): the key cache's rule (account/key_cache.h). Why: the lookup
  * was most of PostgreSQL's CPU in a hotel offers request
  * (docs/performance.md, "The fifteenth pass"). */
-#define UNIT '\x1f'
-#define RECORD '\x1e'
+#define UNIT "\x1f"
+#define RECORD "\x1e"
 
 static const char *const seller_cols[] = {"hotel_id", "supplier", "supplier_hotel_id"};
 
-/* Keeps each hotel's rows of r (ordered by hotel_id). */
-static void sellers_keep(trv_req *req, trv_text_cache *cache, const trv_rows *r,
+/* Keeps each hotel's rows of r (ordered by hotel_id; no column is NULL). */
+static void sellers_keep(apr_pool_t *p, trv_text_cache *cache, const trv_rows *r,
                          trv_text_stamp stamp)
 {
     int i = 0;
     while (i < r->n) {
-        const char *id = trv_rows_get(r, i, "hotel_id");
-        const char *text = "";
-        int ok = id != NULL;
-        for (; i < r->n && id && strcmp(trv_rows_get(r, i, "hotel_id"), id) == 0; i++) {
+        const char *id = trv_rows_get(r, i, "hotel_id"), *text = "";
+        int ok = 1;
+        for (; i < r->n && strcmp(trv_rows_get(r, i, "hotel_id"), id) == 0; i++) {
             const char *sup = trv_rows_get(r, i, "supplier");
             const char *sid = trv_rows_get(r, i, "supplier_hotel_id");
-            ok = ok && sup && sid && !strpbrk(sup, "\x1e\x1f") && !strpbrk(sid, "\x1e\x1f");
-            if (ok) {
-                text = apr_psprintf(req->pool, "%s%s%c%s%c", text, sup, UNIT, sid, RECORD);
-            }
+            ok = ok && !strpbrk(sup, UNIT RECORD) && !strpbrk(sid, UNIT RECORD);
+            text = apr_pstrcat(p, text, sup, UNIT, sid, RECORD, NULL);
         }
-        if (!id) {
-            i++;
-        }
-        else if (ok) {
+        if (ok) {
             trv_text_cache_put(cache, id, strlen(id), text, stamp);
         }
     }
@@ -283,8 +277,8 @@ static void sellers_unpack(apr_pool_t *p, const char *id, const char *text,
                            apr_array_header_t *cells)
 {
     char *s = apr_pstrdup(p, text), *end;
-    while ((end = strchr(s, RECORD)) != NULL) {
-        char *unit = memchr(s, UNIT, (size_t)(end - s));
+    while ((end = strchr(s, RECORD[0])) != NULL) {
+        char *unit = memchr(s, UNIT[0], (size_t)(end - s));
         if (!unit) {
             break;
         }
@@ -318,7 +312,9 @@ int trv_hhotel_sellers(trv_req *req, trv_resp *resp, const char *const *hotel_id
                          "reading who sells the hotels")) {
             return 0;
         }
-        sellers_keep(req, cache, db, stamp);
+        if (cache) {
+            sellers_keep(req->pool, cache, db, stamp);
+        }
         if (nasked == n) {
             *rows = db;
             return 1;

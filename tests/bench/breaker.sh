@@ -49,15 +49,7 @@ dir=$(mktemp -d /tmp/mod_travel-bench.XXXXXX)
 chmod 755 "$dir"
 stack="$root/scripts/stack.sh"
 
-used=" "
-free_port() {
-  local p
-  while :; do
-    p=$(( 20000 + RANDOM % 12000 ))
-    [[ $used == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
-  done
-}
+. "$root/tests/bench/lib.sh"
 export TRAVEL_PORT=$(free_port) TRAVEL_SANDBOX_PORT=$(free_port) TRAVEL_PG_PORT=$(free_port)
 export TRAVEL_RATE_LIMIT=0 TRAVEL_AUTH_FAIL_LIMIT=0
 export TRAVEL_JOB_POLL=${TRAVEL_JOB_POLL:-100ms} STACK_PG_FAST=1
@@ -175,10 +167,6 @@ wait_tree() {
 }
 cpu_now() {
   echo "$(cpu_tree "$(cat "$dir/httpd-a/httpd.pid")") $(cpu_tree "$(cat "$dir/httpd-sandbox/httpd.pid")") $(cpu_tree "$(head -n 1 "$dir/pg/postmaster.pid")") $(wait_tree "$(cat "$dir/httpd-a/httpd.pid")")"
-}
-# The machine's TCP connections accepted so far (PassiveOpens).
-passive_opens() {
-  awk '/^Tcp:/ && $7 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp
 }
 # RUN events one per commit, round robin over the healthy organizations;
 # with HANG=1 every 20th commit also writes one for the hanging receiver.

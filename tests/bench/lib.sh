@@ -1,5 +1,6 @@
-# Shared by the bench scripts (sourced): free loopback ports, the CPU ticks
-# of a process tree, and booked flights and hotels through the API.
+# Shared by the bench scripts (sourced): free loopback ports, the machine's
+# accepted TCP connections, the CPU ticks of a process tree, and booked
+# flights and hotels through the API.
 
 used=" "
 free_port() {
@@ -10,6 +11,12 @@ free_port() {
     [[ $used == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then used+="$p "; echo "$p"; return; fi
   done
+}
+
+# The machine's TCP connections accepted so far (PassiveOpens), read before
+# and after a run: the new connections it made.
+passive_opens() {
+  awk '/^Tcp:/ && $7 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp
 }
 
 # book_flights API KEY N [IDS_FILE]: books N SUPPLIER_A flights through API

@@ -177,13 +177,9 @@ if command -v node >/dev/null && { [ -f "$peer/node_modules/pg/package.json" ] \
   done
 fi
 
-# The machine's TCP connections accepted so far (PassiveOpens): around a
-# round, how many new connections each request cost (the gateway's to the
-# sandbox and PostgreSQL; wrk's own stay open; other work on the machine
-# counts too).
-passive_opens() {
-  awk '/^Tcp:/ && $7 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp
-}
+# New connections each request cost, from passive_opens (lib.sh) around a
+# round (the gateway's to the sandbox and PostgreSQL; wrk's own stay open;
+# other work on the machine counts too).
 
 # One round: wrk (2 threads, CONNS connections) against url, and the CPU of
 # the gateway process group gw, the sandbox and PostgreSQL over it. Leaves
