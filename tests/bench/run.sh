@@ -15,7 +15,8 @@
 #      (webhooks.sh)
 #   3a. the circuit breaker: 20 healthy receivers' commit-to-receipt p99
 #      with and without one that hangs until the 10 s timeout (breaker.sh),
-#      BREAKER_ROUNDS pairs (4) and their median; then its control, the
+#      BREAKER_ROUNDS pairs (4), their median and the pooled p99 of each
+#      side; then its control, the
 #      same pairs with no hanging receiver in either run: how far two runs
 #      of the same work differ on this machine
 #   3b. retention soak: the webhook tables' rows and size while events keep
