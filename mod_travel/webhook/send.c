@@ -456,7 +456,8 @@ static void send_patiently(send_task **tasks, int n, int *done, apr_time_t now,
 
 /* Requests that go on alone (goes_alone: slow, or stalled) are held
  * back, going back to the queue as throttled ones do, when it has
- * TRV_WEBHOOK_SLOW_MAX going on alone here (this batch's counted), or when
+ * TRV_WEBHOOK_SLOW_MAX going on alone here (TRV_WEBHOOK_PROBES while it
+ * hangs; this batch's counted), or when
  * the process has no room left for another request going on alone
  * (core/fanout.h: past it a sender would wait for its slow requests, up to
  * the receivers' timeout, and with it the healthy receivers' next

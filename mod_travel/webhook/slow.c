@@ -177,22 +177,25 @@ int trv_webhook_slow_held(const char *sub, apr_time_t now, int admitted,
         return 0;
     }
     pthread_mutex_lock(&lock);
-    if ((s = find(sub)) && s->n + admitted >= TRV_WEBHOOK_SLOW_MAX) {
-        held = 1;
-        if (!hanging(s, now)) {
-            *wait = TRV_WEBHOOK_PATIENCE;
-        }
-        else {
-            /* In line: a slot frees about every TIMEOUT / SLOW_MAX. */
-            apr_time_t due = s->next_free > now + TRV_WEBHOOK_PATIENCE
-                                 ? s->next_free : now + TRV_WEBHOOK_PATIENCE;
-            if (due > now + TRV_WEBHOOK_SLOW_MEMORY) {
-                due = now + TRV_WEBHOOK_SLOW_MEMORY;
+    if ((s = find(sub))) {
+        int hangs = hanging(s, now);
+        if (s->n + admitted >= (hangs ? TRV_WEBHOOK_PROBES : TRV_WEBHOOK_SLOW_MAX)) {
+            held = 1;
+            if (!hangs) {
+                *wait = TRV_WEBHOOK_PATIENCE;
             }
             else {
-                s->next_free = due + TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX;
+                /* In line: a probe's place frees about every TIMEOUT / PROBES. */
+                apr_time_t due = s->next_free > now + TRV_WEBHOOK_PATIENCE
+                                     ? s->next_free : now + TRV_WEBHOOK_PATIENCE;
+                if (due > now + TRV_WEBHOOK_SLOW_MEMORY) {
+                    due = now + TRV_WEBHOOK_SLOW_MEMORY;
+                }
+                else {
+                    s->next_free = due + TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_PROBES;
+                }
+                *wait = due - now;
             }
-            *wait = due - now;
         }
     }
     pthread_mutex_unlock(&lock);

@@ -13,16 +13,19 @@
  *     TRV_WEBHOOK_PATIENCE;
  *   - it hangs (one of them ended without any answer lately, or one has
  *     been going on for TRV_WEBHOOK_HANGING_SOON..TRV_WEBHOOK_HANGING, by
- *     how fast it answered last): a slot frees only at the
- *     receiver's timeout, so its held requests are lined up one
- *     TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX apart (the pace at which
- *     its slots free), at most TRV_WEBHOOK_SLOW_MEMORY ahead. Each held
- *     request then comes back about when it can go, instead of every held
- *     one being claimed again every moment: a queue churned by a hanging
- *     receiver's requests is what slowed every other receiver down (the
- *     breaker bench: twice the claims, PostgreSQL's CPU doubled).
- * So a receiver that hangs holds at most that many requests per process,
- * and takes almost nothing from the senders the other receivers need. */
+ *     how fast it answered last): its circuit is open, and it gets
+ *     TRV_WEBHOOK_PROBES requests at a time, not TRV_WEBHOOK_SLOW_MAX.
+ *     A place frees only at the receiver's timeout, so its held requests
+ *     are lined up one TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_PROBES apart (the
+ *     pace at which its places free), at most TRV_WEBHOOK_SLOW_MEMORY
+ *     ahead. Each held request then comes back about when it can go,
+ *     instead of every held one being claimed again every moment: a queue
+ *     churned by a hanging receiver's requests is what slowed every other
+ *     receiver down (the breaker bench: twice the claims, PostgreSQL's CPU
+ *     doubled).
+ * So a receiver that hangs holds at most TRV_WEBHOOK_SLOW_MAX requests per
+ * process until it is taken for hanging (the first second), then one, and
+ * takes almost nothing from the senders the other receivers need. */
 #ifndef TRV_WEBHOOK_SLOW_H
 #define TRV_WEBHOOK_SLOW_H
 
@@ -34,6 +37,13 @@
 /* Requests going on alone per subscription and process before it is held
  * back. */
 #define TRV_WEBHOOK_SLOW_MAX 8
+/* Requests going on alone per subscription and process while it hangs:
+ * probes of its circuit. With TRV_WEBHOOK_SLOW_MAX, the requests sent
+ * before it was taken for hanging timed out together and as many went
+ * together again, every timeout: 16 threads, connections, inbox requests
+ * and failures recorded at once every 10 s beside the healthy receivers'
+ * requests (the breaker bench), for a receiver none of them reached. */
+#define TRV_WEBHOOK_PROBES 1
 /* How long a subscription stays slow after its last late or failed one. */
 #define TRV_WEBHOOK_SLOW_MEMORY apr_time_from_sec(60)
 /* A request going on this long has no answer coming soon: half the

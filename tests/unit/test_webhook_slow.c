@@ -45,7 +45,7 @@ static void a_hanging_receiver_is_held_in_line(void **state)
 {
     const char *sub = "whs_hangs";
     apr_time_t now = apr_time_now(), t[TRV_WEBHOOK_SLOW_MAX];
-    apr_interval_time_t wait = -1, last = 0, step = TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_SLOW_MAX;
+    apr_interval_time_t wait = -1, last = 0, step = TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_PROBES;
     int i;
     (void)state;
     /* One of its requests has been going on for TRV_WEBHOOK_HANGING. */
@@ -78,6 +78,36 @@ static void a_hanging_receiver_is_held_in_line(void **state)
     trv_webhook_slow_enter(sub, now);
     assert_true(trv_webhook_slow_held(sub, now, 0, &wait));
     assert_int_equal(wait, TRV_WEBHOOK_PATIENCE);
+}
+
+/* A late receiver gets up to TRV_WEBHOOK_SLOW_MAX requests at a time; one
+ * that hangs, TRV_WEBHOOK_PROBES (its circuit's probes), also once none
+ * of its requests is going on any more. */
+static void a_hanging_receiver_gets_its_probes_only(void **state)
+{
+    const char *sub = "whs_probed";
+    apr_time_t now = apr_time_now(), late = now - apr_time_from_msec(600),
+               old = now - TRV_WEBHOOK_HANGING;
+    apr_interval_time_t wait = -1;
+    (void)state;
+    trv_webhook_slow_enter(sub, late);
+    assert_false(trv_webhook_slow_hanging(sub, now));
+    assert_false(trv_webhook_slow_held(sub, now, TRV_WEBHOOK_SLOW_MAX - 2, &wait));
+    /* One has gone on past its patience: it hangs, and with two going on
+     * the next is held, in line. */
+    trv_webhook_slow_enter(sub, old);
+    assert_true(trv_webhook_slow_hanging(sub, now));
+    assert_true(trv_webhook_slow_held(sub, now, 0, &wait));
+    assert_int_equal(wait, TRV_WEBHOOK_PATIENCE);
+    assert_true(trv_webhook_slow_held(sub, now, 0, &wait));
+    assert_int_equal(wait, TRV_WEBHOOK_PATIENCE + TRV_WEBHOOK_TIMEOUT / TRV_WEBHOOK_PROBES);
+    /* Both time out: it still hangs; with none going on, one probe may
+     * go, and a second of the same batch is held. */
+    trv_webhook_slow_leave(sub, old, TRV_SLOW_UNANSWERED);
+    trv_webhook_slow_leave(sub, late, TRV_SLOW_UNANSWERED);
+    assert_true(trv_webhook_slow_hanging(sub, apr_time_now()));
+    assert_false(trv_webhook_slow_held(sub, apr_time_now(), TRV_WEBHOOK_PROBES - 1, &wait));
+    assert_true(trv_webhook_slow_held(sub, apr_time_now(), TRV_WEBHOOK_PROBES, &wait));
 }
 
 /* A receiver with no answer in memory hangs once a request of it has gone
@@ -162,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_late_receiver_is_held_briefly),
         cmocka_unit_test(a_hanging_receiver_is_held_in_line),
+        cmocka_unit_test(a_hanging_receiver_gets_its_probes_only),
         cmocka_unit_test(how_long_a_receiver_is_given_before_it_hangs),
         cmocka_unit_test(an_end_says_whether_the_receiver_hung),
     };
