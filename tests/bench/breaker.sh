@@ -185,6 +185,14 @@ wait_tree() {
 cpu_now() {
   echo "$(cpu_tree "$(cat "$dir/httpd-a/httpd.pid")") $(cpu_tree "$(cat "$dir/httpd-sandbox/httpd.pid")") $(cpu_tree "$(head -n 1 "$dir/pg/postmaster.pid")") $(wait_tree "$(cat "$dir/httpd-a/httpd.pid")")"
 }
+# The healthy receivers' commit-to-first-receipt times (ms) of the events
+# whose id matches the condition $1 (on e.id): the run's p99, or all the
+# rounds' pooled.
+healthy_receipts() {
+  echo "SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
+            FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
+           WHERE r.inbox <> 'bench-hang' AND $1 GROUP BY e.id, e.created_at"
+}
 # RUN events one per commit, round robin over the healthy organizations;
 # with HANG=1 every 20th commit also writes one for the hanging receiver.
 run() {
@@ -235,9 +243,7 @@ run() {
   psql -F ' ' -c "SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
       round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1), round(max(ms)::numeric, 1),
       '$cpu'
-    FROM (SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
-            FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
-           WHERE r.inbox <> 'bench-hang' AND e.id LIKE 'evt_${tag}_%' GROUP BY e.id, e.created_at) x"
+    FROM ($(healthy_receipts "e.id LIKE 'evt_${tag}_%'")) x"
   # Where the slow receipts were: how many took over 50 ms, over which
   # seconds of the run they were committed, and where their time went:
   # waiting to be claimed (commit to the claim that published the delivery)
@@ -354,9 +360,7 @@ fi
 if [ "${BENCH_ROUNDS:-1}" -gt 1 ]; then
   pooled() {
     psql -c "SET enable_nestloop = off" -c "SELECT count(*), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1)
-      FROM (SELECT extract(epoch FROM min(r.received_at) - e.created_at) * 1000 AS ms
-              FROM sandbox.inbox_requests r JOIN events e ON e.id = r.headers->>'webhook-id'
-             WHERE r.inbox <> 'bench-hang' AND e.id ~ '^evt_$1[0-9]+_[0-9]+\$' GROUP BY e.id, e.created_at) x"
+      FROM ($(healthy_receipts "e.id ~ '^evt_$1[0-9]+_[0-9]+\$'")) x"
   }
   awk -v a="$(pooled a)" -v b="$(pooled b)" -v q="$ratio" 'BEGIN { split(a, x, "|"); split(b, y, "|")
     printf "%s, the %d and %d receipts of all rounds pooled: p99 %s ms / %s ms = %.2f\n", q, y[1], x[1], y[2], x[2], y[2] / x[2] }'

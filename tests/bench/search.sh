@@ -177,10 +177,6 @@ if command -v node >/dev/null && { [ -f "$peer/node_modules/pg/package.json" ] \
   done
 fi
 
-# New connections each request cost, from passive_opens (lib.sh) around a
-# round (the gateway's to the sandbox and PostgreSQL; wrk's own stay open;
-# other work on the machine counts too).
-
 # One round: wrk (2 threads, CONNS connections) against url, and the CPU of
 # the gateway process group gw, the sandbox and PostgreSQL over it. Leaves
 # the round's req/s and gateway and suppliers CPU ms per request in
@@ -204,6 +200,9 @@ run() { # label url script gateway-pid
       >"$PERF_DIR/$tag-sandbox.log" 2>&1 &
     perf="$perf $!"
   fi
+  # New connections each request cost, from passive_opens (lib.sh) around
+  # the round (the gateway's to the sandbox and PostgreSQL; wrk's own stay
+  # open; other work on the machine counts too).
   local c0 c1
   c0=$(passive_opens)
   g0=$(tree_ticks "$4"); s0=$(tree_ticks "$sandbox_pid"); p0=$(tree_ticks "$pg_pid")
